@@ -1,0 +1,51 @@
+/** Reading a manifest from disk for a command: lint first, refuse on errors, resolve its places. */
+import { readFile } from 'node:fs/promises';
+import { homedir } from 'node:os';
+import { dirname, isAbsolute, join, resolve } from 'node:path';
+import { UserError } from '../errors.js';
+import { lintText } from '../lint/lint.js';
+import type { Finding } from '../lint/rule.js';
+import type { Manifest } from '../manifest/schema.js';
+import type { Plan } from '../plan/plan.js';
+
+export interface Campaign {
+  file: string;
+  manifest: Manifest;
+  plan: Plan;
+  warnings: Finding[];
+  /** Where the controller keeps state and the event log. */
+  stateDir: string;
+}
+
+export async function readManifest(file: string): Promise<string> {
+  try {
+    return await readFile(file, 'utf8');
+  } catch (e) {
+    throw new UserError({ message: `cannot read ${file}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`, fix: 'give the path of a campaign manifest (.yml)' });
+  }
+}
+
+export async function loadCampaign(file: string, stateDir?: string): Promise<Campaign> {
+  const result = lintText(file, await readManifest(file));
+  const errors = result.findings.filter((f) => f.severity === 'error');
+  if (errors.length > 0 || !result.context) {
+    throw new UserError(
+      errors.map((f) => ({ message: `${f.rule}: ${f.message}`, position: f.position, ...(f.fix ? { fix: f.fix } : {}) })),
+    );
+  }
+  const manifest = result.context.manifest;
+  return {
+    file,
+    manifest,
+    plan: result.context.plan,
+    warnings: result.findings.filter((f) => f.severity === 'warning'),
+    stateDir: resolve(stateDir ?? join(dirname(file), '.campaign', manifest.campaign)),
+  };
+}
+
+/** The workdir on this machine: `~` is the home directory, a relative path is relative to the manifest. */
+export function localWorkdir(c: Campaign): string {
+  const w = c.manifest.workdir;
+  if (w === '~' || w.startsWith('~/')) return join(homedir(), w.slice(1));
+  return isAbsolute(w) ? w : resolve(dirname(c.file), w);
+}

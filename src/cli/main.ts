@@ -1,0 +1,212 @@
+/** The `campaign` command. */
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { z } from 'zod';
+import { UserError } from '../errors.js';
+import { CampaignController } from '../exec/controller.js';
+import type { Executor } from '../exec/executor.js';
+import { LocalExecutor } from '../exec/local/local-executor.js';
+import { FileStateStore } from '../exec/store/file-store.js';
+import { formatFinding, lintText } from '../lint/lint.js';
+import { manifest as manifestSchema } from '../manifest/schema.js';
+import type { CampaignState } from '../queue/state.js';
+import { allCompleted, phaseCounts, progressLine, renderSummary } from '../queue/summary.js';
+import { loadCampaign, localWorkdir, readManifest, type Campaign } from './load.js';
+import { renderPlanJson, renderPlanText } from './plan-table.js';
+import { Progress } from './progress.js';
+
+const USAGE = `usage: campaign <command> [options]
+
+  lint FILE...        check manifests: file:line:col: severity rule: message
+                      --format text|json   --strict (warnings fail too)
+  plan FILE           show phases, strata, arrays, walltimes with their arithmetic
+                      --format text|json
+  run FILE            drive the campaign to its end (resumes where it stopped)
+                      --state-dir DIR   --poll SECONDS (longest wait between passes)
+  status FILE         the stored state per phase   --state-dir DIR
+  summary FILE        markdown summary   --state-dir DIR   --out FILE
+  schema              the manifest's JSON Schema
+
+Exit status: 0 success (run: every task completed), 1 lint errors or an incomplete
+campaign, 2 a usage or input error, 3 a bug in campaign.`;
+
+/** Exit statuses. */
+const EXIT = { ok: 0, incomplete: 1, user: 2, bug: 3 } as const;
+
+export async function main(argv: string[]): Promise<number> {
+  const [command, ...rest] = argv;
+  try {
+    switch (command) {
+      case 'lint':
+        return await lint(rest);
+      case 'plan':
+        return await plan(rest);
+      case 'run':
+        return await run(rest);
+      case 'status':
+        return await status(rest);
+      case 'summary':
+        return await summary(rest);
+      case 'schema':
+        process.stdout.write(JSON.stringify(jsonSchema(), null, 2) + '\n');
+        return EXIT.ok;
+      case undefined:
+      case '-h':
+      case '--help':
+      case 'help':
+        process.stdout.write(USAGE + '\n');
+        return command === undefined ? EXIT.user : EXIT.ok;
+      default:
+        throw new UserError({ message: `unknown command "${command}"`, fix: 'run `campaign help`' });
+    }
+  } catch (e) {
+    if (e instanceof UserError) {
+      process.stderr.write(`campaign: ${e.message}\n`);
+      return EXIT.user;
+    }
+    process.stderr.write(`campaign: internal error (a bug; please report it with this trace):\n${(e as Error).stack ?? String(e)}\n`);
+    return EXIT.bug;
+  }
+}
+
+export function jsonSchema(): unknown {
+  return z.toJSONSchema(manifestSchema, { io: 'input', unrepresentable: 'any' });
+}
+
+function args(argv: string[], options: Record<string, { type: 'string' | 'boolean' }>, minFiles = 1) {
+  let parsed;
+  try {
+    parsed = parseArgs({ args: argv, options, allowPositionals: true, strict: true });
+  } catch (e) {
+    throw new UserError({ message: (e as Error).message, fix: 'run `campaign help`' });
+  }
+  if (parsed.positionals.length < minFiles) throw new UserError({ message: 'no manifest given', fix: 'campaign <command> campaigns/NAME.yml' });
+  return { values: parsed.values as Record<string, string | boolean | undefined>, files: parsed.positionals };
+}
+
+function format(v: string | boolean | undefined): 'text' | 'json' {
+  if (v === undefined || v === 'text' || v === 'json') return v ?? 'text';
+  throw new UserError({ message: `--format ${String(v)} is not known`, fix: 'use --format text or --format json' });
+}
+
+async function lint(argv: string[]): Promise<number> {
+  const { values, files } = args(argv, { format: { type: 'string' }, strict: { type: 'boolean' } });
+  const fmt = format(values.format);
+  const all = [];
+  for (const f of files) all.push(...lintText(f, await readManifest(f)).findings);
+  if (fmt === 'json') process.stdout.write(JSON.stringify(all, null, 2) + '\n');
+  else for (const f of all) process.stdout.write(formatFinding(f) + '\n');
+  const failing = all.some((f) => f.severity === 'error' || (values.strict === true && f.severity === 'warning'));
+  return failing ? EXIT.incomplete : EXIT.ok;
+}
+
+function printWarnings(c: Campaign): void {
+  for (const w of c.warnings) process.stderr.write(formatFinding(w) + '\n');
+}
+
+async function plan(argv: string[]): Promise<number> {
+  const { values, files } = args(argv, { format: { type: 'string' } });
+  const c = await loadCampaign(files[0]!);
+  if (format(values.format) === 'json') process.stdout.write(renderPlanJson(c.plan) + '\n');
+  else {
+    printWarnings(c);
+    process.stdout.write(renderPlanText(c.plan));
+  }
+  return EXIT.ok;
+}
+
+function executorFor(c: Campaign): Executor {
+  if (c.manifest.cluster.executor !== 'local') {
+    throw new UserError({
+      message: `executor "${c.manifest.cluster.executor}" cannot run campaigns yet in this version; lint and plan work`,
+      fix: 'use `executor: local` to run on this machine',
+    });
+  }
+  return new LocalExecutor({ manifest: c.manifest, workdir: localWorkdir(c) });
+}
+
+async function run(argv: string[]): Promise<number> {
+  const { values, files } = args(argv, { 'state-dir': { type: 'string' }, poll: { type: 'string' } });
+  const maxPoll = values.poll === undefined ? 2 : Number(values.poll);
+  if (!(maxPoll > 0)) throw new UserError({ message: `--poll ${String(values.poll)} is not a positive number of seconds` });
+  const c = await loadCampaign(files[0]!, values['state-dir'] as string | undefined);
+  printWarnings(c);
+  const executor = executorFor(c);
+  const store = new FileStateStore(c.stateDir, { onWarning: (m) => process.stderr.write(`campaign: warning: ${m}\n`) });
+  const lock = await store.acquire(`campaign run ${files[0]!}`);
+  const stop = (): void => {
+    process.stderr.write('\ncampaign: stopped; running tasks go on. Run the same command again to reattach.\n');
+    void lock.release().finally(() => process.exit(130));
+  };
+  process.once('SIGINT', stop);
+  process.once('SIGTERM', stop);
+  try {
+    const controller = new CampaignController({ manifest: c.manifest, plan: c.plan, executor, store });
+    const progress = new Progress(process.stdout, c.plan);
+    let state = await controller.load();
+    let wait = 0.1;
+    for (;;) {
+      const before = JSON.stringify(phaseCounts(c.plan, state));
+      const r = await controller.pass(state);
+      state = r.state;
+      progress.update(state);
+      if (r.atRest) break;
+      // Back off while nothing changes, look again soon after something did.
+      wait = JSON.stringify(phaseCounts(c.plan, state)) === before ? Math.min(maxPoll, wait * 1.5) : 0.1;
+      await new Promise((res) => setTimeout(res, wait * 1000));
+    }
+    const text = await summaryText(c, executor, state);
+    await writeFile(join(c.stateDir, 'summary.md'), text);
+    process.stdout.write('\n' + text);
+    return allCompleted(c.plan, state) ? EXIT.ok : EXIT.incomplete;
+  } finally {
+    process.off('SIGINT', stop);
+    process.off('SIGTERM', stop);
+    await lock.release();
+    await executor.close();
+  }
+}
+
+async function storedState(c: Campaign): Promise<CampaignState> {
+  const executor = executorForRead(c);
+  const controller = new CampaignController({ manifest: c.manifest, plan: c.plan, executor, store: new FileStateStore(c.stateDir) });
+  return controller.load();
+}
+
+/** Reading logs needs no running executor: the local one reads files. */
+function executorForRead(c: Campaign): Executor {
+  return new LocalExecutor({ manifest: c.manifest, workdir: localWorkdir(c) });
+}
+
+async function status(argv: string[]): Promise<number> {
+  const { values, files } = args(argv, { 'state-dir': { type: 'string' } });
+  const c = await loadCampaign(files[0]!, values['state-dir'] as string | undefined);
+  const state = await storedState(c);
+  for (const counts of phaseCounts(c.plan, state)) process.stdout.write(progressLine(counts) + '\n');
+  return allCompleted(c.plan, state) ? EXIT.ok : EXIT.incomplete;
+}
+
+async function summaryText(c: Campaign, executor: Executor, state: CampaignState): Promise<string> {
+  const tails = new Map<string, string>();
+  for (const p of c.plan.phases) {
+    for (const t of [...p.smoke, ...p.tasks]) {
+      const s = state.tasks[t.id];
+      const last = s?.attempts[s.attempts.length - 1];
+      if (last && (s.status === 'failed' || s.status === 'stuck') && tails.size < 50) {
+        tails.set(t.id, (await executor.readLog(t, last.n)).split('\n').slice(-20).join('\n'));
+      }
+    }
+  }
+  return renderSummary({ plan: c.plan, state, tails });
+}
+
+async function summary(argv: string[]): Promise<number> {
+  const { values, files } = args(argv, { 'state-dir': { type: 'string' }, out: { type: 'string' } });
+  const c = await loadCampaign(files[0]!, values['state-dir'] as string | undefined);
+  const state = await storedState(c);
+  const text = await summaryText(c, executorForRead(c), state);
+  if (typeof values.out === 'string') await writeFile(values.out, text);
+  else process.stdout.write(text);
+  return allCompleted(c.plan, state) ? EXIT.ok : EXIT.incomplete;
+}

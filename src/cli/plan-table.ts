@@ -1,0 +1,55 @@
+/** `campaign plan`: the Plan as a table a person can check, or as JSON. */
+import { formatDuration, formatSlurmMem, formatSlurmTime } from '../manifest/units.js';
+import type { Plan } from '../plan/plan.js';
+
+export function renderPlanText(plan: Plan): string {
+  const out: string[] = [`campaign ${plan.campaign} on ${plan.executor}, workdir ${plan.workdir}`];
+  let total = 0;
+  for (const p of plan.phases) {
+    total += p.gpuHours + p.smokeGpuHours;
+    out.push(
+      '',
+      `phase ${p.name}${p.dependsOn.length > 0 ? ` (after ${p.dependsOn.join(', ')})` : ''}: ${p.tasks.length} tasks` +
+        `${p.strata.length > 0 ? `, strata ${p.strata.join(' × ')}` : ''}, budget ${p.gpuHours.toFixed(1)} GPU-h (+${p.smokeGpuHours.toFixed(2)} smoke)`,
+    );
+    if (p.preconditions.length > 0) out.push(`  preconditions: ${p.preconditions.join(', ')}`);
+    out.push(
+      p.smoke.length > 0
+        ? `  smoke: ${p.smoke.map((t) => t.tag).join(', ')}; checklist: ${p.checklist.map((c) => c.check).join(', ') || '(none)'}`
+        : '  smoke: none (the full arrays start at once)',
+    );
+    const rows = p.arrays.map((a) => [
+      a.stage,
+      a.stratum,
+      String(a.tasks.length),
+      formatSlurmTime(a.budget.seconds),
+      a.budget.partition ?? '-',
+      `${a.resources.gpus}g ${a.resources.cpus}c ${a.resources.memBytes === undefined ? '-' : formatSlurmMem(a.resources.memBytes)}`,
+      a.budget.arithmetic,
+    ]);
+    out.push(...table(['stage', 'stratum', 'tasks', 'time', 'partition', 'resources', 'walltime arithmetic'], rows).map((l) => `  ${l}`));
+  }
+  out.push('', `budgeted GPU-hours in all: ${total.toFixed(1)} (walltime × GPUs: an upper bound)`);
+  return out.join('\n') + '\n';
+}
+
+export function table(head: string[], rows: string[][]): string[] {
+  const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
+  const line = (cells: string[]): string => cells.map((c, i) => (i === cells.length - 1 ? c : c.padEnd(widths[i]!))).join('  ');
+  return [line(head), ...rows.map(line)];
+}
+
+/** The Plan as JSON: arrays list their task ids; tasks carry their cell values. */
+export function renderPlanJson(plan: Plan): string {
+  return JSON.stringify(
+    {
+      ...plan,
+      phases: plan.phases.map((p) => ({
+        ...p,
+        arrays: p.arrays.map((a) => ({ ...a, time: formatSlurmTime(a.budget.seconds), human: formatDuration(a.budget.seconds) })),
+      })),
+    },
+    null,
+    2,
+  );
+}

@@ -1,0 +1,133 @@
+/**
+ * One controller pass: observe (the executor's reports) → decide (pure) → act (submit,
+ * check preconditions, evaluate gates) → save atomically and append to the event log.
+ * A pass repeated, or rerun after a crash at any point, converges: the executor finds
+ * attempts it already launched instead of launching them again.
+ */
+import { UserError } from '../errors.js';
+import { pathValues, type TaskSpec } from '../manifest/expand.js';
+import type { Manifest } from '../manifest/schema.js';
+import { substitute, toShell } from '../manifest/template.js';
+import type { ArrayPlan, Plan } from '../plan/plan.js';
+import { evaluateChecklist, type SmokeFacts } from '../queue/checklist.js';
+import type { Action, CampaignEvent } from '../queue/events.js';
+import { retryPolicy } from '../queue/policy.js';
+import { ACTIVE, campaignStateSchema, emptyState, type CampaignState } from '../queue/state.js';
+import { applyEvents, atRest, step, type RetryPolicy } from '../queue/transition.js';
+import type { ActiveAttempt, Executor } from './executor.js';
+import type { FileStateStore } from './store/file-store.js';
+
+export interface Controller {
+  manifest: Manifest;
+  plan: Plan;
+  executor: Executor;
+  store: FileStateStore;
+  now?: () => string;
+}
+
+interface Located {
+  spec: TaskSpec;
+  array: ArrayPlan;
+}
+
+export class CampaignController {
+  private readonly now: () => string;
+  private readonly policy: RetryPolicy;
+  private readonly located = new Map<string, Located>();
+
+  constructor(private readonly c: Controller) {
+    this.now = c.now ?? (() => new Date().toISOString());
+    this.policy = retryPolicy(c.manifest);
+    for (const phase of c.plan.phases) {
+      const specs = new Map([...phase.smoke, ...phase.tasks].map((t) => [t.id, t]));
+      for (const array of phase.arrays) for (const id of array.tasks) this.located.set(id, { spec: specs.get(id)!, array });
+    }
+  }
+
+  /** The stored state, checked; a new one when there is none. */
+  async load(): Promise<CampaignState> {
+    const raw = await this.c.store.load();
+    if (raw === undefined) return emptyState(this.c.manifest.campaign, this.now());
+    const parsed = campaignStateSchema.safeParse(raw);
+    if (!parsed.success) {
+      throw new UserError({
+        message: `${this.c.store.statePath} is not a campaign state: ${parsed.error.issues[0]?.message ?? 'invalid'}`,
+        fix: 'restore it from state.prev.json or an artifact, or move it away to start the campaign afresh',
+      });
+    }
+    if (parsed.data.campaign !== this.c.manifest.campaign) {
+      throw new UserError({
+        message: `${this.c.store.statePath} belongs to campaign "${parsed.data.campaign}", not "${this.c.manifest.campaign}"`,
+        fix: 'use the state directory of this campaign (--state-dir)',
+      });
+    }
+    return parsed.data;
+  }
+
+  /** One pass; returns the saved state and whether the campaign has come to rest. */
+  async pass(state: CampaignState): Promise<{ state: CampaignState; atRest: boolean }> {
+    const observed = await this.c.executor.observe(this.activeAttempts(state));
+    let next = applyEvents(state, observed, this.policy);
+    const active = Object.values(next.tasks).filter((t) => ACTIVE.has(t.status)).length;
+    const decided = step(next, this.c.plan, this.now(), this.c.executor.capacity(active));
+    next = decided.state;
+    const acted: CampaignEvent[] = [];
+    for (const action of decided.actions) acted.push(...(await this.act(action, next)));
+    next = applyEvents(next, acted, this.policy);
+    // Dependent phases may move on in the same pass (a gate passed, a phase completed).
+    const settled = step(next, this.c.plan, this.now(), 0).state;
+    await this.c.store.append([...observed, ...acted]);
+    await this.c.store.save(settled);
+    return { state: settled, atRest: acted.length === 0 && atRest(settled, decided.actions) };
+  }
+
+  private activeAttempts(state: CampaignState): ActiveAttempt[] {
+    const out: ActiveAttempt[] = [];
+    for (const [id, t] of Object.entries(state.tasks)) {
+      const where = this.located.get(id);
+      const attempt = t.attempts[t.attempts.length - 1];
+      if (!ACTIVE.has(t.status) || !where || !attempt) continue;
+      out.push({ task: where.spec, attempt, walltimeSeconds: where.array.budget.seconds });
+    }
+    return out;
+  }
+
+  private async act(action: Action, state: CampaignState): Promise<CampaignEvent[]> {
+    const at = (): string => this.now();
+    const phase = (name: string) => this.c.plan.phases.find((p) => p.name === name)!;
+    switch (action.type) {
+      case 'submit':
+        return this.c.executor.submit(action.submissions);
+      case 'check_preconditions': {
+        const p = phase(action.phase);
+        const manifestPhase = this.c.manifest.phases.find((m) => m.name === p.name)!;
+        const paths = new Set<string>();
+        for (const t of p.tasks) {
+          for (const tpl of p.preconditions) paths.add(substitute(tpl, pathValues(this.c.manifest, manifestPhase, t.values, t.tag)));
+        }
+        return [{ type: 'preconditions', phase: p.name, at: at(), missing: await this.c.executor.missing([...paths]) }];
+      }
+      case 'evaluate_gate': {
+        const p = phase(action.phase);
+        const withText = p.checklist.some((c) => c.check === 'records');
+        const facts: SmokeFacts[] = [];
+        for (const spec of p.smoke) {
+          const ts = state.tasks[spec.id]!;
+          const last = ts.attempts[ts.attempts.length - 1];
+          const commands: SmokeFacts['commands'] = {};
+          for (const [i, check] of p.checklist.entries()) {
+            if (check.check === 'command') commands[i] = await this.c.executor.runCheck(spec, toShell(check.run));
+          }
+          facts.push({
+            task: spec,
+            state: ts,
+            log: last ? await this.c.executor.readLog(spec, last.n) : '',
+            ...(last ? { output: await this.c.executor.outputFacts(spec, last.submittedAt, withText) } : {}),
+            commands,
+          });
+        }
+        return [{ type: 'gate', phase: p.name, at: at(), results: evaluateChecklist(p.checklist, facts) }];
+      }
+    }
+  }
+}

@@ -1,0 +1,32 @@
+/** What every executor (local, slurm, ssh-gpu) offers the controller. */
+import type { TaskSpec } from '../manifest/expand.js';
+import type { OutputFacts } from '../queue/checklist.js';
+import type { Submission, TaskEvent } from '../queue/events.js';
+import type { Attempt } from '../queue/state.js';
+
+export interface ActiveAttempt {
+  task: TaskSpec;
+  attempt: Attempt;
+  /** The walltime the attempt runs under, in seconds. */
+  walltimeSeconds: number;
+}
+
+export interface Executor {
+  /** How many more tasks may start now, given how many are active. */
+  capacity(active: number): number;
+  /**
+   * Starts the attempts. Idempotent: an attempt already launched (by a pass that crashed
+   * before saving) is found and reported, never launched twice.
+   */
+  submit(submissions: readonly Submission[]): Promise<TaskEvent[]>;
+  /** Reports starts and ends of active attempts, with the class of each end. */
+  observe(active: readonly ActiveAttempt[]): Promise<TaskEvent[]>;
+  readLog(task: TaskSpec, attempt: number): Promise<string>;
+  /** The task's output as this attempt left it (fresh = written after `since`). */
+  outputFacts(task: TaskSpec, since: string, withText: boolean): Promise<OutputFacts>;
+  /** Runs a check command for a task in the workdir; its exit status and the end of its output. */
+  runCheck(task: TaskSpec, command: string): Promise<{ exitCode: number; tail: string }>;
+  /** Which of these workdir-relative paths do not exist. */
+  missing(paths: readonly string[]): Promise<string[]>;
+  close(): Promise<void>;
+}

@@ -1,0 +1,244 @@
+/**
+ * The `local` executor: each attempt is a detached process group on this machine, run by a
+ * wrapper that writes a pid file at start and an exit marker atomically at the end, with the
+ * walltime enforced by `timeout` inside the wrapper (so it holds even if the controller dies).
+ * Attempts are watched by pid and marker, never by matching process lists.
+ */
+import { spawn } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { createReadStream } from 'node:fs';
+import { mkdir, readFile, stat, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { TaskSpec } from '../../manifest/expand.js';
+import type { Manifest } from '../../manifest/schema.js';
+import type { OutputFacts } from '../../queue/checklist.js';
+import type { Submission, TaskEvent } from '../../queue/events.js';
+import type { FailureClass } from '../../queue/state.js';
+import { taskEnv } from '../../render/env.js';
+import { shellQuote } from '../../render/shell.js';
+import { GATE_EXIT, GATE_LINE, renderTaskScript, scriptInputFor } from '../../render/task-script.js';
+import type { ActiveAttempt, Executor } from '../executor.js';
+import { processAlive, waitFor } from './process.js';
+
+/** Seconds between SIGTERM at the walltime and SIGKILL. */
+const KILL_AFTER = 10;
+const TEXT_LIMIT = 64 * 1024 * 1024;
+
+export interface LocalExecutorOptions {
+  manifest: Manifest;
+  /** Absolute workdir. */
+  workdir: string;
+  now?: () => string;
+}
+
+export class LocalExecutor implements Executor {
+  private readonly maxParallel: number;
+  private readonly now: () => string;
+
+  constructor(private readonly opts: LocalExecutorOptions) {
+    this.maxParallel = opts.manifest.cluster.max_parallel ?? 2;
+    this.now = opts.now ?? (() => new Date().toISOString());
+  }
+
+  capacity(active: number): number {
+    return Math.max(0, this.maxParallel - active);
+  }
+
+  /** Where one attempt keeps its script, pid, exit marker and log. */
+  attemptDir(taskId: string, attempt: number): string {
+    return join(this.opts.workdir, '.campaign', 'attempts', ...taskId.split('/'), String(attempt));
+  }
+
+  async submit(submissions: readonly Submission[]): Promise<TaskEvent[]> {
+    const events: TaskEvent[] = [];
+    for (const sub of submissions) {
+      const dir = this.attemptDir(sub.task.id, sub.attempt);
+      const event = (at: string, pid: number): TaskEvent => ({
+        type: 'submitted',
+        task: sub.task.id,
+        attempt: sub.attempt,
+        at,
+        handle: `pid:${pid}`,
+        log: join(dir, 'log'),
+        ...(sub.memBytes === undefined ? {} : { memBytes: sub.memBytes }),
+      });
+      const adopted = await this.adopt(dir);
+      if (adopted) {
+        events.push(event(adopted.at, adopted.pid));
+        continue;
+      }
+      try {
+        const at = this.now();
+        await this.launch(sub, dir, at);
+        const pid = await waitFor(() => readPid(dir), 10_000);
+        events.push(pid === undefined ? failed(sub, at, 'the wrapper did not start within 10 s') : event(at, pid));
+      } catch (e) {
+        events.push(failed(sub, this.now(), (e as Error).message));
+      }
+    }
+    return events;
+  }
+
+  /** An attempt launched by an earlier pass: its pid and launch time. */
+  private async adopt(dir: string): Promise<{ pid: number; at: string } | undefined> {
+    const at = await readFile(join(dir, 'launched'), 'utf8').catch(() => undefined);
+    if (at === undefined) return undefined;
+    // The wrapper writes its pid first thing; give a launch cut short by a crash a moment.
+    const pid = await waitFor(() => readPid(dir), 3_000);
+    return pid === undefined ? undefined : { pid, at: at.trim() };
+  }
+
+  private async launch(sub: Submission, dir: string, at: string): Promise<void> {
+    await mkdir(dir, { recursive: true });
+    const body = renderTaskScript(scriptInputFor(this.opts.manifest, sub.task, sub.index));
+    await writeFile(join(dir, 'task.sh'), body, { mode: 0o755 });
+    await writeFile(join(dir, 'wrapper.sh'), renderWrapper(dir, sub.array.budget.seconds), { mode: 0o755 });
+    await writeFile(join(dir, 'launched'), `${at}\n`);
+    const env = { ...process.env, ...taskEnv(this.opts.manifest.campaign, sub.task, sub.attempt, this.opts.workdir) };
+    const child = spawn('bash', [join(dir, 'wrapper.sh')], { detached: true, stdio: 'ignore', env, cwd: this.opts.workdir });
+    await new Promise<void>((resolve, reject) => {
+      child.once('spawn', resolve);
+      child.once('error', reject);
+    });
+    child.unref();
+  }
+
+  async observe(active: readonly ActiveAttempt[]): Promise<TaskEvent[]> {
+    const events: TaskEvent[] = [];
+    for (const { task, attempt, walltimeSeconds } of active) {
+      const dir = this.attemptDir(task.id, attempt.n);
+      const base = { task: task.id, attempt: attempt.n };
+      let marker = await readExit(dir);
+      if (marker === undefined) {
+        const pid = await readPid(dir);
+        if (pid !== undefined && (await processAlive(pid, join(dir, 'wrapper.sh')))) {
+          if (!attempt.startedAt) events.push({ type: 'started', ...base, at: this.now() });
+          continue;
+        }
+        marker = await readExit(dir); // it may have ended between the two reads
+        if (marker === undefined) {
+          events.push({ type: 'finished', ...base, at: this.now(), class: 'lost', reason: 'the process is gone and left no exit marker' });
+          continue;
+        }
+      }
+      if (!attempt.startedAt) events.push({ type: 'started', ...base, at: marker.startedAt ?? marker.at });
+      const log = await this.readLog(task, attempt.n);
+      const { cls, reason } = await this.classify(task, attempt.submittedAt, marker, log, walltimeSeconds);
+      events.push({ type: 'finished', ...base, at: marker.at, class: cls, exitCode: marker.code, ...(reason ? { reason } : {}) });
+    }
+    return events;
+  }
+
+  private async classify(
+    task: TaskSpec,
+    since: string,
+    marker: ExitMarker,
+    log: string,
+    walltimeSeconds: number,
+  ): Promise<{ cls: 'completed' | FailureClass; reason?: string }> {
+    const gate = GATE_LINE.exec(log);
+    if (marker.code === GATE_EXIT && gate) return { cls: 'gate', reason: `gate ${gate[1]}:${gate[2]}` };
+    if (marker.code === 124) return { cls: 'timeout', reason: `walltime ${walltimeSeconds}s reached` };
+    if (marker.code === 137) {
+      const ran = (Date.parse(marker.at) - Date.parse(marker.startedAt ?? since)) / 1000;
+      return ran >= walltimeSeconds
+        ? { cls: 'timeout', reason: `killed after ignoring SIGTERM at the walltime` }
+        : { cls: 'out_of_memory', reason: 'killed by SIGKILL (the kernel OOM killer, or a person)' };
+    }
+    if (marker.code !== 0) return { cls: 'failed', reason: `exit ${marker.code}` };
+    if (task.output === undefined) return { cls: 'completed' };
+    const out = await this.outputFacts(task, since, false);
+    if (!out.exists) return { cls: 'unverified', reason: `exit 0 but ${task.output} does not exist` };
+    if (!out.fresh) return { cls: 'unverified', reason: `exit 0 but ${task.output} is older than the attempt` };
+    return { cls: 'completed' };
+  }
+
+  async readLog(task: TaskSpec, attempt: number): Promise<string> {
+    return readFile(join(this.attemptDir(task.id, attempt), 'log'), 'utf8').catch(() => '');
+  }
+
+  async outputFacts(task: TaskSpec, since: string, withText: boolean): Promise<OutputFacts> {
+    if (task.output === undefined) return { exists: false, fresh: false };
+    const path = join(this.opts.workdir, task.output);
+    const st = await stat(path).catch(() => undefined);
+    if (!st?.isFile()) return { exists: false, fresh: false };
+    // Taken before launch, to the second: file systems with coarse timestamps still count as fresh.
+    const fresh = st.mtimeMs >= Math.floor(Date.parse(since) / 1000) * 1000;
+    const digest = await sha256(path);
+    const text = withText && st.size <= TEXT_LIMIT ? await readFile(path, 'utf8') : undefined;
+    return { exists: true, fresh, digest, ...(text === undefined ? {} : { text }) };
+  }
+
+  async runCheck(task: TaskSpec, command: string): Promise<{ exitCode: number; tail: string }> {
+    const env = { ...process.env, ...taskEnv(this.opts.manifest.campaign, task, 0, this.opts.workdir) };
+    return new Promise((resolve) => {
+      const child = spawn('timeout', ['600', 'bash', '-c', command], { cwd: this.opts.workdir, env, stdio: ['ignore', 'pipe', 'pipe'] });
+      let out = '';
+      const keep = (b: Buffer): void => {
+        out = (out + b.toString()).slice(-4000);
+      };
+      child.stdout.on('data', keep);
+      child.stderr.on('data', keep);
+      child.on('error', (e) => resolve({ exitCode: 127, tail: e.message }));
+      child.on('close', (code) => resolve({ exitCode: code ?? 128, tail: out }));
+    });
+  }
+
+  async missing(paths: readonly string[]): Promise<string[]> {
+    const out: string[] = [];
+    for (const p of paths) if (!(await stat(join(this.opts.workdir, p)).catch(() => undefined))) out.push(p);
+    return out;
+  }
+
+  async close(): Promise<void> {}
+}
+
+function failed(sub: Submission, at: string, reason: string): TaskEvent {
+  return { type: 'submit_failed', task: sub.task.id, attempt: sub.attempt, at, reason };
+}
+
+interface ExitMarker {
+  code: number;
+  at: string;
+  startedAt?: string;
+}
+
+async function readPid(dir: string): Promise<number | undefined> {
+  const text = await readFile(join(dir, 'pid'), 'utf8').catch(() => '');
+  const pid = Number.parseInt(text, 10);
+  return Number.isInteger(pid) && pid > 0 ? pid : undefined;
+}
+
+/** The exit marker: `<code> <end ms> <start ms>` (epoch), written by rename so it is whole or absent. */
+async function readExit(dir: string): Promise<ExitMarker | undefined> {
+  const text = await readFile(join(dir, 'exit'), 'utf8').catch(() => undefined);
+  if (text === undefined) return undefined;
+  const [code, end, start] = text.trim().split(/\s+/).map(Number);
+  const iso = (s: number | undefined): string | undefined => (s && Number.isFinite(s) ? new Date(s).toISOString() : undefined);
+  return { code: Number.isInteger(code) ? code! : 255, at: iso(end) ?? new Date().toISOString(), ...(iso(start) ? { startedAt: iso(start)! } : {}) };
+}
+
+async function sha256(path: string): Promise<string> {
+  const hash = createHash('sha256');
+  for await (const chunk of createReadStream(path)) hash.update(chunk as Buffer);
+  return hash.digest('hex');
+}
+
+/**
+ * The wrapper: pid file first, then the task under `timeout` in its own process group, its
+ * output to the attempt's log, then the exit marker by rename.
+ */
+export function renderWrapper(dir: string, walltimeSeconds: number): string {
+  const d = shellQuote(dir);
+  return [
+    '#!/usr/bin/env bash',
+    '# Generated by campaign: runs one attempt of one task.',
+    `cd -- ${d} || exit 1`,
+    "printf '%s\\n' \"$$\" > pid.tmp && mv pid.tmp pid",
+    'started=$(date +%s%3N)',
+    `timeout --kill-after=${KILL_AFTER} ${Math.ceil(walltimeSeconds)} bash ./task.sh > log 2>&1 < /dev/null`,
+    'rc=$?',
+    "printf '%s %s %s\\n' \"$rc\" \"$(date +%s)\" \"$started\" > exit.tmp && mv exit.tmp exit",
+    '',
+  ].join('\n');
+}

@@ -1,0 +1,38 @@
+/** What a lint rule is and what it reports. */
+import type { Position } from '../errors.js';
+import type { TaskSpec } from '../manifest/expand.js';
+import type { LoadedManifest } from '../manifest/load.js';
+import type { Plan } from '../plan/plan.js';
+
+export type Severity = 'error' | 'warning';
+
+export interface Finding {
+  rule: string;
+  severity: Severity;
+  message: string;
+  position: Position;
+  fix?: string;
+}
+
+/** What a rule reports; the runner adds the rule id and severity. */
+export type RuleFinding = Omit<Finding, 'rule' | 'severity'> & { severity?: Severity };
+
+export interface LintContext extends LoadedManifest {
+  /** Tasks per phase name (full stage). Only for rules with `needs: 'tasks'` or `'plan'`. */
+  readonly tasks: ReadonlyMap<string, TaskSpec[]>;
+  /** Only for rules with `needs: 'plan'`. */
+  readonly plan: Plan;
+}
+
+export interface Rule {
+  id: string;
+  severity: Severity;
+  /** What the rule guards against, for `campaign lint --rules`. */
+  description: string;
+  /**
+   * What the rule reads: rules on the raw manifest run first; rules on expanded tasks or
+   * the plan run only when no earlier rule found an error (expansion needs a sound grid).
+   */
+  needs: 'manifest' | 'tasks' | 'plan';
+  check(ctx: LintContext): RuleFinding[];
+}

@@ -1,0 +1,53 @@
+/** Every lint rule, in the order they run (the runner groups them by what they need). */
+import type { Rule } from '../rule.js';
+import { dependencyCycle } from './dependency-cycle.js';
+import { duplicatePhase } from './duplicate-phase.js';
+import { duplicateValue } from './duplicate-value.js';
+import { emptyAxis } from './empty-axis.js';
+import { flushNotFiner } from './flush-not-finer.js';
+import { gridTooLarge } from './grid-too-large.js';
+import { mixedResourceClass } from './mixed-resource-class.js';
+import { noSmokeTrigger } from './no-smoke-trigger.js';
+import { oneWalltimeForStrata } from './one-walltime-for-strata.js';
+import { outputCollision } from './output-collision.js';
+import { outputOutsideWorkdir } from './output-outside-workdir.js';
+import { rateElsewhere } from './rate-elsewhere.js';
+import { reservedAxis } from './reserved-axis.js';
+import { shellAntipattern } from './shell-antipattern.js';
+import { smokeOneTaskCollision } from './smoke-one-task-collision.js';
+import { smokeUnitsUnused } from './smoke-units-unused.js';
+import { tagCollision } from './tag-collision.js';
+import { unknownAxis } from './unknown-axis.js';
+import { unknownDependency } from './unknown-dependency.js';
+import { unknownVariable } from './unknown-variable.js';
+import { walltimeBudget } from './walltime-budget.js';
+import { walltimeNotMeasured } from './walltime-not-measured.js';
+
+export const RULES: readonly Rule[] = [
+  // The manifest itself: phases and their dependencies, then grids, then names used in them.
+  duplicatePhase,
+  unknownDependency,
+  dependencyCycle,
+  emptyAxis,
+  duplicateValue,
+  gridTooLarge,
+  reservedAxis,
+  unknownAxis,
+  unknownVariable,
+  // Method warnings on the manifest: cost model, staging, shell text, flushing.
+  walltimeNotMeasured,
+  rateElsewhere,
+  oneWalltimeForStrata,
+  noSmokeTrigger,
+  smokeOneTaskCollision,
+  smokeUnitsUnused,
+  shellAntipattern,
+  flushNotFiner,
+  // Expanded tasks (only when the manifest has no error).
+  outputOutsideWorkdir,
+  tagCollision,
+  outputCollision,
+  // The plan.
+  walltimeBudget,
+  mixedResourceClass,
+];

@@ -1,0 +1,89 @@
+import type { Path } from '../../manifest/source.js';
+import type { Rule, RuleFinding } from '../rule.js';
+
+interface Pattern {
+  re: RegExp;
+  /** A short word to find the match by in the YAML source when the match itself is not there verbatim. */
+  word: string;
+  message: string;
+  fix: string;
+}
+
+const WATCH_FIX = 'watch the process by its pid ($! saved to a pid file) or by a sentinel file it writes';
+
+const PATTERNS: readonly Pattern[] = [
+  {
+    re: /\beval\s+"?\$\(/g,
+    word: 'eval',
+    message: 'eval "$(...)" runs text produced at run time as shell code',
+    fix: 'run the command directly, or keep its output as data: x="$(cmd)"',
+  },
+  {
+    re: /\beval\s+"?`/g,
+    word: 'eval',
+    message: 'eval `...` runs text produced at run time as shell code',
+    fix: 'run the command directly, or keep its output as data: x="$(cmd)"',
+  },
+  {
+    re: /\bpgrep\s+(?:-\w+\s+)*-[A-Za-z]*f/g,
+    word: 'pgrep',
+    message: 'pgrep -f matches a pattern against whole command lines: it can match itself, or another task',
+    fix: WATCH_FIX,
+  },
+  {
+    re: /\bpkill\s+(?:-\w+\s+)*-[A-Za-z]*f/g,
+    word: 'pkill',
+    message: 'pkill -f kills every process whose command line matches: it can kill itself, or another task',
+    fix: 'kill the process by the pid you saved when you started it: kill "$(cat server.pid)"',
+  },
+  {
+    re: /(?<![\w.-])ps\b[^|;&\n]*\|\s*grep\b/g,
+    word: 'ps ',
+    message: 'ps ... | grep matches a pattern against the process list: the grep can match itself, or another task',
+    fix: WATCH_FIX,
+  },
+];
+
+/** DESIGN rules 4 and 7: no poll can match itself, nothing uses eval "$(...)". */
+export const shellAntipattern: Rule = {
+  id: 'shell-antipattern',
+  severity: 'warning',
+  description: 'eval "$(...)", pgrep -f, pkill -f or ps | grep in shell text',
+  needs: 'manifest',
+  check({ manifest, source }) {
+    const findings: RuleFinding[] = [];
+    const seen = new Set<string>();
+    const scan = (text: string | undefined, path: Path): void => {
+      if (text === undefined) return;
+      const start = source.at(path);
+      for (const p of PATTERNS) {
+        for (const m of text.matchAll(p.re)) {
+          // The value may be folded or escaped in the YAML source: try the match, its first line, then the word.
+          const needles = [m[0], m[0].split('\n')[0]!, p.word];
+          let position = start;
+          for (const needle of needles) {
+            const at = source.within(path, needle);
+            if (at.line !== start.line || at.column !== start.column) {
+              position = at;
+              break;
+            }
+          }
+          const key = `${position.line}:${position.column}:${p.word}`;
+          if (seen.has(key)) continue;
+          seen.add(key);
+          findings.push({ message: p.message, position, fix: p.fix });
+        }
+      }
+    };
+    scan(manifest.setup, ['setup']);
+    scan(manifest.gates?.capability, ['gates', 'capability']);
+    manifest.phases.forEach((phase, i) => {
+      scan(phase.setup, ['phases', i, 'setup']);
+      scan(phase.command, ['phases', i, 'command']);
+      phase.smoke?.trigger?.forEach((c, j) => {
+        if (c.check === 'command') scan(c.run, ['phases', i, 'smoke', 'trigger', j, 'run']);
+      });
+    });
+    return findings;
+  },
+};

@@ -1,0 +1,43 @@
+import { axesOf, cellCount } from '../../manifest/grid.js';
+import type { Phase, Scalar } from '../../manifest/schema.js';
+import { COLLISION_CHECKS, needsTwo } from '../../plan/smoke.js';
+import type { Rule, RuleFinding } from '../rule.js';
+
+/** How many cells a smoke `tasks` selection picks, counted without expanding the grid. */
+function selected(phase: Phase, spec: Readonly<Record<string, Scalar | Scalar[]>>): number {
+  return axesOf(phase.grid).reduce((n, [axis, values]) => {
+    const want = spec[axis];
+    if (want === undefined) return n * values.length;
+    const wanted = new Set((Array.isArray(want) ? want : [want]).map(String));
+    return n * values.filter((v) => wanted.has(String(v))).length;
+  }, 1);
+}
+
+/** DESIGN rule 6: at least two smoke tasks where a collision property is at stake. */
+export const smokeOneTaskCollision: Rule = {
+  id: 'smoke-one-task-collision',
+  severity: 'warning',
+  description: 'one smoke task while the trigger checks a collision property (the planner runs two)',
+  needs: 'manifest',
+  check({ manifest, source }) {
+    const findings: RuleFinding[] = [];
+    manifest.phases.forEach((phase, i) => {
+      const smoke = phase.smoke;
+      if (!smoke || !needsTwo(phase) || cellCount(phase.grid) < 2) return;
+      const spec = smoke.tasks;
+      const count = spec === undefined ? 1 : typeof spec === 'number' ? spec : selected(phase, spec);
+      if (count !== 1) return;
+      const checks = (smoke.trigger ?? []).filter((c) => COLLISION_CHECKS.has(c.check)).map((c) => c.check);
+      const what = spec === undefined ? 'runs 1 task (the default)' : typeof spec === 'number' ? 'runs 1 task' : 'selects 1 cell';
+      findings.push({
+        message: `the smoke stage of phase "${phase.name}" ${what}, but its trigger checks ${[...new Set(checks)].join(', ')}, which one task cannot fail: the planner raises it to two tasks`,
+        position: spec === undefined ? source.at(['phases', i, 'smoke'], { key: true }) : source.at(['phases', i, 'smoke', 'tasks']),
+        fix:
+          typeof spec === 'object'
+            ? 'select two cells, e.g. list two values of one axis'
+            : 'write tasks: 2 so the manifest says what runs',
+      });
+    });
+    return findings;
+  },
+};

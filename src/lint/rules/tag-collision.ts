@@ -1,0 +1,48 @@
+import type { TaskSpec } from '../../manifest/expand.js';
+import type { Rule, RuleFinding } from '../rule.js';
+
+/**
+ * Tags are derived from the values with every character other than letters, digits, ".", "+"
+ * and "-" replaced: two values that differ only in such characters give two cells one tag,
+ * hence one task id and (with `${tag}`) one output (DESIGN rule 7).
+ */
+export const tagCollision: Rule = {
+  id: 'tag-collision',
+  severity: 'error',
+  description: 'two cells of a phase whose derived tags are equal',
+  needs: 'tasks',
+  check({ manifest, source, tasks }) {
+    const findings: RuleFinding[] = [];
+    manifest.phases.forEach((phase, i) => {
+      const byTag = new Map<string, TaskSpec>();
+      let clashes = 0;
+      let example: [TaskSpec, TaskSpec] | undefined;
+      for (const t of tasks.get(phase.name) ?? []) {
+        const other = byTag.get(t.tag);
+        if (other === undefined) byTag.set(t.tag, t);
+        else {
+          clashes++;
+          example ??= [other, t];
+        }
+      }
+      if (!example) return;
+      const [a, b] = example;
+      const axis = Object.keys(b.values).find((k) => String(a.values[k]) !== String(b.values[k]));
+      const grid = phase.grid ?? {};
+      const values = axis === undefined ? undefined : grid[axis];
+      const k = Array.isArray(values) ? values.findIndex((v) => String(v) === String(b.values[axis!])) : -1;
+      const shown = axis === undefined ? '' : ` (${axis}: ${JSON.stringify(a.values[axis])} and ${JSON.stringify(b.values[axis])})`;
+      findings.push({
+        message: `cells ${a.cell + 1} and ${b.cell + 1} of phase "${phase.name}"${shown} both get tag "${a.tag}"${clashes > 1 ? ` (${clashes} collisions in all)` : ''}: their task ids and \${tag} paths would be one`,
+        position:
+          axis === undefined
+            ? source.at(['phases', i, 'grid'], { key: true })
+            : k >= 0
+              ? source.at(['phases', i, 'grid', axis, k])
+              : source.at(['phases', i, 'grid', axis]),
+        fix: 'make the values differ in letters, digits, ".", "+" or "-" (other characters become "-" in a tag)',
+      });
+    });
+    return findings;
+  },
+};

@@ -1,0 +1,100 @@
+/** The tasks of a phase: one per grid cell, with derived tag, id, stratum and output path. */
+import { posix } from 'node:path';
+import { axesOf, cellAt, cellCount, matchesSelector, selectorOf, tagOf, type Cell } from './grid.js';
+import type { Manifest, Phase, Scalar } from './schema.js';
+import { substitute } from './template.js';
+
+export type Stage = 'smoke' | 'full';
+
+export interface TaskSpec {
+  /** `<phase>/<tag>`, or `<phase>/smoke/<tag>` for a smoke task. */
+  id: string;
+  phase: string;
+  stage: Stage;
+  /** Index of the cell in the phase's grid (first axis slowest). */
+  cell: number;
+  tag: string;
+  values: Cell;
+  /** Selector of the stratum, e.g. `N=384`, or `all`. */
+  stratum: string;
+  /** Path relative to the workdir. */
+  output?: string;
+  units?: number;
+}
+
+/** Smoke outputs live apart from real results so that a smoke file is never taken for one. */
+export const SMOKE_DIR = '_smoke';
+
+/** The largest grid a phase may have; larger ones are refused before any expansion. */
+export const MAX_TASKS_PER_PHASE = 1_000_000;
+
+export function dependsOn(phase: Phase): string[] {
+  return phase.depends_on === undefined ? [] : Array.isArray(phase.depends_on) ? phase.depends_on : [phase.depends_on];
+}
+
+/** Axes the cost varies along: declared `strata`, else the axes named in per-stratum cost keys. */
+export function strataAxes(phase: Phase): string[] {
+  if (phase.strata) return phase.strata;
+  const axes = new Set<string>();
+  for (const field of [phase.cost?.per_unit, phase.cost?.units]) {
+    if (field !== undefined && typeof field === 'object') {
+      for (const key of Object.keys(field)) for (const part of key.split(',')) axes.add(part.split('=')[0]!.trim());
+    }
+  }
+  return [...axes];
+}
+
+/** Values a path template may use for one cell. */
+export function pathValues(manifest: Manifest, phase: Phase, cell: Cell, tag: string): Record<string, string | number | boolean> {
+  return { ...cell, tag, phase: phase.name, campaign: manifest.campaign };
+}
+
+/** A relative path normalised, or undefined when it leaves the directory it is relative to. */
+export function containedPath(path: string): string | undefined {
+  if (path === '' || path.startsWith('/') || path.startsWith('~')) return undefined;
+  const norm = posix.normalize(path);
+  return norm === '..' || norm.startsWith('../') || norm === '.' ? undefined : norm;
+}
+
+export function expandPhase(manifest: Manifest, phase: Phase): TaskSpec[] {
+  const axes = axesOf(phase.grid);
+  const strata = strataAxes(phase);
+  const n = cellCount(phase.grid);
+  const tasks = new Array<TaskSpec>(n);
+  for (let i = 0; i < n; i++) {
+    const values = cellAt(axes, i);
+    const tag = tagOf(values);
+    const units = valueFor<number>(phase.cost?.units, values);
+    const output = phase.output === undefined ? undefined : substitute(phase.output, pathValues(manifest, phase, values, tag));
+    tasks[i] = {
+      id: `${phase.name}/${tag}`,
+      phase: phase.name,
+      stage: 'full',
+      cell: i,
+      tag,
+      values,
+      stratum: selectorOf(values, strata),
+      ...(units === undefined ? {} : { units }),
+      ...(output === undefined ? {} : { output: containedPath(output) ?? output }),
+    };
+  }
+  return tasks;
+}
+
+/** The smoke version of a task: its own id and an output apart from real results. */
+export function asSmoke(task: TaskSpec, units: number | undefined): TaskSpec {
+  return {
+    ...task,
+    id: `${task.phase}/smoke/${task.tag}`,
+    stage: 'smoke',
+    ...(task.output === undefined ? {} : { output: posix.join(SMOKE_DIR, task.phase, task.output) }),
+    ...(units === undefined ? {} : { units }),
+  };
+}
+
+/** A value that may be given per stratum: the one value, or the value of the first matching selector. */
+export function valueFor<T extends Scalar>(field: NoInfer<T> | Readonly<Record<string, NoInfer<T>>> | undefined, cell: Cell): T | undefined {
+  if (field === undefined || field === null || typeof field !== 'object') return field as T | undefined;
+  for (const [key, value] of Object.entries(field as Record<string, T>)) if (matchesSelector(cell, key)) return value;
+  return undefined;
+}

@@ -1,0 +1,222 @@
+/**
+ * The manifest language. Every type the rest of the code uses for a manifest comes from
+ * here through `z.infer`; the published JSON Schema is generated from the same objects.
+ */
+import { z } from 'zod';
+import { parseDuration, parseSize } from './units.js';
+
+const IDENT = /^[A-Za-z_][A-Za-z0-9_]*$/;
+const NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]*$/;
+
+export const duration = z
+  .union([z.string(), z.number().nonnegative()])
+  .refine((v) => parseDuration(v) !== undefined, {
+    message: 'not a duration: write e.g. 90s, 37s, 3h, 1h30m, 2d or 1-00:00:00',
+  })
+  .describe('A duration: 90s, 3h, 1h30m, 2d, or Slurm form 1-00:00:00; a number is seconds.');
+
+export const size = z
+  .union([z.string(), z.number().nonnegative()])
+  .refine((v) => parseSize(v) !== undefined, {
+    message: 'not a size: write e.g. 500M, 32G or 500MiB',
+  })
+  .describe('A size: 500M, 32G, 500MiB; a number is bytes.');
+
+const scalar = z.union([z.string(), z.number(), z.boolean()]);
+export type Scalar = z.infer<typeof scalar>;
+
+/**
+ * A value that may differ per stratum: either one value, or a map from selectors such as
+ * `N=384` or `N=384,n=50000` to values.
+ */
+function perStratum<T extends z.ZodType>(value: T) {
+  return z.union([
+    value,
+    z
+      .record(z.string().regex(/^\s*[A-Za-z_][A-Za-z0-9_]*=[^,]*(,\s*[A-Za-z_][A-Za-z0-9_]*=[^,]*)*$/), value)
+      .describe('Per stratum: keys are selectors such as "N=384" or "N=384,n=50000".'),
+  ]);
+}
+
+export const resources = z
+  .strictObject({
+    gpus: perStratum(z.number().int().nonnegative()).optional().describe('GPUs per task (on one node).'),
+    cpus: perStratum(z.number().int().positive()).optional().describe('CPUs per task.'),
+    mem: perStratum(size).optional().describe('Memory per task.'),
+    nodes: z.literal(1).optional().describe('Always 1: a task never spans nodes.'),
+    partition: z.string().optional().describe('Force a partition instead of choosing by walltime.'),
+  })
+  .describe('What one task asks for.');
+export type Resources = z.infer<typeof resources>;
+
+const retryClass = z.strictObject({
+  attempts: z.number().int().nonnegative().describe('Retries after the first attempt.'),
+  delay: duration.optional().describe('Wait before retrying.'),
+});
+
+export const retry = z
+  .strictObject({
+    out_of_memory: retryClass
+      .extend({ mem_factor: z.number().min(1).optional().describe('Multiply memory per retry.') })
+      .optional(),
+    node_fail: retryClass.optional(),
+    timeout: retryClass.optional(),
+    failed: retryClass.optional().describe('A non-zero exit that is none of the above.'),
+    lost: retryClass.optional().describe('A task that vanished (its process or record is gone).'),
+  })
+  .describe('How many times each class of failure is retried.');
+export type Retry = z.infer<typeof retry>;
+
+const partition = z.strictObject({
+  name: z.string().min(1),
+  max_time: duration.describe('The partition MaxTime.'),
+});
+
+const common = {
+  name: z.string().optional().describe('The name rates are measured on (cost.measured_on).'),
+  max_parallel: z.number().int().positive().optional().describe('Tasks running at once.'),
+};
+
+const localCluster = z.strictObject({
+  executor: z.literal('local'),
+  ...common,
+});
+
+const slurmCluster = z.strictObject({
+  executor: z.literal('slurm'),
+  ...common,
+  login: z.string().optional().describe('user@host:port of the login node; omit to run sbatch here.'),
+  host_key: z.string().regex(/^SHA256:[A-Za-z0-9+/]{43}=?$/).optional().describe('Pinned SHA256 host key fingerprint.'),
+  known_hosts: z.string().optional().describe('A known_hosts file to verify the host key against.'),
+  account: z.string().optional(),
+  partitions: z.array(partition).min(1).optional(),
+  max_array_size: z.number().int().positive().optional(),
+});
+
+const sshGpuCluster = z.strictObject({
+  executor: z.literal('ssh-gpu'),
+  ...common,
+  login: z.string().describe('user@host:port of the GPU server.'),
+  host_key: z.string().regex(/^SHA256:[A-Za-z0-9+/]{43}=?$/).optional(),
+  known_hosts: z.string().optional(),
+  gpus: z.array(z.number().int().nonnegative()).min(1).optional().describe('GPU indices to use.'),
+  gpu_free_below: size.optional().describe('A GPU is free when its used memory is below this.'),
+  oom: z
+    .strictObject({
+      patterns: z.array(z.string()).optional().describe('Regular expressions that mark an out-of-memory log.'),
+      retry: retryClass.optional(),
+    })
+    .optional(),
+});
+
+export const cluster = z
+  .discriminatedUnion('executor', [localCluster, slurmCluster, sshGpuCluster])
+  .describe('Where tasks run.');
+export type Cluster = z.infer<typeof cluster>;
+
+export const cost = z
+  .strictObject({
+    unit: z.string().regex(IDENT).describe('What one unit of work is: generation, epoch, step.'),
+    units: perStratum(z.number().positive()).describe('Units per task.'),
+    per_unit: perStratum(duration).describe('Measured seconds per unit.'),
+    measured_on: z.string().optional().describe('The cluster the rate was measured on.'),
+    config: z.string().optional().describe('The configuration the rate was measured at.'),
+    trend: z.number().min(1).optional().describe('Late units cost this much more than early ones.'),
+    margin: z.number().min(1).optional().describe('Safety factor on the budget.'),
+  })
+  .describe('The cost model the walltime is budgeted from.');
+export type Cost = z.infer<typeof cost>;
+
+const checkBase = { otherwise: z.string().optional().describe('What a failure of this check means.') };
+
+export const check = z.discriminatedUnion('check', [
+  z.strictObject({ check: z.literal('all_completed'), ...checkBase }),
+  z.strictObject({
+    check: z.literal('log_contains'),
+    pattern: z.string().describe('A regular expression (multiline) every smoke task log must match.'),
+    ...checkBase,
+  }),
+  z.strictObject({ check: z.literal('output_exists'), ...checkBase }),
+  z.strictObject({ check: z.literal('distinct_outputs'), ...checkBase }),
+  z.strictObject({
+    check: z.literal('records'),
+    count: z.number().int().nonnegative().optional().describe('JSON lines expected in each output.'),
+    fields: z.array(z.string()).optional().describe('Fields every record must hold.'),
+    ...checkBase,
+  }),
+  z.strictObject({
+    check: z.literal('command'),
+    run: z.string().describe('A command run once per smoke task in the workdir; it must exit 0.'),
+    ...checkBase,
+  }),
+]);
+export type Check = z.infer<typeof check>;
+
+export const smoke = z
+  .strictObject({
+    tasks: z
+      .union([
+        z.number().int().positive(),
+        z.record(z.string().regex(IDENT), z.union([scalar, z.array(scalar).min(1)])),
+      ])
+      .optional()
+      .describe('How many smoke tasks, or which cells (axis: values).'),
+    overrides: z
+      .strictObject({
+        units: z.number().positive().optional().describe('Units per smoke task (${units}).'),
+        args: z.string().optional().describe('Appended to the command of smoke tasks.'),
+        walltime: duration.optional(),
+      })
+      .optional(),
+    trigger: z.array(check).optional().describe('The checklist that releases the full arrays.'),
+  })
+  .describe('A cheap first stage running the same machinery.');
+export type Smoke = z.infer<typeof smoke>;
+
+const gridAxis = z.union([scalar, z.array(scalar)]);
+
+export const phase = z.strictObject({
+  name: z.string().regex(NAME, 'a phase name is letters, digits, "_", "." or "-"'),
+  depends_on: z.union([z.string(), z.array(z.string())]).optional(),
+  preconditions: z
+    .array(z.strictObject({ exists: z.string().describe('A path (templated) that must exist.') }))
+    .optional(),
+  grid: z.record(z.string().regex(IDENT, 'an axis name is a shell-style identifier'), gridAxis).optional(),
+  strata: z.array(z.string()).optional().describe('Axes the cost varies along: one array per stratum.'),
+  command: z.string().min(1),
+  output: z.string().optional().describe('Path (templated, under the workdir) this task writes.'),
+  flush: z.string().regex(/^(per_[A-Za-z_][A-Za-z0-9_]*|at_end)$/).optional().describe('How often results are written: per_<unit> or at_end.'),
+  config: z.string().optional().describe('The configuration this phase runs at.'),
+  cost: cost.optional(),
+  walltime: duration.optional().describe('A fixed walltime (prefer a cost model).'),
+  resources: resources.optional(),
+  retry: retry.optional(),
+  setup: z.string().optional(),
+  smoke: smoke.optional(),
+});
+export type Phase = z.infer<typeof phase>;
+
+export const gates = z
+  .strictObject({
+    imports: z.array(z.string().regex(/^[A-Za-z_][A-Za-z0-9_.]*$/)).optional().describe('Python modules that must import.'),
+    capability: z.string().optional().describe('A command proving the capability the experiment needs.'),
+  })
+  .describe('Checks run before the command, cheapest and most fatal first.');
+
+export const manifest = z.strictObject({
+  $schema: z.string().optional(),
+  campaign: z.string().regex(NAME, 'a campaign name is letters, digits, "_", "." or "-"'),
+  cluster,
+  workdir: z.string().min(1).describe('Where tasks run; outputs stay under it.'),
+  setup: z.string().optional().describe('Shell run before every command (same shell).'),
+  gates: gates.optional(),
+  defaults: z
+    .strictObject({
+      resources: resources.optional(),
+      retry: retry.optional(),
+      walltime: duration.optional(),
+    })
+    .optional(),
+  phases: z.array(phase).min(1),
+});
+export type Manifest = z.infer<typeof manifest>;

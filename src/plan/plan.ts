@@ -1,0 +1,142 @@
+/**
+ * The Plan: a plain value saying, per phase, which tasks run in which array, with what
+ * resources and walltime, and which of them form the smoke stage.
+ */
+import { asSmoke, dependsOn, expandPhase, strataAxes, valueFor, type Stage, type TaskSpec } from '../manifest/expand.js';
+import type { Check, Manifest, Phase } from '../manifest/schema.js';
+import { parseSize } from '../manifest/units.js';
+import { selectSmoke } from './smoke.js';
+import { budgetFor, type Budget } from './walltime.js';
+
+export interface TaskResources {
+  gpus: number;
+  cpus: number;
+  memBytes?: number;
+  partition?: string;
+}
+
+export interface ArrayPlan {
+  /** `<phase>.<stage>.<stratum>[.<class>][.<chunk>]`, stable across passes. */
+  id: string;
+  phase: string;
+  stage: Stage;
+  stratum: string;
+  resources: TaskResources;
+  budget: Budget;
+  /** Task ids, in array-index order. */
+  tasks: string[];
+}
+
+export interface PhasePlan {
+  name: string;
+  dependsOn: string[];
+  strata: string[];
+  tasks: TaskSpec[];
+  smoke: TaskSpec[];
+  checklist: Check[];
+  /** Path templates that must exist before the phase's tasks start. */
+  preconditions: string[];
+  arrays: ArrayPlan[];
+  /** Budgeted GPU-hours of the full stage (walltime × GPUs, an upper bound). */
+  gpuHours: number;
+  smokeGpuHours: number;
+}
+
+export interface Plan {
+  campaign: string;
+  executor: Manifest['cluster']['executor'];
+  workdir: string;
+  phases: PhasePlan[];
+}
+
+/** The largest array the executor takes in one submission. */
+export function maxArraySize(manifest: Manifest): number {
+  const c = manifest.cluster;
+  return c.executor === 'slurm' ? (c.max_array_size ?? 1000) : Number.MAX_SAFE_INTEGER;
+}
+
+export function resourcesFor(manifest: Manifest, phase: Phase, task: TaskSpec): TaskResources {
+  const base = manifest.defaults?.resources ?? {};
+  const own = phase.resources ?? {};
+  const mem = valueFor<string | number>(own.mem ?? base.mem, task.values);
+  const partition = own.partition ?? base.partition;
+  return {
+    gpus: valueFor<number>(own.gpus ?? base.gpus, task.values) ?? (manifest.cluster.executor === 'ssh-gpu' ? 1 : 0),
+    cpus: valueFor<number>(own.cpus ?? base.cpus, task.values) ?? 1,
+    ...(mem === undefined ? {} : { memBytes: parseSize(mem)! }),
+    ...(partition === undefined ? {} : { partition }),
+  };
+}
+
+const classKey = (r: TaskResources): string => `g${r.gpus}c${r.cpus}m${r.memBytes ?? '-'}`;
+
+export function planCampaign(manifest: Manifest, expanded?: ReadonlyMap<string, TaskSpec[]>): Plan {
+  const limit = maxArraySize(manifest);
+  const phases = manifest.phases.map((phase): PhasePlan => {
+    const tasks = expanded?.get(phase.name) ?? expandPhase(manifest, phase);
+    const overrides = phase.smoke?.overrides;
+    const smoke = phase.smoke ? selectSmoke(phase, tasks).map((t) => asSmoke(t, overrides?.units ?? t.units)) : [];
+    const arrays = [
+      ...arraysFor(manifest, phase, 'smoke', smoke, limit),
+      ...arraysFor(manifest, phase, 'full', tasks, limit),
+    ];
+    const hours = (stage: Stage): number =>
+      arrays
+        .filter((a) => a.stage === stage)
+        .reduce((sum, a) => sum + (a.resources.gpus * a.budget.seconds * a.tasks.length) / 3600, 0);
+    return {
+      name: phase.name,
+      dependsOn: dependsOn(phase),
+      strata: strataAxes(phase),
+      tasks,
+      smoke,
+      checklist: phase.smoke?.trigger ?? [],
+      preconditions: (phase.preconditions ?? []).map((p) => p.exists),
+      arrays,
+      gpuHours: hours('full'),
+      smokeGpuHours: hours('smoke'),
+    };
+  });
+  return { campaign: manifest.campaign, executor: manifest.cluster.executor, workdir: manifest.workdir, phases };
+}
+
+/** One array per stratum and resource class, chunked to the executor's array size limit. */
+function arraysFor(manifest: Manifest, phase: Phase, stage: Stage, tasks: readonly TaskSpec[], limit: number): ArrayPlan[] {
+  const groups = new Map<string, { first: TaskSpec; resources: TaskResources; ids: string[] }>();
+  for (const t of tasks) {
+    const resources = resourcesFor(manifest, phase, t);
+    const key = `${t.stratum}\u0000${classKey(resources)}`;
+    const g = groups.get(key);
+    if (g) g.ids.push(t.id);
+    else groups.set(key, { first: t, resources, ids: [t.id] });
+  }
+  const classesPerStratum = new Map<string, number>();
+  for (const g of groups.values()) classesPerStratum.set(g.first.stratum, (classesPerStratum.get(g.first.stratum) ?? 0) + 1);
+  const overrides = stage === 'smoke' ? phase.smoke?.overrides : undefined;
+  const arrays: ArrayPlan[] = [];
+  for (const { first, resources, ids } of groups.values()) {
+    const budget = budgetFor({
+      phase,
+      cluster: manifest.cluster,
+      cell: first.values,
+      ...(first.units === undefined ? {} : { units: first.units }),
+      ...(overrides?.walltime === undefined ? {} : { walltime: overrides.walltime }),
+      ...(resources.partition === undefined ? {} : { partition: resources.partition }),
+    });
+    let base = `${phase.name}.${stage}.${first.stratum}`;
+    if ((classesPerStratum.get(first.stratum) ?? 1) > 1) base += `.${classKey(resources)}`;
+    const chunks = Math.ceil(ids.length / limit);
+    for (let c = 0; c < chunks; c++) {
+      arrays.push({
+        id: chunks > 1 ? `${base}.${c}` : base,
+        phase: phase.name,
+        stage,
+        stratum: first.stratum,
+        resources,
+        budget,
+        tasks: ids.slice(c * limit, (c + 1) * limit),
+      });
+    }
+  }
+  return arrays;
+}

@@ -1,0 +1,48 @@
+/** Which cells a phase's smoke stage runs. */
+import type { TaskSpec } from '../manifest/expand.js';
+import type { Phase, Scalar } from '../manifest/schema.js';
+
+/** Checks whose meaning needs two tasks or more: one task cannot collide with anything. */
+export const COLLISION_CHECKS = new Set(['distinct_outputs']);
+
+export function needsTwo(phase: Phase): boolean {
+  return (phase.smoke?.trigger ?? []).some((c) => COLLISION_CHECKS.has(c.check));
+}
+
+/**
+ * Explicit cells (`axis: values`) or a count. A count picks round-robin across strata so the
+ * smoke stage touches every stratum it can. Never fewer than two when a check is about
+ * collisions (and the grid has two cells).
+ */
+export function selectSmoke(phase: Phase, tasks: readonly TaskSpec[]): TaskSpec[] {
+  const spec = phase.smoke?.tasks ?? 1;
+  const min = needsTwo(phase) ? 2 : 1;
+  if (typeof spec === 'number') return roundRobin(tasks, Math.min(tasks.length, Math.max(spec, min)));
+  const chosen = tasks.filter((t) =>
+    Object.entries(spec).every(([axis, want]) => {
+      const values: readonly Scalar[] = Array.isArray(want) ? want : [want as Scalar];
+      return values.some((v) => String(v) === String(t.values[axis]));
+    }),
+  );
+  if (chosen.length >= min) return chosen;
+  const extra = roundRobin(
+    tasks.filter((t) => !chosen.includes(t)),
+    Math.min(tasks.length, min) - chosen.length,
+  );
+  return [...chosen, ...extra];
+}
+
+function roundRobin(tasks: readonly TaskSpec[], count: number): TaskSpec[] {
+  const byStratum = new Map<string, TaskSpec[]>();
+  for (const t of tasks) {
+    const list = byStratum.get(t.stratum) ?? [];
+    if (list.length < count) list.push(t);
+    byStratum.set(t.stratum, list);
+  }
+  const queues = [...byStratum.values()];
+  const picked: TaskSpec[] = [];
+  for (let round = 0; picked.length < count; round++) {
+    for (const q of queues) if (q[round] && picked.length < count) picked.push(q[round]!);
+  }
+  return picked;
+}

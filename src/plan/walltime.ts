@@ -1,0 +1,114 @@
+/**
+ * Walltime per stratum from the cost model (DESIGN rule 1): rate × units × trend × margin,
+ * placed in the shortest partition whose cap holds the measured cost, trimmed down to that
+ * cap when the margin would overflow it, never below the measured cost.
+ */
+import type { Cell } from '../manifest/grid.js';
+import { valueFor } from '../manifest/expand.js';
+import type { Cluster, Phase } from '../manifest/schema.js';
+import { formatDuration, parseDuration } from '../manifest/units.js';
+
+export const DEFAULT_MARGIN = 1.2;
+/** Used only when a phase has neither a cost model nor a walltime; lint warns about it. */
+export const DEFAULT_WALLTIME_SECONDS = 3600;
+
+export interface Budget {
+  /** The walltime asked for, in seconds (whole minutes). */
+  seconds: number;
+  partition?: string;
+  source: 'cost' | 'walltime' | 'default';
+  /** Rate × units × trend: the time the task is expected to need. */
+  costSeconds?: number;
+  /** The arithmetic a person can check. */
+  arithmetic: string;
+  /** Set when the budget does not fit: the reason. */
+  error?: string;
+}
+
+interface PartitionCap {
+  name: string;
+  maxSeconds: number;
+}
+
+export function partitionCaps(cluster: Cluster): PartitionCap[] {
+  if (cluster.executor !== 'slurm' || !cluster.partitions) return [];
+  return cluster.partitions
+    .map((p) => ({ name: p.name, maxSeconds: parseDuration(p.max_time)! }))
+    .sort((a, b) => a.maxSeconds - b.maxSeconds);
+}
+
+const ceilMinute = (s: number): number => Math.max(60, Math.ceil(s / 60) * 60);
+const num = (x: number): string => String(Number(x.toFixed(3)));
+
+export interface BudgetInput {
+  phase: Phase;
+  cluster: Cluster;
+  cell: Cell;
+  /** Units per task, when the stage overrides the cost model's. */
+  units?: number;
+  /** A fixed walltime for this stage, overriding the cost model. */
+  walltime?: string | number;
+  /** A partition forced by the resources. */
+  partition?: string;
+}
+
+export function budgetFor(input: BudgetInput): Budget {
+  const { phase, cell } = input;
+  const caps = partitionCaps(input.cluster);
+  const fixed = input.walltime ?? phase.walltime;
+  if (fixed !== undefined) {
+    const seconds = ceilMinute(parseDuration(fixed)!);
+    return place(caps, input.partition, { seconds, source: 'walltime', arithmetic: `walltime ${formatDuration(seconds)}` });
+  }
+  const cost = phase.cost;
+  if (!cost) {
+    return place(caps, input.partition, {
+      seconds: DEFAULT_WALLTIME_SECONDS,
+      source: 'default',
+      arithmetic: `default ${formatDuration(DEFAULT_WALLTIME_SECONDS)} (no cost model)`,
+    });
+  }
+  const rate = parseDuration(valueFor<string | number>(cost.per_unit, cell) ?? NaN);
+  const units = input.units ?? valueFor<number>(cost.units, cell);
+  if (rate === undefined || units === undefined) {
+    return {
+      seconds: DEFAULT_WALLTIME_SECONDS,
+      source: 'default',
+      arithmetic: 'no rate for this stratum',
+      error: `no cost.${rate === undefined ? 'per_unit' : 'units'} entry matches this stratum`,
+    };
+  }
+  const trend = cost.trend ?? 1;
+  const margin = cost.margin ?? DEFAULT_MARGIN;
+  const costSeconds = rate * units * trend;
+  const seconds = ceilMinute(costSeconds * margin);
+  const terms = [`${num(rate)}s/${cost.unit}`, `${num(units)} ${cost.unit}s`];
+  if (trend !== 1) terms.push(`trend ${num(trend)}`);
+  terms.push(`margin ${num(margin)}`);
+  const arithmetic = `${terms.join(' × ')} = ${formatDuration(costSeconds * margin)}`;
+  return place(caps, input.partition, { seconds, source: 'cost', costSeconds, arithmetic });
+}
+
+function place(caps: PartitionCap[], forced: string | undefined, budget: Budget): Budget {
+  if (caps.length === 0) return budget;
+  const floor = budget.costSeconds ?? budget.seconds;
+  const candidates = forced === undefined ? caps : caps.filter((c) => c.name === forced);
+  if (candidates.length === 0) return { ...budget, error: `partition "${forced}" is not declared in cluster.partitions` };
+  const fit = candidates.find((c) => floor <= c.maxSeconds);
+  if (!fit) {
+    const largest = candidates[candidates.length - 1]!;
+    return {
+      ...budget,
+      error: `needs ${formatDuration(floor)}, above the largest partition cap (${largest.name}, ${formatDuration(largest.maxSeconds)})`,
+    };
+  }
+  if (budget.seconds <= fit.maxSeconds) {
+    return { ...budget, partition: fit.name, arithmetic: `${budget.arithmetic} → ${fit.name} (cap ${formatDuration(fit.maxSeconds)})` };
+  }
+  return {
+    ...budget,
+    seconds: fit.maxSeconds,
+    partition: fit.name,
+    arithmetic: `${budget.arithmetic} → trimmed to ${fit.name}'s cap ${formatDuration(fit.maxSeconds)} (still ≥ cost ${formatDuration(floor)})`,
+  };
+}

@@ -1,0 +1,124 @@
+/**
+ * The smoke stage's trigger checklist, evaluated over facts the adapters collected (logs,
+ * output files, check commands). A failed check carries its `otherwise` interpretation.
+ */
+import type { TaskSpec } from '../manifest/expand.js';
+import type { Check } from '../manifest/schema.js';
+import type { CheckResult, TaskState } from './state.js';
+
+export interface OutputFacts {
+  exists: boolean;
+  /** Written after the attempt was submitted. */
+  fresh: boolean;
+  /** A content digest, to tell distinct outputs from copies. */
+  digest?: string;
+  /** The text, for `records` (read only when that check is declared). */
+  text?: string;
+}
+
+export interface SmokeFacts {
+  task: TaskSpec;
+  state: TaskState;
+  log: string;
+  output?: OutputFacts;
+  /** Exit status of each `command` check, by its index in the checklist. */
+  commands: Record<number, { exitCode: number; tail: string }>;
+}
+
+/** The checklist as evaluated: `all_completed` is always part of it. */
+export function effectiveChecklist(checks: readonly Check[]): Check[] {
+  return checks.some((c) => c.check === 'all_completed') ? [...checks] : [{ check: 'all_completed' }, ...checks];
+}
+
+export function evaluateChecklist(checks: readonly Check[], facts: readonly SmokeFacts[]): CheckResult[] {
+  return effectiveChecklist(checks).map((c) => {
+    const failures = evaluate(c, facts, checks);
+    return {
+      check: c.check,
+      passed: failures.length === 0,
+      detail: failures.length === 0 ? passDetail(facts) : failures.slice(0, 3).join('; ') + (failures.length > 3 ? `; and ${failures.length - 3} more` : ''),
+      ...(c.otherwise ? { otherwise: c.otherwise } : {}),
+    };
+  });
+}
+
+function passDetail(facts: readonly SmokeFacts[]): string {
+  return `${facts.length} smoke task${facts.length === 1 ? '' : 's'} ok`;
+}
+
+function evaluate(c: Check, facts: readonly SmokeFacts[], declared: readonly Check[]): string[] {
+  const name = (f: SmokeFacts): string => f.task.tag;
+  switch (c.check) {
+    case 'all_completed':
+      return facts.filter((f) => f.state.status !== 'completed').map((f) => `${name(f)} ${f.state.status}${f.state.reason ? ` (${f.state.reason})` : ''}`);
+    case 'log_contains': {
+      const re = new RegExp(c.pattern, 'm');
+      return facts.filter((f) => !re.test(f.log)).map((f) => `${name(f)}: log has no line matching /${c.pattern}/`);
+    }
+    case 'output_exists':
+      return facts.flatMap((f) => outputProblem(f));
+    case 'distinct_outputs': {
+      const missing = facts.flatMap((f) => outputProblem(f));
+      if (missing.length > 0) return missing;
+      if (facts.length < 2) return ['only one smoke task: nothing to compare'];
+      const seen = new Map<string, string>();
+      const same: string[] = [];
+      for (const f of facts) {
+        const other = seen.get(f.output!.digest ?? '');
+        if (other) same.push(`${other} and ${name(f)} wrote identical outputs`);
+        else seen.set(f.output!.digest ?? '', name(f));
+      }
+      return same;
+    }
+    case 'records':
+      return facts.flatMap((f) => {
+        const problem = outputProblem(f);
+        if (problem.length > 0) return problem;
+        return recordProblems(f.output!.text ?? '', c.count, c.fields ?? []).map((p) => `${name(f)}: ${p}`);
+      });
+    case 'command': {
+      const position = declared.indexOf(c);
+      return facts.flatMap((f) => {
+        const r = f.commands[position];
+        if (!r) return [`${name(f)}: check command did not run`];
+        return r.exitCode === 0 ? [] : [`${name(f)}: \`${c.run}\` exited ${r.exitCode}${r.tail ? `: ${r.tail.trim().split('\n').pop()}` : ''}`];
+      });
+    }
+  }
+}
+
+function outputProblem(f: SmokeFacts): string[] {
+  if (f.task.output === undefined) return [`${f.task.tag}: the phase declares no output`];
+  if (!f.output?.exists) return [`${f.task.tag}: ${f.task.output} does not exist`];
+  if (!f.output.fresh) return [`${f.task.tag}: ${f.task.output} is older than the attempt (a stale file)`];
+  return [];
+}
+
+/** Records in a JSON-lines file (or one JSON document): count and fields. */
+export function recordProblems(text: string, count: number | undefined, fields: readonly string[]): string[] {
+  let records: unknown[];
+  try {
+    const whole: unknown = JSON.parse(text);
+    records = Array.isArray(whole) ? whole : [whole];
+  } catch {
+    records = [];
+    const lines = text.split('\n').filter((l) => l.trim() !== '');
+    for (let i = 0; i < lines.length; i++) {
+      try {
+        records.push(JSON.parse(lines[i]!));
+      } catch {
+        return [`line ${i + 1} is not JSON${i === lines.length - 1 ? ' (a record cut off mid-write?)' : ''}`];
+      }
+    }
+  }
+  const problems: string[] = [];
+  if (count !== undefined && records.length !== count) problems.push(`${records.length} records, expected ${count}`);
+  for (const [i, r] of records.entries()) {
+    const missing = fields.filter((k) => r === null || typeof r !== 'object' || !(k in r));
+    if (missing.length > 0) {
+      problems.push(`record ${i + 1} lacks ${missing.join(', ')}`);
+      break;
+    }
+  }
+  return problems;
+}

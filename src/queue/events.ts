@@ -1,0 +1,38 @@
+/** What the adapters observe and report back to the core, and what the core asks them to do. */
+import type { TaskSpec } from '../manifest/expand.js';
+import type { ArrayPlan } from '../plan/plan.js';
+import type { CheckResult, FailureClass } from './state.js';
+
+export type TaskEvent =
+  | { type: 'submitted'; task: string; attempt: number; at: string; handle: string; memBytes?: number; log?: string }
+  | { type: 'submit_failed'; task: string; attempt: number; at: string; reason: string }
+  | { type: 'started'; task: string; attempt: number; at: string }
+  | {
+      type: 'finished';
+      task: string;
+      attempt: number;
+      at: string;
+      class: 'completed' | FailureClass;
+      exitCode?: number;
+      reason?: string;
+    };
+
+export type PhaseEvent =
+  | { type: 'gate'; phase: string; at: string; results: CheckResult[] }
+  | { type: 'preconditions'; phase: string; at: string; missing: string[] };
+
+export type CampaignEvent = TaskEvent | PhaseEvent;
+
+export interface Submission {
+  task: TaskSpec;
+  attempt: number;
+  array: ArrayPlan;
+  /** Index of the task in its array (the `[campaign] task N -> ...` line). */
+  index: number;
+  memBytes?: number;
+}
+
+export type Action =
+  | { type: 'submit'; submissions: Submission[] }
+  | { type: 'check_preconditions'; phase: string }
+  | { type: 'evaluate_gate'; phase: string };

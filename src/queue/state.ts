@@ -1,0 +1,92 @@
+/** The campaign's tracked state: every task and every attempt, and what each phase decided. */
+import { z } from 'zod';
+
+export const FAILURE_CLASSES = [
+  'failed',
+  'timeout',
+  'out_of_memory',
+  'node_fail',
+  'gate',
+  'unverified',
+  'lost',
+  'cancelled',
+] as const;
+export const failureClass = z.enum(FAILURE_CLASSES);
+export type FailureClass = z.infer<typeof failureClass>;
+
+export const attemptSchema = z.object({
+  n: z.number().int().positive(),
+  /** Taken before launch: outputs older than this are not this attempt's. */
+  submittedAt: z.string(),
+  handle: z.string().optional(),
+  startedAt: z.string().optional(),
+  endedAt: z.string().optional(),
+  exitCode: z.number().int().optional(),
+  class: z.union([z.literal('completed'), failureClass]).optional(),
+  reason: z.string().optional(),
+  memBytes: z.number().optional(),
+  log: z.string().optional(),
+});
+export type Attempt = z.infer<typeof attemptSchema>;
+
+export const TASK_STATUSES = [
+  'pending',
+  'submitted',
+  'running',
+  'completed',
+  'failed',
+  'retrying',
+  'blocked',
+  'stuck',
+] as const;
+export const taskStatus = z.enum(TASK_STATUSES);
+export type TaskStatus = z.infer<typeof taskStatus>;
+
+export const taskStateSchema = z.object({
+  status: taskStatus,
+  attempts: z.array(attemptSchema),
+  /** For a retry: not before this time. */
+  notBefore: z.string().optional(),
+  /** Memory for the next attempt after an out-of-memory failure. */
+  nextMemBytes: z.number().optional(),
+  reason: z.string().optional(),
+});
+export type TaskState = z.infer<typeof taskStateSchema>;
+
+export const checkResultSchema = z.object({
+  check: z.string(),
+  passed: z.boolean(),
+  detail: z.string(),
+  otherwise: z.string().optional(),
+});
+export type CheckResult = z.infer<typeof checkResultSchema>;
+
+export const PHASE_STATUSES = ['waiting', 'smoke', 'gate', 'full', 'completed', 'failed', 'blocked'] as const;
+export type PhaseStatus = (typeof PHASE_STATUSES)[number];
+
+export const phaseStateSchema = z.object({
+  status: z.enum(PHASE_STATUSES),
+  reason: z.string().optional(),
+  gate: z.object({ passed: z.boolean(), at: z.string(), results: z.array(checkResultSchema) }).optional(),
+  preconditions: z.object({ at: z.string(), missing: z.array(z.string()) }).optional(),
+});
+export type PhaseState = z.infer<typeof phaseStateSchema>;
+
+export const STATE_VERSION = 1;
+
+export const campaignStateSchema = z.object({
+  version: z.literal(STATE_VERSION),
+  campaign: z.string(),
+  created: z.string(),
+  updated: z.string(),
+  phases: z.record(z.string(), phaseStateSchema),
+  tasks: z.record(z.string(), taskStateSchema),
+});
+export type CampaignState = z.infer<typeof campaignStateSchema>;
+
+export function emptyState(campaign: string, now: string): CampaignState {
+  return { version: STATE_VERSION, campaign, created: now, updated: now, phases: {}, tasks: {} };
+}
+
+export const ACTIVE: ReadonlySet<TaskStatus> = new Set(['submitted', 'running']);
+export const TERMINAL: ReadonlySet<TaskStatus> = new Set(['completed', 'failed', 'blocked', 'stuck']);

@@ -1,0 +1,138 @@
+/** Counts per phase for progress lines, and the markdown summary of a campaign. */
+import { formatDuration } from '../manifest/units.js';
+import type { Plan, PhasePlan } from '../plan/plan.js';
+import type { CampaignState, TaskState } from './state.js';
+
+export interface PhaseCounts {
+  phase: string;
+  status: string;
+  reason?: string;
+  stage: 'smoke' | 'full';
+  done: number;
+  running: number;
+  pending: number;
+  failed: number;
+  total: number;
+  retries: number;
+}
+
+export function phaseCounts(plan: Plan, state: CampaignState): PhaseCounts[] {
+  return plan.phases.map((p) => {
+    const ps = state.phases[p.name];
+    const stage = ps?.status === 'smoke' || ps?.status === 'gate' ? 'smoke' : 'full';
+    const specs = stage === 'smoke' ? p.smoke : p.tasks;
+    const c = { done: 0, running: 0, pending: 0, failed: 0, retries: 0 };
+    for (const t of specs) {
+      const s = state.tasks[t.id];
+      const status = s?.status ?? 'pending';
+      if (status === 'completed') c.done++;
+      else if (status === 'running' || status === 'submitted') c.running++;
+      else if (status === 'failed' || status === 'stuck') c.failed++;
+      else c.pending++;
+      c.retries += Math.max(0, (s?.attempts.length ?? 0) - 1);
+    }
+    return {
+      phase: p.name,
+      status: ps?.status ?? 'waiting',
+      ...(ps?.reason ? { reason: ps.reason } : {}),
+      stage,
+      ...c,
+      total: specs.length,
+    };
+  });
+}
+
+export function progressLine(c: PhaseCounts): string {
+  const reason = c.reason && (c.status === 'blocked' || c.status === 'failed' || c.status === 'waiting') ? ` (${c.reason})` : '';
+  return `${c.phase} [${c.status}${c.stage === 'smoke' ? ' stage' : ''}] ${c.done}/${c.total} done, ${c.running} running, ${c.pending} pending, ${c.failed} failed${reason}`;
+}
+
+/** True when every task of every phase completed. */
+export function allCompleted(plan: Plan, state: CampaignState): boolean {
+  return plan.phases.every((p) => state.phases[p.name]?.status === 'completed');
+}
+
+export interface SummaryInput {
+  plan: Plan;
+  state: CampaignState;
+  /** Log tails of tasks that did not complete, by task id. */
+  tails: ReadonlyMap<string, string>;
+}
+
+const escapeCell = (s: string): string => s.replace(/\|/g, '\\|').replace(/\n/g, ' ');
+
+function span(states: TaskState[]): { wall?: number; mean?: number } {
+  const starts: number[] = [];
+  const ends: number[] = [];
+  const durations: number[] = [];
+  for (const s of states) {
+    for (const a of s.attempts) {
+      starts.push(Date.parse(a.submittedAt));
+      if (a.endedAt) ends.push(Date.parse(a.endedAt));
+      if (a.endedAt && a.class === 'completed') durations.push(Date.parse(a.endedAt) - Date.parse(a.startedAt ?? a.submittedAt));
+    }
+  }
+  return {
+    ...(starts.length > 0 && ends.length > 0 ? { wall: (Math.max(...ends) - Math.min(...starts)) / 1000 } : {}),
+    ...(durations.length > 0 ? { mean: durations.reduce((a, b) => a + b, 0) / durations.length / 1000 } : {}),
+  };
+}
+
+export function renderSummary({ plan, state, tails }: SummaryInput): string {
+  const ok = allCompleted(plan, state);
+  const out: string[] = [
+    `# Campaign ${plan.campaign}`,
+    '',
+    ok ? '**Every task completed.**' : '**The campaign did not complete:** see the phases and tasks below.',
+    '',
+    '| phase | status | tasks | completed | failed | retries | wall time | mean task |',
+    '| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: |',
+  ];
+  for (const p of plan.phases) {
+    const states = p.tasks.map((t) => state.tasks[t.id]).filter((s): s is TaskState => s !== undefined);
+    const completed = states.filter((s) => s.status === 'completed').length;
+    const failed = states.filter((s) => s.status === 'failed' || s.status === 'stuck').length;
+    const retries = states.reduce((n, s) => n + Math.max(0, s.attempts.length - 1), 0);
+    const { wall, mean } = span(states);
+    const ps = state.phases[p.name];
+    const status = `${ps?.status ?? 'waiting'}${ps?.reason ? `: ${ps.reason}` : ''}`;
+    out.push(
+      `| ${p.name} | ${escapeCell(status)} | ${p.tasks.length} | ${completed} | ${failed} | ${retries} | ${wall === undefined ? '' : formatDuration(wall)} | ${mean === undefined ? '' : formatDuration(mean)} |`,
+    );
+  }
+  for (const p of plan.phases) out.push(...gateSection(p, state));
+  const unfinished = plan.phases.flatMap((p) => [...p.smoke, ...p.tasks]).filter((t) => {
+    const s = state.tasks[t.id]?.status;
+    return s === 'failed' || s === 'stuck';
+  });
+  if (unfinished.length > 0) {
+    out.push('', '## Tasks that did not complete', '');
+    for (const t of unfinished.slice(0, 50)) {
+      const s = state.tasks[t.id]!;
+      out.push(`### ${t.id}`, '', `${s.status}: ${s.reason ?? 'no reason recorded'} (${s.attempts.length} attempt${s.attempts.length === 1 ? '' : 's'})`, '');
+      const tail = tails.get(t.id);
+      if (tail) out.push('```', tail.trimEnd(), '```', '');
+    }
+    if (unfinished.length > 50) out.push(`… and ${unfinished.length - 50} more (see \`campaign status\`).`);
+  }
+  return out.join('\n') + '\n';
+}
+
+function gateSection(p: PhasePlan, state: CampaignState): string[] {
+  if (p.smoke.length === 0) return [];
+  const gate = state.phases[p.name]?.gate;
+  const out = ['', `## ${p.name}: smoke stage (${p.smoke.length} task${p.smoke.length === 1 ? '' : 's'})`, ''];
+  if (!gate) return [...out, 'The checklist has not been evaluated yet.'];
+  out.push(
+    gate.passed
+      ? 'The checklist passed: the pipeline works, and the full arrays were released. Smoke results are not findings.'
+      : 'The checklist failed: the full arrays were not released.',
+    '',
+    '| check | result | detail | if it fails |',
+    '| --- | --- | --- | --- |',
+  );
+  for (const r of gate.results) {
+    out.push(`| ${r.check} | ${r.passed ? 'pass' : '**FAIL**'} | ${escapeCell(r.detail)} | ${escapeCell(r.otherwise ?? '')} |`);
+  }
+  return out;
+}

@@ -1,0 +1,252 @@
+/**
+ * The controller's decisions, pure: events fold into the state (`applyEvents`), and the state
+ * with the plan yields the next actions (`step`). Nothing here waits: a phase that cannot go
+ * on says why (blocked, failed), so a campaign always comes to rest.
+ */
+import type { Retry } from '../manifest/schema.js';
+import { parseDuration } from '../manifest/units.js';
+import type { Plan, PhasePlan } from '../plan/plan.js';
+import type { Action, CampaignEvent, Submission } from './events.js';
+import { ACTIVE, TERMINAL, type CampaignState, type FailureClass, type PhaseState, type TaskState } from './state.js';
+
+export interface RetryRule {
+  attempts: number;
+  delaySeconds: number;
+  memFactor?: number;
+}
+export type RetryPolicy = (taskId: string, cls: FailureClass) => RetryRule;
+
+/** Retries per class when the manifest says nothing: a vanished task or a failed node is not the task's fault. */
+const DEFAULT_ATTEMPTS: Partial<Record<FailureClass, number>> = { lost: 2, node_fail: 2 };
+
+/** The retry rule for a class, phase settings over defaults over built-in defaults. */
+export function retryRule(phaseRetry: Retry | undefined, defaults: Retry | undefined, cls: FailureClass): RetryRule {
+  if (cls === 'gate' || cls === 'cancelled') return { attempts: 0, delaySeconds: 0 };
+  const key = cls === 'unverified' ? 'failed' : cls;
+  const rule = phaseRetry?.[key] ?? defaults?.[key];
+  const memFactor = key === 'out_of_memory' ? (rule as Retry['out_of_memory'])?.mem_factor : undefined;
+  return {
+    attempts: rule?.attempts ?? DEFAULT_ATTEMPTS[cls] ?? 0,
+    delaySeconds: rule?.delay === undefined ? 0 : parseDuration(rule.delay)!,
+    ...(memFactor === undefined ? {} : { memFactor }),
+  };
+}
+
+const addSeconds = (iso: string, s: number): string => new Date(Date.parse(iso) + s * 1000).toISOString();
+
+/** Folds observations into the state. The input state is not changed. */
+export function applyEvents(state: CampaignState, events: readonly CampaignEvent[], policy: RetryPolicy): CampaignState {
+  if (events.length === 0) return state;
+  const tasks = { ...state.tasks };
+  const phases = { ...state.phases };
+  let updated = state.updated;
+  for (const e of events) {
+    updated = e.at > updated ? e.at : updated;
+    if (e.type === 'gate' || e.type === 'preconditions') {
+      const prev: PhaseState = phases[e.phase] ?? { status: 'waiting' };
+      phases[e.phase] =
+        e.type === 'gate'
+          ? { ...prev, gate: { passed: e.results.every((r) => r.passed), at: e.at, results: e.results } }
+          : { ...prev, preconditions: { at: e.at, missing: e.missing } };
+      continue;
+    }
+    const prev = tasks[e.task];
+    if (!prev) continue;
+    tasks[e.task] = applyTaskEvent(prev, e, policy);
+  }
+  return { ...state, tasks, phases, updated };
+}
+
+function applyTaskEvent(t: TaskState, e: Exclude<CampaignEvent, { phase: string }>, policy: RetryPolicy): TaskState {
+  const attempts = [...t.attempts];
+  const i = attempts.findIndex((a) => a.n === e.attempt);
+  switch (e.type) {
+    case 'submitted': {
+      if (i >= 0) return t; // a replayed submission: the attempt is already recorded
+      attempts.push({
+        n: e.attempt,
+        submittedAt: e.at,
+        handle: e.handle,
+        ...(e.memBytes === undefined ? {} : { memBytes: e.memBytes }),
+        ...(e.log === undefined ? {} : { log: e.log }),
+      });
+      return { status: 'submitted', attempts };
+    }
+    case 'submit_failed':
+      attempts.push({ n: e.attempt, submittedAt: e.at, endedAt: e.at, class: 'failed', reason: e.reason });
+      return { status: 'failed', attempts, reason: `could not start: ${e.reason}` };
+    case 'started':
+      if (i < 0 || t.status !== 'submitted') return t;
+      attempts[i] = { ...attempts[i]!, startedAt: e.at };
+      return { ...t, status: 'running', attempts };
+    case 'finished': {
+      if (i < 0 || attempts[i]!.class !== undefined) return t; // unknown or already finished: finish once
+      const a = {
+        ...attempts[i]!,
+        endedAt: e.at,
+        class: e.class,
+        ...(e.exitCode === undefined ? {} : { exitCode: e.exitCode }),
+        ...(e.reason === undefined ? {} : { reason: e.reason }),
+      };
+      attempts[i] = a;
+      if (e.class === 'completed') return { status: 'completed', attempts };
+      const rule = policy(e.task, e.class);
+      const used = attempts.filter((x) => x.class === e.class).length - 1;
+      const why = `${e.class}${e.reason ? `: ${e.reason}` : ''}`;
+      if (used >= rule.attempts) {
+        return { status: 'failed', attempts, reason: rule.attempts > 0 ? `${why} (after ${rule.attempts} retries)` : why };
+      }
+      const mem = rule.memFactor && a.memBytes ? Math.ceil(a.memBytes * rule.memFactor) : undefined;
+      return {
+        status: 'retrying',
+        attempts,
+        reason: why,
+        notBefore: addSeconds(e.at, rule.delaySeconds),
+        ...(mem === undefined ? {} : { nextMemBytes: mem }),
+      };
+    }
+  }
+}
+
+export interface StepResult {
+  state: CampaignState;
+  actions: Action[];
+}
+
+/**
+ * Decides what to do next. `capacity` is how many more tasks may be started now (the
+ * executor's free slots); phases are visited in dependency order, smoke before full.
+ */
+export function step(state: CampaignState, plan: Plan, now: string, capacity: number): StepResult {
+  const tasks = { ...state.tasks };
+  const phases = { ...state.phases };
+  const actions: Action[] = [];
+  let room = capacity;
+  for (const p of plan.phases) for (const t of [...p.smoke, ...p.tasks]) tasks[t.id] ??= { status: 'pending', attempts: [] };
+
+  for (const phase of dependencyOrder(plan)) {
+    const prev: PhaseState = phases[phase.name] ?? { status: 'waiting' };
+    const next = decidePhase(phase, prev, phases, tasks);
+    if (next.submitFrom) {
+      const submissions = dueSubmissions(next.submitFrom, tasks, now, room);
+      room -= submissions.length;
+      if (submissions.length > 0) actions.push({ type: 'submit', submissions });
+    }
+    if (next.action) actions.push(next.action);
+    if (next.block) {
+      for (const t of [...phase.smoke, ...phase.tasks]) {
+        const ts = tasks[t.id]!;
+        if (!TERMINAL.has(ts.status) && !ACTIVE.has(ts.status)) tasks[t.id] = { ...ts, status: 'blocked', reason: next.state.reason };
+      }
+    }
+    phases[phase.name] = next.state;
+  }
+  return { state: { ...state, tasks, phases, updated: now > state.updated ? now : state.updated }, actions };
+}
+
+interface PhaseDecision {
+  state: PhaseState;
+  /** The stage whose due tasks should be submitted. */
+  submitFrom?: { phase: PhasePlan; stage: 'smoke' | 'full' };
+  action?: Action;
+  block?: boolean;
+}
+
+function decidePhase(
+  phase: PhasePlan,
+  prev: PhaseState,
+  phases: Record<string, PhaseState>,
+  tasks: Record<string, TaskState>,
+): PhaseDecision {
+  const keep = { ...(prev.gate ? { gate: prev.gate } : {}), ...(prev.preconditions ? { preconditions: prev.preconditions } : {}) };
+  const at = (status: PhaseState['status'], reason?: string): PhaseState => ({ ...keep, status, ...(reason ? { reason } : {}) });
+  if (prev.status === 'completed' || prev.status === 'failed' || prev.status === 'blocked') return { state: prev, block: prev.status !== 'completed' };
+
+  for (const dep of phase.dependsOn) {
+    const d = phases[dep];
+    if (d?.status === 'failed' || d?.status === 'blocked') {
+      return { state: at('blocked', `dependency ${dep} ${d.status}${d.reason ? `: ${d.reason}` : ''}`), block: true };
+    }
+  }
+  const waitingOn = phase.dependsOn.filter((dep) => phases[dep]?.status !== 'completed');
+  if (waitingOn.length > 0) return { state: at('waiting', `waiting for ${waitingOn.join(', ')}`) };
+
+  if (phase.preconditions.length > 0 && !prev.preconditions) {
+    return { state: at('waiting', 'checking preconditions'), action: { type: 'check_preconditions', phase: phase.name } };
+  }
+  if (prev.preconditions && prev.preconditions.missing.length > 0) {
+    const shown = prev.preconditions.missing.slice(0, 3).join(', ');
+    const more = prev.preconditions.missing.length > 3 ? ` and ${prev.preconditions.missing.length - 3} more` : '';
+    return { state: at('blocked', `precondition missing: ${shown}${more}`), block: true };
+  }
+
+  if (phase.smoke.length > 0 && !prev.gate?.passed) {
+    if (!phase.smoke.every((t) => TERMINAL.has(tasks[t.id]!.status))) {
+      return { state: at('smoke'), submitFrom: { phase, stage: 'smoke' } };
+    }
+    if (!prev.gate) return { state: at('gate'), action: { type: 'evaluate_gate', phase: phase.name } };
+    const failed = prev.gate.results.filter((r) => !r.passed);
+    const why = failed.map((r) => `${r.check}: ${r.detail}${r.otherwise ? ` → ${r.otherwise}` : ''}`).join('; ');
+    return { state: at('blocked', `smoke checklist failed: ${why}`), block: true };
+  }
+
+  const states = phase.tasks.map((t) => tasks[t.id]!);
+  if (!states.every((s) => TERMINAL.has(s.status))) return { state: at('full'), submitFrom: { phase, stage: 'full' } };
+  const bad = states.filter((s) => s.status !== 'completed');
+  if (bad.length === 0) return { state: at('completed') };
+  return { state: at('failed', `${bad.length} of ${states.length} tasks did not complete`) };
+}
+
+function dueSubmissions(
+  from: { phase: PhasePlan; stage: 'smoke' | 'full' },
+  tasks: Record<string, TaskState>,
+  now: string,
+  room: number,
+): Submission[] {
+  const out: Submission[] = [];
+  const specs = new Map((from.stage === 'smoke' ? from.phase.smoke : from.phase.tasks).map((t) => [t.id, t]));
+  for (const array of from.phase.arrays) {
+    if (array.stage !== from.stage) continue;
+    for (let index = 0; index < array.tasks.length; index++) {
+      if (out.length >= room) return out;
+      const id = array.tasks[index]!;
+      const t = tasks[id]!;
+      const due = t.status === 'pending' || (t.status === 'retrying' && (t.notBefore === undefined || t.notBefore <= now));
+      if (!due) continue;
+      const last = t.attempts[t.attempts.length - 1];
+      const mem = t.nextMemBytes ?? last?.memBytes ?? array.resources.memBytes;
+      out.push({
+        task: specs.get(id)!,
+        attempt: (last?.n ?? 0) + 1,
+        array,
+        index,
+        ...(mem === undefined ? {} : { memBytes: mem }),
+      });
+    }
+  }
+  return out;
+}
+
+/** Phases with their dependencies first (the plan's order where there is a choice). */
+export function dependencyOrder(plan: Plan): PhasePlan[] {
+  const byName = new Map(plan.phases.map((p) => [p.name, p]));
+  const done = new Set<string>();
+  const order: PhasePlan[] = [];
+  const visit = (p: PhasePlan, path: Set<string>): void => {
+    if (done.has(p.name) || path.has(p.name)) return;
+    path.add(p.name);
+    for (const d of p.dependsOn) {
+      const dep = byName.get(d);
+      if (dep) visit(dep, path);
+    }
+    done.add(p.name);
+    order.push(p);
+  };
+  for (const p of plan.phases) visit(p, new Set());
+  return order;
+}
+
+/** True when nothing more will happen without an outside change: no task active, nothing to do. */
+export function atRest(state: CampaignState, actions: readonly Action[]): boolean {
+  return actions.length === 0 && !Object.values(state.tasks).some((t) => ACTIVE.has(t.status) || t.status === 'retrying');
+}

@@ -1,0 +1,120 @@
+/**
+ * The bash body every executor runs for one task: echo the mapping, run the gates (DESIGN
+ * rule 3) before the setup and the command, and write each gate's outcome to the log as a
+ * `[campaign] gate NAME: ok|FAIL reason` line the observer classifies. Manifest values arrive
+ * as environment variables (see manifest/template.ts), never spliced into the script.
+ */
+import { pathValues, type TaskSpec } from '../manifest/expand.js';
+import type { Manifest, Phase } from '../manifest/schema.js';
+import { substitute, toShell } from '../manifest/template.js';
+import { shellQuote } from './shell.js';
+
+/** Exit status of a task stopped by a gate; with the log line, it classifies as `gate`. */
+export const GATE_EXIT = 97;
+export const GATE_LINE = /^\[campaign\] gate (\S+): FAIL(.*)$/m;
+
+export interface TaskScriptInput {
+  campaign: string;
+  /** Array index, echoed as `[campaign] task N -> id`. */
+  index: number;
+  setup: readonly string[];
+  command: string;
+  imports?: readonly string[];
+  capability?: string;
+  /** Paths (relative to the workdir) that must exist before the command runs. */
+  inputs: readonly string[];
+  /** Claim the output path for this task alone. */
+  output?: string;
+  /** Check that exactly this many devices are visible (executors that allocate GPUs). */
+  gpus?: number;
+}
+
+export function renderTaskScript(input: TaskScriptInput): string {
+  const lines = [
+    '#!/usr/bin/env bash',
+    `# campaign ${input.campaign}: one task. Generated; edits are overwritten.`,
+    'set -u',
+    'campaign_step=start',
+    "campaign_fail() { printf '[campaign] gate %s: FAIL %s\\n' \"$1\" \"$2\"; campaign_step=done; exit " + GATE_EXIT + '; }',
+    'campaign_ok() { printf \'[campaign] gate %s: ok\\n\' "$1"; }',
+    'campaign_on_exit() {',
+    '  local rc=$?',
+    '  if [ "$campaign_step" = setup ]; then',
+    "    printf '[campaign] gate setup: FAIL a setup line exited %s\\n' \"$rc\"",
+    `    exit ${GATE_EXIT}`,
+    '  fi',
+    '}',
+    'trap campaign_on_exit EXIT',
+    `printf '[campaign] task %s -> %s\\n' ${input.index} "$CAMPAIGN_TASK"`,
+    'cd -- "$CAMPAIGN_WORKDIR" || campaign_fail workdir "cannot enter $CAMPAIGN_WORKDIR"',
+  ];
+  if (input.gpus !== undefined && input.gpus > 0) {
+    lines.push(
+      'campaign_devices=0',
+      'if [ -n "${CUDA_VISIBLE_DEVICES:-}" ]; then',
+      "  IFS=',' read -r -a campaign_list <<< \"$CUDA_VISIBLE_DEVICES\"",
+      '  campaign_devices=${#campaign_list[@]}',
+      'fi',
+      `[ "$campaign_devices" -eq ${input.gpus} ] || campaign_fail devices "asked for ${input.gpus} GPUs, got $campaign_devices (CUDA_VISIBLE_DEVICES=\${CUDA_VISIBLE_DEVICES:-})"`,
+      'campaign_ok devices',
+    );
+  }
+  lines.push('set +u', 'campaign_step=setup', 'set -e');
+  for (const s of input.setup) lines.push(toShell(s));
+  lines.push('set +e', 'campaign_step=gates');
+  if (input.imports && input.imports.length > 0) {
+    const stmt = shellQuote(`import ${input.imports.join(', ')}`);
+    lines.push(
+      'campaign_python=$(command -v python || command -v python3) || campaign_fail imports "no python on PATH"',
+      `campaign_err=$("$campaign_python" -c ${stmt} 2>&1) || campaign_fail imports "$(printf '%s' "$campaign_err" | tail -n 1)"`,
+      'campaign_ok imports',
+    );
+  }
+  if (input.capability !== undefined) {
+    lines.push(
+      `( ${toShell(input.capability)}`,
+      ') || campaign_fail capability "the capability check exited $?"',
+      'campaign_ok capability',
+    );
+  }
+  for (const path of input.inputs) {
+    lines.push(`[ -e ${shellQuote(path)} ] || campaign_fail inputs ${shellQuote(`missing ${path}`)}`);
+  }
+  if (input.inputs.length > 0) lines.push('campaign_ok inputs');
+  if (input.output !== undefined) {
+    const claim = `.campaign/claims/${input.output}`;
+    lines.push(
+      `mkdir -p -- "$(dirname -- ${shellQuote(input.output)})" "$(dirname -- ${shellQuote(claim)})" || campaign_fail output "cannot create the output directory"`,
+      `if ! (set -o noclobber; printf '%s\\n' "$CAMPAIGN_TASK" > ${shellQuote(claim)}) 2>/dev/null; then`,
+      `  campaign_owner=$(head -n 1 ${shellQuote(claim)} 2>/dev/null)`,
+      `  [ "$campaign_owner" = "$CAMPAIGN_TASK" ] || campaign_fail output ${shellQuote(`${input.output} belongs to task `)}"$campaign_owner"`,
+      'fi',
+      'campaign_ok output',
+    );
+  }
+  lines.push('campaign_step=command', toShell(input.command), 'campaign_rc=$?', 'campaign_step=done', 'exit "$campaign_rc"', '');
+  return lines.join('\n');
+}
+
+/** The command a phase runs at a stage: smoke `args` are appended to it. */
+export function stageCommand(phase: Phase, stage: 'smoke' | 'full'): string {
+  const args = stage === 'smoke' ? phase.smoke?.overrides?.args : undefined;
+  return args ? `${phase.command.trimEnd()} ${args}` : phase.command;
+}
+
+/** The script input for one task of a manifest. */
+export function scriptInputFor(manifest: Manifest, task: TaskSpec, index: number, gpus?: number): TaskScriptInput {
+  const phase = manifest.phases.find((p) => p.name === task.phase)!;
+  const values = pathValues(manifest, phase, task.values, task.tag);
+  return {
+    campaign: manifest.campaign,
+    index,
+    setup: [manifest.setup, phase.setup].filter((s): s is string => s !== undefined),
+    command: stageCommand(phase, task.stage),
+    ...(manifest.gates?.imports ? { imports: manifest.gates.imports } : {}),
+    ...(manifest.gates?.capability ? { capability: manifest.gates.capability } : {}),
+    inputs: (phase.preconditions ?? []).map((p) => substitute(p.exists, values)),
+    ...(task.output === undefined ? {} : { output: task.output }),
+    ...(gpus === undefined ? {} : { gpus }),
+  };
+}

@@ -1,0 +1,320 @@
+/** Each warning rule fires on a small manifest and stays quiet once the manifest is fixed. */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { formatFinding, lintText, type LintResult } from '../../src/lint/lint.js';
+import { RULES } from '../../src/lint/rules/index.js';
+
+/** A manifest every rule is happy with; the cases below edit it. */
+const BASE = `campaign: demo
+cluster:
+  executor: slurm
+  name: cluster-a
+  partitions:
+    - { name: short, max_time: 3h }
+    - { name: long, max_time: 24h }
+workdir: runs
+gates:
+  capability: python -c "import demo"
+phases:
+  - name: train
+    grid:
+      N: [384, 512]
+      seed: [1, 2]
+    strata: [N]
+    command: python train.py --n ${'${N}'} --seed ${'${seed}'} --epochs ${'${units}'} --out ${'${output}'}
+    output: results/${'${tag}'}.jsonl
+    flush: per_epoch
+    resources: { gpus: 1, cpus: 4, mem: 16G }
+    cost:
+      unit: epoch
+      units: 10
+      per_unit: { N=384: 60s, N=512: 90s }
+      measured_on: cluster-a
+    smoke:
+      tasks: 2
+      overrides: { units: 1 }
+      trigger:
+        - check: all_completed
+        - check: distinct_outputs
+`;
+
+/** BASE with `from` replaced by `to` (which must be there, so a case cannot silently test BASE). */
+function edit(text: string, ...pairs: [string, string][]): string {
+  let out = text;
+  for (const [from, to] of pairs) {
+    expect(out, `case edits text that is not there: ${from}`).toContain(from);
+    out = out.replace(from, to);
+  }
+  return out;
+}
+
+const lint = (text: string): LintResult => lintText('test.yml', text);
+const lineOf = (text: string, needle: string): number => {
+  const i = text.split('\n').findIndex((l) => l.includes(needle));
+  expect(i, `no line contains ${needle}`).toBeGreaterThanOrEqual(0);
+  return i + 1;
+};
+const of = (r: LintResult, rule: string) => r.findings.filter((f) => f.rule === rule);
+
+interface Case {
+  name: string;
+  bad: string;
+  /** A text on the line the finding must be at. */
+  at: string;
+  good: string;
+}
+
+const CASES: Record<string, Case[]> = {
+  'walltime-not-measured': [
+    {
+      name: 'a fixed walltime without cost',
+      bad: edit(BASE, ['    strata: [N]\n', ''], ['    cost:\n      unit: epoch\n      units: 10\n      per_unit: { N=384: 60s, N=512: 90s }\n      measured_on: cluster-a\n', '    walltime: 2h\n']),
+      at: 'walltime: 2h',
+      good: BASE,
+    },
+    {
+      name: 'neither cost nor walltime (the default hour)',
+      bad: edit(BASE, ['    cost:\n      unit: epoch\n      units: 10\n      per_unit: { N=384: 60s, N=512: 90s }\n      measured_on: cluster-a\n', '']),
+      at: '- name: train',
+      good: BASE,
+    },
+    {
+      name: 'a cost without measured_on',
+      bad: edit(BASE, ['      measured_on: cluster-a\n', '']),
+      at: '    cost:',
+      good: BASE,
+    },
+    {
+      name: 'a walltime overriding the cost model',
+      bad: edit(BASE, ['    cost:\n', '    walltime: 1h\n    cost:\n']),
+      at: 'walltime: 1h',
+      good: BASE,
+    },
+  ],
+  'rate-elsewhere': [
+    {
+      name: 'measured on another cluster',
+      bad: edit(BASE, ['measured_on: cluster-a', 'measured_on: cluster-b']),
+      at: 'measured_on: cluster-b',
+      good: BASE,
+    },
+    {
+      name: 'a cluster with no name',
+      bad: edit(BASE, ['  name: cluster-a\n', '']),
+      at: 'measured_on: cluster-a',
+      good: BASE,
+    },
+    {
+      name: 'measured at another configuration',
+      bad: edit(BASE, ['    flush: per_epoch\n', '    flush: per_epoch\n    config: bf16 4 GPUs\n'], ['      measured_on: cluster-a\n', '      measured_on: cluster-a\n      config: fp32 1 GPU\n']),
+      at: 'config: fp32 1 GPU',
+      good: edit(BASE, ['    flush: per_epoch\n', '    flush: per_epoch\n    config: bf16 4 GPUs\n'], ['      measured_on: cluster-a\n', '      measured_on: cluster-a\n      config: bf16 4 GPUs\n']),
+    },
+  ],
+  'one-walltime-for-strata': [
+    {
+      name: 'one walltime for rates that differ by stratum',
+      bad: edit(BASE, ['    strata: [N]\n', ''], ['    cost:\n', '    walltime: 3h\n    cost:\n']),
+      at: 'walltime: 3h',
+      good: BASE,
+    },
+    {
+      name: 'one walltime for declared strata',
+      bad: edit(BASE, ['    cost:\n      unit: epoch\n      units: 10\n      per_unit: { N=384: 60s, N=512: 90s }\n      measured_on: cluster-a\n', '    walltime: 3h\n']),
+      at: 'walltime: 3h',
+      good: edit(BASE, ['    strata: [N]\n', ''], ['    cost:\n      unit: epoch\n      units: 10\n      per_unit: { N=384: 60s, N=512: 90s }\n      measured_on: cluster-a\n', '    walltime: 3h\n']),
+    },
+  ],
+  'mixed-resource-class': [
+    {
+      name: 'a stratum split by a resource that varies along another axis',
+      bad: edit(BASE, ['resources: { gpus: 1, cpus: 4, mem: 16G }', 'resources: { gpus: 1, cpus: { seed=1: 4, seed=2: 8 }, mem: 16G }']),
+      at: 'resources:',
+      good: edit(BASE, ['resources: { gpus: 1, cpus: 4, mem: 16G }', 'resources: { gpus: 1, cpus: { seed=1: 4, seed=2: 8 }, mem: 16G }'], ['strata: [N]', 'strata: [N, seed]']),
+    },
+    {
+      name: 'CPU-only and GPU tasks in one phase',
+      bad: edit(BASE, ['resources: { gpus: 1, cpus: 4, mem: 16G }', 'resources: { gpus: { N=512: 1 }, cpus: 4, mem: 16G }']),
+      at: 'resources:',
+      good: edit(BASE, ['resources: { gpus: 1, cpus: 4, mem: 16G }', 'resources: { gpus: { N=384: 1, N=512: 1 }, cpus: 4, mem: 16G }']),
+    },
+  ],
+  'no-smoke-trigger': [
+    {
+      name: 'no smoke stage',
+      bad: BASE.slice(0, BASE.indexOf('    smoke:\n')),
+      at: '- name: train',
+      good: BASE,
+    },
+    {
+      name: 'a smoke stage without trigger',
+      bad: edit(BASE, ['      trigger:\n        - check: all_completed\n        - check: distinct_outputs\n', '']),
+      at: '    smoke:',
+      good: BASE,
+    },
+  ],
+  'smoke-one-task-collision': [
+    {
+      name: 'one smoke task with distinct_outputs',
+      bad: edit(BASE, ['      tasks: 2\n', '      tasks: 1\n']),
+      at: 'tasks: 1',
+      good: BASE,
+    },
+    {
+      name: 'smoke cells that select one cell',
+      bad: edit(BASE, ['      tasks: 2\n', '      tasks: { N: 384, seed: [1] }\n']),
+      at: 'tasks: { N: 384',
+      good: edit(BASE, ['      tasks: 2\n', '      tasks: { N: 384 }\n']),
+    },
+  ],
+  'smoke-units-unused': [
+    {
+      name: 'units override the command never sees',
+      bad: edit(BASE, [' --epochs ${units}', '']),
+      at: 'overrides: { units: 1 }',
+      good: BASE,
+    },
+  ],
+  'shell-antipattern': [
+    {
+      name: 'eval "$(...)" in the command',
+      bad: edit(BASE, ['    command: python', '    command: eval "$(conda shell.bash hook)" && python']),
+      at: 'eval "$(conda',
+      good: BASE,
+    },
+    {
+      name: 'eval `...` in the setup',
+      bad: edit(BASE, ['workdir: runs\n', 'workdir: runs\nsetup: eval `ssh-agent -s`\n']),
+      at: 'eval `ssh-agent',
+      good: BASE,
+    },
+    {
+      name: 'pgrep -f in the capability gate',
+      bad: edit(BASE, ['capability: python -c "import demo"', 'capability: pgrep -f "vllm serve"']),
+      at: 'pgrep -f',
+      good: BASE,
+    },
+    {
+      name: 'ps | grep in a command check of the trigger',
+      bad: edit(BASE, ['        - check: distinct_outputs\n', '        - check: distinct_outputs\n        - check: command\n          run: test -z "$(ps aux | grep train.py)"\n']),
+      at: 'ps aux | grep',
+      good: edit(BASE, ['        - check: distinct_outputs\n', '        - check: distinct_outputs\n        - check: command\n          run: test ! -e train.pid\n']),
+    },
+    {
+      name: 'pkill -f in a multi-line phase setup',
+      bad: edit(BASE, ['    flush: per_epoch\n', '    flush: per_epoch\n    setup: |\n      module load cuda\n      pkill -f old_server || true\n']),
+      at: 'pkill -f old_server',
+      good: edit(BASE, ['    flush: per_epoch\n', '    flush: per_epoch\n    setup: |\n      module load cuda\n      kill "$(cat server.pid)" || true\n']),
+    },
+  ],
+  'flush-not-finer': [
+    {
+      name: 'flush at the end',
+      bad: edit(BASE, ['flush: per_epoch', 'flush: at_end']),
+      at: 'flush: at_end',
+      good: BASE,
+    },
+    {
+      name: 'a task of one unit flushed per unit',
+      bad: edit(BASE, ['      units: 10\n', '      units: 1\n']),
+      at: 'flush: per_epoch',
+      good: BASE,
+    },
+    {
+      name: 'a flush unit that is not the cost unit',
+      bad: edit(BASE, ['flush: per_epoch', 'flush: per_step']),
+      at: 'flush: per_step',
+      good: BASE,
+    },
+  ],
+};
+
+describe('the clean manifest', () => {
+  it('has no finding at all', () => {
+    expect(lint(BASE).findings.map(formatFinding)).toEqual([]);
+  });
+});
+
+describe('every warning rule has cases', () => {
+  it.each(RULES.filter((r) => r.severity === 'warning').map((r) => r.id))('%s', (id) => {
+    expect(CASES[id]?.length ?? 0).toBeGreaterThan(0);
+  });
+});
+
+describe.each(Object.entries(CASES))('%s', (rule, cases) => {
+  it.each(cases)('fires on $name and not once fixed', ({ bad, at, good }) => {
+    const found = of(lint(bad), rule);
+    if (process.env.SHOW_FINDINGS) console.log(found.map(formatFinding).join('\n'));
+    expect(found.length, `no ${rule} finding in:\n${bad}`).toBeGreaterThan(0);
+    expect(found.map((f) => f.position.line)).toContain(lineOf(bad, at));
+    for (const f of found) {
+      expect(f.severity).toBe('warning');
+      expect(f.fix).toBeTruthy();
+      expect(formatFinding(f)).toMatch(new RegExp(`^test\\.yml:\\d+:\\d+: warning ${rule}: `));
+    }
+    expect(of(lint(good), rule).map(formatFinding)).toEqual([]);
+  });
+});
+
+describe('positions and messages', () => {
+  it('points a shell antipattern at the match itself', () => {
+    const text = edit(BASE, ['    command: python', '    command: eval "$(conda shell.bash hook)" && python']);
+    const [f] = of(lint(text), 'shell-antipattern');
+    const line = lineOf(text, 'eval "$(');
+    expect(f!.position).toMatchObject({ line, column: text.split('\n')[line - 1]!.indexOf('eval') + 1 });
+  });
+
+  it('names a longer cycle in order, at the first phase of it', () => {
+    const text = `campaign: c
+cluster: { executor: local }
+workdir: w
+phases:
+  - name: a
+    depends_on: [c]
+    command: run a
+  - name: b
+    depends_on: [a]
+    command: run b
+  - name: c
+    depends_on: b
+    command: run c
+`;
+    const found = of(lint(text), 'dependency-cycle');
+    expect(found).toHaveLength(1);
+    expect(found[0]!.message).toContain('a -> c -> b -> a');
+    expect(found[0]!.position.line).toBe(6);
+  });
+
+  it('refuses a huge grid without expanding it', () => {
+    const axis = (n: string): string => `      ${n}: [${Array.from({ length: 1000 }, (_, i) => i).join(', ')}]\n`;
+    const text = edit(BASE, ['      N: [384, 512]\n      seed: [1, 2]\n', `      N: [384, 512]\n      seed: [1, 2]\n${axis('a')}${axis('b')}${axis('c')}`]);
+    const started = Date.now();
+    const found = of(lint(text), 'grid-too-large');
+    expect(Date.now() - started).toBeLessThan(2000);
+    expect(found).toHaveLength(1);
+    expect(found[0]!.message).toContain('4,000,000,000');
+  });
+
+  it('gives the arithmetic of a budget above the cap', () => {
+    const text = edit(BASE, ['      units: 10\n', '      units: 2000\n']);
+    const found = of(lint(text), 'walltime-budget');
+    expect(found.length).toBeGreaterThan(0);
+    expect(found[0]!.message).toMatch(/above the largest partition cap .* × /);
+  });
+});
+
+describe('the examples', () => {
+  const read = (f: string): string => readFileSync(join(import.meta.dirname, '..', '..', 'examples', f), 'utf8');
+
+  it('distill.yml lints clean', () => {
+    expect(lintText('examples/distill.yml', read('distill.yml')).findings.map(formatFinding)).toEqual([]);
+  });
+
+  it('gpu-box.yml has no error, only the unmeasured walltime', () => {
+    const { findings, context } = lintText('examples/gpu-box.yml', read('gpu-box.yml'));
+    expect(findings.filter((f) => f.severity === 'error').map(formatFinding)).toEqual([]);
+    expect(findings.map((f) => f.rule)).toEqual(['walltime-not-measured']);
+    expect(context).toBeDefined();
+  });
+});
