@@ -24,11 +24,7 @@ export class UserError extends Error {
   readonly problems: Problem[];
   constructor(problems: Problem[] | Problem | string) {
     const list =
-      typeof problems === 'string'
-        ? [{ message: problems }]
-        : Array.isArray(problems)
-          ? problems
-          : [problems];
+      typeof problems === 'string' ? [{ message: problems }] : Array.isArray(problems) ? problems : [problems];
     super(list.map(formatProblem).join('\n'));
     this.name = 'UserError';
     this.problems = list;

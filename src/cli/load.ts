@@ -21,7 +21,10 @@ export async function readManifest(file: string): Promise<string> {
   try {
     return await readFile(file, 'utf8');
   } catch (e) {
-    throw new UserError({ message: `cannot read ${file}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`, fix: 'give the path of a campaign manifest (.yml)' });
+    throw new UserError({
+      message: `cannot read ${file}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`,
+      fix: 'give the path of a campaign manifest (.yml)',
+    });
   }
 }
 
@@ -30,7 +33,11 @@ export async function loadCampaign(file: string, stateDir?: string): Promise<Cam
   const errors = result.findings.filter((f) => f.severity === 'error');
   if (errors.length > 0 || !result.context) {
     throw new UserError(
-      errors.map((f) => ({ message: `${f.rule}: ${f.message}`, position: f.position, ...(f.fix ? { fix: f.fix } : {}) })),
+      errors.map((f) => ({
+        message: `${f.rule}: ${f.message}`,
+        position: f.position,
+        ...(f.fix ? { fix: f.fix } : {}),
+      })),
     );
   }
   const manifest = result.context.manifest;

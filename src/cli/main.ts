@@ -65,7 +65,9 @@ export async function main(argv: string[]): Promise<number> {
       process.stderr.write(`campaign: ${e.message}\n`);
       return EXIT.user;
     }
-    process.stderr.write(`campaign: internal error (a bug; please report it with this trace):\n${(e as Error).stack ?? String(e)}\n`);
+    process.stderr.write(
+      `campaign: internal error (a bug; please report it with this trace):\n${(e as Error).stack ?? String(e)}\n`,
+    );
     return EXIT.bug;
   }
 }
@@ -81,7 +83,8 @@ function args(argv: string[], options: Record<string, { type: 'string' | 'boolea
   } catch (e) {
     throw new UserError({ message: (e as Error).message, fix: 'run `campaign help`' });
   }
-  if (parsed.positionals.length < minFiles) throw new UserError({ message: 'no manifest given', fix: 'campaign <command> campaigns/NAME.yml' });
+  if (parsed.positionals.length < minFiles)
+    throw new UserError({ message: 'no manifest given', fix: 'campaign <command> campaigns/NAME.yml' });
   return { values: parsed.values as Record<string, string | boolean | undefined>, files: parsed.positionals };
 }
 
@@ -129,7 +132,8 @@ function executorFor(c: Campaign): Executor {
 async function run(argv: string[]): Promise<number> {
   const { values, files } = args(argv, { 'state-dir': { type: 'string' }, poll: { type: 'string' } });
   const maxPoll = values.poll === undefined ? 2 : Number(values.poll);
-  if (!(maxPoll > 0)) throw new UserError({ message: `--poll ${String(values.poll)} is not a positive number of seconds` });
+  if (!(maxPoll > 0))
+    throw new UserError({ message: `--poll ${String(values.poll)} is not a positive number of seconds` });
   const c = await loadCampaign(files[0]!, values['state-dir'] as string | undefined);
   printWarnings(c);
   const executor = executorFor(c);
@@ -170,7 +174,12 @@ async function run(argv: string[]): Promise<number> {
 
 async function storedState(c: Campaign): Promise<CampaignState> {
   const executor = executorForRead(c);
-  const controller = new CampaignController({ manifest: c.manifest, plan: c.plan, executor, store: new FileStateStore(c.stateDir) });
+  const controller = new CampaignController({
+    manifest: c.manifest,
+    plan: c.plan,
+    executor,
+    store: new FileStateStore(c.stateDir),
+  });
   return controller.load();
 }
 

@@ -27,7 +27,11 @@ export function renderPlanText(plan: Plan): string {
       `${a.resources.gpus}g ${a.resources.cpus}c ${a.resources.memBytes === undefined ? '-' : formatSlurmMem(a.resources.memBytes)}`,
       a.budget.arithmetic,
     ]);
-    out.push(...table(['stage', 'stratum', 'tasks', 'time', 'partition', 'resources', 'walltime arithmetic'], rows).map((l) => `  ${l}`));
+    out.push(
+      ...table(['stage', 'stratum', 'tasks', 'time', 'partition', 'resources', 'walltime arithmetic'], rows).map(
+        (l) => `  ${l}`,
+      ),
+    );
   }
   out.push('', `budgeted GPU-hours in all: ${total.toFixed(1)} (walltime × GPUs: an upper bound)`);
   return out.join('\n') + '\n';
@@ -35,7 +39,8 @@ export function renderPlanText(plan: Plan): string {
 
 export function table(head: string[], rows: string[][]): string[] {
   const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
-  const line = (cells: string[]): string => cells.map((c, i) => (i === cells.length - 1 ? c : c.padEnd(widths[i]!))).join('  ');
+  const line = (cells: string[]): string =>
+    cells.map((c, i) => (i === cells.length - 1 ? c : c.padEnd(widths[i]!))).join('  ');
   return [line(head), ...rows.map(line)];
 }
 
@@ -46,7 +51,11 @@ export function renderPlanJson(plan: Plan): string {
       ...plan,
       phases: plan.phases.map((p) => ({
         ...p,
-        arrays: p.arrays.map((a) => ({ ...a, time: formatSlurmTime(a.budget.seconds), human: formatDuration(a.budget.seconds) })),
+        arrays: p.arrays.map((a) => ({
+          ...a,
+          time: formatSlurmTime(a.budget.seconds),
+          human: formatDuration(a.budget.seconds),
+        })),
       })),
     },
     null,

@@ -5,9 +5,9 @@
  * attempts it already launched instead of launching them again.
  */
 import { UserError } from '../errors.js';
-import { pathValues, type TaskSpec } from '../manifest/expand.js';
+import { renderPath, type TaskSpec } from '../manifest/expand.js';
 import type { Manifest } from '../manifest/schema.js';
-import { substitute, toShell } from '../manifest/template.js';
+import { toShell } from '../manifest/template.js';
 import type { ArrayPlan, Plan } from '../plan/plan.js';
 import { evaluateChecklist, type SmokeFacts } from '../queue/checklist.js';
 import type { Action, CampaignEvent } from '../queue/events.js';
@@ -40,7 +40,8 @@ export class CampaignController {
     this.policy = retryPolicy(c.manifest);
     for (const phase of c.plan.phases) {
       const specs = new Map([...phase.smoke, ...phase.tasks].map((t) => [t.id, t]));
-      for (const array of phase.arrays) for (const id of array.tasks) this.located.set(id, { spec: specs.get(id)!, array });
+      for (const array of phase.arrays)
+        for (const id of array.tasks) this.located.set(id, { spec: specs.get(id)!, array });
     }
   }
 
@@ -103,7 +104,8 @@ export class CampaignController {
         const manifestPhase = this.c.manifest.phases.find((m) => m.name === p.name)!;
         const paths = new Set<string>();
         for (const t of p.tasks) {
-          for (const tpl of p.preconditions) paths.add(substitute(tpl, pathValues(this.c.manifest, manifestPhase, t.values, t.tag)));
+          for (const tpl of p.preconditions)
+            paths.add(renderPath(this.c.manifest, manifestPhase, tpl, t.values, t.tag));
         }
         return [{ type: 'preconditions', phase: p.name, at: at(), missing: await this.c.executor.missing([...paths]) }];
       }

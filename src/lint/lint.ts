@@ -18,15 +18,13 @@ export function lintText(file: string, text: string, rules: readonly Rule[] = RU
     loaded = parseManifest(file, text);
   } catch (e) {
     if (!(e instanceof UserError)) throw e;
-    const findings = e.problems.map(
-      (p): Finding => ({
-        rule: 'schema',
-        severity: 'error',
-        message: p.message,
-        position: p.position ?? { file, line: 1, column: 1 },
-        ...(p.fix ? { fix: p.fix } : {}),
-      }),
-    );
+    const findings = e.problems.map((p): Finding => ({
+      rule: 'schema',
+      severity: 'error',
+      message: p.message,
+      position: p.position ?? { file, line: 1, column: 1 },
+      ...(p.fix ? { fix: p.fix } : {}),
+    }));
     return { findings: sortFindings(findings) };
   }
   let tasks: Map<string, TaskSpec[]> | undefined;

@@ -2,7 +2,7 @@
 import { posix } from 'node:path';
 import { axesOf, cellAt, cellCount, matchesSelector, selectorOf, tagOf, type Cell } from './grid.js';
 import type { Manifest, Phase, Scalar } from './schema.js';
-import { substitute } from './template.js';
+import { compileTemplate } from './template.js';
 
 export type Stage = 'smoke' | 'full';
 
@@ -44,9 +44,19 @@ export function strataAxes(phase: Phase): string[] {
   return [...axes];
 }
 
-/** Values a path template may use for one cell. */
-export function pathValues(manifest: Manifest, phase: Phase, cell: Cell, tag: string): Record<string, string | number | boolean> {
-  return { ...cell, tag, phase: phase.name, campaign: manifest.campaign };
+/** Values a path template (output, precondition) may use for one cell. */
+export function pathValues(manifest: Manifest, phase: Phase, cell: Cell, tag: string): (name: string) => Scalar | undefined {
+  return (name) => {
+    if (name in cell) return cell[name];
+    if (name === 'tag') return tag;
+    if (name === 'phase') return phase.name;
+    return name === 'campaign' ? manifest.campaign : undefined;
+  };
+}
+
+/** Fills a path template for one cell. */
+export function renderPath(manifest: Manifest, phase: Phase, template: string, cell: Cell, tag: string): string {
+  return compileTemplate(template)(pathValues(manifest, phase, cell, tag));
 }
 
 /** A relative path normalised, or undefined when it leaves the directory it is relative to. */
@@ -60,12 +70,13 @@ export function expandPhase(manifest: Manifest, phase: Phase): TaskSpec[] {
   const axes = axesOf(phase.grid);
   const strata = strataAxes(phase);
   const n = cellCount(phase.grid);
+  const output = phase.output === undefined ? undefined : compileTemplate(phase.output);
   const tasks = new Array<TaskSpec>(n);
   for (let i = 0; i < n; i++) {
     const values = cellAt(axes, i);
     const tag = tagOf(values);
     const units = valueFor<number>(phase.cost?.units, values);
-    const output = phase.output === undefined ? undefined : substitute(phase.output, pathValues(manifest, phase, values, tag));
+    const path = output?.(pathValues(manifest, phase, values, tag));
     tasks[i] = {
       id: `${phase.name}/${tag}`,
       phase: phase.name,
@@ -75,7 +86,7 @@ export function expandPhase(manifest: Manifest, phase: Phase): TaskSpec[] {
       values,
       stratum: selectorOf(values, strata),
       ...(units === undefined ? {} : { units }),
-      ...(output === undefined ? {} : { output: containedPath(output) ?? output }),
+      ...(path === undefined ? {} : { output: containedPath(path) ?? path }),
     };
   }
   return tasks;
@@ -93,7 +104,10 @@ export function asSmoke(task: TaskSpec, units: number | undefined): TaskSpec {
 }
 
 /** A value that may be given per stratum: the one value, or the value of the first matching selector. */
-export function valueFor<T extends Scalar>(field: NoInfer<T> | Readonly<Record<string, NoInfer<T>>> | undefined, cell: Cell): T | undefined {
+export function valueFor<T extends Scalar>(
+  field: NoInfer<T> | Readonly<Record<string, NoInfer<T>>> | undefined,
+  cell: Cell,
+): T | undefined {
   if (field === undefined || field === null || typeof field !== 'object') return field as T | undefined;
   for (const [key, value] of Object.entries(field as Record<string, T>)) if (matchesSelector(cell, key)) return value;
   return undefined;

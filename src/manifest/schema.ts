@@ -86,7 +86,11 @@ const slurmCluster = z.strictObject({
   executor: z.literal('slurm'),
   ...common,
   login: z.string().optional().describe('user@host:port of the login node; omit to run sbatch here.'),
-  host_key: z.string().regex(/^SHA256:[A-Za-z0-9+/]{43}=?$/).optional().describe('Pinned SHA256 host key fingerprint.'),
+  host_key: z
+    .string()
+    .regex(/^SHA256:[A-Za-z0-9+/]{43}=?$/)
+    .optional()
+    .describe('Pinned SHA256 host key fingerprint.'),
   known_hosts: z.string().optional().describe('A known_hosts file to verify the host key against.'),
   account: z.string().optional(),
   partitions: z.array(partition).min(1).optional(),
@@ -97,7 +101,10 @@ const sshGpuCluster = z.strictObject({
   executor: z.literal('ssh-gpu'),
   ...common,
   login: z.string().describe('user@host:port of the GPU server.'),
-  host_key: z.string().regex(/^SHA256:[A-Za-z0-9+/]{43}=?$/).optional(),
+  host_key: z
+    .string()
+    .regex(/^SHA256:[A-Za-z0-9+/]{43}=?$/)
+    .optional(),
   known_hosts: z.string().optional(),
   gpus: z.array(z.number().int().nonnegative()).min(1).optional().describe('GPU indices to use.'),
   gpu_free_below: size.optional().describe('A GPU is free when its used memory is below this.'),
@@ -185,7 +192,11 @@ export const phase = z.strictObject({
   strata: z.array(z.string()).optional().describe('Axes the cost varies along: one array per stratum.'),
   command: z.string().min(1),
   output: z.string().optional().describe('Path (templated, under the workdir) this task writes.'),
-  flush: z.string().regex(/^(per_[A-Za-z_][A-Za-z0-9_]*|at_end)$/).optional().describe('How often results are written: per_<unit> or at_end.'),
+  flush: z
+    .string()
+    .regex(/^(per_[A-Za-z_][A-Za-z0-9_]*|at_end)$/)
+    .optional()
+    .describe('How often results are written: per_<unit> or at_end.'),
   config: z.string().optional().describe('The configuration this phase runs at.'),
   cost: cost.optional(),
   walltime: duration.optional().describe('A fixed walltime (prefer a cost model).'),
@@ -198,7 +209,10 @@ export type Phase = z.infer<typeof phase>;
 
 export const gates = z
   .strictObject({
-    imports: z.array(z.string().regex(/^[A-Za-z_][A-Za-z0-9_.]*$/)).optional().describe('Python modules that must import.'),
+    imports: z
+      .array(z.string().regex(/^[A-Za-z_][A-Za-z0-9_.]*$/))
+      .optional()
+      .describe('Python modules that must import.'),
     capability: z.string().optional().describe('A command proving the capability the experiment needs.'),
   })
   .describe('Checks run before the command, cheapest and most fatal first.');

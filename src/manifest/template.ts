@@ -49,21 +49,132 @@ export function envName(name: string): string {
   return (BUILTINS as readonly string[]).includes(name) ? `CAMPAIGN_${name.toUpperCase()}` : `CAMPAIGN_AXIS_${name}`;
 }
 
-/** Shell text with every variable turned into a double-quoted environment reference. */
+/**
+ * Shell text with every variable turned into a quoted environment reference. The reference
+ * fits the quoting the template puts it in, so the value stays one word with no expansion:
+ * `"${NAME}"` outside quotes (and inside `$(…)` or backticks), `${NAME}` inside double quotes
+ * (a nested `"` would end the user's quotes and leave the value to word splitting and globbing),
+ * and closed-and-reopened quotes inside single quotes (where the shell expands nothing).
+ */
 export function toShell(text: string): string {
+  const lexer = new QuoteLexer();
   return parseTemplate(text)
-    .map((p) => (p.name === undefined ? p.literal : `"\${${envName(p.name)}}"`))
+    .map((p) => {
+      if (p.name === undefined) {
+        lexer.feed(p.literal!);
+        return p.literal;
+      }
+      const ref = `\${${envName(p.name)}}`;
+      switch (lexer.context()) {
+        case 'dq':
+          return ref;
+        case 'sq':
+          return `'"${ref}"'`;
+        case 'ansi':
+          return `'"${ref}"$'`;
+        default:
+          return `"${ref}"`;
+      }
+    })
     .join('');
+}
+
+type QuoteContext = 'top' | 'dq' | 'sq' | 'ansi' | 'cmd' | 'bt';
+
+/**
+ * Tracks bash quoting through shell text: quotes, `$'…'`, `$(…)` and backticks (which start a
+ * fresh unquoted context even inside double quotes), backslash escapes and comments. Heredoc
+ * bodies are not tracked.
+ */
+class QuoteLexer {
+  private readonly stack: { kind: QuoteContext; depth: number }[] = [{ kind: 'top', depth: 0 }];
+  private escaped = false;
+  private comment = false;
+  private prev = '\n';
+
+  context(): QuoteContext {
+    return this.stack[this.stack.length - 1]!.kind;
+  }
+
+  feed(text: string): void {
+    for (let i = 0; i < text.length; i++) {
+      const c = text[i]!;
+      const next = text[i + 1];
+      const top = this.stack[this.stack.length - 1]!;
+      const prev = this.prev;
+      this.prev = c;
+      if (this.escaped) {
+        this.escaped = false;
+        continue;
+      }
+      if (this.comment) {
+        if (c === '\n') this.comment = false;
+        continue;
+      }
+      switch (top.kind) {
+        case 'sq':
+          if (c === "'") this.stack.pop();
+          break;
+        case 'ansi':
+          if (c === '\\') this.escaped = true;
+          else if (c === "'") this.stack.pop();
+          break;
+        case 'dq':
+          if (c === '\\') this.escaped = true;
+          else if (c === '"') this.stack.pop();
+          else if (c === '$' && next === '(') {
+            this.stack.push({ kind: 'cmd', depth: 0 });
+            i++;
+            this.prev = '(';
+          } else if (c === '`') this.stack.push({ kind: 'bt', depth: 0 });
+          break;
+        default:
+          if (c === '\\') this.escaped = true;
+          else if (c === '#' && /[\s;&|()]/.test(prev)) this.comment = true;
+          else if (c === "'") this.stack.push({ kind: 'sq', depth: 0 });
+          else if (c === '"') this.stack.push({ kind: 'dq', depth: 0 });
+          else if (c === '$' && next === "'") {
+            this.stack.push({ kind: 'ansi', depth: 0 });
+            i++;
+          } else if (c === '$' && next === '(') {
+            this.stack.push({ kind: 'cmd', depth: 0 });
+            i++;
+            this.prev = '(';
+          } else if (c === '`') {
+            if (top.kind === 'bt') this.stack.pop();
+            else this.stack.push({ kind: 'bt', depth: 0 });
+          } else if (top.kind === 'cmd' && c === '(') top.depth++;
+          else if (top.kind === 'cmd' && c === ')') {
+            if (top.depth === 0) this.stack.pop();
+            else top.depth--;
+          }
+      }
+    }
+  }
 }
 
 /** The template with values substituted as plain text (for paths and for display). */
 export function substitute(text: string, values: Readonly<Record<string, Scalar | undefined>>): string {
-  return parseTemplate(text)
-    .map((p) => {
-      if (p.name === undefined) return p.literal;
-      const v = values[p.name];
+  return compileTemplate(text)((name) => values[name]);
+}
+
+/**
+ * A template parsed once, to be filled many times (a phase's output path for every task):
+ * `lookup` gives the value of a name.
+ */
+export function compileTemplate(text: string): (lookup: (name: string) => Scalar | undefined) => string {
+  const parts = parseTemplate(text);
+  return (lookup) => {
+    let out = '';
+    for (const p of parts) {
+      if (p.name === undefined) {
+        out += p.literal;
+        continue;
+      }
+      const v = lookup(p.name);
       if (v === undefined) throw new Error(`template variable ${p.name} has no value (lint should have refused it)`);
-      return String(v);
-    })
-    .join('');
+      out += String(v);
+    }
+    return out;
+  };
 }

@@ -2,7 +2,15 @@
  * The Plan: a plain value saying, per phase, which tasks run in which array, with what
  * resources and walltime, and which of them form the smoke stage.
  */
-import { asSmoke, dependsOn, expandPhase, strataAxes, valueFor, type Stage, type TaskSpec } from '../manifest/expand.js';
+import {
+  asSmoke,
+  dependsOn,
+  expandPhase,
+  strataAxes,
+  valueFor,
+  type Stage,
+  type TaskSpec,
+} from '../manifest/expand.js';
 import type { Check, Manifest, Phase } from '../manifest/schema.js';
 import { parseSize } from '../manifest/units.js';
 import { selectSmoke } from './smoke.js';
@@ -101,7 +109,13 @@ export function planCampaign(manifest: Manifest, expanded?: ReadonlyMap<string, 
 }
 
 /** One array per stratum and resource class, chunked to the executor's array size limit. */
-function arraysFor(manifest: Manifest, phase: Phase, stage: Stage, tasks: readonly TaskSpec[], limit: number): ArrayPlan[] {
+function arraysFor(
+  manifest: Manifest,
+  phase: Phase,
+  stage: Stage,
+  tasks: readonly TaskSpec[],
+  limit: number,
+): ArrayPlan[] {
   const groups = new Map<string, { first: TaskSpec; resources: TaskResources; ids: string[] }>();
   for (const t of tasks) {
     const resources = resourcesFor(manifest, phase, t);
@@ -111,7 +125,8 @@ function arraysFor(manifest: Manifest, phase: Phase, stage: Stage, tasks: readon
     else groups.set(key, { first: t, resources, ids: [t.id] });
   }
   const classesPerStratum = new Map<string, number>();
-  for (const g of groups.values()) classesPerStratum.set(g.first.stratum, (classesPerStratum.get(g.first.stratum) ?? 0) + 1);
+  for (const g of groups.values())
+    classesPerStratum.set(g.first.stratum, (classesPerStratum.get(g.first.stratum) ?? 0) + 1);
   const overrides = stage === 'smoke' ? phase.smoke?.overrides : undefined;
   const arrays: ArrayPlan[] = [];
   for (const { first, resources, ids } of groups.values()) {

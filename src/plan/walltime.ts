@@ -58,7 +58,11 @@ export function budgetFor(input: BudgetInput): Budget {
   const fixed = input.walltime ?? phase.walltime;
   if (fixed !== undefined) {
     const seconds = ceilMinute(parseDuration(fixed)!);
-    return place(caps, input.partition, { seconds, source: 'walltime', arithmetic: `walltime ${formatDuration(seconds)}` });
+    return place(caps, input.partition, {
+      seconds,
+      source: 'walltime',
+      arithmetic: `walltime ${formatDuration(seconds)}`,
+    });
   }
   const cost = phase.cost;
   if (!cost) {
@@ -93,7 +97,8 @@ function place(caps: PartitionCap[], forced: string | undefined, budget: Budget)
   if (caps.length === 0) return budget;
   const floor = budget.costSeconds ?? budget.seconds;
   const candidates = forced === undefined ? caps : caps.filter((c) => c.name === forced);
-  if (candidates.length === 0) return { ...budget, error: `partition "${forced}" is not declared in cluster.partitions` };
+  if (candidates.length === 0)
+    return { ...budget, error: `partition "${forced}" is not declared in cluster.partitions` };
   const fit = candidates.find((c) => floor <= c.maxSeconds);
   if (!fit) {
     const largest = candidates[candidates.length - 1]!;
@@ -103,7 +108,11 @@ function place(caps: PartitionCap[], forced: string | undefined, budget: Budget)
     };
   }
   if (budget.seconds <= fit.maxSeconds) {
-    return { ...budget, partition: fit.name, arithmetic: `${budget.arithmetic} → ${fit.name} (cap ${formatDuration(fit.maxSeconds)})` };
+    return {
+      ...budget,
+      partition: fit.name,
+      arithmetic: `${budget.arithmetic} → ${fit.name} (cap ${formatDuration(fit.maxSeconds)})`,
+    };
   }
   return {
     ...budget,

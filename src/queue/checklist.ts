@@ -36,7 +36,10 @@ export function evaluateChecklist(checks: readonly Check[], facts: readonly Smok
     return {
       check: c.check,
       passed: failures.length === 0,
-      detail: failures.length === 0 ? passDetail(facts) : failures.slice(0, 3).join('; ') + (failures.length > 3 ? `; and ${failures.length - 3} more` : ''),
+      detail:
+        failures.length === 0
+          ? passDetail(facts)
+          : failures.slice(0, 3).join('; ') + (failures.length > 3 ? `; and ${failures.length - 3} more` : ''),
       ...(c.otherwise ? { otherwise: c.otherwise } : {}),
     };
   });
@@ -50,7 +53,9 @@ function evaluate(c: Check, facts: readonly SmokeFacts[], declared: readonly Che
   const name = (f: SmokeFacts): string => f.task.tag;
   switch (c.check) {
     case 'all_completed':
-      return facts.filter((f) => f.state.status !== 'completed').map((f) => `${name(f)} ${f.state.status}${f.state.reason ? ` (${f.state.reason})` : ''}`);
+      return facts
+        .filter((f) => f.state.status !== 'completed')
+        .map((f) => `${name(f)} ${f.state.status}${f.state.reason ? ` (${f.state.reason})` : ''}`);
     case 'log_contains': {
       const re = new RegExp(c.pattern, 'm');
       return facts.filter((f) => !re.test(f.log)).map((f) => `${name(f)}: log has no line matching /${c.pattern}/`);
@@ -81,7 +86,9 @@ function evaluate(c: Check, facts: readonly SmokeFacts[], declared: readonly Che
       return facts.flatMap((f) => {
         const r = f.commands[position];
         if (!r) return [`${name(f)}: check command did not run`];
-        return r.exitCode === 0 ? [] : [`${name(f)}: \`${c.run}\` exited ${r.exitCode}${r.tail ? `: ${r.tail.trim().split('\n').pop()}` : ''}`];
+        return r.exitCode === 0
+          ? []
+          : [`${name(f)}: \`${c.run}\` exited ${r.exitCode}${r.tail ? `: ${r.tail.trim().split('\n').pop()}` : ''}`];
       });
     }
   }

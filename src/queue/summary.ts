@@ -43,7 +43,8 @@ export function phaseCounts(plan: Plan, state: CampaignState): PhaseCounts[] {
 }
 
 export function progressLine(c: PhaseCounts): string {
-  const reason = c.reason && (c.status === 'blocked' || c.status === 'failed' || c.status === 'waiting') ? ` (${c.reason})` : '';
+  const reason =
+    c.reason && (c.status === 'blocked' || c.status === 'failed' || c.status === 'waiting') ? ` (${c.reason})` : '';
   return `${c.phase} [${c.status}${c.stage === 'smoke' ? ' stage' : ''}] ${c.done}/${c.total} done, ${c.running} running, ${c.pending} pending, ${c.failed} failed${reason}`;
 }
 
@@ -69,7 +70,8 @@ function span(states: TaskState[]): { wall?: number; mean?: number } {
     for (const a of s.attempts) {
       starts.push(Date.parse(a.submittedAt));
       if (a.endedAt) ends.push(Date.parse(a.endedAt));
-      if (a.endedAt && a.class === 'completed') durations.push(Date.parse(a.endedAt) - Date.parse(a.startedAt ?? a.submittedAt));
+      if (a.endedAt && a.class === 'completed')
+        durations.push(Date.parse(a.endedAt) - Date.parse(a.startedAt ?? a.submittedAt));
     }
   }
   return {
@@ -101,15 +103,22 @@ export function renderSummary({ plan, state, tails }: SummaryInput): string {
     );
   }
   for (const p of plan.phases) out.push(...gateSection(p, state));
-  const unfinished = plan.phases.flatMap((p) => [...p.smoke, ...p.tasks]).filter((t) => {
-    const s = state.tasks[t.id]?.status;
-    return s === 'failed' || s === 'stuck';
-  });
+  const unfinished = plan.phases
+    .flatMap((p) => [...p.smoke, ...p.tasks])
+    .filter((t) => {
+      const s = state.tasks[t.id]?.status;
+      return s === 'failed' || s === 'stuck';
+    });
   if (unfinished.length > 0) {
     out.push('', '## Tasks that did not complete', '');
     for (const t of unfinished.slice(0, 50)) {
       const s = state.tasks[t.id]!;
-      out.push(`### ${t.id}`, '', `${s.status}: ${s.reason ?? 'no reason recorded'} (${s.attempts.length} attempt${s.attempts.length === 1 ? '' : 's'})`, '');
+      out.push(
+        `### ${t.id}`,
+        '',
+        `${s.status}: ${s.reason ?? 'no reason recorded'} (${s.attempts.length} attempt${s.attempts.length === 1 ? '' : 's'})`,
+        '',
+      );
       const tail = tails.get(t.id);
       if (tail) out.push('```', tail.trimEnd(), '```', '');
     }
@@ -132,7 +141,9 @@ function gateSection(p: PhasePlan, state: CampaignState): string[] {
     '| --- | --- | --- | --- |',
   );
   for (const r of gate.results) {
-    out.push(`| ${r.check} | ${r.passed ? 'pass' : '**FAIL**'} | ${escapeCell(r.detail)} | ${escapeCell(r.otherwise ?? '')} |`);
+    out.push(
+      `| ${r.check} | ${r.passed ? 'pass' : '**FAIL**'} | ${escapeCell(r.detail)} | ${escapeCell(r.otherwise ?? '')} |`,
+    );
   }
   return out;
 }

@@ -35,7 +35,11 @@ export function retryRule(phaseRetry: Retry | undefined, defaults: Retry | undef
 const addSeconds = (iso: string, s: number): string => new Date(Date.parse(iso) + s * 1000).toISOString();
 
 /** Folds observations into the state. The input state is not changed. */
-export function applyEvents(state: CampaignState, events: readonly CampaignEvent[], policy: RetryPolicy): CampaignState {
+export function applyEvents(
+  state: CampaignState,
+  events: readonly CampaignEvent[],
+  policy: RetryPolicy,
+): CampaignState {
   if (events.length === 0) return state;
   const tasks = { ...state.tasks };
   const phases = { ...state.phases };
@@ -94,7 +98,11 @@ function applyTaskEvent(t: TaskState, e: Exclude<CampaignEvent, { phase: string 
       const used = attempts.filter((x) => x.class === e.class).length - 1;
       const why = `${e.class}${e.reason ? `: ${e.reason}` : ''}`;
       if (used >= rule.attempts) {
-        return { status: 'failed', attempts, reason: rule.attempts > 0 ? `${why} (after ${rule.attempts} retries)` : why };
+        return {
+          status: 'failed',
+          attempts,
+          reason: rule.attempts > 0 ? `${why} (after ${rule.attempts} retries)` : why,
+        };
       }
       const mem = rule.memFactor && a.memBytes ? Math.ceil(a.memBytes * rule.memFactor) : undefined;
       return {
@@ -122,7 +130,8 @@ export function step(state: CampaignState, plan: Plan, now: string, capacity: nu
   const phases = { ...state.phases };
   const actions: Action[] = [];
   let room = capacity;
-  for (const p of plan.phases) for (const t of [...p.smoke, ...p.tasks]) tasks[t.id] ??= { status: 'pending', attempts: [] };
+  for (const p of plan.phases)
+    for (const t of [...p.smoke, ...p.tasks]) tasks[t.id] ??= { status: 'pending', attempts: [] };
 
   for (const phase of dependencyOrder(plan)) {
     const prev: PhaseState = phases[phase.name] ?? { status: 'waiting' };
@@ -136,7 +145,8 @@ export function step(state: CampaignState, plan: Plan, now: string, capacity: nu
     if (next.block) {
       for (const t of [...phase.smoke, ...phase.tasks]) {
         const ts = tasks[t.id]!;
-        if (!TERMINAL.has(ts.status) && !ACTIVE.has(ts.status)) tasks[t.id] = { ...ts, status: 'blocked', reason: next.state.reason };
+        if (!TERMINAL.has(ts.status) && !ACTIVE.has(ts.status))
+          tasks[t.id] = { ...ts, status: 'blocked', reason: next.state.reason };
       }
     }
     phases[phase.name] = next.state;
@@ -158,9 +168,17 @@ function decidePhase(
   phases: Record<string, PhaseState>,
   tasks: Record<string, TaskState>,
 ): PhaseDecision {
-  const keep = { ...(prev.gate ? { gate: prev.gate } : {}), ...(prev.preconditions ? { preconditions: prev.preconditions } : {}) };
-  const at = (status: PhaseState['status'], reason?: string): PhaseState => ({ ...keep, status, ...(reason ? { reason } : {}) });
-  if (prev.status === 'completed' || prev.status === 'failed' || prev.status === 'blocked') return { state: prev, block: prev.status !== 'completed' };
+  const keep = {
+    ...(prev.gate ? { gate: prev.gate } : {}),
+    ...(prev.preconditions ? { preconditions: prev.preconditions } : {}),
+  };
+  const at = (status: PhaseState['status'], reason?: string): PhaseState => ({
+    ...keep,
+    status,
+    ...(reason ? { reason } : {}),
+  });
+  if (prev.status === 'completed' || prev.status === 'failed' || prev.status === 'blocked')
+    return { state: prev, block: prev.status !== 'completed' };
 
   for (const dep of phase.dependsOn) {
     const d = phases[dep];
@@ -172,7 +190,10 @@ function decidePhase(
   if (waitingOn.length > 0) return { state: at('waiting', `waiting for ${waitingOn.join(', ')}`) };
 
   if (phase.preconditions.length > 0 && !prev.preconditions) {
-    return { state: at('waiting', 'checking preconditions'), action: { type: 'check_preconditions', phase: phase.name } };
+    return {
+      state: at('waiting', 'checking preconditions'),
+      action: { type: 'check_preconditions', phase: phase.name },
+    };
   }
   if (prev.preconditions && prev.preconditions.missing.length > 0) {
     const shown = prev.preconditions.missing.slice(0, 3).join(', ');
@@ -211,7 +232,8 @@ function dueSubmissions(
       if (out.length >= room) return out;
       const id = array.tasks[index]!;
       const t = tasks[id]!;
-      const due = t.status === 'pending' || (t.status === 'retrying' && (t.notBefore === undefined || t.notBefore <= now));
+      const due =
+        t.status === 'pending' || (t.status === 'retrying' && (t.notBefore === undefined || t.notBefore <= now));
       if (!due) continue;
       const last = t.attempts[t.attempts.length - 1];
       const mem = t.nextMemBytes ?? last?.memBytes ?? array.resources.memBytes;
@@ -248,5 +270,7 @@ export function dependencyOrder(plan: Plan): PhasePlan[] {
 
 /** True when nothing more will happen without an outside change: no task active, nothing to do. */
 export function atRest(state: CampaignState, actions: readonly Action[]): boolean {
-  return actions.length === 0 && !Object.values(state.tasks).some((t) => ACTIVE.has(t.status) || t.status === 'retrying');
+  return (
+    actions.length === 0 && !Object.values(state.tasks).some((t) => ACTIVE.has(t.status) || t.status === 'retrying')
+  );
 }

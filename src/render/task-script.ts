@@ -4,9 +4,9 @@
  * `[campaign] gate NAME: ok|FAIL reason` line the observer classifies. Manifest values arrive
  * as environment variables (see manifest/template.ts), never spliced into the script.
  */
-import { pathValues, type TaskSpec } from '../manifest/expand.js';
+import { renderPath, type TaskSpec } from '../manifest/expand.js';
 import type { Manifest, Phase } from '../manifest/schema.js';
-import { substitute, toShell } from '../manifest/template.js';
+import { toShell } from '../manifest/template.js';
 import { shellQuote } from './shell.js';
 
 /** Exit status of a task stopped by a gate; with the log line, it classifies as `gate`. */
@@ -35,12 +35,14 @@ export function renderTaskScript(input: TaskScriptInput): string {
     `# campaign ${input.campaign}: one task. Generated; edits are overwritten.`,
     'set -u',
     'campaign_step=start',
-    "campaign_fail() { printf '[campaign] gate %s: FAIL %s\\n' \"$1\" \"$2\"; campaign_step=done; exit " + GATE_EXIT + '; }',
+    'campaign_fail() { printf \'[campaign] gate %s: FAIL %s\\n\' "$1" "$2"; campaign_step=done; exit ' +
+      GATE_EXIT +
+      '; }',
     'campaign_ok() { printf \'[campaign] gate %s: ok\\n\' "$1"; }',
     'campaign_on_exit() {',
     '  local rc=$?',
     '  if [ "$campaign_step" = setup ]; then',
-    "    printf '[campaign] gate setup: FAIL a setup line exited %s\\n' \"$rc\"",
+    '    printf \'[campaign] gate setup: FAIL a setup line exited %s\\n\' "$rc"',
     `    exit ${GATE_EXIT}`,
     '  fi',
     '}',
@@ -52,7 +54,7 @@ export function renderTaskScript(input: TaskScriptInput): string {
     lines.push(
       'campaign_devices=0',
       'if [ -n "${CUDA_VISIBLE_DEVICES:-}" ]; then',
-      "  IFS=',' read -r -a campaign_list <<< \"$CUDA_VISIBLE_DEVICES\"",
+      '  IFS=\',\' read -r -a campaign_list <<< "$CUDA_VISIBLE_DEVICES"',
       '  campaign_devices=${#campaign_list[@]}',
       'fi',
       `[ "$campaign_devices" -eq ${input.gpus} ] || campaign_fail devices "asked for ${input.gpus} GPUs, got $campaign_devices (CUDA_VISIBLE_DEVICES=\${CUDA_VISIBLE_DEVICES:-})"`,
@@ -92,7 +94,14 @@ export function renderTaskScript(input: TaskScriptInput): string {
       'campaign_ok output',
     );
   }
-  lines.push('campaign_step=command', toShell(input.command), 'campaign_rc=$?', 'campaign_step=done', 'exit "$campaign_rc"', '');
+  lines.push(
+    'campaign_step=command',
+    toShell(input.command),
+    'campaign_rc=$?',
+    'campaign_step=done',
+    'exit "$campaign_rc"',
+    '',
+  );
   return lines.join('\n');
 }
 
@@ -105,7 +114,6 @@ export function stageCommand(phase: Phase, stage: 'smoke' | 'full'): string {
 /** The script input for one task of a manifest. */
 export function scriptInputFor(manifest: Manifest, task: TaskSpec, index: number, gpus?: number): TaskScriptInput {
   const phase = manifest.phases.find((p) => p.name === task.phase)!;
-  const values = pathValues(manifest, phase, task.values, task.tag);
   return {
     campaign: manifest.campaign,
     index,
@@ -113,7 +121,7 @@ export function scriptInputFor(manifest: Manifest, task: TaskSpec, index: number
     command: stageCommand(phase, task.stage),
     ...(manifest.gates?.imports ? { imports: manifest.gates.imports } : {}),
     ...(manifest.gates?.capability ? { capability: manifest.gates.capability } : {}),
-    inputs: (phase.preconditions ?? []).map((p) => substitute(p.exists, values)),
+    inputs: (phase.preconditions ?? []).map((p) => renderPath(manifest, phase, p.exists, task.values, task.tag)),
     ...(task.output === undefined ? {} : { output: task.output }),
     ...(gpus === undefined ? {} : { gpus }),
   };

@@ -60,7 +60,10 @@ describe('state', () => {
     expect(await s.load()).toEqual({ phase: 'train', done: [1, 2] });
     await s.save({ phase: 'eval' });
     expect(await s.load()).toEqual({ phase: 'eval' });
-    expect(JSON.parse(await readFile(join(s.dir, 'state.prev.json'), 'utf8'))).toEqual({ phase: 'train', done: [1, 2] });
+    expect(JSON.parse(await readFile(join(s.dir, 'state.prev.json'), 'utf8'))).toEqual({
+      phase: 'train',
+      done: [1, 2],
+    });
   });
 
   it('falls back to state.prev.json when state.json is truncated, keeping the corrupt file', async () => {
@@ -142,7 +145,10 @@ describe('events', () => {
   it('reads what was appended, in order', async () => {
     const { store: s } = store();
     expect(await readEvents(s.eventsPath)).toEqual([]);
-    await s.append([{ kind: 'submitted', id: 1 }, { kind: 'submitted', id: 2 }]);
+    await s.append([
+      { kind: 'submitted', id: 1 },
+      { kind: 'submitted', id: 2 },
+    ]);
     await s.append([]);
     await s.append([{ kind: 'done', id: 1 }]);
     expect(await readEvents(s.eventsPath)).toEqual([

@@ -69,13 +69,23 @@ const CASES: Record<string, Case[]> = {
   'walltime-not-measured': [
     {
       name: 'a fixed walltime without cost',
-      bad: edit(BASE, ['    strata: [N]\n', ''], ['    cost:\n      unit: epoch\n      units: 10\n      per_unit: { N=384: 60s, N=512: 90s }\n      measured_on: cluster-a\n', '    walltime: 2h\n']),
+      bad: edit(
+        BASE,
+        ['    strata: [N]\n', ''],
+        [
+          '    cost:\n      unit: epoch\n      units: 10\n      per_unit: { N=384: 60s, N=512: 90s }\n      measured_on: cluster-a\n',
+          '    walltime: 2h\n',
+        ],
+      ),
       at: 'walltime: 2h',
       good: BASE,
     },
     {
       name: 'neither cost nor walltime (the default hour)',
-      bad: edit(BASE, ['    cost:\n      unit: epoch\n      units: 10\n      per_unit: { N=384: 60s, N=512: 90s }\n      measured_on: cluster-a\n', '']),
+      bad: edit(BASE, [
+        '    cost:\n      unit: epoch\n      units: 10\n      per_unit: { N=384: 60s, N=512: 90s }\n      measured_on: cluster-a\n',
+        '',
+      ]),
       at: '- name: train',
       good: BASE,
     },
@@ -107,9 +117,17 @@ const CASES: Record<string, Case[]> = {
     },
     {
       name: 'measured at another configuration',
-      bad: edit(BASE, ['    flush: per_epoch\n', '    flush: per_epoch\n    config: bf16 4 GPUs\n'], ['      measured_on: cluster-a\n', '      measured_on: cluster-a\n      config: fp32 1 GPU\n']),
+      bad: edit(
+        BASE,
+        ['    flush: per_epoch\n', '    flush: per_epoch\n    config: bf16 4 GPUs\n'],
+        ['      measured_on: cluster-a\n', '      measured_on: cluster-a\n      config: fp32 1 GPU\n'],
+      ),
       at: 'config: fp32 1 GPU',
-      good: edit(BASE, ['    flush: per_epoch\n', '    flush: per_epoch\n    config: bf16 4 GPUs\n'], ['      measured_on: cluster-a\n', '      measured_on: cluster-a\n      config: bf16 4 GPUs\n']),
+      good: edit(
+        BASE,
+        ['    flush: per_epoch\n', '    flush: per_epoch\n    config: bf16 4 GPUs\n'],
+        ['      measured_on: cluster-a\n', '      measured_on: cluster-a\n      config: bf16 4 GPUs\n'],
+      ),
     },
   ],
   'one-walltime-for-strata': [
@@ -121,23 +139,49 @@ const CASES: Record<string, Case[]> = {
     },
     {
       name: 'one walltime for declared strata',
-      bad: edit(BASE, ['    cost:\n      unit: epoch\n      units: 10\n      per_unit: { N=384: 60s, N=512: 90s }\n      measured_on: cluster-a\n', '    walltime: 3h\n']),
+      bad: edit(BASE, [
+        '    cost:\n      unit: epoch\n      units: 10\n      per_unit: { N=384: 60s, N=512: 90s }\n      measured_on: cluster-a\n',
+        '    walltime: 3h\n',
+      ]),
       at: 'walltime: 3h',
-      good: edit(BASE, ['    strata: [N]\n', ''], ['    cost:\n      unit: epoch\n      units: 10\n      per_unit: { N=384: 60s, N=512: 90s }\n      measured_on: cluster-a\n', '    walltime: 3h\n']),
+      good: edit(
+        BASE,
+        ['    strata: [N]\n', ''],
+        [
+          '    cost:\n      unit: epoch\n      units: 10\n      per_unit: { N=384: 60s, N=512: 90s }\n      measured_on: cluster-a\n',
+          '    walltime: 3h\n',
+        ],
+      ),
     },
   ],
   'mixed-resource-class': [
     {
       name: 'a stratum split by a resource that varies along another axis',
-      bad: edit(BASE, ['resources: { gpus: 1, cpus: 4, mem: 16G }', 'resources: { gpus: 1, cpus: { seed=1: 4, seed=2: 8 }, mem: 16G }']),
+      bad: edit(BASE, [
+        'resources: { gpus: 1, cpus: 4, mem: 16G }',
+        'resources: { gpus: 1, cpus: { seed=1: 4, seed=2: 8 }, mem: 16G }',
+      ]),
       at: 'resources:',
-      good: edit(BASE, ['resources: { gpus: 1, cpus: 4, mem: 16G }', 'resources: { gpus: 1, cpus: { seed=1: 4, seed=2: 8 }, mem: 16G }'], ['strata: [N]', 'strata: [N, seed]']),
+      good: edit(
+        BASE,
+        [
+          'resources: { gpus: 1, cpus: 4, mem: 16G }',
+          'resources: { gpus: 1, cpus: { seed=1: 4, seed=2: 8 }, mem: 16G }',
+        ],
+        ['strata: [N]', 'strata: [N, seed]'],
+      ),
     },
     {
       name: 'CPU-only and GPU tasks in one phase',
-      bad: edit(BASE, ['resources: { gpus: 1, cpus: 4, mem: 16G }', 'resources: { gpus: { N=512: 1 }, cpus: 4, mem: 16G }']),
+      bad: edit(BASE, [
+        'resources: { gpus: 1, cpus: 4, mem: 16G }',
+        'resources: { gpus: { N=512: 1 }, cpus: 4, mem: 16G }',
+      ]),
       at: 'resources:',
-      good: edit(BASE, ['resources: { gpus: 1, cpus: 4, mem: 16G }', 'resources: { gpus: { N=384: 1, N=512: 1 }, cpus: 4, mem: 16G }']),
+      good: edit(BASE, [
+        'resources: { gpus: 1, cpus: 4, mem: 16G }',
+        'resources: { gpus: { N=384: 1, N=512: 1 }, cpus: 4, mem: 16G }',
+      ]),
     },
   ],
   'no-smoke-trigger': [
@@ -197,15 +241,27 @@ const CASES: Record<string, Case[]> = {
     },
     {
       name: 'ps | grep in a command check of the trigger',
-      bad: edit(BASE, ['        - check: distinct_outputs\n', '        - check: distinct_outputs\n        - check: command\n          run: test -z "$(ps aux | grep train.py)"\n']),
+      bad: edit(BASE, [
+        '        - check: distinct_outputs\n',
+        '        - check: distinct_outputs\n        - check: command\n          run: test -z "$(ps aux | grep train.py)"\n',
+      ]),
       at: 'ps aux | grep',
-      good: edit(BASE, ['        - check: distinct_outputs\n', '        - check: distinct_outputs\n        - check: command\n          run: test ! -e train.pid\n']),
+      good: edit(BASE, [
+        '        - check: distinct_outputs\n',
+        '        - check: distinct_outputs\n        - check: command\n          run: test ! -e train.pid\n',
+      ]),
     },
     {
       name: 'pkill -f in a multi-line phase setup',
-      bad: edit(BASE, ['    flush: per_epoch\n', '    flush: per_epoch\n    setup: |\n      module load cuda\n      pkill -f old_server || true\n']),
+      bad: edit(BASE, [
+        '    flush: per_epoch\n',
+        '    flush: per_epoch\n    setup: |\n      module load cuda\n      pkill -f old_server || true\n',
+      ]),
       at: 'pkill -f old_server',
-      good: edit(BASE, ['    flush: per_epoch\n', '    flush: per_epoch\n    setup: |\n      module load cuda\n      kill "$(cat server.pid)" || true\n']),
+      good: edit(BASE, [
+        '    flush: per_epoch\n',
+        '    flush: per_epoch\n    setup: |\n      module load cuda\n      kill "$(cat server.pid)" || true\n',
+      ]),
     },
   ],
   'flush-not-finer': [
@@ -288,7 +344,10 @@ phases:
 
   it('refuses a huge grid without expanding it', () => {
     const axis = (n: string): string => `      ${n}: [${Array.from({ length: 1000 }, (_, i) => i).join(', ')}]\n`;
-    const text = edit(BASE, ['      N: [384, 512]\n      seed: [1, 2]\n', `      N: [384, 512]\n      seed: [1, 2]\n${axis('a')}${axis('b')}${axis('c')}`]);
+    const text = edit(BASE, [
+      '      N: [384, 512]\n      seed: [1, 2]\n',
+      `      N: [384, 512]\n      seed: [1, 2]\n${axis('a')}${axis('b')}${axis('c')}`,
+    ]);
     const started = Date.now();
     const found = of(lint(text), 'grid-too-large');
     expect(Date.now() - started).toBeLessThan(2000);

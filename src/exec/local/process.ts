@@ -15,7 +15,11 @@ export async function processAlive(pid: number, script: string): Promise<boolean
 }
 
 /** Polls `probe` until it yields a value or `timeoutMs` passes. */
-export async function waitFor<T>(probe: () => Promise<T | undefined>, timeoutMs: number, everyMs = 20): Promise<T | undefined> {
+export async function waitFor<T>(
+  probe: () => Promise<T | undefined>,
+  timeoutMs: number,
+  everyMs = 20,
+): Promise<T | undefined> {
   const end = Date.now() + timeoutMs;
   for (;;) {
     const v = await probe();

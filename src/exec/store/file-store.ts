@@ -328,7 +328,7 @@ async function isRunning(pid: number): Promise<boolean> {
 /** Where the last line of the file starts; equal to size when it ends with a newline. */
 async function lastLineStart(fh: FileHandle, size: number): Promise<number> {
   const chunk = Buffer.alloc(64 * 1024);
-  for (let end = size; end > 0; ) {
+  for (let end = size; end > 0;) {
     const start = Math.max(0, end - chunk.length);
     const { bytesRead } = await fh.read(chunk, 0, end - start, start);
     const newline = chunk.subarray(0, bytesRead).lastIndexOf(0x0a);

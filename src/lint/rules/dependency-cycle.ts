@@ -44,7 +44,7 @@ function cycleThrough(start: number, edges: readonly number[][], members: Readon
       if (!members.has(w)) continue;
       if (w === start) {
         const path = [v];
-        for (let u = v; u !== start; ) {
+        for (let u = v; u !== start;) {
           u = parent.get(u)!;
           path.push(u);
         }
@@ -73,9 +73,7 @@ export const dependencyCycle: Rule = {
     });
     // Only the first phase of a name is a node: duplicate names are another rule's error.
     const edges = manifest.phases.map((p, i) =>
-      firstIndex.get(p.name) === i
-        ? dependsOn(p).flatMap((d) => (firstIndex.has(d) ? [firstIndex.get(d)!] : []))
-        : [],
+      firstIndex.get(p.name) === i ? dependsOn(p).flatMap((d) => (firstIndex.has(d) ? [firstIndex.get(d)!] : [])) : [],
     );
     const cycles = components(edges)
       .filter((scc) => scc.length > 1 || edges[scc[0]!]!.includes(scc[0]!))
@@ -92,7 +90,9 @@ export const dependencyCycle: Rule = {
         message: self
           ? `phase "${phase.name}" depends on itself (${names.join(' -> ')}): it can never start`
           : `dependency cycle ${names.join(' -> ')}: none of these phases can ever start`,
-        position: source.at(Array.isArray(phase.depends_on) ? ['phases', i, 'depends_on', j] : ['phases', i, 'depends_on']),
+        position: source.at(
+          Array.isArray(phase.depends_on) ? ['phases', i, 'depends_on', j] : ['phases', i, 'depends_on'],
+        ),
         fix: self
           ? `remove "${phase.name}" from its own depends_on`
           : `remove one dependency of the cycle, e.g. "${next}" from the depends_on of "${phase.name}"`,

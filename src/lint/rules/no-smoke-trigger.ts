@@ -20,7 +20,9 @@ export const noSmokeTrigger: Rule = {
       } else if (!phase.smoke.trigger || phase.smoke.trigger.length === 0) {
         findings.push({
           message: `the smoke stage of phase "${phase.name}" has no trigger checklist: nothing decides whether the full arrays may start`,
-          position: phase.smoke.trigger ? source.at(['phases', i, 'smoke', 'trigger']) : source.at(['phases', i, 'smoke'], { key: true }),
+          position: phase.smoke.trigger
+            ? source.at(['phases', i, 'smoke', 'trigger'])
+            : source.at(['phases', i, 'smoke'], { key: true }),
           fix: 'add trigger: [{ check: all_completed }, { check: output_exists, otherwise: "<what a failure means>" }]',
         });
       }

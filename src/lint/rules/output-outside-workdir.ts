@@ -1,6 +1,6 @@
-import { containedPath, pathValues, type TaskSpec } from '../../manifest/expand.js';
+import { posix } from 'node:path';
+import { containedPath, renderPath, type TaskSpec } from '../../manifest/expand.js';
 import type { Path } from '../../manifest/source.js';
-import { substitute } from '../../manifest/template.js';
 import type { Rule, RuleFinding } from '../rule.js';
 
 /** Why a rendered path is not inside the workdir, or undefined when it is. */
@@ -9,6 +9,7 @@ function escapes(path: string): string | undefined {
   if (path.startsWith('/')) return 'is absolute';
   if (path.startsWith('~')) return 'starts with ~ (a home directory, not the workdir)';
   if (path.trim() === '') return 'is empty';
+  if (posix.normalize(path) === '.') return 'is the workdir itself, not a path under it';
   return 'leaves the workdir (".." after normalisation)';
 }
 
@@ -24,7 +25,12 @@ export const outputOutsideWorkdir: Rule = {
   needs: 'tasks',
   check({ manifest, source, tasks }) {
     const findings: RuleFinding[] = [];
-    const report = (path: Path, what: string, rendered: (t: TaskSpec) => string, phaseTasks: readonly TaskSpec[]): void => {
+    const report = (
+      path: Path,
+      what: string,
+      rendered: (t: TaskSpec) => string,
+      phaseTasks: readonly TaskSpec[],
+    ): void => {
       let bad = 0;
       let example: [TaskSpec, string, string] | undefined;
       for (const t of phaseTasks) {
@@ -53,7 +59,7 @@ export const outputOutsideWorkdir: Rule = {
         report(
           ['phases', i, 'preconditions', j, 'exists'],
           'the precondition path',
-          (t) => substitute(p.exists, pathValues(manifest, phase, t.values, t.tag)),
+          (t) => renderPath(manifest, phase, p.exists, t.values, t.tag),
           phaseTasks,
         );
       });

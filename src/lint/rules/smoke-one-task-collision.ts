@@ -28,10 +28,14 @@ export const smokeOneTaskCollision: Rule = {
       const count = spec === undefined ? 1 : typeof spec === 'number' ? spec : selected(phase, spec);
       if (count !== 1) return;
       const checks = (smoke.trigger ?? []).filter((c) => COLLISION_CHECKS.has(c.check)).map((c) => c.check);
-      const what = spec === undefined ? 'runs 1 task (the default)' : typeof spec === 'number' ? 'runs 1 task' : 'selects 1 cell';
+      const what =
+        spec === undefined ? 'runs 1 task (the default)' : typeof spec === 'number' ? 'runs 1 task' : 'selects 1 cell';
       findings.push({
         message: `the smoke stage of phase "${phase.name}" ${what}, but its trigger checks ${[...new Set(checks)].join(', ')}, which one task cannot fail: the planner raises it to two tasks`,
-        position: spec === undefined ? source.at(['phases', i, 'smoke'], { key: true }) : source.at(['phases', i, 'smoke', 'tasks']),
+        position:
+          spec === undefined
+            ? source.at(['phases', i, 'smoke'], { key: true })
+            : source.at(['phases', i, 'smoke', 'tasks']),
         fix:
           typeof spec === 'object'
             ? 'select two cells, e.g. list two values of one axis'

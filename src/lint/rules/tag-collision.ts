@@ -31,7 +31,8 @@ export const tagCollision: Rule = {
       const grid = phase.grid ?? {};
       const values = axis === undefined ? undefined : grid[axis];
       const k = Array.isArray(values) ? values.findIndex((v) => String(v) === String(b.values[axis!])) : -1;
-      const shown = axis === undefined ? '' : ` (${axis}: ${JSON.stringify(a.values[axis])} and ${JSON.stringify(b.values[axis])})`;
+      const shown =
+        axis === undefined ? '' : ` (${axis}: ${JSON.stringify(a.values[axis])} and ${JSON.stringify(b.values[axis])})`;
       findings.push({
         message: `cells ${a.cell + 1} and ${b.cell + 1} of phase "${phase.name}"${shown} both get tag "${a.tag}"${clashes > 1 ? ` (${clashes} collisions in all)` : ''}: their task ids and \${tag} paths would be one`,
         position:

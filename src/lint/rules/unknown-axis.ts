@@ -17,7 +17,8 @@ function perStratumKeys(field: unknown): string[] {
 export const unknownAxis: Rule = {
   id: 'unknown-axis',
   severity: 'error',
-  description: 'a strata entry, selector or smoke cell naming no grid axis of its phase, or a smoke value the axis lacks',
+  description:
+    'a strata entry, selector or smoke cell naming no grid axis of its phase, or a smoke value the axis lacks',
   needs: 'manifest',
   check({ manifest, source }) {
     const findings: RuleFinding[] = [];
@@ -34,7 +35,13 @@ export const unknownAxis: Rule = {
             : `add a grid with axis "${axis}" to phase "${phase.name}", or remove this`,
       });
     };
-    const checkSelectors = (phase: Phase, field: unknown, where: string, path: Path, axes: ReadonlySet<string>): void => {
+    const checkSelectors = (
+      phase: Phase,
+      field: unknown,
+      where: string,
+      path: Path,
+      axes: ReadonlySet<string>,
+    ): void => {
       for (const key of perStratumKeys(field)) {
         for (const [axis] of parseSelector(key)) {
           if (!axes.has(axis)) unknown(phase, axis, `${where} selector "${key}"`, [...path, key], true);
@@ -90,7 +97,11 @@ export const unknownAxis: Rule = {
           findings.push({
             message: `defaults.resources.${f} selector "${key}" names axis "${axis}", which no phase using this default has${suggestion ? `; did you mean "${suggestion}"?` : ''}`,
             position: source.at(['defaults', 'resources', f, key], { key: true }),
-            fix: suggestion ? `write "${suggestion}"` : axes.size > 0 ? `use one of: ${[...axes].join(', ')}` : 'give one value for all tasks',
+            fix: suggestion
+              ? `write "${suggestion}"`
+              : axes.size > 0
+                ? `use one of: ${[...axes].join(', ')}`
+                : 'give one value for all tasks',
           });
         }
       }

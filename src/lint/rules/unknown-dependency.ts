@@ -19,7 +19,9 @@ export const unknownDependency: Rule = {
         const suggestion = closest(dep, others);
         findings.push({
           message: `depends_on names "${dep}", which is no phase of this campaign${suggestion ? `; did you mean "${suggestion}"?` : ''}`,
-          position: source.at(Array.isArray(phase.depends_on) ? ['phases', i, 'depends_on', j] : ['phases', i, 'depends_on']),
+          position: source.at(
+            Array.isArray(phase.depends_on) ? ['phases', i, 'depends_on', j] : ['phases', i, 'depends_on'],
+          ),
           fix: suggestion
             ? `write "${suggestion}"`
             : others.length > 0

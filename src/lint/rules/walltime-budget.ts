@@ -7,7 +7,13 @@ import { partitionCaps } from '../../plan/walltime.js';
 import type { Rule, RuleFinding } from '../rule.js';
 
 /** Where the number that decided a budget is written, and what to write instead. */
-function locate(manifest: Manifest, phase: Phase, i: number, array: ArrayPlan, cell: Cell | undefined): { path: Path; key?: boolean; fix: string } {
+function locate(
+  manifest: Manifest,
+  phase: Phase,
+  i: number,
+  array: ArrayPlan,
+  cell: Cell | undefined,
+): { path: Path; key?: boolean; fix: string } {
   const error = array.budget.error ?? '';
   const caps = partitionCaps(manifest.cluster).map((c) => c.name);
   if (error.startsWith('partition ')) {
@@ -53,7 +59,8 @@ function locate(manifest: Manifest, phase: Phase, i: number, array: ArrayPlan, c
 export const walltimeBudget: Rule = {
   id: 'walltime-budget',
   severity: 'error',
-  description: 'a walltime budget above the largest partition cap, with no rate for a stratum, or in an unknown partition',
+  description:
+    'a walltime budget above the largest partition cap, with no rate for a stratum, or in an unknown partition',
   needs: 'plan',
   check({ manifest, source, plan }) {
     const findings: RuleFinding[] = [];

@@ -1,0 +1,29 @@
+import js from '@eslint/js';
+import globals from 'globals';
+import tseslint from 'typescript-eslint';
+
+export default tseslint.config(
+  { ignores: ['lib/', 'dist/', 'node_modules/', 'coverage/'] },
+  js.configs.recommended,
+  ...tseslint.configs.strict,
+  {
+    languageOptions: { globals: globals.node },
+    rules: {
+      // With noUncheckedIndexedAccess, '!' marks an index the code has just proven present.
+      '@typescript-eslint/no-non-null-assertion': 'off',
+    },
+  },
+  {
+    // The core decides, adapters act: only exec/ and cli/ may touch processes, files or the network.
+    files: ['src/manifest/**/*.ts', 'src/plan/**/*.ts', 'src/lint/**/*.ts', 'src/render/**/*.ts', 'src/queue/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          paths: ['node:fs', 'node:fs/promises', 'node:child_process', 'fs', 'child_process', 'ssh2', 'node:net'],
+          patterns: ['@actions/*', '../exec/*', '../cli/*', '../../exec/*', '../../cli/*'],
+        },
+      ],
+    },
+  },
+);
