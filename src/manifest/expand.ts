@@ -45,7 +45,12 @@ export function strataAxes(phase: Phase): string[] {
 }
 
 /** Values a path template (output, precondition) may use for one cell. */
-export function pathValues(manifest: Manifest, phase: Phase, cell: Cell, tag: string): (name: string) => Scalar | undefined {
+export function pathValues(
+  manifest: Manifest,
+  phase: Phase,
+  cell: Cell,
+  tag: string,
+): (name: string) => Scalar | undefined {
   return (name) => {
     if (name in cell) return cell[name];
     if (name === 'tag') return tag;

@@ -65,6 +65,17 @@ function describeIssue(issue: z.core.$ZodIssue, data: unknown, source: SourceMap
       },
     ];
   }
+  if (issue.code === 'invalid_union' && 'errors' in issue && Array.isArray(issue.errors)) {
+    // No branch fits: say what each would have wanted, in the words of its first problem.
+    const wants = [...new Set(issue.errors.map((branch) => branch[0]?.message.replace(/^Invalid input: /, '')))];
+    return [
+      {
+        message: `${where}: ${wants.filter(Boolean).join('; or ') || issue.message}`,
+        position: source.at(path),
+        fix: 'write one value, or a map from selectors such as N=384 to values',
+      },
+    ];
+  }
   const missing = issue.code === 'invalid_type' && valueAt(data, path) === undefined;
   return [
     {

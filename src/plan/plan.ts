@@ -136,6 +136,7 @@ function arraysFor(
       cell: first.values,
       ...(first.units === undefined ? {} : { units: first.units }),
       ...(overrides?.walltime === undefined ? {} : { walltime: overrides.walltime }),
+      ...(manifest.defaults?.walltime === undefined ? {} : { defaultWalltime: manifest.defaults.walltime }),
       ...(resources.partition === undefined ? {} : { partition: resources.partition }),
     });
     let base = `${phase.name}.${stage}.${first.stratum}`;

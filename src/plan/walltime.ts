@@ -48,6 +48,8 @@ export interface BudgetInput {
   units?: number;
   /** A fixed walltime for this stage, overriding the cost model. */
   walltime?: string | number;
+  /** The manifest's default walltime, for a phase with neither walltime nor cost model. */
+  defaultWalltime?: string | number;
   /** A partition forced by the resources. */
   partition?: string;
 }
@@ -65,6 +67,14 @@ export function budgetFor(input: BudgetInput): Budget {
     });
   }
   const cost = phase.cost;
+  if (!cost && input.defaultWalltime !== undefined) {
+    const seconds = ceilMinute(parseDuration(input.defaultWalltime)!);
+    return place(caps, input.partition, {
+      seconds,
+      source: 'walltime',
+      arithmetic: `defaults.walltime ${formatDuration(seconds)}`,
+    });
+  }
   if (!cost) {
     return place(caps, input.partition, {
       seconds: DEFAULT_WALLTIME_SECONDS,

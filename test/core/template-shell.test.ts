@@ -16,7 +16,9 @@ const RUNS = 300;
 
 /** Runs a bash script with exactly this environment (plus PATH), returning raw stdout. */
 function bash(script: string, env: Record<string, string>): { stdout: Buffer; stderr: string; status: number | null } {
+  // stdin is not a socket: bash would take itself for an rshd child and read ~/.bashrc.
   const r = spawnSync('bash', ['-c', script], {
+    stdio: ['ignore', 'pipe', 'pipe'],
     env: { PATH: process.env.PATH ?? '/usr/bin:/bin', LC_ALL: 'C', ...env },
     maxBuffer: 64 * 1024 * 1024,
   });

@@ -301,7 +301,6 @@ describe('every warning rule has cases', () => {
 describe.each(Object.entries(CASES))('%s', (rule, cases) => {
   it.each(cases)('fires on $name and not once fixed', ({ bad, at, good }) => {
     const found = of(lint(bad), rule);
-    if (process.env.SHOW_FINDINGS) console.log(found.map(formatFinding).join('\n'));
     expect(found.length, `no ${rule} finding in:\n${bad}`).toBeGreaterThan(0);
     expect(found.map((f) => f.position.line)).toContain(lineOf(bad, at));
     for (const f of found) {

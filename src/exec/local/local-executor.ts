@@ -236,8 +236,10 @@ async function readExit(dir: string): Promise<ExitMarker | undefined> {
   const text = await readFile(join(dir, 'exit'), 'utf8').catch(() => undefined);
   if (text === undefined) return undefined;
   const [code, end, start] = text.trim().split(/\s+/).map(Number);
+  // Markers written before the end time was in milliseconds hold seconds there: no millisecond
+  // epoch of this century is below 1e11.
   const iso = (s: number | undefined): string | undefined =>
-    s && Number.isFinite(s) ? new Date(s).toISOString() : undefined;
+    s && Number.isFinite(s) ? new Date(s < 1e11 ? s * 1000 : s).toISOString() : undefined;
   return {
     code: Number.isInteger(code) ? code! : 255,
     at: iso(end) ?? new Date().toISOString(),
@@ -265,7 +267,7 @@ export function renderWrapper(dir: string, walltimeSeconds: number): string {
     'started=$(date +%s%3N)',
     `timeout --kill-after=${KILL_AFTER} ${Math.ceil(walltimeSeconds)} bash ./task.sh > log 2>&1 < /dev/null`,
     'rc=$?',
-    'printf \'%s %s %s\\n\' "$rc" "$(date +%s)" "$started" > exit.tmp && mv exit.tmp exit',
+    'printf \'%s %s %s\\n\' "$rc" "$(date +%s%3N)" "$started" > exit.tmp && mv exit.tmp exit',
     '',
   ].join('\n');
 }

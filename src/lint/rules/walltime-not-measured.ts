@@ -27,7 +27,11 @@ export const walltimeNotMeasured: Rule = {
         });
       } else if (!phase.cost) {
         findings.push({
-          message: `phase "${phase.name}" has neither cost nor walltime: the planner asks a default of ${formatDuration(DEFAULT_WALLTIME_SECONDS)}`,
+          message: `phase "${phase.name}" has neither cost nor walltime: the planner asks ${
+            manifest.defaults?.walltime === undefined
+              ? `a default of ${formatDuration(DEFAULT_WALLTIME_SECONDS)}`
+              : `defaults.walltime (${shown(manifest.defaults.walltime)})`
+          }`,
           position: source.at(['phases', i, 'name']),
           fix: `add a measured cost model, e.g. ${example}`,
         });

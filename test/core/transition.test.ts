@@ -1,0 +1,569 @@
+/**
+ * The controller's decisions (queue/transition.ts, queue/policy.ts): smoke before full, the
+ * checklist releases the full arrays, failures block dependents with a reason, retries are
+ * bounded, and a campaign always comes to rest (DESIGN rules 6 and 10).
+ */
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { manifest as manifestSchema, type Manifest } from '../../src/manifest/schema.js';
+import { planCampaign, type Plan } from '../../src/plan/plan.js';
+import type { Action, CampaignEvent, Submission } from '../../src/queue/events.js';
+import { retryPolicy } from '../../src/queue/policy.js';
+import {
+  emptyState,
+  FAILURE_CLASSES,
+  TERMINAL,
+  type CampaignState,
+  type CheckResult,
+  type FailureClass,
+} from '../../src/queue/state.js';
+import { applyEvents, atRest, step, type RetryPolicy } from '../../src/queue/transition.js';
+
+const T0 = Date.parse('2025-01-01T00:00:00.000Z');
+const at = (minutes: number): string => new Date(T0 + minutes * 60_000).toISOString();
+
+interface Setup {
+  manifest: Manifest;
+  plan: Plan;
+  policy: RetryPolicy;
+}
+
+function setup(phases: object[], extra: object = {}): Setup {
+  const manifest = manifestSchema.parse({
+    campaign: 'c',
+    cluster: { executor: 'local' },
+    workdir: '.',
+    phases,
+    ...extra,
+  });
+  return { manifest, plan: planCampaign(manifest), policy: retryPolicy(manifest) };
+}
+
+const submissionsOf = (actions: readonly Action[]): Submission[] =>
+  actions.flatMap((a) => (a.type === 'submit' ? a.submissions : []));
+const idsOf = (actions: readonly Action[]): string[] => submissionsOf(actions).map((s) => s.task.id);
+
+/** The executor's answer to a submit action: every submission accepted. */
+const accepted = (subs: readonly Submission[], when: string): CampaignEvent[] =>
+  subs.map((s) => ({
+    type: 'submitted',
+    task: s.task.id,
+    attempt: s.attempt,
+    at: when,
+    handle: `h-${s.task.id}-${s.attempt}`,
+    ...(s.memBytes === undefined ? {} : { memBytes: s.memBytes }),
+  }));
+
+const finished = (
+  task: string,
+  attempt: number,
+  cls: 'completed' | FailureClass,
+  when: string,
+  reason?: string,
+): CampaignEvent => ({ type: 'finished', task, attempt, at: when, class: cls, ...(reason ? { reason } : {}) });
+
+const passed = (check: string): CheckResult => ({ check, passed: true, detail: 'ok' });
+
+/** A small driver: step, accept every submission, return the new state and what was submitted. */
+function submitStep(s: Setup, state: CampaignState, when: string, capacity = 100) {
+  const r = step(state, s.plan, when, capacity);
+  const subs = submissionsOf(r.actions);
+  return { state: applyEvents(r.state, accepted(subs, when), s.policy), subs, actions: r.actions, stepped: r.state };
+}
+
+describe('stages: smoke first, full only after a passing checklist', () => {
+  const phase = {
+    name: 'train',
+    grid: { seed: [1, 2, 3] },
+    command: 'run ${seed}',
+    output: 'out/${tag}.jsonl',
+    smoke: {
+      tasks: 1,
+      trigger: [{ check: 'output_exists', otherwise: 'nothing was written' }],
+    },
+  };
+
+  it('submits the smoke tasks first and nothing of the full stage, whatever the capacity', () => {
+    const s = setup([phase]);
+    const first = submitStep(s, emptyState('c', at(0)), at(0));
+    expect(first.subs.map((x) => x.task.id)).toEqual(['train/smoke/seed1']);
+    expect(first.subs[0]!.task.stage).toBe('smoke');
+    expect(first.subs[0]!.attempt).toBe(1);
+    expect(first.stepped.phases.train!.status).toBe('smoke');
+    // While the smoke task runs, nothing else is submitted.
+    const again = step(first.state, s.plan, at(1), 100);
+    expect(again.actions).toEqual([]);
+    expect(atRest(again.state, again.actions)).toBe(false);
+  });
+
+  it('asks for the checklist once the smoke stage is done, and releases the full arrays only on a pass', () => {
+    const s = setup([phase]);
+    let state = submitStep(s, emptyState('c', at(0)), at(0)).state;
+    state = applyEvents(state, [finished('train/smoke/seed1', 1, 'completed', at(1))], s.policy);
+    const gate = step(state, s.plan, at(2), 100);
+    expect(gate.actions).toEqual([{ type: 'evaluate_gate', phase: 'train' }]);
+    expect(gate.state.phases.train!.status).toBe('gate');
+    state = applyEvents(
+      gate.state,
+      [{ type: 'gate', phase: 'train', at: at(3), results: [passed('all_completed'), passed('output_exists')] }],
+      s.policy,
+    );
+    const full = step(state, s.plan, at(4), 100);
+    expect(idsOf(full.actions)).toEqual(['train/seed1', 'train/seed2', 'train/seed3']);
+    expect(full.state.phases.train!.status).toBe('full');
+  });
+
+  it('a failed checklist blocks the phase with the check, its detail and its interpretation, and blocks dependents', () => {
+    const s = setup([phase, { name: 'eval', depends_on: 'train', grid: { k: [1, 2] }, command: 'eval' }]);
+    let state = submitStep(s, emptyState('c', at(0)), at(0)).state;
+    state = applyEvents(state, [finished('train/smoke/seed1', 1, 'completed', at(1))], s.policy);
+    state = step(state, s.plan, at(2), 100).state;
+    state = applyEvents(
+      state,
+      [
+        {
+          type: 'gate',
+          phase: 'train',
+          at: at(3),
+          results: [
+            passed('all_completed'),
+            {
+              check: 'output_exists',
+              passed: false,
+              detail: 'seed1: out/seed1.jsonl does not exist',
+              otherwise: 'nothing was written',
+            },
+          ],
+        },
+      ],
+      s.policy,
+    );
+    const r = step(state, s.plan, at(4), 100);
+    expect(submissionsOf(r.actions)).toEqual([]);
+    expect(r.state.phases.train).toMatchObject({
+      status: 'blocked',
+      reason: 'smoke checklist failed: output_exists: seed1: out/seed1.jsonl does not exist → nothing was written',
+    });
+    for (const id of ['train/seed1', 'train/seed2', 'train/seed3']) expect(r.state.tasks[id]!.status).toBe('blocked');
+    expect(r.state.phases.eval!.status).toBe('blocked');
+    expect(r.state.phases.eval!.reason).toMatch(/^dependency train blocked: smoke checklist failed/);
+    expect(r.state.tasks['eval/k1']).toMatchObject({ status: 'blocked', reason: r.state.phases.eval!.reason });
+    expect(atRest(r.state, r.actions)).toBe(true);
+    // And it stays so: a later pass submits nothing.
+    const later = step(r.state, s.plan, at(60), 100);
+    expect(later.actions).toEqual([]);
+    expect(later.state.phases.train!.status).toBe('blocked');
+  });
+});
+
+describe('failures in the full stage', () => {
+  const phases = [
+    { name: 'A', grid: { seed: [1, 2, 3] }, command: 'a' },
+    { name: 'B', depends_on: ['A'], grid: { n: [1, 2] }, command: 'b' },
+  ];
+
+  it('a failed task fails its phase once the others have run to their end, and blocks dependents with the reason', () => {
+    const s = setup(phases);
+    // Capacity 1: the tasks run one after another, so the failure comes first.
+    let r = submitStep(s, emptyState('c', at(0)), at(0), 1);
+    expect(r.subs.map((x) => x.task.id)).toEqual(['A/seed1']);
+    let state = applyEvents(r.state, [finished('A/seed1', 1, 'failed', at(1), 'exit 1')], s.policy);
+    expect(state.tasks['A/seed1']).toMatchObject({ status: 'failed', reason: 'failed: exit 1' });
+
+    r = submitStep(s, state, at(2), 1);
+    expect(r.subs.map((x) => x.task.id)).toEqual(['A/seed2']);
+    expect(r.stepped.phases.A!.status).toBe('full');
+    expect(r.stepped.phases.B!.status).toBe('waiting');
+    state = applyEvents(r.state, [finished('A/seed2', 1, 'completed', at(3))], s.policy);
+    r = submitStep(s, state, at(4), 1);
+    expect(r.subs.map((x) => x.task.id)).toEqual(['A/seed3']);
+    state = applyEvents(r.state, [finished('A/seed3', 1, 'completed', at(5))], s.policy);
+
+    const end = step(state, s.plan, at(6), 1);
+    expect(end.actions).toEqual([]);
+    expect(end.state.phases.A).toMatchObject({ status: 'failed', reason: '1 of 3 tasks did not complete' });
+    expect(end.state.phases.B).toMatchObject({
+      status: 'blocked',
+      reason: 'dependency A failed: 1 of 3 tasks did not complete',
+    });
+    expect(end.state.tasks['B/n1']!.status).toBe('blocked');
+    expect(end.state.tasks['B/n2']!.status).toBe('blocked');
+    expect(end.state.tasks['A/seed2']!.status).toBe('completed');
+    expect(atRest(end.state, end.actions)).toBe(true);
+  });
+
+  it('a phase whose tasks all complete is completed and its dependents start', () => {
+    const s = setup(phases);
+    let r = submitStep(s, emptyState('c', at(0)), at(0));
+    expect(r.subs.map((x) => x.task.id)).toEqual(['A/seed1', 'A/seed2', 'A/seed3']);
+    const state = applyEvents(
+      r.state,
+      r.subs.map((x) => finished(x.task.id, 1, 'completed', at(1))),
+      s.policy,
+    );
+    r = submitStep(s, state, at(2));
+    expect(r.stepped.phases.A!.status).toBe('completed');
+    expect(r.subs.map((x) => x.task.id)).toEqual(['B/n1', 'B/n2']);
+  });
+
+  it('a submission the executor could not make fails the task with the reason', () => {
+    const s = setup(phases);
+    const r = step(emptyState('c', at(0)), s.plan, at(0), 1);
+    const sub = submissionsOf(r.actions)[0]!;
+    const state = applyEvents(
+      r.state,
+      [{ type: 'submit_failed', task: sub.task.id, attempt: 1, at: at(0), reason: 'sbatch: invalid account' }],
+      s.policy,
+    );
+    expect(state.tasks['A/seed1']).toMatchObject({
+      status: 'failed',
+      reason: 'could not start: sbatch: invalid account',
+    });
+  });
+});
+
+describe('retries', () => {
+  /** Runs one task through failures of the given classes, returning what was submitted. */
+  function drive(s: Setup, classes: ('completed' | FailureClass)[], capacity = 10) {
+    let state = emptyState('c', at(0));
+    const subs: Submission[] = [];
+    let minute = 0;
+    for (const cls of classes) {
+      const r = submitStep(s, state, at(minute), capacity);
+      expect(r.subs).toHaveLength(1);
+      subs.push(r.subs[0]!);
+      state = applyEvents(r.state, [finished(r.subs[0]!.task.id, r.subs[0]!.attempt, cls, at(minute + 1))], s.policy);
+      minute += 2;
+    }
+    const rest = step(state, s.plan, at(minute + 1000), capacity);
+    return { subs, state: rest.state, actions: rest.actions };
+  }
+
+  const one = (extra: object = {}) => ({ name: 'p', command: 'x', ...extra });
+
+  it('out_of_memory is retried `attempts` times, memory × mem_factor each time, then fails', () => {
+    const s = setup([one()], {
+      defaults: {
+        resources: { mem: '1G' },
+        retry: { out_of_memory: { attempts: 2, mem_factor: 1.5 } },
+      },
+    });
+    const r = drive(s, ['out_of_memory', 'out_of_memory', 'out_of_memory']);
+    const G = 1024 ** 3;
+    expect(r.subs.map((x) => [x.attempt, x.memBytes])).toEqual([
+      [1, G],
+      [2, Math.ceil(G * 1.5)],
+      [3, Math.ceil(Math.ceil(G * 1.5) * 1.5)],
+    ]);
+    expect(r.state.tasks['p/task']).toMatchObject({ status: 'failed', reason: 'out_of_memory (after 2 retries)' });
+    expect(submissionsOf(r.actions)).toEqual([]);
+    expect(r.state.phases.p!.status).toBe('failed');
+  });
+
+  it('a retry that then completes completes the task and the phase', () => {
+    const s = setup([one()], { defaults: { retry: { out_of_memory: { attempts: 2 } } } });
+    const r = drive(s, ['out_of_memory', 'completed']);
+    expect(r.subs.map((x) => x.attempt)).toEqual([1, 2]);
+    expect(r.state.tasks['p/task']!.status).toBe('completed');
+    expect(r.state.phases.p!.status).toBe('completed');
+  });
+
+  it('timeout with attempts 0 is not retried', () => {
+    const s = setup([one()], { defaults: { retry: { timeout: { attempts: 0 } } } });
+    const r = drive(s, ['timeout']);
+    expect(r.state.tasks['p/task']).toMatchObject({ status: 'failed', reason: 'timeout' });
+    expect(r.actions).toEqual([]);
+    expect(atRest(r.state, r.actions)).toBe(true);
+  });
+
+  it("a phase's retry rule wins over the defaults", () => {
+    const s = setup([one({ retry: { timeout: { attempts: 1 } } })], {
+      defaults: { retry: { timeout: { attempts: 0 } } },
+    });
+    const r = drive(s, ['timeout', 'timeout']);
+    expect(r.subs.map((x) => x.attempt)).toEqual([1, 2]);
+    expect(r.state.tasks['p/task']).toMatchObject({ status: 'failed', reason: 'timeout (after 1 retries)' });
+  });
+
+  it('a lost task is retried twice by default, a plain failure not at all', () => {
+    const s = setup([one()]);
+    const lost = drive(s, ['lost', 'lost', 'lost']);
+    expect(lost.subs.map((x) => x.attempt)).toEqual([1, 2, 3]);
+    expect(lost.state.tasks['p/task']).toMatchObject({ status: 'failed', reason: 'lost (after 2 retries)' });
+    const failed = drive(s, ['failed']);
+    expect(failed.state.tasks['p/task']!.status).toBe('failed');
+    expect(failed.actions).toEqual([]);
+  });
+
+  it('a gate failure or a cancellation is never retried, whatever the manifest allows', () => {
+    const s = setup([one({ retry: { failed: { attempts: 5 } } })]);
+    expect(drive(s, ['gate']).state.tasks['p/task']!.status).toBe('failed');
+    expect(drive(s, ['cancelled']).state.tasks['p/task']!.status).toBe('failed');
+  });
+
+  it('a retry is not submitted before its delay has passed, and the campaign is not at rest meanwhile', () => {
+    const s = setup([one({ retry: { failed: { attempts: 1, delay: '10m' } } })]);
+    let r = submitStep(s, emptyState('c', at(0)), at(0));
+    const state = applyEvents(r.state, [finished('p/task', 1, 'failed', at(1))], s.policy);
+    expect(state.tasks['p/task']).toMatchObject({ status: 'retrying', notBefore: at(11) });
+    const early = step(state, s.plan, at(10), 10);
+    expect(early.actions).toEqual([]);
+    expect(atRest(early.state, early.actions)).toBe(false);
+    r = submitStep(s, early.state, at(11));
+    expect(r.subs.map((x) => [x.task.id, x.attempt])).toEqual([['p/task', 2]]);
+  });
+
+  it('retries of different classes each use their own allowance', () => {
+    const s = setup([one()], { defaults: { retry: { node_fail: { attempts: 1 }, lost: { attempts: 1 } } } });
+    const r = drive(s, ['node_fail', 'lost', 'completed']);
+    expect(r.subs.map((x) => x.attempt)).toEqual([1, 2, 3]);
+    expect(r.state.tasks['p/task']!.status).toBe('completed');
+  });
+});
+
+describe('capacity', () => {
+  it('never submits more tasks than the capacity, across phases', () => {
+    const s = setup([
+      { name: 'a', grid: { i: [1, 2, 3, 4, 5] }, command: 'x' },
+      { name: 'b', grid: { i: [1, 2, 3] }, command: 'x' },
+    ]);
+    expect(idsOf(step(emptyState('c', at(0)), s.plan, at(0), 0).actions)).toEqual([]);
+    const r = submitStep(s, emptyState('c', at(0)), at(0), 2);
+    expect(r.subs.map((x) => x.task.id)).toEqual(['a/i1', 'a/i2']);
+    const next = submitStep(s, r.state, at(1), 4);
+    expect(next.subs.map((x) => x.task.id)).toEqual(['a/i3', 'a/i4', 'a/i5', 'b/i1']);
+    // Submission indices are the tasks' positions in their arrays.
+    expect(next.subs.map((x) => x.index)).toEqual([2, 3, 4, 0]);
+  });
+});
+
+describe('preconditions', () => {
+  const phases = [
+    { name: 'train', command: 'x', output: 'ckpt/${tag}.pt' },
+    {
+      name: 'distill',
+      depends_on: 'train',
+      grid: { n: [1, 2] },
+      command: 'y',
+      preconditions: [{ exists: 'ckpt/task.pt' }],
+    },
+  ];
+
+  it('are checked once the dependencies completed, before anything of the phase is submitted', () => {
+    const s = setup(phases);
+    let r = submitStep(s, emptyState('c', at(0)), at(0));
+    expect(r.actions.some((a) => a.type === 'check_preconditions')).toBe(false);
+    let state = applyEvents(r.state, [finished('train/task', 1, 'completed', at(1))], s.policy);
+    const check = step(state, s.plan, at(2), 10);
+    expect(check.actions).toEqual([{ type: 'check_preconditions', phase: 'distill' }]);
+    expect(check.state.phases.distill).toMatchObject({ status: 'waiting', reason: 'checking preconditions' });
+    state = applyEvents(check.state, [{ type: 'preconditions', phase: 'distill', at: at(3), missing: [] }], s.policy);
+    r = submitStep(s, state, at(4));
+    expect(r.subs.map((x) => x.task.id)).toEqual(['distill/n1', 'distill/n2']);
+  });
+
+  it('a missing precondition blocks the phase with the missing paths', () => {
+    const s = setup(phases);
+    let state = submitStep(s, emptyState('c', at(0)), at(0)).state;
+    state = applyEvents(state, [finished('train/task', 1, 'completed', at(1))], s.policy);
+    state = step(state, s.plan, at(2), 10).state;
+    const missing = ['ckpt/a.pt', 'ckpt/b.pt', 'ckpt/c.pt', 'ckpt/d.pt', 'ckpt/e.pt'];
+    state = applyEvents(state, [{ type: 'preconditions', phase: 'distill', at: at(3), missing }], s.policy);
+    const r = step(state, s.plan, at(4), 10);
+    expect(r.actions).toEqual([]);
+    expect(r.state.phases.distill).toMatchObject({
+      status: 'blocked',
+      reason: 'precondition missing: ckpt/a.pt, ckpt/b.pt, ckpt/c.pt and 2 more',
+    });
+    expect(r.state.tasks['distill/n1']!.status).toBe('blocked');
+    expect(atRest(r.state, r.actions)).toBe(true);
+  });
+});
+
+describe('applyEvents', () => {
+  it('does not change the state it is given, and finishes an attempt once', () => {
+    const s = setup([{ name: 'p', command: 'x' }]);
+    const r = submitStep(s, emptyState('c', at(0)), at(0));
+    const before = structuredClone(r.state);
+    const done = applyEvents(r.state, [finished('p/task', 1, 'completed', at(1))], s.policy);
+    expect(r.state).toEqual(before);
+    const replay = applyEvents(done, [finished('p/task', 1, 'out_of_memory', at(2))], s.policy);
+    expect(replay.tasks['p/task']).toEqual(done.tasks['p/task']);
+  });
+});
+
+// ---------------------------------------------------------------------------------------------
+// Property: any plan, any world, the loop comes to rest with every task terminal.
+
+const CLASSES = ['completed', ...FAILURE_CLASSES] as const;
+
+/** A deterministic random source for the world's choices (fast-check shrinks the seed). */
+function rng(seed: number): (n: number) => number {
+  let a = seed >>> 0;
+  return (n) => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return (((t ^ (t >>> 14)) >>> 0) % 4294967296) % n;
+  };
+}
+
+const retryClassArb = fc.record(
+  { attempts: fc.integer({ min: 0, max: 2 }), delay: fc.constantFrom('0s', '1m', '5m') },
+  { requiredKeys: ['attempts'] },
+);
+
+const phaseArb = (i: number) =>
+  fc.record(
+    {
+      grid: fc.dictionary(fc.constantFrom('a', 'b'), fc.integer({ min: 1, max: 3 }), { maxKeys: 2 }),
+      smoke: fc.option(fc.integer({ min: 1, max: 3 }), { nil: undefined }),
+      preconditions: fc.boolean(),
+      deps: fc.subarray(
+        Array.from({ length: i }, (_, k) => `ph${k}`),
+        { minLength: 0 },
+      ),
+      retry: fc.record(
+        {
+          out_of_memory: retryClassArb.map((r) => ({ ...r, mem_factor: 1.5 })),
+          failed: retryClassArb,
+          lost: retryClassArb,
+          timeout: retryClassArb,
+          node_fail: retryClassArb,
+        },
+        { requiredKeys: [] },
+      ),
+      mem: fc.boolean(),
+    },
+    { requiredKeys: ['grid', 'preconditions', 'deps', 'retry', 'mem'] },
+  );
+
+const campaignArb = fc
+  .integer({ min: 1, max: 3 })
+  .chain((n) => fc.tuple(...Array.from({ length: n }, (_, i) => phaseArb(i))))
+  .map((specs) =>
+    specs.map((p, i) => ({
+      name: `ph${i}`,
+      command: 'x',
+      grid: Object.fromEntries(
+        Object.entries(p.grid).map(([axis, count]) => [axis, Array.from({ length: count }, (_, k) => k)]),
+      ),
+      ...(p.deps.length > 0 ? { depends_on: p.deps } : {}),
+      ...(p.preconditions ? { preconditions: [{ exists: 'in/${tag}' }] } : {}),
+      ...(p.smoke === undefined ? {} : { smoke: { tasks: p.smoke, trigger: [{ check: 'all_completed' }] } }),
+      retry: p.retry,
+      ...(p.mem ? { resources: { mem: '1G' } } : {}),
+    })),
+  );
+
+describe('the loop always comes to rest', () => {
+  it('random plans and a random world: terminal tasks, no repeated attempts, phase completed iff its tasks are', () => {
+    fc.assert(
+      fc.property(campaignArb, fc.integer({ min: 1, max: 4 }), fc.integer(), (phases, maxParallel, seed) => {
+        const s = setup(phases);
+        const random = rng(seed);
+        let state = emptyState('c', at(0));
+        let minute = 0;
+        const completed = new Set<string>();
+        const fullIds = new Map(s.plan.phases.map((p) => [p.name, p.tasks.map((t) => t.id)]));
+        const smokeOf = new Map(s.plan.phases.flatMap((p) => p.smoke.map((t) => [t.id, p.name] as const)));
+        const phaseOfFull = new Map(s.plan.phases.flatMap((p) => p.tasks.map((t) => [t.id, p] as const)));
+        let rested = false;
+        const LIMIT = 2000;
+        for (let n = 0; n < LIMIT; n++) {
+          const now = at(minute);
+          const active = Object.values(state.tasks).filter((t) => t.status === 'submitted' || t.status === 'running');
+          const r = step(state, s.plan, now, maxParallel - active.length);
+          if (atRest(r.state, r.actions)) {
+            state = r.state;
+            rested = true;
+            break;
+          }
+          const events: CampaignEvent[] = [];
+          const subs = submissionsOf(r.actions);
+          expect(subs.length).toBeLessThanOrEqual(Math.max(0, maxParallel - active.length));
+          const seen = new Set<string>();
+          for (const sub of subs) {
+            const id = sub.task.id;
+            const before = r.state.tasks[id]!;
+            // Never an attempt number the task already had, never a completed task again.
+            expect(before.attempts.map((a) => a.n)).not.toContain(sub.attempt);
+            expect(seen.has(id)).toBe(false);
+            seen.add(id);
+            expect(completed.has(id)).toBe(false);
+            expect(['pending', 'retrying']).toContain(before.status);
+            if (before.notBefore !== undefined) expect(before.notBefore <= now).toBe(true);
+            // A full task only after its phase's checklist passed (when it has a smoke stage).
+            const owner = phaseOfFull.get(id);
+            if (owner && owner.smoke.length > 0) expect(r.state.phases[owner.name]!.gate?.passed).toBe(true);
+            if (random(20) === 0) {
+              events.push({ type: 'submit_failed', task: id, attempt: sub.attempt, at: now, reason: 'refused' });
+            } else {
+              events.push(...accepted([sub], now));
+            }
+          }
+          for (const a of r.actions) {
+            if (a.type === 'evaluate_gate') {
+              const ok = random(3) !== 0;
+              events.push({
+                type: 'gate',
+                phase: a.phase,
+                at: now,
+                results: [{ check: 'all_completed', passed: ok, detail: ok ? 'ok' : 'a smoke task failed' }],
+              });
+            } else if (a.type === 'check_preconditions') {
+              events.push({
+                type: 'preconditions',
+                phase: a.phase,
+                at: now,
+                missing: random(4) === 0 ? ['in/missing'] : [],
+              });
+            }
+          }
+          // The world moves the tasks that were already running: start, finish, or keep running.
+          for (const [id, t] of Object.entries(r.state.tasks)) {
+            if (t.status !== 'submitted' && t.status !== 'running') continue;
+            const attempt = t.attempts[t.attempts.length - 1]!.n;
+            const roll = random(4);
+            if (roll === 0) continue;
+            if (roll === 1 && t.status === 'submitted') {
+              events.push({ type: 'started', task: id, attempt, at: now });
+              continue;
+            }
+            const cls = random(2) === 0 ? 'completed' : CLASSES[random(CLASSES.length)]!;
+            events.push(finished(id, attempt, cls, now));
+          }
+          state = applyEvents(r.state, events, s.policy);
+          for (const [id, t] of Object.entries(state.tasks)) if (t.status === 'completed') completed.add(id);
+          minute += 1 + random(3);
+        }
+        expect(rested).toBe(true);
+
+        for (const [id, t] of Object.entries(state.tasks)) {
+          expect(TERMINAL.has(t.status), `${id} ended ${t.status}`).toBe(true);
+          expect(t.status).not.toBe('stuck');
+          if (t.status !== 'completed') expect(t.reason, `${id} ${t.status} without a reason`).toBeTruthy();
+          // Attempt numbers are 1, 2, 3… in order.
+          expect(t.attempts.map((a) => a.n)).toEqual(t.attempts.map((_, k) => k + 1));
+        }
+        for (const p of s.plan.phases) {
+          const ps = state.phases[p.name]!;
+          expect(['completed', 'failed', 'blocked']).toContain(ps.status);
+          const allDone = fullIds.get(p.name)!.every((id) => state.tasks[id]!.status === 'completed');
+          expect(ps.status === 'completed').toBe(allDone);
+          if (ps.status !== 'completed') expect(ps.reason).toBeTruthy();
+          // A dependent of a phase that did not complete never ran.
+          for (const dep of p.dependsOn) {
+            if (state.phases[dep]!.status !== 'completed') {
+              expect(ps.status).toBe('blocked');
+              for (const t of [...p.smoke, ...p.tasks]) expect(state.tasks[t.id]!.attempts).toEqual([]);
+            }
+          }
+        }
+        for (const id of smokeOf.keys()) expect(state.tasks[id]).toBeDefined();
+      }),
+      { numRuns: 300 },
+    );
+  });
+});
