@@ -53,8 +53,9 @@ export function envName(name: string): string {
  * Shell text with every variable turned into a quoted environment reference. The reference
  * fits the quoting the template puts it in, so the value stays one word with no expansion:
  * `"${NAME}"` outside quotes (and inside `$(…)` or backticks), `${NAME}` inside double quotes
- * (a nested `"` would end the user's quotes and leave the value to word splitting and globbing),
- * and closed-and-reopened quotes inside single quotes (where the shell expands nothing).
+ * (a nested `"` would end the user's quotes and leave the value to word splitting and globbing)
+ * and in heredoc bodies (where quotes are literal text), and closed-and-reopened quotes inside
+ * single quotes (where the shell expands nothing).
  */
 export function toShell(text: string): string {
   const lexer = new QuoteLexer();
@@ -64,9 +65,11 @@ export function toShell(text: string): string {
         lexer.feed(p.literal!);
         return p.literal;
       }
+      lexer.feed('\u0000'); // a variable is never part of a heredoc delimiter line
       const ref = `\${${envName(p.name)}}`;
       switch (lexer.context()) {
         case 'dq':
+        case 'heredoc':
           return ref;
         case 'sq':
           return `'"${ref}"'`;
@@ -79,32 +82,57 @@ export function toShell(text: string): string {
     .join('');
 }
 
-type QuoteContext = 'top' | 'dq' | 'sq' | 'ansi' | 'cmd' | 'bt';
+type QuoteContext = 'top' | 'dq' | 'sq' | 'ansi' | 'cmd' | 'bt' | 'arith' | 'heredoc';
+
+interface Heredoc {
+  delimiter: string;
+  /** `<<-`: leading tabs are stripped from body lines. */
+  tabs: boolean;
+}
 
 /**
- * Tracks bash quoting through shell text: quotes, `$'…'`, `$(…)` and backticks (which start a
- * fresh unquoted context even inside double quotes), backslash escapes and comments. Heredoc
- * bodies are not tracked.
+ * Tracks bash quoting through shell text: quotes, `$'…'`, `$(…)`, `$((…))` and backticks
+ * (which start a fresh context even inside double quotes), heredoc bodies, backslash escapes
+ * and comments.
  */
 class QuoteLexer {
   private readonly stack: { kind: QuoteContext; depth: number }[] = [{ kind: 'top', depth: 0 }];
   private escaped = false;
   private comment = false;
   private prev = '\n';
+  /** Heredocs opened on the current line, whose bodies start at the next newline. */
+  private pending: Heredoc[] = [];
+  private heredoc: Heredoc | undefined;
+  private line = '';
 
   context(): QuoteContext {
-    return this.stack[this.stack.length - 1]!.kind;
+    return this.heredoc ? 'heredoc' : this.stack[this.stack.length - 1]!.kind;
   }
 
   feed(text: string): void {
     for (let i = 0; i < text.length; i++) {
       const c = text[i]!;
       const next = text[i + 1];
+      if (this.heredoc) {
+        if (c !== '\n') {
+          this.line += c;
+          continue;
+        }
+        const line = this.heredoc.tabs ? this.line.replace(/^\t+/, '') : this.line;
+        this.line = '';
+        if (line === this.heredoc.delimiter) this.heredoc = this.pending.shift();
+        continue;
+      }
       const top = this.stack[this.stack.length - 1]!;
       const prev = this.prev;
       this.prev = c;
       if (this.escaped) {
         this.escaped = false;
+        continue;
+      }
+      if (c === '\n' && this.pending.length > 0 && !['sq', 'dq', 'ansi'].includes(top.kind)) {
+        this.comment = false;
+        this.heredoc = this.pending.shift();
         continue;
       }
       if (this.comment) {
@@ -122,11 +150,17 @@ class QuoteLexer {
         case 'dq':
           if (c === '\\') this.escaped = true;
           else if (c === '"') this.stack.pop();
-          else if (c === '$' && next === '(') {
-            this.stack.push({ kind: 'cmd', depth: 0 });
+          else if (c === '$' && next === '(') i = this.open(text, i);
+          else if (c === '`') this.stack.push({ kind: 'bt', depth: 0 });
+          break;
+        case 'arith':
+          if (c === '(') top.depth++;
+          else if (c === ')' && top.depth > 0) top.depth--;
+          else if (c === ')' && next === ')') {
+            this.stack.pop();
             i++;
-            this.prev = '(';
-          } else if (c === '`') this.stack.push({ kind: 'bt', depth: 0 });
+          } else if (c === '"') this.stack.push({ kind: 'dq', depth: 0 });
+          else if (c === '$' && next === '(') i = this.open(text, i);
           break;
         default:
           if (c === '\\') this.escaped = true;
@@ -136,11 +170,12 @@ class QuoteLexer {
           else if (c === '$' && next === "'") {
             this.stack.push({ kind: 'ansi', depth: 0 });
             i++;
-          } else if (c === '$' && next === '(') {
-            this.stack.push({ kind: 'cmd', depth: 0 });
+          } else if (c === '$' && next === '(') i = this.open(text, i);
+          else if (c === '(' && next === '(' && /[\s;&|()]/.test(prev)) {
+            this.stack.push({ kind: 'arith', depth: 0 });
             i++;
-            this.prev = '(';
-          } else if (c === '`') {
+          } else if (c === '<' && next === '<') i = this.redirect(text, i);
+          else if (c === '`') {
             if (top.kind === 'bt') this.stack.pop();
             else this.stack.push({ kind: 'bt', depth: 0 });
           } else if (top.kind === 'cmd' && c === '(') top.depth++;
@@ -150,6 +185,25 @@ class QuoteLexer {
           }
       }
     }
+  }
+
+  /** `$(` or `$((` at `i`; returns the index of its last character. */
+  private open(text: string, i: number): number {
+    const arith = text[i + 2] === '(';
+    this.stack.push({ kind: arith ? 'arith' : 'cmd', depth: 0 });
+    this.prev = '(';
+    return i + (arith ? 2 : 1);
+  }
+
+  /** `<<` at `i`: a here-string, or a heredoc whose body starts at the next newline. */
+  private redirect(text: string, i: number): number {
+    if (text[i + 2] === '<') return i + 2;
+    const m = /^<<(-?)[ \t]*((?:[^\s;&|<>()'"\\]|'[^']*'|"[^"]*"|\\.)+)/.exec(text.slice(i));
+    if (!m) return i + 1;
+    const delimiter = m[2]!.replace(/'([^']*)'|"([^"]*)"|\\(.)/g, (_, a, b, c) => a ?? b ?? c);
+    this.pending.push({ delimiter, tabs: m[1] === '-' });
+    this.prev = m[0][m[0].length - 1]!;
+    return i + m[0].length - 1;
   }
 }
 

@@ -7,10 +7,16 @@ const UNIT_SECONDS: Record<string, number> = { d: 86400, h: 3600, m: 60, s: 1 };
 export function parseDuration(text: string | number): number | undefined {
   if (typeof text === 'number') return text >= 0 && Number.isFinite(text) ? text : undefined;
   const s = text.trim();
-  const slurm = /^(?:(\d+)-)?(?:(\d+):)?(\d+):(\d+)$/.exec(s);
-  if (slurm) {
-    const [, d, h, m, sec] = slurm;
-    return Number(d ?? 0) * 86400 + Number(h ?? 0) * 3600 + Number(m) * 60 + Number(sec);
+  // Slurm's forms: with days the next field is hours (D-HH, D-HH:MM, D-HH:MM:SS); without, MM:SS or HH:MM:SS.
+  const days = /^(\d+)-(\d+)(?::(\d+))?(?::(\d+))?$/.exec(s);
+  if (days) {
+    const [, d, h, m, sec] = days;
+    return Number(d) * 86400 + Number(h) * 3600 + Number(m ?? 0) * 60 + Number(sec ?? 0);
+  }
+  const clock = /^(?:(\d+):)?(\d+):(\d+)$/.exec(s);
+  if (clock) {
+    const [, h, m, sec] = clock;
+    return Number(h ?? 0) * 3600 + Number(m) * 60 + Number(sec);
   }
   if (!/^(\d+(?:\.\d+)?(d|h|m|s))+$/.test(s)) return undefined;
   let total = 0;

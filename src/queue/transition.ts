@@ -19,6 +19,9 @@ export type RetryPolicy = (taskId: string, cls: FailureClass) => RetryRule;
 /** Retries per class when the manifest says nothing: a vanished task or a failed node is not the task's fault. */
 const DEFAULT_ATTEMPTS: Partial<Record<FailureClass, number>> = { lost: 2, node_fail: 2 };
 
+/** The manifest retry entry a class is governed by. */
+const ruleKey = (cls: 'completed' | FailureClass): string => (cls === 'unverified' ? 'failed' : cls);
+
 /** The retry rule for a class, phase settings over defaults over built-in defaults. */
 export function retryRule(phaseRetry: Retry | undefined, defaults: Retry | undefined, cls: FailureClass): RetryRule {
   if (cls === 'gate' || cls === 'cancelled') return { attempts: 0, delaySeconds: 0 };
@@ -77,6 +80,7 @@ function applyTaskEvent(t: TaskState, e: Exclude<CampaignEvent, { phase: string 
       return { status: 'submitted', attempts };
     }
     case 'submit_failed':
+      if (i >= 0) return t;
       attempts.push({ n: e.attempt, submittedAt: e.at, endedAt: e.at, class: 'failed', reason: e.reason });
       return { status: 'failed', attempts, reason: `could not start: ${e.reason}` };
     case 'started':
@@ -95,7 +99,8 @@ function applyTaskEvent(t: TaskState, e: Exclude<CampaignEvent, { phase: string 
       attempts[i] = a;
       if (e.class === 'completed') return { status: 'completed', attempts };
       const rule = policy(e.task, e.class);
-      const used = attempts.filter((x) => x.class === e.class).length - 1;
+      // Classes that share a rule share its allowance (`unverified` is counted with `failed`).
+      const used = attempts.filter((x) => x.class !== undefined && ruleKey(x.class) === ruleKey(e.class)).length - 1;
       const why = `${e.class}${e.reason ? `: ${e.reason}` : ''}`;
       if (used >= rule.attempts) {
         return {
@@ -177,9 +182,8 @@ function decidePhase(
     status,
     ...(reason ? { reason } : {}),
   });
-  if (prev.status === 'completed' || prev.status === 'failed' || prev.status === 'blocked')
-    return { state: prev, block: prev.status !== 'completed' };
-
+  // Nothing here is sticky: the status is derived afresh from the tasks, the gate and the
+  // preconditions on every pass, so tasks added to a finished phase by an edited manifest run.
   for (const dep of phase.dependsOn) {
     const d = phases[dep];
     if (d?.status === 'failed' || d?.status === 'blocked') {

@@ -6,7 +6,7 @@
  */
 import { renderPath, type TaskSpec } from '../manifest/expand.js';
 import type { Manifest, Phase } from '../manifest/schema.js';
-import { toShell } from '../manifest/template.js';
+import { envName, templateNames, toShell } from '../manifest/template.js';
 import { shellQuote } from './shell.js';
 
 /** Exit status of a task stopped by a gate; with the log line, it classifies as `gate`. */
@@ -35,14 +35,14 @@ export function renderTaskScript(input: TaskScriptInput): string {
     `# campaign ${input.campaign}: one task. Generated; edits are overwritten.`,
     'set -u',
     'campaign_step=start',
-    'campaign_fail() { printf \'[campaign] gate %s: FAIL %s\\n\' "$1" "$2"; campaign_step=done; exit ' +
+    'campaign_fail() { printf \'[campaign] gate %s: FAIL %s\\n\' "$1" "$2"; campaign_step=\'done\'; exit ' +
       GATE_EXIT +
       '; }',
     'campaign_ok() { printf \'[campaign] gate %s: ok\\n\' "$1"; }',
     'campaign_on_exit() {',
     '  local rc=$?',
     '  if [ "$campaign_step" = setup ]; then',
-    '    printf \'[campaign] gate setup: FAIL a setup line exited %s\\n\' "$rc"',
+    '    printf \'[campaign] gate setup: FAIL the setup stopped with exit status %s\\n\' "$rc"',
     `    exit ${GATE_EXIT}`,
     '  fi',
     '}',
@@ -61,6 +61,10 @@ export function renderTaskScript(input: TaskScriptInput): string {
       'campaign_ok devices',
     );
   }
+  // Template variables come from the task's environment; declaring them says so to shellcheck (SC2154).
+  const names = [...input.setup, input.capability ?? '', input.command].flatMap((t) => templateNames(t).map(envName));
+  const declared = [...new Set(names)].filter((n) => /^[A-Za-z_][A-Za-z0-9_]*$/.test(n));
+  if (declared.length > 0) lines.push(`export ${declared.join(' ')}`);
   lines.push('set +u', 'campaign_step=setup', 'set -e');
   for (const s of input.setup) lines.push(toShell(s));
   lines.push('set +e', 'campaign_step=gates');
@@ -95,10 +99,11 @@ export function renderTaskScript(input: TaskScriptInput): string {
     );
   }
   lines.push(
-    'campaign_step=command',
+    "campaign_step='command'",
     toShell(input.command),
+    "# shellcheck disable=SC2320 # the command's own status, even when it ends with echo or printf",
     'campaign_rc=$?',
-    'campaign_step=done',
+    "campaign_step='done'",
     'exit "$campaign_rc"',
     '',
   );

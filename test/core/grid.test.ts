@@ -110,7 +110,7 @@ describe('grid expansion', () => {
       fc.property(grid, fc.nat(), scalar, (g, at, value) => {
         const entries = Object.entries(g);
         const position = entries.length === 0 ? 0 : at % (entries.length + 1);
-        const name = "scalar_axis_added"; // longer than any generated axis name
+        const name = 'scalar_axis_added'; // longer than any generated axis name
         const withScalar = Object.fromEntries([
           ...entries.slice(0, position),
           [name, value],
@@ -145,10 +145,7 @@ describe('tags', () => {
   );
   const tagSafeGrid = fc
     .uniqueArray(
-      fc.tuple(
-        axisName,
-        fc.uniqueArray(tagSafe, { minLength: 1, maxLength: 4, selector: (v) => String(v) }),
-      ),
+      fc.tuple(axisName, fc.uniqueArray(tagSafe, { minLength: 1, maxLength: 4, selector: (v) => String(v) })),
       { maxLength: 4, selector: ([name]) => name },
     )
     .map((entries) => Object.fromEntries(entries) as Grid);

@@ -159,21 +159,58 @@ describe('template variables in shell text (toShell + taskEnv, real bash)', () =
     );
   });
 
-  it('numbers and booleans as grid values print as YAML wrote them', () => {
+  it('a variable in a heredoc body is its value, without quotes around it (setup writing a config file)', () => {
+    const command = [
+      'cat <<EOF',
+      '{"x": ${x}, "y": "${y}"} \'${x}\'',
+      'EOF',
+      "cat <<-'END'",
+      '\t$${HOME} stays as written',
+      '\tEND',
+      "printf '%s' ${y} <<< ${x}",
+    ].join('\n');
     fc.assert(
-      fc.property(fc.oneof(fc.integer(), fc.double({ noNaN: true }), fc.boolean()), (value) => {
-        const command = 'printf %s ${x} "${x}"';
-        const { task } = taskFor({ x: value }, command);
-        const r = bash(toShell(command), taskEnv('c', task, 1, '/tmp'));
-        expect(r.stdout.toString('utf8')).toBe(String(value).repeat(2));
+      fc.property(anyValue, anyValue, (x, y) => {
+        const { task } = taskFor({ x, y }, command);
+        const r = bash(toShell(command), { ...taskEnv('c', task, 1, '/tmp'), HOME: '/home/h' });
+        expect(r.stderr).toBe('');
+        expect(r.stdout.equals(utf8(`{"x": ${x}, "y": "${y}"} '${x}'\n\${HOME} stays as written\n${y}`))).toBe(true);
       }),
+      { numRuns: RUNS },
+    );
+  });
+
+  it('arithmetic takes numeric values, and a shift is not mistaken for a heredoc', () => {
+    const command = "printf '%s\\0' $(( ${n} + 1 )) \"$(( 1 << ${k} ))\"; (( ${n} >= 0 )) && printf '%s\\0' ${x}";
+    fc.assert(
+      fc.property(fc.integer({ min: -1e6, max: 1e6 }), fc.integer({ min: 0, max: 30 }), anyValue, (n, k, x) => {
+        const { task } = taskFor({ n, k, x }, command);
+        const r = bash(toShell(command), taskEnv('c', task, 1, '/tmp'));
+        expect(r.stderr).toBe('');
+        expect(fields(r.stdout)).toEqual([String(n + 1), String(2 ** k), ...(n >= 0 ? [x] : [])]);
+      }),
+      { numRuns: 100 },
+    );
+  });
+
+  it('numbers and booleans reach the command as their text', () => {
+    fc.assert(
+      fc.property(
+        fc.oneof(fc.integer(), fc.double({ noNaN: true, noDefaultInfinity: true }), fc.boolean()),
+        (value) => {
+          const command = 'printf %s ${x} "${x}"';
+          const { task } = taskFor({ x: value }, command);
+          const r = bash(toShell(command), taskEnv('c', task, 1, '/tmp'));
+          expect(r.stdout.toString('utf8')).toBe(String(value).repeat(2));
+        },
+      ),
       { numRuns: 100 },
     );
   });
 
   it('built-in variables arrive too: tag, task, phase, campaign, attempt, output', () => {
     const { task } = taskFor({ x: 'a b' }, 'true');
-    const command = "printf '%s\\0' ${tag} ${task} ${phase} ${campaign} ${attempt} ${stage} \"${output}\"";
+    const command = 'printf \'%s\\0\' ${tag} ${task} ${phase} ${campaign} ${attempt} ${stage} "${output}"';
     const r = bash(toShell(command), taskEnv('camp', task, 3, '/w'));
     expect(fields(r.stdout)).toEqual([task.tag, task.id, 'p', 'camp', '3', 'full', '']);
   });
@@ -188,7 +225,7 @@ describe('template variables in shell text (toShell + taskEnv, real bash)', () =
   it('$${HOME} is a literal ${HOME} for the shell, which expands it', () => {
     expect(toShell('echo $${HOME}')).toBe('echo ${HOME}');
     expect(toShell('echo "$${HOME}/x"')).toBe('echo "${HOME}/x"');
-    const r = bash(toShell("printf '%s\\0' $${HOME} \"$${HOME}/x\" ${x}"), {
+    const r = bash(toShell('printf \'%s\\0\' $${HOME} "$${HOME}/x" ${x}'), {
       HOME: '/home/some one',
       CAMPAIGN_AXIS_x: '${HOME}',
     });

@@ -313,6 +313,14 @@ describe('retries', () => {
     expect(r.subs.map((x) => [x.task.id, x.attempt])).toEqual([['p/task', 2]]);
   });
 
+  it('an unverified result draws on the `failed` allowance: mixing the two does not double it', () => {
+    const s = setup([one({ retry: { failed: { attempts: 1 } } })]);
+    const r = drive(s, ['failed', 'unverified']);
+    expect(r.subs.map((x) => x.attempt)).toEqual([1, 2]);
+    expect(r.state.tasks['p/task']).toMatchObject({ status: 'failed', reason: 'unverified (after 1 retries)' });
+    expect(r.actions).toEqual([]);
+  });
+
   it('retries of different classes each use their own allowance', () => {
     const s = setup([one()], { defaults: { retry: { node_fail: { attempts: 1 }, lost: { attempts: 1 } } } });
     const r = drive(s, ['node_fail', 'lost', 'completed']);

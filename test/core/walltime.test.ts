@@ -5,6 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { parseManifest } from '../../src/manifest/load.js';
 import { cluster as clusterSchema, phase as phaseSchema, type Cluster, type Phase } from '../../src/manifest/schema.js';
 import { planCampaign, type ArrayPlan } from '../../src/plan/plan.js';
+import { formatSlurmTime, parseDuration } from '../../src/manifest/units.js';
 import { budgetFor, DEFAULT_MARGIN, partitionCaps } from '../../src/plan/walltime.js';
 
 const distill = parseManifest('examples/distill.yml', readFileSync('examples/distill.yml', 'utf8')).manifest;
@@ -95,15 +96,30 @@ const phaseWith = (m: Model): Phase =>
   });
 
 const model: fc.Arbitrary<Model> = fc.record({
-  rate: fc.oneof(fc.integer({ min: 0, max: 3600 }), fc.integer({ min: 1, max: 100000 }).map((x) => x / 100)),
-  units: fc.oneof(fc.integer({ min: 1, max: 5000 }), fc.integer({ min: 1, max: 1000 }).map((x) => x / 10)),
-  trend: fc.option(fc.integer({ min: 100, max: 300 }).map((x) => x / 100), { nil: undefined }),
-  margin: fc.option(fc.integer({ min: 100, max: 300 }).map((x) => x / 100), { nil: undefined }),
+  rate: fc.oneof(
+    fc.integer({ min: 0, max: 3600 }),
+    fc.integer({ min: 1, max: 100000 }).map((x) => x / 100),
+  ),
+  units: fc.oneof(
+    fc.integer({ min: 1, max: 5000 }),
+    fc.integer({ min: 1, max: 1000 }).map((x) => x / 10),
+  ),
+  trend: fc.option(
+    fc.integer({ min: 100, max: 300 }).map((x) => x / 100),
+    { nil: undefined },
+  ),
+  margin: fc.option(
+    fc.integer({ min: 100, max: 300 }).map((x) => x / 100),
+    { nil: undefined },
+  ),
 });
 
 /** Partition caps as Slurm has them (whole minutes), sometimes odd seconds, in any order. */
 const caps = fc.array(
-  fc.oneof(fc.integer({ min: 1, max: 60 * 24 * 7 }).map((m) => m * 60), fc.integer({ min: 1, max: 400000 })),
+  fc.oneof(
+    fc.integer({ min: 1, max: 60 * 24 * 7 }).map((m) => m * 60),
+    fc.integer({ min: 1, max: 400000 }),
+  ),
   { minLength: 1, maxLength: 5 },
 );
 
@@ -225,5 +241,38 @@ describe('budgetFor, any cost model and partitions', () => {
 
   it('orders partition caps shortest first whatever order the manifest lists them in', () => {
     expect(partitionCaps(slurm([86400, 3600, 10800])).map((c) => c.maxSeconds)).toEqual([3600, 10800, 86400]);
+  });
+});
+
+describe('durations as users and Slurm write them', () => {
+  it.each([
+    ['37s', 37],
+    ['90s', 90],
+    ['1h30m', 5400],
+    ['2d', 172800],
+    ['1.5h', 5400],
+    ['30:00', 1800], // MM:SS
+    ['01:30:00', 5400], // HH:MM:SS
+    ['1-00:00:00', 86400], // D-HH:MM:SS, as sinfo prints MaxTime
+    ['1-12', 129600], // D-HH
+    ['1-02:30', 95400], // D-HH:MM: the field after the day is hours, not minutes
+    [3600, 3600],
+  ])('%s is %d seconds', (text, seconds) => {
+    expect(parseDuration(text)).toBe(seconds);
+  });
+
+  it('refuses what is not a duration', () => {
+    for (const bad of ['', '3 hours', '1-', ':30', '-1s', 'h', -5, Number.POSITIVE_INFINITY]) {
+      expect(parseDuration(bad)).toBeUndefined();
+    }
+  });
+
+  it('--time as written for Slurm reads back as the budget it came from', () => {
+    fc.assert(
+      fc.property(fc.integer({ min: 0, max: 60 * 86400 }), (s) => {
+        expect(parseDuration(formatSlurmTime(s))).toBe(s);
+      }),
+      { numRuns: 1000 },
+    );
   });
 });
