@@ -228,7 +228,7 @@ describe('running the script', () => {
       command: 'touch ran',
     });
     expect(r.status).toBe(GATE_EXIT);
-    expect(gateLines(r)).toEqual(['[campaign] gate setup: FAIL a setup line exited 3']);
+    expect(gateLines(r)).toEqual(['[campaign] gate setup: FAIL the setup stopped with exit status 3']);
     expect(r.log).toMatch(GATE_LINE);
     expect(existsSync(join(workdir, 'setup1'))).toBe(true);
     expect(existsSync(join(workdir, 'setup2'))).toBe(false);
