@@ -42,8 +42,13 @@ export async function ensureBuilt(): Promise<void> {
     if (await stat(stamp).catch(() => undefined)) return;
     const r = await exec('npm', ['run', '--silent', 'build'], { cwd: REPO, timeoutMs: 180_000 });
     if (r.code !== 0) throw new Error(`npm run build failed:\n${r.stdout}${r.stderr}`);
-    // Stamps of earlier vitest runs are of no use any more.
-    for (const name of await readdir(base)) if (name.startsWith('built-by-')) await rm(join(base, name), { force: true });
+    // Stamps of runs long over are of no use any more.
+    for (const name of await readdir(base)) {
+      const st = await stat(join(base, name)).catch(() => undefined);
+      if (name.startsWith('built-by-') && st && Date.now() - st.mtimeMs > 86_400_000) {
+        await rm(join(base, name), { force: true });
+      }
+    }
     await writeFile(stamp, new Date().toISOString());
   } finally {
     await rm(lock, { recursive: true, force: true });
@@ -139,7 +144,10 @@ export async function attemptDirs(workdir: string): Promise<Map<string, number[]
       const path = join(dir, e.name);
       if (/^\d+$/.test(e.name)) {
         const task = relative(root, dir).split('\\').join('/');
-        out.set(task, [...(out.get(task) ?? []), Number(e.name)].sort((a, b) => a - b));
+        out.set(
+          task,
+          [...(out.get(task) ?? []), Number(e.name)].sort((a, b) => a - b),
+        );
       } else {
         await walk(path);
       }

@@ -330,7 +330,8 @@ phases:
   - name: wait
     grid: { seed: [1] }
     walltime: 2m
-    command: sleep 2
+    command: >
+      for i in $(seq 600); do [ -e release ] && break; sleep 0.05; done
 `,
     );
     const stateDir = join(dir, 'state');
@@ -344,6 +345,8 @@ phases:
       expect(second.stderr).toContain(`locked by pid ${first.child.pid}`);
       expect(second.stdout).not.toContain('# Campaign');
     } finally {
+      // The first run's task waits for this file, so it surely held the lock all along.
+      await writeFile(join(dir, 'work', 'release'), '');
       const r = await first.done;
       expect(r.code).toBe(0);
     }
@@ -389,7 +392,12 @@ phases:
     for (const phase of campaign.plan.phases) {
       const task = phase.tasks[0]!;
       const array = phase.arrays.find((a) => a.stage === 'full')!;
-      const sub: Submission = { task, attempt: 1, array: { ...array, budget: { ...array.budget, seconds: 2 } }, index: 0 };
+      const sub: Submission = {
+        task,
+        attempt: 1,
+        array: { ...array, budget: { ...array.budget, seconds: 2 } },
+        index: 0,
+      };
       const [submitted] = await executor.submit([sub]);
       if (submitted?.type !== 'submitted') throw new Error(`not submitted: ${JSON.stringify(submitted)}`);
       const active: ActiveAttempt = {
