@@ -11,6 +11,7 @@ import { FileStateStore } from '../exec/store/file-store.js';
 import { formatFinding, lintText } from '../lint/lint.js';
 import { manifest as manifestSchema } from '../manifest/schema.js';
 import type { CampaignState } from '../queue/state.js';
+import { startRun } from '../queue/transition.js';
 import { allCompleted, phaseCounts, progressLine, renderSummary } from '../queue/summary.js';
 import { loadCampaign, localWorkdir, readManifest, type Campaign } from './load.js';
 import { renderPlanJson, renderPlanText } from './plan-table.js';
@@ -24,6 +25,7 @@ const USAGE = `usage: campaign <command> [options]
                       --format text|json
   run FILE            drive the campaign to its end (resumes where it stopped)
                       --state-dir DIR   --poll SECONDS (longest wait between passes)
+                      --retry-failed (run failed tasks and failed smoke stages again)
   status FILE         the stored state per phase   --state-dir DIR
   summary FILE        markdown summary   --state-dir DIR   --out FILE
   schema              the manifest's JSON Schema
@@ -130,7 +132,11 @@ function executorFor(c: Campaign): Executor {
 }
 
 async function run(argv: string[]): Promise<number> {
-  const { values, files } = args(argv, { 'state-dir': { type: 'string' }, poll: { type: 'string' } });
+  const { values, files } = args(argv, {
+    'state-dir': { type: 'string' },
+    poll: { type: 'string' },
+    'retry-failed': { type: 'boolean' },
+  });
   const maxPoll = values.poll === undefined ? 2 : Number(values.poll);
   if (!(maxPoll > 0))
     throw new UserError({ message: `--poll ${String(values.poll)} is not a positive number of seconds` });
@@ -148,7 +154,7 @@ async function run(argv: string[]): Promise<number> {
   try {
     const controller = new CampaignController({ manifest: c.manifest, plan: c.plan, executor, store });
     const progress = new Progress(process.stdout, c.plan);
-    let state = await controller.load();
+    let state = startRun(await controller.load(), c.plan, { retryFailed: values['retry-failed'] === true });
     let wait = 0.1;
     for (;;) {
       const before = JSON.stringify(phaseCounts(c.plan, state));

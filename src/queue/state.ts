@@ -50,6 +50,8 @@ export const taskStateSchema = z.object({
   /** Memory for the next attempt after an out-of-memory failure. */
   nextMemBytes: z.number().optional(),
   reason: z.string().optional(),
+  /** Attempts up to this number were before a `--retry-failed` reset: retries count after it. */
+  retryFrom: z.number().int().optional(),
 });
 export type TaskState = z.infer<typeof taskStateSchema>;
 

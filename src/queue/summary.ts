@@ -116,7 +116,7 @@ export function renderSummary({ plan, state, tails }: SummaryInput): string {
       out.push(
         `### ${t.id}`,
         '',
-        `${s.status}: ${s.reason ?? 'no reason recorded'} (${s.attempts.length} attempt${s.attempts.length === 1 ? '' : 's'})`,
+        `${s.reason ?? s.status} (${s.attempts.length} attempt${s.attempts.length === 1 ? '' : 's'})`,
         '',
       );
       const tail = tails.get(t.id);

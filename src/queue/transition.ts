@@ -100,7 +100,10 @@ function applyTaskEvent(t: TaskState, e: Exclude<CampaignEvent, { phase: string 
       if (e.class === 'completed') return { status: 'completed', attempts };
       const rule = policy(e.task, e.class);
       // Classes that share a rule share its allowance (`unverified` is counted with `failed`).
-      const used = attempts.filter((x) => x.class !== undefined && ruleKey(x.class) === ruleKey(e.class)).length - 1;
+      const since = t.retryFrom ?? 0;
+      const used =
+        attempts.filter((x) => x.n > since && x.class !== undefined && ruleKey(x.class) === ruleKey(e.class)).length -
+        1;
       const why = `${e.class}${e.reason ? `: ${e.reason}` : ''}`;
       if (used >= rule.attempts) {
         return {
@@ -119,6 +122,43 @@ function applyTaskEvent(t: TaskState, e: Exclude<CampaignEvent, { phase: string 
       };
     }
   }
+}
+
+/**
+ * A new run looks again at what an outside change may have mended: missing preconditions are
+ * checked again, failed checklists evaluated again (the manifest's checklist may have been
+ * fixed), blocked tasks re-derived. With `retryFailed`, failed tasks and the smoke tasks of a
+ * failed checklist run again, with their retry allowances afresh.
+ */
+export function startRun(state: CampaignState, plan: Plan, opts: { retryFailed: boolean }): CampaignState {
+  const phases: Record<string, PhaseState> = {};
+  const tasks = { ...state.tasks };
+  const reset = (id: string): void => {
+    const t = tasks[id];
+    if (!t) return;
+    const last = t.attempts[t.attempts.length - 1]?.n ?? 0;
+    tasks[id] = { status: 'pending', attempts: t.attempts, retryFrom: last };
+  };
+  for (const [name, p] of Object.entries(state.phases)) {
+    const { gate, preconditions, ...rest } = p;
+    phases[name] = {
+      ...rest,
+      ...(gate && gate.passed ? { gate } : {}),
+      ...(preconditions && preconditions.missing.length === 0 ? { preconditions } : {}),
+    };
+    if (opts.retryFailed && gate && !gate.passed)
+      for (const t of plan.phases.find((x) => x.name === name)?.smoke ?? []) reset(t.id);
+  }
+  for (const [id, t] of Object.entries(tasks)) {
+    if (t.status === 'blocked') {
+      tasks[id] = {
+        status: 'pending',
+        attempts: t.attempts,
+        ...(t.retryFrom === undefined ? {} : { retryFrom: t.retryFrom }),
+      };
+    } else if (opts.retryFailed && (t.status === 'failed' || t.status === 'stuck')) reset(id);
+  }
+  return { ...state, phases, tasks };
 }
 
 export interface StepResult {

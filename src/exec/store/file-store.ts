@@ -3,7 +3,7 @@
  * every save, an append-only event log, and a lock file so that only one controller drives a
  * campaign. The caller validates what it loads; this module only keeps bytes safe.
  */
-import { type FileHandle, link, mkdir, open, readFile, rename, rm } from 'node:fs/promises';
+import { type FileHandle, link, mkdir, open, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { UserError } from '../../errors.js';
@@ -61,26 +61,22 @@ export class FileStateStore {
       command,
     };
     const text = JSON.stringify(holder);
-    for (;;) {
-      let fh: FileHandle;
-      try {
-        fh = await open(this.lockPath, 'wx');
-      } catch (e) {
-        if (errorCode(e) !== 'EEXIST') throw e;
-        await this.clearStaleLock();
-        continue;
+    // Written whole to a temp file, then linked into place: link() fails if the lock exists,
+    // and a controller killed at any point never leaves a half-written lock behind.
+    const tmp = this.tempPath();
+    await writeFile(tmp, text);
+    try {
+      for (;;) {
+        try {
+          await link(tmp, this.lockPath);
+          return { holder, release: () => this.release(text) };
+        } catch (e) {
+          if (errorCode(e) !== 'EEXIST') throw e;
+          await this.clearStaleLock();
+        }
       }
-      try {
-        await fh.writeFile(text);
-        await fh.sync();
-      } catch (e) {
-        // Ours, and half-written: left behind it would block everyone for the grace period.
-        await rm(this.lockPath, { force: true });
-        throw e;
-      } finally {
-        await fh.close();
-      }
-      return { holder, release: () => this.release(text) };
+    } finally {
+      await rm(tmp, { force: true });
     }
   }
 

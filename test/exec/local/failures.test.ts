@@ -163,7 +163,7 @@ phases:
     expect(t.attempts[0]!.class).toBe('gate');
     expect(t.attempts[0]!.reason).toMatch(/setup/);
     expect(await exists(join(ran.workdir, 'ran-1'))).toBe(false);
-    expect(ran.summary).toMatch(/### gated\/seed1\n\nfailed: gate: .*setup/);
+    expect(ran.summary).toMatch(/### gated\/seed1\n\ngate: .*setup/);
     expect(ran.summary).toContain('[campaign] gate setup: FAIL');
   });
 

@@ -1,0 +1,122 @@
+/**
+ * What a user does after a campaign stopped short: fix the cause, then run again. A new run
+ * re-checks missing preconditions and re-evaluates a failed checklist; `--retry-failed` runs
+ * failed tasks (and the smoke stage of a failed checklist) again with fresh retry allowances.
+ */
+import { mkdir, rm, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ensureBuilt, makeTemp, readState, runCli, writeManifest } from '../helpers/cli.js';
+
+let root: string;
+
+beforeAll(async () => {
+  await ensureBuilt();
+  root = await makeTemp('rerun');
+}, 180_000);
+
+afterAll(async () => {
+  if (root) await rm(root, { recursive: true, force: true });
+});
+
+async function setup(name: string, yaml: string): Promise<{ manifest: string; stateDir: string; workdir: string }> {
+  const dir = join(root, name);
+  const workdir = join(dir, 'work');
+  await mkdir(workdir, { recursive: true });
+  return { manifest: await writeManifest(dir, yaml), stateDir: join(dir, 'state'), workdir };
+}
+
+const run = (manifest: string, stateDir: string, ...extra: string[]) =>
+  runCli(['run', manifest, '--state-dir', stateDir, '--poll', '0.2', ...extra], { timeoutMs: 60_000 });
+
+const header = `campaign: rerun
+cluster: { executor: local, name: here }
+workdir: work
+`;
+
+describe('a new run after the cause is fixed', () => {
+  it('re-checks preconditions that were missing', async () => {
+    const c = await setup(
+      'preconditions',
+      `${header}phases:
+  - name: use
+    preconditions: [{ exists: input.txt }]
+    command: cp input.txt \${output}
+    output: out.txt
+    walltime: 1m
+`,
+    );
+    const first = await run(c.manifest, c.stateDir);
+    expect(first.code).toBe(1);
+    expect((await readState(c.stateDir)).phases.use?.reason).toMatch(/precondition missing: input.txt/);
+
+    await writeFile(join(c.workdir, 'input.txt'), 'data\n');
+    const second = await run(c.manifest, c.stateDir);
+    expect(second.code).toBe(0);
+    expect((await readState(c.stateDir)).tasks['use/task']?.status).toBe('completed');
+  });
+
+  it('re-evaluates a checklist fixed in the manifest without rerunning the smoke tasks', async () => {
+    const yaml = (count: number) => `${header}phases:
+  - name: p
+    grid: { seed: [1, 2] }
+    command: >
+      printf '{"seed": %s}\\n' \${seed} > \${output}
+    output: out_\${seed}.jsonl
+    walltime: 1m
+    smoke:
+      tasks: 1
+      trigger:
+        - check: records
+          count: ${count}
+          otherwise: "the record count is wrong"
+`;
+    const c = await setup('checklist', yaml(5));
+    const first = await run(c.manifest, c.stateDir);
+    expect(first.code).toBe(1);
+    const blocked = await readState(c.stateDir);
+    expect(blocked.phases.p?.status).toBe('blocked');
+    expect(blocked.tasks['p/seed2']?.status).toBe('blocked');
+
+    await writeFile(c.manifest, yaml(1));
+    const second = await run(c.manifest, c.stateDir);
+    expect(second.code).toBe(0);
+    const done = await readState(c.stateDir);
+    expect(done.tasks['p/smoke/seed1']?.attempts).toHaveLength(1);
+    expect(done.tasks['p/seed1']?.status).toBe('completed');
+    expect(done.tasks['p/seed2']?.status).toBe('completed');
+  });
+
+  it('leaves failed tasks alone without --retry-failed, and runs them again with it', async () => {
+    const c = await setup(
+      'retry',
+      `${header}defaults:
+  retry:
+    failed: { attempts: 1 }
+phases:
+  - name: p
+    grid: { n: [1, 2] }
+    command: test -e fixed && echo ok > \${output}
+    output: out_\${n}.txt
+    walltime: 1m
+    smoke:
+      tasks: 1
+      trigger: [{ check: output_exists }]
+`,
+    );
+    expect((await run(c.manifest, c.stateDir)).code).toBe(1);
+    const failed = await readState(c.stateDir);
+    expect(failed.tasks['p/smoke/n1']?.status).toBe('failed');
+    expect(failed.tasks['p/smoke/n1']?.attempts).toHaveLength(2);
+
+    expect((await run(c.manifest, c.stateDir)).code).toBe(1);
+    expect((await readState(c.stateDir)).tasks['p/smoke/n1']?.attempts).toHaveLength(2);
+
+    await writeFile(join(c.workdir, 'fixed'), '');
+    expect((await run(c.manifest, c.stateDir, '--retry-failed')).code).toBe(0);
+    const done = await readState(c.stateDir);
+    expect(done.tasks['p/smoke/n1']?.attempts.map((a) => a.class)).toEqual(['failed', 'failed', 'completed']);
+    expect(done.tasks['p/n1']?.status).toBe('completed');
+    expect(done.tasks['p/n2']?.status).toBe('completed');
+  });
+});
