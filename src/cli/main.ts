@@ -199,6 +199,9 @@ async function status(argv: string[]): Promise<number> {
   const c = await loadCampaign(files[0]!, values['state-dir'] as string | undefined);
   const state = await storedState(c);
   for (const counts of phaseCounts(c.plan, state)) process.stdout.write(progressLine(counts) + '\n');
+  const stopped = Object.entries(state.tasks).filter(([, t]) => t.status === 'failed' || t.status === 'stuck');
+  for (const [id, t] of stopped.slice(0, 20)) process.stdout.write(`  ${id}: ${t.reason ?? t.status}\n`);
+  if (stopped.length > 20) process.stdout.write(`  … and ${stopped.length - 20} more (campaign summary lists them)\n`);
   return allCompleted(c.plan, state) ? EXIT.ok : EXIT.incomplete;
 }
 

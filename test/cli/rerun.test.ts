@@ -3,24 +3,15 @@
  * re-checks missing preconditions and re-evaluates a failed checklist; `--retry-failed` runs
  * failed tasks (and the smoke stage of a failed checklist) again with fresh retry allowances.
  */
-import { mkdir, rm, writeFile } from 'node:fs/promises';
+import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ensureBuilt, makeTemp, readState, runCli, writeManifest } from '../helpers/cli.js';
+import { describe, expect, it } from 'vitest';
+import { readState, runCli, writeManifest, useBuiltCliAndTemp } from '../helpers/cli.js';
 
-let root: string;
-
-beforeAll(async () => {
-  await ensureBuilt();
-  root = await makeTemp('rerun');
-}, 180_000);
-
-afterAll(async () => {
-  if (root) await rm(root, { recursive: true, force: true });
-});
+const tempRoot = useBuiltCliAndTemp('rerun');
 
 async function setup(name: string, yaml: string): Promise<{ manifest: string; stateDir: string; workdir: string }> {
-  const dir = join(root, name);
+  const dir = join(tempRoot(), name);
   const workdir = join(dir, 'work');
   await mkdir(workdir, { recursive: true });
   return { manifest: await writeManifest(dir, yaml), stateDir: join(dir, 'state'), workdir };

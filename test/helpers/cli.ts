@@ -10,6 +10,7 @@ import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { isMainThread } from 'node:worker_threads';
 import { campaignStateSchema, type CampaignState } from '../../src/queue/state.js';
+import { afterAll, beforeAll } from 'vitest';
 
 export const REPO = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
 export const BIN = join(REPO, 'bin', 'campaign.js');
@@ -226,4 +227,20 @@ export function seededRandom(seed: number): () => number {
     t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
     return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
   };
+}
+
+/**
+ * Builds the CLI once and gives the test file a fresh temp directory, removed afterwards.
+ * Returns a getter: the directory exists only once the `beforeAll` hook has run.
+ */
+export function useBuiltCliAndTemp(prefix: string): () => string {
+  let root: string | undefined;
+  beforeAll(async () => {
+    await ensureBuilt();
+    root = await makeTemp(prefix);
+  }, 180_000);
+  afterAll(async () => {
+    if (root) await rm(root, { recursive: true, force: true });
+  });
+  return () => root!;
 }

@@ -3,7 +3,7 @@
  * a user sees it: the exit status of `campaign run`, state.json and summary.md. The walltime is
  * checked at the executor level, since the planner never budgets less than a minute.
  */
-import { mkdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadCampaign, localWorkdir, type Campaign } from '../../../src/cli/load.js';
@@ -16,26 +16,16 @@ import { applyEvents, step } from '../../../src/queue/transition.js';
 import {
   alive,
   attemptDirs,
-  ensureBuilt,
-  makeTemp,
   readState,
   runCli,
   startCli,
   waitUntil,
   writeManifest,
   type CliResult,
+  useBuiltCliAndTemp,
 } from '../../helpers/cli.js';
 
-let root: string;
-
-beforeAll(async () => {
-  await ensureBuilt();
-  root = await makeTemp('failures');
-}, 180_000);
-
-afterAll(async () => {
-  if (root) await rm(root, { recursive: true, force: true });
-});
+const tempRoot = useBuiltCliAndTemp('failures');
 
 interface Ran {
   result: CliResult;
@@ -48,7 +38,7 @@ interface Ran {
 
 /** Writes the manifest into its own directory (workdir `work` beside it) and runs it once. */
 async function runCampaign(name: string, yaml: string, prepare?: (workdir: string) => Promise<void>): Promise<Ran> {
-  const dir = join(root, name);
+  const dir = join(tempRoot(), name);
   const workdir = join(dir, 'work');
   await mkdir(workdir, { recursive: true });
   await prepare?.(workdir);
@@ -319,7 +309,7 @@ phases:
 
 describe('a second run while the first holds the lock', () => {
   it('exits 2 naming the pid of the holder, and leaves the first run to finish', async () => {
-    const dir = join(root, 'locked');
+    const dir = join(tempRoot(), 'locked');
     await mkdir(join(dir, 'work'), { recursive: true });
     const manifest = await writeManifest(
       dir,
@@ -361,7 +351,7 @@ describe('a task that outlives its walltime (executor level, 2 s budget)', () =>
   const runs = new Map<string, { submitted: TaskEvent; finished: Promise<TaskEvent & { type: 'finished' }> }>();
 
   beforeAll(async () => {
-    const dir = join(root, 'walltime');
+    const dir = join(tempRoot(), 'walltime');
     await mkdir(join(dir, 'work'), { recursive: true });
     const manifest = await writeManifest(
       dir,

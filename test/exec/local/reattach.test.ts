@@ -5,33 +5,23 @@
  */
 import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
   alive,
   attemptDir,
   attemptDirs,
   countByFirstWord,
-  ensureBuilt,
   lines,
-  makeTemp,
   readState,
   runCli,
   startCli,
   waitUntil,
   writeManifest,
   type CliResult,
+  useBuiltCliAndTemp,
 } from '../../helpers/cli.js';
 
-let root: string;
-
-beforeAll(async () => {
-  await ensureBuilt();
-  root = await makeTemp('reattach');
-}, 180_000);
-
-afterAll(async () => {
-  if (root) await rm(root, { recursive: true, force: true });
-});
+const tempRoot = useBuiltCliAndTemp('reattach');
 
 const TASKS = ['hold/seed1', 'hold/seed2'];
 
@@ -41,7 +31,7 @@ const TASKS = ['hold/seed1', 'hold/seed2'];
  * killed and restarted.
  */
 async function setUp(name: string): Promise<{ manifest: string; stateDir: string; workdir: string }> {
-  const dir = join(root, name);
+  const dir = join(tempRoot(), name);
   await mkdir(dir, { recursive: true });
   const manifest = await writeManifest(
     dir,

@@ -4,24 +4,23 @@
  * run ends by itself. Every task must then have run exactly once: none lost, none launched
  * twice, and the state on disk must have been a valid campaign state after every kill.
  */
-import { readFile, rm, stat } from 'node:fs/promises';
+import { readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { readEvents } from '../../../src/exec/store/file-store.js';
 import { campaignStateSchema } from '../../../src/queue/state.js';
 import {
   attemptDir,
   attemptDirs,
   countByFirstWord,
-  ensureBuilt,
   lines,
-  makeTemp,
   planTasks,
   readState,
   seededRandom,
   startCli,
   writeManifest,
   type CliResult,
+  useBuiltCliAndTemp,
 } from '../../helpers/cli.js';
 
 /** Change it to replay another sequence of kills; a failure message names the one it used. */
@@ -29,16 +28,7 @@ const SEED = Number(process.env.CAMPAIGN_SIGKILL_SEED ?? 20_240_611);
 const MIN_KILLS = 8;
 const MAX_KILLS = 16;
 
-let root: string;
-
-beforeAll(async () => {
-  await ensureBuilt();
-  root = await makeTemp('sigkill');
-}, 180_000);
-
-afterAll(async () => {
-  if (root) await rm(root, { recursive: true, force: true });
-});
+const tempRoot = useBuiltCliAndTemp('sigkill');
 
 // Each task records its start, works a little, writes its output, and at its very end appends
 // its id and a random token to the shared ledger (appends of one short line are atomic).
@@ -116,9 +106,9 @@ function killPoint(random: () => number, ledger: string): { at: Promise<'kill'>;
 }
 
 it('a campaign whose controller is SIGKILLed at random points runs every task exactly once', async () => {
-  const manifest = await writeManifest(root, MANIFEST);
-  const stateDir = join(root, 'state');
-  const workdir = join(root, 'work');
+  const manifest = await writeManifest(tempRoot(), MANIFEST);
+  const stateDir = join(tempRoot(), 'state');
+  const workdir = join(tempRoot(), 'work');
   const planned = await planTasks(manifest);
   const ids = planned.map((t) => t.id).sort();
   expect(ids).toHaveLength(12);
