@@ -1,8 +1,16 @@
 /** The environment a task runs with: every template variable as CAMPAIGN_* (see manifest/template.ts). */
 import type { TaskSpec } from '../manifest/expand.js';
+import type { Manifest } from '../manifest/schema.js';
 import { envName } from '../manifest/template.js';
+import { taskInputs } from './task-script.js';
 
-export function taskEnv(campaign: string, task: TaskSpec, attempt: number, workdir: string): Record<string, string> {
+export function taskEnv(
+  campaign: string,
+  task: TaskSpec,
+  attempt: number,
+  workdir: string,
+  inputs: readonly string[] = [],
+): Record<string, string> {
   const env: Record<string, string> = {};
   for (const [axis, value] of Object.entries(task.values)) env[envName(axis)] = String(value);
   const builtins: Record<string, string | undefined> = {
@@ -16,6 +24,17 @@ export function taskEnv(campaign: string, task: TaskSpec, attempt: number, workd
     attempt: String(attempt),
   };
   for (const [name, value] of Object.entries(builtins)) env[envName(name)] = value ?? '';
+  inputs.forEach((path, i) => (env[`CAMPAIGN_INPUT_${i}`] = path));
   env.CAMPAIGN_WORKDIR = workdir;
   return env;
+}
+
+/** The environment of a manifest's task, its rendered preconditions included. */
+export function manifestTaskEnv(
+  manifest: Manifest,
+  task: TaskSpec,
+  attempt: number,
+  workdir: string,
+): Record<string, string> {
+  return taskEnv(manifest.campaign, task, attempt, workdir, taskInputs(manifest, task));
 }

@@ -15,16 +15,28 @@ export const GATE_LINE = /^\[campaign\] gate (\S+): FAIL(.*)$/m;
 
 export interface TaskScriptInput {
   campaign: string;
-  /** Array index, echoed as `[campaign] task N -> id`. */
-  index: number;
+  /** Array index, echoed as `[campaign] task N -> id`: a number, or a shell word that expands to it. */
+  index: number | string;
+  /** Lines right after the shebang (a scheduler's directives). */
+  header?: readonly string[];
+  /**
+   * Lines that set up the task's CAMPAIGN_* environment (a task-table lookup), run before
+   * anything else and free to call `campaign_fail`.
+   */
+  prelude?: readonly string[];
+  /** Check that the task runs on one node (a scheduler's job could span several). */
+  oneNode?: boolean;
   setup: readonly string[];
   command: string;
   imports?: readonly string[];
   capability?: string;
-  /** Paths (relative to the workdir) that must exist before the command runs. */
-  inputs: readonly string[];
-  /** Claim the output path for this task alone. */
-  output?: string;
+  /**
+   * How many paths must exist before the command runs: `CAMPAIGN_INPUT_0`… in the task's
+   * environment (per task, so one script serves a whole array).
+   */
+  inputs: number;
+  /** Claim the output path (`CAMPAIGN_OUTPUT`) for this task alone. */
+  claimOutput?: boolean;
   /** Check that exactly this many devices are visible (executors that allocate GPUs). */
   gpus?: number;
 }
@@ -32,6 +44,7 @@ export interface TaskScriptInput {
 export function renderTaskScript(input: TaskScriptInput): string {
   const lines = [
     '#!/usr/bin/env bash',
+    ...(input.header ?? []),
     `# campaign ${input.campaign}: one task. Generated; edits are overwritten.`,
     'set -u',
     'campaign_step=start',
@@ -47,9 +60,16 @@ export function renderTaskScript(input: TaskScriptInput): string {
     '  fi',
     '}',
     'trap campaign_on_exit EXIT',
+    ...(input.prelude ?? []),
     `printf '[campaign] task %s -> %s\\n' ${input.index} "$CAMPAIGN_TASK"`,
     'cd -- "$CAMPAIGN_WORKDIR" || campaign_fail workdir "cannot enter $CAMPAIGN_WORKDIR"',
   ];
+  if (input.oneNode) {
+    lines.push(
+      '[ "${SLURM_JOB_NUM_NODES:-1}" -eq 1 ] || campaign_fail nodes "the job spans $SLURM_JOB_NUM_NODES nodes"',
+      'campaign_ok nodes',
+    );
+  }
   if (input.gpus !== undefined && input.gpus > 0) {
     lines.push(
       'campaign_devices=0',
@@ -83,17 +103,17 @@ export function renderTaskScript(input: TaskScriptInput): string {
       'campaign_ok capability',
     );
   }
-  for (const path of input.inputs) {
-    lines.push(`[ -e ${shellQuote(path)} ] || campaign_fail inputs ${shellQuote(`missing ${path}`)}`);
+  for (let i = 0; i < input.inputs; i++) {
+    lines.push(`[ -e "$CAMPAIGN_INPUT_${i}" ] || campaign_fail inputs "missing $CAMPAIGN_INPUT_${i}"`);
   }
-  if (input.inputs.length > 0) lines.push('campaign_ok inputs');
-  if (input.output !== undefined) {
-    const claim = `.campaign/claims/${input.output}`;
+  if (input.inputs > 0) lines.push('campaign_ok inputs');
+  if (input.claimOutput) {
     lines.push(
-      `mkdir -p -- "$(dirname -- ${shellQuote(input.output)})" "$(dirname -- ${shellQuote(claim)})" || campaign_fail output "cannot create the output directory"`,
-      `if ! (set -o noclobber; printf '%s\\n' "$CAMPAIGN_TASK" > ${shellQuote(claim)}) 2>/dev/null; then`,
-      `  campaign_owner=$(head -n 1 ${shellQuote(claim)} 2>/dev/null)`,
-      `  [ "$campaign_owner" = "$CAMPAIGN_TASK" ] || campaign_fail output ${shellQuote(`${input.output} belongs to task `)}"$campaign_owner"`,
+      'campaign_claim=".campaign/claims/$CAMPAIGN_OUTPUT"',
+      'mkdir -p -- "$(dirname -- "$CAMPAIGN_OUTPUT")" "$(dirname -- "$campaign_claim")" || campaign_fail output "cannot create the output directory"',
+      `if ! (set -o noclobber; printf '%s\\n' "$CAMPAIGN_TASK" > "$campaign_claim") 2>/dev/null; then`,
+      '  campaign_owner=$(head -n 1 "$campaign_claim" 2>/dev/null)',
+      '  [ "$campaign_owner" = "$CAMPAIGN_TASK" ] || campaign_fail output "$CAMPAIGN_OUTPUT belongs to task $campaign_owner"',
       'fi',
       'campaign_ok output',
     );
@@ -116,6 +136,12 @@ export function stageCommand(phase: Phase, stage: 'smoke' | 'full'): string {
   return args ? `${phase.command.trimEnd()} ${args}` : phase.command;
 }
 
+/** The paths a task needs before it runs: its phase's preconditions, rendered for its cell. */
+export function taskInputs(manifest: Manifest, task: TaskSpec): string[] {
+  const phase = manifest.phases.find((p) => p.name === task.phase)!;
+  return (phase.preconditions ?? []).map((p) => renderPath(manifest, phase, p.exists, task.values, task.tag));
+}
+
 /** The script input for one task of a manifest. */
 export function scriptInputFor(manifest: Manifest, task: TaskSpec, index: number, gpus?: number): TaskScriptInput {
   const phase = manifest.phases.find((p) => p.name === task.phase)!;
@@ -126,8 +152,8 @@ export function scriptInputFor(manifest: Manifest, task: TaskSpec, index: number
     command: stageCommand(phase, task.stage),
     ...(manifest.gates?.imports ? { imports: manifest.gates.imports } : {}),
     ...(manifest.gates?.capability ? { capability: manifest.gates.capability } : {}),
-    inputs: (phase.preconditions ?? []).map((p) => renderPath(manifest, phase, p.exists, task.values, task.tag)),
-    ...(task.output === undefined ? {} : { output: task.output }),
+    inputs: phase.preconditions?.length ?? 0,
+    claimOutput: task.output !== undefined,
     ...(gpus === undefined ? {} : { gpus }),
   };
 }

@@ -11,7 +11,7 @@ import fc from 'fast-check';
 import { afterAll, beforeEach, describe, expect, it } from 'vitest';
 import { expandPhase } from '../../src/manifest/expand.js';
 import { manifest as manifestSchema } from '../../src/manifest/schema.js';
-import { taskEnv } from '../../src/render/env.js';
+import { manifestTaskEnv } from '../../src/render/env.js';
 import {
   GATE_EXIT,
   GATE_LINE,
@@ -70,10 +70,30 @@ function show(scripts: readonly string[], findings: readonly Finding[]): string 
     .join('\n');
 }
 
-const base: TaskScriptInput = { campaign: 'c', index: 0, setup: [], command: 'true', inputs: [] };
+/** A script with its per-task paths: the inputs and output reach the script through its environment. */
+interface Case extends Omit<TaskScriptInput, 'inputs' | 'claimOutput'> {
+  inputs: string[];
+  output?: string;
+}
+
+function scriptOf(c: Case): TaskScriptInput {
+  const { inputs, output, ...rest } = c;
+  return { ...rest, inputs: inputs.length, claimOutput: output !== undefined };
+}
+
+function envOf(c: Case): Record<string, string> {
+  const env: Record<string, string> = {};
+  c.inputs.forEach((p, i) => (env[`CAMPAIGN_INPUT_${i}`] = p));
+  if (c.output !== undefined) env.CAMPAIGN_OUTPUT = c.output;
+  return env;
+}
+
+const render = (c: Case): string => renderTaskScript(scriptOf(c));
+
+const base: Case = { campaign: 'c', index: 0, setup: [], command: 'true', inputs: [] };
 
 /** Inputs a manifest can produce: gates, imports, capability, inputs, outputs, GPUs, odd quoting. */
-const VARIETY: TaskScriptInput[] = [
+const VARIETY: Case[] = [
   base,
   { ...base, index: 41, command: 'python run.py --n ${N} --out ${output}\n' },
   {
@@ -111,7 +131,7 @@ const VARIETY: TaskScriptInput[] = [
 
 describe('shellcheck', () => {
   it('passes shellcheck -S warning for a variety of inputs', () => {
-    const scripts = VARIETY.map(renderTaskScript);
+    const scripts = VARIETY.map(render);
     const findings = shellcheck(scripts);
     expect(findings, show(scripts, findings)).toEqual([]);
   });
@@ -131,7 +151,7 @@ describe('shellcheck', () => {
     'printf "%s\\n" "${N}-${tag}" >> results.txt\n',
     'if [ "${N}" = 1 ]; then\n  echo one\nelse\n  echo other\nfi',
   ];
-  const inputArb: fc.Arbitrary<TaskScriptInput> = fc.record({
+  const inputArb: fc.Arbitrary<Case> = fc.record({
     campaign: fc.stringMatching(/^[A-Za-z0-9][A-Za-z0-9_.-]{0,10}$/),
     index: fc.nat({ max: 999 }),
     setup: fc.array(fc.constantFrom('module load x', 'export A="${N}"\nexport B=1', 'source env.sh'), { maxLength: 2 }),
@@ -149,7 +169,7 @@ describe('shellcheck', () => {
 
   it('passes shellcheck -S warning for generated combinations of every option', () => {
     const inputs = fc.sample(inputArb, { numRuns: 60, seed: 4242 });
-    const scripts = inputs.map(renderTaskScript);
+    const scripts = inputs.map(render);
     const findings = shellcheck(scripts);
     expect(findings, show(scripts, findings)).toEqual([]);
   });
@@ -165,9 +185,11 @@ interface Run {
 }
 
 /** Runs a rendered script with real bash, from another directory, with CAMPAIGN_* in its environment. */
-function run(input: TaskScriptInput, env: Record<string, string> = {}): Run {
+function run(input: Case | TaskScriptInput, env: Record<string, string> = {}): Run {
   const script = join(root, `script-${counter++}.sh`);
-  writeFileSync(script, renderTaskScript(input));
+  const isCase = Array.isArray(input.inputs);
+  writeFileSync(script, isCase ? render(input as Case) : renderTaskScript(input as TaskScriptInput));
+  if (isCase) env = { ...envOf(input as Case), ...env };
   const r = spawnSync('bash', [script], {
     cwd: root,
     // stdin is not a socket: bash would take itself for an rshd child and read ~/.bashrc.
@@ -333,7 +355,7 @@ describe('running the script', () => {
   });
 });
 
-describe('a manifest task end to end (scriptInputFor + taskEnv)', () => {
+describe('a manifest task end to end (scriptInputFor + manifestTaskEnv)', () => {
   const m = manifestSchema.parse({
     campaign: 'c',
     cluster: { executor: 'local' },
@@ -352,7 +374,7 @@ describe('a manifest task end to end (scriptInputFor + taskEnv)', () => {
   const task = expandPhase(m, m.phases[0]!)[0]!;
 
   it('blocks on the rendered precondition path, then runs once it exists', () => {
-    const env = (): Record<string, string> => taskEnv('c', task, 1, workdir);
+    const env = (): Record<string, string> => manifestTaskEnv(m, task, 1, workdir);
     const blocked = run(scriptInputFor(m, task, 0), env());
     expect(blocked.lines[0]).toBe(`[campaign] task 0 -> ${task.id}`);
     expect(gateLines(blocked)).toEqual(['[campaign] gate inputs: FAIL missing ckpt/teacher_N384.pt']);

@@ -14,7 +14,7 @@ import type { Manifest } from '../../manifest/schema.js';
 import type { OutputFacts } from '../../queue/checklist.js';
 import type { Submission, TaskEvent } from '../../queue/events.js';
 import type { FailureClass } from '../../queue/state.js';
-import { taskEnv } from '../../render/env.js';
+import { manifestTaskEnv } from '../../render/env.js';
 import { shellQuote } from '../../render/shell.js';
 import { GATE_EXIT, GATE_LINE, renderTaskScript, scriptInputFor } from '../../render/task-script.js';
 import type { ActiveAttempt, Executor } from '../executor.js';
@@ -96,7 +96,7 @@ export class LocalExecutor implements Executor {
     await writeAtomic(join(dir, 'task.sh'), body);
     await writeAtomic(join(dir, 'wrapper.sh'), renderWrapper(dir, sub.array.budget.seconds));
     await writeFile(join(dir, 'launched'), `${at}\n`);
-    const env = { ...process.env, ...taskEnv(this.opts.manifest.campaign, sub.task, sub.attempt, this.opts.workdir) };
+    const env = { ...process.env, ...manifestTaskEnv(this.opts.manifest, sub.task, sub.attempt, this.opts.workdir) };
     const child = spawn('bash', [join(dir, 'wrapper.sh')], {
       detached: true,
       stdio: 'ignore',
@@ -190,7 +190,7 @@ export class LocalExecutor implements Executor {
   }
 
   async runCheck(task: TaskSpec, command: string): Promise<{ exitCode: number; tail: string }> {
-    const env = { ...process.env, ...taskEnv(this.opts.manifest.campaign, task, 0, this.opts.workdir) };
+    const env = { ...process.env, ...manifestTaskEnv(this.opts.manifest, task, 0, this.opts.workdir) };
     return new Promise((resolve) => {
       const child = spawn('timeout', ['600', 'bash', '-c', command], {
         cwd: this.opts.workdir,

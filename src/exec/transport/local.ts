@@ -1,0 +1,132 @@
+/**
+ * The transport for this machine: the same contract as SSH (bash, commands and relative paths
+ * from the home directory, atomic writes), for running the controller on the login node itself
+ * and for tests.
+ */
+import { spawn } from 'node:child_process';
+import { chmod, mkdir, open, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { constants, homedir } from 'node:os';
+import {
+  type CommandResult,
+  DEFAULT_COMMAND_TIMEOUT_MS,
+  DEFAULT_MAX_READ_BYTES,
+  type Transport,
+  commandTimeout,
+  resolveHome,
+  tempPathFor,
+  tooLarge,
+} from './transport.js';
+
+export interface LocalTransportOptions {
+  /** What `~/` and relative paths mean; the user's home directory by default. */
+  home?: string;
+}
+
+export class LocalTransport implements Transport {
+  private readonly home: string;
+  private sent = 0;
+
+  constructor(opts: LocalTransportOptions = {}) {
+    this.home = opts.home ?? homedir();
+  }
+
+  get commandsSent(): number {
+    return this.sent;
+  }
+
+  exec(command: string, opts: { timeoutMs?: number; stdin?: string } = {}): Promise<CommandResult> {
+    this.sent++;
+    const timeoutMs = opts.timeoutMs ?? DEFAULT_COMMAND_TIMEOUT_MS;
+    return new Promise((resolve, reject) => {
+      // Its own process group, so a timeout kills what the command started as well.
+      const child = spawn('bash', ['-c', command], { cwd: this.home, detached: true, stdio: 'pipe' });
+      const stdout: Buffer[] = [];
+      const stderr: Buffer[] = [];
+      let settled = false;
+      const timer = setTimeout(() => {
+        settled = true;
+        try {
+          process.kill(-child.pid!, 'SIGKILL');
+        } catch {
+          // Already gone.
+        }
+        reject(commandTimeout(command, timeoutMs, 'this machine'));
+      }, timeoutMs);
+      child.stdout.on('data', (b: Buffer) => stdout.push(b));
+      child.stderr.on('data', (b: Buffer) => stderr.push(b));
+      child.on('error', (e) => {
+        if (settled) return;
+        settled = true;
+        clearTimeout(timer);
+        reject(e);
+      });
+      child.on('close', (code, signal) => {
+        if (settled) return;
+        settled = true;
+        clearTimeout(timer);
+        resolve({
+          // As a shell reports it: 128 + the signal's number for a killed command.
+          code: code ?? 128 + (signal ? constants.signals[signal] : 0),
+          stdout: Buffer.concat(stdout).toString('utf8'),
+          stderr: Buffer.concat(stderr).toString('utf8'),
+        });
+      });
+      // A command that exits without reading its input makes this write fail (EPIPE): harmless.
+      child.stdin.on('error', () => {});
+      child.stdin.end(opts.stdin ?? '');
+    });
+  }
+
+  async writeFile(path: string, data: string, opts: { mode?: number } = {}): Promise<void> {
+    const target = resolveHome(path, this.home);
+    const temp = tempPathFor(target);
+    try {
+      await writeFile(temp, data, opts.mode === undefined ? {} : { mode: opts.mode });
+      // The mode asked for, not what the umask leaves of it.
+      if (opts.mode !== undefined) await chmod(temp, opts.mode);
+      await rename(temp, target);
+    } catch (e) {
+      await rm(temp, { force: true });
+      throw e;
+    }
+  }
+
+  async readFile(path: string, opts: { maxBytes?: number } = {}): Promise<string | undefined> {
+    const target = resolveHome(path, this.home);
+    const maxBytes = opts.maxBytes ?? DEFAULT_MAX_READ_BYTES;
+    const handle = await open(target, 'r').catch((e: NodeJS.ErrnoException) => {
+      if (missing(e)) return undefined;
+      throw e;
+    });
+    if (!handle) return undefined;
+    try {
+      const { size } = await handle.stat();
+      if (size > maxBytes) throw tooLarge(target, size, maxBytes);
+      const bytes = await handle.readFile();
+      // It may have grown since the stat.
+      if (bytes.length > maxBytes) throw tooLarge(target, bytes.length, maxBytes);
+      return bytes.toString('utf8');
+    } finally {
+      await handle.close();
+    }
+  }
+
+  async stat(path: string): Promise<{ size: number; mtimeMs: number; isFile: boolean } | undefined> {
+    const s = await stat(resolveHome(path, this.home)).catch((e: NodeJS.ErrnoException) => {
+      if (missing(e)) return undefined;
+      throw e;
+    });
+    return s && { size: s.size, mtimeMs: s.mtimeMs, isFile: s.isFile() };
+  }
+
+  async mkdirp(path: string): Promise<void> {
+    await mkdir(resolveHome(path, this.home), { recursive: true });
+  }
+
+  async close(): Promise<void> {}
+}
+
+/** Nothing at that path (a file where a directory should be counts, as it does over SFTP). */
+function missing(e: NodeJS.ErrnoException): boolean {
+  return e.code === 'ENOENT' || e.code === 'ENOTDIR';
+}

@@ -1,0 +1,61 @@
+/**
+ * How an executor talks to the machine its jobs run from (a cluster's login node over SSH, or
+ * this machine). Paths may start with `~/`, meaning the target user's home directory; relative
+ * paths and commands are taken from that home directory too, as an SSH login would.
+ */
+
+export interface CommandResult {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+export interface Transport {
+  /** Runs a command line in bash on the target (login shell not required). Never hangs: rejects on timeoutMs. */
+  exec(command: string, opts?: { timeoutMs?: number; stdin?: string }): Promise<CommandResult>;
+  /** Atomic: written to a temporary file beside `path`, then renamed over it. */
+  writeFile(path: string, data: string, opts?: { mode?: number }): Promise<void>;
+  /** The file's text, or undefined when it does not exist; rejects when it exceeds maxBytes. */
+  readFile(path: string, opts?: { maxBytes?: number }): Promise<string | undefined>;
+  /** Follows symlinks; undefined when nothing is there. */
+  stat(path: string): Promise<{ size: number; mtimeMs: number; isFile: boolean } | undefined>;
+  mkdirp(path: string): Promise<void>;
+  close(): Promise<void>;
+  /** For tests/benchmarks: how many commands were sent (exec calls). */
+  readonly commandsSent: number;
+}
+
+/** A command's timeout when the caller gives none: long enough for a busy scheduler. */
+export const DEFAULT_COMMAND_TIMEOUT_MS = 120_000;
+/** The most readFile returns when the caller gives no limit. */
+export const DEFAULT_MAX_READ_BYTES = 64 * 1024 * 1024;
+
+/** The command's first word, to name it in errors without echoing its arguments. */
+export function firstWord(command: string): string {
+  return command.trim().split(/\s+/, 1)[0] ?? '';
+}
+
+/** The error a command gets when it outlives its timeout. */
+export function commandTimeout(command: string, timeoutMs: number, where: string): Error {
+  return new Error(`command \`${firstWord(command)}\` did not finish within ${timeoutMs} ms on ${where}; it was killed`);
+}
+
+/** `~` and `~/…` relative to `home`; a relative path relative to `home`; others unchanged. */
+export function resolveHome(path: string, home: string): string {
+  if (path === '~') return home;
+  if (path.startsWith('~/')) return `${home}/${path.slice(2)}`;
+  if (path.startsWith('/')) return path;
+  return `${home}/${path}`;
+}
+
+/** A temporary name in the same directory as `path`, so the final rename is atomic. */
+export function tempPathFor(path: string): string {
+  const slash = path.lastIndexOf('/');
+  const dir = path.slice(0, slash + 1);
+  const base = path.slice(slash + 1);
+  return `${dir}.${base}.tmp-${process.pid}-${Math.random().toString(36).slice(2, 10)}`;
+}
+
+export function tooLarge(path: string, size: number, maxBytes: number): Error {
+  return new Error(`${path} is ${size} bytes, more than the ${maxBytes} bytes allowed to read`);
+}

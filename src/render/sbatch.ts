@@ -1,0 +1,121 @@
+/**
+ * One `sbatch` submission of an array chunk: the batch script and its task table. The script
+ * maps `$SLURM_ARRAY_TASK_ID` to a row of the table (an index not in it aborts, never wraps),
+ * exports the row as the task's CAMPAIGN_* environment without `eval`, echoes the mapping,
+ * then runs the shared task body (gates, setup, command).
+ */
+import { UserError } from '../errors.js';
+import type { TaskSpec } from '../manifest/expand.js';
+import type { Manifest } from '../manifest/schema.js';
+import { formatSlurmMem, formatSlurmTime } from '../manifest/units.js';
+import type { ArrayPlan } from '../plan/plan.js';
+import { manifestTaskEnv } from './env.js';
+import { shellQuote } from './shell.js';
+import { renderTaskScript, scriptInputFor } from './task-script.js';
+
+export interface SbatchRow {
+  index: number;
+  task: TaskSpec;
+  attempt: number;
+}
+
+export interface SbatchInput {
+  manifest: Manifest;
+  array: ArrayPlan;
+  /** The job name: every job of the campaign carries it, so one query finds them all. */
+  jobName: string;
+  /** Unique per submission, in the job's comment: how the next pass recognises it. */
+  key: string;
+  rows: readonly SbatchRow[];
+  /** Absolute workdir on the cluster. */
+  workdir: string;
+  /** Absolute path of the task table on the cluster. */
+  tablePath: string;
+  /** Absolute directory for this submission's logs (`<index>.log`). */
+  logDir: string;
+  memBytes?: number;
+  exclude?: readonly string[];
+}
+
+/** A `#SBATCH` value is read by sbatch, not bash: refuse what it could split or misread. */
+function directive(option: string, value: string | number): string {
+  const text = String(value);
+  if (!/^[^\s"'\\#]+$/.test(text)) {
+    throw new UserError({
+      message: `the value for sbatch --${option} (${JSON.stringify(text)}) holds blanks, quotes, "#" or backslashes`,
+      fix: 'use a workdir, account and partition without such characters',
+    });
+  }
+  return `#SBATCH --${option}=${text}`;
+}
+
+/** `0-3,7,9`: indices as sbatch's --array wants them, runs folded into ranges. */
+export function arraySpec(indices: readonly number[]): string {
+  const sorted = [...new Set(indices)].sort((a, b) => a - b);
+  const parts: string[] = [];
+  for (let i = 0; i < sorted.length;) {
+    let j = i;
+    while (j + 1 < sorted.length && sorted[j + 1] === sorted[j]! + 1) j++;
+    parts.push(j > i ? `${sorted[i]}-${sorted[j]}` : String(sorted[i]));
+    i = j + 1;
+  }
+  return parts.join(',');
+}
+
+/** A task-table row: the index, a tab, then base64 of `KEY=VALUE\0` pairs (any byte but NUL survives). */
+export function tableRow(index: number, env: Readonly<Record<string, string>>): string {
+  const pairs = Object.entries(env)
+    .map(([k, v]) => `${k}=${v}\0`)
+    .join('');
+  return `${index}\t${Buffer.from(pairs, 'utf8').toString('base64')}`;
+}
+
+export function renderSbatch(input: SbatchInput): { script: string; table: string } {
+  const { manifest, array } = input;
+  const cluster = manifest.cluster;
+  const r = array.resources;
+  const throttle = cluster.max_parallel;
+  const mem = input.memBytes ?? r.memBytes;
+  const header = [
+    directive('job-name', input.jobName),
+    directive('comment', input.key),
+    directive('array', `${arraySpec(input.rows.map((x) => x.index))}${throttle ? `%${throttle}` : ''}`),
+    directive('time', formatSlurmTime(array.budget.seconds)),
+    ...(array.budget.partition ? [directive('partition', array.budget.partition)] : []),
+    ...(cluster.executor === 'slurm' && cluster.account ? [directive('account', cluster.account)] : []),
+    directive('nodes', 1),
+    directive('ntasks', 1),
+    directive('cpus-per-task', r.cpus),
+    ...(r.gpus > 0 ? [directive('gres', `gpu:${r.gpus}`)] : []),
+    ...(mem === undefined ? [] : [directive('mem', formatSlurmMem(mem))]),
+    directive('chdir', input.workdir),
+    directive('output', `${input.logDir}/%a.log`),
+    ...(input.exclude && input.exclude.length > 0 ? [directive('exclude', input.exclude.join(','))] : []),
+    // A failed node is the controller's to handle (that index alone, elsewhere), not Slurm's.
+    '#SBATCH --no-requeue',
+  ];
+  const prelude = [
+    `campaign_table=${shellQuote(input.tablePath)}`,
+    // Compared as strings: awk would take "1 " for the number 1.
+    'campaign_row=$(awk -F "\\t" -v i="${SLURM_ARRAY_TASK_ID:-none}" \'$1 "" == i "" { print $2; found = 1; exit } END { exit !found }\' "$campaign_table") ||',
+    '  campaign_fail index "array index ${SLURM_ARRAY_TASK_ID:-none} is not in the task table $campaign_table"',
+    "while IFS= read -r -d '' campaign_kv; do",
+    '  campaign_key=${campaign_kv%%=*}',
+    '  [[ $campaign_key =~ ^CAMPAIGN_[A-Za-z0-9_]+$ ]] || campaign_fail index "a malformed task-table row"',
+    '  export "$campaign_key=${campaign_kv#*=}"',
+    'done < <(printf \'%s\' "$campaign_row" | base64 -d)',
+  ];
+  const first = input.rows[0];
+  if (!first) throw new Error('an sbatch submission needs at least one row');
+  const script = renderTaskScript({
+    ...scriptInputFor(manifest, first.task, 0, r.gpus),
+    index: '"${SLURM_ARRAY_TASK_ID}"',
+    header,
+    prelude,
+    oneNode: true,
+  });
+  const table = input.rows
+    .map((row) => tableRow(row.index, manifestTaskEnv(manifest, row.task, row.attempt, input.workdir)))
+    .join('\n');
+  return { script, table: `${table}\n` };
+}
