@@ -4,16 +4,17 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { z } from 'zod';
 import { UserError } from '../errors.js';
-import { CampaignController } from '../exec/controller.js';
+import { CampaignController, loadState } from '../exec/controller.js';
 import type { Executor } from '../exec/executor.js';
-import { LocalExecutor } from '../exec/local/local-executor.js';
 import { FileStateStore } from '../exec/store/file-store.js';
 import { formatFinding, lintText } from '../lint/lint.js';
 import { manifest as manifestSchema } from '../manifest/schema.js';
 import type { CampaignState } from '../queue/state.js';
 import { startRun } from '../queue/transition.js';
 import { allCompleted, phaseCounts, progressLine, renderSummary } from '../queue/summary.js';
-import { loadCampaign, localWorkdir, readManifest, type Campaign } from './load.js';
+import type { Plan } from '../plan/plan.js';
+import { openExecutor } from './executors.js';
+import { loadCampaign, readManifest, type Campaign } from './load.js';
 import { renderPlanJson, renderPlanText } from './plan-table.js';
 import { Progress } from './progress.js';
 
@@ -121,15 +122,9 @@ async function plan(argv: string[]): Promise<number> {
   return EXIT.ok;
 }
 
-function executorFor(c: Campaign): Executor {
-  if (c.manifest.cluster.executor !== 'local') {
-    throw new UserError({
-      message: `executor "${c.manifest.cluster.executor}" cannot run campaigns yet in this version; lint and plan work`,
-      fix: 'use `executor: local` to run on this machine',
-    });
-  }
-  return new LocalExecutor({ manifest: c.manifest, workdir: localWorkdir(c) });
-}
+const warn = (m: string): void => {
+  process.stderr.write(`campaign: warning: ${m}\n`);
+};
 
 async function run(argv: string[]): Promise<number> {
   const { values, files } = args(argv, {
@@ -137,13 +132,15 @@ async function run(argv: string[]): Promise<number> {
     poll: { type: 'string' },
     'retry-failed': { type: 'boolean' },
   });
-  const maxPoll = values.poll === undefined ? 2 : Number(values.poll);
+  const c = await loadCampaign(files[0]!, values['state-dir'] as string | undefined);
+  // The scheduler is asked less often than local processes are looked at.
+  const local = c.manifest.cluster.executor === 'local';
+  const maxPoll = values.poll === undefined ? (local ? 2 : 30) : Number(values.poll);
   if (!(maxPoll > 0))
     throw new UserError({ message: `--poll ${String(values.poll)} is not a positive number of seconds` });
-  const c = await loadCampaign(files[0]!, values['state-dir'] as string | undefined);
+  const minPoll = Math.min(maxPoll, local ? 0.1 : 2);
   printWarnings(c);
-  const executor = executorFor(c);
-  const store = new FileStateStore(c.stateDir, { onWarning: (m) => process.stderr.write(`campaign: warning: ${m}\n`) });
+  const store = new FileStateStore(c.stateDir, { onWarning: warn });
   const lock = await store.acquire(`campaign run ${files[0]!}`);
   const stop = (): void => {
     process.stderr.write('\ncampaign: stopped; running tasks go on. Run the same command again to reattach.\n');
@@ -151,47 +148,40 @@ async function run(argv: string[]): Promise<number> {
   };
   process.once('SIGINT', stop);
   process.once('SIGTERM', stop);
+  let executor: Executor | undefined;
   try {
-    const controller = new CampaignController({ manifest: c.manifest, plan: c.plan, executor, store });
-    const progress = new Progress(process.stdout, c.plan);
-    let state = startRun(await controller.load(), c.plan, { retryFailed: values['retry-failed'] === true });
-    let wait = 0.1;
+    const loaded = await loadState(store, c.manifest.campaign, new Date().toISOString());
+    const opened = await openExecutor(c, { since: () => loaded.created, warn, checkCluster: true });
+    executor = opened.executor;
+    const plan = opened.plan;
+    const controller = new CampaignController({ manifest: c.manifest, plan, executor, store });
+    const progress = new Progress(process.stdout, plan);
+    let state = startRun(loaded, plan, { retryFailed: values['retry-failed'] === true });
+    let wait = minPoll;
     for (;;) {
-      const before = JSON.stringify(phaseCounts(c.plan, state));
+      const before = JSON.stringify(phaseCounts(plan, state));
       const r = await controller.pass(state);
       state = r.state;
       progress.update(state);
       if (r.atRest) break;
       // Back off while nothing changes, look again soon after something did.
-      wait = JSON.stringify(phaseCounts(c.plan, state)) === before ? Math.min(maxPoll, wait * 1.5) : 0.1;
+      wait = JSON.stringify(phaseCounts(plan, state)) === before ? Math.min(maxPoll, wait * 1.5) : minPoll;
       await new Promise((res) => setTimeout(res, wait * 1000));
     }
-    const text = await summaryText(c, executor, state);
+    const text = await summaryText(plan, executor, state);
     await writeFile(join(c.stateDir, 'summary.md'), text);
     process.stdout.write('\n' + text);
-    return allCompleted(c.plan, state) ? EXIT.ok : EXIT.incomplete;
+    return allCompleted(plan, state) ? EXIT.ok : EXIT.incomplete;
   } finally {
     process.off('SIGINT', stop);
     process.off('SIGTERM', stop);
     await lock.release();
-    await executor.close();
+    await executor?.close();
   }
 }
 
-async function storedState(c: Campaign): Promise<CampaignState> {
-  const executor = executorForRead(c);
-  const controller = new CampaignController({
-    manifest: c.manifest,
-    plan: c.plan,
-    executor,
-    store: new FileStateStore(c.stateDir),
-  });
-  return controller.load();
-}
-
-/** Reading logs needs no running executor: the local one reads files. */
-function executorForRead(c: Campaign): Executor {
-  return new LocalExecutor({ manifest: c.manifest, workdir: localWorkdir(c) });
+function storedState(c: Campaign): Promise<CampaignState> {
+  return loadState(new FileStateStore(c.stateDir), c.manifest.campaign, new Date().toISOString());
 }
 
 async function status(argv: string[]): Promise<number> {
@@ -205,26 +195,31 @@ async function status(argv: string[]): Promise<number> {
   return allCompleted(c.plan, state) ? EXIT.ok : EXIT.incomplete;
 }
 
-async function summaryText(c: Campaign, executor: Executor, state: CampaignState): Promise<string> {
+async function summaryText(plan: Plan, executor: Executor, state: CampaignState): Promise<string> {
   const tails = new Map<string, string>();
-  for (const p of c.plan.phases) {
+  for (const p of plan.phases) {
     for (const t of [...p.smoke, ...p.tasks]) {
       const s = state.tasks[t.id];
       const last = s?.attempts[s.attempts.length - 1];
       if (last && (s.status === 'failed' || s.status === 'stuck') && tails.size < 50) {
-        tails.set(t.id, (await executor.readLog(t, last.n)).split('\n').slice(-20).join('\n'));
+        tails.set(t.id, (await executor.readLog(t, last)).split('\n').slice(-20).join('\n'));
       }
     }
   }
-  return renderSummary({ plan: c.plan, state, tails });
+  return renderSummary({ plan, state, tails });
 }
 
 async function summary(argv: string[]): Promise<number> {
   const { values, files } = args(argv, { 'state-dir': { type: 'string' }, out: { type: 'string' } });
   const c = await loadCampaign(files[0]!, values['state-dir'] as string | undefined);
   const state = await storedState(c);
-  const text = await summaryText(c, executorForRead(c), state);
-  if (typeof values.out === 'string') await writeFile(values.out, text);
-  else process.stdout.write(text);
+  const { executor } = await openExecutor(c, { since: () => state.created, warn, checkCluster: false });
+  try {
+    const text = await summaryText(c.plan, executor, state);
+    if (typeof values.out === 'string') await writeFile(values.out, text);
+    else process.stdout.write(text);
+  } finally {
+    await executor.close();
+  }
   return allCompleted(c.plan, state) ? EXIT.ok : EXIT.incomplete;
 }

@@ -46,23 +46,8 @@ export class CampaignController {
   }
 
   /** The stored state, checked; a new one when there is none. */
-  async load(): Promise<CampaignState> {
-    const raw = await this.c.store.load();
-    if (raw === undefined) return emptyState(this.c.manifest.campaign, this.now());
-    const parsed = campaignStateSchema.safeParse(raw);
-    if (!parsed.success) {
-      throw new UserError({
-        message: `${this.c.store.statePath} is not a campaign state: ${parsed.error.issues[0]?.message ?? 'invalid'}`,
-        fix: 'restore it from state.prev.json or an artifact, or move it away to start the campaign afresh',
-      });
-    }
-    if (parsed.data.campaign !== this.c.manifest.campaign) {
-      throw new UserError({
-        message: `${this.c.store.statePath} belongs to campaign "${parsed.data.campaign}", not "${this.c.manifest.campaign}"`,
-        fix: 'use the state directory of this campaign (--state-dir)',
-      });
-    }
-    return parsed.data;
+  load(): Promise<CampaignState> {
+    return loadState(this.c.store, this.c.manifest.campaign, this.now());
   }
 
   /** One pass; returns the saved state and whether the campaign has come to rest. */
@@ -123,8 +108,8 @@ export class CampaignController {
           facts.push({
             task: spec,
             state: ts,
-            log: last ? await this.c.executor.readLog(spec, last.n) : '',
-            ...(last ? { output: await this.c.executor.outputFacts(spec, last.submittedAt, withText) } : {}),
+            log: last ? await this.c.executor.readLog(spec, last) : '',
+            ...(last ? { output: await this.c.executor.outputFacts(spec, last, withText) } : {}),
             commands,
           });
         }
@@ -132,4 +117,24 @@ export class CampaignController {
       }
     }
   }
+}
+
+/** The stored state of a campaign, checked against the schema; a new one when there is none. */
+export async function loadState(store: FileStateStore, campaign: string, now: string): Promise<CampaignState> {
+  const raw = await store.load();
+  if (raw === undefined) return emptyState(campaign, now);
+  const parsed = campaignStateSchema.safeParse(raw);
+  if (!parsed.success) {
+    throw new UserError({
+      message: `${store.statePath} is not a campaign state: ${parsed.error.issues[0]?.message ?? 'invalid'}`,
+      fix: 'restore it from state.prev.json or an artifact, or move it away to start the campaign afresh',
+    });
+  }
+  if (parsed.data.campaign !== campaign) {
+    throw new UserError({
+      message: `${store.statePath} belongs to campaign "${parsed.data.campaign}", not "${campaign}"`,
+      fix: 'use the state directory of this campaign (--state-dir)',
+    });
+  }
+  return parsed.data;
 }

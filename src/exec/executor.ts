@@ -21,9 +21,9 @@ export interface Executor {
   submit(submissions: readonly Submission[]): Promise<TaskEvent[]>;
   /** Reports starts and ends of active attempts, with the class of each end. */
   observe(active: readonly ActiveAttempt[]): Promise<TaskEvent[]>;
-  readLog(task: TaskSpec, attempt: number): Promise<string>;
-  /** The task's output as this attempt left it (fresh = written after `since`). */
-  outputFacts(task: TaskSpec, since: string, withText: boolean): Promise<OutputFacts>;
+  readLog(task: TaskSpec, attempt: Attempt): Promise<string>;
+  /** The task's output as this attempt left it (fresh = written after the attempt began, by the executor's clock). */
+  outputFacts(task: TaskSpec, attempt: Attempt, withText: boolean): Promise<OutputFacts>;
   /** Runs a check command for a task in the workdir; its exit status and the end of its output. */
   runCheck(task: TaskSpec, command: string): Promise<{ exitCode: number; tail: string }>;
   /** Which of these workdir-relative paths do not exist. */

@@ -78,8 +78,16 @@ export function resourcesFor(manifest: Manifest, phase: Phase, task: TaskSpec): 
 
 const classKey = (r: TaskResources): string => `g${r.gpus}c${r.cpus}m${r.memBytes ?? '-'}`;
 
-export function planCampaign(manifest: Manifest, expanded?: ReadonlyMap<string, TaskSpec[]>): Plan {
-  const limit = maxArraySize(manifest);
+/**
+ * `clusterMaxArraySize`: the cluster's own limit (`scontrol show config`), when known; arrays
+ * are chunked to the smaller of it and the manifest's.
+ */
+export function planCampaign(
+  manifest: Manifest,
+  expanded?: ReadonlyMap<string, TaskSpec[]>,
+  clusterMaxArraySize = Number.MAX_SAFE_INTEGER,
+): Plan {
+  const limit = Math.min(maxArraySize(manifest), clusterMaxArraySize);
   const phases = manifest.phases.map((phase): PhasePlan => {
     const tasks = expanded?.get(phase.name) ?? expandPhase(manifest, phase);
     const overrides = phase.smoke?.overrides;

@@ -6,7 +6,8 @@ import type { CheckResult, FailureClass } from './state.js';
 export type TaskEvent =
   | { type: 'submitted'; task: string; attempt: number; at: string; handle: string; memBytes?: number; log?: string }
   | { type: 'submit_failed'; task: string; attempt: number; at: string; reason: string }
-  | { type: 'started'; task: string; attempt: number; at: string }
+  | { type: 'started'; task: string; attempt: number; at: string; node?: string }
+  | { type: 'queued'; task: string; attempt: number; at: string; waiting: string }
   | {
       type: 'finished';
       task: string;
@@ -15,6 +16,7 @@ export type TaskEvent =
       class: 'completed' | FailureClass;
       exitCode?: number;
       reason?: string;
+      node?: string;
     };
 
 export type PhaseEvent =
@@ -30,6 +32,8 @@ export interface Submission {
   /** Index of the task in its array (the `[campaign] task N -> ...` line). */
   index: number;
   memBytes?: number;
+  /** Nodes an earlier attempt failed on: submit elsewhere. */
+  avoidNodes?: string[];
 }
 
 export type Action =

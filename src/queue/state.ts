@@ -26,6 +26,8 @@ export const attemptSchema = z.object({
   reason: z.string().optional(),
   memBytes: z.number().optional(),
   log: z.string().optional(),
+  /** The node it ran on, where the executor knows it. */
+  node: z.string().optional(),
 });
 export type Attempt = z.infer<typeof attemptSchema>;
 
@@ -50,6 +52,8 @@ export const taskStateSchema = z.object({
   /** Memory for the next attempt after an out-of-memory failure. */
   nextMemBytes: z.number().optional(),
   reason: z.string().optional(),
+  /** Why a submitted task is not running yet, in plain words. */
+  waiting: z.string().optional(),
   /** Attempts up to this number were before a `--retry-failed` reset: retries count after it. */
   retryFrom: z.number().int().optional(),
 });

@@ -67,6 +67,8 @@ export function applyEvents(
 function applyTaskEvent(t: TaskState, e: Exclude<CampaignEvent, { phase: string }>, policy: RetryPolicy): TaskState {
   const attempts = [...t.attempts];
   const i = attempts.findIndex((a) => a.n === e.attempt);
+  // A `--retry-failed` reset lasts for the task's life: retries are counted after it.
+  const keep = t.retryFrom === undefined ? {} : { retryFrom: t.retryFrom };
   switch (e.type) {
     case 'submitted': {
       if (i >= 0) return t; // a replayed submission: the attempt is already recorded
@@ -77,16 +79,19 @@ function applyTaskEvent(t: TaskState, e: Exclude<CampaignEvent, { phase: string 
         ...(e.memBytes === undefined ? {} : { memBytes: e.memBytes }),
         ...(e.log === undefined ? {} : { log: e.log }),
       });
-      return { status: 'submitted', attempts };
+      return { ...keep, status: 'submitted', attempts };
     }
     case 'submit_failed':
       if (i >= 0) return t;
       attempts.push({ n: e.attempt, submittedAt: e.at, endedAt: e.at, class: 'failed', reason: e.reason });
-      return { status: 'failed', attempts, reason: `could not start: ${e.reason}` };
-    case 'started':
+      return { ...keep, status: 'failed', attempts, reason: `could not start: ${e.reason}` };
+    case 'queued':
+      return i < 0 || t.status !== 'submitted' ? t : { ...t, waiting: e.waiting };
+    case 'started': {
       if (i < 0 || t.status !== 'submitted') return t;
-      attempts[i] = { ...attempts[i]!, startedAt: e.at };
-      return { ...t, status: 'running', attempts };
+      attempts[i] = { ...attempts[i]!, startedAt: e.at, ...(e.node === undefined ? {} : { node: e.node }) };
+      return { ...t, waiting: undefined, status: 'running', attempts };
+    }
     case 'finished': {
       if (i < 0 || attempts[i]!.class !== undefined) return t; // unknown or already finished: finish once
       const a = {
@@ -95,9 +100,10 @@ function applyTaskEvent(t: TaskState, e: Exclude<CampaignEvent, { phase: string 
         class: e.class,
         ...(e.exitCode === undefined ? {} : { exitCode: e.exitCode }),
         ...(e.reason === undefined ? {} : { reason: e.reason }),
+        ...(e.node === undefined ? {} : { node: e.node }),
       };
       attempts[i] = a;
-      if (e.class === 'completed') return { status: 'completed', attempts };
+      if (e.class === 'completed') return { ...keep, status: 'completed', attempts };
       const rule = policy(e.task, e.class);
       // Classes that share a rule share its allowance (`unverified` is counted with `failed`).
       const since = t.retryFrom ?? 0;
@@ -107,6 +113,7 @@ function applyTaskEvent(t: TaskState, e: Exclude<CampaignEvent, { phase: string 
       const why = `${e.class}${e.reason ? `: ${e.reason}` : ''}`;
       if (used >= rule.attempts) {
         return {
+          ...keep,
           status: 'failed',
           attempts,
           reason: rule.attempts > 0 ? `${why} (after ${rule.attempts} retries)` : why,
@@ -114,6 +121,7 @@ function applyTaskEvent(t: TaskState, e: Exclude<CampaignEvent, { phase: string 
       }
       const mem = rule.memFactor && a.memBytes ? Math.ceil(a.memBytes * rule.memFactor) : undefined;
       return {
+        ...keep,
         status: 'retrying',
         attempts,
         reason: why,
@@ -287,10 +295,17 @@ function dueSubmissions(
         array,
         index,
         ...(mem === undefined ? {} : { memBytes: mem }),
+        ...avoid(t),
       });
     }
   }
   return out;
+}
+
+/** The nodes earlier attempts of a task failed on, for the next submission to avoid. */
+function avoid(t: TaskState): { avoidNodes?: string[] } {
+  const nodes = [...new Set(t.attempts.flatMap((a) => (a.class === 'node_fail' && a.node ? [a.node] : [])))];
+  return nodes.length > 0 ? { avoidNodes: nodes } : {};
 }
 
 /** Phases with their dependencies first (the plan's order where there is a choice). */

@@ -13,7 +13,7 @@ import type { TaskSpec } from '../../manifest/expand.js';
 import type { Manifest } from '../../manifest/schema.js';
 import type { OutputFacts } from '../../queue/checklist.js';
 import type { Submission, TaskEvent } from '../../queue/events.js';
-import type { FailureClass } from '../../queue/state.js';
+import type { Attempt, FailureClass } from '../../queue/state.js';
 import { manifestTaskEnv } from '../../render/env.js';
 import { shellQuote } from '../../render/shell.js';
 import { GATE_EXIT, GATE_LINE, renderTaskScript, scriptInputFor } from '../../render/task-script.js';
@@ -135,7 +135,7 @@ export class LocalExecutor implements Executor {
         }
       }
       if (!attempt.startedAt) events.push({ type: 'started', ...base, at: marker.startedAt ?? marker.at });
-      const log = await this.readLog(task, attempt.n);
+      const log = await this.readLog(task, attempt);
       const { cls, reason } = await this.classify(task, attempt.submittedAt, marker, log, walltimeSeconds);
       events.push({
         type: 'finished',
@@ -167,17 +167,21 @@ export class LocalExecutor implements Executor {
     }
     if (marker.code !== 0) return { cls: 'failed', reason: `exit ${marker.code}` };
     if (task.output === undefined) return { cls: 'completed' };
-    const out = await this.outputFacts(task, since, false);
+    const out = await this.freshOutput(task, since, false);
     if (!out.exists) return { cls: 'unverified', reason: `exit 0 but ${task.output} does not exist` };
     if (!out.fresh) return { cls: 'unverified', reason: `exit 0 but ${task.output} is older than the attempt` };
     return { cls: 'completed' };
   }
 
-  async readLog(task: TaskSpec, attempt: number): Promise<string> {
-    return readFile(join(this.attemptDir(task.id, attempt), 'log'), 'utf8').catch(() => '');
+  async readLog(task: TaskSpec, attempt: Attempt): Promise<string> {
+    return readFile(join(this.attemptDir(task.id, attempt.n), 'log'), 'utf8').catch(() => '');
   }
 
-  async outputFacts(task: TaskSpec, since: string, withText: boolean): Promise<OutputFacts> {
+  outputFacts(task: TaskSpec, attempt: Attempt, withText: boolean): Promise<OutputFacts> {
+    return this.freshOutput(task, attempt.submittedAt, withText);
+  }
+
+  private async freshOutput(task: TaskSpec, since: string, withText: boolean): Promise<OutputFacts> {
     if (task.output === undefined) return { exists: false, fresh: false };
     const path = join(this.opts.workdir, task.output);
     const st = await stat(path).catch(() => undefined);

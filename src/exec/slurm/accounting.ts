@@ -1,0 +1,169 @@
+/**
+ * Reading Slurm's own records: `sacct` and `squeue` output in the formats this executor asks
+ * for, turned into one record per array task, each classified (DESIGN.md's executor table).
+ * Pure: text in, records out.
+ */
+import type { FailureClass } from '../../queue/state.js';
+
+export interface JobRecord {
+  /** `<array job id>_<index>`: the handle of one attempt. */
+  handle: string;
+  name: string;
+  state: string;
+  exitCode?: number;
+  /** Epoch seconds (sacct run with SLURM_TIME_FORMAT=%s). */
+  start?: number;
+  end?: number;
+  node?: string;
+  reason?: string;
+}
+
+/** The `sacct` fields asked for, in order (`-P`, so `|`-separated, nothing truncated). */
+export const SACCT_FIELDS = 'JobID,JobName,State,ExitCode,Start,End,NodeList,Reason';
+/** The `squeue` format asked for (`-r`: one line per array element). */
+export const SQUEUE_FORMAT = '%i|%j|%T|%r|%N';
+
+const epoch = (s: string | undefined): number | undefined => {
+  const n = Number(s);
+  return s && /^\d+$/.test(s) && n > 0 ? n : undefined;
+};
+
+/** `123_4` → one handle; `123_[0-3,7%2]` → one per index; anything else (not an array task) → none. */
+export function expandJobId(id: string): string[] {
+  const m = /^(\d+)_(\d+)$/.exec(id);
+  if (m) return [`${m[1]}_${m[2]}`];
+  const r = /^(\d+)_\[([^\]]+)\]$/.exec(id);
+  if (!r) return [];
+  const out: string[] = [];
+  for (const part of r[2]!.replace(/%\d+$/, '').split(',')) {
+    const [a, b] = part.split('-').map(Number);
+    if (a === undefined || !Number.isInteger(a)) continue;
+    for (let i = a; i <= (b ?? a); i++) out.push(`${r[1]}_${i}`);
+  }
+  return out;
+}
+
+export function parseSacct(text: string, namePrefix: string): JobRecord[] {
+  const out: JobRecord[] = [];
+  for (const line of text.split('\n')) {
+    const [id, name, state, exit, start, end, node, reason] = line.split('|');
+    if (!id || name === undefined || !name.startsWith(namePrefix)) continue;
+    const [code, signal] = (exit ?? '').split(':').map(Number);
+    for (const handle of expandJobId(id)) {
+      out.push({
+        handle,
+        name,
+        state: (state ?? '').split(' ')[0]!,
+        ...(Number.isInteger(code) ? { exitCode: signal ? 128 + signal! : code! } : {}),
+        ...(epoch(start) ? { start: epoch(start)! } : {}),
+        ...(epoch(end) ? { end: epoch(end)! } : {}),
+        ...(node && node !== 'None assigned' ? { node } : {}),
+        ...(reason && reason !== 'None' ? { reason } : {}),
+      });
+    }
+  }
+  return out;
+}
+
+export function parseSqueue(text: string, namePrefix: string): JobRecord[] {
+  const out: JobRecord[] = [];
+  for (const line of text.split('\n')) {
+    const [id, name, state, reason, node] = line.split('|');
+    if (!id || name === undefined || !name.startsWith(namePrefix)) continue;
+    for (const handle of expandJobId(id)) {
+      out.push({
+        handle,
+        name,
+        state: state ?? '',
+        ...(node ? { node } : {}),
+        ...(reason && reason !== 'None' ? { reason } : {}),
+      });
+    }
+  }
+  return out;
+}
+
+/**
+ * The records of both, by handle: accounting is the source of truth for ended tasks; the
+ * queue fills in what accounting has not recorded yet (its first records lag by seconds).
+ */
+export function mergeRecords(sacct: readonly JobRecord[], squeue: readonly JobRecord[]): Map<string, JobRecord> {
+  const byHandle = new Map<string, JobRecord>();
+  for (const r of squeue) byHandle.set(r.handle, r);
+  for (const r of sacct) {
+    const queued = byHandle.get(r.handle);
+    // A pending range in sacct says less than the queue's own line for that index.
+    if (queued && r.state === 'PENDING') continue;
+    byHandle.set(r.handle, r);
+  }
+  return byHandle;
+}
+
+export type Classified =
+  { active: true; running: boolean } | { active: false; cls: 'completed' | FailureClass; reason?: string };
+
+const ACTIVE_STATES = new Set([
+  'PENDING',
+  'CONFIGURING',
+  'RUNNING',
+  'COMPLETING',
+  'SUSPENDED',
+  'REQUEUED',
+  'REQUEUE_FED',
+  'REQUEUE_HOLD',
+  'RESIZING',
+  'PREEMPTED',
+  'SIGNALING',
+  'STAGE_OUT',
+  'STOPPED',
+  'RESV_DEL_HOLD',
+  'SPECIAL_EXIT',
+]);
+const RUNNING_STATES = new Set(['RUNNING', 'COMPLETING', 'CONFIGURING', 'SIGNALING', 'STAGE_OUT']);
+
+export function classify(r: JobRecord): Classified {
+  if (ACTIVE_STATES.has(r.state)) return { active: true, running: RUNNING_STATES.has(r.state) };
+  const exit = r.exitCode === undefined ? '' : ` (exit ${r.exitCode})`;
+  switch (r.state) {
+    case 'COMPLETED':
+      return { active: false, cls: 'completed' };
+    case 'OUT_OF_MEMORY':
+      return { active: false, cls: 'out_of_memory', reason: `over its memory limit${exit}` };
+    case 'TIMEOUT':
+      return { active: false, cls: 'timeout', reason: 'reached its walltime' };
+    case 'NODE_FAIL':
+    case 'BOOT_FAIL':
+      return { active: false, cls: 'node_fail', reason: `${r.state}${r.node ? ` on ${r.node}` : ''}` };
+    case 'CANCELLED':
+      return { active: false, cls: 'cancelled', reason: 'cancelled' };
+    case 'DEADLINE':
+      return { active: false, cls: 'cancelled', reason: 'passed its deadline' };
+    default:
+      return { active: false, cls: 'failed', reason: `${r.state}${exit}` };
+  }
+}
+
+const REASONS: Record<string, string> = {
+  Resources: 'waiting for resources to free up',
+  Priority: 'waiting behind jobs of higher priority',
+  Dependency: 'waiting for a job it depends on',
+  DependencyNeverSatisfied: 'its dependency can never be satisfied',
+  JobArrayTaskLimit: "held back by the array's limit on tasks running at once",
+  PartitionTimeLimit: 'asks for more time than the partition allows',
+  PartitionNodeLimit: 'asks for more nodes than the partition allows',
+  PartitionDown: 'its partition is down',
+  ReqNodeNotAvail: 'the nodes it may use are not available',
+  BeginTime: 'not allowed to start yet',
+  InvalidAccount: 'the account is not valid',
+  InvalidQOS: 'the QOS is not valid',
+  QOSMaxJobsPerUserLimit: "at the QOS's limit of jobs per user",
+  AssocGrpGRES: "at the account's limit of GPUs",
+  AssocMaxJobsLimit: "at the account's limit of jobs",
+  launch_failed_requeued_held: 'its launch failed and Slurm holds it',
+};
+
+/** A pending reason in plain words. */
+export function explainReason(reason: string | undefined): string | undefined {
+  if (!reason) return undefined;
+  return REASONS[reason] ?? `pending: ${reason}`;
+}

@@ -1,0 +1,406 @@
+/**
+ * The `slurm` executor: one `sbatch` per array chunk, over a transport (SSH to a login node,
+ * or this machine). Jobs are named `<campaign>~<key>`, the key derived from what is submitted,
+ * so a pass that crashed after `sbatch` finds its job on the next pass instead of submitting
+ * again. Each pass sends one query command (sacct and squeue together) for the whole campaign.
+ */
+import { createHash } from 'node:crypto';
+import { UserError } from '../../errors.js';
+import type { TaskSpec } from '../../manifest/expand.js';
+import type { Manifest } from '../../manifest/schema.js';
+import { formatDuration, parseDuration } from '../../manifest/units.js';
+import type { Plan } from '../../plan/plan.js';
+import type { OutputFacts } from '../../queue/checklist.js';
+import type { Submission, TaskEvent } from '../../queue/events.js';
+import type { Attempt, FailureClass } from '../../queue/state.js';
+import { manifestTaskEnv } from '../../render/env.js';
+import { renderSbatch } from '../../render/sbatch.js';
+import { exportLines, shellQuote } from '../../render/shell.js';
+import { GATE_EXIT, GATE_LINE } from '../../render/task-script.js';
+import type { ActiveAttempt, Executor } from '../executor.js';
+import { resolveHome, type Transport } from '../transport/transport.js';
+import {
+  classify,
+  explainReason,
+  mergeRecords,
+  parseSacct,
+  parseSqueue,
+  SACCT_FIELDS,
+  SQUEUE_FORMAT,
+  type JobRecord,
+} from './accounting.js';
+
+/** How long a submitted task may be absent from Slurm's records before it counts as vanished. */
+const VANISH_GRACE_MS = 120_000;
+const LOG_LIMIT = 16 * 1024 * 1024;
+const SEPARATOR = '--campaign-squeue--';
+
+type EndClass = 'completed' | FailureClass;
+
+export interface SlurmExecutorOptions {
+  manifest: Manifest;
+  transport: Transport;
+  /** When the campaign began: the accounting query looks back to it. */
+  since: string;
+  warn?: (message: string) => void;
+  now?: () => string;
+}
+
+/** What the cluster allows, read before anything is submitted. */
+export interface ClusterLimits {
+  maxArraySize: number;
+  /** Partition name → MaxTime in seconds (undefined: unlimited). */
+  partitions: Map<string, number | undefined>;
+}
+
+export class SlurmExecutor implements Executor {
+  private workdirAbs: string | undefined;
+  private readonly now: () => string;
+  private readonly warn: (message: string) => void;
+  private readonly prefix: string;
+  /** The campaign's jobs as last seen: name → array job id (to find a submission again). */
+  private known: Map<string, string> | undefined;
+  private lastWaiting = new Map<string, string>();
+  private accountingOk = true;
+  private accountingWarned = false;
+
+  constructor(private readonly opts: SlurmExecutorOptions) {
+    this.now = opts.now ?? (() => new Date().toISOString());
+    this.warn = opts.warn ?? (() => {});
+    this.prefix = `${opts.manifest.campaign}~`;
+  }
+
+  /** Slurm throttles arrays itself (`%max_parallel`): the controller may submit everything due. */
+  capacity(): number {
+    return Number.MAX_SAFE_INTEGER;
+  }
+
+  private async workdir(): Promise<string> {
+    if (this.workdirAbs === undefined) {
+      const r = await this.opts.transport.exec('printf %s "$HOME"');
+      if (r.code !== 0 || !r.stdout.startsWith('/'))
+        throw new UserError(`cannot find the home directory on the cluster: ${r.stderr.trim()}`);
+      this.workdirAbs = resolveHome(this.opts.manifest.workdir, r.stdout);
+    }
+    return this.workdirAbs;
+  }
+
+  /** The cluster's MaxArraySize and partition caps (`scontrol`), read once before submitting. */
+  async limits(): Promise<ClusterLimits> {
+    const r = await this.opts.transport.exec(
+      "scontrol show config | grep -i '^MaxArraySize'; printf '%s\\n' '--'; scontrol show partition -o",
+    );
+    if (r.code !== 0)
+      throw new UserError({
+        message: `scontrol failed on the cluster: ${r.stderr.trim() || r.stdout.trim()}`,
+        fix: 'check that Slurm is reachable from the login node',
+      });
+    const [config = '', parts = ''] = r.stdout.split('\n--\n');
+    const max = /MaxArraySize\s*=\s*(\d+)/i.exec(config);
+    const partitions = new Map<string, number | undefined>();
+    for (const line of parts.split('\n')) {
+      const name = /PartitionName=(\S+)/.exec(line)?.[1];
+      const time = /MaxTime=(\S+)/.exec(line)?.[1];
+      if (name) partitions.set(name, time === undefined || time === 'UNLIMITED' ? undefined : parseDuration(time));
+    }
+    return { maxArraySize: max ? Number(max[1]) : 1001, partitions };
+  }
+
+  /** Refuses a plan the cluster would refuse, before anything is submitted. */
+  static checkPlan(plan: Plan, limits: ClusterLimits): void {
+    const problems: string[] = [];
+    for (const phase of plan.phases) {
+      for (const a of phase.arrays) {
+        if (a.tasks.length > limits.maxArraySize)
+          problems.push(
+            `array ${a.id} has ${a.tasks.length} tasks; the cluster's MaxArraySize is ${limits.maxArraySize}`,
+          );
+        const p = a.budget.partition;
+        if (p === undefined) continue;
+        if (!limits.partitions.has(p))
+          problems.push(
+            `array ${a.id} asks for partition ${p}, which the cluster does not have (it has ${[...limits.partitions.keys()].join(', ')})`,
+          );
+        const cap = limits.partitions.get(p);
+        if (cap !== undefined && a.budget.seconds > cap) {
+          problems.push(
+            `array ${a.id} asks ${formatDuration(a.budget.seconds)} on ${p}, whose MaxTime is ${formatDuration(cap)}`,
+          );
+        }
+      }
+    }
+    if (problems.length > 0) {
+      throw new UserError(
+        problems.map((message) => ({
+          message,
+          fix: 'match cluster.partitions and max_array_size to `scontrol show partition` and `scontrol show config`',
+        })),
+      );
+    }
+  }
+
+  async submit(submissions: readonly Submission[]): Promise<TaskEvent[]> {
+    const known = this.known ?? (await this.refreshKnown());
+    const workdir = await this.workdir();
+    const events: TaskEvent[] = [];
+    for (const group of groupSubmissions(submissions)) {
+      const key = submissionKey(this.opts.manifest.campaign, group);
+      const name = `${this.prefix}${key}`;
+      const dir = `${workdir}/.campaign/slurm/${key}`;
+      let jobId = known.get(name);
+      if (jobId === undefined) {
+        const submitted = await this.sbatch(group, key, name, dir, workdir);
+        if ('error' in submitted) {
+          if (submitted.transient) this.warn(`sbatch will be tried again on the next pass: ${submitted.error}`);
+          else
+            events.push(
+              ...group.map((s): TaskEvent => ({
+                type: 'submit_failed',
+                task: s.task.id,
+                attempt: s.attempt,
+                at: this.now(),
+                reason: submitted.error,
+              })),
+            );
+          continue;
+        }
+        jobId = submitted.jobId;
+        known.set(name, jobId);
+      }
+      const at = this.now();
+      for (const s of group) {
+        events.push({
+          type: 'submitted',
+          task: s.task.id,
+          attempt: s.attempt,
+          at,
+          handle: `${jobId}_${s.index}`,
+          log: `${dir}/logs/${s.index}.log`,
+          ...(s.memBytes === undefined ? {} : { memBytes: s.memBytes }),
+        });
+      }
+    }
+    return events;
+  }
+
+  private async sbatch(
+    group: readonly Submission[],
+    key: string,
+    name: string,
+    dir: string,
+    workdir: string,
+  ): Promise<{ jobId: string } | { error: string; transient: boolean }> {
+    const first = group[0]!;
+    const { script, table } = renderSbatch({
+      manifest: this.opts.manifest,
+      array: first.array,
+      jobName: name,
+      key: first.array.id,
+      rows: group.map((s) => ({ index: s.index, task: s.task, attempt: s.attempt })),
+      workdir,
+      tablePath: `${dir}/table.tsv`,
+      logDir: `${dir}/logs`,
+      ...(first.memBytes === undefined ? {} : { memBytes: first.memBytes }),
+      ...(first.avoidNodes ? { exclude: first.avoidNodes } : {}),
+    });
+    const t = this.opts.transport;
+    await t.mkdirp(`${dir}/logs`);
+    await t.writeFile(`${dir}/table.tsv`, table);
+    await t.writeFile(`${dir}/job.sh`, script, { mode: 0o755 });
+    const r = await t.exec(`sbatch --parsable ${shellQuote(`${dir}/job.sh`)}`);
+    const jobId = /^(\d+)/.exec(r.stdout.trim())?.[1];
+    if (r.code === 0 && jobId) return { jobId };
+    const error = (r.stderr.trim() || r.stdout.trim() || `sbatch exited ${r.code}`).split('\n').slice(-3).join(' ');
+    return {
+      error,
+      transient: /temporarily|timed out|unable to contact|connection refused|try again|socket/i.test(error),
+    };
+  }
+
+  /** The one query of a pass: the campaign's jobs in accounting and in the queue. */
+  private async query(): Promise<Map<string, JobRecord>> {
+    const back = Math.ceil((Date.parse(this.now()) - Date.parse(this.opts.since)) / 1000) + 3600;
+    const r = await this.opts.transport.exec(
+      [
+        'user=$(id -un)',
+        `SLURM_TIME_FORMAT=%s sacct -X -n -P -u "$user" -S now-${back} -E now --format=${SACCT_FIELDS} 2>&1`,
+        `printf '\\n%s %s\\n' ${SEPARATOR} "$?"`,
+        `squeue -h -r -u "$user" -o ${shellQuote(SQUEUE_FORMAT)}`,
+      ].join('; '),
+    );
+    const [acct = '', rest = ''] = r.stdout.split(`\n${SEPARATOR} `);
+    const acctOk = rest.startsWith('0');
+    if (r.code !== 0) throw new Error(`squeue failed on the cluster: ${r.stderr.trim() || rest.slice(2).trim()}`);
+    if (!acctOk && !this.accountingWarned) {
+      this.accountingWarned = true;
+      this.warn(
+        `sacct failed (${acct.trim().split('\n')[0]}): watching the queue only; ended tasks are judged by their outputs`,
+      );
+    }
+    const records = mergeRecords(
+      acctOk ? parseSacct(acct, this.prefix) : [],
+      parseSqueue(rest.slice(rest.indexOf('\n') + 1), this.prefix),
+    );
+    this.known = new Map([...records.values()].map((x) => [x.name, x.handle.split('_')[0]!]));
+    this.accountingOk = acctOk;
+    return records;
+  }
+
+  private async refreshKnown(): Promise<Map<string, string>> {
+    await this.query();
+    return this.known!;
+  }
+
+  async observe(active: readonly ActiveAttempt[]): Promise<TaskEvent[]> {
+    if (active.length === 0) return [];
+    const records = await this.query();
+    const events: TaskEvent[] = [];
+    const now = this.now();
+    for (const { task, attempt } of active) {
+      const base = { task: task.id, attempt: attempt.n };
+      const record = attempt.handle ? records.get(attempt.handle) : undefined;
+      if (!record) {
+        events.push(...(await this.absent(task, attempt, now)));
+        continue;
+      }
+      const c = classify(record);
+      const startedAt = record.start ? new Date(record.start * 1000).toISOString() : now;
+      if (!attempt.startedAt && (c.active ? c.running : true)) {
+        events.push({ type: 'started', ...base, at: startedAt, ...(record.node ? { node: record.node } : {}) });
+      }
+      if (c.active) {
+        const waiting = c.running ? undefined : explainReason(record.reason);
+        if (waiting && this.lastWaiting.get(task.id) !== waiting)
+          events.push({ type: 'queued', ...base, at: now, waiting });
+        if (waiting) this.lastWaiting.set(task.id, waiting);
+        continue;
+      }
+      this.lastWaiting.delete(task.id);
+      const at = record.end ? new Date(record.end * 1000).toISOString() : now;
+      const started = { ...attempt, startedAt: attempt.startedAt ?? startedAt };
+      const { cls, reason } = await this.verify(task, started, c.cls, c.reason, record.exitCode);
+      events.push({
+        type: 'finished',
+        ...base,
+        at,
+        class: cls,
+        ...(record.exitCode === undefined ? {} : { exitCode: record.exitCode }),
+        ...(reason ? { reason } : {}),
+        ...(record.node ? { node: record.node } : {}),
+      });
+    }
+    return events;
+  }
+
+  /** A task Slurm has no record of: still in accounting's delay, ended (queue-only), or vanished. */
+  private async absent(task: TaskSpec, attempt: Attempt, now: string): Promise<TaskEvent[]> {
+    const base = { task: task.id, attempt: attempt.n };
+    if (Date.parse(now) - Date.parse(attempt.submittedAt) < VANISH_GRACE_MS) return [];
+    if (!this.accountingOk && attempt.startedAt) {
+      const out = await this.outputFacts(task, attempt, false);
+      const ok = task.output === undefined || (out.exists && out.fresh);
+      return [
+        {
+          type: 'finished',
+          ...base,
+          at: now,
+          class: ok ? 'completed' : 'lost',
+          ...(ok ? {} : { reason: 'left the queue without a fresh output (no accounting to say why)' }),
+        },
+      ];
+    }
+    return [
+      { type: 'finished', ...base, at: now, class: 'lost', reason: 'vanished from Slurm (cancelled while pending?)' },
+    ];
+  }
+
+  /** Completion is proven by the output; a failure whose log names a gate is that gate's. */
+  private async verify(
+    task: TaskSpec,
+    attempt: Attempt,
+    cls: EndClass,
+    reason: string | undefined,
+    exitCode: number | undefined,
+  ): Promise<{ cls: EndClass; reason?: string }> {
+    if (cls === 'failed' && exitCode === GATE_EXIT) {
+      const gate = GATE_LINE.exec(await this.readLog(task, attempt));
+      if (gate) return { cls: 'gate', reason: `gate ${gate[1]}:${gate[2]}` };
+    }
+    if (cls !== 'completed' || task.output === undefined) return { cls, ...(reason ? { reason } : {}) };
+    const out = await this.outputFacts(task, attempt, false);
+    if (!out.exists) return { cls: 'unverified', reason: `COMPLETED but ${task.output} does not exist` };
+    if (!out.fresh) return { cls: 'unverified', reason: `COMPLETED but ${task.output} is older than the attempt` };
+    return { cls: 'completed' };
+  }
+
+  async readLog(_task: TaskSpec, attempt: Attempt): Promise<string> {
+    if (!attempt.log) return '';
+    return (await this.opts.transport.readFile(attempt.log, { maxBytes: LOG_LIMIT }).catch(() => undefined)) ?? '';
+  }
+
+  async outputFacts(task: TaskSpec, attempt: Attempt, withText: boolean): Promise<OutputFacts> {
+    if (task.output === undefined) return { exists: false, fresh: false };
+    const path = `${await this.workdir()}/${task.output}`;
+    const st = await this.opts.transport.stat(path);
+    if (!st?.isFile) return { exists: false, fresh: false };
+    // Both times are the cluster's: the job's start from accounting, the file's mtime.
+    const since = Date.parse(attempt.startedAt ?? attempt.submittedAt);
+    const fresh = st.mtimeMs >= Math.floor(since / 1000) * 1000;
+    const sum = await this.opts.transport.exec(`sha256sum -- ${shellQuote(path)}`);
+    const digest = sum.code === 0 ? sum.stdout.split(' ')[0] : undefined;
+    const text = withText ? await this.opts.transport.readFile(path) : undefined;
+    return { exists: true, fresh, ...(digest ? { digest } : {}), ...(text === undefined ? {} : { text }) };
+  }
+
+  async runCheck(task: TaskSpec, command: string): Promise<{ exitCode: number; tail: string }> {
+    const workdir = await this.workdir();
+    const env = exportLines(manifestTaskEnv(this.opts.manifest, task, 0, workdir));
+    const r = await this.opts.transport.exec(
+      `cd -- ${shellQuote(workdir)} || exit 127\n${env}\ntimeout 600 bash -c ${shellQuote(command)} 2>&1`,
+    );
+    return { exitCode: r.code, tail: (r.stdout + r.stderr).slice(-4000) };
+  }
+
+  async missing(paths: readonly string[]): Promise<string[]> {
+    const workdir = await this.workdir();
+    const out: string[] = [];
+    for (let i = 0; i < paths.length; i += 1000) {
+      const chunk = paths
+        .slice(i, i + 1000)
+        .map(shellQuote)
+        .join(' ');
+      const r = await this.opts.transport.exec(
+        `cd -- ${shellQuote(workdir)} || exit 3; for p in ${chunk}; do [ -e "$p" ] || printf '%s\\0' "$p"; done`,
+      );
+      if (r.code === 3) return [...paths];
+      out.push(...r.stdout.split('\0').filter(Boolean));
+    }
+    return out;
+  }
+
+  async close(): Promise<void> {
+    await this.opts.transport.close();
+  }
+}
+
+/** Submissions that can share one sbatch: one array, one memory, one set of nodes to avoid. */
+function groupSubmissions(subs: readonly Submission[]): Submission[][] {
+  const groups = new Map<string, Submission[]>();
+  for (const s of subs) {
+    const k = `${s.array.id}\u0000${s.memBytes ?? ''}\u0000${(s.avoidNodes ?? []).join(',')}`;
+    const g = groups.get(k);
+    if (g) g.push(s);
+    else groups.set(k, [s]);
+  }
+  return [...groups.values()];
+}
+
+/** Derived from what is submitted, so the same submission after a crash has the same key. */
+export function submissionKey(campaign: string, group: readonly Submission[]): string {
+  const h = createHash('sha256');
+  h.update(
+    `${campaign}\u0000${group[0]!.array.id}\u0000${group[0]!.memBytes ?? ''}\u0000${(group[0]!.avoidNodes ?? []).join(',')}`,
+  );
+  for (const s of group) h.update(`\u0000${s.task.id}:${s.attempt}`);
+  return h.digest('hex').slice(0, 12);
+}
