@@ -8,8 +8,7 @@ import { UserError } from '../../errors.js';
 import { blobType, knownHostsName, lookupKnownHosts } from './known-hosts.js';
 
 export type HostKeySource =
-  | { kind: 'fingerprint'; fingerprint: string }
-  | { kind: 'known_hosts'; path: string; text: string };
+  { kind: 'fingerprint'; fingerprint: string } | { kind: 'known_hosts'; path: string; text: string };
 
 /** `SHA256:<base64 without padding>` of the raw key blob, exactly as `ssh-keygen -lf` prints it. */
 export function fingerprint(blob: Buffer): string {

@@ -18,7 +18,7 @@ import {
 } from './transport.js';
 
 export interface LocalTransportOptions {
-  /** What `~/` and relative paths mean; the user's home directory by default. */
+  /** What `~/`, relative paths and HOME in commands mean; the user's home directory by default. */
   home?: string;
 }
 
@@ -38,8 +38,14 @@ export class LocalTransport implements Transport {
     this.sent++;
     const timeoutMs = opts.timeoutMs ?? DEFAULT_COMMAND_TIMEOUT_MS;
     return new Promise((resolve, reject) => {
-      // Its own process group, so a timeout kills what the command started as well.
-      const child = spawn('bash', ['-c', command], { cwd: this.home, detached: true, stdio: 'pipe' });
+      // Its own process group, so a timeout kills what the command started as well; HOME so
+      // that `~` in the command means what it means in paths.
+      const child = spawn('bash', ['-c', command], {
+        cwd: this.home,
+        env: { ...process.env, HOME: this.home },
+        detached: true,
+        stdio: 'pipe',
+      });
       const stdout: Buffer[] = [];
       const stderr: Buffer[] = [];
       let settled = false;

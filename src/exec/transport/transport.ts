@@ -37,7 +37,9 @@ export function firstWord(command: string): string {
 
 /** The error a command gets when it outlives its timeout. */
 export function commandTimeout(command: string, timeoutMs: number, where: string): Error {
-  return new Error(`command \`${firstWord(command)}\` did not finish within ${timeoutMs} ms on ${where}; it was killed`);
+  return new Error(
+    `command \`${firstWord(command)}\` did not finish within ${timeoutMs} ms on ${where}; it was killed`,
+  );
 }
 
 /** `~` and `~/…` relative to `home`; a relative path relative to `home`; others unchanged. */
