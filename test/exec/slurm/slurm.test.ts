@@ -1,0 +1,348 @@
+/**
+ * The slurm executor against the real test cluster (scripts/cluster/up), reached over real SSH
+ * (scripts/sshd/up is its login node): campaigns run through `campaign run`, and the executor's
+ * submission checked against `sacct`.
+ */
+import { execFileSync } from 'node:child_process';
+import { mkdir, readFile } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { UserError } from '../../../src/errors.js';
+import { parseManifest } from '../../../src/manifest/load.js';
+import { planCampaign } from '../../../src/plan/plan.js';
+import type { Submission } from '../../../src/queue/events.js';
+import { SlurmExecutor } from '../../../src/exec/slurm/slurm-executor.js';
+import { SshTransport } from '../../../src/exec/transport/ssh.js';
+import { readState, runCli, useBuiltCliAndTemp, writeManifest } from '../../helpers/cli.js';
+import { sshdUp, type Sshd } from '../transport/sshd.js';
+
+const CLUSTER = resolve(import.meta.dirname, '../../../scripts/cluster/up');
+const clusterUp = (() => {
+  try {
+    execFileSync('bash', [CLUSTER, '--check'], { stdio: 'ignore' });
+    return true;
+  } catch {
+    console.warn('\n*** Slurm tests SKIPPED: the test cluster is not up (scripts/cluster/up --check failed) ***\n');
+    return false;
+  }
+})();
+
+const tempRoot = useBuiltCliAndTemp('slurm');
+/** Campaign names unique to this run: sacct remembers earlier runs' jobs. */
+const RUN = Date.now().toString(36);
+/** A whole campaign on the cluster takes a minute or two. */
+const LONG = 400_000;
+let sshd: Sshd | undefined;
+let clusterEnv: Record<string, string> = {};
+
+beforeAll(async () => {
+  if (!clusterUp) return;
+  sshd = await sshdUp();
+  const text = await readFile(join(process.env.CAMPAIGN_CLUSTER_DIR ?? '/tmp/campaign-cluster', 'env'), 'utf8');
+  clusterEnv = Object.fromEntries([...text.matchAll(/^export (\w+)='?([^'\n]*)'?$/gm)].map((m) => [m[1]!, m[2]!]));
+  if (sshd) process.env.CAMPAIGN_SSH_KEY_FILE = sshd.keyFile;
+}, 300_000);
+
+const ready = (): boolean => clusterUp && sshd !== undefined;
+
+/** `sacct` on this machine: the campaign's jobs (one per sbatch, however many array tasks each has). */
+function jobsNamed(prefix: string): string[] {
+  const out = execFileSync('sacct', ['-X', '-n', '-P', '-S', 'now-3hours', '-o', 'JobID,JobName'], {
+    encoding: 'utf8',
+    env: { ...process.env, ...clusterEnv },
+  });
+  const jobs = out.split('\n').flatMap((l) => {
+    const [id, name] = l.split('|');
+    return name?.startsWith(prefix) ? [id!.split('_')[0]!] : [];
+  });
+  return [...new Set(jobs)];
+}
+
+function cluster(name: string, workdir: string, extra = ''): string {
+  return `campaign: ${name}
+cluster:
+  executor: slurm
+  name: campaign-test
+  login: ${sshd!.target}
+  host_key: ${sshd!.fingerprint}
+  partitions:
+    - { name: debug, max_time: 30m }
+    - { name: short, max_time: 3h }
+  max_parallel: 2
+${extra}workdir: ${workdir}
+defaults:
+  resources: { cpus: 1, mem: 200M }
+`;
+}
+
+async function campaignDir(name: string): Promise<{ dir: string; workdir: string; stateDir: string }> {
+  const dir = join(tempRoot(), name);
+  const workdir = join(dir, 'work');
+  await mkdir(workdir, { recursive: true });
+  return { dir, workdir, stateDir: join(dir, 'state') };
+}
+
+const run = (manifest: string, stateDir: string) =>
+  runCli(['run', manifest, '--state-dir', stateDir, '--poll', '2'], { timeoutMs: 400_000 });
+
+describe.runIf(clusterUp)('slurm executor on the test cluster, over SSH', () => {
+  it(
+    'runs the distill shape: smoke, checklist, release, every output verified',
+    async () => {
+      if (!ready()) return;
+      const { dir, workdir, stateDir } = await campaignDir('distill');
+      const name = `distill-${RUN}`;
+      const manifest = await writeManifest(
+        dir,
+        `${cluster(name, workdir)}phases:
+  - name: teachers
+    grid: { N: [384, 512] }
+    command: >
+      for g in $(seq 1 \${units}); do printf '{"generation": %d, "N": %s}\\n' "$g" \${N}; done > \${output}
+    output: ckpt/teacher_N\${N}.jsonl
+    flush: per_generation
+    cost: { unit: generation, units: 3, per_unit: { N=384: 1s, N=512: 2s }, measured_on: campaign-test, margin: 2 }
+    smoke:
+      tasks: { N: [384] }
+      overrides: { units: 2 }
+      trigger:
+        - check: log_contains
+          pattern: '^\\[campaign\\] task \\d+ -> '
+        - check: records
+          count: 2
+          fields: [generation, N]
+  - name: students
+    depends_on: teachers
+    preconditions: [{ exists: 'ckpt/teacher_N\${N}.jsonl' }]
+    grid: { N: [384, 512], seed: [1, 2] }
+    strata: [N]
+    command: >
+      for g in $(seq 1 \${units}); do printf '{"generation": %d, "N": %s, "seed": %s}\\n' "$g" \${N} \${seed}; done > \${output}
+    output: results/N\${N}_seed\${seed}.jsonl
+    flush: per_generation
+    cost: { unit: generation, units: 2, per_unit: { N=384: 1s, N=512: 1s }, measured_on: campaign-test, margin: 2 }
+    smoke:
+      tasks: 2
+      overrides: { units: 1 }
+      trigger:
+        - check: distinct_outputs
+        - check: records
+          count: 1
+          fields: [generation, seed]
+`,
+      );
+      const r = await run(manifest, stateDir);
+      expect(r.code, r.stdout + r.stderr).toBe(0);
+      const state = await readState(stateDir);
+      expect(state.phases.teachers?.gate?.passed).toBe(true);
+      expect(state.phases.students?.gate?.passed).toBe(true);
+      for (const [id, t] of Object.entries(state.tasks)) {
+        expect(t.status, id).toBe('completed');
+        expect(t.attempts[0]!.handle, id).toMatch(/^\d+_\d+$/);
+      }
+      for (const N of [384, 512]) {
+        for (const seed of [1, 2]) {
+          const text = await readFile(join(workdir, `results/N${N}_seed${seed}.jsonl`), 'utf8');
+          expect(text.trim().split('\n')).toHaveLength(2);
+        }
+      }
+      // One sbatch per array chunk: 1 smoke + 2 full arrays for teachers, 2 smoke + 2 full for students.
+      expect(jobsNamed(`${name}~`)).toHaveLength(7);
+    },
+    LONG,
+  );
+
+  it(
+    'a failing task ends failed with its log tail and blocks its dependents',
+    async () => {
+      if (!ready()) return;
+      const { dir, workdir, stateDir } = await campaignDir('failing');
+      const manifest = await writeManifest(
+        dir,
+        `${cluster(`failing-${RUN}`, workdir)}phases:
+  - name: a
+    grid: { n: [1, 2] }
+    command: 'if [ \${n} = 2 ]; then echo "the model diverged at step 7" >&2; exit 3; fi; echo ok > \${output}'
+    output: a_\${n}.txt
+    walltime: 5m
+  - name: b
+    depends_on: a
+    command: echo b > \${output}
+    output: b.txt
+    walltime: 5m
+`,
+      );
+      const r = await run(manifest, stateDir);
+      expect(r.code).toBe(1);
+      const state = await readState(stateDir);
+      expect(state.tasks['a/n2']?.status).toBe('failed');
+      expect(state.tasks['a/n2']?.attempts[0]?.exitCode).toBe(3);
+      expect(state.tasks['a/n1']?.status).toBe('completed');
+      expect(state.phases.b?.status).toBe('blocked');
+      expect(state.phases.b?.reason).toMatch(/dependency a failed/);
+      const summary = await readFile(join(stateDir, 'summary.md'), 'utf8');
+      expect(summary).toContain('the model diverged at step 7');
+    },
+    LONG,
+  );
+
+  it(
+    'grid values full of quotes, $, backticks, blanks and newlines reach the program byte for byte',
+    async () => {
+      if (!ready()) return;
+      const { dir, workdir, stateDir } = await campaignDir('bytes');
+      const values = [`it's "quoted"`, '$HOME and $(id) and `id`', 'two\nlines', '  blanks  ', 'ünïcödé ✓'];
+      const manifest = await writeManifest(
+        dir,
+        `${cluster(`bytes-${RUN}`, workdir)}phases:
+  - name: v
+    grid:
+      value: ${JSON.stringify(values)}
+    command: printf %s \${value} > \${output}
+    output: out/\${tag}.txt
+    walltime: 5m
+`,
+      );
+      const r = await run(manifest, stateDir);
+      expect(r.code, r.stdout + r.stderr).toBe(0);
+      const m = parseManifest(manifest, await readFile(manifest, 'utf8')).manifest;
+      for (const t of planCampaign(m).phases[0]!.tasks) {
+        expect(await readFile(join(workdir, t.output!), 'utf8')).toBe(t.values.value);
+      }
+    },
+    LONG,
+  );
+
+  it(
+    'a submission repeated after a crash (a new controller, same decision) is found, not submitted again',
+    async () => {
+      if (!ready()) return;
+      const { dir, workdir } = await campaignDir('idempotent');
+      const name = `idem-${RUN}`;
+      const manifest = await writeManifest(
+        dir,
+        `${cluster(name, workdir)}phases:
+  - name: p
+    grid: { n: [1, 2, 3] }
+    command: echo \${n} > \${output}
+    output: o_\${n}.txt
+    walltime: 5m
+`,
+      );
+      const m = parseManifest(manifest, await readFile(manifest, 'utf8')).manifest;
+      const plan = planCampaign(m);
+      const array = plan.phases[0]!.arrays[0]!;
+      const subs: Submission[] = plan.phases[0]!.tasks.map((task, index) => ({ task, attempt: 1, array, index }));
+      const open = () =>
+        new SlurmExecutor({
+          manifest: m,
+          transport: new SshTransport({
+            target: sshd!.target,
+            hostKeyFingerprint: sshd!.fingerprint,
+            keyFile: sshd!.keyFile,
+          }),
+          since: new Date().toISOString(),
+        });
+      const first = open();
+      const a = await first.submit(subs);
+      await first.close();
+      const second = open();
+      const b = await second.submit(subs);
+      await second.close();
+      expect(b).toHaveLength(3);
+      expect(b.map((e) => ('handle' in e ? e.handle : e.type))).toEqual(
+        a.map((e) => ('handle' in e ? e.handle : e.type)),
+      );
+      // Accounting records a new job within seconds: wait for it, then count.
+      const deadline = Date.now() + 30_000;
+      while (jobsNamed(`${name}~`).length === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 1000));
+      expect(jobsNamed(`${name}~`)).toHaveLength(1);
+    },
+    LONG,
+  );
+
+  it(
+    'an array index not in the task table aborts, classified as a gate failure',
+    async () => {
+      if (!ready()) return;
+      const { dir, workdir } = await campaignDir('index');
+      const manifest = await writeManifest(
+        dir,
+        `${cluster(`index-${RUN}`, workdir)}phases:
+  - name: p
+    command: echo ran > \${output}
+    output: o.txt
+    walltime: 5m
+`,
+      );
+      const m = parseManifest(manifest, await readFile(manifest, 'utf8')).manifest;
+      const plan = planCampaign(m);
+      const array = plan.phases[0]!.arrays[0]!;
+      const transport = new SshTransport({
+        target: sshd!.target,
+        hostKeyFingerprint: sshd!.fingerprint,
+        keyFile: sshd!.keyFile,
+      });
+      const ex = new SlurmExecutor({ manifest: m, transport, since: new Date().toISOString() });
+      const [event] = await ex.submit([{ task: plan.phases[0]!.tasks[0]!, attempt: 1, array, index: 0 }]);
+      expect(event?.type).toBe('submitted');
+      const log = 'log' in event! ? event.log! : '';
+      // Run the same script as index 5, which the table does not have.
+      const script = join(log, '..', '..', 'job.sh');
+      const r = await transport.exec(
+        `sbatch --parsable --wait --array=5 --output=${script}.5.log ${script}; cat ${script}.5.log`,
+        {
+          timeoutMs: 120_000,
+        },
+      );
+      await ex.close();
+      expect(r.stdout).toMatch(/\[campaign\] gate index: FAIL array index 5 is not in the task table/);
+      expect(r.stdout).not.toContain('[campaign] task 5 ->');
+    },
+    LONG,
+  );
+
+  it(
+    'refuses a host whose key does not match the pinned fingerprint, showing the one presented',
+    async () => {
+      if (!ready()) return;
+      const { dir, workdir, stateDir } = await campaignDir('hostkey');
+      const text = cluster(`hostkey-${RUN}`, workdir).replace(
+        /host_key: \S+/,
+        'host_key: SHA256:AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA',
+      );
+      const manifest = await writeManifest(dir, `${text}phases:\n  - { name: p, command: 'true', walltime: 5m }\n`);
+      const r = await run(manifest, stateDir);
+      expect(r.code).toBe(2);
+      expect(r.stderr).toContain(sshd!.fingerprint);
+      expect(jobsNamed(`hostkey-${RUN}~`)).toHaveLength(0);
+    },
+    LONG,
+  );
+
+  it(
+    'refuses a plan the cluster would refuse before submitting anything',
+    async () => {
+      if (!ready()) return;
+      const m = parseManifest(
+        'x.yml',
+        `${cluster('limits', '/tmp').replace('{ name: short, max_time: 3h }', '{ name: nosuch, max_time: 3h }')}phases:
+  - { name: p, command: 'true', walltime: 2h }
+`,
+      ).manifest;
+      const transport = new SshTransport({
+        target: sshd!.target,
+        hostKeyFingerprint: sshd!.fingerprint,
+        keyFile: sshd!.keyFile,
+      });
+      const ex = new SlurmExecutor({ manifest: m, transport, since: new Date().toISOString() });
+      const limits = await ex.limits();
+      await ex.close();
+      expect(limits.maxArraySize).toBe(1001);
+      expect(limits.partitions.get('debug')).toBe(1800);
+      expect(() => SlurmExecutor.checkPlan(planCampaign(m), limits)).toThrow(UserError);
+      expect(() => SlurmExecutor.checkPlan(planCampaign(m), limits)).toThrow(/partition nosuch/);
+    },
+    LONG,
+  );
+});
