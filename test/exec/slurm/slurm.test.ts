@@ -187,6 +187,47 @@ describe.runIf(clusterUp)('slurm executor on the test cluster, over SSH', () => 
   );
 
   it(
+    'retries a task over its --mem with more memory, and classifies a task over its walltime as TIMEOUT',
+    async () => {
+      if (!ready()) return;
+      if (clusterEnv.CAMPAIGN_CLUSTER_MEMORY_MODE !== 'cgroup') {
+        console.warn('*** out-of-memory retry not tested: the test cluster has no cgroup memory enforcement here ***');
+        return;
+      }
+      const { dir, workdir, stateDir } = await campaignDir('limits');
+      const manifest = await writeManifest(
+        dir,
+        `${cluster(`limits-${RUN}`, workdir)}phases:
+  - name: big
+    command: python3 -c "x = bytearray(300 * 1024 * 1024); open('\${output}', 'w').write('ok')"
+    output: big.txt
+    walltime: 5m
+    resources: { mem: 100M }
+    retry:
+      out_of_memory: { attempts: 2, mem_factor: 4 }
+  - name: slow
+    command: sleep 600; echo late > \${output}
+    output: slow.txt
+    walltime: 1m
+    retry:
+      timeout: { attempts: 0 }
+`,
+      );
+      const r = await run(manifest, stateDir);
+      expect(r.code).toBe(1);
+      const state = await readState(stateDir);
+      const big = state.tasks['big/task']!;
+      expect(big.status).toBe('completed');
+      expect(big.attempts.map((a) => a.class)).toEqual(['out_of_memory', 'completed']);
+      expect(big.attempts.map((a) => a.memBytes)).toEqual([100 * 1024 ** 2, 400 * 1024 ** 2]);
+      const slow = state.tasks['slow/task']!;
+      expect(slow.status).toBe('failed');
+      expect(slow.attempts.map((a) => a.class)).toEqual(['timeout']);
+    },
+    LONG,
+  );
+
+  it(
     'grid values full of quotes, $, backticks, blanks and newlines reach the program byte for byte',
     async () => {
       if (!ready()) return;
