@@ -16,6 +16,8 @@ export interface JobRecord {
   end?: number;
   node?: string;
   reason?: string;
+  /** Seen only in the queue: accounting has not recorded it (yet). */
+  queueOnly?: boolean;
 }
 
 /** The `sacct` fields asked for, in order (`-P`, so `|`-separated, nothing truncated). */
@@ -77,6 +79,7 @@ export function parseSqueue(text: string, namePrefix: string): JobRecord[] {
         state: state ?? '',
         ...(node ? { node } : {}),
         ...(reason && reason !== 'None' ? { reason } : {}),
+        queueOnly: true,
       });
     }
   }

@@ -30,8 +30,11 @@ import {
   type JobRecord,
 } from './accounting.js';
 
-/** How long a submitted task may be absent from Slurm's records before it counts as vanished. */
-const VANISH_GRACE_MS = 120_000;
+/**
+ * How long a task must have been absent from every query before it counts as vanished: a task
+ * can fall between the queue and accounting's first record for a few seconds.
+ */
+const VANISH_GRACE_MS = 60_000;
 const LOG_LIMIT = 16 * 1024 * 1024;
 const SEPARATOR = '--campaign-squeue--';
 
@@ -61,6 +64,8 @@ export class SlurmExecutor implements Executor {
   /** The campaign's jobs as last seen: name → array job id (to find a submission again). */
   private known: Map<string, string> | undefined;
   private lastWaiting = new Map<string, string>();
+  /** Handles missing from the queries, with when they were first missed. */
+  private missingSince = new Map<string, number>();
   private accountingOk = true;
   private accountingWarned = false;
 
@@ -225,7 +230,8 @@ export class SlurmExecutor implements Executor {
         'user=$(id -un)',
         `SLURM_TIME_FORMAT=%s sacct -X -n -P -u "$user" -S now-${back} -E now --format=${SACCT_FIELDS} 2>&1`,
         `printf '\\n%s %s\\n' ${SEPARATOR} "$?"`,
-        `squeue -h -r -u "$user" -o ${shellQuote(SQUEUE_FORMAT)}`,
+        // All states: slurmctld keeps ended jobs for MinJobAge, which covers accounting's lag.
+        `squeue -h -r -t all -u "$user" -o ${shellQuote(SQUEUE_FORMAT)}`,
       ].join('; '),
     );
     const [acct = '', rest = ''] = r.stdout.split(`\n${SEPARATOR} `);
@@ -263,7 +269,10 @@ export class SlurmExecutor implements Executor {
         events.push(...(await this.absent(task, attempt, now)));
         continue;
       }
+      this.missingSince.delete(attempt.handle!);
       const c = classify(record);
+      // Ended in the queue but not yet in accounting: wait a pass for the exit code.
+      if (!c.active && record.queueOnly && this.accountingOk) continue;
       const startedAt = record.start ? new Date(record.start * 1000).toISOString() : now;
       if (!attempt.startedAt && (c.active ? c.running : true)) {
         events.push({ type: 'started', ...base, at: startedAt, ...(record.node ? { node: record.node } : {}) });
@@ -295,9 +304,13 @@ export class SlurmExecutor implements Executor {
   /** A task Slurm has no record of: still in accounting's delay, ended (queue-only), or vanished. */
   private async absent(task: TaskSpec, attempt: Attempt, now: string): Promise<TaskEvent[]> {
     const base = { task: task.id, attempt: attempt.n };
-    if (Date.parse(now) - Date.parse(attempt.submittedAt) < VANISH_GRACE_MS) return [];
+    const handle = attempt.handle ?? task.id;
+    const since = this.missingSince.get(handle) ?? Date.parse(now);
+    this.missingSince.set(handle, since);
+    if (Date.parse(now) - since < VANISH_GRACE_MS) return [];
+    this.missingSince.delete(handle);
     if (!this.accountingOk && attempt.startedAt) {
-      const out = await this.outputFacts(task, attempt, false);
+      const out = await this.freshness(task, attempt);
       const ok = task.output === undefined || (out.exists && out.fresh);
       return [
         {
@@ -327,7 +340,7 @@ export class SlurmExecutor implements Executor {
       if (gate) return { cls: 'gate', reason: `gate ${gate[1]}:${gate[2]}` };
     }
     if (cls !== 'completed' || task.output === undefined) return { cls, ...(reason ? { reason } : {}) };
-    const out = await this.outputFacts(task, attempt, false);
+    const out = await this.freshness(task, attempt);
     if (!out.exists) return { cls: 'unverified', reason: `COMPLETED but ${task.output} does not exist` };
     if (!out.fresh) return { cls: 'unverified', reason: `COMPLETED but ${task.output} is older than the attempt` };
     return { cls: 'completed' };
@@ -338,14 +351,23 @@ export class SlurmExecutor implements Executor {
     return (await this.opts.transport.readFile(attempt.log, { maxBytes: LOG_LIMIT }).catch(() => undefined)) ?? '';
   }
 
-  async outputFacts(task: TaskSpec, attempt: Attempt, withText: boolean): Promise<OutputFacts> {
-    if (task.output === undefined) return { exists: false, fresh: false };
+  /** Whether the output exists and was written after the attempt started: one SFTP stat, no command. */
+  private async freshness(
+    task: TaskSpec,
+    attempt: Attempt,
+  ): Promise<{ exists: boolean; fresh: boolean; path: string }> {
     const path = `${await this.workdir()}/${task.output}`;
     const st = await this.opts.transport.stat(path);
-    if (!st?.isFile) return { exists: false, fresh: false };
+    if (!st?.isFile) return { exists: false, fresh: false, path };
     // Both times are the cluster's: the job's start from accounting, the file's mtime.
     const since = Date.parse(attempt.startedAt ?? attempt.submittedAt);
-    const fresh = st.mtimeMs >= Math.floor(since / 1000) * 1000;
+    return { exists: true, fresh: st.mtimeMs >= Math.floor(since / 1000) * 1000, path };
+  }
+
+  async outputFacts(task: TaskSpec, attempt: Attempt, withText: boolean): Promise<OutputFacts> {
+    if (task.output === undefined) return { exists: false, fresh: false };
+    const { exists, fresh, path } = await this.freshness(task, attempt);
+    if (!exists) return { exists: false, fresh: false };
     const sum = await this.opts.transport.exec(`sha256sum -- ${shellQuote(path)}`);
     const digest = sum.code === 0 ? sum.stdout.split(' ')[0] : undefined;
     const text = withText ? await this.opts.transport.readFile(path) : undefined;

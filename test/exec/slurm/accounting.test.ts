@@ -1,0 +1,84 @@
+/**
+ * Reading Slurm's records in the shapes Slurm 22.05 prints them (the lines below are as the
+ * test cluster printed them): array ranges, signals, the queue filling accounting's lag.
+ */
+import { describe, expect, it } from 'vitest';
+import {
+  classify,
+  expandJobId,
+  explainReason,
+  mergeRecords,
+  parseSacct,
+  parseSqueue,
+} from '../../../src/exec/slurm/accounting.js';
+
+describe('Slurm records', () => {
+  it('expands array job ids, ranges and throttles included, and skips anything else', () => {
+    expect(expandJobId('97_2')).toEqual(['97_2']);
+    expect(expandJobId('38_[519-521%2]')).toEqual(['38_519', '38_520', '38_521']);
+    expect(expandJobId('38_[1,4-5]')).toEqual(['38_1', '38_4', '38_5']);
+    expect(expandJobId('38')).toEqual([]);
+    expect(expandJobId('38.batch')).toEqual([]);
+  });
+
+  it("keeps the campaign's jobs only, with exit codes, signals, times and nodes", () => {
+    const text = [
+      '97_0|idem~4cd5|COMPLETED|0:0|1796022874|1796022875|vm|None',
+      '101_5|idem~4cd5|FAILED|97:0|1796022880|1796022880|vm|None',
+      '102_0|idem~4cd5|CANCELLED by 0|0:15|1796022880|1796022890|vm|None',
+      '103_[0-1%2]|idem~4cd5|PENDING|0:0|Unknown|Unknown|None assigned|JobArrayTaskLimit',
+      '104_0|other~1|COMPLETED|0:0|1|2|vm|None',
+    ].join('\n');
+    const records = parseSacct(text, 'idem~');
+    expect(records.map((r) => r.handle)).toEqual(['97_0', '101_5', '102_0', '103_0', '103_1']);
+    expect(records[0]).toMatchObject({
+      state: 'COMPLETED',
+      exitCode: 0,
+      start: 1796022874,
+      end: 1796022875,
+      node: 'vm',
+    });
+    expect(records[1]?.exitCode).toBe(97);
+    expect(records[2]).toMatchObject({ state: 'CANCELLED', exitCode: 128 + 15 });
+    expect(records[3]).toMatchObject({ state: 'PENDING', reason: 'JobArrayTaskLimit' });
+    expect(records[3]?.node).toBeUndefined();
+  });
+
+  it('prefers accounting for ended tasks and the queue for pending ones, and marks queue-only records', () => {
+    const acct = parseSacct(
+      '5_[0-1]|c~k|PENDING|0:0|Unknown|Unknown|None assigned|Priority\n5_2|c~k|COMPLETED|0:0|10|11|vm|None',
+      'c~',
+    );
+    const queue = parseSqueue('5_0|c~k|PENDING|Resources|\n5_1|c~k|RUNNING|None|vm\n5_3|c~k|COMPLETED|None|vm', 'c~');
+    const merged = mergeRecords(acct, queue);
+    expect(merged.get('5_0')).toMatchObject({ state: 'PENDING', reason: 'Resources', queueOnly: true });
+    expect(merged.get('5_1')).toMatchObject({ state: 'RUNNING', queueOnly: true });
+    expect(merged.get('5_2')).toMatchObject({ state: 'COMPLETED', exitCode: 0 });
+    expect(merged.get('5_2')?.queueOnly).toBeUndefined();
+    expect(merged.get('5_3')?.queueOnly).toBe(true);
+  });
+
+  it("classifies states as DESIGN.md's executor table says", () => {
+    const cls = (state: string) => classify({ handle: '1_0', name: 'c~k', state });
+    expect(cls('PENDING')).toEqual({ active: true, running: false });
+    expect(cls('RUNNING')).toEqual({ active: true, running: true });
+    expect(cls('REQUEUED')).toMatchObject({ active: true });
+    expect(cls('PREEMPTED')).toMatchObject({ active: true });
+    expect(cls('COMPLETED')).toMatchObject({ active: false, cls: 'completed' });
+    expect(cls('OUT_OF_MEMORY')).toMatchObject({ cls: 'out_of_memory' });
+    expect(cls('TIMEOUT')).toMatchObject({ cls: 'timeout' });
+    expect(cls('NODE_FAIL')).toMatchObject({ cls: 'node_fail' });
+    expect(cls('BOOT_FAIL')).toMatchObject({ cls: 'node_fail' });
+    expect(cls('CANCELLED')).toMatchObject({ cls: 'cancelled' });
+    expect(cls('DEADLINE')).toMatchObject({ cls: 'cancelled', reason: 'passed its deadline' });
+    expect(cls('FAILED')).toMatchObject({ cls: 'failed' });
+  });
+
+  it('explains pending reasons in plain words', () => {
+    expect(explainReason('Resources')).toBe('waiting for resources to free up');
+    expect(explainReason('DependencyNeverSatisfied')).toBe('its dependency can never be satisfied');
+    expect(explainReason('PartitionTimeLimit')).toBe('asks for more time than the partition allows');
+    expect(explainReason('SomethingNew')).toBe('pending: SomethingNew');
+    expect(explainReason(undefined)).toBeUndefined();
+  });
+});
