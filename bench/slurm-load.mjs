@@ -15,6 +15,7 @@ import { planCampaign } from '../lib/plan/plan.js';
 import { emptyState } from '../lib/queue/state.js';
 
 const TASKS = Number(process.env.TASKS ?? 1000);
+const MAX_PARALLEL = Number(process.env.MAX_PARALLEL ?? 50);
 const env = (file) =>
   Object.fromEntries(
     [...readFileSync(file, 'utf8').matchAll(/^export (\w+)='?([^'\n]*)'?$/gm)].map((m) => [m[1], m[2]]),
@@ -44,7 +45,7 @@ cluster:
   login: ${sshd.CAMPAIGN_SSH_TARGET}
   host_key: ${sshd.CAMPAIGN_SSH_FINGERPRINT}
   partitions: [{ name: debug, max_time: 30m }]
-  max_parallel: 2
+  max_parallel: ${MAX_PARALLEL}
 workdir: ${root}
 defaults:
   resources: { cpus: 1, mem: 100M }
