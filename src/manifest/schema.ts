@@ -176,6 +176,10 @@ export const smoke = z
       })
       .optional(),
     trigger: z.array(check).optional().describe('The checklist that releases the full arrays.'),
+    full_run: z
+      .boolean()
+      .optional()
+      .describe('The smoke tasks are full runs: their results count, and the full arrays skip them.'),
   })
   .describe('A cheap first stage running the same machinery.');
 export type Smoke = z.infer<typeof smoke>;

@@ -91,7 +91,9 @@ export function planCampaign(
   const phases = manifest.phases.map((phase): PhasePlan => {
     const tasks = expanded?.get(phase.name) ?? expandPhase(manifest, phase);
     const overrides = phase.smoke?.overrides;
-    const smoke = phase.smoke ? selectSmoke(phase, tasks).map((t) => asSmoke(t, overrides?.units ?? t.units)) : [];
+    const chosen = phase.smoke ? selectSmoke(phase, tasks) : [];
+    // A full-run smoke task is the full task itself: its result counts and it is not run again.
+    const smoke = phase.smoke?.full_run ? chosen : chosen.map((t) => asSmoke(t, overrides?.units ?? t.units));
     const arrays = [
       ...arraysFor(manifest, phase, 'smoke', smoke, limit),
       ...arraysFor(manifest, phase, 'full', tasks, limit),

@@ -5,6 +5,7 @@ import { duplicatePhase } from './duplicate-phase.js';
 import { duplicateValue } from './duplicate-value.js';
 import { emptyAxis } from './empty-axis.js';
 import { flushNotFiner } from './flush-not-finer.js';
+import { fullRunOverridden } from './full-run-overridden.js';
 import { gridTooLarge } from './grid-too-large.js';
 import { mixedResourceClass } from './mixed-resource-class.js';
 import { noSmokeTrigger } from './no-smoke-trigger.js';
@@ -34,6 +35,7 @@ export const RULES: readonly Rule[] = [
   reservedAxis,
   unknownAxis,
   unknownVariable,
+  fullRunOverridden,
   // Method warnings on the manifest: cost model, staging, shell text, flushing.
   walltimeNotMeasured,
   rateElsewhere,
