@@ -154,7 +154,13 @@ export class SlurmExecutor implements Executor {
       const dir = `${workdir}/.campaign/slurm/${key}`;
       let jobId = known.get(name);
       if (jobId === undefined) {
-        const submitted = await this.sbatch(group, key, name, dir, workdir);
+        let submitted = await this.sbatch(group, key, name, dir, workdir, true);
+        const avoid = group[0]!.avoidNodes;
+        if ('error' in submitted && !submitted.transient && avoid) {
+          // No other node can take the job: running again where it failed beats not running.
+          this.warn(`cannot avoid ${avoid.join(', ')} (${submitted.error}); submitting without --exclude`);
+          submitted = await this.sbatch(group, key, name, dir, workdir, false);
+        }
         if ('error' in submitted) {
           if (submitted.transient) this.warn(`sbatch will be tried again on the next pass: ${submitted.error}`);
           else
@@ -194,6 +200,7 @@ export class SlurmExecutor implements Executor {
     name: string,
     dir: string,
     workdir: string,
+    exclude: boolean,
   ): Promise<{ jobId: string } | { error: string; transient: boolean }> {
     const first = group[0]!;
     const { script, table } = renderSbatch({
@@ -206,7 +213,7 @@ export class SlurmExecutor implements Executor {
       tablePath: `${dir}/table.tsv`,
       logDir: `${dir}/logs`,
       ...(first.memBytes === undefined ? {} : { memBytes: first.memBytes }),
-      ...(first.avoidNodes ? { exclude: first.avoidNodes } : {}),
+      ...(exclude && first.avoidNodes ? { exclude: first.avoidNodes } : {}),
     });
     const t = this.opts.transport;
     await t.mkdirp(`${dir}/logs`);

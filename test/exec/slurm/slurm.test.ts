@@ -303,6 +303,52 @@ describe.runIf(clusterUp)('slurm executor on the test cluster, over SSH', () => 
   );
 
   it(
+    'resubmits a task that failed on a node elsewhere, or where it failed when no other node can take it',
+    async () => {
+      if (!ready()) return;
+      const { dir, workdir } = await campaignDir('avoid');
+      const manifest = await writeManifest(
+        dir,
+        `${cluster(`avoid-${RUN}`, workdir)}phases:
+  - name: p
+    grid: { n: [1, 2] }
+    command: echo \${n} > \${output}
+    output: o_\${n}.txt
+    walltime: 5m
+`,
+      );
+      const m = parseManifest(manifest, await readFile(manifest, 'utf8')).manifest;
+      const plan = planCampaign(m);
+      const array = plan.phases[0]!.arrays[0]!;
+      const task = plan.phases[0]!.tasks[1]!;
+      const warnings: string[] = [];
+      const transport = new SshTransport({
+        target: sshd!.target,
+        hostKeyFingerprint: sshd!.fingerprint,
+        keyFile: sshd!.keyFile,
+      });
+      const ex = new SlurmExecutor({
+        manifest: m,
+        transport,
+        since: new Date().toISOString(),
+        warn: (w) => warnings.push(w),
+      });
+      const node = clusterEnv.CAMPAIGN_CLUSTER_NODE!;
+      const [event] = await ex.submit([{ task, attempt: 2, array, index: 1, avoidNodes: [node] }]);
+      await ex.close();
+      // The only node is excluded: sbatch refuses, and the task goes where it can rather than nowhere.
+      expect(event?.type).toBe('submitted');
+      expect(warnings.join('\n')).toMatch(
+        new RegExp(`cannot avoid ${node}.*Requested node configuration is not available`),
+      );
+      const script = await readFile(join('log' in event! ? event.log! : '', '..', '..', 'job.sh'), 'utf8');
+      expect(script).not.toContain('--exclude');
+      expect('handle' in event! ? event.handle : '').toMatch(/^\d+_1$/);
+    },
+    LONG,
+  );
+
+  it(
     'an array index not in the task table aborts, classified as a gate failure',
     async () => {
       if (!ready()) return;
