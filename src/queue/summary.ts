@@ -14,6 +14,9 @@ export interface PhaseCounts {
   failed: number;
   total: number;
   retries: number;
+  /** Submitted and not started: with the most common reason the scheduler gives. */
+  queued: number;
+  waiting?: string;
 }
 
 export function phaseCounts(plan: Plan, state: CampaignState): PhaseCounts[] {
@@ -21,18 +24,24 @@ export function phaseCounts(plan: Plan, state: CampaignState): PhaseCounts[] {
     const ps = state.phases[p.name];
     const stage = ps?.status === 'smoke' || ps?.status === 'gate' ? 'smoke' : 'full';
     const specs = stage === 'smoke' ? p.smoke : p.tasks;
-    const c = { done: 0, running: 0, pending: 0, failed: 0, retries: 0 };
+    const c = { done: 0, running: 0, queued: 0, pending: 0, failed: 0, retries: 0 };
+    const reasons = new Map<string, number>();
     for (const t of specs) {
       const s = state.tasks[t.id];
       const status = s?.status ?? 'pending';
       if (status === 'completed') c.done++;
-      else if (status === 'running' || status === 'submitted') c.running++;
-      else if (status === 'failed' || status === 'stuck') c.failed++;
+      else if (status === 'running') c.running++;
+      else if (status === 'submitted') {
+        c.queued++;
+        if (s?.waiting) reasons.set(s.waiting, (reasons.get(s.waiting) ?? 0) + 1);
+      } else if (status === 'failed' || status === 'stuck') c.failed++;
       else c.pending++;
       c.retries += Math.max(0, (s?.attempts.length ?? 0) - 1);
     }
+    const waiting = [...reasons.entries()].sort((a, b) => b[1] - a[1])[0]?.[0];
     return {
       phase: p.name,
+      ...(waiting ? { waiting } : {}),
       status: ps?.status ?? 'waiting',
       ...(ps?.reason ? { reason: ps.reason } : {}),
       stage,
@@ -45,7 +54,8 @@ export function phaseCounts(plan: Plan, state: CampaignState): PhaseCounts[] {
 export function progressLine(c: PhaseCounts): string {
   const reason =
     c.reason && (c.status === 'blocked' || c.status === 'failed' || c.status === 'waiting') ? ` (${c.reason})` : '';
-  return `${c.phase} [${c.status}${c.stage === 'smoke' ? ' stage' : ''}] ${c.done}/${c.total} done, ${c.running} running, ${c.pending} pending, ${c.failed} failed${reason}`;
+  const queued = c.queued > 0 ? `, ${c.queued} queued${c.waiting ? ` (${c.waiting})` : ''}` : '';
+  return `${c.phase} [${c.status}${c.stage === 'smoke' ? ' stage' : ''}] ${c.done}/${c.total} done, ${c.running} running${queued}, ${c.pending} pending, ${c.failed} failed${reason}`;
 }
 
 /** True when every task of every phase completed. */
