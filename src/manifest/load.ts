@@ -25,7 +25,7 @@ export function parseManifest(file: string, text: string): LoadedManifest {
       })),
     );
   }
-  const data: unknown = doc.toJS({ maxAliasCount: 100 });
+  const data = toData(doc, source);
   if (data === null || typeof data !== 'object' || Array.isArray(data)) {
     throw new UserError({
       message: 'a manifest is a YAML mapping with keys campaign, cluster, workdir and phases',
@@ -38,6 +38,22 @@ export function parseManifest(file: string, text: string): LoadedManifest {
     throw new UserError(parsed.error.issues.flatMap((issue) => describeIssue(issue, data, source)));
   }
   return { manifest: parsed.data, source };
+}
+
+/** The document as plain data; an alias the parser accepted but cannot resolve is the user's error. */
+function toData(doc: ReturnType<typeof parseDocument>, source: SourceMap): unknown {
+  try {
+    return doc.toJS({ maxAliasCount: 100 });
+  } catch (e) {
+    if (!(e instanceof ReferenceError)) throw e;
+    const alias = /: (\S+)$/.exec(e.message)?.[1];
+    const at = alias === undefined ? -1 : source.text.indexOf(`*${alias}`);
+    throw new UserError({
+      message: `YAML: ${e.message}`,
+      position: source.offset(Math.max(0, at)),
+      fix: 'define the anchor (&name) before the alias (*name), or quote a value that starts with *',
+    });
+  }
 }
 
 function describeIssue(issue: z.core.$ZodIssue, data: unknown, source: SourceMap): Problem[] {
