@@ -9,7 +9,8 @@ import { join, resolve } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { UserError } from '../../../src/errors.js';
 import { parseManifest } from '../../../src/manifest/load.js';
-import { planCampaign } from '../../../src/plan/plan.js';
+import { planCampaign, type Plan } from '../../../src/plan/plan.js';
+import type { Manifest } from '../../../src/manifest/schema.js';
 import type { Submission } from '../../../src/queue/events.js';
 import { SlurmExecutor } from '../../../src/exec/slurm/slurm-executor.js';
 import { SshTransport } from '../../../src/exec/transport/ssh.js';
@@ -56,6 +57,28 @@ function jobsNamed(prefix: string): string[] {
     return name?.startsWith(prefix) ? [id!.split('_')[0]!] : [];
   });
   return [...new Set(jobs)];
+}
+
+/** A manifest file read back and planned, as the CLI would. */
+async function planned(file: string): Promise<{ m: Manifest; plan: Plan }> {
+  const m = parseManifest(file, await readFile(file, 'utf8')).manifest;
+  return { m, plan: planCampaign(m) };
+}
+
+/** The slurm executor over SSH to the test login node. */
+function openSlurm(m: Manifest, warn?: (w: string) => void): { transport: SshTransport; executor: SlurmExecutor } {
+  const transport = new SshTransport({
+    target: sshd!.target,
+    hostKeyFingerprint: sshd!.fingerprint,
+    keyFile: sshd!.keyFile,
+  });
+  const executor = new SlurmExecutor({
+    manifest: m,
+    transport,
+    since: new Date().toISOString(),
+    ...(warn ? { warn } : {}),
+  });
+  return { transport, executor };
 }
 
 function cluster(name: string, workdir: string, extra = ''): string {
@@ -246,8 +269,8 @@ describe.runIf(clusterUp)('slurm executor on the test cluster, over SSH', () => 
       );
       const r = await run(manifest, stateDir);
       expect(r.code, r.stdout + r.stderr).toBe(0);
-      const m = parseManifest(manifest, await readFile(manifest, 'utf8')).manifest;
-      for (const t of planCampaign(m).phases[0]!.tasks) {
+      const { plan } = await planned(manifest);
+      for (const t of plan.phases[0]!.tasks) {
         expect(await readFile(join(workdir, t.output!), 'utf8')).toBe(t.values.value);
       }
     },
@@ -270,24 +293,13 @@ describe.runIf(clusterUp)('slurm executor on the test cluster, over SSH', () => 
     walltime: 5m
 `,
       );
-      const m = parseManifest(manifest, await readFile(manifest, 'utf8')).manifest;
-      const plan = planCampaign(m);
+      const { m, plan } = await planned(manifest);
       const array = plan.phases[0]!.arrays[0]!;
       const subs: Submission[] = plan.phases[0]!.tasks.map((task, index) => ({ task, attempt: 1, array, index }));
-      const open = () =>
-        new SlurmExecutor({
-          manifest: m,
-          transport: new SshTransport({
-            target: sshd!.target,
-            hostKeyFingerprint: sshd!.fingerprint,
-            keyFile: sshd!.keyFile,
-          }),
-          since: new Date().toISOString(),
-        });
-      const first = open();
+      const first = openSlurm(m).executor;
       const a = await first.submit(subs);
       await first.close();
-      const second = open();
+      const second = openSlurm(m).executor;
       const b = await second.submit(subs);
       await second.close();
       expect(b).toHaveLength(3);
@@ -317,22 +329,11 @@ describe.runIf(clusterUp)('slurm executor on the test cluster, over SSH', () => 
     walltime: 5m
 `,
       );
-      const m = parseManifest(manifest, await readFile(manifest, 'utf8')).manifest;
-      const plan = planCampaign(m);
+      const { m, plan } = await planned(manifest);
       const array = plan.phases[0]!.arrays[0]!;
       const task = plan.phases[0]!.tasks[1]!;
       const warnings: string[] = [];
-      const transport = new SshTransport({
-        target: sshd!.target,
-        hostKeyFingerprint: sshd!.fingerprint,
-        keyFile: sshd!.keyFile,
-      });
-      const ex = new SlurmExecutor({
-        manifest: m,
-        transport,
-        since: new Date().toISOString(),
-        warn: (w) => warnings.push(w),
-      });
+      const ex = openSlurm(m, (w) => warnings.push(w)).executor;
       const node = clusterEnv.CAMPAIGN_CLUSTER_NODE!;
       const [event] = await ex.submit([{ task, attempt: 2, array, index: 1, avoidNodes: [node] }]);
       await ex.close();
@@ -362,15 +363,9 @@ describe.runIf(clusterUp)('slurm executor on the test cluster, over SSH', () => 
     walltime: 5m
 `,
       );
-      const m = parseManifest(manifest, await readFile(manifest, 'utf8')).manifest;
-      const plan = planCampaign(m);
+      const { m, plan } = await planned(manifest);
       const array = plan.phases[0]!.arrays[0]!;
-      const transport = new SshTransport({
-        target: sshd!.target,
-        hostKeyFingerprint: sshd!.fingerprint,
-        keyFile: sshd!.keyFile,
-      });
-      const ex = new SlurmExecutor({ manifest: m, transport, since: new Date().toISOString() });
+      const { transport, executor: ex } = openSlurm(m);
       const [event] = await ex.submit([{ task: plan.phases[0]!.tasks[0]!, attempt: 1, array, index: 0 }]);
       expect(event?.type).toBe('submitted');
       const log = 'log' in event! ? event.log! : '';
@@ -417,12 +412,7 @@ describe.runIf(clusterUp)('slurm executor on the test cluster, over SSH', () => 
   - { name: p, command: 'true', walltime: 2h }
 `,
       ).manifest;
-      const transport = new SshTransport({
-        target: sshd!.target,
-        hostKeyFingerprint: sshd!.fingerprint,
-        keyFile: sshd!.keyFile,
-      });
-      const ex = new SlurmExecutor({ manifest: m, transport, since: new Date().toISOString() });
+      const ex = openSlurm(m).executor;
       const limits = await ex.limits();
       await ex.close();
       expect(limits.maxArraySize).toBe(1001);
