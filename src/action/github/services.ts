@@ -1,0 +1,63 @@
+/**
+ * What the action's entry points need from GitHub, as narrow interfaces: the campaign state
+ * kept as workflow artifacts, the smoke gate published as a check run, and the handover of a
+ * long campaign to a fresh workflow run. Entry points code against these;
+ * `githubServices(env: NodeJS.ProcessEnv, token: string): GitHubServices` (in this module, next
+ * commit) gives the real adapters, which reach GitHub through the runner's environment
+ * (GITHUB_API_URL, GITHUB_REPOSITORY, GITHUB_RUN_ID, GITHUB_SHA, ACTIONS_RUNTIME_TOKEN, …).
+ * The token needs `actions: read` (earlier runs' artifacts), `checks: write` (the gate) and
+ * `actions: write` (the handover).
+ */
+
+/** One stored copy of a campaign's state directory. */
+export interface StateArtifactRef {
+  /** `campaign-state.<campaign>.<run id>-<attempt>.<job>`: unique within a run. */
+  name: string;
+  id: number;
+  /** The workflow run that uploaded it. */
+  runId: number;
+}
+
+export interface StateArtifacts {
+  /**
+   * Puts the newest intact state of `campaign` (this run's artifacts first, then earlier runs')
+   * into `dir`, replacing its files only once a download proved whole; undefined when none exists.
+   */
+  restoreNewest(campaign: string, dir: string): Promise<StateArtifactRef | undefined>;
+  /** Uploads the files of `dir` as this run's state artifact for `job`; a job saving twice replaces its own. */
+  save(campaign: string, dir: string, job: string): Promise<StateArtifactRef>;
+}
+
+export type GateConclusion = 'success' | 'failure' | 'pending';
+
+export interface GateReport {
+  campaign: string;
+  phase: string;
+  /** `pending` while the smoke stage runs; a gate that never ran is published as `failure`. */
+  conclusion: GateConclusion;
+  /** One line, e.g. "3 of 3 checks passed". */
+  title: string;
+  /** Markdown: the checklist with each failed check's interpretation. */
+  text: string;
+}
+
+export interface GateChecks {
+  /** Publishes the gate as the check run `campaign/<campaign>/<phase>/smoke-gate` on this commit. */
+  publish(report: GateReport): Promise<void>;
+}
+
+export interface Handover {
+  /** Starts this workflow again on this ref with these `workflow_dispatch` inputs (strings, as GitHub passes them). */
+  dispatchAgain(inputs: Record<string, string>): Promise<void>;
+}
+
+export interface GitHubServices {
+  state: StateArtifacts;
+  gate: GateChecks;
+  handover: Handover;
+}
+
+/** The stable name branch protection can require. */
+export function gateCheckName(campaign: string, phase: string): string {
+  return `campaign/${campaign}/${phase}/smoke-gate`;
+}
