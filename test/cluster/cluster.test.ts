@@ -5,40 +5,14 @@
  * array size limit, GPU scheduling and memory enforcement. Without a cluster they are skipped,
  * loudly.
  */
-import { execFile, spawnSync } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CLUSTER_DIR, clusterEnv, clusterIsUp } from '../helpers/slurm-cluster.js';
 
-const REPO = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
-const UP = join(REPO, 'scripts', 'cluster', 'up');
-const CLUSTER_DIR = process.env.CAMPAIGN_CLUSTER_DIR ?? '/tmp/campaign-cluster';
-
-const check = spawnSync('bash', [UP, '--check'], { encoding: 'utf8', timeout: 30_000 });
-const clusterUp = check.status === 0;
-if (!clusterUp) {
-  console.warn(
-    [
-      '',
-      '!!! test/cluster SKIPPED: no test Slurm cluster is up.',
-      `!!! 'scripts/cluster/up --check' said: ${`${check.stdout ?? ''}${check.stderr ?? ''}`.trim() || check.error?.message || `exit ${check.status}`}`,
-      '!!! Start it with scripts/cluster/up (as root, or with sudo), then run the tests again.',
-      '',
-    ].join('\n'),
-  );
-}
-
-/** The variables of the env file `up` writes: lines of `export NAME='value'`. */
-async function clusterEnv(): Promise<Record<string, string>> {
-  const env: Record<string, string> = {};
-  for (const line of (await readFile(join(CLUSTER_DIR, 'env'), 'utf8')).split('\n')) {
-    const m = /^export ([A-Za-z_][A-Za-z0-9_]*)='(.*)'$/.exec(line);
-    if (m) env[m[1]!] = m[2]!.replaceAll(`'\\''`, `'`);
-  }
-  return env;
-}
+const clusterUp = clusterIsUp('test/cluster');
 
 interface Run {
   code: number;
@@ -134,7 +108,7 @@ describe.skipIf(!clusterUp)('the test Slurm cluster', () => {
   const job = (what: string): Promise<string> => submitted.get(what)!;
 
   beforeAll(async () => {
-    env = { ...process.env, ...(await clusterEnv()) };
+    env = { ...process.env, ...clusterEnv() };
     mode = (await readFile(join(CLUSTER_DIR, 'mode'), 'utf8')).trim();
     work = await mkdtemp(join(tmpdir(), 'campaign-cluster-test-'));
     const plan: [string, string[]][] = [

@@ -70,24 +70,28 @@ export interface RunningCli {
 }
 
 /** Starts `node bin/campaign.js ...args`; the caller waits on `done`. */
-export function startCli(args: readonly string[], opts: { cwd?: string } = {}): RunningCli {
-  return startProcess(process.execPath, [BIN, ...args], opts.cwd ?? REPO);
+export function startCli(args: readonly string[], opts: { cwd?: string; env?: NodeJS.ProcessEnv } = {}): RunningCli {
+  return startProcess(process.execPath, [BIN, ...args], opts.cwd ?? REPO, opts.env);
 }
 
 /** Runs `campaign ...args` to its end; a run that outlives `timeoutMs` is killed and fails the test. */
 export async function runCli(
   args: readonly string[],
-  opts: { cwd?: string; timeoutMs?: number } = {},
+  opts: { cwd?: string; timeoutMs?: number; env?: NodeJS.ProcessEnv } = {},
 ): Promise<CliResult> {
-  return exec(process.execPath, [BIN, ...args], { cwd: opts.cwd ?? REPO, timeoutMs: opts.timeoutMs ?? 60_000 });
+  return exec(process.execPath, [BIN, ...args], {
+    cwd: opts.cwd ?? REPO,
+    timeoutMs: opts.timeoutMs ?? 60_000,
+    ...(opts.env ? { env: opts.env } : {}),
+  });
 }
 
 async function exec(
   command: string,
   args: readonly string[],
-  opts: { cwd: string; timeoutMs: number },
+  opts: { cwd: string; timeoutMs: number; env?: NodeJS.ProcessEnv },
 ): Promise<CliResult> {
-  const run = startProcess(command, args, opts.cwd);
+  const run = startProcess(command, args, opts.cwd, opts.env);
   let timer: NodeJS.Timeout | undefined;
   const timedOut = new Promise<'timeout'>((r) => {
     timer = setTimeout(() => r('timeout'), opts.timeoutMs);
@@ -104,8 +108,8 @@ async function exec(
   return first;
 }
 
-function startProcess(command: string, args: readonly string[], cwd: string): RunningCli {
-  const child = spawn(command, args, { cwd, stdio: ['ignore', 'pipe', 'pipe'] });
+function startProcess(command: string, args: readonly string[], cwd: string, env?: NodeJS.ProcessEnv): RunningCli {
+  const child = spawn(command, args, { cwd, env: env ?? process.env, stdio: ['ignore', 'pipe', 'pipe'] });
   let stdout = '';
   let stderr = '';
   child.stdout!.on('data', (b: Buffer) => (stdout += b.toString()));

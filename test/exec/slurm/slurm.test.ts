@@ -3,9 +3,8 @@
  * (scripts/sshd/up is its login node): campaigns run through `campaign run`, and the executor's
  * submission checked against `sacct`.
  */
-import { execFileSync } from 'node:child_process';
 import { mkdir, readFile } from 'node:fs/promises';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { UserError } from '../../../src/errors.js';
 import { parseManifest } from '../../../src/manifest/load.js';
@@ -16,17 +15,9 @@ import { SlurmExecutor } from '../../../src/exec/slurm/slurm-executor.js';
 import { SshTransport } from '../../../src/exec/transport/ssh.js';
 import { readState, runCli, useBuiltCliAndTemp, writeManifest } from '../../helpers/cli.js';
 import { sshdUp, type Sshd } from '../transport/sshd.js';
+import { clusterEnv, clusterIsUp, jobsNamed } from '../../helpers/slurm-cluster.js';
 
-const CLUSTER = resolve(import.meta.dirname, '../../../scripts/cluster/up');
-const clusterUp = (() => {
-  try {
-    execFileSync('bash', [CLUSTER, '--check'], { stdio: 'ignore' });
-    return true;
-  } catch {
-    console.warn('\n*** Slurm tests SKIPPED: the test cluster is not up (scripts/cluster/up --check failed) ***\n');
-    return false;
-  }
-})();
+const clusterUp = clusterIsUp('Slurm executor tests');
 
 const tempRoot = useBuiltCliAndTemp('slurm');
 /** Campaign names unique to this run: sacct remembers earlier runs' jobs. */
@@ -34,30 +25,14 @@ const RUN = Date.now().toString(36);
 /** A whole campaign on the cluster takes a minute or two. */
 const LONG = 400_000;
 let sshd: Sshd | undefined;
-let clusterEnv: Record<string, string> = {};
 
 beforeAll(async () => {
   if (!clusterUp) return;
   sshd = await sshdUp();
-  const text = await readFile(join(process.env.CAMPAIGN_CLUSTER_DIR ?? '/tmp/campaign-cluster', 'env'), 'utf8');
-  clusterEnv = Object.fromEntries([...text.matchAll(/^export (\w+)='?([^'\n]*)'?$/gm)].map((m) => [m[1]!, m[2]!]));
   if (sshd) process.env.CAMPAIGN_SSH_KEY_FILE = sshd.keyFile;
 }, 300_000);
 
 const ready = (): boolean => clusterUp && sshd !== undefined;
-
-/** `sacct` on this machine: the campaign's jobs (one per sbatch, however many array tasks each has). */
-function jobsNamed(prefix: string): string[] {
-  const out = execFileSync('sacct', ['-X', '-n', '-P', '-S', 'now-3hours', '-o', 'JobID,JobName'], {
-    encoding: 'utf8',
-    env: { ...process.env, ...clusterEnv },
-  });
-  const jobs = out.split('\n').flatMap((l) => {
-    const [id, name] = l.split('|');
-    return name?.startsWith(prefix) ? [id!.split('_')[0]!] : [];
-  });
-  return [...new Set(jobs)];
-}
 
 /** A manifest file read back and planned, as the CLI would. */
 async function planned(file: string): Promise<{ m: Manifest; plan: Plan }> {
@@ -213,7 +188,7 @@ describe.runIf(clusterUp)('slurm executor on the test cluster, over SSH', () => 
     'retries a task over its --mem with more memory, and classifies a task over its walltime as TIMEOUT',
     async () => {
       if (!ready()) return;
-      if (clusterEnv.CAMPAIGN_CLUSTER_MEMORY_MODE !== 'cgroup') {
+      if (clusterEnv().CAMPAIGN_CLUSTER_MEMORY_MODE !== 'cgroup') {
         console.warn('*** out-of-memory retry not tested: the test cluster has no cgroup memory enforcement here ***');
         return;
       }
@@ -334,7 +309,7 @@ describe.runIf(clusterUp)('slurm executor on the test cluster, over SSH', () => 
       const task = plan.phases[0]!.tasks[1]!;
       const warnings: string[] = [];
       const ex = openSlurm(m, (w) => warnings.push(w)).executor;
-      const node = clusterEnv.CAMPAIGN_CLUSTER_NODE!;
+      const node = clusterEnv().CAMPAIGN_CLUSTER_NODE!;
       const [event] = await ex.submit([{ task, attempt: 2, array, index: 1, avoidNodes: [node] }]);
       await ex.close();
       // The only node is excluded: sbatch refuses, and the task goes where it can rather than nowhere.

@@ -1,0 +1,66 @@
+/**
+ * The real single-node Slurm test cluster (scripts/cluster/up, started by the suite's runner
+ * before vitest): whether it is up, its environment, and what `sacct` says about a campaign.
+ */
+import { execFileSync, spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { REPO } from './cli.js';
+
+export const CLUSTER_DIR = process.env.CAMPAIGN_CLUSTER_DIR ?? '/tmp/campaign-cluster';
+
+/** True when the cluster answers; otherwise the caller's tests skip, and this says so loudly. */
+export function clusterIsUp(who: string): boolean {
+  const check = spawnSync('bash', [join(REPO, 'scripts', 'cluster', 'up'), '--check'], {
+    encoding: 'utf8',
+    timeout: 30_000,
+  });
+  if (check.status === 0) return true;
+  const said = `${check.stdout ?? ''}${check.stderr ?? ''}`.trim() || check.error?.message || `exit ${check.status}`;
+  console.warn(
+    [
+      '',
+      `!!! ${who} SKIPPED: no test Slurm cluster is up.`,
+      `!!! 'scripts/cluster/up --check' said: ${said}`,
+      '!!! Start it with scripts/cluster/up (as root, or with sudo), then run the tests again.',
+      '',
+    ].join('\n'),
+  );
+  return false;
+}
+
+/** The variables of the env file `up` writes (lines of `export NAME='value'`): SLURM_CONF and PATH. */
+export function clusterEnv(): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const line of readFileSync(join(CLUSTER_DIR, 'env'), 'utf8').split('\n')) {
+    const m = /^export ([A-Za-z_][A-Za-z0-9_]*)='(.*)'$/.exec(line);
+    if (m) env[m[1]!] = m[2]!.replaceAll(`'\\''`, `'`);
+  }
+  return env;
+}
+
+/** A Slurm command on this machine, with the cluster's environment. */
+export function slurm(command: string, args: readonly string[]): string {
+  return execFileSync(command, args, { encoding: 'utf8', env: { ...process.env, ...clusterEnv() } });
+}
+
+/** The campaign's jobs in `sacct` (one per sbatch, however many array tasks each has). */
+export function jobsNamed(prefix: string): string[] {
+  const out = slurm('sacct', ['-X', '-n', '-P', '-S', 'now-3hours', '-o', 'JobID,JobName']);
+  const jobs = out.split('\n').flatMap((l) => {
+    const [id, name] = l.split('|');
+    return name?.startsWith(prefix) ? [id!.split('_')[0]!] : [];
+  });
+  return [...new Set(jobs)];
+}
+
+/** The campaign's array tasks in `sacct`: job id, array index, state and node, one per line. */
+export function arrayTasksNamed(prefix: string): { job: string; index: string; state: string; node: string }[] {
+  const out = slurm('sacct', ['-X', '-n', '-P', '-S', 'now-3hours', '-o', 'JobID,JobName,State,NodeList']);
+  return out.split('\n').flatMap((l) => {
+    const [id, name, state, node] = l.split('|');
+    if (!name?.startsWith(prefix)) return [];
+    const [job, index = ''] = id!.split('_');
+    return [{ job: job!, index, state: state!.split(' ')[0]!, node: node ?? '' }];
+  });
+}
