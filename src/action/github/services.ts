@@ -2,16 +2,21 @@
  * What the action's entry points need from GitHub, as narrow interfaces: the campaign state
  * kept as workflow artifacts, the smoke gate published as a check run, and the handover of a
  * long campaign to a fresh workflow run. Entry points code against these;
- * `githubServices(env: NodeJS.ProcessEnv, token: string): GitHubServices` (in this module, next
- * commit) gives the real adapters, which reach GitHub through the runner's environment
+ * `githubServices` gives the real adapters, which reach GitHub through the runner's environment
  * (GITHUB_API_URL, GITHUB_REPOSITORY, GITHUB_RUN_ID, GITHUB_SHA, ACTIONS_RUNTIME_TOKEN, …).
  * The token needs `actions: read` (earlier runs' artifacts), `checks: write` (the gate) and
  * `actions: write` (the handover).
  */
+import { ArtifactStateStore } from './artifacts.js';
+import { CheckRunGate } from './checks.js';
+import { WorkflowDispatch } from './dispatch.js';
+import { GitHubRest, runContext } from './rest.js';
+
+export { gateCheckName } from './checks.js';
 
 /** One stored copy of a campaign's state directory. */
 export interface StateArtifactRef {
-  /** `campaign-state.<campaign>.<run id>-<attempt>.<job>`: unique within a run. */
+  /** `campaign-state.<campaign>.<run id>-<attempt>.<job>.<n>`: unique within a run. */
   name: string;
   id: number;
   /** The workflow run that uploaded it. */
@@ -24,7 +29,7 @@ export interface StateArtifacts {
    * into `dir`, replacing its files only once a download proved whole; undefined when none exists.
    */
   restoreNewest(campaign: string, dir: string): Promise<StateArtifactRef | undefined>;
-  /** Uploads the files of `dir` as this run's state artifact for `job`; a job saving twice replaces its own. */
+  /** Uploads the files of `dir` as a new artifact of this run for `job` (GITHUB_JOB); each save is kept. */
   save(campaign: string, dir: string, job: string): Promise<StateArtifactRef>;
 }
 
@@ -57,7 +62,20 @@ export interface GitHubServices {
   handover: Handover;
 }
 
-/** The stable name branch protection can require. */
-export function gateCheckName(campaign: string, phase: string): string {
-  return `campaign/${campaign}/${phase}/smoke-gate`;
+/**
+ * The adapters for this run, from the runner's environment; `token` is the job's GITHUB_TOKEN
+ * (or another with the permissions above). Warnings go to `warn` (e.g. core.warning).
+ */
+export function githubServices(
+  env: NodeJS.ProcessEnv,
+  token: string,
+  warn: (message: string) => void = () => {},
+): GitHubServices {
+  const ctx = runContext(env);
+  const rest = new GitHubRest(ctx, token);
+  return {
+    state: new ArtifactStateStore({ ctx, rest, token, warn }),
+    gate: new CheckRunGate(ctx, rest),
+    handover: new WorkflowDispatch(ctx, rest),
+  };
 }

@@ -1,0 +1,210 @@
+/**
+ * The campaign's state directory kept as workflow artifacts. Every save is a new artifact named
+ * for the campaign, run, attempt and job (artifact names are unique within a run), so no save
+ * overwrites another and the newest one is the state. Restoring looks in this run first, then in
+ * earlier runs through the REST API, and accepts a download only once its digest matches and its
+ * state parses; otherwise it falls back to the next newest, so a damaged artifact costs a
+ * reconciliation with the cluster, not the campaign. The cache is not used: artifacts alone
+ * are durable for their 90-day retention, and the state is small.
+ */
+import { DefaultArtifactClient } from '@actions/artifact';
+import { mkdtemp, readdir, readFile, rename, rm } from 'node:fs/promises';
+import { basename, dirname, join } from 'node:path';
+import { z } from 'zod';
+import { UserError } from '../../errors.js';
+import type { GitHubRest, RunContext } from './rest.js';
+import type { StateArtifactRef, StateArtifacts } from './services.js';
+
+const PREFIX = 'campaign-state';
+/** Files of the state directory that belong to a live process, never to the stored state. */
+const NOT_STATE = /^(lock|lock\.takeover)$|\.tmp/;
+/** Earlier runs' artifacts are listed newest first; the state is on the first pages or expired. */
+const MAX_PAGES = 10;
+
+interface NameParts {
+  campaign: string;
+  runId: number;
+  attempt: number;
+  job: string;
+  seq: number;
+}
+
+export function stateArtifactName(p: NameParts): string {
+  return `${PREFIX}.${p.campaign}.${p.runId}-${p.attempt}.${p.job}.${p.seq}`;
+}
+
+/** The parts of a state artifact's name; undefined for any other artifact. */
+export function parseStateArtifactName(name: string): NameParts | undefined {
+  // Job ids hold no '.', so the campaign (which may) is everything before the run.
+  const m = /^campaign-state\.(.+)\.(\d+)-(\d+)\.([^.]+)\.(\d+)$/.exec(name);
+  if (!m) return undefined;
+  return { campaign: m[1]!, runId: Number(m[2]), attempt: Number(m[3]), job: m[4]!, seq: Number(m[5]) };
+}
+
+interface Candidate {
+  name: string;
+  id: number;
+  runId: number;
+  createdAt: number;
+  digest?: string;
+}
+
+const restArtifacts = z.object({
+  total_count: z.number(),
+  artifacts: z.array(
+    z.object({
+      id: z.number(),
+      name: z.string(),
+      expired: z.boolean(),
+      created_at: z.string().nullable(),
+      digest: z.string().nullable().optional(),
+      workflow_run: z.object({ id: z.number().nullable().optional() }).nullable().optional(),
+    }),
+  ),
+});
+
+const storedState = z.object({ campaign: z.string() });
+
+export interface ArtifactStateOptions {
+  ctx: RunContext;
+  rest: GitHubRest;
+  token: string;
+  warn: (message: string) => void;
+  client?: DefaultArtifactClient;
+}
+
+export class ArtifactStateStore implements StateArtifacts {
+  private readonly client: DefaultArtifactClient;
+
+  constructor(private readonly o: ArtifactStateOptions) {
+    this.client = o.client ?? new DefaultArtifactClient();
+  }
+
+  async save(campaign: string, dir: string, job: string): Promise<StateArtifactRef> {
+    const files = (await readdir(dir, { withFileTypes: true }))
+      .filter((f) => f.isFile() && !NOT_STATE.test(f.name))
+      .map((f) => join(dir, f.name));
+    if (!files.some((f) => basename(f) === 'state.json')) {
+      throw new Error(`${dir} holds no state.json to save; the controller saves it on every pass`);
+    }
+    const { runId, runAttempt: attempt } = this.o.ctx;
+    const mine = await this.thisRun(campaign);
+    const seq = 1 + Math.max(0, ...mine.map((c) => parseStateArtifactName(c.name)!.seq));
+    const name = stateArtifactName({ campaign, runId, attempt, job, seq });
+    const { id } = await this.client.uploadArtifact(name, files, dir);
+    if (id === undefined) throw new Error(`the artifact service did not confirm ${name}`);
+    return { name, id, runId };
+  }
+
+  async restoreNewest(campaign: string, dir: string): Promise<StateArtifactRef | undefined> {
+    const tried: string[] = [];
+    for (const source of [() => this.thisRun(campaign), () => this.earlierRuns(campaign)]) {
+      for (const c of await source()) {
+        const problem = await this.tryRestore(c, campaign, dir);
+        if (problem === undefined) return { name: c.name, id: c.id, runId: c.runId };
+        tried.push(`${c.name}: ${problem}`);
+        this.o.warn(`state artifact ${c.name} is unusable (${problem}); trying the next newest`);
+      }
+    }
+    if (tried.length > 0) {
+      throw new UserError({
+        message: `no usable state artifact of campaign ${campaign}:\n  ${tried.join('\n  ')}`,
+        fix: 'start afresh with an empty state: the controller rebuilds it from the cluster, where jobs carry the campaign name',
+      });
+    }
+    return undefined;
+  }
+
+  /** This run's state artifacts of the campaign, newest first (through the run's own token). */
+  private async thisRun(campaign: string): Promise<Candidate[]> {
+    const { artifacts } = await this.client.listArtifacts({ latest: true });
+    return newestFirst(
+      artifacts
+        .filter((a) => parseStateArtifactName(a.name)?.campaign === campaign)
+        .map((a) => ({
+          name: a.name,
+          id: a.id,
+          runId: this.o.ctx.runId,
+          createdAt: a.createdAt?.getTime() ?? 0,
+          ...(a.digest ? { digest: a.digest } : {}),
+        })),
+    );
+  }
+
+  /** Earlier runs' state artifacts of the campaign, newest first (needs `actions: read`). */
+  private async earlierRuns(campaign: string): Promise<Candidate[]> {
+    const { owner, repo, runId } = this.o.ctx;
+    const found: Candidate[] = [];
+    for (let page = 1; page <= MAX_PAGES; page++) {
+      const res = await this.o.rest.call(
+        {
+          method: 'GET',
+          path: `/repos/${owner}/${repo}/actions/artifacts?per_page=100&page=${page}`,
+          permission: 'actions: read',
+        },
+        restArtifacts,
+      );
+      for (const a of res.artifacts) {
+        const run = a.workflow_run?.id;
+        if (a.expired || !run || run === runId || parseStateArtifactName(a.name)?.campaign !== campaign) continue;
+        found.push({
+          name: a.name,
+          id: a.id,
+          runId: run,
+          createdAt: a.created_at ? Date.parse(a.created_at) : 0,
+          ...(a.digest ? { digest: a.digest } : {}),
+        });
+      }
+      // The list is newest first: once a page held some, later pages hold only older ones.
+      if (found.length > 0 || page * 100 >= res.total_count) break;
+    }
+    return newestFirst(found);
+  }
+
+  /** Downloads next to `dir` and swaps it in only when whole; returns what is wrong otherwise. */
+  private async tryRestore(c: Candidate, campaign: string, dir: string): Promise<string | undefined> {
+    const tmp = await mkdtemp(join(dirname(dir), `.${basename(dir)}.download-`));
+    try {
+      const { owner, repo, runId } = this.o.ctx;
+      const options = { path: tmp, ...(c.digest ? { expectedHash: c.digest } : {}) };
+      const { digestMismatch } =
+        c.runId === runId
+          ? await this.client.downloadArtifact(c.id, options)
+          : await this.client.downloadArtifact(c.id, {
+              ...options,
+              findBy: { token: this.o.token, workflowRunId: c.runId, repositoryOwner: owner, repositoryName: repo },
+            });
+      if (digestMismatch) return 'its download does not match its digest';
+      let stored: unknown;
+      try {
+        stored = JSON.parse(await readFile(join(tmp, 'state.json'), 'utf8'));
+      } catch (e) {
+        return `state.json ${(e as NodeJS.ErrnoException).code === 'ENOENT' ? 'is missing' : 'does not parse'}`;
+      }
+      const parsed = storedState.safeParse(stored);
+      if (!parsed.success || parsed.data.campaign !== campaign) return 'state.json is not this campaign’s state';
+      const old = `${tmp}.old`;
+      await rename(dir, old).catch((e: NodeJS.ErrnoException) => {
+        if (e.code !== 'ENOENT') throw e;
+      });
+      await rename(tmp, dir);
+      await rm(old, { recursive: true, force: true });
+      return undefined;
+    } catch (e) {
+      const status = (e as { status?: unknown }).status;
+      if (status === 401 || status === 403 || status === 404) {
+        throw new UserError({
+          message: `downloading ${c.name} from run ${c.runId} was refused (${status})`,
+          fix: "the token lacks actions: read; add `actions: read` under the job's `permissions:`",
+        });
+      }
+      return (e as Error).message;
+    } finally {
+      await rm(tmp, { recursive: true, force: true });
+    }
+  }
+}
+
+function newestFirst(cs: Candidate[]): Candidate[] {
+  return cs.sort((a, b) => b.createdAt - a.createdAt || b.id - a.id);
+}

@@ -1,0 +1,50 @@
+/**
+ * The smoke gate as a check run with a stable name that branch protection can require. Only a
+ * gate that ran and passed is published as success: a failed gate, and one that never ran, are
+ * failures, and a gate still waiting on its smoke stage is an unfinished (in progress) check.
+ */
+import { z } from 'zod';
+import type { GitHubRest, RunContext } from './rest.js';
+import type { GateChecks, GateReport } from './services.js';
+
+/** GitHub refuses a check run whose output text or summary is longer. */
+const OUTPUT_LIMIT = 65_535;
+
+const created = z.object({ id: z.number(), name: z.string() });
+
+export class CheckRunGate implements GateChecks {
+  constructor(
+    private readonly ctx: RunContext,
+    private readonly rest: GitHubRest,
+  ) {}
+
+  async publish(r: GateReport): Promise<void> {
+    const { owner, repo, sha } = this.ctx;
+    const status =
+      r.conclusion === 'pending' ? { status: 'in_progress' } : { status: 'completed', conclusion: r.conclusion };
+    await this.rest.call(
+      {
+        method: 'POST',
+        path: `/repos/${owner}/${repo}/check-runs`,
+        body: {
+          name: gateCheckName(r.campaign, r.phase),
+          head_sha: sha,
+          ...status,
+          output: { title: r.title, summary: clip(r.title), text: clip(r.text) },
+        },
+        permission: 'checks: write',
+      },
+      created,
+    );
+  }
+}
+
+/** The stable name branch protection can require. */
+export function gateCheckName(campaign: string, phase: string): string {
+  return `campaign/${campaign}/${phase}/smoke-gate`;
+}
+
+function clip(s: string): string {
+  const note = '\n\n… (cut at GitHub’s limit; the job summary has the rest)';
+  return s.length <= OUTPUT_LIMIT ? s : s.slice(0, OUTPUT_LIMIT - note.length) + note;
+}

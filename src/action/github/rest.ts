@@ -1,0 +1,112 @@
+/**
+ * GitHub's REST API as the action reaches it: the run's environment read once and checked, and
+ * one request helper whose errors say which permission or setting is missing.
+ */
+import { HttpClient } from '@actions/http-client';
+import { z } from 'zod';
+import { UserError } from '../../errors.js';
+
+const envSchema = z.object({
+  GITHUB_API_URL: z.string().url().default('https://api.github.com'),
+  GITHUB_REPOSITORY: z.string().regex(/^[^/\s]+\/[^/\s]+$/, 'owner/name'),
+  GITHUB_RUN_ID: z.string().regex(/^\d+$/, 'a number'),
+  GITHUB_RUN_ATTEMPT: z.string().regex(/^\d+$/, 'a number').default('1'),
+  GITHUB_SHA: z.string().regex(/^[0-9a-f]{40}$/, 'a commit id'),
+  // owner/repo/.github/workflows/file.yml@ref: the workflow this run came from.
+  GITHUB_WORKFLOW_REF: z.string().optional(),
+  GITHUB_REF: z.string().optional(),
+});
+
+export interface RunContext {
+  apiUrl: string;
+  owner: string;
+  repo: string;
+  runId: number;
+  runAttempt: number;
+  sha: string;
+  /** The workflow file's name (e.g. `campaign.yml`), when the runner named it. */
+  workflow?: string;
+  /** The ref this run is on (e.g. `refs/heads/main`). */
+  ref?: string;
+}
+
+/** The run's coordinates from the variables the runner sets; throws naming the missing one. */
+export function runContext(env: NodeJS.ProcessEnv): RunContext {
+  const parsed = envSchema.safeParse(env);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]!;
+    throw new UserError({
+      message: `${String(issue.path[0])} is ${env[String(issue.path[0])] === undefined ? 'not set' : `not ${issue.message}`}`,
+      fix: 'run this inside a GitHub Actions job, where the runner sets GITHUB_* variables',
+    });
+  }
+  const e = parsed.data;
+  const [owner, repo] = e.GITHUB_REPOSITORY.split('/') as [string, string];
+  const workflowPath = e.GITHUB_WORKFLOW_REF?.split('@')[0];
+  const workflow = workflowPath?.match(/\/\.github\/workflows\/([^/]+)$/)?.[1];
+  return {
+    apiUrl: e.GITHUB_API_URL.replace(/\/+$/, ''),
+    owner,
+    repo,
+    runId: Number(e.GITHUB_RUN_ID),
+    runAttempt: Number(e.GITHUB_RUN_ATTEMPT),
+    sha: e.GITHUB_SHA,
+    ...(workflow ? { workflow } : {}),
+    ...(e.GITHUB_REF ? { ref: e.GITHUB_REF } : {}),
+  };
+}
+
+export interface RestCall {
+  method: 'GET' | 'POST';
+  /** Path under the API root, e.g. `/repos/o/r/check-runs`. */
+  path: string;
+  body?: unknown;
+  /** The permission the job needs for this call (`actions: read`), named in the error when it is refused. */
+  permission: string;
+}
+
+export class GitHubRest {
+  private readonly http = new HttpClient('campaign-action');
+
+  constructor(
+    private readonly ctx: RunContext,
+    private readonly token: string,
+  ) {}
+
+  /** Sends the call and parses the answer with `schema`; non-2xx statuses become errors with the fix. */
+  async call<T>(call: RestCall, schema: z.ZodType<T>): Promise<T> {
+    const url = `${this.ctx.apiUrl}${call.path}`;
+    const res = await this.http.request(call.method, url, call.body === undefined ? null : JSON.stringify(call.body), {
+      accept: 'application/vnd.github+json',
+      authorization: `Bearer ${this.token}`,
+      'x-github-api-version': '2022-11-28',
+      ...(call.body === undefined ? {} : { 'content-type': 'application/json' }),
+    });
+    const status = res.message.statusCode ?? 0;
+    const text = await res.readBody();
+    if (status < 200 || status >= 300) throw refusal(call, status, text);
+    const parsed = schema.safeParse(text === '' ? {} : JSON.parse(text));
+    if (!parsed.success) {
+      throw new Error(`${call.method} ${call.path}: unexpected answer from GitHub: ${parsed.error.issues[0]?.message}`);
+    }
+    return parsed.data;
+  }
+}
+
+function refusal(call: RestCall, status: number, body: string): Error {
+  let said: string;
+  try {
+    said = z.object({ message: z.string() }).parse(JSON.parse(body)).message;
+  } catch {
+    said = body.slice(0, 200);
+  }
+  const what = `${call.method} ${call.path} was refused (${status}${said ? `: ${said}` : ''})`;
+  if (status === 401)
+    return new UserError({ message: what, fix: 'the token is invalid or expired; pass `github-token` a valid token' });
+  if (status === 403 || status === 404)
+    return new UserError({
+      message: what,
+      fix: `the token lacks ${call.permission}; add \`${call.permission}\` under the job's \`permissions:\``,
+    });
+  return new Error(what);
+}
