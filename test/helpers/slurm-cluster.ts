@@ -5,6 +5,7 @@
 import { execFileSync, spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import type { Sshd } from '../exec/transport/sshd.js';
 import { REPO } from './cli.js';
 
 export const CLUSTER_DIR = process.env.CAMPAIGN_CLUSTER_DIR ?? '/tmp/campaign-cluster';
@@ -63,4 +64,22 @@ export function arrayTasksNamed(prefix: string): { job: string; index: string; s
     const [job, index = ''] = id!.split('_');
     return [{ job: job!, index, state: state!.split(' ')[0]!, node: node ?? '' }];
   });
+}
+
+/** The head of a manifest for the test cluster over SSH: everything up to `phases:`. */
+export function slurmManifestHead(sshd: Sshd, name: string, workdir: string, extra = ''): string {
+  return `campaign: ${name}
+cluster:
+  executor: slurm
+  name: campaign-test
+  login: ${sshd.target}
+  host_key: ${sshd.fingerprint}
+  partitions:
+    - { name: debug, max_time: 30m }
+    - { name: short, max_time: 3h }
+  max_parallel: 2
+${extra}workdir: ${workdir}
+defaults:
+  resources: { cpus: 1, mem: 200M }
+`;
 }

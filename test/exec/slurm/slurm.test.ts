@@ -15,7 +15,7 @@ import { SlurmExecutor } from '../../../src/exec/slurm/slurm-executor.js';
 import { SshTransport } from '../../../src/exec/transport/ssh.js';
 import { readState, runCli, useBuiltCliAndTemp, writeManifest } from '../../helpers/cli.js';
 import { sshdUp, type Sshd } from '../transport/sshd.js';
-import { clusterEnv, clusterIsUp, jobsNamed } from '../../helpers/slurm-cluster.js';
+import { clusterEnv, clusterIsUp, jobsNamed, slurmManifestHead } from '../../helpers/slurm-cluster.js';
 
 const clusterUp = clusterIsUp('Slurm executor tests');
 
@@ -56,22 +56,7 @@ function openSlurm(m: Manifest, warn?: (w: string) => void): { transport: SshTra
   return { transport, executor };
 }
 
-function cluster(name: string, workdir: string, extra = ''): string {
-  return `campaign: ${name}
-cluster:
-  executor: slurm
-  name: campaign-test
-  login: ${sshd!.target}
-  host_key: ${sshd!.fingerprint}
-  partitions:
-    - { name: debug, max_time: 30m }
-    - { name: short, max_time: 3h }
-  max_parallel: 2
-${extra}workdir: ${workdir}
-defaults:
-  resources: { cpus: 1, mem: 200M }
-`;
-}
+const cluster = (name: string, workdir: string, extra = ''): string => slurmManifestHead(sshd!, name, workdir, extra);
 
 async function campaignDir(name: string): Promise<{ dir: string; workdir: string; stateDir: string }> {
   const dir = join(tempRoot(), name);

@@ -1,0 +1,114 @@
+/**
+ * The test cluster's only node set DOWN while one array task runs on it, over real SSH.
+ * Setting the node DOWN kills every job on it, so the fault tests run alone, after the rest of
+ * the suite (vitest.faults.config.ts), one file at a time.
+ */
+import { mkdir, readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { readState, startCli, useBuiltCliAndTemp, waitUntil, writeManifest } from '../helpers/cli.js';
+import {
+  arrayTasksNamed,
+  clusterEnv,
+  clusterIsUp,
+  jobsNamed,
+  slurm,
+  slurmManifestHead,
+} from '../helpers/slurm-cluster.js';
+import { sshdUp, type Sshd } from '../exec/transport/sshd.js';
+
+const clusterUp = clusterIsUp('node fault tests');
+const tempRoot = useBuiltCliAndTemp('node-down');
+let sshd: Sshd | undefined;
+let node = '';
+
+const nodeState = (): string => slurm('sinfo', ['-h', '-n', node, '-o', '%T']).trim();
+const setNode = (state: 'down' | 'resume'): string =>
+  slurm('scontrol', [
+    'update',
+    `nodename=${node}`,
+    `state=${state}`,
+    ...(state === 'down' ? ['reason=node-fault-test'] : []),
+  ]);
+
+beforeAll(async () => {
+  if (!clusterUp) return;
+  sshd = await sshdUp();
+  node = clusterEnv().CAMPAIGN_CLUSTER_NODE!;
+}, 300_000);
+
+afterAll(() => {
+  // Whatever happened, the node goes back to service for whoever uses the cluster next.
+  if (node && /down|drain|fail/.test(nodeState())) setNode('resume');
+});
+
+describe.runIf(clusterUp)('a node set DOWN during a run (real cluster, over SSH)', () => {
+  it('resubmits the index that ran there, alone, and the campaign completes once the node is back', async () => {
+    if (!sshd) return;
+    const dir = join(tempRoot(), 'down');
+    const workdir = join(dir, 'work');
+    await mkdir(workdir, { recursive: true });
+    const name = `down-${Date.now().toString(36)}`;
+    // k=3's first attempt outlives the others, so it is alone on the node when the node goes down.
+    const manifest = await writeManifest(
+      dir,
+      `${slurmManifestHead(sshd, name, workdir).replace('max_parallel: 2', 'max_parallel: 3')}phases:
+  - name: p
+    grid: { k: [1, 2, 3] }
+    command: |
+      if [ \${k} = 3 ] && [ \${attempt} = 1 ]; then sleep 600; fi
+      echo \${k} > \${output}
+    output: o_\${k}.txt
+    walltime: 15m
+`,
+    );
+    const stateDir = join(dir, 'state');
+    const run = startCli(['run', manifest, '--state-dir', stateDir, '--poll', '1'], {
+      env: { ...process.env, CAMPAIGN_SSH_KEY_FILE: sshd.keyFile },
+    });
+    try {
+      const victim = await waitUntil(
+        'two tasks completed and the third running',
+        async () => {
+          const tasks = arrayTasksNamed(`${name}~`);
+          const running = tasks.filter((t) => t.state === 'RUNNING');
+          const done = tasks.filter((t) => t.state === 'COMPLETED');
+          return running.length === 1 && done.length === 2 ? running[0] : undefined;
+        },
+        240_000,
+        500,
+      );
+      setNode('down');
+      await waitUntil(
+        'sacct to record NODE_FAIL',
+        async () =>
+          arrayTasksNamed(`${name}~`).some((t) => t.job === victim.job && t.state === 'NODE_FAIL') ? true : undefined,
+        60_000,
+        500,
+      );
+      setNode('resume');
+      const r = await run.done;
+      expect(r.code, r.stdout + r.stderr).toBe(0);
+    } finally {
+      run.child.kill('SIGKILL');
+    }
+
+    // One array of three, then one resubmission holding that single index.
+    const jobs = jobsNamed(`${name}~`);
+    expect(jobs).toHaveLength(2);
+    const retry = arrayTasksNamed(`${name}~`).filter((t) => t.job === jobs[1]);
+    expect(retry).toHaveLength(1);
+    expect(retry[0]!.state).toBe('COMPLETED');
+
+    const state = await readState(stateDir);
+    const byK = Object.entries(state.tasks)
+      .sort(([a], [b]) => a.localeCompare(b))
+      .map(([, t]) => t);
+    expect(byK.map((t) => t.attempts.length)).toEqual([1, 1, 2]);
+    const failed = byK[2]!.attempts[0]!;
+    expect(failed.class).toBe('node_fail');
+    expect(failed.node).toBe(node);
+    expect(byK[2]!.status).toBe('completed');
+    for (const k of [1, 2, 3]) expect((await readFile(join(workdir, `o_${k}.txt`), 'utf8')).trim()).toBe(String(k));
+  }, 600_000);
+});

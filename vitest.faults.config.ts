@@ -1,0 +1,14 @@
+import { defineConfig } from 'vitest/config';
+
+/**
+ * Fault tests break the shared test cluster on purpose (a node set DOWN, daemons stopped), so
+ * they run after the rest of the suite, one file at a time.
+ */
+export default defineConfig({
+  test: {
+    include: ['test/faults/**/*.test.ts'],
+    fileParallelism: false,
+    testTimeout: 60_000,
+    hookTimeout: 300_000,
+  },
+});
