@@ -8,7 +8,7 @@
  * are durable for their 90-day retention, and the state is small.
  */
 import { DefaultArtifactClient } from '@actions/artifact';
-import { mkdtemp, readdir, readFile, rename, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, readFile, rename, rm } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { z } from 'zod';
 import { UserError } from '../../errors.js';
@@ -163,6 +163,7 @@ export class ArtifactStateStore implements StateArtifacts {
 
   /** Downloads next to `dir` and swaps it in only when whole; returns what is wrong otherwise. */
   private async tryRestore(c: Candidate, campaign: string, dir: string): Promise<string | undefined> {
+    await mkdir(dirname(dir), { recursive: true });
     const tmp = await mkdtemp(join(dirname(dir), `.${basename(dir)}.download-`));
     try {
       const { owner, repo, runId } = this.o.ctx;

@@ -1,0 +1,294 @@
+/**
+ * The action's GitHub adapters, driven through the real @actions/artifact and
+ * @actions/http-client libraries against a local stand-in of GitHub's services
+ * (test/helpers/github-standin.ts), never against github.com.
+ */
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import { UserError } from '../../src/errors.js';
+import { gateReport } from '../../src/action/github/gate-report.js';
+import type { GitHubServices } from '../../src/action/github/services.js';
+import { GitHubStandin, type Run } from '../helpers/github-standin.js';
+
+let gh: GitHubStandin;
+let root: string;
+let token: string;
+let github: typeof import('../../src/action/github/services.js');
+let artifacts: typeof import('../../src/action/github/artifacts.js');
+
+beforeAll(async () => {
+  gh = await GitHubStandin.start();
+  // @actions/github fixes its API root from GITHUB_API_URL when first imported, as in a runner's process.
+  vi.stubEnv('GITHUB_API_URL', gh.url);
+  github = await import('../../src/action/github/services.js');
+  artifacts = await import('../../src/action/github/artifacts.js');
+  root = await mkdtemp(join(tmpdir(), 'campaign-gh-services-'));
+  token = gh.issueToken(['actions:read', 'checks:write', 'actions:write']);
+});
+afterAll(async () => {
+  vi.unstubAllEnvs();
+  await gh?.close();
+  await rm(root, { recursive: true, force: true });
+});
+beforeEach(() => {
+  gh.faults.length = 0;
+});
+
+let jobs = 0;
+/** The services as a step of `job` in `run` sees them: the runner's variables in process.env, as the library reads them. */
+function asJob(run: Run, job: string, withToken = token): { services: GitHubServices; warnings: string[] } {
+  const env = gh.jobEnv(run, { workspace: join(root, `ws-${++jobs}`), job });
+  for (const [k, v] of Object.entries(env)) vi.stubEnv(k, v);
+  const warnings: string[] = [];
+  return { services: github.githubServices(env, withToken, (w) => warnings.push(w)), warnings };
+}
+
+async function stateDir(campaign: string, marker: string): Promise<string> {
+  const dir = join(root, `state-${++jobs}`);
+  await mkdir(dir, { recursive: true });
+  await writeFile(join(dir, 'state.json'), JSON.stringify({ version: 1, campaign, marker }));
+  await writeFile(join(dir, 'events.jsonl'), `{"marker":"${marker}"}\n`);
+  await writeFile(join(dir, 'lock'), 'held by a live process');
+  return dir;
+}
+
+const marker = async (dir: string): Promise<string> =>
+  (JSON.parse(await readFile(join(dir, 'state.json'), 'utf8')) as { marker: string }).marker;
+
+describe("state artifacts (against a local stand-in of GitHub's artifact service)", () => {
+  it('saves the state directory without its lock and restores it in a later job of the run', async () => {
+    const run = gh.newRun();
+    const saved = await asJob(run, 'start').services.state.save('alpha', await stateDir('alpha', 'a1'), 'start');
+    expect(artifacts.parseStateArtifactName(saved.name)).toEqual({
+      campaign: 'alpha',
+      runId: run.id,
+      attempt: 1,
+      job: 'start',
+      seq: 1,
+    });
+    expect(saved.runId).toBe(run.id);
+
+    const restoreCalls = gh.calls.length;
+    const dir = join(root, 'fresh-1', 'state');
+    const got = await asJob(run, 'settle').services.state.restoreNewest('alpha', dir);
+    expect(got).toEqual(saved);
+    expect(await marker(dir)).toBe('a1');
+    expect(await readFile(join(dir, 'events.jsonl'), 'utf8')).toBe('{"marker":"a1"}\n');
+    await expect(readFile(join(dir, 'lock'))).rejects.toThrow(/ENOENT/);
+    // Found through the run's own artifact service, without the REST API.
+    expect(gh.calls.slice(restoreCalls).some((c) => c.path.startsWith('/repos/'))).toBe(false);
+  });
+
+  it('keeps every save of a job under its own name, and restores the newest', async () => {
+    const run = gh.newRun();
+    const { services } = asJob(run, 'settle');
+    const first = await services.state.save('beta', await stateDir('beta', 'b1'), 'settle');
+    const second = await services.state.save('beta', await stateDir('beta', 'b2'), 'settle');
+    expect(second.name).not.toBe(first.name);
+    const dir = join(root, 'fresh-2');
+    expect((await asJob(run, 'report').services.state.restoreNewest('beta', dir))?.name).toBe(second.name);
+    expect(await marker(dir)).toBe('b2');
+  });
+
+  it("finds the newest state of earlier runs through the REST API and downloads it with the job's token", async () => {
+    const r1 = gh.newRun();
+    await asJob(r1, 'settle').services.state.save('gamma', await stateDir('gamma', 'g1'), 'settle');
+    const r2 = gh.newRun();
+    const newest = await asJob(r2, 'settle').services.state.save('gamma', await stateDir('gamma', 'g2'), 'settle');
+    // Another campaign's newer artifact is not this campaign's state.
+    await asJob(r2, 'other').services.state.save('gamma.x', await stateDir('gamma.x', 'x'), 'other');
+
+    const r3 = gh.newRun();
+    const before = gh.calls.length;
+    const dir = join(root, 'fresh-3');
+    const got = await asJob(r3, 'resume').services.state.restoreNewest('gamma', dir);
+    expect(got).toEqual({ name: newest.name, id: newest.id, runId: r2.id });
+    expect(await marker(dir)).toBe('g2');
+    const paths = gh.calls.slice(before).map((c) => `${c.method} ${c.path} ${c.status}`);
+    expect(paths).toContain(`GET /repos/${gh.owner}/${gh.repo}/actions/artifacts 200`);
+    expect(paths).toContain(`GET /repos/${gh.owner}/${gh.repo}/actions/artifacts/${newest.id}/zip 302`);
+  });
+
+  it('says there is none when the campaign has no artifact, and leaves the directory alone', async () => {
+    const dir = await stateDir('delta', 'local');
+    expect(await asJob(gh.newRun(), 'start').services.state.restoreNewest('delta', dir)).toBeUndefined();
+    expect(await marker(dir)).toBe('local');
+  });
+
+  it('refuses a wrong token with a 401 instead of reading it as "no state"', async () => {
+    const { services } = asJob(gh.newRun(), 'resume', 'ghs_not-a-token');
+    const err = await services.state.restoreNewest('gamma', join(root, 'never')).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(UserError);
+    expect(String(err)).toMatch(/refused \(401: Bad credentials\).*valid token/);
+    expect(gh.calls.at(-1)).toMatchObject({ path: `/repos/${gh.owner}/${gh.repo}/actions/artifacts`, status: 401 });
+  });
+
+  it('names the missing permission when the token cannot read earlier runs', async () => {
+    const { services } = asJob(gh.newRun(), 'resume', gh.issueToken(['checks:write']));
+    await expect(services.state.restoreNewest('gamma', join(root, 'never'))).rejects.toThrow(
+      /403: Resource not accessible by integration.*lacks actions: read; add `actions: read` under the job's `permissions:`/,
+    );
+  });
+
+  it('refuses an upload with a forged runtime token (401 from the artifact service)', async () => {
+    const run = gh.newRun();
+    const { services } = asJob(run, 'start');
+    const forged = gh.runtimeToken(run).replace(/\.[^.]+$/, '.forged');
+    vi.stubEnv('ACTIONS_RUNTIME_TOKEN', forged);
+    await expect(services.state.save('eps', await stateDir('eps', 'e1'), 'start')).rejects.toThrow(/401/);
+    expect(gh.artifacts.filter((a) => a.name.includes('.eps.'))).toEqual([]);
+  });
+
+  it.each(['flip', 'truncate'] as const)(
+    'detects a damaged download (%s) and restores the previous intact state instead',
+    async (kind) => {
+      const campaign = `zeta-${kind}`;
+      const r1 = gh.newRun();
+      await asJob(r1, 'settle').services.state.save(campaign, await stateDir(campaign, 'intact'), 'settle');
+      const r2 = gh.newRun();
+      const damaged = await asJob(r2, 'settle').services.state.save(
+        campaign,
+        await stateDir(campaign, 'newest'),
+        'settle',
+      );
+      gh.faults.push({ artifactId: damaged.id, kind });
+
+      const dir = await stateDir(campaign, 'local');
+      const { services, warnings } = asJob(gh.newRun(), 'resume');
+      const got = await services.state.restoreNewest(campaign, dir);
+      expect(got?.runId).toBe(r1.id);
+      expect(await marker(dir)).toBe('intact');
+      // A flipped byte extracts but fails the digest; a cut download fails extraction (after the library's retries).
+      const why = kind === 'flip' ? 'its download does not match its digest' : 'Unable to download and extract';
+      expect(warnings.join('\n')).toContain(`state artifact ${damaged.name} is unusable (${why}`);
+    },
+    60_000,
+  );
+
+  it('keeps the local state when every artifact is damaged, and says how to go on', async () => {
+    const campaign = 'eta';
+    const saved = await asJob(gh.newRun(), 'settle').services.state.save(
+      campaign,
+      await stateDir(campaign, 'only'),
+      'settle',
+    );
+    gh.faults.push({ artifactId: saved.id, kind: 'flip' });
+    const dir = await stateDir(campaign, 'local');
+    const err = await asJob(gh.newRun(), 'resume')
+      .services.state.restoreNewest(campaign, dir)
+      .catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(UserError);
+    expect(String(err)).toMatch(/no usable state artifact of campaign eta.*digest.*rebuilds it from the cluster/s);
+    expect(await marker(dir)).toBe('local');
+  });
+});
+
+describe("the smoke gate check run (against a local stand-in of GitHub's checks API)", () => {
+  const checklist = [
+    { check: 'output_exists' as const, otherwise: 'the job ran but wrote nothing: check the flush unit' },
+  ];
+
+  it('publishes a passed gate as success under its stable name, with the checklist', async () => {
+    const { services } = asJob(gh.newRun(), 'gate');
+    const report = gateReport({
+      campaign: 'c1',
+      phase: 'train',
+      checklist,
+      final: true,
+      state: {
+        status: 'full',
+        gate: {
+          passed: true,
+          at: '2026-11-30T09:00:00Z',
+          results: [
+            { check: 'all_completed', passed: true, detail: '2 smoke tasks ok' },
+            { check: 'output_exists', passed: true, detail: '2 smoke tasks ok', otherwise: checklist[0]!.otherwise },
+          ],
+        },
+      },
+    });
+    await services.gate.publish(report);
+    const [run] = gh.checkRunsNamed('campaign/c1/train/smoke-gate');
+    expect(github.gateCheckName('c1', 'train')).toBe('campaign/c1/train/smoke-gate');
+    expect(run).toMatchObject({ head_sha: gh.sha, status: 'completed', conclusion: 'success' });
+    expect(run?.output?.title).toBe('smoke gate passed: 2 of 2 checks');
+    expect(run?.output?.text).toContain('| ✅ passed | `output_exists` | 2 smoke tasks ok |');
+  });
+
+  it('publishes a failed gate as failure, with what each failed check means', async () => {
+    const { services } = asJob(gh.newRun(), 'gate');
+    await services.gate.publish(
+      gateReport({
+        campaign: 'c2',
+        phase: 'train',
+        checklist,
+        final: true,
+        state: {
+          status: 'failed',
+          gate: {
+            passed: false,
+            at: '2026-11-30T09:00:00Z',
+            results: [
+              { check: 'all_completed', passed: true, detail: '1 smoke task ok' },
+              {
+                check: 'output_exists',
+                passed: false,
+                detail: 'N384 wrote nothing',
+                otherwise: checklist[0]!.otherwise,
+              },
+            ],
+          },
+        },
+      }),
+    );
+    const run = gh.checkRunsNamed('campaign/c2/train/smoke-gate').at(-1);
+    expect(run).toMatchObject({ status: 'completed', conclusion: 'failure' });
+    expect(run?.output?.title).toBe('smoke gate failed: 1 of 2 checks (output_exists)');
+    expect(run?.output?.text).toContain('the job ran but wrote nothing: check the flush unit');
+  });
+
+  it('never reads a gate that did not run as a pass: pending while it may, failure once it cannot', async () => {
+    const { services } = asJob(gh.newRun(), 'gate');
+    const smoke = { status: 'smoke' as const };
+    await services.gate.publish(gateReport({ campaign: 'c3', phase: 'train', checklist, state: smoke, final: false }));
+    await services.gate.publish(gateReport({ campaign: 'c3', phase: 'train', checklist, state: smoke, final: true }));
+    await services.gate.publish(
+      gateReport({ campaign: 'c3', phase: 'eval', checklist, state: undefined, final: true }),
+    );
+    const runs = gh.checkRuns.filter((c) => c.name.startsWith('campaign/c3/'));
+    expect(runs.map((c) => [c.name, c.status, c.conclusion])).toEqual([
+      ['campaign/c3/train/smoke-gate', 'in_progress', null],
+      ['campaign/c3/train/smoke-gate', 'completed', 'failure'],
+      ['campaign/c3/eval/smoke-gate', 'completed', 'failure'],
+    ]);
+    expect(runs[1]?.output?.title).toBe('smoke gate never ran: the phase is smoke');
+    expect(runs[2]?.output?.text).toContain('| ⏸ not evaluated | `all_completed` |');
+  });
+
+  it('names checks: write when the token cannot create check runs', async () => {
+    const { services } = asJob(gh.newRun(), 'gate', gh.issueToken(['actions:read']));
+    await expect(
+      services.gate.publish({ campaign: 'c4', phase: 'p', conclusion: 'success', title: 't', text: 't' }),
+    ).rejects.toThrow(/lacks checks: write/);
+    expect(gh.checkRunsNamed('campaign/c4/p/smoke-gate')).toEqual([]);
+  });
+});
+
+describe("the handover (against a local stand-in of GitHub's actions API)", () => {
+  it('dispatches the same workflow on the same ref with the campaign file', async () => {
+    const { services } = asJob(gh.newRun(), 'settle');
+    await services.handover.dispatchAgain({ campaign: 'campaigns/x.yml' });
+    expect(gh.dispatches.at(-1)).toEqual({
+      workflow: gh.workflowFile,
+      ref: 'refs/heads/main',
+      inputs: { campaign: 'campaigns/x.yml' },
+    });
+  });
+
+  it('names actions: write when the token cannot dispatch', async () => {
+    const { services } = asJob(gh.newRun(), 'settle', gh.issueToken(['actions:read', 'checks:write']));
+    await expect(services.handover.dispatchAgain({ campaign: 'c.yml' })).rejects.toThrow(/lacks actions: write/);
+  });
+});

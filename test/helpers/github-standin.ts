@@ -1,0 +1,521 @@
+/**
+ * A local stand-in of the GitHub services the action reaches, on loopback, close enough to the
+ * documented protocols that the real libraries talk to it unmodified:
+ *
+ * - the artifact service's Twirp JSON API (`/twirp/github.actions.results.api.v1.ArtifactService/*`),
+ *   authorised by the job's runtime token, a JWT whose `scp` claim names the run's backend ids;
+ * - the signed blob URLs it hands out, as Azure Blob Storage serves them (`PUT ?comp=block`,
+ *   `PUT ?comp=blocklist`, a single `PUT`, `GET`), checked by their `sig`;
+ * - the REST endpoints the action uses (list artifacts, download an artifact by redirect, create
+ *   a check run, dispatch a workflow), with tokens that carry permissions: a wrong token gets
+ *   401, a missing permission 403, as GitHub answers.
+ *
+ * It records every call (never a token) and keeps check runs and dispatches for assertions, and
+ * can damage downloads on purpose. It holds no fake of our own code.
+ */
+import { createHmac, randomBytes, randomUUID } from 'node:crypto';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+export const TWIRP_PREFIX = '/twirp/github.actions.results.api.v1.ArtifactService/';
+const BLOB_PREFIX = '/devstoreaccount1/actions-results/';
+
+export type Permission = 'actions:read' | 'actions:write' | 'checks:write';
+
+export interface Run {
+  id: number;
+  /** The results service's id of the run, as the runtime token names it. */
+  backendId: string;
+  attempt: number;
+}
+
+export interface StoredArtifact {
+  id: number;
+  name: string;
+  runId: number;
+  runBackendId: string;
+  jobBackendId: string;
+  createdAt: Date;
+  finalized: boolean;
+  size: number;
+  /** `sha256:<hex>` as the uploader declared it at finalize. */
+  digest?: string;
+  blocks: Map<string, Buffer>;
+  bytes?: Buffer;
+  expired: boolean;
+}
+
+export interface CheckRun {
+  id: number;
+  name: string;
+  head_sha: string;
+  status: string;
+  conclusion: string | null;
+  output?: { title?: string; summary?: string; text?: string };
+}
+
+export interface Dispatch {
+  workflow: string;
+  ref: string;
+  inputs: Record<string, string>;
+}
+
+export interface RecordedCall {
+  method: string;
+  /** Path without the query (signatures stay out of the record). */
+  path: string;
+  status: number;
+}
+
+/** How the next downloads of an artifact's bytes are damaged. */
+export interface DownloadFault {
+  artifactId: number;
+  /**
+   * `flip`: one byte changed in place where extraction still succeeds (only the digest shows it);
+   * `truncate`: the second half cut off, served with a matching length (extraction fails).
+   */
+  kind: 'flip' | 'truncate';
+}
+
+export interface JobEnvOptions {
+  workspace: string;
+  job: string;
+  sha?: string;
+  /** Extra variables (GITHUB_OUTPUT, INPUT_*, …). */
+  extra?: Record<string, string>;
+}
+
+export class GitHubStandin {
+  readonly owner = 'octo-lab';
+  readonly repo = 'experiments';
+  readonly sha = 'c0ffee0000000000000000000000000000000042';
+  readonly workflowFile = 'campaign.yml';
+  readonly calls: RecordedCall[] = [];
+  readonly artifacts: StoredArtifact[] = [];
+  readonly checkRuns: CheckRun[] = [];
+  readonly dispatches: Dispatch[] = [];
+  readonly faults: DownloadFault[] = [];
+  private readonly secret = randomBytes(32);
+  private readonly tokens = new Map<string, Set<Permission>>();
+  private readonly runs: Run[] = [];
+  private nextId = 1000;
+
+  private readonly server: Server = createServer((req, res) => {
+    this.handle(req, res).catch((e: unknown) => {
+      if (!res.headersSent) reply(res, 500, { message: String(e) });
+      else res.destroy();
+    });
+  });
+  private base = '';
+
+  /** The stand-in's root, e.g. http://127.0.0.1:PORT: the API, the results service and the blobs. */
+  get url(): string {
+    return this.base;
+  }
+
+  static async start(): Promise<GitHubStandin> {
+    const standin = new GitHubStandin();
+    await new Promise<void>((resolve) => standin.server.listen(0, '127.0.0.1', resolve));
+    standin.base = `http://127.0.0.1:${(standin.server.address() as AddressInfo).port}`;
+    return standin;
+  }
+
+  async close(): Promise<void> {
+    this.server.closeAllConnections();
+    await new Promise<void>((resolve) => this.server.close(() => resolve()));
+  }
+
+  /** A token for the REST API (e.g. the job's GITHUB_TOKEN) holding these permissions. */
+  issueToken(permissions: Permission[]): string {
+    const token = `ghs_${randomBytes(18).toString('hex')}`;
+    this.tokens.set(token, new Set(permissions));
+    return token;
+  }
+
+  newRun(): Run {
+    const run = { id: 7_000_000 + this.runs.length + 1, backendId: randomUUID(), attempt: 1 };
+    this.runs.push(run);
+    return run;
+  }
+
+  /** The runtime token the runner gives a job: a JWT whose `scp` claim names the run and job backend ids. */
+  runtimeToken(run: Run, jobBackendId: string = randomUUID()): string {
+    const b64 = (o: object): string => Buffer.from(JSON.stringify(o)).toString('base64url');
+    const head = b64({ alg: 'HS256', typ: 'JWT' });
+    const body = b64({
+      scp: `Actions.GenericRead:00000000-0000-0000-0000-000000000000 Actions.Results:${run.backendId}:${jobBackendId}`,
+      exp: Math.floor(Date.now() / 1000) + 6 * 3600,
+    });
+    return `${head}.${body}.${this.sign(`${head}.${body}`)}`;
+  }
+
+  /** The variables the runner sets for an action's process in `job` of `run`. */
+  jobEnv(run: Run, o: JobEnvOptions): Record<string, string> {
+    return {
+      ACTIONS_RUNTIME_TOKEN: this.runtimeToken(run),
+      ACTIONS_RESULTS_URL: `${this.url}/`,
+      // Not the stand-in: the artifact library refuses GitHub Enterprise Server hosts.
+      GITHUB_SERVER_URL: 'https://github.com',
+      GITHUB_API_URL: this.url,
+      GITHUB_REPOSITORY: `${this.owner}/${this.repo}`,
+      GITHUB_REPOSITORY_OWNER: this.owner,
+      GITHUB_RUN_ID: String(run.id),
+      GITHUB_RUN_ATTEMPT: String(run.attempt),
+      GITHUB_RUN_NUMBER: String(this.runs.indexOf(run) + 1),
+      GITHUB_SHA: o.sha ?? this.sha,
+      GITHUB_REF: 'refs/heads/main',
+      GITHUB_REF_NAME: 'main',
+      GITHUB_WORKFLOW: 'campaign',
+      GITHUB_WORKFLOW_REF: `${this.owner}/${this.repo}/.github/workflows/${this.workflowFile}@refs/heads/main`,
+      GITHUB_JOB: o.job,
+      GITHUB_EVENT_NAME: 'push',
+      GITHUB_ACTIONS: 'true',
+      GITHUB_WORKSPACE: o.workspace,
+      RUNNER_TEMP: o.workspace,
+      ...o.extra,
+    };
+  }
+
+  /** The check runs published under `name`, oldest first (GitHub shows the newest). */
+  checkRunsNamed(name: string): CheckRun[] {
+    return this.checkRuns.filter((c) => c.name === name);
+  }
+
+  private sign(text: string): string {
+    return createHmac('sha256', this.secret).update(text).digest('base64url');
+  }
+
+  private blobUrl(a: StoredArtifact, op: 'upload' | 'download'): string {
+    const se = new Date(Date.now() + 3600_000).toISOString();
+    const path = `${BLOB_PREFIX}${a.id}/${encodeURIComponent(a.name)}.zip`;
+    const sp = op === 'upload' ? 'cw' : 'r';
+    return `${this.url}${path}?sv=2023-11-03&sp=${sp}&se=${encodeURIComponent(se)}&sig=${encodeURIComponent(this.sign(`${path}|${sp}|${se}`))}`;
+  }
+
+  private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const url = new URL(req.url ?? '/', this.url);
+    const body = await readBody(req);
+    const record = (status: number): void => {
+      this.calls.push({ method: req.method ?? '', path: url.pathname, status });
+    };
+    const send = (status: number, payload: unknown, headers: Record<string, string> = {}): void => {
+      record(status);
+      reply(res, status, payload, headers);
+    };
+    if (url.pathname.startsWith(TWIRP_PREFIX)) return this.twirp(req, url, body, send);
+    if (url.pathname.startsWith(BLOB_PREFIX)) return this.blob(req, url, body, res, record);
+    if (url.pathname.startsWith('/repos/')) return this.rest(req, url, body, send);
+    send(404, { message: 'Not Found' });
+  }
+
+  // ---- the artifact service (Twirp, JSON with proto field names)
+
+  private twirp(req: IncomingMessage, url: URL, body: Buffer, send: Send): void {
+    const scope = this.runtimeScope(req.headers.authorization);
+    if (!scope) return send(401, { code: 'unauthenticated', msg: 'invalid or missing runtime token' });
+    if (req.method !== 'POST') return send(404, { code: 'bad_route', msg: 'Twirp routes take POST' });
+    let m: Record<string, unknown>;
+    try {
+      m = JSON.parse(body.toString('utf8')) as Record<string, unknown>;
+    } catch {
+      return send(400, { code: 'malformed', msg: 'the body is not JSON' });
+    }
+    // Any job of a run may read its artifacts; only the job itself may create and finalize its own.
+    const method = url.pathname.slice(TWIRP_PREFIX.length);
+    const writes = method === 'CreateArtifact' || method === 'FinalizeArtifact';
+    if (m.workflow_run_backend_id !== scope.run || (writes && m.workflow_job_run_backend_id !== scope.job)) {
+      return send(403, { code: 'permission_denied', msg: 'the backend ids are not those of the runtime token' });
+    }
+    const run = this.runs.find((r) => r.backendId === scope.run);
+    if (!run) return send(404, { code: 'not_found', msg: 'no such workflow run' });
+    const inRun = (name: unknown): StoredArtifact | undefined =>
+      this.artifacts.find((a) => a.runBackendId === scope.run && a.name === name);
+    switch (method) {
+      case 'CreateArtifact': {
+        if (typeof m.name !== 'string' || m.name === '') return send(400, { code: 'invalid_argument', msg: 'name' });
+        if (m.version !== 7) return send(400, { code: 'invalid_argument', msg: 'unsupported artifact version' });
+        if (inRun(m.name)?.finalized) {
+          return send(409, { code: 'already_exists', msg: `an artifact named ${m.name} already exists in this run` });
+        }
+        const a: StoredArtifact = {
+          id: this.nextId++,
+          name: m.name,
+          runId: run.id,
+          runBackendId: scope.run,
+          jobBackendId: scope.job,
+          createdAt: new Date(),
+          finalized: false,
+          size: 0,
+          blocks: new Map(),
+          expired: false,
+        };
+        this.artifacts.push(a);
+        return send(200, { ok: true, signed_upload_url: this.blobUrl(a, 'upload') });
+      }
+      case 'FinalizeArtifact': {
+        const a = this.artifacts.find(
+          (x) => x.runBackendId === scope.run && x.name === m.name && !x.finalized && x.jobBackendId === scope.job,
+        );
+        if (!a || !a.bytes) return send(404, { code: 'not_found', msg: 'no uploaded artifact of that name' });
+        if (String(a.bytes.length) !== String(m.size)) {
+          return send(400, {
+            code: 'invalid_argument',
+            msg: `size ${String(m.size)} but ${a.bytes.length} bytes uploaded`,
+          });
+        }
+        a.finalized = true;
+        a.size = a.bytes.length;
+        if (typeof m.hash === 'string') a.digest = m.hash;
+        return send(200, { ok: true, artifact_id: String(a.id) });
+      }
+      case 'ListArtifacts': {
+        const list = this.artifacts.filter(
+          (a) =>
+            a.finalized &&
+            !a.expired &&
+            a.runBackendId === scope.run &&
+            (m.name_filter === undefined || a.name === m.name_filter) &&
+            (m.id_filter === undefined || String(a.id) === String(m.id_filter)),
+        );
+        return send(200, {
+          artifacts: list.map((a) => ({
+            workflow_run_backend_id: a.runBackendId,
+            workflow_job_run_backend_id: a.jobBackendId,
+            database_id: String(a.id),
+            name: a.name,
+            size: String(a.size),
+            created_at: a.createdAt.toISOString(),
+            ...(a.digest ? { digest: a.digest } : {}),
+          })),
+        });
+      }
+      case 'GetSignedArtifactURL': {
+        const a = inRun(m.name);
+        if (!a?.finalized || a.expired) return send(404, { code: 'not_found', msg: 'no such artifact' });
+        return send(200, { signed_url: this.blobUrl(a, 'download') });
+      }
+      default:
+        return send(404, { code: 'bad_route', msg: `no method ${url.pathname}` });
+    }
+  }
+
+  /** The run and job backend ids of a valid runtime token, from `Authorization: Bearer <jwt>`. */
+  private runtimeScope(auth: string | undefined): { run: string; job: string } | undefined {
+    const jwt = /^Bearer (.+)$/.exec(auth ?? '')?.[1];
+    const [head, body, sig] = jwt?.split('.') ?? [];
+    if (!head || !body || !sig || sig !== this.sign(`${head}.${body}`)) return undefined;
+    const claims = JSON.parse(Buffer.from(body, 'base64url').toString('utf8')) as { scp?: string; exp?: number };
+    if (!claims.exp || claims.exp * 1000 < Date.now()) return undefined;
+    const scope = claims.scp?.split(' ').find((s) => s.startsWith('Actions.Results:'));
+    const [, run, job] = scope?.split(':') ?? [];
+    return run && job ? { run, job } : undefined;
+  }
+
+  // ---- blob storage behind the signed URLs
+
+  private blob(req: IncomingMessage, url: URL, body: Buffer, res: ServerResponse, record: (s: number) => void): void {
+    const fail = (status: number, code: string): void => {
+      record(status);
+      res.writeHead(status, { 'content-type': 'application/xml', 'x-ms-error-code': code });
+      res.end(`<?xml version="1.0" encoding="utf-8"?><Error><Code>${code}</Code></Error>`);
+    };
+    const q = url.searchParams;
+    const sp = q.get('sp') ?? '';
+    const se = q.get('se') ?? '';
+    if (q.get('sig') !== this.sign(`${url.pathname}|${sp}|${se}`) || Date.parse(se) < Date.now()) {
+      return fail(403, 'AuthenticationFailed');
+    }
+    const id = Number(url.pathname.slice(BLOB_PREFIX.length).split('/')[0]);
+    const a = this.artifacts.find((x) => x.id === id);
+    if (!a) return fail(404, 'BlobNotFound');
+    const ok = (status: number, headers: Record<string, string> = {}): void => {
+      record(status);
+      res.writeHead(status, {
+        'x-ms-request-id': randomUUID(),
+        'x-ms-version': '2023-11-03',
+        etag: `"0x${a.id.toString(16)}"`,
+        'last-modified': new Date().toUTCString(),
+        ...headers,
+      });
+    };
+    if (req.method === 'PUT') {
+      if (!sp.includes('w') || a.finalized) return fail(403, 'AuthorizationPermissionMismatch');
+      const comp = q.get('comp');
+      if (comp === 'block') {
+        const blockId = q.get('blockid');
+        if (!blockId) return fail(400, 'InvalidQueryParameterValue');
+        a.blocks.set(blockId, body);
+      } else if (comp === 'blocklist') {
+        // <BlockList><Latest>id</Latest>…</BlockList>: the blob is the listed blocks in order.
+        const ids = [...body.toString('utf8').matchAll(/<(?:Latest|Uncommitted|Committed)>([^<]*)<\//g)].map(
+          (m) => m[1]!,
+        );
+        const parts = ids.map((b) => a.blocks.get(b));
+        if (parts.some((p) => p === undefined)) return fail(400, 'InvalidBlockList');
+        a.bytes = Buffer.concat(parts as Buffer[]);
+        a.blocks.clear();
+      } else if (comp === null && req.headers['x-ms-blob-type'] === 'BlockBlob') {
+        a.bytes = body;
+      } else {
+        return fail(400, 'UnsupportedQueryParameter');
+      }
+      ok(201, { 'content-length': '0' });
+      res.end();
+      return;
+    }
+    if (req.method === 'GET') {
+      if (!sp.includes('r') || !a.bytes) return fail(404, 'BlobNotFound');
+      let bytes = a.bytes;
+      const fault = this.faults.find((f) => f.artifactId === a.id);
+      if (fault?.kind === 'flip') {
+        bytes = Buffer.from(bytes);
+        // In the end-of-central-directory record (the central directory's offset): a stream
+        // extractor never reads it, so the damage shows only in the digest.
+        const at = bytes.length - 6;
+        bytes[at] = bytes[at]! ^ 0xff;
+      } else if (fault?.kind === 'truncate') {
+        bytes = bytes.subarray(0, Math.floor(bytes.length / 2));
+      }
+      ok(200, {
+        'content-type': 'application/zip',
+        'content-length': String(bytes.length),
+        'content-disposition': `attachment; filename="${a.name}.zip"`,
+      });
+      res.end(bytes);
+      return;
+    }
+    fail(405, 'UnsupportedHttpVerb');
+  }
+
+  // ---- REST
+
+  private rest(req: IncomingMessage, url: URL, body: Buffer, send: Send): void {
+    const token = /^(?:Bearer|token) (.+)$/i.exec(req.headers.authorization ?? '')?.[1];
+    const perms = token === undefined ? undefined : this.tokens.get(token);
+    if (!perms) return send(401, { message: 'Bad credentials', documentation_url: 'https://docs.github.com/rest' });
+    const need = (p: Permission): boolean => {
+      if (perms.has(p) || (p === 'actions:read' && perms.has('actions:write'))) return true;
+      send(403, {
+        message: 'Resource not accessible by integration',
+        documentation_url: 'https://docs.github.com/rest',
+      });
+      return false;
+    };
+    const repoPath = `/repos/${this.owner}/${this.repo}`;
+    if (!url.pathname.startsWith(`${repoPath}/`)) return send(404, { message: 'Not Found' });
+    const path = url.pathname.slice(repoPath.length);
+    const get = req.method === 'GET';
+    const post = req.method === 'POST';
+    const paged = (list: StoredArtifact[]): void => {
+      const perPage = Math.min(100, Number(url.searchParams.get('per_page') ?? 30));
+      const page = Number(url.searchParams.get('page') ?? 1);
+      const name = url.searchParams.get('name');
+      // Newest first, as GitHub lists them.
+      const all = list.filter((a) => a.finalized && (name === null || a.name === name)).sort((x, y) => y.id - x.id);
+      send(200, {
+        total_count: all.length,
+        artifacts: all.slice((page - 1) * perPage, page * perPage).map((a) => this.restArtifact(a)),
+      });
+    };
+    let m: RegExpExecArray | null;
+    if (get && path === '/actions/artifacts') {
+      if (need('actions:read')) paged(this.artifacts);
+      return;
+    }
+    if (get && (m = /^\/actions\/runs\/(\d+)\/artifacts$/.exec(path))) {
+      if (need('actions:read')) paged(this.artifacts.filter((a) => a.runId === Number(m![1])));
+      return;
+    }
+    if (get && (m = /^\/actions\/artifacts\/(\d+)(\/zip)?$/.exec(path))) {
+      if (!need('actions:read')) return;
+      const a = this.artifacts.find((x) => x.id === Number(m![1]) && x.finalized);
+      if (!a) return send(404, { message: 'Not Found' });
+      if (!m[2]) return send(200, this.restArtifact(a));
+      if (a.expired) return send(410, { message: 'Artifact has expired' });
+      return send(302, '', { location: this.blobUrl(a, 'download') });
+    }
+    if (post && path === '/check-runs') {
+      if (!need('checks:write')) return;
+      const c = JSON.parse(body.toString('utf8')) as Partial<CheckRun>;
+      const conclusions = [
+        'action_required',
+        'cancelled',
+        'failure',
+        'neutral',
+        'success',
+        'skipped',
+        'stale',
+        'timed_out',
+      ];
+      const statuses = ['queued', 'in_progress', 'completed', 'waiting', 'requested', 'pending'];
+      const invalid =
+        typeof c.name !== 'string' ||
+        typeof c.head_sha !== 'string' ||
+        (c.status !== undefined && !statuses.includes(c.status)) ||
+        (c.conclusion !== undefined && !conclusions.includes(c.conclusion ?? '')) ||
+        (c.status === 'completed' && c.conclusion === undefined);
+      if (invalid) return send(422, { message: 'Invalid request.', documentation_url: 'https://docs.github.com/rest' });
+      const run: CheckRun = {
+        id: this.nextId++,
+        name: c.name!,
+        head_sha: c.head_sha!,
+        status: c.conclusion !== undefined ? 'completed' : (c.status ?? 'queued'),
+        conclusion: c.conclusion ?? null,
+        ...(c.output ? { output: c.output } : {}),
+      };
+      this.checkRuns.push(run);
+      return send(201, run);
+    }
+    if (post && (m = /^\/actions\/workflows\/([^/]+)\/dispatches$/.exec(path))) {
+      if (!need('actions:write')) return;
+      const workflow = decodeURIComponent(m[1]!);
+      if (workflow !== this.workflowFile) return send(404, { message: 'Not Found' });
+      const d = JSON.parse(body.toString('utf8')) as { ref?: unknown; inputs?: Record<string, unknown> };
+      const inputs = d.inputs ?? {};
+      if (typeof d.ref !== 'string' || Object.values(inputs).some((v) => typeof v !== 'string')) {
+        return send(422, { message: 'Invalid request. For "properties/inputs", values must be strings.' });
+      }
+      this.dispatches.push({ workflow, ref: d.ref, inputs: inputs as Record<string, string> });
+      return send(204, '');
+    }
+    send(404, { message: 'Not Found' });
+  }
+
+  private restArtifact(a: StoredArtifact): object {
+    return {
+      id: a.id,
+      node_id: `MDg6QXJ0aWZhY3Q${a.id}`,
+      name: a.name,
+      size_in_bytes: a.size,
+      url: `${this.url}/repos/${this.owner}/${this.repo}/actions/artifacts/${a.id}`,
+      archive_download_url: `${this.url}/repos/${this.owner}/${this.repo}/actions/artifacts/${a.id}/zip`,
+      expired: a.expired,
+      digest: a.digest ?? null,
+      created_at: a.createdAt.toISOString(),
+      updated_at: a.createdAt.toISOString(),
+      expires_at: new Date(a.createdAt.getTime() + 90 * 86_400_000).toISOString(),
+      workflow_run: { id: a.runId, head_sha: this.sha },
+    };
+  }
+}
+
+type Send = (status: number, payload: unknown, headers?: Record<string, string>) => void;
+
+function reply(res: ServerResponse, status: number, payload: unknown, headers: Record<string, string> = {}): void {
+  const text = typeof payload === 'string' ? payload : JSON.stringify(payload);
+  res.writeHead(status, {
+    ...(text === '' ? {} : { 'content-type': 'application/json; charset=utf-8' }),
+    'content-length': String(Buffer.byteLength(text)),
+    ...headers,
+  });
+  res.end(text);
+}
+
+function readBody(req: IncomingMessage): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    const parts: Buffer[] = [];
+    req.on('data', (c: Buffer) => parts.push(c));
+    req.on('end', () => resolve(Buffer.concat(parts)));
+    req.on('error', reject);
+  });
+}
