@@ -8,7 +8,6 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { UserError } from '../../src/errors.js';
-import { gateReport } from '../../src/action/github/gate-report.js';
 import type { GitHubServices } from '../../src/action/github/services.js';
 import { GitHubStandin, type Run } from '../helpers/github-standin.js';
 
@@ -186,85 +185,39 @@ describe("state artifacts (against a local stand-in of GitHub's artifact service
 });
 
 describe("the smoke gate check run (against a local stand-in of GitHub's checks API)", () => {
-  const checklist = [
-    { check: 'output_exists' as const, otherwise: 'the job ran but wrote nothing: check the flush unit' },
-  ];
+  const text =
+    '| check | result |\n| --- | --- |\n| output_exists | **FAIL** | the job ran but wrote nothing: check the flush unit |';
 
-  it('publishes a passed gate as success under its stable name, with the checklist', async () => {
+  it('publishes each conclusion under the stable name on this commit; only success reads as success', async () => {
     const { services } = asJob(gh.newRun(), 'gate');
-    const report = gateReport({
-      campaign: 'c1',
-      phase: 'train',
-      checklist,
-      final: true,
-      state: {
-        status: 'full',
-        gate: {
-          passed: true,
-          at: '2026-11-30T09:00:00Z',
-          results: [
-            { check: 'all_completed', passed: true, detail: '2 smoke tasks ok' },
-            { check: 'output_exists', passed: true, detail: '2 smoke tasks ok', otherwise: checklist[0]!.otherwise },
-          ],
-        },
-      },
-    });
-    await services.gate.publish(report);
-    const [run] = gh.checkRunsNamed('campaign/c1/train/smoke-gate');
+    const publish = (phase: string, conclusion: 'success' | 'failure' | 'pending') =>
+      services.gate.publish({ campaign: 'c1', phase, conclusion, title: `${conclusion} title`, text });
+    await publish('train', 'pending');
+    await publish('train', 'failure');
+    await publish('distill', 'success');
     expect(github.gateCheckName('c1', 'train')).toBe('campaign/c1/train/smoke-gate');
-    expect(run).toMatchObject({ head_sha: gh.sha, status: 'completed', conclusion: 'success' });
-    expect(run?.output?.title).toBe('smoke gate passed: 2 of 2 checks');
-    expect(run?.output?.text).toContain('| ✅ passed | `output_exists` | 2 smoke tasks ok |');
-  });
-
-  it('publishes a failed gate as failure, with what each failed check means', async () => {
-    const { services } = asJob(gh.newRun(), 'gate');
-    await services.gate.publish(
-      gateReport({
-        campaign: 'c2',
-        phase: 'train',
-        checklist,
-        final: true,
-        state: {
-          status: 'failed',
-          gate: {
-            passed: false,
-            at: '2026-11-30T09:00:00Z',
-            results: [
-              { check: 'all_completed', passed: true, detail: '1 smoke task ok' },
-              {
-                check: 'output_exists',
-                passed: false,
-                detail: 'N384 wrote nothing',
-                otherwise: checklist[0]!.otherwise,
-              },
-            ],
-          },
-        },
-      }),
-    );
-    const run = gh.checkRunsNamed('campaign/c2/train/smoke-gate').at(-1);
-    expect(run).toMatchObject({ status: 'completed', conclusion: 'failure' });
-    expect(run?.output?.title).toBe('smoke gate failed: 1 of 2 checks (output_exists)');
-    expect(run?.output?.text).toContain('the job ran but wrote nothing: check the flush unit');
-  });
-
-  it('never reads a gate that did not run as a pass: pending while it may, failure once it cannot', async () => {
-    const { services } = asJob(gh.newRun(), 'gate');
-    const smoke = { status: 'smoke' as const };
-    await services.gate.publish(gateReport({ campaign: 'c3', phase: 'train', checklist, state: smoke, final: false }));
-    await services.gate.publish(gateReport({ campaign: 'c3', phase: 'train', checklist, state: smoke, final: true }));
-    await services.gate.publish(
-      gateReport({ campaign: 'c3', phase: 'eval', checklist, state: undefined, final: true }),
-    );
-    const runs = gh.checkRuns.filter((c) => c.name.startsWith('campaign/c3/'));
-    expect(runs.map((c) => [c.name, c.status, c.conclusion])).toEqual([
-      ['campaign/c3/train/smoke-gate', 'in_progress', null],
-      ['campaign/c3/train/smoke-gate', 'completed', 'failure'],
-      ['campaign/c3/eval/smoke-gate', 'completed', 'failure'],
+    const runs = gh.checkRuns.filter((c) => c.name.startsWith('campaign/c1/'));
+    expect(runs.map((c) => [c.name, c.head_sha, c.status, c.conclusion])).toEqual([
+      // Pending is an unfinished check, which branch protection does not count as passed.
+      ['campaign/c1/train/smoke-gate', gh.sha, 'in_progress', null],
+      ['campaign/c1/train/smoke-gate', gh.sha, 'completed', 'failure'],
+      ['campaign/c1/distill/smoke-gate', gh.sha, 'completed', 'success'],
     ]);
-    expect(runs[1]?.output?.title).toBe('smoke gate never ran: the phase is smoke');
-    expect(runs[2]?.output?.text).toContain('| ⏸ not evaluated | `all_completed` |');
+    expect(runs[1]?.output).toEqual({ title: 'failure title', summary: 'failure title', text });
+  });
+
+  it("cuts a checklist longer than GitHub's limit for a check run's text", async () => {
+    const { services } = asJob(gh.newRun(), 'gate');
+    await services.gate.publish({
+      campaign: 'c2',
+      phase: 'p',
+      conclusion: 'failure',
+      title: 't',
+      text: 'x'.repeat(70_000),
+    });
+    const out = gh.checkRunsNamed('campaign/c2/p/smoke-gate')[0]?.output?.text ?? '';
+    expect(out.length).toBeLessThanOrEqual(65_535);
+    expect(out).toMatch(/the job summary has the rest\)$/);
   });
 
   it('names checks: write when the token cannot create check runs', async () => {

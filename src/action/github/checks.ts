@@ -1,7 +1,8 @@
 /**
  * The smoke gate as a check run with a stable name that branch protection can require. Only a
- * gate that ran and passed is published as success: a failed gate, and one that never ran, are
- * failures, and a gate still waiting on its smoke stage is an unfinished (in progress) check.
+ * `success` report completes it as success; `pending` is an in-progress check, which a required
+ * check never counts as passed. Each publication is a new check run: GitHub shows the newest of
+ * a name on the commit.
  */
 import { z } from 'zod';
 import type { GitHubRest, RunContext } from './rest.js';
