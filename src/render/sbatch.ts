@@ -7,6 +7,7 @@
 import { UserError } from '../errors.js';
 import type { TaskSpec } from '../manifest/expand.js';
 import type { Manifest } from '../manifest/schema.js';
+import { envName } from '../manifest/template.js';
 import { formatSlurmMem, formatSlurmTime } from '../manifest/units.js';
 import type { ArrayPlan } from '../plan/plan.js';
 import { manifestTaskEnv } from './env.js';
@@ -68,6 +69,21 @@ export function tableRow(index: number, env: Readonly<Record<string, string>>): 
     .map(([k, v]) => `${k}=${v}\0`)
     .join('');
   return `${index}\t${Buffer.from(pairs, 'utf8').toString('base64')}`;
+}
+
+/** The task and attempt a task-table row runs: tableRow read back, to find a submission again. */
+export function rowAttempt(line: string): { index: number; task: string; attempt: number } | undefined {
+  const [index = '', data = ''] = line.split('\t');
+  if (!/^\d+$/.test(index)) return undefined;
+  const env = new Map(
+    Buffer.from(data, 'base64')
+      .toString('utf8')
+      .split('\0')
+      .map((kv) => [kv.slice(0, kv.indexOf('=')), kv.slice(kv.indexOf('=') + 1)] as const),
+  );
+  const task = env.get(envName('task'));
+  const attempt = Number(env.get(envName('attempt')));
+  return task && Number.isInteger(attempt) && attempt > 0 ? { index: Number(index), task, attempt } : undefined;
 }
 
 export function renderSbatch(input: SbatchInput): { script: string; table: string } {

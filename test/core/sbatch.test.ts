@@ -12,7 +12,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { UserError } from '../../src/errors.js';
 import { manifest as manifestSchema, type Manifest } from '../../src/manifest/schema.js';
 import { planCampaign } from '../../src/plan/plan.js';
-import { arraySpec, renderSbatch, type SbatchRow } from '../../src/render/sbatch.js';
+import { arraySpec, renderSbatch, rowAttempt, tableRow, type SbatchRow } from '../../src/render/sbatch.js';
 import { GATE_EXIT } from '../../src/render/task-script.js';
 
 const root = mkdtempSync(join(tmpdir(), 'campaign-sbatch-'));
@@ -143,5 +143,31 @@ describe('sbatch script', () => {
   it('folds array indices into ranges', () => {
     expect(arraySpec([0, 1, 2, 3, 7, 9, 10])).toBe('0-3,7,9-10');
     expect(arraySpec([5])).toBe('5');
+  });
+});
+
+describe('task-table rows read back (finding a submission again)', () => {
+  it('gives the task and attempt a row was written for, whatever the other values hold', () => {
+    fc.assert(
+      fc.property(
+        fc.nat(100_000),
+        fc.string({ minLength: 1 }).filter((s) => !s.includes('\0')),
+        fc.integer({ min: 1, max: 50 }),
+        fc.dictionary(
+          fc.stringMatching(/^CAMPAIGN_AXIS_[a-z]{1,8}$/),
+          fc.string().filter((s) => !s.includes('\0')),
+        ),
+        (index, task, attempt, axes) => {
+          const row = tableRow(index, { ...axes, CAMPAIGN_TASK: task, CAMPAIGN_ATTEMPT: String(attempt) });
+          expect(rowAttempt(row)).toEqual({ index, task, attempt });
+        },
+      ),
+    );
+  });
+
+  it('refuses rows that are not a task-table row', () => {
+    for (const line of ['', 'x\tAAAA', '3', `3\t${Buffer.from('CAMPAIGN_TASK=a\0').toString('base64')}`]) {
+      expect(rowAttempt(line)).toBeUndefined();
+    }
   });
 });

@@ -14,7 +14,7 @@ import type { OutputFacts } from '../../queue/checklist.js';
 import type { Submission, TaskEvent } from '../../queue/events.js';
 import type { Attempt, FailureClass } from '../../queue/state.js';
 import { manifestTaskEnv } from '../../render/env.js';
-import { renderSbatch } from '../../render/sbatch.js';
+import { renderSbatch, rowAttempt } from '../../render/sbatch.js';
 import { exportLines, shellQuote } from '../../render/shell.js';
 import { GATE_EXIT, GATE_LINE } from '../../render/task-script.js';
 import type { ActiveAttempt, Executor } from '../executor.js';
@@ -37,6 +37,11 @@ import {
 const VANISH_GRACE_MS = 60_000;
 const LOG_LIMIT = 16 * 1024 * 1024;
 const SEPARATOR = '--campaign-squeue--';
+/**
+ * How far back the record of earlier submissions reaches: past any workflow run (35 days) and
+ * the default life of a state artifact (90 days), so a state rebuilt from nothing finds them.
+ */
+const RECORD_LOOKBACK = 'now-100days';
 
 type EndClass = 'completed' | FailureClass;
 
@@ -68,6 +73,15 @@ export class SlurmExecutor implements Executor {
   private missingSince = new Map<string, number>();
   private accountingOk = true;
   private accountingWarned = false;
+  /**
+   * Every attempt the cluster has a job for (task and attempt → where it went), from the task
+   * tables of the campaign's jobs, read before the first submission: a state rebuilt from
+   * nothing, or older than the cluster, then never sends an attempt a second time, however
+   * the attempts are grouped now.
+   */
+  private onRecord: Map<string, { handle: string; log: string }> | undefined;
+  /** The oldest submission on record (epoch seconds): the query looks back at least that far. */
+  private earliest = Infinity;
 
   constructor(private readonly opts: SlurmExecutorOptions) {
     this.now = opts.now ?? (() => new Date().toISOString());
@@ -147,8 +161,15 @@ export class SlurmExecutor implements Executor {
   async submit(submissions: readonly Submission[]): Promise<TaskEvent[]> {
     const known = this.known ?? (await this.refreshKnown());
     const workdir = await this.workdir();
+    const record = this.onRecord ?? (this.onRecord = await this.readRecord(workdir));
     const events: TaskEvent[] = [];
-    for (const group of groupSubmissions(submissions)) {
+    for (const whole of groupSubmissions(submissions)) {
+      for (const s of whole) {
+        const found = record.get(attemptKey(s.task.id, s.attempt));
+        if (found) events.push(submittedEvent(s, this.now(), found.handle, found.log));
+      }
+      const group = whole.filter((s) => !record.has(attemptKey(s.task.id, s.attempt)));
+      if (group.length === 0) continue;
       const key = submissionKey(this.opts.manifest.campaign, group);
       const name = `${this.prefix}${key}`;
       const dir = `${workdir}/.campaign/slurm/${key}`;
@@ -180,18 +201,60 @@ export class SlurmExecutor implements Executor {
       }
       const at = this.now();
       for (const s of group) {
-        events.push({
-          type: 'submitted',
-          task: s.task.id,
-          attempt: s.attempt,
-          at,
-          handle: `${jobId}_${s.index}`,
-          log: `${dir}/logs/${s.index}.log`,
-          ...(s.memBytes === undefined ? {} : { memBytes: s.memBytes }),
-        });
+        const where = { handle: `${jobId}_${s.index}`, log: `${dir}/logs/${s.index}.log` };
+        record.set(attemptKey(s.task.id, s.attempt), where);
+        events.push(submittedEvent(s, at, where.handle, where.log));
       }
     }
     return events;
+  }
+
+  /**
+   * The attempts of the campaign's jobs, in one command: the task tables under the workdir
+   * whose jobs the scheduler knows (by the name the table's key gives), with their ids.
+   */
+  private async readRecord(workdir: string): Promise<Map<string, { handle: string; log: string }>> {
+    const root = `${workdir}/.campaign/slurm`;
+    const r = await this.opts.transport.exec(
+      [
+        `cd -- ${shellQuote(root)} 2>/dev/null || exit 0`,
+        'export SLURM_TIME_FORMAT=%s',
+        'user=$(id -un)',
+        `names=; for d in */; do if [ -f "$d/table.tsv" ]; then names="$names,"${shellQuote(this.prefix)}"\${d%/}"; fi; done`,
+        '[ -n "$names" ] || exit 0',
+        `sacct -X -n -P -u "$user" -S ${RECORD_LOOKBACK} -E now --name="\${names#,}" -o JobID,JobName,Submit || exit 4`,
+        `squeue -h -t all -u "$user" --name="\${names#,}" -o '%i|%j|%V' || exit 4`,
+        `for d in */; do if [ -f "$d/table.tsv" ]; then printf '== %s\\n' "\${d%/}"; cat -- "$d/table.tsv"; fi; done`,
+      ].join('\n'),
+    );
+    const record = new Map<string, { handle: string; log: string }>();
+    if (r.code !== 0) {
+      this.warn(`cannot read the record of earlier submissions (${r.stderr.trim() || `exit ${r.code}`})`);
+      return record;
+    }
+    const jobs = new Map<string, string>();
+    let key: string | undefined;
+    for (const line of r.stdout.split('\n')) {
+      if (line.startsWith('== ')) {
+        key = line.slice(3);
+        continue;
+      }
+      if (key === undefined) {
+        const [id = '', name = '', submit = ''] = line.split('|');
+        if (!name.startsWith(this.prefix) || !/^\d+/.test(id)) continue;
+        jobs.set(name.slice(this.prefix.length), id.split('_')[0]!);
+        if (/^\d+$/.test(submit)) this.earliest = Math.min(this.earliest, Number(submit));
+        continue;
+      }
+      const jobId = jobs.get(key);
+      const row = jobId === undefined ? undefined : rowAttempt(line);
+      if (!row) continue;
+      record.set(attemptKey(row.task, row.attempt), {
+        handle: `${jobId}_${row.index}`,
+        log: `${root}/${key}/logs/${row.index}.log`,
+      });
+    }
+    return record;
   }
 
   private async sbatch(
@@ -231,7 +294,8 @@ export class SlurmExecutor implements Executor {
 
   /** The one query of a pass: the campaign's jobs in accounting and in the queue. */
   private async query(): Promise<Map<string, JobRecord>> {
-    const back = Math.ceil((Date.parse(this.now()) - Date.parse(this.opts.since)) / 1000) + 3600;
+    const from = Math.min(Date.parse(this.opts.since) / 1000, this.earliest);
+    const back = Math.ceil(Date.parse(this.now()) / 1000 - from) + 3600;
     const r = await this.opts.transport.exec(
       [
         'user=$(id -un)',
@@ -410,6 +474,20 @@ export class SlurmExecutor implements Executor {
   async close(): Promise<void> {
     await this.opts.transport.close();
   }
+}
+
+const attemptKey = (task: string, attempt: number): string => `${task}\u0000${attempt}`;
+
+function submittedEvent(s: Submission, at: string, handle: string, log: string): TaskEvent {
+  return {
+    type: 'submitted',
+    task: s.task.id,
+    attempt: s.attempt,
+    at,
+    handle,
+    log,
+    ...(s.memBytes === undefined ? {} : { memBytes: s.memBytes }),
+  };
 }
 
 /** Submissions that can share one sbatch: one array, one memory, one set of nodes to avoid. */

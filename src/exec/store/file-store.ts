@@ -156,7 +156,7 @@ export class FileStateStore {
       const alsoPrev = prev === undefined ? '' : ` (and ${this.prevPath} is corrupt too)`;
       throw new UserError({
         message: `campaign state file ${this.statePath} is corrupt: ${cause.message}${alsoPrev}`,
-        fix: `restore ${this.statePath} from a backup, or move it aside to start this campaign's state afresh`,
+        fix: `restore ${this.statePath} from a backup, or move it aside: the next run rebuilds the state from the executor's records and the outputs, and sends no finished attempt again`,
       });
     }
     const kept = join(this.dir, `state.corrupt-${new Date().toISOString().replace(/:/g, '-')}.json`);
