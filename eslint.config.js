@@ -15,7 +15,14 @@ export default tseslint.config(
   },
   {
     // The core decides, adapters act: only exec/ and cli/ may touch processes, files or the network.
-    files: ['src/manifest/**/*.ts', 'src/plan/**/*.ts', 'src/lint/**/*.ts', 'src/render/**/*.ts', 'src/queue/**/*.ts'],
+    files: [
+      'src/manifest/**/*.ts',
+      'src/plan/**/*.ts',
+      'src/lint/**/*.ts',
+      'src/render/**/*.ts',
+      'src/queue/**/*.ts',
+      'src/workflow/**/*.ts',
+    ],
     rules: {
       'no-restricted-imports': [
         'error',

@@ -1,6 +1,6 @@
 /** The `campaign` command. */
-import { writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { mkdir, writeFile } from 'node:fs/promises';
+import { dirname, join, relative } from 'node:path';
 import { parseArgs } from 'node:util';
 import { z } from 'zod';
 import { UserError } from '../errors.js';
@@ -16,6 +16,8 @@ import type { Plan } from '../plan/plan.js';
 import { openExecutor } from './executors.js';
 import { loadCampaign, readManifest, type Campaign } from './load.js';
 import { renderPlanJson, renderPlanText } from './plan-table.js';
+import { DEFAULT_OPTIONS, staleWorkflowFinding, workflowTarget } from './workflow-file.js';
+import { renderWorkflow } from '../workflow/render.js';
 import { Progress } from './progress.js';
 
 const USAGE = `usage: campaign <command> [options]
@@ -29,6 +31,10 @@ const USAGE = `usage: campaign <command> [options]
                       --retry-failed (run failed tasks and failed smoke stages again)
   status FILE         the stored state per phase   --state-dir DIR
   summary FILE        markdown summary   --state-dir DIR   --out FILE
+  workflow FILE       write the GitHub Actions workflow for a manifest to
+                      .github/workflows/campaign-NAME.yml   --uses OWNER/REPO@REF
+                      --branch NAME   --budget DURATION   --environment NAME
+                      --runs-on LABEL   --stdout
   schema              the manifest's JSON Schema
 
 Exit status: 0 success (run: every task completed), 1 lint errors or an incomplete
@@ -51,6 +57,8 @@ export async function main(argv: string[]): Promise<number> {
         return await status(rest);
       case 'summary':
         return await summary(rest);
+      case 'workflow':
+        return await workflow(rest);
       case 'schema':
         process.stdout.write(JSON.stringify(jsonSchema(), null, 2) + '\n');
         return EXIT.ok;
@@ -100,7 +108,12 @@ async function lint(argv: string[]): Promise<number> {
   const { values, files } = args(argv, { format: { type: 'string' }, strict: { type: 'boolean' } });
   const fmt = format(values.format);
   const all = [];
-  for (const f of files) all.push(...lintText(f, await readManifest(f)).findings);
+  for (const f of files) {
+    const result = lintText(f, await readManifest(f));
+    all.push(...result.findings);
+    const stale = result.context && (await staleWorkflowFinding(f, result.context));
+    if (stale) all.push(stale);
+  }
   if (fmt === 'json') process.stdout.write(JSON.stringify(all, null, 2) + '\n');
   else for (const f of all) process.stdout.write(formatFinding(f) + '\n');
   const failing = all.some((f) => f.severity === 'error' || (values.strict === true && f.severity === 'warning'));
@@ -195,7 +208,7 @@ async function status(argv: string[]): Promise<number> {
   return allCompleted(c.plan, state) ? EXIT.ok : EXIT.incomplete;
 }
 
-async function summaryText(plan: Plan, executor: Executor, state: CampaignState): Promise<string> {
+export async function summaryText(plan: Plan, executor: Executor, state: CampaignState): Promise<string> {
   const tails = new Map<string, string>();
   for (const p of plan.phases) {
     for (const t of [...p.smoke, ...p.tasks]) {
@@ -222,4 +235,37 @@ async function summary(argv: string[]): Promise<number> {
     await executor.close();
   }
   return allCompleted(c.plan, state) ? EXIT.ok : EXIT.incomplete;
+}
+
+async function workflow(argv: string[]): Promise<number> {
+  const { values, files } = args(argv, {
+    uses: { type: 'string' },
+    branch: { type: 'string' },
+    budget: { type: 'string' },
+    environment: { type: 'string' },
+    'runs-on': { type: 'string' },
+    stdout: { type: 'boolean' },
+  });
+  const c = await loadCampaign(files[0]!);
+  const target = await workflowTarget(c.file, c.manifest.campaign);
+  // Flags over the options the workflow was last written with, over the defaults.
+  const was = target.existing?.options ?? DEFAULT_OPTIONS;
+  const flag = (name: string): string | undefined => values[name] as string | undefined;
+  const environment = flag('environment') ?? target.existing?.options?.environment;
+  const text = renderWorkflow(c.plan, {
+    manifest: target.manifest,
+    uses: flag('uses') ?? was.uses,
+    branch: flag('branch') ?? was.branch,
+    budget: flag('budget') ?? was.budget,
+    runsOn: flag('runs-on') ?? was.runsOn,
+    ...(environment ? { environment } : {}),
+  });
+  if (values.stdout === true) {
+    process.stdout.write(text);
+    return EXIT.ok;
+  }
+  await mkdir(dirname(target.path), { recursive: true });
+  await writeFile(target.path, text);
+  process.stdout.write(`wrote ${relative(process.cwd(), target.path) || target.path}\n`);
+  return EXIT.ok;
 }

@@ -12,6 +12,7 @@ import type { ArrayPlan, Plan } from '../plan/plan.js';
 import { evaluateChecklist, type SmokeFacts } from '../queue/checklist.js';
 import type { Action, CampaignEvent } from '../queue/events.js';
 import { retryPolicy } from '../queue/policy.js';
+import { scopeActions, scopeAtRest, type Scope } from '../queue/scope.js';
 import { ACTIVE, campaignStateSchema, emptyState, type CampaignState } from '../queue/state.js';
 import { applyEvents, atRest, step, type RetryPolicy } from '../queue/transition.js';
 import type { ActiveAttempt, Executor } from './executor.js';
@@ -23,6 +24,8 @@ export interface Controller {
   executor: Executor;
   store: FileStateStore;
   now?: () => string;
+  /** Confines the pass to one phase and stage (a job of a generated workflow); the whole campaign when absent. */
+  scope?: Scope;
 }
 
 interface Located {
@@ -57,14 +60,18 @@ export class CampaignController {
     const active = Object.values(next.tasks).filter((t) => ACTIVE.has(t.status)).length;
     const decided = step(next, this.c.plan, this.now(), this.c.executor.capacity(active));
     next = decided.state;
+    const actions = this.c.scope ? scopeActions(decided.actions, this.c.scope) : decided.actions;
     const acted: CampaignEvent[] = [];
-    for (const action of decided.actions) acted.push(...(await this.act(action, next)));
+    for (const action of actions) acted.push(...(await this.act(action, next)));
     next = applyEvents(next, acted, this.policy);
     // Dependent phases may move on in the same pass (a gate passed, a phase completed).
     const settled = step(next, this.c.plan, this.now(), 0).state;
     await this.c.store.append([...observed, ...acted]);
     await this.c.store.save(settled);
-    return { state: settled, atRest: acted.length === 0 && atRest(settled, decided.actions) };
+    const rest = this.c.scope
+      ? scopeAtRest(this.c.plan, settled, actions, this.c.scope)
+      : atRest(settled, decided.actions);
+    return { state: settled, atRest: acted.length === 0 && rest };
   }
 
   private activeAttempts(state: CampaignState): ActiveAttempt[] {

@@ -1,0 +1,228 @@
+/**
+ * The campaign action's commands, thin: the decisions are the core's and the controller's.
+ *   plan     the plan into the job summary
+ *   advance  restore the newest state → open the executor → controller passes (confined to a
+ *            phase and stage when given) for the time budget → save the state artifact →
+ *            publish the gate → summary and outputs; hands over to a new run when the budget
+ *            runs out first. Without a phase it drives the whole campaign (a resume).
+ *   gate     publish a phase's smoke gate from the newest state; fails unless it passed
+ *   summary  the campaign's summary from the newest state; fails if a phase failed or is blocked
+ * `run` takes its services as an argument, so tests call it in-process as well as via the bundle.
+ */
+import * as core from '@actions/core';
+import { join } from 'node:path';
+import { openExecutor, KEY_ENV, PASSPHRASE_ENV } from '../cli/executors.js';
+import { loadCampaign, type Campaign } from '../cli/load.js';
+import { summaryText } from '../cli/main.js';
+import { renderPlanText } from '../cli/plan-table.js';
+import { UserError } from '../errors.js';
+import { CampaignController, loadState } from '../exec/controller.js';
+import type { Executor } from '../exec/executor.js';
+import { FileStateStore } from '../exec/store/file-store.js';
+import { formatFinding } from '../lint/lint.js';
+import type { Plan } from '../plan/plan.js';
+import { gateView, phaseTable } from '../queue/job-summary.js';
+import { startScopedRun, type Scope } from '../queue/scope.js';
+import type { CampaignState } from '../queue/state.js';
+import { allCompleted, phaseCounts, renderSummary } from '../queue/summary.js';
+import type { GitHubServices } from './github/services.js';
+import { writeSummary } from './report.js';
+import type { MainSettings } from './settings.js';
+
+export interface RunContext {
+  /** The job's id (GITHUB_JOB): part of the state artifact's name. */
+  job: string;
+  /** Where the state directory goes when no `state-dir` is given (RUNNER_TEMP on a runner). */
+  tempDir: string;
+  /** Milliseconds now; tests may drive it. */
+  now?: () => number;
+  /** Waits between passes; tests may shorten it. */
+  sleep?: (ms: number) => Promise<void>;
+}
+
+/** Runs one command; returns a failure message for the step, or undefined when it succeeded. */
+export async function run(s: MainSettings, services: GitHubServices, ctx: RunContext): Promise<string | undefined> {
+  // Masked before anything could print them; the executor reads them from the environment.
+  for (const [value, env] of [
+    [s['ssh-key'], KEY_ENV],
+    [s['ssh-passphrase'], PASSPHRASE_ENV],
+  ] as const) {
+    if (value === undefined) continue;
+    core.setSecret(value);
+    for (const line of value.split('\n')) if (line.trim().length > 8) core.setSecret(line.trim());
+    process.env[env] = value;
+  }
+  const loaded = await loadCampaign(s.manifest, s['state-dir']);
+  // The runner's temp directory, not the checkout: the state must not end up in a commit.
+  const c = s['state-dir']
+    ? loaded
+    : { ...loaded, stateDir: join(ctx.tempDir, 'campaign-state', loaded.manifest.campaign) };
+  for (const w of c.warnings) core.warning(formatFinding(w));
+  if (s.phase !== undefined && !c.plan.phases.some((p) => p.name === s.phase)) {
+    throw new UserError({
+      message: `input "phase": ${c.manifest.campaign} has no phase "${s.phase}"`,
+      fix: `use one of ${c.plan.phases.map((p) => p.name).join(', ')}`,
+    });
+  }
+  switch (s.command) {
+    case 'plan':
+      await writeSummary(`## Plan of ${c.manifest.campaign}\n\n\`\`\`\n${renderPlanText(c.plan)}\`\`\`\n`);
+      core.setOutput('gpu-hours', c.plan.phases.reduce((n, p) => n + p.gpuHours + p.smokeGpuHours, 0).toFixed(2));
+      return undefined;
+    case 'advance':
+      return advance(s, c, services, ctx);
+    case 'gate':
+      return gate(s.phase!, c, services);
+    case 'summary':
+      return summary(c, services);
+  }
+}
+
+async function restore(c: Campaign, services: GitHubServices): Promise<CampaignState> {
+  const ref = await services.state.restoreNewest(c.manifest.campaign, c.stateDir);
+  core.info(ref ? `restored the state from ${ref.name} (run ${ref.runId})` : 'no earlier state: the campaign starts');
+  return loadState(new FileStateStore(c.stateDir), c.manifest.campaign, new Date().toISOString());
+}
+
+async function advance(
+  s: MainSettings,
+  c: Campaign,
+  services: GitHubServices,
+  ctx: RunContext,
+): Promise<string | undefined> {
+  const now = ctx.now ?? Date.now;
+  const sleep = ctx.sleep ?? ((ms: number) => new Promise<void>((r) => setTimeout(r, ms)));
+  const deadline = now() + s.budget * 1000;
+  const scope: Scope = { ...(s.phase === undefined ? {} : { phase: s.phase }), stage: s.stage };
+  await restore(c, services);
+  const store = new FileStateStore(c.stateDir, { onWarning: (m) => core.warning(m) });
+  const lock = await store.acquire(`campaign action advance ${s.manifest}`);
+  let executor: Executor | undefined;
+  let passes = 0;
+  try {
+    const loaded = await loadState(store, c.manifest.campaign, new Date().toISOString());
+    const opened = await openExecutor(c, {
+      since: () => loaded.created,
+      warn: (m) => core.warning(m),
+      checkCluster: true,
+    });
+    executor = opened.executor;
+    const plan = opened.plan;
+    const controller = new CampaignController({ manifest: c.manifest, plan, executor, store, scope });
+    let state = startScopedRun(loaded, plan, scope, { retryFailed: s['retry-failed'] });
+    // The scheduler is asked less often than local processes are looked at.
+    const local = c.manifest.cluster.executor === 'local';
+    const [minPoll, maxPoll] = local ? [100, 2_000] : [2_000, 30_000];
+    let wait = minPoll;
+    let atRest = false;
+    for (;;) {
+      const before = JSON.stringify(phaseCounts(plan, state));
+      const r = await controller.pass(state);
+      passes++;
+      state = r.state;
+      atRest = r.atRest;
+      if (atRest || now() >= deadline) break;
+      // Back off while nothing changes, look again soon after something did.
+      wait = JSON.stringify(phaseCounts(plan, state)) === before ? Math.min(maxPoll, wait * 1.5) : minPoll;
+      await sleep(Math.max(0, Math.min(wait, deadline - now())));
+    }
+    const saved = (await services.state.save(c.manifest.campaign, c.stateDir, ctx.job)).name;
+    core.setOutput('state-artifact', saved);
+    const handOver = !atRest && s.handover === 'dispatch';
+    if (handOver) {
+      await services.handover.dispatchAgain({ retry_failed: 'false' });
+      core.notice(`the budget of this job ran out before its part of the campaign came to rest: a new run goes on`);
+    }
+    core.setOutput('handed-over', String(handOver));
+    await publishGates(c, plan, state, services, scope, atRest);
+    return await report(c, plan, state, executor, scope, saved);
+  } catch (e) {
+    // What the passes did must outlive this job: the next one starts from the newest artifact.
+    if (passes > 0) {
+      await services.state
+        .save(c.manifest.campaign, c.stateDir, ctx.job)
+        .catch((err: unknown) => core.warning(`the state could not be saved either: ${(err as Error).message}`));
+    }
+    throw e;
+  } finally {
+    await lock.release();
+    await executor?.close();
+  }
+}
+
+async function publishGates(
+  c: Campaign,
+  plan: Plan,
+  state: CampaignState,
+  services: GitHubServices,
+  scope: Scope,
+  atRest: boolean,
+): Promise<void> {
+  if (scope.stage === 'full') return;
+  for (const p of plan.phases) {
+    if (p.smoke.length === 0 || (scope.phase !== undefined && p.name !== scope.phase)) continue;
+    const ps = state.phases[p.name];
+    // A phase not yet reached has nothing to say; one whose smoke stage came to rest without a
+    // gate result did not get to evaluate it.
+    if (!ps || (ps.status === 'waiting' && !ps.gate)) continue;
+    const view = gateView(p, state, atRest);
+    await services.gate.publish({ campaign: c.manifest.campaign, phase: p.name, ...view });
+  }
+}
+
+async function gate(phase: string, c: Campaign, services: GitHubServices): Promise<string | undefined> {
+  const state = await restore(c, services);
+  const p = c.plan.phases.find((x) => x.name === phase)!;
+  if (p.smoke.length === 0) {
+    core.setOutput('passed', 'true');
+    return undefined;
+  }
+  const view = gateView(p, state, true);
+  await services.gate.publish({ campaign: c.manifest.campaign, phase, ...view });
+  core.setOutput('passed', String(view.conclusion === 'success'));
+  await writeSummary(`## ${phase}: smoke gate\n\n**${view.title}**\n\n${view.text}\n`);
+  return view.conclusion === 'success' ? undefined : `the smoke gate of ${phase} did not pass: ${view.title}`;
+}
+
+async function summary(c: Campaign, services: GitHubServices): Promise<string | undefined> {
+  const state = await restore(c, services);
+  let executor: Executor | undefined;
+  try {
+    executor = (
+      await openExecutor(c, { since: () => state.created, warn: (m) => core.warning(m), checkCluster: false })
+    ).executor;
+  } catch (e) {
+    core.warning(`no log tails in the summary: the cluster could not be reached (${(e as Error).message})`);
+  }
+  try {
+    return await report(c, c.plan, state, executor, { stage: 'all' });
+  } finally {
+    await executor?.close();
+  }
+}
+
+/** The job summary and outputs; a failure message when a phase in scope failed or is blocked. */
+async function report(
+  c: Campaign,
+  plan: Plan,
+  state: CampaignState,
+  executor: Executor | undefined,
+  scope: Scope,
+  savedAs?: string,
+): Promise<string | undefined> {
+  const counts = phaseCounts(plan, state);
+  const complete = allCompleted(plan, state);
+  const body = executor ? await summaryText(plan, executor, state) : renderSummary({ plan, state, tails: new Map() });
+  const where = scope.phase
+    ? ` (${scope.phase}, ${scope.stage === 'all' ? 'every stage' : `${scope.stage} stage`})`
+    : '';
+  const saved = savedAs ? `\nState artifact: \`${savedAs}\`\n` : '';
+  await writeSummary(`## campaign ${c.manifest.campaign}${where}\n\n${phaseTable(plan, state)}${saved}\n${body}`);
+  const mine = counts.filter((x) => scope.phase === undefined || x.phase === scope.phase);
+  core.setOutput('complete', String(complete));
+  core.setOutput('counts', JSON.stringify(counts));
+  if (scope.phase !== undefined) core.setOutput('phase-status', mine[0]?.status ?? 'waiting');
+  const bad = mine.filter((x) => x.status === 'failed' || x.status === 'blocked');
+  if (bad.length === 0) return undefined;
+  return bad.map((x) => `${x.phase} ${x.status}${x.reason ? `: ${x.reason}` : ''}`).join('; ');
+}

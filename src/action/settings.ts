@@ -1,0 +1,104 @@
+/**
+ * The action's inputs as typed settings: every input is read here, once, and a bad value is a
+ * UserError naming the input and the fix. Inputs arrive as strings ('' when not given).
+ */
+import { z } from 'zod';
+import { UserError } from '../errors.js';
+import { parseDuration } from '../manifest/units.js';
+import { STAGES } from '../queue/scope.js';
+
+export const COMMANDS = ['plan', 'advance', 'gate', 'summary'] as const;
+
+/** Reads one input by its name in action.yml ('' when not given), e.g. core.getInput. */
+export type InputReader = (name: string) => string;
+
+const optional = z
+  .string()
+  .transform((s) => s.trim())
+  .transform((s) => (s === '' ? undefined : s));
+
+const bool = (fallback: boolean) =>
+  z
+    .string()
+    .trim()
+    .transform((s) => s.toLowerCase())
+    .pipe(z.enum(['', 'true', 'false'], { error: 'is not true or false' }))
+    .transform((s) => (s === '' ? fallback : s === 'true'));
+
+const duration = z
+  .string()
+  .trim()
+  .transform((s, ctx) => {
+    const seconds = parseDuration(s === '' ? '5h' : s);
+    if (seconds === undefined || seconds <= 0) {
+      ctx.addIssue({ code: 'custom', message: `"${s}" is not a duration (e.g. 5h, 90m, 5h30m)` });
+      return z.NEVER;
+    }
+    return seconds;
+  });
+
+const mainInputs = z
+  .object({
+    command: z.enum(COMMANDS, { error: `is not one of ${COMMANDS.join(', ')}` }),
+    manifest: z.string().trim().min(1, 'is required: the path of the campaign manifest'),
+    phase: optional,
+    stage: z
+      .string()
+      .trim()
+      .transform((s) => (s === '' ? 'all' : s))
+      .pipe(z.enum(STAGES, { error: `is not one of ${STAGES.join(', ')}` })),
+    budget: duration,
+    handover: z
+      .string()
+      .trim()
+      .transform((s) => (s === '' ? 'dispatch' : s))
+      .pipe(z.enum(['dispatch', 'none'], { error: 'is not dispatch or none' })),
+    'retry-failed': bool(false),
+    'state-dir': optional,
+    'ssh-key': optional,
+    'ssh-passphrase': optional,
+    token: optional,
+  })
+  .superRefine((v, ctx) => {
+    if (v.command === 'gate' && v.phase === undefined)
+      ctx.addIssue({ code: 'custom', path: ['phase'], message: 'is required for command gate' });
+    if (v.stage !== 'all' && v.phase === undefined)
+      ctx.addIssue({ code: 'custom', path: ['stage'], message: 'needs a phase: set `phase:` too' });
+  });
+
+export type MainSettings = z.output<typeof mainInputs>;
+
+const lintInputs = z.object({
+  manifests: z
+    .string()
+    .transform((s) => s.split(/[\n,]/).map((x) => x.trim()))
+    .transform((xs) => xs.filter((x) => x !== ''))
+    .transform((xs) => (xs.length === 0 ? ['campaigns'] : xs)),
+  strict: bool(false),
+  'check-workflow': bool(true),
+});
+
+export type LintSettings = z.output<typeof lintInputs>;
+
+function parse<S extends z.ZodType<unknown, Record<string, string>>>(schema: S, names: string[], read: InputReader) {
+  const raw = Object.fromEntries(names.map((n) => [n, read(n)]));
+  const parsed = schema.safeParse(raw);
+  if (parsed.success) return parsed.data as z.output<S>;
+  throw new UserError(
+    parsed.error.issues.map((i) => {
+      const name = String(i.path[0] ?? '');
+      return {
+        message: `input "${name}" ${i.message}${raw[name] ? ` (got "${raw[name]}")` : ''}`,
+        fix: `set \`with: ${name}:\` in the workflow step (see action.yml for the values it takes)`,
+      };
+    }),
+  );
+}
+
+export function readMainSettings(read: InputReader): MainSettings {
+  return parse(mainInputs, Object.keys(mainInputs.shape), read);
+}
+
+export function readLintSettings(read: InputReader): LintSettings {
+  return parse(lintInputs, Object.keys(lintInputs.shape), read);
+}

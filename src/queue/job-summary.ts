@@ -1,0 +1,66 @@
+/**
+ * The parts of a workflow job's summary that `renderSummary` does not have: tasks by state per
+ * phase stage with the GPU-hour budget, and a phase's smoke gate as a check's title and text.
+ */
+import type { Plan, PhasePlan } from '../plan/plan.js';
+import type { CampaignState } from './state.js';
+import { phaseCounts } from './summary.js';
+
+export function phaseTable(plan: Plan, state: CampaignState): string {
+  const budget = new Map(plan.phases.map((p) => [p.name, p]));
+  const out = [
+    '| phase | status | stage | done | running | queued | pending | failed | retries | budget (GPU-h) |',
+    '| --- | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |',
+  ];
+  for (const c of phaseCounts(plan, state)) {
+    const p = budget.get(c.phase)!;
+    const why = c.reason ? `: ${c.reason.replace(/\|/g, '\\|').replace(/\n/g, ' ')}` : '';
+    out.push(
+      `| ${c.phase} | ${c.status}${why} | ${c.stage} | ${c.done}/${c.total} | ${c.running} | ${c.queued} | ${c.pending} | ${c.failed} | ${c.retries} | ${p.gpuHours.toFixed(1)} (+${p.smokeGpuHours.toFixed(2)} smoke) |`,
+    );
+  }
+  const total = plan.phases.reduce((s, p) => s + p.gpuHours + p.smokeGpuHours, 0);
+  return [...out, '', `Budget in all: ${total.toFixed(1)} GPU-hours.`, ''].join('\n');
+}
+
+export interface GateView {
+  conclusion: 'success' | 'failure' | 'pending';
+  title: string;
+  text: string;
+}
+
+/**
+ * A phase's gate as a check shows it. `ranOut`: nothing more will happen to this gate in this
+ * job, so a gate not evaluated by now is a failure, never a pass.
+ */
+export function gateView(phase: PhasePlan, state: CampaignState, ranOut: boolean): GateView {
+  const ps = state.phases[phase.name];
+  const gate = ps?.gate;
+  if (!gate) {
+    const where = ps ? `the phase is ${ps.status}${ps.reason ? `: ${ps.reason}` : ''}` : 'the phase has not started';
+    return {
+      conclusion: ranOut ? 'failure' : 'pending',
+      title: ranOut ? 'The checklist was not evaluated' : 'The smoke stage is running',
+      text: `The smoke checklist of ${phase.name} has not been evaluated: ${where}.`,
+    };
+  }
+  const passed = gate.results.filter((r) => r.passed).length;
+  const rows = gate.results.map(
+    (r) =>
+      `| ${r.check} | ${r.passed ? 'pass' : '**FAIL**'} | ${r.detail.replace(/\|/g, '\\|')} | ${(r.otherwise ?? '').replace(/\|/g, '\\|')} |`,
+  );
+  return {
+    conclusion: gate.passed ? 'success' : 'failure',
+    title: `${passed} of ${gate.results.length} checks passed`,
+    text: [
+      gate.passed
+        ? 'The smoke checklist passed: the pipeline works, and the full arrays may be released. Smoke results are not findings.'
+        : 'The smoke checklist failed: the full arrays are not released.',
+      '',
+      '| check | result | detail | if it fails |',
+      '| --- | --- | --- | --- |',
+      ...rows,
+      '',
+    ].join('\n'),
+  };
+}

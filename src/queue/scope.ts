@@ -1,0 +1,80 @@
+/**
+ * A controller confined to one phase and stage, as one job of a generated workflow is: the
+ * smoke job of a phase submits its smoke tasks and evaluates its checklist, the release job
+ * submits the full arrays, and neither touches another phase. Observation stays whole: every
+ * pass still reconciles every active task.
+ */
+import type { Plan } from '../plan/plan.js';
+import type { Action } from './events.js';
+import { ACTIVE, type CampaignState } from './state.js';
+import { startRun } from './transition.js';
+
+export const STAGES = ['smoke', 'full', 'all'] as const;
+export type ScopeStage = (typeof STAGES)[number];
+
+export interface Scope {
+  /** Undefined: every phase. */
+  phase?: string;
+  stage: ScopeStage;
+}
+
+export const WHOLE: Scope = { stage: 'all' };
+
+function covers(scope: Scope, phase: string, stage: 'smoke' | 'full'): boolean {
+  return (scope.phase === undefined || scope.phase === phase) && (scope.stage === 'all' || scope.stage === stage);
+}
+
+/** The actions this scope may take; preconditions and the checklist come before release, so they are the smoke stage's. */
+export function scopeActions(actions: readonly Action[], scope: Scope): Action[] {
+  const out: Action[] = [];
+  for (const a of actions) {
+    if (a.type !== 'submit') {
+      if (covers(scope, a.phase, 'smoke')) out.push(a);
+      continue;
+    }
+    const submissions = a.submissions.filter((s) => covers(scope, s.array.phase, s.array.stage));
+    if (submissions.length > 0) out.push({ ...a, submissions });
+  }
+  return out;
+}
+
+/** True when this scope has nothing left to do or wait for: no action of its own, no task of its own active or due for retry. */
+export function scopeAtRest(plan: Plan, state: CampaignState, scopedActions: readonly Action[], scope: Scope): boolean {
+  if (scopedActions.length > 0) return false;
+  for (const p of plan.phases) {
+    for (const [stage, specs] of [
+      ['smoke', p.smoke],
+      ['full', p.tasks],
+    ] as const) {
+      if (!covers(scope, p.name, stage)) continue;
+      for (const t of specs) {
+        const s = state.tasks[t.id]?.status;
+        if (s !== undefined && (ACTIVE.has(s) || s === 'retrying')) return false;
+      }
+    }
+  }
+  return true;
+}
+
+/**
+ * `startRun` for a scoped job: `retryFailed` resets only this scope's failed tasks, so that a
+ * later job of the same run does not reset a task an earlier job saw fail.
+ */
+export function startScopedRun(
+  state: CampaignState,
+  plan: Plan,
+  scope: Scope,
+  opts: { retryFailed: boolean },
+): CampaignState {
+  const kept = startRun(state, plan, { retryFailed: false });
+  if (!opts.retryFailed) return kept;
+  const retried = startRun(state, plan, { retryFailed: true });
+  const tasks = { ...kept.tasks };
+  for (const p of plan.phases) {
+    for (const t of p.smoke)
+      if (covers(scope, p.name, 'smoke') && retried.tasks[t.id]) tasks[t.id] = retried.tasks[t.id]!;
+    for (const t of p.tasks)
+      if (covers(scope, p.name, 'full') && retried.tasks[t.id]) tasks[t.id] = retried.tasks[t.id]!;
+  }
+  return { ...kept, tasks };
+}

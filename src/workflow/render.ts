@@ -1,0 +1,204 @@
+/**
+ * The GitHub Actions workflow for a campaign, pure: one job per phase stage (smoke, gate,
+ * release), `needs:` edges following `depends_on`, a gate job that always runs and fails
+ * unless the checklist passed, least permissions per job, and no `run:` step at all, so no
+ * expression can reach a shell.
+ */
+import { stringify } from 'yaml';
+import { UserError } from '../errors.js';
+import { parseDuration } from '../manifest/units.js';
+import type { Plan } from '../plan/plan.js';
+
+export interface WorkflowOptions {
+  /** The manifest's path from the repository root, as the workflow's steps see it. */
+  manifest: string;
+  /** The campaign action, `owner/repo@ref` (its lint sub-action is `owner/repo/lint@ref`) or a local `./path`. */
+  uses: string;
+  /** The branch whose pushes of the manifest start the campaign. */
+  branch: string;
+  /** How long one job drives the campaign before it saves and hands over: a duration such as `5h`. */
+  budget: string;
+  /** A GitHub environment the release jobs wait in, for a person to approve the full arrays. */
+  environment?: string;
+  runsOn: string;
+}
+
+/** The first lines of every generated workflow: the options are kept so a check can render it again. */
+export const HEADER =
+  '# Written by `campaign workflow`; do not edit it: change the manifest and run that command again.';
+const OPTIONS_PREFIX = '# campaign-workflow-options: ';
+
+/** Where the workflow for a campaign is committed, from the repository root. */
+export function workflowPath(campaign: string): string {
+  return `.github/workflows/campaign-${campaign}.yml`;
+}
+
+/** The options a generated workflow was written with, or undefined when the text is not one. */
+export function readOptions(text: string): WorkflowOptions | undefined {
+  const line = text.split('\n').find((l) => l.startsWith(OPTIONS_PREFIX));
+  if (!line) return undefined;
+  try {
+    return JSON.parse(line.slice(OPTIONS_PREFIX.length)) as WorkflowOptions;
+  } catch {
+    return undefined;
+  }
+}
+
+export function lintAction(uses: string): string {
+  const at = uses.lastIndexOf('@');
+  return at < 0 ? `${uses.replace(/\/$/, '')}/lint` : `${uses.slice(0, at)}/lint${uses.slice(at)}`;
+}
+
+const CHECKOUT = { uses: 'actions/checkout@v5', with: { 'persist-credentials': false } };
+/** Slack over the controller's budget for restoring, saving and the summary. */
+const JOB_SLACK_MINUTES = 20;
+/** GitHub-hosted runners end a job after 6 hours. */
+const HOSTED_LIMIT_MINUTES = 360;
+
+/** A job id GitHub accepts, unique per phase and stage. */
+function jobIds(plan: Plan): Map<string, string> {
+  const ids = new Map<string, string>();
+  const owner = new Map<string, string>();
+  for (const p of plan.phases) {
+    const id = p.name.replace(/[^A-Za-z0-9_-]/g, '_').replace(/^(?=[0-9-])/, '_');
+    const other = owner.get(id);
+    if (other !== undefined) {
+      throw new UserError({
+        message: `phases "${other}" and "${p.name}" would be the same workflow job "${id}"`,
+        fix: 'rename one of the phases (job ids keep letters, digits, "_" and "-")',
+      });
+    }
+    owner.set(id, p.name);
+    ids.set(p.name, id);
+  }
+  return ids;
+}
+
+export function renderWorkflow(plan: Plan, opts: WorkflowOptions): string {
+  const budgetMinutes = Math.ceil(budgetSeconds(opts.budget) / 60);
+  const ids = jobIds(plan);
+  const common = { manifest: opts.manifest };
+  const ssh = {
+    'ssh-key': '${{ secrets.CAMPAIGN_SSH_KEY }}',
+    'ssh-passphrase': '${{ secrets.CAMPAIGN_SSH_PASSPHRASE }}',
+  };
+  const advanceMinutes = Math.min(HOSTED_LIMIT_MINUTES, budgetMinutes + JOB_SLACK_MINUTES);
+  const step = (command: string, extra: Record<string, string>) => ({
+    id: 'campaign',
+    uses: opts.uses,
+    with: { command, ...common, ...extra },
+  });
+  const advance = (phase: string, stage: string) =>
+    step('advance', {
+      phase,
+      stage,
+      budget: opts.budget,
+      'retry-failed': '${{ inputs.retry_failed || false }}',
+      ...ssh,
+    });
+  const outputs = (names: string[]) => Object.fromEntries(names.map((n) => [n, `\${{ steps.campaign.outputs.${n} }}`]));
+
+  const jobs: Record<string, unknown> = {
+    lint: {
+      name: 'lint',
+      'runs-on': opts.runsOn,
+      'timeout-minutes': 10,
+      permissions: { contents: 'read' },
+      steps: [CHECKOUT, { uses: lintAction(opts.uses), with: { manifests: opts.manifest } }],
+    },
+  };
+  const last = new Map<string, string>();
+  for (const p of plan.phases) {
+    const id = ids.get(p.name)!;
+    const deps = p.dependsOn.map((d) => last.get(d) ?? ids.get(d)!);
+    const needs = deps.length > 0 ? deps : ['lint'];
+    // actions: write lists earlier runs' state artifacts and dispatches the next run; checks:
+    // write publishes the gate, which only the smoke stage and the gate job do.
+    const advancing = (checks: boolean) => ({
+      'runs-on': opts.runsOn,
+      'timeout-minutes': advanceMinutes,
+      permissions: { contents: 'read', actions: 'write', ...(checks ? { checks: 'write' } : {}) },
+    });
+    if (p.smoke.length === 0) {
+      jobs[id] = {
+        name: `${p.name}`,
+        needs,
+        ...advancing(true),
+        outputs: outputs(['complete', 'phase-status', 'state-artifact']),
+        steps: [CHECKOUT, advance(p.name, 'all')],
+      };
+      last.set(p.name, id);
+      continue;
+    }
+    jobs[`${id}-smoke`] = {
+      name: `${p.name}: smoke stage`,
+      needs,
+      ...advancing(true),
+      outputs: outputs(['phase-status', 'state-artifact']),
+      steps: [CHECKOUT, advance(p.name, 'smoke')],
+    };
+    jobs[`${id}-gate`] = {
+      name: `${p.name}: smoke gate`,
+      needs: [`${id}-smoke`],
+      // A skipped job counts as a success on GitHub: the gate runs whatever happened before it
+      // and fails unless the checklist passed.
+      if: 'always()',
+      'runs-on': opts.runsOn,
+      'timeout-minutes': 15,
+      permissions: { contents: 'read', actions: 'read', checks: 'write' },
+      outputs: outputs(['passed']),
+      steps: [CHECKOUT, step('gate', { phase: p.name })],
+    };
+    jobs[`${id}-full`] = {
+      name: `${p.name}: full arrays`,
+      needs: [`${id}-gate`],
+      if: `needs.${id}-gate.outputs.passed == 'true'`,
+      ...(opts.environment ? { environment: opts.environment } : {}),
+      ...advancing(false),
+      outputs: outputs(['complete', 'phase-status', 'state-artifact']),
+      steps: [CHECKOUT, advance(p.name, 'full')],
+    };
+    last.set(p.name, `${id}-full`);
+  }
+  jobs.summary = {
+    name: 'summary',
+    needs: Object.keys(jobs),
+    if: 'always()',
+    'runs-on': opts.runsOn,
+    'timeout-minutes': 15,
+    permissions: { contents: 'read', actions: 'read' },
+    steps: [CHECKOUT, step('summary', ssh)],
+  };
+
+  const workflow = {
+    name: `campaign ${plan.campaign}`,
+    on: {
+      push: { branches: [opts.branch], paths: [opts.manifest] },
+      workflow_dispatch: {
+        inputs: {
+          retry_failed: {
+            description: 'Run failed tasks and failed smoke stages again, with their retry allowances afresh',
+            type: 'boolean',
+            default: false,
+          },
+        },
+      },
+    },
+    // One run drives a campaign at a time; a newer run waits instead of cancelling a running one.
+    concurrency: { group: `campaign-${plan.campaign}`, 'cancel-in-progress': false },
+    permissions: {},
+    jobs,
+  };
+  return `${HEADER}\n${OPTIONS_PREFIX}${JSON.stringify(opts)}\n${stringify(workflow, { lineWidth: 0, aliasDuplicateObjects: false })}`;
+}
+
+function budgetSeconds(budget: string): number {
+  const seconds = parseDuration(budget);
+  if (seconds === undefined || seconds <= 0 || seconds / 60 + JOB_SLACK_MINUTES > HOSTED_LIMIT_MINUTES) {
+    throw new UserError({
+      message: `budget "${budget}" is not a duration up to ${(HOSTED_LIMIT_MINUTES - JOB_SLACK_MINUTES) / 60}h (e.g. 5h, 90m, 5h20m)`,
+      fix: `a job on a GitHub-hosted runner ends after 6 hours, and saving takes up to ${JOB_SLACK_MINUTES} minutes`,
+    });
+  }
+  return seconds;
+}
