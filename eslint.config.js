@@ -21,6 +21,8 @@ export default tseslint.config(
       'src/lint/**/*.ts',
       'src/render/**/*.ts',
       'src/queue/**/*.ts',
+      'src/calibrate/**/*.ts',
+      'src/report/**/*.ts',
       'src/workflow/**/*.ts',
     ],
     rules: {

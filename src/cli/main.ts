@@ -1,6 +1,6 @@
 /** The `campaign` command. */
 import { mkdir, writeFile } from 'node:fs/promises';
-import { dirname, join, relative } from 'node:path';
+import { dirname, join, relative, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { z } from 'zod';
 import { UserError } from '../errors.js';
@@ -14,7 +14,9 @@ import { startRun } from '../queue/transition.js';
 import { allCompleted, phaseCounts, progressLine, renderSummary } from '../queue/summary.js';
 import type { Plan } from '../plan/plan.js';
 import { openExecutor } from './executors.js';
+import { runCalibrate } from './calibrate.js';
 import { loadCampaign, readManifest, type Campaign } from './load.js';
+import { writePictures } from './pictures.js';
 import { renderPlanJson, renderPlanText } from './plan-table.js';
 import { DEFAULT_OPTIONS, staleWorkflowFinding, workflowTarget } from './workflow-file.js';
 import { renderWorkflow } from '../workflow/render.js';
@@ -32,6 +34,10 @@ const USAGE = `usage: campaign <command> [options]
   status FILE         the stored state per phase   --state-dir DIR
   summary FILE        markdown summary   --state-dir DIR   --out FILE
   workflow FILE       write the GitHub Actions workflow for a manifest to
+  calibrate FILE      measured seconds per unit per stratum against the declared rates,
+                      headroom, the walltime the planner would now choose; writes the
+                      cost sections' patch to calibrate.patch in the state dir
+                      --state-dir DIR   --write (apply it to FILE)   --format text|json
                       .github/workflows/campaign-NAME.yml   --uses OWNER/REPO@REF
                       --branch NAME   --budget DURATION   --environment NAME
                       --runs-on LABEL   --stdout
@@ -58,6 +64,8 @@ export async function main(argv: string[]): Promise<number> {
       case 'summary':
         return await summary(rest);
       case 'workflow':
+      case 'calibrate':
+        return await calibrateCommand(rest);
         return await workflow(rest);
       case 'schema':
         process.stdout.write(JSON.stringify(jsonSchema(), null, 2) + '\n');
@@ -181,7 +189,7 @@ async function run(argv: string[]): Promise<number> {
       wait = JSON.stringify(phaseCounts(plan, state)) === before ? Math.min(maxPoll, wait * 1.5) : minPoll;
       await new Promise((res) => setTimeout(res, wait * 1000));
     }
-    const text = await summaryText(plan, executor, state);
+    const text = await summaryText(plan, executor, state, await writePictures(c.stateDir, plan, state));
     await writeFile(join(c.stateDir, 'summary.md'), text);
     process.stdout.write('\n' + text);
     return allCompleted(plan, state) ? EXIT.ok : EXIT.incomplete;
@@ -208,7 +216,12 @@ async function status(argv: string[]): Promise<number> {
   return allCompleted(c.plan, state) ? EXIT.ok : EXIT.incomplete;
 }
 
-export async function summaryText(plan: Plan, executor: Executor, state: CampaignState): Promise<string> {
+export async function summaryText(
+  plan: Plan,
+  executor: Executor,
+  state: CampaignState,
+  pictures: readonly { file: string; caption: string }[] = [],
+): Promise<string> {
   const tails = new Map<string, string>();
   for (const p of plan.phases) {
     for (const t of [...p.smoke, ...p.tasks]) {
@@ -219,7 +232,7 @@ export async function summaryText(plan: Plan, executor: Executor, state: Campaig
       }
     }
   }
-  return renderSummary({ plan, state, tails });
+  return renderSummary({ plan, state, tails, pictures });
 }
 
 async function summary(argv: string[]): Promise<number> {
@@ -228,8 +241,11 @@ async function summary(argv: string[]): Promise<number> {
   const state = await storedState(c);
   const { executor } = await openExecutor(c, { since: () => state.created, warn, checkCluster: false });
   try {
-    const text = await summaryText(c.plan, executor, state);
-    if (typeof values.out === 'string') await writeFile(values.out, text);
+    // The pictures go next to a summary written to a file, where its links find them.
+    const out = typeof values.out === 'string' ? values.out : undefined;
+    const pics = out === undefined ? [] : await writePictures(dirname(resolve(out)), c.plan, state);
+    const text = await summaryText(c.plan, executor, state, pics);
+    if (out !== undefined) await writeFile(out, text);
     else process.stdout.write(text);
   } finally {
     await executor.close();
@@ -268,4 +284,32 @@ async function workflow(argv: string[]): Promise<number> {
   await writeFile(target.path, text);
   process.stdout.write(`wrote ${relative(process.cwd(), target.path) || target.path}\n`);
   return EXIT.ok;
+}
+
+async function calibrateCommand(argv: string[]): Promise<number> {
+  const { values, files } = args(argv, {
+    'state-dir': { type: 'string' },
+    write: { type: 'boolean' },
+    format: { type: 'string' },
+  });
+  const fmt = format(values.format);
+  const c = await loadCampaign(files[0]!, values['state-dir'] as string | undefined);
+  const state = await storedState(c);
+  const { executor } = await openExecutor(c, { since: () => state.created, warn, checkCluster: false });
+  try {
+    const r = await runCalibrate(c, executor, state, { write: values.write === true });
+    if (fmt === 'json') process.stdout.write(JSON.stringify({ ...r.calibration, diff: r.diff }, null, 2) + '\n');
+    else {
+      process.stdout.write(r.report);
+      if (r.patchFile) {
+        const applied =
+          values.write === true ? `applied to ${c.file}` : 'apply it with `git apply` or rerun with --write';
+        process.stdout.write(`\nThe cost sections, as measured (${r.patchFile}; ${applied}):\n\n${r.diff}`);
+      } else if (r.calibration.phases.some((p) => p.strata.length > 0))
+        process.stdout.write('\nThe manifest already holds the measured rates.\n');
+    }
+    return r.differs ? EXIT.incomplete : EXIT.ok;
+  } finally {
+    await executor.close();
+  }
 }

@@ -121,6 +121,35 @@ export const cluster = z
   .describe('Where tasks run.');
 export type Cluster = z.infer<typeof cluster>;
 
+/** A pattern `campaign calibrate` can compile: JS syntax, with Python's `(?P<name>` accepted too. */
+export function progressPattern(pattern: string): RegExp | undefined {
+  try {
+    return new RegExp(pattern.replace(/\(\?P</g, '(?<'), 'gm');
+  } catch {
+    return undefined;
+  }
+}
+
+export const progress = z
+  .strictObject({
+    log: z
+      .string()
+      .refine((p) => progressPattern(p) !== undefined, { message: 'not a valid regular expression' })
+      .optional()
+      .describe(
+        'A regular expression matching a progress line in the task log. Its group (?<units>…) is the units done so far (without it, each matching line is one unit); an optional (?<at>…) is a timestamp (seconds, or an ISO date-time) that gives the trend within a run.',
+      ),
+    records: z
+      .literal(true)
+      .optional()
+      .describe('Count the records in the output (JSON lines, or a JSON array): one record per unit.'),
+  })
+  .refine((p) => (p.log === undefined) !== (p.records === undefined), {
+    message: 'declare one of log (a pattern) or records: true',
+  })
+  .describe('How `campaign calibrate` learns the units a task completed.');
+export type Progress = z.infer<typeof progress>;
+
 export const cost = z
   .strictObject({
     unit: z.string().regex(IDENT).describe('What one unit of work is: generation, epoch, step.'),
@@ -130,6 +159,7 @@ export const cost = z
     config: z.string().optional().describe('The configuration the rate was measured at.'),
     trend: z.number().min(1).optional().describe('Late units cost this much more than early ones.'),
     margin: z.number().min(1).optional().describe('Safety factor on the budget.'),
+    progress: progress.optional(),
   })
   .describe('The cost model the walltime is budgeted from.');
 export type Cost = z.infer<typeof cost>;

@@ -28,6 +28,8 @@ export const attemptSchema = z.object({
   log: z.string().optional(),
   /** The node it ran on, where the executor knows it. */
   node: z.string().optional(),
+  /** Where the scheduler granted less than asked (time, GPUs, partition), in plain words. */
+  adapted: z.array(z.string()).optional(),
 });
 export type Attempt = z.infer<typeof attemptSchema>;
 

@@ -68,9 +68,16 @@ export interface SummaryInput {
   state: CampaignState;
   /** Log tails of tasks that did not complete, by task id. */
   tails: ReadonlyMap<string, string>;
+  /** Pictures written next to the summary (file names relative to it), linked from it. */
+  pictures?: readonly { file: string; caption: string }[];
 }
 
 const escapeCell = (s: string): string => s.replace(/\|/g, '\\|').replace(/\n/g, ' ');
+
+const adaptedNote = (s: TaskState): string => {
+  const a = s.attempts[s.attempts.length - 1]?.adapted;
+  return a && a.length > 0 ? `; it ran with less than it asked: ${a.join('; ')}` : '';
+};
 
 function span(states: TaskState[]): { wall?: number; mean?: number } {
   const starts: number[] = [];
@@ -90,7 +97,7 @@ function span(states: TaskState[]): { wall?: number; mean?: number } {
   };
 }
 
-export function renderSummary({ plan, state, tails }: SummaryInput): string {
+export function renderSummary({ plan, state, tails, pictures = [] }: SummaryInput): string {
   const ok = allCompleted(plan, state);
   const out: string[] = [
     `# Campaign ${plan.campaign}`,
@@ -112,7 +119,12 @@ export function renderSummary({ plan, state, tails }: SummaryInput): string {
       `| ${p.name} | ${escapeCell(status)} | ${p.tasks.length} | ${completed} | ${failed} | ${retries} | ${wall === undefined ? '' : formatDuration(wall)} | ${mean === undefined ? '' : formatDuration(mean)} |`,
     );
   }
+  if (pictures.length > 0) {
+    out.push('', pictures.map((p) => `[${p.caption}](${p.file})`).join(' · '), '');
+    for (const p of pictures) out.push(`![${p.caption}](${p.file})`);
+  }
   for (const p of plan.phases) out.push(...gateSection(p, state));
+  out.push(...adaptedSection(plan, state));
   const unfinished = plan.phases
     .flatMap((p) => [...p.smoke, ...p.tasks])
     .filter((t) => {
@@ -126,7 +138,7 @@ export function renderSummary({ plan, state, tails }: SummaryInput): string {
       out.push(
         `### ${t.id}`,
         '',
-        `${s.reason ?? s.status} (${s.attempts.length} attempt${s.attempts.length === 1 ? '' : 's'})`,
+        `${s.reason ?? s.status} (${s.attempts.length} attempt${s.attempts.length === 1 ? '' : 's'})${adaptedNote(s)}`,
         '',
       );
       const tail = tails.get(t.id);
@@ -135,6 +147,28 @@ export function renderSummary({ plan, state, tails }: SummaryInput): string {
     if (unfinished.length > 50) out.push(`… and ${unfinished.length - 50} more (see \`campaign status\`).`);
   }
   return out.join('\n') + '\n';
+}
+
+/** DESIGN rule 9: a task that ran with less than it asked says so next to its result. */
+function adaptedSection(plan: Plan, state: CampaignState): string[] {
+  const rows: string[] = [];
+  for (const t of plan.phases.flatMap((p) => [...p.smoke, ...p.tasks])) {
+    for (const a of state.tasks[t.id]?.attempts ?? []) {
+      if (!a.adapted || a.adapted.length === 0) continue;
+      const result = a.class ?? 'running';
+      rows.push(`| ${t.id} | ${a.n} | ${escapeCell(result)} | ${escapeCell(a.adapted.join('; '))} |`);
+    }
+  }
+  if (rows.length === 0) return [];
+  return [
+    '',
+    '## Tasks that ran with less than they asked',
+    '',
+    '| task | attempt | result | ran with |',
+    '| --- | ---: | --- | --- |',
+    ...rows.slice(0, 200),
+    ...(rows.length > 200 ? [`… and ${rows.length - 200} more (see state.json).`] : []),
+  ];
 }
 
 function gateSection(p: PhasePlan, state: CampaignState): string[] {
