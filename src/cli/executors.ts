@@ -6,6 +6,7 @@ import { UserError } from '../errors.js';
 import type { Executor } from '../exec/executor.js';
 import { LocalExecutor } from '../exec/local/local-executor.js';
 import { SlurmExecutor } from '../exec/slurm/slurm-executor.js';
+import { SshGpuExecutor } from '../exec/ssh-gpu/ssh-gpu-executor.js';
 import { LocalTransport } from '../exec/transport/local.js';
 import { SshTransport } from '../exec/transport/ssh.js';
 import type { Transport } from '../exec/transport/transport.js';
@@ -30,13 +31,10 @@ export async function openExecutor(c: Campaign, opts: OpenOptions): Promise<{ ex
   if (cluster.executor === 'local') {
     return { executor: new LocalExecutor({ manifest: c.manifest, workdir: localWorkdir(c) }), plan: c.plan };
   }
-  if (cluster.executor === 'ssh-gpu') {
-    throw new UserError({
-      message: 'executor "ssh-gpu" cannot run campaigns yet in this version; lint and plan work',
-      fix: 'use `executor: local` or `executor: slurm`',
-    });
-  }
   const transport = transportFor(c);
+  if (cluster.executor === 'ssh-gpu') {
+    return { executor: new SshGpuExecutor({ manifest: c.manifest, transport, warn: opts.warn }), plan: c.plan };
+  }
   const executor = new SlurmExecutor({
     manifest: c.manifest,
     transport,

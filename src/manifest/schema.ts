@@ -106,11 +106,44 @@ const sshGpuCluster = z.strictObject({
     .regex(/^SHA256:[A-Za-z0-9+/]{43}=?$/)
     .optional(),
   known_hosts: z.string().optional(),
-  gpus: z.array(z.number().int().nonnegative()).min(1).optional().describe('GPU indices to use.'),
-  gpu_free_below: size.optional().describe('A GPU is free when its used memory is below this.'),
+  gpus: z
+    .array(z.number().int().nonnegative())
+    .min(1)
+    .optional()
+    .describe('GPU indices to use (default: every GPU the probe lists).'),
+  gpu_free_below: size.optional().describe('A GPU is free when its used memory is below this (default 500MiB).'),
+  mode: z
+    .enum(['fill', 'waves'])
+    .optional()
+    .describe(
+      'fill (default): start a task whenever a GPU is free; waves: start the next wave only when every task of the current one has exited and its GPUs have settled.',
+    ),
+  probe: z
+    .string()
+    .min(1)
+    .optional()
+    .describe(
+      'The command that lists the GPUs as `nvidia-smi --query-gpu=index,uuid,memory.used,memory.total --format=csv,noheader,nounits` does (the default).',
+    ),
+  probe_timeout: duration.optional().describe('How long the probe may take before it counts as hung (default 20s).'),
   oom: z
     .strictObject({
-      patterns: z.array(z.string()).optional().describe('Regular expressions that mark an out-of-memory log.'),
+      patterns: z
+        .array(
+          z.string().refine(
+            (p) => {
+              try {
+                new RegExp(p);
+                return true;
+              } catch {
+                return false;
+              }
+            },
+            { message: 'not a regular expression (JavaScript syntax): escape ( [ { . with a backslash' },
+          ),
+        )
+        .optional()
+        .describe('Regular expressions that mark an out-of-memory log (searched in the whole log).'),
       retry: retryClass.optional(),
     })
     .optional(),

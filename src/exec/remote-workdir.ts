@@ -1,0 +1,75 @@
+/**
+ * A campaign's workdir on the machine behind a transport: where it is, whether a task's output
+ * is there and fresh, check commands run in it, and which paths are missing. Each is one SFTP
+ * operation or one command, whatever the number of paths.
+ */
+import type { TaskSpec } from '../manifest/expand.js';
+import type { Manifest } from '../manifest/schema.js';
+import type { OutputFacts } from '../queue/checklist.js';
+import { manifestTaskEnv } from '../render/env.js';
+import { exportLines, shellQuote } from '../render/shell.js';
+import { UserError } from '../errors.js';
+import { resolveHome, type Transport } from './transport/transport.js';
+
+export class RemoteWorkdir {
+  private abs: string | undefined;
+
+  constructor(
+    private readonly transport: Transport,
+    private readonly manifest: Manifest,
+  ) {}
+
+  /** The absolute workdir (`~` is the remote user's home). */
+  async path(): Promise<string> {
+    if (this.abs === undefined) {
+      const r = await this.transport.exec('printf %s "$HOME"');
+      if (r.code !== 0 || !r.stdout.startsWith('/'))
+        throw new UserError(`cannot find the home directory on the server: ${r.stderr.trim()}`);
+      this.abs = resolveHome(this.manifest.workdir, r.stdout);
+    }
+    return this.abs;
+  }
+
+  /** Whether the task's output exists and was written at or after `since` (the server's clock, to the second). */
+  async freshness(task: TaskSpec, since: string): Promise<{ exists: boolean; fresh: boolean; path: string }> {
+    const path = `${await this.path()}/${task.output ?? ''}`;
+    const st = task.output === undefined ? undefined : await this.transport.stat(path);
+    if (!st?.isFile) return { exists: false, fresh: false, path };
+    // SFTP gives whole seconds: an output written in the attempt's first second still counts.
+    return { exists: true, fresh: st.mtimeMs >= Math.floor(Date.parse(since) / 1000) * 1000, path };
+  }
+
+  async outputFacts(task: TaskSpec, since: string, withText: boolean): Promise<OutputFacts> {
+    if (task.output === undefined) return { exists: false, fresh: false };
+    const { exists, fresh, path } = await this.freshness(task, since);
+    if (!exists) return { exists: false, fresh: false };
+    const sum = await this.transport.exec(`sha256sum -- ${shellQuote(path)}`);
+    const digest = sum.code === 0 ? sum.stdout.split(' ')[0] : undefined;
+    const text = withText ? await this.transport.readFile(path) : undefined;
+    return { exists: true, fresh, ...(digest ? { digest } : {}), ...(text === undefined ? {} : { text }) };
+  }
+
+  async runCheck(task: TaskSpec, command: string): Promise<{ exitCode: number; tail: string }> {
+    const workdir = await this.path();
+    const env = exportLines(manifestTaskEnv(this.manifest, task, 0, workdir));
+    const r = await this.transport.exec(
+      `cd -- ${shellQuote(workdir)} || exit 127\n${env}\ntimeout 600 bash -c ${shellQuote(command)} 2>&1`,
+    );
+    return { exitCode: r.code, tail: (r.stdout + r.stderr).slice(-4000) };
+  }
+
+  async missing(paths: readonly string[]): Promise<string[]> {
+    const workdir = await this.path();
+    const out: string[] = [];
+    for (let i = 0; i < paths.length; i += 1000) {
+      const chunk = paths.slice(i, i + 1000);
+      const r = await this.transport.exec(
+        `cd -- ${shellQuote(workdir)} || exit 3; while IFS= read -r -d '' p; do [ -e "$p" ] || printf '%s\\0' "$p"; done`,
+        { stdin: chunk.map((p) => `${p}\0`).join('') },
+      );
+      if (r.code === 3) return [...paths];
+      out.push(...r.stdout.split('\0').filter(Boolean));
+    }
+    return out;
+  }
+}

@@ -1,0 +1,59 @@
+/**
+ * How an ended attempt is classed from what it left: its exit marker, its log and its output.
+ * Pure: the executors read those and ask here.
+ */
+import type { ExitMarker } from '../render/wrapper.js';
+import { GATE_EXIT, GATE_LINE } from '../render/task-script.js';
+import type { FailureClass } from './state.js';
+
+/** What the usual CUDA and PyTorch out-of-memory messages say; a manifest's `oom.patterns` replace them. */
+export const DEFAULT_OOM_PATTERNS = [
+  'CUDA out of memory',
+  'torch\\.OutOfMemoryError',
+  'CUDA error: out of memory',
+  'CUBLAS_STATUS_ALLOC_FAILED',
+];
+
+export interface EndInput {
+  marker: ExitMarker;
+  /** The attempt's whole log. */
+  log: string;
+  walltimeSeconds: number;
+  /** Patterns that mark an out-of-memory log; none: only exit status 137 does. */
+  oomPatterns: readonly RegExp[];
+  /** The declared output, and whether it exists and was written after the attempt began. */
+  output?: { path: string; exists: boolean; fresh: boolean };
+}
+
+export interface EndClass {
+  cls: 'completed' | FailureClass;
+  reason?: string;
+}
+
+export function classifyEnd(input: EndInput): EndClass {
+  const { marker, log } = input;
+  if (marker.cause === 'cancel') return { cls: 'cancelled', reason: `cancelled (exit ${marker.code})` };
+  if (marker.cause === 'walltime') return { cls: 'timeout', reason: `walltime ${input.walltimeSeconds}s reached` };
+  const gate = GATE_LINE.exec(log);
+  if (marker.code === GATE_EXIT && gate) return { cls: 'gate', reason: `gate ${gate[1]}:${gate[2]}` };
+  if (marker.code === GATE_EXIT && marker.step) return { cls: 'gate', reason: `gate ${marker.step}` };
+  // A run that printed an out-of-memory message and then recovered is judged by its output alone.
+  if (marker.code === 0) {
+    const out = input.output;
+    if (out === undefined) return { cls: 'completed' };
+    if (!out.exists) return { cls: 'unverified', reason: `exit 0 but ${out.path} does not exist` };
+    if (!out.fresh) return { cls: 'unverified', reason: `exit 0 but ${out.path} is older than the attempt` };
+    return { cls: 'completed' };
+  }
+  const oom = input.oomPatterns.find((p) => p.test(log));
+  if (oom) return { cls: 'out_of_memory', reason: `exit ${marker.code}; the log matches /${oom.source}/` };
+  if (marker.code === 137) {
+    return { cls: 'out_of_memory', reason: 'killed by SIGKILL (exit 137: the kernel OOM killer, or a person)' };
+  }
+  return { cls: 'failed', reason: `exit ${marker.code}` };
+}
+
+/** The manifest's patterns compiled (multiline, so `^` and `$` match at any line of the log). */
+export function oomPatterns(patterns: readonly string[] | undefined): RegExp[] {
+  return (patterns ?? DEFAULT_OOM_PATTERNS).map((p) => new RegExp(p, 'm'));
+}

@@ -1,0 +1,109 @@
+/**
+ * The commands the ssh-gpu executor sends to the GPU server, as bash text. Attempts are named
+ * by their directories (given on stdin, one per line), and watched by the pid their wrapper
+ * wrote, with that process's own command line checked to be the wrapper: never by matching a
+ * process list.
+ */
+import { shellQuote } from './shell.js';
+
+/** True when pid $1 is alive (not a zombie) and is the wrapper $2 (`bash <dir>/wrapper.sh`). */
+const ALIVE = [
+  'campaign_alive() {',
+  '  local s',
+  '  s=$(cat "/proc/$1/stat" 2>/dev/null) || return 1',
+  '  s=${s##*) }',
+  '  [ "${s%% *}" != Z ] || return 1',
+  '  tr \'\\0\' \'\\n\' < "/proc/$1/cmdline" 2>/dev/null | grep -qxF -- "$2"',
+  '}',
+];
+
+/**
+ * One pass's look at the server: the probe (bounded by `timeout`, its output base64 so nothing in
+ * it can break the framing), the last wave's GPUs, and for each attempt directory on stdin one
+ * line: `a <i> exit <marker>`, `a <i> running`, or `a <i> gone`.
+ */
+export function renderQuery(probe: string, probeTimeoutSeconds: number, waveFile: string): string {
+  return [
+    'set -u',
+    ...ALIVE,
+    'out=$(mktemp) && err=$(mktemp) || exit 1',
+    `timeout -s KILL ${Math.max(1, Math.ceil(probeTimeoutSeconds))} bash -c ${shellQuote(probe)} < /dev/null > "$out" 2> "$err"`,
+    'rc=$?',
+    'printf \'probe %s %s %s\\n\' "$rc" "$(base64 -w0 < "$out")" "$(head -c 2000 "$err" | base64 -w0)"',
+    'rm -f -- "$out" "$err"',
+    `printf 'wave %s\\n' "$(cat -- ${shellQuote(waveFile)} 2>/dev/null)"`,
+    'i=0',
+    'while IFS= read -r d; do',
+    '  if [ -s "$d/exit" ]; then',
+    '    printf \'a %s exit %s\\n\' "$i" "$(cat -- "$d/exit")"',
+    '  elif campaign_alive "$(cat -- "$d/pid" 2>/dev/null)" "$d/wrapper.sh"; then',
+    '    printf \'a %s running\\n\' "$i"',
+    '  elif [ -s "$d/exit" ]; then',
+    '    printf \'a %s exit %s\\n\' "$i" "$(cat -- "$d/exit")"',
+    '  else',
+    '    printf \'a %s gone\\n\' "$i"',
+    '  fi',
+    '  i=$((i + 1))',
+    'done',
+    '',
+  ].join('\n');
+}
+
+/**
+ * Starts the attempts whose directories are on stdin, each as a session of its own, and prints
+ * per attempt `l <i> <launched ms> <pid>` or `f <i> <reason>`. The time is the server's, taken
+ * before the start: outputs older than it are not this attempt's. A wrapper that does not start
+ * in time is stopped at its claim, so a late start cannot run unwatched.
+ */
+export function renderLaunch(): string {
+  return [
+    'set -u',
+    'mapfile -t dirs',
+    'declare -A bad=()',
+    'for i in "${!dirs[@]}"; do',
+    '  d=${dirs[$i]}',
+    '  if ! { date +%s%3N > "$d/launched.tmp" && mv -- "$d/launched.tmp" "$d/launched"; }; then',
+    '    bad[$i]="cannot write in $d"',
+    '  elif ! setsid -f bash "$d/wrapper.sh" < /dev/null > /dev/null 2>&1; then',
+    '    bad[$i]="setsid could not start the wrapper"',
+    '  fi',
+    'done',
+    'for _ in $(seq 1 100); do',
+    '  waiting=0',
+    '  for i in "${!dirs[@]}"; do [ -n "${bad[$i]:-}" ] || [ -s "${dirs[$i]}/pid" ] || waiting=1; done',
+    '  [ "$waiting" = 0 ] && break',
+    '  sleep 0.1',
+    'done',
+    'for i in "${!dirs[@]}"; do',
+    '  d=${dirs[$i]}',
+    '  if [ -z "${bad[$i]:-}" ] && [ ! -s "$d/pid" ]; then',
+    '    if mkdir "$d/claim" 2>/dev/null; then',
+    '      bad[$i]="the wrapper did not start within 10 s"',
+    '    else',
+    '      for _ in $(seq 1 100); do [ -s "$d/pid" ] && break; sleep 0.1; done',
+    '      [ -s "$d/pid" ] || bad[$i]="the wrapper started but wrote no pid"',
+    '    fi',
+    '  fi',
+    '  if [ -n "${bad[$i]:-}" ]; then printf \'f %s %s\\n\' "$i" "${bad[$i]}"',
+    '  else printf \'l %s %s %s\\n\' "$i" "$(cat -- "$d/launched")" "$(cat -- "$d/pid")"; fi',
+    'done',
+    '',
+  ].join('\n');
+}
+
+/**
+ * Cancels the attempts whose directories are on stdin: marks each so its exit marker says
+ * `cancel`, then sends SIGTERM to its task's process group; the wrapper follows with SIGKILL.
+ */
+export function renderCancel(cancelFile: string): string {
+  return [
+    'set -u',
+    'while IFS= read -r d; do',
+    '  [ -s "$d/exit" ] && continue',
+    '  pgid=$(cat -- "$d/pgid" 2>/dev/null) || continue',
+    `  : > "$d/${cancelFile}"`,
+    '  kill -TERM -- "-$pgid" 2>/dev/null',
+    'done',
+    '',
+  ].join('\n');
+}

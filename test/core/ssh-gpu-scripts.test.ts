@@ -1,0 +1,48 @@
+/**
+ * Every script the ssh-gpu executor generates (the attempt wrapper, the pass's query, the launch,
+ * the cancel) and the GPU stand-in's own scripts pass shellcheck, for paths and
+ * probe commands with spaces, quotes and `$`.
+ */
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { DEFAULT_PROBE } from '../../src/queue/gpu.js';
+import { renderCancel, renderLaunch, renderQuery } from '../../src/render/ssh-gpu.js';
+import { CANCEL_FILE, renderWrapper } from '../../src/render/wrapper.js';
+
+const root = mkdtempSync(join(tmpdir(), 'campaign-ssh-gpu-sc-'));
+afterAll(() => rmSync(root, { recursive: true, force: true }));
+
+/** shellcheck's findings at warning level or above, as `file:line: SCnnnn message`. */
+function shellcheck(files: readonly string[]): string[] {
+  const r = spawnSync('shellcheck', ['-s', 'bash', '-S', 'warning', '-f', 'gcc', ...files], { encoding: 'utf8' });
+  if (r.error) throw r.error;
+  return r.stdout.split('\n').filter(Boolean);
+}
+
+const odd = '/tmp/it\'s a "dir" $(touch x)/attempts/p/seed1/2';
+
+describe('generated ssh-gpu scripts', () => {
+  const scripts: Record<string, string> = {
+    'wrapper (remote)': renderWrapper({ dir: odd, walltimeSeconds: 7200, killAfterSeconds: 10, envFile: true }),
+    'wrapper (local)': renderWrapper({ dir: odd, walltimeSeconds: 0.5, killAfterSeconds: 10 }),
+    query: renderQuery(DEFAULT_PROBE, 20, `${odd}/wave`),
+    'query, odd probe': renderQuery(`PATH="$HOME/bin:$PATH" nvidia-smi --x='a b' | head`, 3, 'wave'),
+    launch: renderLaunch(),
+    cancel: renderCancel(CANCEL_FILE),
+  };
+  for (const [name, text] of Object.entries(scripts)) {
+    it(`${name} passes shellcheck`, () => {
+      const file = join(root, `${name.replace(/\W+/g, '-')}.sh`);
+      writeFileSync(file, `#!/usr/bin/env bash\n${text}`);
+      expect(shellcheck([file])).toEqual([]);
+    });
+  }
+
+  it("the GPU stand-in's nvidia-smi and gpu-hold pass shellcheck", () => {
+    const dir = resolve(import.meta.dirname, '../../scripts/gpu-stand-in');
+    expect(shellcheck([join(dir, 'nvidia-smi'), join(dir, 'gpu-hold')])).toEqual([]);
+  });
+});
