@@ -7,16 +7,17 @@ import { UserError } from '../errors.js';
 import { CampaignController, loadState } from '../exec/controller.js';
 import type { Executor } from '../exec/executor.js';
 import { FileStateStore } from '../exec/store/file-store.js';
+import { LinkError } from '../exec/transport/transport.js';
 import { formatFinding, lintText } from '../lint/lint.js';
 import { manifest as manifestSchema } from '../manifest/schema.js';
 import type { CampaignState } from '../queue/state.js';
 import { startRun } from '../queue/transition.js';
 import { allCompleted, phaseCounts, progressLine, renderSummary } from '../queue/summary.js';
 import type { Plan } from '../plan/plan.js';
-import { openExecutor } from './executors.js';
 import { runCalibrate } from './calibrate.js';
-import { loadCampaign, readManifest, type Campaign } from './load.js';
+import { openExecutor } from './executors.js';
 import { writePictures } from './pictures.js';
+import { loadCampaign, readManifest, type Campaign } from './load.js';
 import { renderPlanJson, renderPlanText } from './plan-table.js';
 import { DEFAULT_OPTIONS, staleWorkflowFinding, workflowTarget } from './workflow-file.js';
 import { renderWorkflow } from '../workflow/render.js';
@@ -33,11 +34,11 @@ const USAGE = `usage: campaign <command> [options]
                       --retry-failed (run failed tasks and failed smoke stages again)
   status FILE         the stored state per phase   --state-dir DIR
   summary FILE        markdown summary   --state-dir DIR   --out FILE
-  workflow FILE       write the GitHub Actions workflow for a manifest to
   calibrate FILE      measured seconds per unit per stratum against the declared rates,
                       headroom, the walltime the planner would now choose; writes the
                       cost sections' patch to calibrate.patch in the state dir
                       --state-dir DIR   --write (apply it to FILE)   --format text|json
+  workflow FILE       write the GitHub Actions workflow for a manifest to
                       .github/workflows/campaign-NAME.yml   --uses OWNER/REPO@REF
                       --branch NAME   --budget DURATION   --environment NAME
                       --runs-on LABEL   --stdout
@@ -63,9 +64,9 @@ export async function main(argv: string[]): Promise<number> {
         return await status(rest);
       case 'summary':
         return await summary(rest);
-      case 'workflow':
       case 'calibrate':
         return await calibrateCommand(rest);
+      case 'workflow':
         return await workflow(rest);
       case 'schema':
         process.stdout.write(JSON.stringify(jsonSchema(), null, 2) + '\n');
@@ -82,6 +83,13 @@ export async function main(argv: string[]): Promise<number> {
   } catch (e) {
     if (e instanceof UserError) {
       process.stderr.write(`campaign: ${e.message}\n`);
+      return EXIT.user;
+    }
+    // Outside a pass (opening the executor, the summary) a failed link is not a bug either.
+    if (e instanceof LinkError) {
+      process.stderr.write(
+        `campaign: ${e.message} (fix: check the connection to the cluster and run the command again)\n`,
+      );
       return EXIT.user;
     }
     process.stderr.write(
@@ -175,7 +183,7 @@ async function run(argv: string[]): Promise<number> {
     const opened = await openExecutor(c, { since: () => loaded.created, warn, checkCluster: true });
     executor = opened.executor;
     const plan = opened.plan;
-    const controller = new CampaignController({ manifest: c.manifest, plan, executor, store });
+    const controller = new CampaignController({ manifest: c.manifest, plan, executor, store, warn });
     const progress = new Progress(process.stdout, plan);
     let state = startRun(loaded, plan, { retryFailed: values['retry-failed'] === true });
     let wait = minPoll;

@@ -17,6 +17,7 @@ import { ACTIVE, campaignStateSchema, emptyState, type CampaignState } from '../
 import { applyEvents, atRest, step, type RetryPolicy } from '../queue/transition.js';
 import type { ActiveAttempt, Executor } from './executor.js';
 import type { FileStateStore } from './store/file-store.js';
+import { LinkError } from './transport/transport.js';
 
 export interface Controller {
   manifest: Manifest;
@@ -26,7 +27,12 @@ export interface Controller {
   now?: () => string;
   /** Confines the pass to one phase and stage (a job of a generated workflow); the whole campaign when absent. */
   scope?: Scope;
+  /** Told when a pass is cut short by the link to the cluster and will be made again. */
+  warn?: (message: string) => void;
 }
+
+/** How long passes may keep being cut short by the link, with none getting through, before the controller gives up. */
+const MAX_INTERRUPTED_MS = 10 * 60_000;
 
 interface Located {
   spec: TaskSpec;
@@ -37,6 +43,8 @@ export class CampaignController {
   private readonly now: () => string;
   private readonly policy: RetryPolicy;
   private readonly located = new Map<string, Located>();
+  /** When the passes began to be cut short (none has got through since). */
+  private interruptedSince: number | undefined;
 
   constructor(private readonly c: Controller) {
     this.now = c.now ?? (() => new Date().toISOString());
@@ -53,8 +61,33 @@ export class CampaignController {
     return loadState(this.c.store, this.c.manifest.campaign, this.now());
   }
 
-  /** One pass; returns the saved state and whether the campaign has come to rest. */
+  /**
+   * One pass; returns the saved state and whether the campaign has come to rest. A pass cut
+   * short by the link (a dropped connection, a command that timed out) saves nothing and
+   * returns the state it was given: made again, it converges, because the executor finds what
+   * the cut-short pass had already sent.
+   */
   async pass(state: CampaignState): Promise<{ state: CampaignState; atRest: boolean }> {
+    try {
+      const done = await this.passOnce(state);
+      this.interruptedSince = undefined;
+      return done;
+    } catch (e) {
+      if (!(e instanceof LinkError)) throw e;
+      const now = Date.parse(this.now());
+      this.interruptedSince ??= now;
+      if (now - this.interruptedSince > MAX_INTERRUPTED_MS) {
+        throw new UserError({
+          message: `no pass has got through the link to the cluster for ${Math.round((now - this.interruptedSince) / 60_000)} minutes: ${e.message}`,
+          fix: 'check the connection to the cluster; the state is saved, and the same command resumes',
+        });
+      }
+      this.c.warn?.(`pass cut short, it will be made again: ${e.message}`);
+      return { state, atRest: false };
+    }
+  }
+
+  private async passOnce(state: CampaignState): Promise<{ state: CampaignState; atRest: boolean }> {
     const observed = await this.c.executor.observe(this.activeAttempts(state));
     let next = applyEvents(state, observed, this.policy);
     const active = Object.values(next.tasks).filter((t) => ACTIVE.has(t.status)).length;
@@ -80,7 +113,13 @@ export class CampaignController {
       const where = this.located.get(id);
       const attempt = t.attempts[t.attempts.length - 1];
       if (!ACTIVE.has(t.status) || !where || !attempt) continue;
-      out.push({ task: where.spec, attempt, walltimeSeconds: where.array.budget.seconds });
+      const partition = where.array.budget.partition ?? where.array.resources.partition;
+      out.push({
+        task: where.spec,
+        attempt,
+        walltimeSeconds: where.array.budget.seconds,
+        ...(partition === undefined ? {} : { partition }),
+      });
     }
     return out;
   }

@@ -27,6 +27,7 @@ import {
   parseSqueue,
   SACCT_FIELDS,
   SQUEUE_FORMAT,
+  shortfalls,
   type JobRecord,
 } from './accounting.js';
 
@@ -282,7 +283,12 @@ export class SlurmExecutor implements Executor {
     await t.mkdirp(`${dir}/logs`);
     await t.writeFile(`${dir}/table.tsv`, table);
     await t.writeFile(`${dir}/job.sh`, script, { mode: 0o755 });
-    const r = await t.exec(`sbatch --parsable ${shellQuote(`${dir}/job.sh`)}`);
+    const r = await t.exec(`sbatch --parsable ${shellQuote(`${dir}/job.sh`)}`).catch((e: unknown) => {
+      // The job may be queued without our having heard its id: look again before sending anything.
+      this.known = undefined;
+      this.onRecord = undefined;
+      throw e;
+    });
     const jobId = /^(\d+)/.exec(r.stdout.trim())?.[1];
     if (r.code === 0 && jobId) return { jobId };
     const error = (r.stderr.trim() || r.stdout.trim() || `sbatch exited ${r.code}`).split('\n').slice(-3).join(' ');
@@ -333,7 +339,7 @@ export class SlurmExecutor implements Executor {
     const records = await this.query();
     const events: TaskEvent[] = [];
     const now = this.now();
-    for (const { task, attempt } of active) {
+    for (const { task, attempt, walltimeSeconds, partition } of active) {
       const base = { task: task.id, attempt: attempt.n };
       const record = attempt.handle ? records.get(attempt.handle) : undefined;
       if (!record) {
@@ -367,6 +373,7 @@ export class SlurmExecutor implements Executor {
         ...(record.exitCode === undefined ? {} : { exitCode: record.exitCode }),
         ...(reason ? { reason } : {}),
         ...(record.node ? { node: record.node } : {}),
+        ...adapted(record, walltimeSeconds, partition),
       });
     }
     return events;
@@ -488,6 +495,11 @@ function submittedEvent(s: Submission, at: string, handle: string, log: string):
     log,
     ...(s.memBytes === undefined ? {} : { memBytes: s.memBytes }),
   };
+}
+
+function adapted(record: JobRecord, seconds: number, partition: string | undefined): { adapted?: string[] } {
+  const less = shortfalls(record, { seconds, ...(partition === undefined ? {} : { partition }) });
+  return less.length > 0 ? { adapted: less } : {};
 }
 
 /** Submissions that can share one sbatch: one array, one memory, one set of nodes to avoid. */

@@ -23,6 +23,7 @@ import { shellQuote } from '../../render/shell.js';
 import { type HostKeySource, checkHostKey, hostKeyAlgorithms, normalizeFingerprint } from './host-key.js';
 import { type SshTarget, formatTarget, parseTarget } from './target.js';
 import {
+  LinkError,
   type CommandResult,
   DEFAULT_COMMAND_TIMEOUT_MS,
   DEFAULT_MAX_READ_BYTES,
@@ -246,7 +247,7 @@ export class SshTransport implements Transport {
         release();
         settle(() =>
           reject(
-            new Error(
+            new LinkError(
               `the connection to ${this.name} dropped while \`${word}\` was running (${why.message}); it may or may not have completed`,
             ),
           ),
@@ -258,7 +259,7 @@ export class SshTransport implements Transport {
       };
       const notStarted = (err: Error) => {
         release();
-        settle(() => reject(new Error(`could not start \`${word}\` on ${this.name}: ${this.redact(err.message)}`)));
+        settle(() => reject(new LinkError(`could not start \`${word}\` on ${this.name}: ${this.redact(err.message)}`)));
       };
       if (!conn.alive) {
         notStarted(new Error('the connection has just dropped'));
@@ -297,7 +298,7 @@ export class SshTransport implements Transport {
         channel.on('close', () => {
           release();
           settle(() => {
-            if (!exit) reject(new Error(`\`${word}\` on ${this.name} ended without an exit status`));
+            if (!exit) reject(new LinkError(`\`${word}\` on ${this.name} ended without an exit status`));
             else {
               resolve({
                 code: exit.code,
@@ -331,7 +332,7 @@ export class SshTransport implements Transport {
     const timeoutMs = this.opts.fileTimeoutMs ?? DEFAULT_FILE_TIMEOUT_MS;
     const job = new AbortController();
     const timer = setTimeout(
-      () => job.abort(new Error(`${what} ${path} did not finish within ${timeoutMs} ms on ${this.name}`)),
+      () => job.abort(new LinkError(`${what} ${path} did not finish within ${timeoutMs} ms on ${this.name}`)),
       timeoutMs,
     );
     try {
@@ -346,7 +347,10 @@ export class SshTransport implements Transport {
       return await abortable(op(sftp, resolveHome(path, home)), job.signal);
     } catch (e) {
       if (e instanceof UserError || e === job.signal.reason) throw e;
-      throw new Error(`${what} ${path} on ${this.name} failed: ${this.redact((e as Error).message)}`, { cause: e });
+      // An SFTP status (no such file, permission denied) is the server's answer; anything else is the link.
+      const answered = typeof (e as { code?: unknown }).code === 'number';
+      const message = `${what} ${path} on ${this.name} failed: ${this.redact((e as Error).message)}`;
+      throw answered ? new Error(message, { cause: e }) : new LinkError(message, { cause: e });
     } finally {
       clearTimeout(timer);
     }

@@ -35,9 +35,17 @@ export function firstWord(command: string): string {
   return command.trim().split(/\s+/, 1)[0] ?? '';
 }
 
+/**
+ * The link to the target failed: the connection dropped, a command outlived its timeout or
+ * could not start. What was sent may or may not have run; the next pass finds out which.
+ */
+export class LinkError extends Error {
+  override name = 'LinkError';
+}
+
 /** The error a command gets when it outlives its timeout. */
-export function commandTimeout(command: string, timeoutMs: number, where: string): Error {
-  return new Error(
+export function commandTimeout(command: string, timeoutMs: number, where: string): LinkError {
+  return new LinkError(
     `command \`${firstWord(command)}\` did not finish within ${timeoutMs} ms on ${where}; it was killed`,
   );
 }
