@@ -7,5 +7,8 @@ export default defineConfig({
     exclude: ['test/faults/**', 'node_modules/**'],
     testTimeout: 60_000,
     hookTimeout: 60_000,
+    // GitHub's workflow parser imports its JSON schema without an import attribute, which plain
+    // Node rejects: let vite load it.
+    server: { deps: { inline: ['@actions/workflow-parser'] } },
   },
 });

@@ -1,0 +1,96 @@
+/**
+ * The committed lint bundle, run exactly as the runner runs it: `node dist/lint/index.js` in the
+ * workspace, inputs as INPUT_* variables, outputs and the job summary through the files named
+ * by GITHUB_OUTPUT and GITHUB_STEP_SUMMARY, annotations as workflow commands on stdout.
+ */
+import { spawnSync } from 'node:child_process';
+import { readFile, readdir, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { expect, test } from 'vitest';
+import { REPO, makeTemp } from '../helpers/cli.js';
+
+async function runLintBundle(inputs: Record<string, string>) {
+  const dir = await makeTemp('lint-bundle');
+  const output = join(dir, 'output');
+  const summary = join(dir, 'summary.md');
+  await writeFile(output, '');
+  await writeFile(summary, '');
+  const env: NodeJS.ProcessEnv = { PATH: process.env.PATH, GITHUB_OUTPUT: output, GITHUB_STEP_SUMMARY: summary };
+  // The runner upper-cases the input's name and keeps its dashes.
+  for (const [k, v] of Object.entries(inputs)) env[`INPUT_${k.toUpperCase()}`] = v;
+  const r = spawnSync(process.execPath, [join(REPO, 'dist/lint/index.js')], { cwd: REPO, env, encoding: 'utf8' });
+  return {
+    status: r.status,
+    stdout: r.stdout,
+    stderr: r.stderr,
+    outputs: parseOutputs(await readFile(output, 'utf8')),
+    summary: await readFile(summary, 'utf8'),
+  };
+}
+
+/** GITHUB_OUTPUT's format: `name<<DELIMITER`, the value's lines, `DELIMITER`. */
+function parseOutputs(text: string): Record<string, string> {
+  const out: Record<string, string> = {};
+  const lines = text.split('\n');
+  for (let i = 0; i < lines.length; i++) {
+    const m = /^([^<]+)<<(.+)$/.exec(lines[i]!);
+    if (!m) continue;
+    const end = lines.indexOf(m[2]!, i + 1);
+    out[m[1]!] = lines.slice(i + 1, end).join('\n');
+    i = end;
+  }
+  return out;
+}
+
+const annotations = (stdout: string, kind: string) => stdout.split('\n').filter((l) => l.startsWith(`::${kind} `));
+
+test('a broken manifest: an error annotation on its line, the summary, the outputs, exit status 1', async () => {
+  const file = 'test/fixtures/broken/unknown-variable.yml';
+  const text = await readFile(join(REPO, file), 'utf8');
+  const line = text.split('\n').findIndex((l) => l.includes('${sed}')) + 1;
+  const r = await runLintBundle({ manifests: file });
+  expect(r.status).toBe(1);
+  const errors = annotations(r.stdout, 'error');
+  expect(errors).toHaveLength(1);
+  expect(errors[0]).toMatch(
+    new RegExp(`^::error title=unknown-variable,file=${file},line=${line},col=\\d+::unknown variable \\$\\{sed\\}`),
+  );
+  // The step fails with a message saying where to look.
+  expect(r.stdout).toContain('::error::campaign lint found problems');
+  expect(r.outputs).toEqual({ errors: '1', warnings: String(annotations(r.stdout, 'warning').length), files: file });
+  expect(r.summary).toContain('## campaign lint');
+  expect(r.summary).toContain(`| ${file}:${line}:`);
+  expect(r.summary).toContain('| error | unknown-variable |');
+});
+
+test('many findings: 10 error annotations (GitHub shows no more), every finding in the summary', async () => {
+  const dir = 'test/fixtures/broken';
+  const r = await runLintBundle({ manifests: dir });
+  expect(r.status).toBe(1);
+  const errors = Number(r.outputs.errors);
+  expect(errors).toBeGreaterThan(10);
+  expect(annotations(r.stdout, 'error').filter((l) => l.includes('file='))).toHaveLength(10);
+  expect(annotations(r.stdout, 'warning').length).toBeLessThanOrEqual(10);
+  const rows = r.summary.split('\n').filter((l) => l.startsWith(`| ${dir}/`));
+  expect(rows).toHaveLength(errors + Number(r.outputs.warnings));
+  expect(r.outputs.files!.split('\n')).toHaveLength(
+    (await readdir(join(REPO, dir))).filter((n) => n.endsWith('.yml')).length,
+  );
+});
+
+test('clean manifests pass with exit status 0; strict makes warnings fail', async () => {
+  const ok = await runLintBundle({ manifests: 'examples/quickstart.yml' });
+  expect(ok.stdout).not.toContain('::error');
+  expect(ok.status).toBe(0);
+  expect(ok.outputs.errors).toBe('0');
+  const warned = await runLintBundle({ manifests: 'examples/gpu-box.yml', strict: 'true' });
+  expect(Number(warned.outputs.warnings)).toBeGreaterThan(0);
+  expect(warned.status).toBe(1);
+});
+
+test('a bad input is an error naming it, not a crash', async () => {
+  const r = await runLintBundle({ manifests: 'examples/quickstart.yml', strict: 'maybe' });
+  expect(r.status).toBe(1);
+  expect(r.stdout).toContain('input "strict" is not true or false');
+  expect(r.stdout).not.toContain('internal error');
+});
