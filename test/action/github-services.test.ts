@@ -110,6 +110,25 @@ describe("state artifacts (against a local stand-in of GitHub's artifact service
     expect(paths).toContain(`GET /repos/${gh.owner}/${gh.repo}/actions/artifacts/${newest.id}/zip 302`);
   });
 
+  it("pages through a busy repository's artifacts, and says when the state lies beyond what it reads", async () => {
+    const saved = await asJob(gh.newRun(), 'settle').services.state.save(
+      'theta',
+      await stateDir('theta', 't1'),
+      'settle',
+    );
+    gh.addUnrelatedArtifacts(gh.newRun(), 250);
+    const dir = join(root, 'fresh-theta');
+    expect((await asJob(gh.newRun(), 'resume').services.state.restoreNewest('theta', dir))?.id).toBe(saved.id);
+    expect(await marker(dir)).toBe('t1');
+
+    gh.addUnrelatedArtifacts(gh.newRun(), 1000);
+    const { services, warnings } = asJob(gh.newRun(), 'resume');
+    expect(await services.state.restoreNewest('theta', join(root, 'never'))).toBeUndefined();
+    expect(warnings).toEqual([
+      expect.stringMatching(/no state artifact of theta among the newest 1000 .* rebuilt from the cluster/),
+    ]);
+  });
+
   it('says there is none when the campaign has no artifact, and leaves the directory alone', async () => {
     const dir = await stateDir('delta', 'local');
     expect(await asJob(gh.newRun(), 'start').services.state.restoreNewest('delta', dir)).toBeUndefined();
@@ -226,6 +245,19 @@ describe("the smoke gate check run (against a local stand-in of GitHub's checks 
       services.gate.publish({ campaign: 'c4', phase: 'p', conclusion: 'success', title: 't', text: 't' }),
     ).rejects.toThrow(/lacks checks: write/);
     expect(gh.checkRunsNamed('campaign/c4/p/smoke-gate')).toEqual([]);
+  });
+});
+
+describe('the run context', () => {
+  it("names the runner's variable that is missing", () => {
+    const env = gh.jobEnv(gh.newRun(), { workspace: root, job: 'x' });
+    delete env.GITHUB_REPOSITORY;
+    expect(() => github.githubServices(env, token)).toThrow(
+      /GITHUB_REPOSITORY is not set.*inside a GitHub Actions job/,
+    );
+    expect(() => github.githubServices({ ...env, GITHUB_REPOSITORY: 'o/r', GITHUB_SHA: 'main' }, token)).toThrow(
+      /GITHUB_SHA is not a commit id/,
+    );
   });
 });
 

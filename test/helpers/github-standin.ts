@@ -176,6 +176,26 @@ export class GitHubStandin {
     };
   }
 
+  /** Other workflows' artifacts, newer than anything stored so far (a busy repository). */
+  addUnrelatedArtifacts(run: Run, count: number): void {
+    for (let i = 0; i < count; i++) {
+      const id = this.nextId++;
+      this.artifacts.push({
+        id,
+        name: `coverage-report-${id}`,
+        runId: run.id,
+        runBackendId: run.backendId,
+        jobBackendId: randomUUID(),
+        createdAt: new Date(),
+        finalized: true,
+        size: 1,
+        blocks: new Map(),
+        bytes: Buffer.from('x'),
+        expired: false,
+      });
+    }
+  }
+
   /** The check runs published under `name`, oldest first (GitHub shows the newest). */
   checkRunsNamed(name: string): CheckRun[] {
     return this.checkRuns.filter((c) => c.name === name);

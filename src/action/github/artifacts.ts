@@ -157,6 +157,11 @@ export class ArtifactStateStore implements StateArtifacts {
       }
       // The list is newest first: once a page held some, later pages hold only older ones.
       if (found.length > 0 || page * 100 >= res.total_count) break;
+      if (page === MAX_PAGES) {
+        this.o.warn(
+          `no state artifact of ${campaign} among the newest ${MAX_PAGES * 100} of the repository's ${res.total_count} artifacts; the state is rebuilt from the cluster`,
+        );
+      }
     }
     return newestFirst(found);
   }
