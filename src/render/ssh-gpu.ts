@@ -93,9 +93,10 @@ export function renderLaunch(): string {
 
 /**
  * Cancels the attempts whose directories are on stdin: marks each so its exit marker says
- * `cancel`, then sends SIGTERM to its task's process group; the wrapper follows with SIGKILL.
+ * `cancel`, sends SIGTERM to its task's process group, and leaves a detached SIGKILL for the
+ * group after the grace period, which holds even if the controller goes away meanwhile.
  */
-export function renderCancel(cancelFile: string): string {
+export function renderCancel(cancelFile: string, killAfterSeconds: number): string {
   return [
     'set -u',
     'while IFS= read -r d; do',
@@ -103,6 +104,7 @@ export function renderCancel(cancelFile: string): string {
     '  pgid=$(cat -- "$d/pgid" 2>/dev/null) || continue',
     `  : > "$d/${cancelFile}"`,
     '  kill -TERM -- "-$pgid" 2>/dev/null',
+    `  setsid -f bash -c 'sleep "$1"; kill -KILL -- "-$2" 2>/dev/null' _ ${Math.max(1, Math.ceil(killAfterSeconds))} "$pgid" < /dev/null > /dev/null 2>&1`,
     'done',
     '',
   ].join('\n');

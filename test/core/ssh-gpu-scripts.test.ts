@@ -31,7 +31,7 @@ describe('generated ssh-gpu scripts', () => {
     query: renderQuery(DEFAULT_PROBE, 20, `${odd}/wave`),
     'query, odd probe': renderQuery(`PATH="$HOME/bin:$PATH" nvidia-smi --x='a b' | head`, 3, 'wave'),
     launch: renderLaunch(),
-    cancel: renderCancel(CANCEL_FILE),
+    cancel: renderCancel(CANCEL_FILE, 10),
   };
   for (const [name, text] of Object.entries(scripts)) {
     it(`${name} passes shellcheck`, () => {

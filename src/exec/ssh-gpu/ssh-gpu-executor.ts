@@ -291,20 +291,23 @@ export class SshGpuExecutor implements Executor {
     sub: Submission,
     dir: string,
   ): Promise<{ launch?: { at: string; pid: string; gpus: string[] }; before: string[] }> {
-    const t = this.opts.transport;
+    // A file that cannot be read counts as absent: launching again is safe, as the wrapper's
+    // claim lets only one launch of an attempt run.
+    const read = (path: string): Promise<string | undefined> =>
+      this.opts.transport.readFile(path).catch(() => undefined);
     const list = (text: string | undefined): string[] => (text ?? '').trim().split(',').filter(Boolean);
     const before =
-      sub.attempt > 1 ? list(await t.readFile(`${await this.attemptDir(sub.task.id, sub.attempt - 1)}/gpus`)) : [];
-    const launched = await t.readFile(`${dir}/launched`);
+      sub.attempt > 1 ? list(await read(`${await this.attemptDir(sub.task.id, sub.attempt - 1)}/gpus`)) : [];
+    const launched = await read(`${dir}/launched`);
     if (launched === undefined) return { before };
     let pid: string | undefined;
     for (let waited = 0; waited <= 3000; waited += 100) {
-      pid = (await t.readFile(`${dir}/pid`))?.trim();
+      pid = (await read(`${dir}/pid`))?.trim();
       if (pid) break;
       await new Promise((r) => setTimeout(r, 100));
     }
     if (!pid) return { before };
-    const gpus = list(await t.readFile(`${dir}/gpus`));
+    const gpus = list(await read(`${dir}/gpus`));
     return { launch: { at: msToIso(launched.trim(), this.now()), pid, gpus }, before };
   }
 
@@ -388,7 +391,9 @@ export class SshGpuExecutor implements Executor {
    */
   async cancel(active: readonly ActiveAttempt[]): Promise<void> {
     const dirs = await Promise.all(active.map((a) => this.attemptDir(a.task.id, a.attempt.n)));
-    const r = await this.opts.transport.exec(renderCancel(CANCEL_FILE), { stdin: dirs.map((d) => `${d}\n`).join('') });
+    const r = await this.opts.transport.exec(renderCancel(CANCEL_FILE, this.killAfterS), {
+      stdin: dirs.map((d) => `${d}\n`).join(''),
+    });
     if (r.code !== 0) throw new Error(`cancelling failed (exit ${r.code}): ${r.stderr.trim()}`);
   }
 
