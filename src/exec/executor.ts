@@ -9,6 +9,8 @@ export interface ActiveAttempt {
   attempt: Attempt;
   /** The walltime the attempt runs under, in seconds. */
   walltimeSeconds: number;
+  /** The partition it was submitted to, where the plan chose one (to tell when it ran elsewhere). */
+  partition?: string;
 }
 
 export interface Executor {

@@ -17,6 +17,8 @@ export type TaskEvent =
       exitCode?: number;
       reason?: string;
       node?: string;
+      /** Where the scheduler granted less than asked, in plain words. */
+      adapted?: string[];
     };
 
 export type PhaseEvent =

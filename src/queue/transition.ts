@@ -101,6 +101,7 @@ function applyTaskEvent(t: TaskState, e: Exclude<CampaignEvent, { phase: string 
         ...(e.exitCode === undefined ? {} : { exitCode: e.exitCode }),
         ...(e.reason === undefined ? {} : { reason: e.reason }),
         ...(e.node === undefined ? {} : { node: e.node }),
+        ...(e.adapted === undefined || e.adapted.length === 0 ? {} : { adapted: e.adapted }),
       };
       attempts[i] = a;
       if (e.class === 'completed') return { ...keep, status: 'completed', attempts };

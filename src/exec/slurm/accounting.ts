@@ -3,6 +3,7 @@
  * for, turned into one record per array task, each classified (DESIGN.md's executor table).
  * Pure: text in, records out.
  */
+import { formatDuration, parseDuration } from '../../manifest/units.js';
 import type { FailureClass } from '../../queue/state.js';
 
 export interface JobRecord {
@@ -16,12 +17,19 @@ export interface JobRecord {
   end?: number;
   node?: string;
   reason?: string;
+  /** The time limit it ran under, in seconds (undefined: unlimited or not known). */
+  timelimit?: number;
+  partition?: string;
+  /** GPUs asked for and allocated (`gres/gpu` in ReqTRES and AllocTRES). */
+  reqGpus?: number;
+  allocGpus?: number;
   /** Seen only in the queue: accounting has not recorded it (yet). */
   queueOnly?: boolean;
 }
 
 /** The `sacct` fields asked for, in order (`-P`, so `|`-separated, nothing truncated). */
-export const SACCT_FIELDS = 'JobID,JobName,State,ExitCode,Start,End,NodeList,Reason';
+export const SACCT_FIELDS =
+  'JobID,JobName,State,ExitCode,Start,End,NodeList,Reason,Timelimit,Partition,ReqTRES,AllocTRES';
 /** The `squeue` format asked for (`-r`: one line per array element). */
 export const SQUEUE_FORMAT = '%i|%j|%T|%r|%N';
 
@@ -48,9 +56,12 @@ export function expandJobId(id: string): string[] {
 export function parseSacct(text: string, namePrefix: string): JobRecord[] {
   const out: JobRecord[] = [];
   for (const line of text.split('\n')) {
-    const [id, name, state, exit, start, end, node, reason] = line.split('|');
+    const [id, name, state, exit, start, end, node, reason, limit, partition, reqTres, allocTres] = line.split('|');
     if (!id || name === undefined || !name.startsWith(namePrefix)) continue;
     const [code, signal] = (exit ?? '').split(':').map(Number);
+    const timelimit = limit && limit !== 'UNLIMITED' && limit !== 'Partition_Limit' ? parseDuration(limit) : undefined;
+    const reqGpus = tresGpus(reqTres);
+    const allocGpus = tresGpus(allocTres);
     for (const handle of expandJobId(id)) {
       out.push({
         handle,
@@ -61,9 +72,36 @@ export function parseSacct(text: string, namePrefix: string): JobRecord[] {
         ...(epoch(end) ? { end: epoch(end)! } : {}),
         ...(node && node !== 'None assigned' ? { node } : {}),
         ...(reason && reason !== 'None' ? { reason } : {}),
+        ...(timelimit === undefined ? {} : { timelimit }),
+        ...(partition ? { partition } : {}),
+        ...(reqGpus === undefined ? {} : { reqGpus }),
+        ...(allocGpus === undefined ? {} : { allocGpus }),
       });
     }
   }
+  return out;
+}
+
+/** GPUs in a TRES list (`cpu=1,gres/gpu=2,mem=200M`); undefined when the list is empty (not allocated yet). */
+function tresGpus(tres: string | undefined): number | undefined {
+  if (!tres) return undefined;
+  const m = /(?:^|,)gres\/gpu=(\d+)/.exec(tres);
+  return m ? Number(m[1]) : 0;
+}
+
+/**
+ * DESIGN rule 9, the part that changes only cost: where the scheduler let a task run with less
+ * than it asked (a shorter limit, fewer GPUs, another partition), in plain words; empty when
+ * it got what it asked.
+ */
+export function shortfalls(r: JobRecord, asked: { seconds: number; partition?: string }): string[] {
+  const out: string[] = [];
+  if (r.timelimit !== undefined && r.timelimit < asked.seconds)
+    out.push(`a time limit of ${formatDuration(r.timelimit)} instead of ${formatDuration(asked.seconds)}`);
+  if (r.reqGpus !== undefined && r.allocGpus !== undefined && r.allocGpus < r.reqGpus)
+    out.push(`${r.allocGpus} GPU${r.allocGpus === 1 ? '' : 's'} instead of ${r.reqGpus}`);
+  if (asked.partition !== undefined && r.partition !== undefined && r.partition !== asked.partition)
+    out.push(`partition ${r.partition} instead of ${asked.partition}`);
   return out;
 }
 
