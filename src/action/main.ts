@@ -130,7 +130,8 @@ async function advance(
     core.setOutput('state-artifact', saved);
     const handOver = !atRest && s.handover === 'dispatch';
     if (handOver) {
-      await services.handover.dispatchAgain({ retry_failed: 'false' });
+      // No inputs: a calling workflow may declare none, and GitHub refuses inputs it does not declare.
+      await services.handover.dispatchAgain({});
       core.notice(`the budget of this job ran out before its part of the campaign came to rest: a new run goes on`);
     }
     core.setOutput('handed-over', String(handOver));

@@ -33,7 +33,7 @@ export function annotate(findings: readonly Finding[]): void {
 }
 
 /** A user error's problems as findings, so a bad manifest met by any command is annotated on its line. */
-export function problemFindings(e: UserError, rule = 'input'): Finding[] {
+export function problemFindings(e: UserError, rule = 'campaign'): Finding[] {
   return e.problems.map((p) => ({
     rule,
     severity: 'error',
