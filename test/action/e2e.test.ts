@@ -1,45 +1,48 @@
 /**
- * A whole campaign through the action's bundle, job after job as a workflow runs them: each job a
- * fresh `node dist/main/index.js` process in a fresh workspace, with the runner's INPUT_*,
- * GITHUB_*, ACTIONS_* variables, GITHUB_OUTPUT and GITHUB_STEP_SUMMARY files. The tasks run on
- * the real Slurm test cluster over SSH; the artifact, check and REST calls go to a local
- * stand-in of GitHub's services (test/helpers/github-standin.ts), never to github.com.
+ * A whole campaign through the action's bundles, job after job as GitHub runs the workflow that
+ * `campaign workflow` writes for it: each job a fresh `node dist/…/index.js` process in a fresh
+ * workspace (the checkout), with the runner's INPUT_* (the step's `with:` over the action.yml
+ * defaults), GITHUB_*, ACTIONS_* variables, GITHUB_OUTPUT and GITHUB_STEP_SUMMARY files, and a
+ * GITHUB_TOKEN holding exactly the job's `permissions:`. The tasks run on the real Slurm test
+ * cluster over SSH; the artifact, check and REST calls go to a local stand-in of GitHub's
+ * services (test/helpers/github-standin.ts), never to github.com.
  *
- * Run 1 (push): smoke → gate → release, whose job the "runner" kills once the full array is
- * submitted (a job past its time limit leaves no artifact). Run 2 (workflow_dispatch) resumes
- * from the newest artifact alone, runs out of its budget, saves and hands over. Run 3 (the
- * dispatched run) finishes the campaign, and a summary job reports it.
+ * Run 1 (push): lint → smoke → gate → release, whose job the "runner" kills once the full array
+ * is submitted (a job past its time limit leaves no artifact) → summary. Run 2 (dispatched by
+ * hand) resumes from the newest artifact alone; its release job runs out of a shortened budget,
+ * saves and hands over. Run 3 (the dispatched run) finishes the campaign.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parse } from 'yaml';
 import { parseManifest } from '../../src/manifest/load.js';
-import { planCampaign } from '../../src/plan/plan.js';
+import { planCampaign, type Plan } from '../../src/plan/plan.js';
+import { renderWorkflow, workflowPath } from '../../src/workflow/render.js';
 import { REPO } from '../helpers/cli.js';
-import { GitHubStandin, type Run } from '../helpers/github-standin.js';
+import { GitHubStandin, type Permission, type Run } from '../helpers/github-standin.js';
 import { arrayTasksNamed, clusterIsUp, jobsNamed, slurmManifestHead } from '../helpers/slurm-cluster.js';
 import { sshdUp, type Sshd } from '../exec/transport/sshd.js';
 
-const BUNDLE = join(REPO, 'dist', 'main', 'index.js');
 const clusterUp = clusterIsUp('Action end-to-end test');
 /** sacct remembers earlier runs' jobs: a campaign name of this run alone. */
 const NAME = `e2e-${Date.now().toString(36)}`;
 const MANIFEST = 'campaigns/e2e.yml';
+/** The action as the workflow names it (`uses: ./`), and its lint sub-action (`./lint`). */
+const ACTIONS: Record<string, string> = { './': 'action.yml', './lint': 'lint/action.yml' };
 
 let gh: GitHubStandin;
 let sshd: Sshd | undefined;
 let root: string;
-let token: string;
 let sshKey: string;
 
 beforeAll(async () => {
   if (!clusterUp) return;
   sshd = await sshdUp();
   gh = await GitHubStandin.start();
-  token = gh.issueToken(['actions:read', 'actions:write', 'checks:write']);
   root = await mkdtemp(join(tmpdir(), 'campaign-e2e-'));
   if (sshd) sshKey = await readFile(sshd.keyFile, 'utf8');
 }, 300_000);
@@ -48,17 +51,17 @@ afterAll(async () => {
   if (root) await rm(root, { recursive: true, force: true });
 });
 
-function manifest(workdir: string): string {
-  // Smoke: one task of one generation; full: four tasks of two generations, two at a time, so
-  // the campaign outlasts a short budget.
-  return `${slurmManifestHead(sshd!, NAME, workdir)}phases:
+function manifest(): string {
+  // Smoke: one task of one generation; full: four tasks of five generations, two at a time, so
+  // the full stage outlasts the jobs run before the release job of the second run.
+  return `${slurmManifestHead(sshd!, NAME, join(root, 'cluster-workdir'))}phases:
   - name: train
     grid: { N: [1, 2], seed: [1, 2] }
     command: >
       for g in $(seq 1 \${units}); do sleep 6; printf '{"generation": %d, "N": %s}\\n' "$g" \${N}; done > \${output}
     output: out/N\${N}_seed\${seed}.jsonl
     flush: per_generation
-    cost: { unit: generation, units: 2, per_unit: 10s, measured_on: campaign-test, margin: 3 }
+    cost: { unit: generation, units: 5, per_unit: 10s, measured_on: campaign-test, margin: 3 }
     smoke:
       tasks: 1
       overrides: { units: 1 }
@@ -72,74 +75,195 @@ function manifest(workdir: string): string {
 `;
 }
 
+interface WorkflowJob {
+  needs?: string | string[];
+  if?: string;
+  permissions?: Record<string, string>;
+  outputs?: Record<string, string>;
+  steps: { id?: string; uses: string; with?: Record<string, string | number | boolean> }[];
+}
+
 interface JobResult {
   job: string;
   seconds: number;
   code: number | null;
   signal: NodeJS.Signals | null;
   log: string;
+  /** The job's outputs, as its `outputs:` map them from the step's. */
   outputs: Record<string, string>;
   summary: string;
 }
 
-interface StartedJob {
-  child: ChildProcess;
-  done: Promise<JobResult>;
+interface RunEvent {
+  name: 'push' | 'workflow_dispatch';
+  inputs: Record<string, string>;
 }
 
-/** One job's step of the action, as the runner starts it: a fresh workspace holding the checkout. */
-async function startJob(run: Run, job: string, inputs: Record<string, string>): Promise<StartedJob> {
-  const dir = join(root, `run${run.id}-${job}`);
+/** What the test changes in a job: a shorter budget, or a kill while it runs. */
+interface JobHooks {
+  budget?: string;
+  /** Resolves when the runner should kill the job. */
+  killWhen?: () => Promise<void>;
+}
+
+/** The jobs of `workflow` in an order their `needs:` allow. */
+function jobOrder(jobs: Record<string, WorkflowJob>): string[] {
+  const order: string[] = [];
+  const visit = (id: string): void => {
+    if (order.includes(id)) return;
+    for (const n of needsOf(jobs[id]!)) visit(n);
+    order.push(id);
+  };
+  for (const id of Object.keys(jobs)) visit(id);
+  return order;
+}
+
+const needsOf = (j: WorkflowJob): string[] => (j.needs === undefined ? [] : [j.needs].flat());
+
+/** The permissions a job's GITHUB_TOKEN holds, from its `permissions:`. */
+function tokenPermissions(j: WorkflowJob): Permission[] {
+  const p = j.permissions ?? {};
+  return [
+    ...(p.actions === 'read' || p.actions === 'write' ? (['actions:read'] as const) : []),
+    ...(p.actions === 'write' ? (['actions:write'] as const) : []),
+    ...(p.checks === 'write' ? (['checks:write'] as const) : []),
+  ];
+}
+
+/**
+ * The few expressions the generated workflow holds, evaluated as the runner would; any other is
+ * an error, so a change to the workflow cannot slip past this runner unevaluated.
+ */
+function expression(text: string, ctx: { event: RunEvent; token: string; steps: Record<string, string> }): string {
+  return text.replace(/\$\{\{\s*(.*?)\s*\}\}/g, (_, expr: string) => {
+    let m: RegExpExecArray | null;
+    if (expr === 'secrets.CAMPAIGN_SSH_KEY') return sshKey;
+    if (expr === 'secrets.CAMPAIGN_SSH_PASSPHRASE') return '';
+    if (expr === 'github.token') return ctx.token;
+    if ((m = /^inputs\.(\w+) \|\| false$/.exec(expr))) return ctx.event.inputs[m[1]!] || 'false';
+    if ((m = /^steps\.campaign\.outputs\.([\w-]+)$/.exec(expr))) return ctx.steps[m[1]!] ?? '';
+    throw new Error(`this test's runner does not evaluate \${{ ${expr} }}`);
+  });
+}
+
+/** Whether a job runs, from its `if:` and how its needs ended (a plain `if:` implies success()). */
+function shouldRun(j: WorkflowJob, done: Map<string, JobResult | 'skipped'>): boolean {
+  const needs = needsOf(j).map((n) => done.get(n)!);
+  const succeeded = needs.every((r) => r !== 'skipped' && r.code === 0);
+  if (j.if === undefined) return succeeded;
+  if (j.if === 'always()') return true;
+  const m = /^needs\.([\w-]+)\.outputs\.([\w-]+) == '(.*)'$/.exec(j.if);
+  if (!m) throw new Error(`this test's runner does not evaluate if: ${j.if}`);
+  const need = done.get(m[1]!);
+  return succeeded && need !== undefined && need !== 'skipped' && need.outputs[m[2]!] === m[3];
+}
+
+/** The inputs the runner gives the action: its action.yml defaults under the step's `with:`. */
+function actionInputs(uses: string, given: Record<string, string>, token: string): Record<string, string> {
+  const file = ACTIONS[uses];
+  if (!file) throw new Error(`the workflow uses ${uses}, which is not an action of this repository`);
+  const action = parse(readFileSync(join(REPO, file), 'utf8')) as {
+    inputs: Record<string, { default?: string }>;
+    runs: { main: string };
+  };
+  const inputs: Record<string, string> = {};
+  for (const [name, def] of Object.entries(action.inputs)) {
+    const value = given[name] ?? (def.default === '${{ github.token }}' ? token : (def.default ?? ''));
+    inputs[`INPUT_${name.toUpperCase()}`] = value;
+  }
+  inputs.__main = join(REPO, dirname(file), action.runs.main);
+  return inputs;
+}
+
+/** Runs one job of `run` as a runner does: checkout into a fresh workspace, then the action's step. */
+async function runJob(
+  run: Run,
+  event: RunEvent,
+  id: string,
+  j: WorkflowJob,
+  workflowText: string,
+  hooks: JobHooks = {},
+): Promise<JobResult> {
+  const dir = join(root, `run${run.id}-${id}`);
   const workspace = join(dir, 'workspace');
   const temp = join(dir, 'runner-temp');
-  await mkdir(join(workspace, 'campaigns'), { recursive: true });
+  await mkdir(join(workspace, dirname(MANIFEST)), { recursive: true });
+  await mkdir(join(workspace, '.github', 'workflows'), { recursive: true });
   await mkdir(temp, { recursive: true });
-  await writeFile(join(workspace, MANIFEST), manifest(join(root, 'cluster-workdir')));
+  await writeFile(join(workspace, MANIFEST), manifest());
+  await writeFile(join(workspace, workflowPath(NAME)), workflowText);
   const outputFile = join(dir, 'github-output');
   const summaryFile = join(dir, 'step-summary');
   await writeFile(outputFile, '');
   await writeFile(summaryFile, '');
+
+  const token = gh.issueToken(tokenPermissions(j));
+  const step = j.steps.find((s) => s.id === 'campaign' || s.uses.startsWith('./'));
+  if (!step) throw new Error(`job ${id} has no step of this repository's actions`);
+  const given = Object.fromEntries(
+    Object.entries(step.with ?? {}).map(([k, v]) => [k, expression(String(v), { event, token, steps: {} })]),
+  );
+  if (hooks.budget) given.budget = hooks.budget;
+  const { __main: main, ...inputs } = actionInputs(step.uses, given, token);
   const env: NodeJS.ProcessEnv = {
     PATH: process.env.PATH,
     HOME: process.env.HOME,
     ...gh.jobEnv(run, {
       workspace,
-      job,
-      extra: { RUNNER_TEMP: temp, GITHUB_OUTPUT: outputFile, GITHUB_STEP_SUMMARY: summaryFile },
+      job: id,
+      extra: {
+        RUNNER_TEMP: temp,
+        GITHUB_OUTPUT: outputFile,
+        GITHUB_STEP_SUMMARY: summaryFile,
+        GITHUB_EVENT_NAME: event.name,
+      },
     }),
-    // core.getInput reads INPUT_<NAME>, the name upper-cased as the runner writes it.
-    INPUT_MANIFEST: MANIFEST,
-    INPUT_TOKEN: token,
-    'INPUT_SSH-KEY': sshKey,
-    INPUT_HANDOVER: 'dispatch',
-    ...Object.fromEntries(Object.entries(inputs).map(([k, v]) => [`INPUT_${k.toUpperCase()}`, v])),
+    ...inputs,
   };
   const started = Date.now();
-  const child = spawn(process.execPath, [BUNDLE], { cwd: workspace, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child: ChildProcess = spawn(process.execPath, [main!], {
+    cwd: workspace,
+    env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let log = '';
   child.stdout!.on('data', (d: Buffer) => (log += d.toString()));
   child.stderr!.on('data', (d: Buffer) => (log += d.toString()));
-  const done = new Promise<JobResult>((resolve, reject) => {
+  const exited = new Promise<[number | null, NodeJS.Signals | null]>((resolve, reject) => {
     child.on('error', reject);
-    child.on('close', (code, signal) => {
-      void Promise.all([readFile(outputFile, 'utf8'), readFile(summaryFile, 'utf8')]).then(([out, summary]) =>
-        resolve({
-          job: `run ${run.id} ${job}`,
-          seconds: (Date.now() - started) / 1000,
-          code,
-          signal,
-          log,
-          outputs: parseOutputs(out),
-          summary,
-        }),
-      );
-    });
+    child.on('close', (code, signal) => resolve([code, signal]));
   });
-  return { child, done };
+  if (hooks.killWhen) void hooks.killWhen().then(() => child.kill('SIGKILL'));
+  const [code, signal] = await exited;
+  const stepOutputs = parseOutputs(await readFile(outputFile, 'utf8'));
+  const outputs = Object.fromEntries(
+    Object.entries(j.outputs ?? {}).map(([k, v]) => [k, expression(v, { event, token, steps: stepOutputs })]),
+  );
+  return {
+    job: `run ${run.id} ${id}`,
+    seconds: (Date.now() - started) / 1000,
+    code,
+    signal,
+    log,
+    outputs,
+    summary: await readFile(summaryFile, 'utf8'),
+  };
 }
 
-async function job(run: Run, name: string, inputs: Record<string, string>): Promise<JobResult> {
-  return (await startJob(run, name, inputs)).done;
+/** One run of the workflow: every job in order, each skipped or run as its `needs:` and `if:` say. */
+async function runWorkflow(
+  workflowText: string,
+  event: RunEvent,
+  hooks: Record<string, JobHooks> = {},
+): Promise<{ run: Run; jobs: Map<string, JobResult | 'skipped'> }> {
+  const workflow = parse(workflowText) as { jobs: Record<string, WorkflowJob> };
+  const run = gh.newRun();
+  const jobs = new Map<string, JobResult | 'skipped'>();
+  for (const id of jobOrder(workflow.jobs)) {
+    const j = workflow.jobs[id]!;
+    jobs.set(id, shouldRun(j, jobs) ? await runJob(run, event, id, j, workflowText, hooks[id]) : 'skipped');
+  }
+  return { run, jobs };
 }
 
 /** GITHUB_OUTPUT as @actions/core writes it: `name<<DELIMITER`, the value, the delimiter. */
@@ -149,114 +273,129 @@ function parseOutputs(text: string): Record<string, string> {
   return out;
 }
 
-const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
+function ran(jobs: Map<string, JobResult | 'skipped'>, id: string): JobResult {
+  const r = jobs.get(id);
+  if (r === undefined || r === 'skipped') throw new Error(`job ${id} did not run`);
+  return r;
+}
 
-const gateName = `campaign/${NAME}/train/smoke-gate`;
+const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 const ready = (): boolean => clusterUp && sshd !== undefined;
 
 describe.runIf(clusterUp)(
-  "the action's bundle, job after job, on the Slurm test cluster (GitHub's services: a local stand-in)",
+  "the action's bundles, job after job as the generated workflow runs them, on the Slurm test cluster (GitHub's services: a local stand-in)",
   () => {
-    it('start → smoke → gate → release (killed) → resume from the artifact → budget handover → finish; nothing submitted twice', async () => {
+    it('push: smoke → gate → release killed; dispatch: resume from the artifact, budget runs out, hand over; the handed-over run finishes; nothing submitted twice', async () => {
       if (!ready()) return;
-      expect(existsSync(BUNDLE), `${BUNDLE} is missing: build it with scripts/bundle`).toBe(true);
-      const plan = planCampaign(parseManifest(MANIFEST, manifest(join(root, 'cluster-workdir'))).manifest);
+      for (const file of Object.values(ACTIONS)) expect(existsSync(join(REPO, file)), file).toBe(true);
+      const plan: Plan = planCampaign(parseManifest(MANIFEST, manifest()).manifest);
+      const workflowText = renderWorkflow(plan, {
+        manifest: MANIFEST,
+        uses: './',
+        branch: 'main',
+        budget: '10m',
+        runsOn: 'ubuntu-latest',
+      });
+      const dispatchable = parse(workflowText) as { on: { workflow_dispatch: { inputs: Record<string, unknown> } } };
+      gh.dispatchInputs = new Set(Object.keys(dispatchable.on.workflow_dispatch.inputs));
       const arrays = plan.phases.flatMap((p) => p.arrays);
       const smokeArrays = arrays.filter((a) => a.stage === 'smoke').length;
       const tasks = arrays.reduce((n, a) => n + a.tasks.length, 0);
       const prefix = `${NAME}~`;
+      const gateName = `campaign/${NAME}/train/smoke-gate`;
 
-      // Run 1, pushed: the smoke stage comes to rest and its gate is published.
-      const run1 = gh.newRun();
-      const smoke = await job(run1, 'train-smoke', {
-        command: 'advance',
-        phase: 'train',
-        stage: 'smoke',
-        budget: '10m',
-      });
+      // Run 1, pushed. The runner kills the release job, as at a job's time limit, once the
+      // full array is in Slurm: a killed job uploads nothing.
+      const untilReleased = async (): Promise<void> => {
+        for (let i = 0; i < 240 && jobsNamed(prefix).length <= smokeArrays; i++) await sleep(500);
+      };
+      const push = await runWorkflow(
+        workflowText,
+        { name: 'push', inputs: {} },
+        { 'train-full': { killWhen: untilReleased } },
+      );
+      const lint = ran(push.jobs, 'lint');
+      expect(lint.code, lint.log).toBe(0);
+      const smoke = ran(push.jobs, 'train-smoke');
       expect(smoke.code, smoke.log).toBe(0);
-      expect(smoke.outputs['state-artifact']).toBe(`campaign-state.${NAME}.${run1.id}-1.train-smoke.1`);
-      expect(jobsNamed(prefix)).toHaveLength(smokeArrays);
-
-      const gate = await job(run1, 'train-gate', { command: 'gate', phase: 'train' });
+      expect(smoke.outputs['state-artifact']).toBe(`campaign-state.${NAME}.${push.run.id}-1.train-smoke.1`);
+      const gate = ran(push.jobs, 'train-gate');
       expect(gate.code, gate.log).toBe(0);
       expect(gate.outputs.passed).toBe('true');
-      expect(gh.checkRunsNamed(gateName).at(-1)).toMatchObject({
-        head_sha: gh.sha,
-        status: 'completed',
-        conclusion: 'success',
-      });
-      expect(gh.checkRunsNamed(gateName).at(-1)?.output?.text).toContain('output_exists');
-
-      // The release job is killed, as a runner kills a job past its limit, once the full array is in Slurm.
-      const release = await startJob(run1, 'train-full', {
-        command: 'advance',
-        phase: 'train',
-        stage: 'full',
-        budget: '10m',
-      });
-      for (let i = 0; i < 240 && jobsNamed(prefix).length === smokeArrays; i++) await sleep(500);
-      release.child.kill('SIGKILL');
-      const killed = await release.done;
+      const check = gh.checkRunsNamed(gateName).at(-1);
+      expect(check).toMatchObject({ head_sha: gh.sha, status: 'completed', conclusion: 'success' });
+      expect(check?.output?.text).toContain('the writer lost records');
+      const killed = ran(push.jobs, 'train-full');
       expect(killed.signal, killed.log).toBe('SIGKILL');
       expect(jobsNamed(prefix).length).toBeGreaterThan(smokeArrays);
       expect(gh.artifacts.filter((a) => a.name.includes('.train-full.'))).toEqual([]);
+      // The summary job runs whatever happened before it (if: always()).
+      expect(ran(push.jobs, 'summary').summary).toContain(`campaign ${NAME}`);
 
-      // Run 2, dispatched by hand: a fresh workspace, whose only state is the newest artifact
-      // (the smoke job's, which knows nothing of the release). It finds the submitted array on
-      // the cluster instead of submitting it again, runs out of its budget, saves, hands over.
-      const run2 = gh.newRun();
-      const resumed = await job(run2, 'advance', { command: 'advance', budget: '15s' });
-      expect(resumed.code, resumed.log).toBe(0);
-      expect(resumed.log).toContain(`restored the state from campaign-state.${NAME}.${run1.id}-1.train-smoke.1`);
+      // Run 2, dispatched by hand: fresh workspaces, whose only state is the newest artifact
+      // (the smoke job's, which knows nothing of the release). The release job finds the
+      // submitted array on the cluster instead of submitting it again, runs out of its budget,
+      // saves and hands over.
+      const dispatched = await runWorkflow(
+        workflowText,
+        { name: 'workflow_dispatch', inputs: { retry_failed: 'false' } },
+        { 'train-full': { budget: '5s' } },
+      );
+      const resumedSmoke = ran(dispatched.jobs, 'train-smoke');
+      expect(resumedSmoke.code, resumedSmoke.log).toBe(0);
+      expect(resumedSmoke.log).toContain(`restored the state from ${smoke.outputs['state-artifact']}`);
       // Found among earlier runs' artifacts through the REST API, downloaded by redirect to the blob.
       expect(gh.calls).toContainEqual({
         method: 'GET',
         path: `/repos/${gh.owner}/${gh.repo}/actions/artifacts`,
         status: 200,
       });
-      expect(resumed.outputs['handed-over']).toBe('true');
-      expect(resumed.outputs.complete).toBe('false');
+      expect(ran(dispatched.jobs, 'train-gate').outputs.passed).toBe('true');
+      const budgeted = ran(dispatched.jobs, 'train-full');
+      expect(budgeted.code, budgeted.log).toBe(0);
+      expect(budgeted.log).toContain(`restored the state from ${resumedSmoke.outputs['state-artifact']}`);
+      expect(budgeted.outputs.complete).toBe('false');
       expect(gh.dispatches).toHaveLength(1);
       expect(gh.dispatches[0]).toMatchObject({ workflow: gh.workflowFile, ref: 'refs/heads/main' });
 
-      // Run 3, the dispatched one: resumes from run 2's artifact and finishes.
-      const run3 = gh.newRun();
-      const finished = await job(run3, 'advance', { command: 'advance', budget: '10m' });
+      // Run 3, the one the handover dispatched, with its inputs: finishes the campaign.
+      const handedOver = await runWorkflow(workflowText, {
+        name: 'workflow_dispatch',
+        inputs: gh.dispatches[0]!.inputs,
+      });
+      const finished = ran(handedOver.jobs, 'train-full');
       expect(finished.code, finished.log).toBe(0);
-      expect(finished.log).toContain(`restored the state from ${resumed.outputs['state-artifact']}`);
+      expect(finished.log).toContain(`restored the state from`);
       expect(finished.outputs.complete).toBe('true');
-      expect(finished.outputs['handed-over']).toBe('false');
       expect(gh.dispatches).toHaveLength(1);
-
-      const summary = await job(run3, 'summary', { command: 'summary' });
+      const summary = ran(handedOver.jobs, 'summary');
       expect(summary.code, summary.log).toBe(0);
-      expect(summary.outputs.complete).toBe('true');
-      const counts = JSON.parse(summary.outputs.counts ?? '[]') as { phase: string; done: number; total: number }[];
-      expect(counts.find((c) => c.phase === 'train')).toMatchObject({ done: 4, total: 4 });
       expect(summary.summary).toContain(`campaign ${NAME}`);
+      expect(summary.log).toContain('restored the state from');
 
       // Nothing submitted twice: one sbatch per planned array, one array task per planned task.
       expect(jobsNamed(prefix)).toHaveLength(arrays.length);
-      const ran = arrayTasksNamed(prefix);
-      expect(ran).toHaveLength(tasks);
-      expect(new Set(ran.map((t) => `${t.job}_${t.index}`)).size).toBe(tasks);
-      expect(ran.every((t) => t.state === 'COMPLETED')).toBe(true);
-
-      console.info(
-        [
-          `e2e figures: ${arrays.length} sbatch jobs, ${tasks} array tasks in sacct; ${gh.artifacts.length} state artifacts; ${gh.checkRunsNamed(gateName).length} gate check runs`,
-          ...[smoke, gate, killed, resumed, finished, summary].map((j) => `  ${j.job}: ${j.seconds.toFixed(1)} s`),
-        ].join('\n'),
-      );
+      const inSacct = arrayTasksNamed(prefix);
+      expect(inSacct).toHaveLength(tasks);
+      expect(new Set(inSacct.map((t) => `${t.job}_${t.index}`)).size).toBe(tasks);
+      expect(inSacct.every((t) => t.state === 'COMPLETED')).toBe(true);
 
       // The gate's check run was never anything but success once the gate had passed.
       expect(gh.checkRunsNamed(gateName).map((c) => c.conclusion)).not.toContain('failure');
+      const all = [push, dispatched, handedOver].flatMap((r) =>
+        [...r.jobs.values()].filter((x): x is JobResult => x !== 'skipped'),
+      );
       // The SSH key reaches the log only in the runner's masking command.
       const body = sshKey.split('\n').find((l) => l.length > 40)!;
-      for (const j of [smoke, gate, resumed, finished, summary]) {
+      for (const j of all) {
         for (const line of j.log.split('\n')) if (line.includes(body)) expect(line).toMatch(/^::add-mask::/);
       }
+      console.info(
+        [
+          `e2e figures: ${jobsNamed(prefix).length} sbatch jobs, ${inSacct.length} array tasks in sacct; ${gh.artifacts.length} state artifacts; ${gh.checkRunsNamed(gateName).length} gate check runs; ${gh.dispatches.length} dispatch`,
+          ...all.map((j) => `  ${j.job}: exit ${j.code ?? j.signal}, ${j.seconds.toFixed(1)} s`),
+        ].join('\n'),
+      );
     }, 900_000);
   },
 );

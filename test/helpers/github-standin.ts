@@ -95,6 +95,8 @@ export class GitHubStandin {
   readonly checkRuns: CheckRun[] = [];
   readonly dispatches: Dispatch[] = [];
   readonly faults: DownloadFault[] = [];
+  /** The workflow's `workflow_dispatch` inputs; when set, a dispatch with any other is refused (422) as GitHub does. */
+  dispatchInputs: ReadonlySet<string> | undefined;
   private readonly secret = randomBytes(32);
   private readonly tokens = new Map<string, Set<Permission>>();
   private readonly runs: Run[] = [];
@@ -495,6 +497,9 @@ export class GitHubStandin {
       if (typeof d.ref !== 'string' || Object.values(inputs).some((v) => typeof v !== 'string')) {
         return send(422, { message: 'Invalid request. For "properties/inputs", values must be strings.' });
       }
+      const unexpected = Object.keys(inputs).filter((k) => this.dispatchInputs && !this.dispatchInputs.has(k));
+      if (unexpected.length > 0)
+        return send(422, { message: `Unexpected inputs provided: ${JSON.stringify(unexpected)}` });
       this.dispatches.push({ workflow, ref: d.ref, inputs: inputs as Record<string, string> });
       return send(204, '');
     }
