@@ -172,6 +172,7 @@ function actionInputs(uses: string, given: Record<string, string>, token: string
     inputs[`INPUT_${name.toUpperCase()}`] = value;
   }
   inputs.__main = join(REPO, dirname(file), action.runs.main);
+  if (!existsSync(inputs.__main)) throw new Error(`${inputs.__main} is missing: build the bundles with npm run bundle`);
   return inputs;
 }
 
