@@ -3,6 +3,7 @@
  * per-step limits, the rest in the log), and the job summary (within its size limit).
  */
 import * as core from '@actions/core';
+import { isAbsolute, relative } from 'node:path';
 import { UserError } from '../errors.js';
 import { formatFinding } from '../lint/lint.js';
 import type { Finding } from '../lint/rule.js';
@@ -21,7 +22,7 @@ export function annotate(findings: readonly Finding[]): void {
     }
     shown[f.severity]++;
     const message = `${f.message}${f.fix ? ` (fix: ${f.fix})` : ''}`;
-    const p = f.position;
+    const p = { ...f.position, file: workspacePath(f.position.file) };
     const props =
       p.line > 0 ? { title: f.rule, file: p.file, startLine: p.line, startColumn: p.column } : { title: f.rule };
     if (f.severity === 'error') core.error(message, props);
@@ -30,6 +31,11 @@ export function annotate(findings: readonly Finding[]): void {
   const hidden = findings.length - shown.error - shown.warning;
   if (hidden > 0)
     core.info(`${hidden} more findings than GitHub shows as annotations: the job summary lists all of them`);
+}
+
+/** GitHub places an annotation by its path from the workspace root. */
+function workspacePath(file: string): string {
+  return isAbsolute(file) ? relative(process.env.GITHUB_WORKSPACE ?? process.cwd(), file) : file;
 }
 
 /** A user error's problems as findings, so a bad manifest met by any command is annotated on its line. */

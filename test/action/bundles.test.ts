@@ -1,7 +1,8 @@
 /**
- * The committed lint bundle, run exactly as the runner runs it: `node dist/lint/index.js` in the
- * workspace, inputs as INPUT_* variables, outputs and the job summary through the files named
- * by GITHUB_OUTPUT and GITHUB_STEP_SUMMARY, annotations as workflow commands on stdout.
+ * The committed bundles, run exactly as the runner runs them: `node dist/lint/index.js` (and
+ * `node dist/main/index.js`) in the workspace, inputs as INPUT_* variables, outputs and the job
+ * summary through the files named by GITHUB_OUTPUT and GITHUB_STEP_SUMMARY, annotations as
+ * workflow commands on stdout.
  */
 import { spawnSync } from 'node:child_process';
 import { readFile, readdir, writeFile } from 'node:fs/promises';
@@ -9,16 +10,21 @@ import { join } from 'node:path';
 import { expect, test } from 'vitest';
 import { REPO, makeTemp } from '../helpers/cli.js';
 
-async function runLintBundle(inputs: Record<string, string>) {
+async function runLintBundle(inputs: Record<string, string>, bundle = 'dist/lint/index.js', extraEnv = {}) {
   const dir = await makeTemp('lint-bundle');
   const output = join(dir, 'output');
   const summary = join(dir, 'summary.md');
   await writeFile(output, '');
   await writeFile(summary, '');
-  const env: NodeJS.ProcessEnv = { PATH: process.env.PATH, GITHUB_OUTPUT: output, GITHUB_STEP_SUMMARY: summary };
+  const env: NodeJS.ProcessEnv = {
+    PATH: process.env.PATH,
+    GITHUB_OUTPUT: output,
+    GITHUB_STEP_SUMMARY: summary,
+    ...extraEnv,
+  };
   // The runner upper-cases the input's name and keeps its dashes.
   for (const [k, v] of Object.entries(inputs)) env[`INPUT_${k.toUpperCase()}`] = v;
-  const r = spawnSync(process.execPath, [join(REPO, 'dist/lint/index.js')], { cwd: REPO, env, encoding: 'utf8' });
+  const r = spawnSync(process.execPath, [join(REPO, bundle)], { cwd: REPO, env, encoding: 'utf8' });
   return {
     status: r.status,
     stdout: r.stdout,
@@ -86,6 +92,44 @@ test('clean manifests pass with exit status 0; strict makes warnings fail', asyn
   const warned = await runLintBundle({ manifests: 'examples/gpu-box.yml', strict: 'true' });
   expect(Number(warned.outputs.warnings)).toBeGreaterThan(0);
   expect(warned.status).toBe(1);
+});
+
+test('an absolute manifest path is annotated by its path from the workspace', async () => {
+  const r = await runLintBundle({ manifests: join(REPO, 'test/fixtures/broken/unknown-variable.yml') });
+  expect(annotations(r.stdout, 'error')[0]).toContain(',file=test/fixtures/broken/unknown-variable.yml,');
+});
+
+/** What the runner sets for every job; the main bundle's GitHub services read it. */
+const RUNNER_ENV = {
+  GITHUB_REPOSITORY: 'owner/repo',
+  GITHUB_API_URL: 'http://127.0.0.1:9',
+  GITHUB_RUN_ID: '1',
+  GITHUB_RUN_ATTEMPT: '1',
+  GITHUB_SHA: 'a'.repeat(40),
+};
+
+test('the main bundle starts (ssh2 inside an ES module bundle), masks the SSH key, and plans', async () => {
+  const key = 'not-a-real-key-but-a-secret-all-the-same';
+  const r = await runLintBundle(
+    { command: 'plan', manifest: 'examples/distill.yml', 'ssh-key': key },
+    'dist/main/index.js',
+    RUNNER_ENV,
+  );
+  expect(r.stderr).toBe('');
+  expect(r.status).toBe(0);
+  expect(r.stdout.split('\n')).toContain(`::add-mask::${key}`);
+  expect(r.summary).toContain('## Plan of distill-sweep');
+  expect(r.summary).toContain('phase distill_students (after train_teachers)');
+  expect(Number(r.outputs['gpu-hours'])).toBeGreaterThan(100);
+});
+
+test('the main bundle annotates a broken manifest on its line', async () => {
+  const file = 'test/fixtures/broken/unknown-variable.yml';
+  const r = await runLintBundle({ command: 'plan', manifest: file }, 'dist/main/index.js', RUNNER_ENV);
+  expect(r.status).toBe(1);
+  expect(annotations(r.stdout, 'error')[0]).toMatch(
+    new RegExp(`^::error title=campaign,file=${file},line=\\d+,col=\\d+::`),
+  );
 });
 
 test('a bad input is an error naming it, not a crash', async () => {
