@@ -33,7 +33,10 @@ export interface EndClass {
 export function classifyEnd(input: EndInput): EndClass {
   const { marker, log } = input;
   if (marker.cause === 'cancel') return { cls: 'cancelled', reason: `cancelled (exit ${marker.code})` };
-  if (marker.cause === 'walltime') return { cls: 'timeout', reason: `walltime ${input.walltimeSeconds}s reached` };
+  if (marker.cause === 'walltime') {
+    const killed = marker.code === 137 ? '; killed after ignoring SIGTERM' : '';
+    return { cls: 'timeout', reason: `walltime ${input.walltimeSeconds}s reached${killed}` };
+  }
   const gate = GATE_LINE.exec(log);
   if (marker.code === GATE_EXIT && gate) return { cls: 'gate', reason: `gate ${gate[1]}:${gate[2]}` };
   if (marker.code === GATE_EXIT && marker.step) return { cls: 'gate', reason: `gate ${marker.step}` };

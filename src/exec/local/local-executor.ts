@@ -1,8 +1,8 @@
 /**
- * The `local` executor: each attempt is a detached process group on this machine, run by a
- * wrapper that writes a pid file at start and an exit marker atomically at the end, with the
- * walltime enforced by `timeout` inside the wrapper (so it holds even if the controller dies).
- * Attempts are watched by pid and marker, never by matching process lists.
+ * The `local` executor: each attempt is a detached session on this machine, run by the shared
+ * wrapper (render/wrapper.ts) that writes a pid file at start and an exit marker atomically at
+ * the end, and enforces the walltime on the task's whole process group (so it holds even if the
+ * controller dies). Attempts are watched by pid and marker, never by matching process lists.
  */
 import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
@@ -13,10 +13,11 @@ import type { TaskSpec } from '../../manifest/expand.js';
 import type { Manifest } from '../../manifest/schema.js';
 import type { OutputFacts } from '../../queue/checklist.js';
 import type { Submission, TaskEvent } from '../../queue/events.js';
-import type { Attempt, FailureClass } from '../../queue/state.js';
+import { classifyEnd } from '../../queue/attempt-end.js';
+import type { Attempt } from '../../queue/state.js';
 import { manifestTaskEnv } from '../../render/env.js';
-import { shellQuote } from '../../render/shell.js';
-import { GATE_EXIT, GATE_LINE, renderTaskScript, scriptInputFor } from '../../render/task-script.js';
+import { renderTaskScript, scriptInputFor } from '../../render/task-script.js';
+import { parseExitMarker, renderWrapper, type ExitMarker } from '../../render/wrapper.js';
 import type { ActiveAttempt, Executor } from '../executor.js';
 import { processAlive, waitFor } from './process.js';
 
@@ -94,7 +95,10 @@ export class LocalExecutor implements Executor {
     // Replaced by rename, never rewritten in place: a wrapper already running from an earlier,
     // slow launch keeps reading its own copy (and its claim makes this launch a no-op).
     await writeAtomic(join(dir, 'task.sh'), body);
-    await writeAtomic(join(dir, 'wrapper.sh'), renderWrapper(dir, sub.array.budget.seconds));
+    await writeAtomic(
+      join(dir, 'wrapper.sh'),
+      renderWrapper({ dir, walltimeSeconds: sub.array.budget.seconds, killAfterSeconds: KILL_AFTER }),
+    );
     await writeFile(join(dir, 'launched'), `${at}\n`);
     const env = { ...process.env, ...manifestTaskEnv(this.opts.manifest, sub.task, sub.attempt, this.opts.workdir) };
     const child = spawn('bash', [join(dir, 'wrapper.sh')], {
@@ -115,14 +119,14 @@ export class LocalExecutor implements Executor {
     for (const { task, attempt, walltimeSeconds } of active) {
       const dir = this.attemptDir(task.id, attempt.n);
       const base = { task: task.id, attempt: attempt.n };
-      let marker = await readExit(dir);
+      let marker = await readExit(dir, this.now());
       if (marker === undefined) {
         const pid = await readPid(dir);
         if (pid !== undefined && (await processAlive(pid, join(dir, 'wrapper.sh')))) {
           if (!attempt.startedAt) events.push({ type: 'started', ...base, at: this.now() });
           continue;
         }
-        marker = await readExit(dir); // it may have ended between the two reads
+        marker = await readExit(dir, this.now()); // it may have ended between the two reads
         if (marker === undefined) {
           events.push({
             type: 'finished',
@@ -155,22 +159,16 @@ export class LocalExecutor implements Executor {
     marker: ExitMarker,
     log: string,
     walltimeSeconds: number,
-  ): Promise<{ cls: 'completed' | FailureClass; reason?: string }> {
-    const gate = GATE_LINE.exec(log);
-    if (marker.code === GATE_EXIT && gate) return { cls: 'gate', reason: `gate ${gate[1]}:${gate[2]}` };
-    if (marker.code === 124) return { cls: 'timeout', reason: `walltime ${walltimeSeconds}s reached` };
-    if (marker.code === 137) {
-      const ran = (Date.parse(marker.at) - Date.parse(marker.startedAt ?? since)) / 1000;
-      return ran >= walltimeSeconds
-        ? { cls: 'timeout', reason: `killed after ignoring SIGTERM at the walltime` }
-        : { cls: 'out_of_memory', reason: 'killed by SIGKILL (the kernel OOM killer, or a person)' };
-    }
-    if (marker.code !== 0) return { cls: 'failed', reason: `exit ${marker.code}` };
-    if (task.output === undefined) return { cls: 'completed' };
-    const out = await this.freshOutput(task, since, false);
-    if (!out.exists) return { cls: 'unverified', reason: `exit 0 but ${task.output} does not exist` };
-    if (!out.fresh) return { cls: 'unverified', reason: `exit 0 but ${task.output} is older than the attempt` };
-    return { cls: 'completed' };
+  ): Promise<ReturnType<typeof classifyEnd>> {
+    const out = task.output === undefined || marker.code !== 0 ? undefined : await this.freshOutput(task, since, false);
+    return classifyEnd({
+      marker,
+      log,
+      walltimeSeconds,
+      // Exit status 137 alone marks an out-of-memory end here: no GPU, no CUDA messages.
+      oomPatterns: [],
+      ...(out ? { output: { path: task.output!, exists: out.exists, fresh: out.fresh } } : {}),
+    });
   }
 
   async readLog(task: TaskSpec, attempt: Attempt): Promise<string> {
@@ -230,57 +228,20 @@ function failed(sub: Submission, at: string, reason: string): TaskEvent {
   return { type: 'submit_failed', task: sub.task.id, attempt: sub.attempt, at, reason };
 }
 
-interface ExitMarker {
-  code: number;
-  at: string;
-  startedAt?: string;
-}
-
 async function readPid(dir: string): Promise<number | undefined> {
   const text = await readFile(join(dir, 'pid'), 'utf8').catch(() => '');
   const pid = Number.parseInt(text, 10);
   return Number.isInteger(pid) && pid > 0 ? pid : undefined;
 }
 
-/** The exit marker: `<code> <end ms> <start ms>` (epoch), written by rename so it is whole or absent. */
-async function readExit(dir: string): Promise<ExitMarker | undefined> {
+/** The exit marker (render/wrapper.ts), written by rename so it is whole or absent. */
+async function readExit(dir: string, now: string): Promise<ExitMarker | undefined> {
   const text = await readFile(join(dir, 'exit'), 'utf8').catch(() => undefined);
-  if (text === undefined) return undefined;
-  const [code, end, start] = text.trim().split(/\s+/).map(Number);
-  // Markers written before the end time was in milliseconds hold seconds there: no millisecond
-  // epoch of this century is below 1e11.
-  const iso = (s: number | undefined): string | undefined =>
-    s && Number.isFinite(s) ? new Date(s < 1e11 ? s * 1000 : s).toISOString() : undefined;
-  return {
-    code: Number.isInteger(code) ? code! : 255,
-    at: iso(end) ?? new Date().toISOString(),
-    ...(iso(start) ? { startedAt: iso(start)! } : {}),
-  };
+  return text === undefined ? undefined : parseExitMarker(text, now);
 }
 
 async function sha256(path: string): Promise<string> {
   const hash = createHash('sha256');
   for await (const chunk of createReadStream(path)) hash.update(chunk as Buffer);
   return hash.digest('hex');
-}
-
-/**
- * The wrapper: pid file first, then the task under `timeout` in its own process group, its
- * output to the attempt's log, then the exit marker by rename.
- */
-export function renderWrapper(dir: string, walltimeSeconds: number): string {
-  const d = shellQuote(dir);
-  return [
-    '#!/usr/bin/env bash',
-    '# Generated by campaign: runs one attempt of one task.',
-    `cd -- ${d} || exit 1`,
-    '# One run per attempt: a second launch of the same attempt stops here.',
-    'mkdir claim 2>/dev/null || exit 0',
-    'printf \'%s\\n\' "$$" > pid.tmp && mv pid.tmp pid',
-    'started=$(date +%s%3N)',
-    `timeout --kill-after=${KILL_AFTER} ${Math.ceil(walltimeSeconds)} bash ./task.sh > log 2>&1 < /dev/null`,
-    'rc=$?',
-    'printf \'%s %s %s\\n\' "$rc" "$(date +%s%3N)" "$started" > exit.tmp && mv exit.tmp exit',
-    '',
-  ].join('\n');
 }

@@ -6,6 +6,7 @@ import { duplicateValue } from './duplicate-value.js';
 import { emptyAxis } from './empty-axis.js';
 import { flushNotFiner } from './flush-not-finer.js';
 import { fullRunOverridden } from './full-run-overridden.js';
+import { gpusBeyondServer } from './gpus-beyond-server.js';
 import { gridTooLarge } from './grid-too-large.js';
 import { mixedResourceClass } from './mixed-resource-class.js';
 import { noSmokeTrigger } from './no-smoke-trigger.js';
@@ -52,4 +53,5 @@ export const RULES: readonly Rule[] = [
   // The plan.
   walltimeBudget,
   mixedResourceClass,
+  gpusBeyondServer,
 ];

@@ -423,7 +423,8 @@ phases:
   it('is stopped at the walltime, with its children, and classed timeout', async () => {
     const { submitted, finished } = runs.get('slow')!;
     const end = await finished;
-    expect(end).toMatchObject({ class: 'timeout', exitCode: 124 });
+    // The task's own status: it ended on the SIGTERM sent at the walltime.
+    expect(end).toMatchObject({ class: 'timeout', exitCode: 143 });
     expect(end.reason).toContain('walltime 2s');
     const sleeper = Number(await readFile(join(localWorkdir(campaign), 'sleeper.pid'), 'utf8'));
     expect(await alive(sleeper)).toBe(false);

@@ -103,7 +103,7 @@ describe('the ssh-gpu executor', () => {
     );
     const end = await finished(executor, a);
     expect(end.class).toBe('timeout');
-    expect(end.reason).toBe('walltime 2s reached');
+    expect(end.reason).toBe('walltime 2s reached; killed after ignoring SIGTERM');
     expect(end.exitCode).toBe(137);
     const child = Number(await readFile(join(workdir, 'child.pid'), 'utf8'));
     await waitUntil('the child to be gone', async () => ((await alive(child)) ? undefined : true), 10_000);
