@@ -198,7 +198,9 @@ describe("state artifacts (against a local stand-in of GitHub's artifact service
       .services.state.restoreNewest(campaign, dir)
       .catch((e: unknown) => e);
     expect(err).toBeInstanceOf(UserError);
-    expect(String(err)).toMatch(/no usable state artifact of campaign eta.*digest.*rebuilds it from the cluster/s);
+    expect(String(err)).toMatch(
+      /no usable state artifact of campaign eta:\n {2}campaign-state\.eta\.\d+-1\.settle\.1 \(id \d+, run \d+\): .*digest.*delete these artifacts.*rebuilt from the cluster/s,
+    );
     expect(await marker(dir)).toBe('local');
   });
 });

@@ -102,14 +102,14 @@ export class ArtifactStateStore implements StateArtifacts {
       for (const c of await source()) {
         const problem = await this.tryRestore(c, campaign, dir);
         if (problem === undefined) return { name: c.name, id: c.id, runId: c.runId };
-        tried.push(`${c.name}: ${problem}`);
+        tried.push(`${c.name} (id ${c.id}, run ${c.runId}): ${problem}`);
         this.o.warn(`state artifact ${c.name} is unusable (${problem}); trying the next newest`);
       }
     }
     if (tried.length > 0) {
       throw new UserError({
         message: `no usable state artifact of campaign ${campaign}:\n  ${tried.join('\n  ')}`,
-        fix: 'start afresh with an empty state: the controller rebuilds it from the cluster, where jobs carry the campaign name',
+        fix: 'delete these artifacts (the run page, or `gh api -X DELETE repos/OWNER/REPO/actions/artifacts/ID`) and run again: with no state artifact the state is rebuilt from the cluster, where the jobs carry the campaign name',
       });
     }
     return undefined;
