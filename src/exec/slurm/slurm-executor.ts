@@ -18,7 +18,7 @@ import { renderSbatch, rowAttempt } from '../../render/sbatch.js';
 import { exportLines, shellQuote } from '../../render/shell.js';
 import { GATE_EXIT, GATE_LINE } from '../../render/task-script.js';
 import type { ActiveAttempt, Executor } from '../executor.js';
-import { resolveHome, type Transport } from '../transport/transport.js';
+import { LinkError, resolveHome, type Transport } from '../transport/transport.js';
 import {
   classify,
   explainReason,
@@ -313,7 +313,8 @@ export class SlurmExecutor implements Executor {
     );
     const [acct = '', rest = ''] = r.stdout.split(`\n${SEPARATOR} `);
     const acctOk = rest.startsWith('0');
-    if (r.code !== 0) throw new Error(`squeue failed on the cluster: ${r.stderr.trim() || rest.slice(2).trim()}`);
+    // slurmctld restarting or overloaded: the next pass asks again.
+    if (r.code !== 0) throw new LinkError(`squeue failed on the cluster: ${r.stderr.trim() || rest.slice(2).trim()}`);
     if (!acctOk && !this.accountingWarned) {
       this.accountingWarned = true;
       this.warn(
@@ -363,7 +364,7 @@ export class SlurmExecutor implements Executor {
       }
       this.lastWaiting.delete(task.id);
       const at = record.end ? new Date(record.end * 1000).toISOString() : now;
-      const started = { ...attempt, startedAt: attempt.startedAt ?? startedAt };
+      const started = { ...attempt, startedAt: record.start ? startedAt : (attempt.startedAt ?? startedAt) };
       const { cls, reason } = await this.verify(task, started, c.cls, c.reason, record.exitCode);
       events.push({
         type: 'finished',
@@ -374,6 +375,8 @@ export class SlurmExecutor implements Executor {
         ...(reason ? { reason } : {}),
         ...(record.node ? { node: record.node } : {}),
         ...adapted(record, walltimeSeconds, partition),
+        // Seen running first in the queue (which gives no start), its start was the time of that pass.
+        ...(record.start ? { startedAt } : {}),
       });
     }
     return events;

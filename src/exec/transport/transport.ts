@@ -37,7 +37,8 @@ export function firstWord(command: string): string {
 
 /**
  * The link to the target failed: the connection dropped, a command outlived its timeout or
- * could not start. What was sent may or may not have run; the next pass finds out which.
+ * could not start, or the scheduler behind it did not answer. What was sent may or may not
+ * have run; the next pass finds out which.
  */
 export class LinkError extends Error {
   override name = 'LinkError';

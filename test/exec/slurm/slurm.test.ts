@@ -170,7 +170,7 @@ describe.runIf(clusterUp)('slurm executor on the test cluster, over SSH', () => 
   );
 
   it(
-    'retries a task over its --mem with more memory, and classifies a task over its walltime as TIMEOUT',
+    'retries a task over its --mem with more memory, and classifies a task over its walltime that ignores SIGTERM as TIMEOUT',
     async () => {
       if (!ready()) return;
       if (clusterEnv().CAMPAIGN_CLUSTER_MEMORY_MODE !== 'cgroup') {
@@ -189,7 +189,7 @@ describe.runIf(clusterUp)('slurm executor on the test cluster, over SSH', () => 
     retry:
       out_of_memory: { attempts: 2, mem_factor: 4 }
   - name: slow
-    command: sleep 600; echo late > \${output}
+    command: trap '' TERM; sleep 600; echo late > \${output}
     output: slow.txt
     walltime: 1m
     retry:
