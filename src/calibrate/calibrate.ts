@@ -153,12 +153,12 @@ function measure(phase: Phase, sample: Sample, budget: number | undefined): Task
     p = { units: task.units, points: [] };
   } else return { why: 'ended early and the phase declares no cost.progress to count its units' };
   if (!(p.units > 0)) return { why: 'completed no unit' };
-  if (!(elapsed > 0)) return { why: 'no measurable run time' };
   const ts = fromTimestamps(p);
+  if (ts.rate === undefined && !(elapsed > 0)) return { why: 'no measurable run time' };
   return {
     task: task.id,
     stage: task.stage,
-    elapsed,
+    elapsed: Math.max(0, elapsed),
     units: p.units,
     unitsFrom,
     rate: ts.rate ?? elapsed / p.units,

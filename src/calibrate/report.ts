@@ -51,7 +51,7 @@ export function renderCalibration(c: Calibration): string {
           'trend',
           'slowest / walltime',
           'planner would choose',
-          '',
+          'verdict',
         ],
         strata.map(row),
       ),

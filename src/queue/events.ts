@@ -19,6 +19,8 @@ export type TaskEvent =
       node?: string;
       /** Where the scheduler granted less than asked, in plain words. */
       adapted?: string[];
+      /** When it really started, where the scheduler's records say so better than the first sight of it did. */
+      startedAt?: string;
     };
 
 export type PhaseEvent =

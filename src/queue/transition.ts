@@ -102,6 +102,7 @@ function applyTaskEvent(t: TaskState, e: Exclude<CampaignEvent, { phase: string 
         ...(e.reason === undefined ? {} : { reason: e.reason }),
         ...(e.node === undefined ? {} : { node: e.node }),
         ...(e.adapted === undefined || e.adapted.length === 0 ? {} : { adapted: e.adapted }),
+        ...(e.startedAt === undefined ? {} : { startedAt: e.startedAt }),
       };
       attempts[i] = a;
       if (e.class === 'completed') return { ...keep, status: 'completed', attempts };
