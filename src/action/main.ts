@@ -135,7 +135,7 @@ async function advance(
       core.notice(`the budget of this job ran out before its part of the campaign came to rest: a new run goes on`);
     }
     core.setOutput('handed-over', String(handOver));
-    await publishGates(c, plan, state, services, scope, atRest);
+    await publishGates(c, plan, state, services, scope);
     return await report(c, plan, state, executor, scope, saved);
   } catch (e) {
     // What the passes did must outlive this job: the next one starts from the newest artifact.
@@ -157,16 +157,14 @@ async function publishGates(
   state: CampaignState,
   services: GitHubServices,
   scope: Scope,
-  atRest: boolean,
 ): Promise<void> {
   if (scope.stage === 'full') return;
   for (const p of plan.phases) {
     if (p.smoke.length === 0 || (scope.phase !== undefined && p.name !== scope.phase)) continue;
     const ps = state.phases[p.name];
-    // A phase not yet reached has nothing to say; one whose smoke stage came to rest without a
-    // gate result did not get to evaluate it.
+    // A phase not yet reached has nothing to say yet.
     if (!ps || (ps.status === 'waiting' && !ps.gate)) continue;
-    const view = gateView(p, state, atRest);
+    const view = gateView(p, state);
     await services.gate.publish({ campaign: c.manifest.campaign, phase: p.name, ...view });
   }
 }
@@ -178,7 +176,7 @@ async function gate(phase: string, c: Campaign, services: GitHubServices): Promi
     core.setOutput('passed', 'true');
     return undefined;
   }
-  const view = gateView(p, state, true);
+  const view = gateView(p, state);
   await services.gate.publish({ campaign: c.manifest.campaign, phase, ...view });
   core.setOutput('passed', String(view.conclusion === 'success'));
   await writeSummary(`## ${phase}: smoke gate\n\n**${view.title}**\n\n${view.text}\n`);

@@ -30,17 +30,19 @@ export interface GateView {
 }
 
 /**
- * A phase's gate as a check shows it. `ranOut`: nothing more will happen to this gate in this
- * job, so a gate not evaluated by now is a failure, never a pass.
+ * A phase's gate as a check shows it. Only an evaluated, passing checklist is a success; a phase
+ * that can no longer reach its checklist (blocked, failed) is a failure; one still on its way to
+ * it (waiting, smoke stage running) is pending, which branch protection does not take for a pass.
  */
-export function gateView(phase: PhasePlan, state: CampaignState, ranOut: boolean): GateView {
+export function gateView(phase: PhasePlan, state: CampaignState): GateView {
   const ps = state.phases[phase.name];
   const gate = ps?.gate;
   if (!gate) {
     const where = ps ? `the phase is ${ps.status}${ps.reason ? `: ${ps.reason}` : ''}` : 'the phase has not started';
+    const stopped = ps?.status === 'blocked' || ps?.status === 'failed';
     return {
-      conclusion: ranOut ? 'failure' : 'pending',
-      title: ranOut ? 'The checklist was not evaluated' : 'The smoke stage is running',
+      conclusion: stopped ? 'failure' : 'pending',
+      title: stopped ? 'The checklist cannot be evaluated' : 'The checklist has not been evaluated yet',
       text: `The smoke checklist of ${phase.name} has not been evaluated: ${where}.`,
     };
   }
