@@ -37229,8 +37229,8 @@ var external_node_path_ = __nccwpck_require__(6760);
 const external_node_os_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:os");
 // EXTERNAL MODULE: ./lib/errors.js
 var errors = __nccwpck_require__(2685);
-// EXTERNAL MODULE: ./lib/lint/lint.js + 34 modules
-var lint = __nccwpck_require__(5729);
+// EXTERNAL MODULE: ./lib/lint/lint.js + 35 modules
+var lint = __nccwpck_require__(7676);
 ;// CONCATENATED MODULE: ./lib/cli/load.js
 /** Reading a manifest from disk for a command: lint first, refuse on errors, resolve its places. */
 
@@ -37601,7 +37601,7 @@ async function runLint(settings) {
 /* unused harmony export ANNOTATIONS_PER_SEVERITY */
 /* harmony import */ var _actions_core__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(3651);
 /* harmony import */ var node_path__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(6760);
-/* harmony import */ var _lint_lint_js__WEBPACK_IMPORTED_MODULE_2__ = __nccwpck_require__(5729);
+/* harmony import */ var _lint_lint_js__WEBPACK_IMPORTED_MODULE_2__ = __nccwpck_require__(7676);
 /**
  * What a workflow run shows: findings as annotations on the manifest's lines (within GitHub's
  * per-step limits, the rest in the log), and the job summary (within its size limit).
@@ -37867,6 +37867,7 @@ function applyTaskEvent(t, e, policy) {
                 ...(e.reason === undefined ? {} : { reason: e.reason }),
                 ...(e.node === undefined ? {} : { node: e.node }),
                 ...(e.adapted === undefined || e.adapted.length === 0 ? {} : { adapted: e.adapted }),
+                ...(e.startedAt === undefined ? {} : { startedAt: e.startedAt }),
             };
             attempts[i] = a;
             if (e.class === 'completed')
@@ -38260,7 +38261,7 @@ function formatProblem(p) {
 
 /***/ }),
 
-/***/ 5729:
+/***/ 7676:
 /***/ ((__unused_webpack___webpack_module__, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -39632,6 +39633,39 @@ const fullRunOverridden = {
     },
 };
 
+;// CONCATENATED MODULE: ./lib/lint/rules/gpus-beyond-server.js
+/**
+ * On a GPU server without a scheduler, a task asking more GPUs than `cluster.gpus` lists would
+ * wait for them forever: refused before the campaign starts.
+ */
+const gpusBeyondServer = {
+    id: 'gpus-beyond-server',
+    severity: 'error',
+    description: 'an ssh-gpu task asking for more GPUs than cluster.gpus lists',
+    needs: 'plan',
+    check({ manifest, source, plan }) {
+        const c = manifest.cluster;
+        if (c.executor !== 'ssh-gpu' || c.gpus === undefined)
+            return [];
+        const have = c.gpus.length;
+        const findings = [];
+        for (const phasePlan of plan.phases) {
+            const i = manifest.phases.findIndex((p) => p.name === phasePlan.name);
+            const most = Math.max(0, ...phasePlan.arrays.map((a) => a.resources.gpus));
+            if (most <= have)
+                continue;
+            const own = manifest.phases[i]?.resources?.gpus !== undefined;
+            const path = own ? ['phases', i, 'resources', 'gpus'] : ['defaults', 'resources', 'gpus'];
+            findings.push({
+                message: `phase "${phasePlan.name}" asks for ${most} GPUs per task, but cluster.gpus lists ${have}: its tasks could never start`,
+                position: source.at(path),
+                fix: `ask for at most ${have} GPUs per task, or list more GPUs in cluster.gpus`,
+            });
+        }
+        return findings;
+    },
+};
+
 ;// CONCATENATED MODULE: ./lib/lint/rules/grid-too-large.js
 
 
@@ -40511,6 +40545,7 @@ const walltimeNotMeasured = {
 
 
 
+
 const RULES = [
     // The manifest itself: phases and their dependencies, then grids, then names used in them.
     duplicatePhase,
@@ -40539,6 +40574,7 @@ const RULES = [
     // The plan.
     walltimeBudget,
     mixedResourceClass,
+    gpusBeyondServer,
 ];
 
 ;// CONCATENATED MODULE: ./lib/lint/lint.js
