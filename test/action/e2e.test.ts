@@ -16,7 +16,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { parseManifest } from '../../src/manifest/load.js';
@@ -299,6 +299,7 @@ describe.runIf(clusterUp)(
       });
       const dispatchable = parse(workflowText) as { on: { workflow_dispatch: { inputs: Record<string, unknown> } } };
       gh.dispatchInputs = new Set(Object.keys(dispatchable.on.workflow_dispatch.inputs));
+      gh.workflowFile = basename(workflowPath(NAME));
       const arrays = plan.phases.flatMap((p) => p.arrays);
       const smokeArrays = arrays.filter((a) => a.stage === 'smoke').length;
       const tasks = arrays.reduce((n, a) => n + a.tasks.length, 0);
@@ -357,7 +358,7 @@ describe.runIf(clusterUp)(
       expect(budgeted.log).toContain(`restored the state from ${resumedSmoke.outputs['state-artifact']}`);
       expect(budgeted.outputs.complete).toBe('false');
       expect(gh.dispatches).toHaveLength(1);
-      expect(gh.dispatches[0]).toMatchObject({ workflow: gh.workflowFile, ref: 'refs/heads/main' });
+      expect(gh.dispatches[0]).toMatchObject({ workflow: `campaign-${NAME}.yml`, ref: 'refs/heads/main' });
 
       // Run 3, the one the handover dispatched, with its inputs: finishes the campaign.
       const handedOver = await runWorkflow(workflowText, {

@@ -89,7 +89,8 @@ export class GitHubStandin {
   readonly owner = 'octo-lab';
   readonly repo = 'experiments';
   readonly sha = 'c0ffee0000000000000000000000000000000042';
-  readonly workflowFile = 'campaign.yml';
+  /** The file of the workflow the runs belong to; a dispatch of any other is refused (404). */
+  workflowFile = 'campaign.yml';
   readonly calls: RecordedCall[] = [];
   readonly artifacts: StoredArtifact[] = [];
   readonly checkRuns: CheckRun[] = [];
