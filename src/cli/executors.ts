@@ -3,6 +3,7 @@ import { existsSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { UserError } from '../errors.js';
+import { KEY_ENV, KEY_FILE_ENV, PASSPHRASE_ENV } from '../exec/secrets.js';
 import type { Executor } from '../exec/executor.js';
 import { LocalExecutor } from '../exec/local/local-executor.js';
 import { SlurmExecutor } from '../exec/slurm/slurm-executor.js';
@@ -13,10 +14,7 @@ import type { Transport } from '../exec/transport/transport.js';
 import { planCampaign, type Plan } from '../plan/plan.js';
 import { localWorkdir, type Campaign } from './load.js';
 
-/** Environment variables that give the SSH key: its text (a CI secret) or its file. */
-export const KEY_ENV = 'CAMPAIGN_SSH_KEY';
-export const KEY_FILE_ENV = 'CAMPAIGN_SSH_KEY_FILE';
-export const PASSPHRASE_ENV = 'CAMPAIGN_SSH_PASSPHRASE';
+export { KEY_ENV, KEY_FILE_ENV, PASSPHRASE_ENV };
 
 export interface OpenOptions {
   /** When the campaign began (the state's creation): how far back the scheduler is asked. */
@@ -33,7 +31,13 @@ export async function openExecutor(c: Campaign, opts: OpenOptions): Promise<{ ex
   }
   const transport = transportFor(c);
   if (cluster.executor === 'ssh-gpu') {
-    return { executor: new SshGpuExecutor({ manifest: c.manifest, transport, warn: opts.warn }), plan: c.plan };
+    const executor = new SshGpuExecutor({ manifest: c.manifest, transport, warn: opts.warn });
+    if (opts.checkCluster)
+      await executor.check().catch(async (e: unknown) => {
+        await executor.close();
+        throw e;
+      });
+    return { executor, plan: c.plan };
   }
   const executor = new SlurmExecutor({
     manifest: c.manifest,

@@ -7,6 +7,7 @@
  * touch each other's tasks. Each pass sends one command that runs the probe (with a timeout) and
  * reads every active attempt's pid and exit marker.
  */
+import { UserError } from '../../errors.js';
 import type { TaskSpec } from '../../manifest/expand.js';
 import type { Manifest } from '../../manifest/schema.js';
 import { parseDuration, parseSize } from '../../manifest/units.js';
@@ -41,6 +42,8 @@ const DEFAULT_PROBE_TIMEOUT_S = 20;
 const KILL_AFTER_S = 10;
 /** A probe reading older than this is taken again before GPUs are chosen. */
 const VIEW_MAX_AGE_MS = 5_000;
+/** Failed probes in a row after which waiting tasks stop waiting and fail (every wait is bounded). */
+const PROBE_GIVE_UP = 20;
 /** Logs up to this size are read whole; larger ones are searched on the server. */
 const LOG_LIMIT = 64 * MIB;
 
@@ -79,6 +82,8 @@ export class SshGpuExecutor implements Executor {
   private readonly killAfterS: number;
   private readonly patterns: RegExp[];
   private view: View | undefined;
+  /** Probes that have failed in a row. */
+  private probeFailures = 0;
   /** GPUs held by this campaign's active attempts, as of the last observation. */
   private held = new Set<string>();
   private warned = new Set<string>();
@@ -122,6 +127,32 @@ export class SshGpuExecutor implements Executor {
     return Math.max(0, max - active);
   }
 
+  /**
+   * Runs the probe once before anything starts: a probe that fails outright (not found, no GPU
+   * listed) or lists none of the GPUs the manifest names is a mistake to fix, not a wait.
+   */
+  async check(): Promise<void> {
+    await this.look([]);
+    const view = this.view!;
+    const probe = this.cluster.probe ?? DEFAULT_PROBE;
+    if (view.error && !view.error.includes('did not answer')) {
+      throw new UserError({
+        message: `${view.error} on ${this.cluster.login} (probe: ${probe})`,
+        fix: 'install nvidia-smi on the server, or set cluster.probe to a command that prints the same table',
+      });
+    }
+    const listed = new Set(
+      [...(view.table?.gpus ?? []), ...(view.table?.unusable ?? [])].flatMap((g) => g.index ?? []),
+    );
+    const unknown = (this.cluster.gpus ?? []).filter((i) => view.table && !listed.has(i));
+    if (unknown.length > 0) {
+      throw new UserError({
+        message: `cluster.gpus names GPU ${unknown.join(', ')}, which the probe on ${this.cluster.login} does not list (it lists ${[...listed].sort((a, b) => a - b).join(', ')})`,
+        fix: 'list only the GPUs the server has in cluster.gpus',
+      });
+    }
+  }
+
   /** How many GPUs the server has, as the last probe listed them (usable or not). */
   private gpuCount(): number {
     const t = this.view?.table;
@@ -153,6 +184,7 @@ export class SshGpuExecutor implements Executor {
       else if (kind === 'a') attempts.set(Number(a), line.split(' ').slice(2).join(' '));
     }
     this.view = view;
+    this.probeFailures = view.error ? this.probeFailures + 1 : 0;
     if (view.error) this.note('probe', `${view.error}; no task starts until it answers`);
     else this.warned.forEach((w) => w.startsWith('probe\u0000') && this.warned.delete(w));
     for (const u of view.table?.unusable ?? []) {
@@ -244,6 +276,10 @@ export class SshGpuExecutor implements Executor {
       } else fresh.push(i);
     }
 
+    if (view.error && this.probeFailures >= PROBE_GIVE_UP) {
+      const reason = `the GPU probe failed ${this.probeFailures} times in a row (${view.error})`;
+      return [...events, ...fresh.map((i) => failed(submissions[i]!, this.now(), reason))];
+    }
     const total = this.cluster.gpus?.length ?? this.gpuCount();
     const status: GpuStatus[] = view.table
       ? gpuStatus({

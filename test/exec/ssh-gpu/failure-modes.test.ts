@@ -265,6 +265,46 @@ phases:
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(/campaign\.yml:\d+:\d+: .*seed/);
   });
+
+  it('a probe that fails outright (not installed): exit 2 before any launch, naming the probe and the fix', async () => {
+    if (!sshd) return;
+    const { dir, gpus } = await setUp('no-probe');
+    const file = await writeManifest(
+      dir,
+      `campaign: no-probe
+${cluster(sshd, gpus).replace(gpus.probe, `${dir}/missing/nvidia-smi --query-gpu=index,uuid,memory.used,memory.total --format=csv,noheader,nounits`)}workdir: ${dir}
+phases:
+  - name: train
+    walltime: 5m
+    command: echo a > a.txt
+`,
+    );
+    const r = await runCli(['run', file, '--state-dir', join(dir, 'state')]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/the GPU probe exited 127: .*No such file or directory on root@127\.0\.0\.1:16022/);
+    expect(r.stderr).toMatch(/fix: install nvidia-smi on the server, or set cluster\.probe/);
+    expect(existsSync(join(dir, 'a.txt'))).toBe(false);
+  });
+
+  it('cluster.gpus naming a GPU the server does not have: exit 2, naming it and what the server lists', async () => {
+    if (!sshd) return;
+    const { dir, gpus } = await setUp('no-gpu7');
+    const file = await writeManifest(
+      dir,
+      `campaign: no-gpu7
+${cluster(sshd, gpus, '  gpus: [0, 7]\n')}workdir: ${dir}
+phases:
+  - name: train
+    walltime: 5m
+    command: echo a
+`,
+    );
+    const r = await runCli(['run', file, '--state-dir', join(dir, 'state')]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain(
+      'cluster.gpus names GPU 7, which the probe on root@127.0.0.1:16022 does not list (it lists 0, 1, 2, 3)',
+    );
+  });
 });
 
 describe('around the controller', () => {
@@ -368,6 +408,30 @@ phases:
     expect(r.stderr).toMatch(/the GPU probe did not answer within 3s; no task starts until it answers/);
     expect((await gpus.entries()).map((e) => e[0])).toEqual(['answered', 'start', 'start']);
   }, 120_000);
+
+  it('a probe that never answers does not make the campaign wait forever: after 20 tries its tasks fail, exit 1', async () => {
+    if (!sshd) return;
+    const { dir, workdir, gpus } = await setUp('never');
+    await gpus.hang(true);
+    const r = await runCampaign(
+      dir,
+      `campaign: never
+${cluster(sshd, gpus).replace('probe_timeout: 3s', 'probe_timeout: 1s')}workdir: ${workdir}
+phases:
+  - name: p
+    walltime: 5m
+    command: |
+      ${gpus.log('start')}
+`,
+      180_000,
+    );
+    expect(r.result.code).toBe(1);
+    expect(r.state.tasks['p/task']!.reason).toBe(
+      'could not start: the GPU probe failed 20 times in a row (the GPU probe did not answer within 1s)',
+    );
+    expect(await gpus.entries()).toEqual([]);
+    await gpus.hang(false);
+  }, 240_000);
 
   it('[N/A] in the probe output marks that GPU unusable and says so; the campaign runs on the others', async () => {
     if (!sshd) return;
