@@ -132,6 +132,18 @@ test('the main bundle annotates a broken manifest on its line', async () => {
   );
 });
 
+test('the lint bundle carries no SSH, artifact or cache code (safe for pull requests from forks)', async () => {
+  const markers = { ssh2: 'SSH-2.0-ssh2js', artifact: 'ArtifactService', blob: 'storage-blob' };
+  const lint = await readFile(join(REPO, 'dist/lint/index.js'), 'utf8');
+  const main = await readFile(join(REPO, 'dist/main/index.js'), 'utf8');
+  for (const [what, marker] of Object.entries(markers)) {
+    // The marker is real: the main bundle, which needs that code, has it.
+    expect(main.includes(marker), what).toBe(true);
+    expect(lint.includes(marker), what).toBe(false);
+  }
+  expect(lint).not.toContain('@actions/cache');
+});
+
 test('a bad input is an error naming it, not a crash', async () => {
   const r = await runLintBundle({ manifests: 'examples/quickstart.yml', strict: 'maybe' });
   expect(r.status).toBe(1);
