@@ -10,6 +10,7 @@
  * `run` takes its services as an argument, so tests call it in-process as well as via the bundle.
  */
 import * as core from '@actions/core';
+import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { openExecutor, KEY_ENV, PASSPHRASE_ENV } from '../cli/executors.js';
 import { loadCampaign, type Campaign } from '../cli/load.js';
@@ -126,6 +127,9 @@ async function advance(
       wait = JSON.stringify(phaseCounts(plan, state)) === before ? Math.min(maxPoll, wait * 1.5) : minPoll;
       await sleep(Math.max(0, Math.min(wait, deadline - now())));
     }
+    // The summary travels in the state artifact too: a download that reads without the run's page.
+    const markdown = await summaryMarkdown(plan, state, executor);
+    await writeFile(join(c.stateDir, 'summary.md'), markdown);
     const saved = (await services.state.save(c.manifest.campaign, c.stateDir, ctx.job)).name;
     core.setOutput('state-artifact', saved);
     const handOver = !atRest && s.handover === 'dispatch';
@@ -136,7 +140,7 @@ async function advance(
     }
     core.setOutput('handed-over', String(handOver));
     await publishGates(c, plan, state, services, scope);
-    return await report(c, plan, state, executor, scope, saved);
+    return await report(c, plan, state, scope, markdown, saved);
   } catch (e) {
     // What the passes did must outlive this job: the next one starts from the newest artifact.
     if (passes > 0) {
@@ -194,10 +198,16 @@ async function summary(c: Campaign, services: GitHubServices): Promise<string | 
     core.warning(`no log tails in the summary: the cluster could not be reached (${(e as Error).message})`);
   }
   try {
-    return await report(c, c.plan, state, executor, { stage: 'all' });
+    return await report(c, c.plan, state, { stage: 'all' }, await summaryMarkdown(c.plan, state, executor));
   } finally {
     await executor?.close();
   }
+}
+
+/** Tasks by state and budgets per phase, then the campaign's summary (log tails when the cluster can be read). */
+async function summaryMarkdown(plan: Plan, state: CampaignState, executor: Executor | undefined): Promise<string> {
+  const body = executor ? await summaryText(plan, executor, state) : renderSummary({ plan, state, tails: new Map() });
+  return `${phaseTable(plan, state)}\n${body}`;
 }
 
 /** The job summary and outputs; a failure message when a phase in scope failed or is blocked. */
@@ -205,18 +215,17 @@ async function report(
   c: Campaign,
   plan: Plan,
   state: CampaignState,
-  executor: Executor | undefined,
   scope: Scope,
+  markdown: string,
   savedAs?: string,
 ): Promise<string | undefined> {
   const counts = phaseCounts(plan, state);
   const complete = allCompleted(plan, state);
-  const body = executor ? await summaryText(plan, executor, state) : renderSummary({ plan, state, tails: new Map() });
   const where = scope.phase
     ? ` (${scope.phase}, ${scope.stage === 'all' ? 'every stage' : `${scope.stage} stage`})`
     : '';
-  const saved = savedAs ? `\nState artifact: \`${savedAs}\`\n` : '';
-  await writeSummary(`## campaign ${c.manifest.campaign}${where}\n\n${phaseTable(plan, state)}${saved}\n${body}`);
+  const saved = savedAs ? `State artifact: \`${savedAs}\` (its summary.md is this summary)\n\n` : '';
+  await writeSummary(`## campaign ${c.manifest.campaign}${where}\n\n${saved}${markdown}`);
   const mine = counts.filter((x) => scope.phase === undefined || x.phase === scope.phase);
   core.setOutput('complete', String(complete));
   core.setOutput('counts', JSON.stringify(counts));
