@@ -100,6 +100,17 @@ async function advance(
   const lock = await store.acquire(`campaign action advance ${s.manifest}`);
   let executor: Executor | undefined;
   let passes = 0;
+  // A cancelled job gets SIGINT, then SIGTERM, seconds before it is killed: stop after the
+  // current pass and save, instead of losing what this job did.
+  let cancelled = false;
+  let wake = (): void => {};
+  const cancel = (): void => {
+    cancelled = true;
+    core.warning('the job is being cancelled: saving the state after this pass');
+    wake();
+  };
+  process.on('SIGINT', cancel);
+  process.on('SIGTERM', cancel);
   try {
     const loaded = await loadState(store, c.manifest.campaign, new Date().toISOString());
     const opened = await openExecutor(c, {
@@ -122,17 +133,17 @@ async function advance(
       passes++;
       state = r.state;
       atRest = r.atRest;
-      if (atRest || now() >= deadline) break;
+      if (atRest || cancelled || now() >= deadline) break;
       // Back off while nothing changes, look again soon after something did.
       wait = JSON.stringify(phaseCounts(plan, state)) === before ? Math.min(maxPoll, wait * 1.5) : minPoll;
-      await sleep(Math.max(0, Math.min(wait, deadline - now())));
+      await Promise.race([sleep(Math.max(0, Math.min(wait, deadline - now()))), new Promise<void>((r) => (wake = r))]);
     }
     // The summary travels in the state artifact too: a download that reads without the run's page.
     const markdown = await summaryMarkdown(plan, state, executor);
     await writeFile(join(c.stateDir, 'summary.md'), markdown);
     const saved = (await services.state.save(c.manifest.campaign, c.stateDir, ctx.job)).name;
     core.setOutput('state-artifact', saved);
-    const handOver = !atRest && s.handover === 'dispatch';
+    const handOver = !atRest && !cancelled && s.handover === 'dispatch';
     if (handOver) {
       // No inputs: a calling workflow may declare none, and GitHub refuses inputs it does not declare.
       await services.handover.dispatchAgain({});
@@ -150,6 +161,8 @@ async function advance(
     }
     throw e;
   } finally {
+    process.off('SIGINT', cancel);
+    process.off('SIGTERM', cancel);
     await lock.release();
     await executor?.close();
   }
