@@ -12,27 +12,23 @@
  * hand) resumes from the newest artifact alone; its release job runs out of a shortened budget,
  * saves and hands over. Run 3 (the dispatched run) finishes the campaign.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
-import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { basename, dirname, join } from 'node:path';
+import { basename, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { parseManifest } from '../../src/manifest/load.js';
 import { planCampaign, type Plan } from '../../src/plan/plan.js';
 import { renderWorkflow, workflowPath } from '../../src/workflow/render.js';
-import { REPO } from '../helpers/cli.js';
-import { GitHubStandin, type Permission, type Run } from '../helpers/github-standin.js';
+import { GitHubStandin } from '../helpers/github-standin.js';
 import { arrayTasksNamed, clusterIsUp, jobsNamed, slurmManifestHead } from '../helpers/slurm-cluster.js';
+import { ran, WorkflowRunner, type JobResult } from '../helpers/workflow-runner.js';
 import { sshdUp, type Sshd } from '../exec/transport/sshd.js';
 
 const clusterUp = clusterIsUp('Action end-to-end test');
 /** sacct remembers earlier runs' jobs: a campaign name of this run alone. */
 const NAME = `e2e-${Date.now().toString(36)}`;
 const MANIFEST = 'campaigns/e2e.yml';
-/** The action as the workflow names it (`uses: ./`), and its lint sub-action (`./lint`). */
-const ACTIONS: Record<string, string> = { './': 'action.yml', './lint': 'lint/action.yml' };
 
 let gh: GitHubStandin;
 let sshd: Sshd | undefined;
@@ -75,211 +71,6 @@ function manifest(): string {
 `;
 }
 
-interface WorkflowJob {
-  needs?: string | string[];
-  if?: string;
-  permissions?: Record<string, string>;
-  outputs?: Record<string, string>;
-  steps: { id?: string; uses: string; with?: Record<string, string | number | boolean> }[];
-}
-
-interface JobResult {
-  job: string;
-  seconds: number;
-  code: number | null;
-  signal: NodeJS.Signals | null;
-  log: string;
-  /** The job's outputs, as its `outputs:` map them from the step's. */
-  outputs: Record<string, string>;
-  summary: string;
-}
-
-interface RunEvent {
-  name: 'push' | 'workflow_dispatch';
-  inputs: Record<string, string>;
-}
-
-/** What the test changes in a job: a shorter budget, or a kill while it runs. */
-interface JobHooks {
-  budget?: string;
-  /** Resolves when the runner should kill the job. */
-  killWhen?: () => Promise<void>;
-}
-
-/** The jobs of `workflow` in an order their `needs:` allow. */
-function jobOrder(jobs: Record<string, WorkflowJob>): string[] {
-  const order: string[] = [];
-  const visit = (id: string): void => {
-    if (order.includes(id)) return;
-    for (const n of needsOf(jobs[id]!)) visit(n);
-    order.push(id);
-  };
-  for (const id of Object.keys(jobs)) visit(id);
-  return order;
-}
-
-const needsOf = (j: WorkflowJob): string[] => (j.needs === undefined ? [] : [j.needs].flat());
-
-/** The permissions a job's GITHUB_TOKEN holds, from its `permissions:`. */
-function tokenPermissions(j: WorkflowJob): Permission[] {
-  const p = j.permissions ?? {};
-  return [
-    ...(p.actions === 'read' || p.actions === 'write' ? (['actions:read'] as const) : []),
-    ...(p.actions === 'write' ? (['actions:write'] as const) : []),
-    ...(p.checks === 'write' ? (['checks:write'] as const) : []),
-  ];
-}
-
-/**
- * The few expressions the generated workflow holds, evaluated as the runner would; any other is
- * an error, so a change to the workflow cannot slip past this runner unevaluated.
- */
-function expression(text: string, ctx: { event: RunEvent; token: string; steps: Record<string, string> }): string {
-  return text.replace(/\$\{\{\s*(.*?)\s*\}\}/g, (_, expr: string) => {
-    let m: RegExpExecArray | null;
-    if (expr === 'secrets.CAMPAIGN_SSH_KEY') return sshKey;
-    if (expr === 'secrets.CAMPAIGN_SSH_PASSPHRASE') return '';
-    if (expr === 'github.token') return ctx.token;
-    if ((m = /^inputs\.(\w+) \|\| false$/.exec(expr))) return ctx.event.inputs[m[1]!] || 'false';
-    if ((m = /^steps\.campaign\.outputs\.([\w-]+)$/.exec(expr))) return ctx.steps[m[1]!] ?? '';
-    throw new Error(`this test's runner does not evaluate \${{ ${expr} }}`);
-  });
-}
-
-/** Whether a job runs, from its `if:` and how its needs ended (a plain `if:` implies success()). */
-function shouldRun(j: WorkflowJob, done: Map<string, JobResult | 'skipped'>): boolean {
-  const needs = needsOf(j).map((n) => done.get(n)!);
-  const succeeded = needs.every((r) => r !== 'skipped' && r.code === 0);
-  if (j.if === undefined) return succeeded;
-  if (j.if === 'always()') return true;
-  const m = /^needs\.([\w-]+)\.outputs\.([\w-]+) == '(.*)'$/.exec(j.if);
-  if (!m) throw new Error(`this test's runner does not evaluate if: ${j.if}`);
-  const need = done.get(m[1]!);
-  return succeeded && need !== undefined && need !== 'skipped' && need.outputs[m[2]!] === m[3];
-}
-
-/** The inputs the runner gives the action: its action.yml defaults under the step's `with:`. */
-function actionInputs(uses: string, given: Record<string, string>, token: string): Record<string, string> {
-  const file = ACTIONS[uses];
-  if (!file) throw new Error(`the workflow uses ${uses}, which is not an action of this repository`);
-  const action = parse(readFileSync(join(REPO, file), 'utf8')) as {
-    inputs: Record<string, { default?: string }>;
-    runs: { main: string };
-  };
-  const inputs: Record<string, string> = {};
-  for (const [name, def] of Object.entries(action.inputs)) {
-    const value = given[name] ?? (def.default === '${{ github.token }}' ? token : (def.default ?? ''));
-    inputs[`INPUT_${name.toUpperCase()}`] = value;
-  }
-  inputs.__main = join(REPO, dirname(file), action.runs.main);
-  if (!existsSync(inputs.__main)) throw new Error(`${inputs.__main} is missing: build the bundles with npm run bundle`);
-  return inputs;
-}
-
-/** Runs one job of `run` as a runner does: checkout into a fresh workspace, then the action's step. */
-async function runJob(
-  run: Run,
-  event: RunEvent,
-  id: string,
-  j: WorkflowJob,
-  workflowText: string,
-  hooks: JobHooks = {},
-): Promise<JobResult> {
-  const dir = join(root, `run${run.id}-${id}`);
-  const workspace = join(dir, 'workspace');
-  const temp = join(dir, 'runner-temp');
-  await mkdir(join(workspace, dirname(MANIFEST)), { recursive: true });
-  await mkdir(join(workspace, '.github', 'workflows'), { recursive: true });
-  await mkdir(temp, { recursive: true });
-  await writeFile(join(workspace, MANIFEST), manifest());
-  await writeFile(join(workspace, workflowPath(NAME)), workflowText);
-  const outputFile = join(dir, 'github-output');
-  const summaryFile = join(dir, 'step-summary');
-  await writeFile(outputFile, '');
-  await writeFile(summaryFile, '');
-
-  const token = gh.issueToken(tokenPermissions(j));
-  const step = j.steps.find((s) => s.id === 'campaign' || s.uses.startsWith('./'));
-  if (!step) throw new Error(`job ${id} has no step of this repository's actions`);
-  const given = Object.fromEntries(
-    Object.entries(step.with ?? {}).map(([k, v]) => [k, expression(String(v), { event, token, steps: {} })]),
-  );
-  if (hooks.budget) given.budget = hooks.budget;
-  const { __main: main, ...inputs } = actionInputs(step.uses, given, token);
-  const env: NodeJS.ProcessEnv = {
-    PATH: process.env.PATH,
-    HOME: process.env.HOME,
-    ...gh.jobEnv(run, {
-      workspace,
-      job: id,
-      extra: {
-        RUNNER_TEMP: temp,
-        GITHUB_OUTPUT: outputFile,
-        GITHUB_STEP_SUMMARY: summaryFile,
-        GITHUB_EVENT_NAME: event.name,
-      },
-    }),
-    ...inputs,
-  };
-  const started = Date.now();
-  const child: ChildProcess = spawn(process.execPath, [main!], {
-    cwd: workspace,
-    env,
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let log = '';
-  child.stdout!.on('data', (d: Buffer) => (log += d.toString()));
-  child.stderr!.on('data', (d: Buffer) => (log += d.toString()));
-  const exited = new Promise<[number | null, NodeJS.Signals | null]>((resolve, reject) => {
-    child.on('error', reject);
-    child.on('close', (code, signal) => resolve([code, signal]));
-  });
-  if (hooks.killWhen) void hooks.killWhen().then(() => child.kill('SIGKILL'));
-  const [code, signal] = await exited;
-  const stepOutputs = parseOutputs(await readFile(outputFile, 'utf8'));
-  const outputs = Object.fromEntries(
-    Object.entries(j.outputs ?? {}).map(([k, v]) => [k, expression(v, { event, token, steps: stepOutputs })]),
-  );
-  return {
-    job: `run ${run.id} ${id}`,
-    seconds: (Date.now() - started) / 1000,
-    code,
-    signal,
-    log,
-    outputs,
-    summary: await readFile(summaryFile, 'utf8'),
-  };
-}
-
-/** One run of the workflow: every job in order, each skipped or run as its `needs:` and `if:` say. */
-async function runWorkflow(
-  workflowText: string,
-  event: RunEvent,
-  hooks: Record<string, JobHooks> = {},
-): Promise<{ run: Run; jobs: Map<string, JobResult | 'skipped'> }> {
-  const workflow = parse(workflowText) as { jobs: Record<string, WorkflowJob> };
-  const run = gh.newRun();
-  const jobs = new Map<string, JobResult | 'skipped'>();
-  for (const id of jobOrder(workflow.jobs)) {
-    const j = workflow.jobs[id]!;
-    jobs.set(id, shouldRun(j, jobs) ? await runJob(run, event, id, j, workflowText, hooks[id]) : 'skipped');
-  }
-  return { run, jobs };
-}
-
-/** GITHUB_OUTPUT as @actions/core writes it: `name<<DELIMITER`, the value, the delimiter. */
-function parseOutputs(text: string): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const m of text.matchAll(/^([^\n<]+)<<(\S+)\n([\s\S]*?)\n\2$/gm)) out[m[1]!] = m[3]!;
-  return out;
-}
-
-function ran(jobs: Map<string, JobResult | 'skipped'>, id: string): JobResult {
-  const r = jobs.get(id);
-  if (r === undefined || r === 'skipped') throw new Error(`job ${id} did not run`);
-  return r;
-}
-
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 const ready = (): boolean => clusterUp && sshd !== undefined;
 
@@ -288,7 +79,6 @@ describe.runIf(clusterUp)(
   () => {
     it('push: smoke → gate → release killed; dispatch: resume from the artifact, budget runs out, hand over; the handed-over run finishes; nothing submitted twice', async () => {
       if (!ready()) return;
-      for (const file of Object.values(ACTIONS)) expect(existsSync(join(REPO, file)), file).toBe(true);
       const plan: Plan = planCampaign(parseManifest(MANIFEST, manifest()).manifest);
       const workflowText = renderWorkflow(plan, {
         manifest: MANIFEST,
@@ -300,6 +90,13 @@ describe.runIf(clusterUp)(
       const dispatchable = parse(workflowText) as { on: { workflow_dispatch: { inputs: Record<string, unknown> } } };
       gh.dispatchInputs = new Set(Object.keys(dispatchable.on.workflow_dispatch.inputs));
       gh.workflowFile = basename(workflowPath(NAME));
+      const runner = new WorkflowRunner({
+        gh,
+        root,
+        workflow: workflowText,
+        checkout: { [MANIFEST]: manifest(), [workflowPath(NAME)]: workflowText },
+        secrets: { CAMPAIGN_SSH_KEY: sshKey },
+      });
       const arrays = plan.phases.flatMap((p) => p.arrays);
       const smokeArrays = arrays.filter((a) => a.stage === 'smoke').length;
       const tasks = arrays.reduce((n, a) => n + a.tasks.length, 0);
@@ -311,8 +108,7 @@ describe.runIf(clusterUp)(
       const untilReleased = async (): Promise<void> => {
         for (let i = 0; i < 240 && jobsNamed(prefix).length <= smokeArrays; i++) await sleep(500);
       };
-      const push = await runWorkflow(
-        workflowText,
+      const push = await runner.runWorkflow(
         { name: 'push', inputs: {} },
         { 'train-full': { killWhen: untilReleased } },
       );
@@ -338,8 +134,7 @@ describe.runIf(clusterUp)(
       // (the smoke job's, which knows nothing of the release). The release job finds the
       // submitted array on the cluster instead of submitting it again, runs out of its budget,
       // saves and hands over.
-      const dispatched = await runWorkflow(
-        workflowText,
+      const dispatched = await runner.runWorkflow(
         { name: 'workflow_dispatch', inputs: { retry_failed: 'false' } },
         { 'train-full': { budget: '5s' } },
       );
@@ -361,7 +156,7 @@ describe.runIf(clusterUp)(
       expect(gh.dispatches[0]).toMatchObject({ workflow: `campaign-${NAME}.yml`, ref: 'refs/heads/main' });
 
       // Run 3, the one the handover dispatched, with its inputs: finishes the campaign.
-      const handedOver = await runWorkflow(workflowText, {
+      const handedOver = await runner.runWorkflow({
         name: 'workflow_dispatch',
         inputs: gh.dispatches[0]!.inputs,
       });

@@ -1,0 +1,128 @@
+/**
+ * The generated workflow run job after job through the action's bundles on the local executor
+ * (tasks as processes on the "runner", as on a self-hosted one), with GitHub's services on a
+ * local stand-in (test/helpers/github-standin.ts): needs no cluster, so it runs anywhere. The
+ * Slurm end to end, with a killed job and a handover, is e2e.test.ts.
+ */
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { basename, join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parseManifest } from '../../src/manifest/load.js';
+import { planCampaign } from '../../src/plan/plan.js';
+import { renderWorkflow, workflowPath } from '../../src/workflow/render.js';
+import { GitHubStandin } from '../helpers/github-standin.js';
+import { ran, WorkflowRunner } from '../helpers/workflow-runner.js';
+
+const MANIFEST = 'campaigns/local.yml';
+
+let gh: GitHubStandin;
+let root: string;
+
+beforeAll(async () => {
+  gh = await GitHubStandin.start();
+  root = await mkdtemp(join(tmpdir(), 'campaign-workflow-local-'));
+});
+afterAll(async () => {
+  await gh?.close();
+  if (root) await rm(root, { recursive: true, force: true });
+});
+
+function manifest(name: string, workdir: string, records: number): string {
+  return `campaign: ${name}
+cluster:
+  executor: local
+  name: this-machine
+  max_parallel: 2
+workdir: ${workdir}
+defaults:
+  resources: { cpus: 1 }
+phases:
+  - name: train
+    grid: { seed: [1, 2, 3] }
+    command: >
+      for i in $(seq 1 \${units}); do printf '{"step": %d}\\n' "$i"; done > \${output}
+    output: out/seed\${seed}.jsonl
+    flush: per_step
+    cost: { unit: step, units: 2, per_unit: 1s, measured_on: this-machine, margin: 3 }
+    smoke:
+      tasks: 1
+      overrides: { units: 1 }
+      trigger:
+        - check: records
+          count: ${records}
+          fields: [step]
+          otherwise: the program does not write one record per step
+`;
+}
+
+function runnerFor(name: string, records: number): WorkflowRunner {
+  const text = manifest(name, join(root, name, 'work'), records);
+  const workflow = renderWorkflow(planCampaign(parseManifest(MANIFEST, text).manifest), {
+    manifest: MANIFEST,
+    uses: './',
+    branch: 'main',
+    budget: '10m',
+    runsOn: 'self-hosted',
+  });
+  gh.workflowFile = basename(workflowPath(name));
+  return new WorkflowRunner({
+    gh,
+    root: join(root, name),
+    workflow,
+    checkout: { [MANIFEST]: text, [workflowPath(name)]: workflow },
+    secrets: {},
+  });
+}
+
+const push = { name: 'push' as const, inputs: {} };
+
+describe("the generated workflow on the local executor, job after job (GitHub's services: a local stand-in)", () => {
+  it('lint → smoke → gate (success check run) → full → summary: complete', async () => {
+    const { run, jobs } = await runnerFor('local-ok', 1).runWorkflow(push);
+    for (const id of ['lint', 'train-smoke', 'train-gate', 'train-full', 'summary']) {
+      const j = ran(jobs, id);
+      expect(j.code, `${id}:\n${j.log}`).toBe(0);
+    }
+    expect(ran(jobs, 'train-gate').outputs.passed).toBe('true');
+    expect(gh.checkRunsNamed('campaign/local-ok/train/smoke-gate').at(-1)).toMatchObject({ conclusion: 'success' });
+    expect(ran(jobs, 'train-full').outputs).toMatchObject({ complete: 'true', 'phase-status': 'completed' });
+    // Each state-changing job saved its own artifact; the gate and summary jobs only read.
+    expect(gh.artifacts.filter((a) => a.runId === run.id).map((a) => a.name)).toEqual([
+      `campaign-state.local-ok.${run.id}-1.train-smoke.1`,
+      `campaign-state.local-ok.${run.id}-1.train-full.2`,
+    ]);
+    expect(ran(jobs, 'summary').summary).toContain('campaign local-ok');
+  });
+
+  it('a failed checklist is a failure check run with its interpretation, and the full arrays are skipped', async () => {
+    const { jobs } = await runnerFor('local-bad', 5).runWorkflow(push);
+    const gate = ran(jobs, 'train-gate');
+    expect(gate.code).toBe(1);
+    expect(gate.outputs.passed).toBe('false');
+    const check = gh.checkRunsNamed('campaign/local-bad/train/smoke-gate').at(-1);
+    expect(check).toMatchObject({ status: 'completed', conclusion: 'failure' });
+    expect(check?.output?.text).toContain('the program does not write one record per step');
+    expect(jobs.get('train-full')).toBe('skipped');
+  });
+
+  it('a gate whose smoke job never saved a state fails its job and publishes no success', async () => {
+    const runner = runnerFor('local-never', 1);
+    // The smoke job died before saving: the gate job (if: always()) runs on nothing.
+    const gate = await runner.runJob(gh.newRun(), push, 'train-gate');
+    expect(gate.code).toBe(1);
+    expect(gate.outputs.passed).toBe('false');
+    // Pending (in progress) or failure: either keeps a required check from passing.
+    const published = gh.checkRunsNamed('campaign/local-never/train/smoke-gate');
+    expect(published).toHaveLength(1);
+    expect(published[0]!.conclusion).not.toBe('success');
+  });
+
+  it('a token GitHub refuses fails the gate job without publishing anything', async () => {
+    const runner = runnerFor('local-401', 1);
+    const gate = await runner.runJob(gh.newRun(), push, 'train-gate', { token: 'ghs_revoked' });
+    expect(gate.code).toBe(1);
+    expect(gate.log).toMatch(/::error.*401: Bad credentials/);
+    expect(gh.checkRunsNamed('campaign/local-401/train/smoke-gate')).toEqual([]);
+  });
+});

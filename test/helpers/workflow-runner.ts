@@ -1,0 +1,243 @@
+/**
+ * A stand-in for the Actions runner, enough to run the workflow `campaign workflow` writes job
+ * after job: jobs in an order their `needs:` allow, `if:` evaluated, each job a fresh workspace
+ * holding the checkout and a fresh process of the action's bundle (as its action.yml names it),
+ * with INPUT_* (the step's `with:` over the action.yml defaults), the GITHUB_* and ACTIONS_*
+ * variables of the GitHub stand-in, GITHUB_OUTPUT and GITHUB_STEP_SUMMARY files, and a
+ * GITHUB_TOKEN holding exactly the job's `permissions:`. Jobs run one at a time.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
+import { parse } from 'yaml';
+import { REPO } from './cli.js';
+import type { GitHubStandin, Permission, Run } from './github-standin.js';
+
+/** The actions of this repository as a workflow names them (`uses: ./`, `./lint`). */
+const ACTIONS: Record<string, string> = { './': 'action.yml', './lint': 'lint/action.yml' };
+
+export interface RunnerOptions {
+  gh: GitHubStandin;
+  /** Where each job's workspace and files go. */
+  root: string;
+  /** The workflow's text, as committed. */
+  workflow: string;
+  /** The commit's files a checkout writes: path from the repository root → text. */
+  checkout: Record<string, string>;
+  secrets: Record<string, string>;
+}
+
+export interface WorkflowJob {
+  needs?: string | string[];
+  if?: string;
+  permissions?: Record<string, string>;
+  outputs?: Record<string, string>;
+  steps: { id?: string; uses: string; with?: Record<string, string | number | boolean> }[];
+}
+
+export interface JobResult {
+  job: string;
+  seconds: number;
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  log: string;
+  /** The job's outputs, as its `outputs:` map them from the step's. */
+  outputs: Record<string, string>;
+  summary: string;
+}
+
+export interface RunEvent {
+  name: 'push' | 'workflow_dispatch';
+  inputs: Record<string, string>;
+}
+
+/** What a test changes in a job: a shorter budget, another token, or a kill while it runs. */
+export interface JobHooks {
+  budget?: string;
+  /** The job's GITHUB_TOKEN instead of one holding its `permissions:`. */
+  token?: string;
+  /** Resolves when the runner should kill the job. */
+  killWhen?: () => Promise<void>;
+}
+
+/** The jobs of `workflow` in an order their `needs:` allow. */
+function jobOrder(jobs: Record<string, WorkflowJob>): string[] {
+  const order: string[] = [];
+  const visit = (id: string): void => {
+    if (order.includes(id)) return;
+    for (const n of needsOf(jobs[id]!)) visit(n);
+    order.push(id);
+  };
+  for (const id of Object.keys(jobs)) visit(id);
+  return order;
+}
+
+const needsOf = (j: WorkflowJob): string[] => (j.needs === undefined ? [] : [j.needs].flat());
+
+/** The permissions a job's GITHUB_TOKEN holds, from its `permissions:`. */
+function tokenPermissions(j: WorkflowJob): Permission[] {
+  const p = j.permissions ?? {};
+  return [
+    ...(p.actions === 'read' || p.actions === 'write' ? (['actions:read'] as const) : []),
+    ...(p.actions === 'write' ? (['actions:write'] as const) : []),
+    ...(p.checks === 'write' ? (['checks:write'] as const) : []),
+  ];
+}
+
+/**
+ * The few expressions the generated workflow holds, evaluated as the runner would; any other is
+ * an error, so a change to the workflow cannot slip past this runner unevaluated.
+ */
+function expression(
+  text: string,
+  ctx: { event: RunEvent; token: string; steps: Record<string, string>; secrets: Record<string, string> },
+): string {
+  return text.replace(/\$\{\{\s*(.*?)\s*\}\}/g, (_, expr: string) => {
+    let m: RegExpExecArray | null;
+    if ((m = /^secrets\.(\w+)$/.exec(expr))) return ctx.secrets[m[1]!] ?? '';
+    if (expr === 'github.token') return ctx.token;
+    if ((m = /^inputs\.(\w+) \|\| false$/.exec(expr))) return ctx.event.inputs[m[1]!] || 'false';
+    if ((m = /^steps\.campaign\.outputs\.([\w-]+)$/.exec(expr))) return ctx.steps[m[1]!] ?? '';
+    throw new Error(`this test's runner does not evaluate \${{ ${expr} }}`);
+  });
+}
+
+/** Whether a job runs, from its `if:` and how its needs ended (a plain `if:` implies success()). */
+function shouldRun(j: WorkflowJob, done: Map<string, JobResult | 'skipped'>): boolean {
+  const needs = needsOf(j).map((n) => done.get(n)!);
+  const succeeded = needs.every((r) => r !== 'skipped' && r.code === 0);
+  if (j.if === undefined) return succeeded;
+  if (j.if === 'always()') return true;
+  const m = /^needs\.([\w-]+)\.outputs\.([\w-]+) == '(.*)'$/.exec(j.if);
+  if (!m) throw new Error(`this test's runner does not evaluate if: ${j.if}`);
+  const need = done.get(m[1]!);
+  return succeeded && need !== undefined && need !== 'skipped' && need.outputs[m[2]!] === m[3];
+}
+
+/** The inputs the runner gives the action: its action.yml defaults under the step's `with:`. */
+function actionInputs(uses: string, given: Record<string, string>, token: string): Record<string, string> {
+  const file = ACTIONS[uses];
+  if (!file) throw new Error(`the workflow uses ${uses}, which is not an action of this repository`);
+  const action = parse(readFileSync(join(REPO, file), 'utf8')) as {
+    inputs: Record<string, { default?: string }>;
+    runs: { main: string };
+  };
+  const inputs: Record<string, string> = {};
+  for (const [name, def] of Object.entries(action.inputs)) {
+    const value = given[name] ?? (def.default === '${{ github.token }}' ? token : (def.default ?? ''));
+    inputs[`INPUT_${name.toUpperCase()}`] = value;
+  }
+  inputs.__main = join(REPO, dirname(file), action.runs.main);
+  if (!existsSync(inputs.__main)) throw new Error(`${inputs.__main} is missing: build the bundles with npm run bundle`);
+  return inputs;
+}
+
+export class WorkflowRunner {
+  private readonly jobs: Record<string, WorkflowJob>;
+
+  constructor(private readonly o: RunnerOptions) {
+    this.jobs = (parse(o.workflow) as { jobs: Record<string, WorkflowJob> }).jobs;
+  }
+
+  /** Runs one job of `run` as a runner does: checkout into a fresh workspace, then the action's step. */
+  /** Runs one job of `run` as a runner does: checkout into a fresh workspace, then the action's step. */
+  async runJob(run: Run, event: RunEvent, id: string, hooks: JobHooks = {}): Promise<JobResult> {
+    const { gh, root, checkout, secrets } = this.o;
+    const j = this.jobs[id];
+    if (!j) throw new Error(`the workflow has no job ${id}`);
+    const dir = join(root, `run${run.id}-${id}`);
+    const workspace = join(dir, 'workspace');
+    const temp = join(dir, 'runner-temp');
+    for (const [path, text] of Object.entries(checkout)) {
+      await mkdir(dirname(join(workspace, path)), { recursive: true });
+      await writeFile(join(workspace, path), text);
+    }
+    await mkdir(temp, { recursive: true });
+    const outputFile = join(dir, 'github-output');
+    const summaryFile = join(dir, 'step-summary');
+    await writeFile(outputFile, '');
+    await writeFile(summaryFile, '');
+
+    const token = hooks.token ?? gh.issueToken(tokenPermissions(j));
+    const step = j.steps.find((s) => s.id === 'campaign' || s.uses.startsWith('./'));
+    if (!step) throw new Error(`job ${id} has no step of this repository's actions`);
+    const given = Object.fromEntries(
+      Object.entries(step.with ?? {}).map(([k, v]) => [k, expression(String(v), { event, token, steps: {}, secrets })]),
+    );
+    if (hooks.budget) given.budget = hooks.budget;
+    const { __main: main, ...inputs } = actionInputs(step.uses, given, token);
+    const env: NodeJS.ProcessEnv = {
+      PATH: process.env.PATH,
+      HOME: process.env.HOME,
+      ...gh.jobEnv(run, {
+        workspace,
+        job: id,
+        extra: {
+          RUNNER_TEMP: temp,
+          GITHUB_OUTPUT: outputFile,
+          GITHUB_STEP_SUMMARY: summaryFile,
+          GITHUB_EVENT_NAME: event.name,
+        },
+      }),
+      ...inputs,
+    };
+    const started = Date.now();
+    const child: ChildProcess = spawn(process.execPath, [main!], {
+      cwd: workspace,
+      env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let log = '';
+    child.stdout!.on('data', (d: Buffer) => (log += d.toString()));
+    child.stderr!.on('data', (d: Buffer) => (log += d.toString()));
+    const exited = new Promise<[number | null, NodeJS.Signals | null]>((resolve, reject) => {
+      child.on('error', reject);
+      child.on('close', (code, signal) => resolve([code, signal]));
+    });
+    if (hooks.killWhen) void hooks.killWhen().then(() => child.kill('SIGKILL'));
+    const [code, signal] = await exited;
+    const stepOutputs = parseOutputs(await readFile(outputFile, 'utf8'));
+    const outputs = Object.fromEntries(
+      Object.entries(j.outputs ?? {}).map(([k, v]) => [
+        k,
+        expression(v, { event, token, steps: stepOutputs, secrets }),
+      ]),
+    );
+    return {
+      job: `run ${run.id} ${id}`,
+      seconds: (Date.now() - started) / 1000,
+      code,
+      signal,
+      log,
+      outputs,
+      summary: await readFile(summaryFile, 'utf8'),
+    };
+  }
+
+  /** One run of the workflow: every job in order, each skipped or run as its `needs:` and `if:` say. */
+  async runWorkflow(
+    event: RunEvent,
+    hooks: Record<string, JobHooks> = {},
+  ): Promise<{ run: Run; jobs: Map<string, JobResult | 'skipped'> }> {
+    const run = this.o.gh.newRun();
+    const jobs = new Map<string, JobResult | 'skipped'>();
+    for (const id of jobOrder(this.jobs)) {
+      jobs.set(id, shouldRun(this.jobs[id]!, jobs) ? await this.runJob(run, event, id, hooks[id]) : 'skipped');
+    }
+    return { run, jobs };
+  }
+}
+
+/** GITHUB_OUTPUT as @actions/core writes it: `name<<DELIMITER`, the value, the delimiter. */
+function parseOutputs(text: string): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const m of text.matchAll(/^([^\n<]+)<<(\S+)\n([\s\S]*?)\n\2$/gm)) out[m[1]!] = m[3]!;
+  return out;
+}
+
+export function ran(jobs: Map<string, JobResult | 'skipped'>, id: string): JobResult {
+  const r = jobs.get(id);
+  if (r === undefined || r === 'skipped') throw new Error(`job ${id} did not run`);
+  return r;
+}
