@@ -1,0 +1,132 @@
+/**
+ * The workflow `campaign workflow` writes for examples/quickstart.yml, its jobs run in `needs`
+ * order through the action's `run` (in-process, one job after another as a self-hosted runner
+ * would, each with a fresh temp directory so the state travels only as artifacts), against the
+ * local stand-in of GitHub's services: smoke → gate → full per phase, then the summary. The
+ * local executor needs no cluster, so this runs wherever the suite runs.
+ */
+import { cp, mkdir, readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterAll, beforeAll, expect, test } from 'vitest';
+import { parse } from 'yaml';
+import { githubServices } from '../../src/action/github/services.js';
+import { run } from '../../src/action/main.js';
+import { readMainSettings } from '../../src/action/settings.js';
+import { lintText } from '../../src/lint/lint.js';
+import { renderWorkflow } from '../../src/workflow/render.js';
+import { REPO, attemptDirs, makeTemp } from '../helpers/cli.js';
+import { GitHubStandin, type Permission } from '../helpers/github-standin.js';
+
+interface Job {
+  needs?: string[];
+  if?: string;
+  permissions: Record<string, string>;
+  steps: { uses: string; with?: Record<string, string> }[];
+}
+
+let standin: GitHubStandin;
+beforeAll(async () => {
+  standin = await GitHubStandin.start();
+});
+afterAll(async () => {
+  await standin?.close();
+});
+
+const permissions = (p: Record<string, string>): Permission[] => [
+  ...(p.actions ? (['actions:read'] as const) : []),
+  ...(p.actions === 'write' ? (['actions:write'] as const) : []),
+  ...(p.checks === 'write' ? (['checks:write'] as const) : []),
+];
+
+/** GITHUB_OUTPUT's `name<<DELIMITER` blocks. */
+function outputs(text: string): Record<string, string> {
+  const out: Record<string, string> = {};
+  const lines = text.split('\n');
+  for (let i = 0; i < lines.length; i++) {
+    const m = /^([^<]+)<<(.+)$/.exec(lines[i]!);
+    if (!m) continue;
+    const end = lines.indexOf(m[2]!, i + 1);
+    out[m[1]!] = lines.slice(i + 1, end).join('\n');
+    i = end;
+  }
+  return out;
+}
+
+test('quickstart through its generated workflow: every phase smoke → gate → full, gates published, complete', async () => {
+  const workspace = await makeTemp('workflow-run');
+  await mkdir(join(workspace, 'campaigns'));
+  const manifest = 'campaigns/quickstart.yml';
+  await cp(join(REPO, 'examples/quickstart.yml'), join(workspace, manifest));
+  const plan = lintText(manifest, await readFile(join(workspace, manifest), 'utf8')).context!.plan;
+  const workflow = parse(
+    renderWorkflow(plan, { manifest, uses: 'o/campaign@v1', branch: 'main', budget: '10m', runsOn: 'self-hosted' }),
+  ) as { jobs: Record<string, Job> };
+
+  const ghRun = standin.newRun();
+  const done = new Map<string, { failure?: string; outputs: Record<string, string> } | 'skipped'>();
+  const saved = process.env;
+  process.chdir(workspace);
+  try {
+    for (const [id, job] of Object.entries(workflow.jobs)) {
+      const needs = (job.needs ?? []).map((n) => done.get(n)!);
+      const succeeded = needs.every((r) => r !== 'skipped' && r.failure === undefined);
+      const gate = /^needs\.([\w-]+)\.outputs\.passed == 'true'$/.exec(job.if ?? '');
+      const runs =
+        job.if === 'always()' ||
+        (succeeded && (!gate || (done.get(gate[1]!) as { outputs: Record<string, string> }).outputs.passed === 'true'));
+      const step = job.steps[1]!;
+      if (!runs || step.uses !== 'o/campaign@v1') {
+        done.set(id, runs ? { outputs: {} } : 'skipped'); // the lint action is tested as its bundle
+        continue;
+      }
+      const temp = await makeTemp(`job-${id}`);
+      const env = standin.jobEnv(ghRun, { workspace, job: id });
+      await writeFile(join(temp, 'output'), '');
+      await writeFile(join(temp, 'sum'), '');
+      // @actions/core and @actions/artifact read the runner's variables from the process.
+      process.env = { ...saved, ...env, GITHUB_OUTPUT: join(temp, 'output'), GITHUB_STEP_SUMMARY: join(temp, 'sum') };
+      const inputs = Object.fromEntries(
+        Object.entries(step.with ?? {}).map(([k, v]) => [
+          k,
+          v.includes('${{') ? (k === 'retry-failed' ? 'false' : '') : v,
+        ]),
+      );
+      const services = githubServices(env, standin.issueToken(permissions(job.permissions)));
+      const failure = await run(
+        readMainSettings((n) => inputs[n] ?? ''),
+        services,
+        { job: id, tempDir: temp },
+      );
+      done.set(id, {
+        ...(failure === undefined ? {} : { failure }),
+        outputs: outputs(await readFile(join(temp, 'output'), 'utf8')),
+      });
+    }
+  } finally {
+    process.env = saved;
+    process.chdir(REPO);
+  }
+
+  const result = (id: string) => done.get(id) as { failure?: string; outputs: Record<string, string> };
+  for (const p of ['train', 'evaluate']) {
+    expect(result(`${p}-smoke`).failure).toBeUndefined();
+    expect(result(`${p}-gate`).outputs.passed).toBe('true');
+    expect(result(`${p}-full`).outputs['phase-status']).toBe('completed');
+    // The gate check: in progress or not, it ends as a success, the checklist in its text.
+    const checks = standin.checkRunsNamed(`campaign/quickstart/${p}/smoke-gate`);
+    expect(checks.at(-1)).toMatchObject({ status: 'completed', conclusion: 'success' });
+    expect(checks.every((c) => c.conclusion !== 'failure')).toBe(true);
+  }
+  expect(result('summary').outputs.complete).toBe('true');
+  expect(result('summary').failure).toBeUndefined();
+  // Each advancing job left its own state artifact; nothing was handed over.
+  const names = standin.artifacts.map((a) => a.name);
+  for (const id of ['train-smoke', 'train-full', 'evaluate-smoke', 'evaluate-full']) {
+    expect(names.some((n) => n.endsWith(`.${id}`) || n.includes(`.${id}.`))).toBe(true);
+  }
+  expect(standin.dispatches).toEqual([]);
+  // Every task ran once, though four jobs in turn drove the campaign.
+  const attempts = await attemptDirs(join(workspace, '.campaign-demo'));
+  expect(attempts.size).toBe(plan.phases.reduce((n, p) => n + p.smoke.length + p.tasks.length, 0));
+  for (const [task, ns] of attempts) expect(ns, task).toEqual([1]);
+});
