@@ -16,6 +16,7 @@ import type { Submission, TaskEvent } from '../../queue/events.js';
 import { classifyEnd } from '../../queue/attempt-end.js';
 import type { Attempt } from '../../queue/state.js';
 import { manifestTaskEnv } from '../../render/env.js';
+import { environmentWithoutSecrets } from '../secrets.js';
 import { renderTaskScript, scriptInputFor } from '../../render/task-script.js';
 import { parseExitMarker, renderWrapper, type ExitMarker } from '../../render/wrapper.js';
 import type { ActiveAttempt, Executor } from '../executor.js';
@@ -100,7 +101,10 @@ export class LocalExecutor implements Executor {
       renderWrapper({ dir, walltimeSeconds: sub.array.budget.seconds, killAfterSeconds: KILL_AFTER }),
     );
     await writeFile(join(dir, 'launched'), `${at}\n`);
-    const env = { ...process.env, ...manifestTaskEnv(this.opts.manifest, sub.task, sub.attempt, this.opts.workdir) };
+    const env = {
+      ...environmentWithoutSecrets(),
+      ...manifestTaskEnv(this.opts.manifest, sub.task, sub.attempt, this.opts.workdir),
+    };
     const child = spawn('bash', [join(dir, 'wrapper.sh')], {
       detached: true,
       stdio: 'ignore',
@@ -123,7 +127,8 @@ export class LocalExecutor implements Executor {
       if (marker === undefined) {
         const pid = await readPid(dir);
         if (pid !== undefined && (await processAlive(pid, join(dir, 'wrapper.sh')))) {
-          if (!attempt.startedAt) events.push({ type: 'started', ...base, at: this.now() });
+          // The pid file is written as the wrapper starts: its time is the start, not this pass's.
+          if (!attempt.startedAt) events.push({ type: 'started', ...base, at: (await pidTime(dir)) ?? this.now() });
           continue;
         }
         marker = await readExit(dir, this.now()); // it may have ended between the two reads
@@ -226,6 +231,11 @@ async function writeAtomic(path: string, text: string): Promise<void> {
 
 function failed(sub: Submission, at: string, reason: string): TaskEvent {
   return { type: 'submit_failed', task: sub.task.id, attempt: sub.attempt, at, reason };
+}
+
+async function pidTime(dir: string): Promise<string | undefined> {
+  const st = await stat(join(dir, 'pid')).catch(() => undefined);
+  return st ? st.mtime.toISOString() : undefined;
 }
 
 async function readPid(dir: string): Promise<number | undefined> {

@@ -16,6 +16,7 @@ import {
   tempPathFor,
   tooLarge,
 } from './transport.js';
+import { environmentWithoutSecrets } from '../secrets.js';
 
 export interface LocalTransportOptions {
   /** What `~/`, relative paths and HOME in commands mean; the user's home directory by default. */
@@ -42,7 +43,7 @@ export class LocalTransport implements Transport {
       // that `~` in the command means what it means in paths.
       const child = spawn('bash', ['-c', command], {
         cwd: this.home,
-        env: { ...process.env, HOME: this.home },
+        env: { ...environmentWithoutSecrets(), HOME: this.home },
         detached: true,
         stdio: 'pipe',
       });
