@@ -20,14 +20,13 @@ import { UserError } from '../errors.js';
 import { CampaignController, loadState } from '../exec/controller.js';
 import type { Executor } from '../exec/executor.js';
 import { FileStateStore } from '../exec/store/file-store.js';
-import { formatFinding } from '../lint/lint.js';
 import type { Plan } from '../plan/plan.js';
 import { gateView, phaseTable } from '../queue/job-summary.js';
 import { startScopedRun, type Scope } from '../queue/scope.js';
 import type { CampaignState } from '../queue/state.js';
 import { allCompleted, phaseCounts, renderSummary } from '../queue/summary.js';
 import type { GitHubServices } from './github/services.js';
-import { writeSummary } from './report.js';
+import { annotate, writeSummary } from './report.js';
 import type { MainSettings } from './settings.js';
 
 export interface RunContext {
@@ -58,7 +57,7 @@ export async function run(s: MainSettings, services: GitHubServices, ctx: RunCon
   const c = s['state-dir']
     ? loaded
     : { ...loaded, stateDir: join(ctx.tempDir, 'campaign-state', loaded.manifest.campaign) };
-  for (const w of c.warnings) core.warning(formatFinding(w));
+  annotate(c.warnings);
   if (s.phase !== undefined && !c.plan.phases.some((p) => p.name === s.phase)) {
     throw new UserError({
       message: `input "phase": ${c.manifest.campaign} has no phase "${s.phase}"`,
