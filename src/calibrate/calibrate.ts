@@ -183,7 +183,7 @@ export function calibrate(manifest: Manifest, plan: Plan, samples: readonly Samp
     for (const s of samples) {
       if (s.task.phase !== phase.name) continue;
       if (s.attempt.class !== 'completed' && s.attempt.class !== 'timeout') continue;
-      const m = measure(phase, s, budgetOf.get(s.task.id));
+      const m = measure(phase, s, s.attempt.walltimeSeconds ?? budgetOf.get(s.task.id));
       if ('why' in m) {
         skipped.push({ task: s.task.id, why: m.why });
         continue;

@@ -128,8 +128,14 @@ export class CampaignController {
     const at = (): string => this.now();
     const phase = (name: string) => this.c.plan.phases.find((p) => p.name === name)!;
     switch (action.type) {
-      case 'submit':
-        return this.c.executor.submit(action.submissions);
+      case 'submit': {
+        // Each attempt keeps the walltime it ran under: headroom is judged against it after the manifest changes.
+        const walltime = new Map(action.submissions.map((s) => [`${s.task.id}:${s.attempt}`, s.array.budget.seconds]));
+        const events = await this.c.executor.submit(action.submissions);
+        return events.map((e) =>
+          e.type === 'submitted' ? { ...e, walltimeSeconds: walltime.get(`${e.task}:${e.attempt}`) } : e,
+        );
+      }
       case 'check_preconditions': {
         const p = phase(action.phase);
         const manifestPhase = this.c.manifest.phases.find((m) => m.name === p.name)!;

@@ -4,7 +4,17 @@ import type { ArrayPlan } from '../plan/plan.js';
 import type { CheckResult, FailureClass } from './state.js';
 
 export type TaskEvent =
-  | { type: 'submitted'; task: string; attempt: number; at: string; handle: string; memBytes?: number; log?: string }
+  | {
+      type: 'submitted';
+      task: string;
+      attempt: number;
+      at: string;
+      handle: string;
+      memBytes?: number;
+      log?: string;
+      /** The walltime it was submitted with, in seconds. */
+      walltimeSeconds?: number;
+    }
   | { type: 'submit_failed'; task: string; attempt: number; at: string; reason: string }
   | { type: 'started'; task: string; attempt: number; at: string; node?: string }
   | { type: 'queued'; task: string; attempt: number; at: string; waiting: string }

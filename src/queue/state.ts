@@ -28,6 +28,8 @@ export const attemptSchema = z.object({
   log: z.string().optional(),
   /** The node it ran on, where the executor knows it. */
   node: z.string().optional(),
+  /** The walltime it was submitted with, in seconds. */
+  walltimeSeconds: z.number().optional(),
   /** Where the scheduler granted less than asked (time, GPUs, partition), in plain words. */
   adapted: z.array(z.string()).optional(),
 });

@@ -78,6 +78,7 @@ function applyTaskEvent(t: TaskState, e: Exclude<CampaignEvent, { phase: string 
         handle: e.handle,
         ...(e.memBytes === undefined ? {} : { memBytes: e.memBytes }),
         ...(e.log === undefined ? {} : { log: e.log }),
+        ...(e.walltimeSeconds === undefined ? {} : { walltimeSeconds: e.walltimeSeconds }),
       });
       return { ...keep, status: 'submitted', attempts };
     }

@@ -1,16 +1,17 @@
 /** Calibration's arithmetic, the manifest patch it writes, and the schema for declaring progress. */
 import { execFileSync } from 'node:child_process';
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { calibrate, type Sample } from '../../src/calibrate/calibrate.js';
+import { calibrate, type Calibration, type Sample } from '../../src/calibrate/calibrate.js';
 import { patchManifest, unifiedDiff } from '../../src/calibrate/patch.js';
 import { countRecords, logProgress } from '../../src/calibrate/progress.js';
 import { renderCalibration } from '../../src/calibrate/report.js';
 import { UserError } from '../../src/errors.js';
 import { parseManifest } from '../../src/manifest/load.js';
 import { planCampaign } from '../../src/plan/plan.js';
+import { readState, runCli, useBuiltCliAndTemp, writeManifest } from '../helpers/cli.js';
 
 describe('progress', () => {
   it('reads the units done and their timestamps from progress lines', () => {
@@ -217,4 +218,56 @@ describe('cost.progress in the schema', () => {
       );
     }
   });
+});
+
+describe('campaign calibrate on this machine (local executor), counting output records', () => {
+  const tempRoot = useBuiltCliAndTemp('calibrate-local');
+
+  it('counts each task’s records, judges headroom by the walltime it ran under, and --write applies the patch', async () => {
+    const dir = join(tempRoot(), 'c');
+    await mkdir(join(dir, 'work'), { recursive: true });
+    const manifest = await writeManifest(
+      dir,
+      `campaign: cal-local
+cluster: { executor: local, name: here, max_parallel: 2 }
+workdir: work
+phases:
+  - name: p
+    grid: { seed: [1, 2] }
+    # one JSON record per step; each step sleeps 0.3 s
+    command: |
+      for i in $(seq 1 \${units}); do sleep 0.3; echo "{\\"step\\": $i}"; done > \${output}
+    output: out/\${tag}.jsonl
+    cost: { unit: step, units: 3, per_unit: 5s, progress: { records: true } }
+`,
+    );
+    const stateDir = join(dir, 'state');
+    const r = await runCli(['run', manifest, '--state-dir', stateDir, '--poll', '0.2'], { timeoutMs: 120_000 });
+    expect(r.code, r.stderr).toBe(0);
+    const state = await readState(stateDir);
+    // 5 s × 3 × margin 1.2 = 18 s, one minute at least: what each attempt was submitted with.
+    expect(state.tasks['p/seed1']!.attempts[0]!.walltimeSeconds).toBe(60);
+    const json = await runCli(['calibrate', manifest, '--state-dir', stateDir, '--format', 'json']);
+    expect(json.code).toBe(1);
+    const [s] = (JSON.parse(json.stdout) as Calibration).phases[0]!.strata;
+    expect(s!.samples.map((m) => [m.units, m.unitsFrom])).toEqual([
+      [3, 'records'],
+      [3, 'records'],
+    ]);
+    // No timestamps: elapsed over units, start-up included, and never below the sleeps.
+    expect(s!.measured.min).toBeGreaterThanOrEqual(0.3);
+    expect(s!.measured.max).toBeLessThan(2);
+    expect(s!.flagged).toBe(true);
+    const written = await runCli(['calibrate', manifest, '--state-dir', stateDir, '--write']);
+    expect(written.stdout).toContain('applied to');
+    const cost = parseManifest(manifest, await readFile(manifest, 'utf8')).manifest.phases[0]!.cost!;
+    expect(cost.per_unit).toMatch(/^\d+(\.\d+)?s$/);
+    expect(cost.measured_on).toBe('here');
+    // The plan now budgets from the measured rate, but the headroom stays judged by the minute the tasks had.
+    const again = JSON.parse(
+      (await runCli(['calibrate', manifest, '--state-dir', stateDir, '--format', 'json'])).stdout,
+    ) as Calibration;
+    expect(again.phases[0]!.strata[0]!.headroom.budget).toBe(60);
+    expect(again.phases[0]!.strata[0]!.flagged).toBe(false);
+  }, 180_000);
 });

@@ -10,7 +10,8 @@ import { classColor, COLORS, el, niceStep, svgDocument, text, title } from './sv
 interface Row {
   label: string;
   budget: number;
-  points: { task: string; seconds: number; cls: string }[];
+  /** Each finished attempt, with the walltime it ran under (the plan's for attempts that did not record it). */
+  points: { task: string; seconds: number; walltime: number; cls: string }[];
 }
 
 const WIDTH = 960;
@@ -33,7 +34,7 @@ function rows(plan: Plan, state: CampaignState): Row[] {
         for (const at of state.tasks[id]?.attempts ?? []) {
           if (!at.startedAt || !at.endedAt || at.class === undefined) continue;
           const seconds = (Date.parse(at.endedAt) - Date.parse(at.startedAt)) / 1000;
-          row.points.push({ task: id, seconds, cls: at.class });
+          row.points.push({ task: id, seconds, walltime: at.walltimeSeconds ?? a.budget.seconds, cls: at.class });
         }
       }
     }
@@ -54,7 +55,7 @@ export function runtimesSvg(plan: Plan, state: CampaignState): string {
       class: 'small muted',
     }),
   );
-  const maxShare = Math.max(1.1, ...rs.flatMap((r) => r.points.map((p) => (p.seconds / r.budget) * 1.05)));
+  const maxShare = Math.max(1.1, ...rs.flatMap((r) => r.points.map((p) => (p.seconds / p.walltime) * 1.05)));
   const plotW = WIDTH - LEFT - RIGHT;
   const x = (share: number): number => LEFT + (share / maxShare) * plotW;
   const plotH = rs.length * ROW;
@@ -67,10 +68,14 @@ export function runtimesSvg(plan: Plan, state: CampaignState): string {
   }
   rs.forEach((r, i) => {
     const cy = TOP + i * ROW + ROW / 2;
-    const shares = r.points.map((p) => p.seconds / r.budget).sort((a, b) => a - b);
+    const share = (p: Row['points'][number]): number => p.seconds / p.walltime;
+    const shares = r.points.map(share).sort((a, b) => a - b);
+    const slowestPoint = r.points.reduce((a, b) => (share(b) > share(a) ? b : a));
     const mid = shares.length >> 1;
     const median = shares.length % 2 === 1 ? shares[mid]! : (shares[mid - 1]! + shares[mid]!) / 2;
     const slowest = shares[shares.length - 1]!;
+    const seconds = r.points.map((p) => p.seconds).sort((a, b) => a - b);
+    const medianSeconds = seconds.length % 2 === 1 ? seconds[mid]! : (seconds[mid - 1]! + seconds[mid]!) / 2;
     const parts: string[] = [
       el('rect', {
         x: 8,
@@ -98,31 +103,31 @@ export function runtimesSvg(plan: Plan, state: CampaignState): string {
         el(
           'circle',
           {
-            cx: x(p.seconds / r.budget),
+            cx: x(share(p)),
             cy: cy + jitter,
             r: 3.2,
             fill: classColor(p.cls),
             'fill-opacity': 0.85,
             class: `dot ${p.cls}`,
           },
-          [title(`${p.task}: ${formatDuration(p.seconds)} of ${formatDuration(r.budget)} (${p.cls})`)],
+          [title(`${p.task}: ${formatDuration(p.seconds)} of ${formatDuration(p.walltime)} (${p.cls})`)],
         ),
       );
     });
     const n = r.points.length;
     parts.push(
-      text(WIDTH - RIGHT + 10, cy - 2, `slowest ${Math.round(slowest * 100)}% of ${formatDuration(r.budget)}`, {
-        class: 'small',
-        fill: slowest > 1 / 1.1 ? COLORS.failed : COLORS.ink,
-      }),
       text(
         WIDTH - RIGHT + 10,
-        cy + 11,
-        `${n} attempt${n === 1 ? '' : 's'}, median ${formatDuration(median * r.budget)}`,
+        cy - 2,
+        `slowest ${Math.round(slowest * 100)}% of ${formatDuration(slowestPoint.walltime)}`,
         {
-          class: 'small muted',
+          class: 'small',
+          fill: slowest > 1 / 1.1 ? COLORS.failed : COLORS.ink,
         },
       ),
+      text(WIDTH - RIGHT + 10, cy + 11, `${n} attempt${n === 1 ? '' : 's'}, median ${formatDuration(medianSeconds)}`, {
+        class: 'small muted',
+      }),
     );
     body.push(el('g', { class: 'stratum', 'data-label': r.label }, parts));
   });
