@@ -108,7 +108,7 @@ export class FileStateStore {
       await rename(tmp, this.statePath);
     } catch (e) {
       await rm(tmp, { force: true });
-      throw e;
+      throw diskError(e, 'save the campaign state', this.dir);
     }
     await syncDir(this.dir); // the rename itself is durable only once the directory is
   }
@@ -123,6 +123,8 @@ export class FileStateStore {
       await this.repairTail(fh);
       await fh.write(text);
       await fh.sync();
+    } catch (e) {
+      throw diskError(e, 'append to the event log', this.dir);
     } finally {
       await fh.close();
     }
@@ -375,4 +377,14 @@ function ignore(code: string): (e: unknown) => void {
   return (e) => {
     if (errorCode(e) !== code) throw e;
   };
+}
+
+/** A full or read-only disk is the user's to fix, not a bug: say where, and that nothing saved is lost. */
+function diskError(e: unknown, what: string, dir: string): unknown {
+  const code = errorCode(e);
+  if (code !== 'ENOSPC' && code !== 'EDQUOT' && code !== 'EROFS') return e;
+  return new UserError({
+    message: `cannot ${what} in ${dir}: ${(e as Error).message}; the state saved before is intact`,
+    fix: 'free space on that disk (or move the state with --state-dir) and run the same command again',
+  });
 }
