@@ -117,3 +117,57 @@ describe('pictures built from any grid values', () => {
     expect(wellFormed('<svg><text x="1">a &amp; b</text><g/></svg>')).toBeUndefined();
   });
 });
+
+describe('pictures of a large campaign', () => {
+  it('stay a few MB for 20,000 tasks: no tooltips beyond 2,000 attempts, lanes packed by concurrency', () => {
+    const m = manifestSchema.parse({
+      campaign: 'c',
+      cluster: { executor: 'slurm', name: 'x' },
+      workdir: 'w',
+      phases: [
+        {
+          name: 'p',
+          grid: { a: Array.from({ length: 200 }, (_, i) => i), b: Array.from({ length: 100 }, (_, i) => i) },
+          strata: ['b'],
+          command: 'true',
+          cost: { unit: 's', units: 10, per_unit: '30s' },
+        },
+      ],
+    });
+    const plan = planCampaign(m);
+    const t0 = Date.parse('2026-11-30T00:00:00Z');
+    const iso = (s: number): string => new Date(t0 + s * 1000).toISOString();
+    const tasks: CampaignState['tasks'] = {};
+    plan.phases[0]!.tasks.forEach((t, i) => {
+      // Waves of 200: each stratum has 2 tasks running at once.
+      const start = Math.floor(i / 200) * 400;
+      tasks[t.id] = {
+        status: 'completed',
+        attempts: [
+          {
+            n: 1,
+            submittedAt: iso(start),
+            startedAt: iso(start + 10),
+            endedAt: iso(start + 250 + (i % 50)),
+            class: 'completed',
+            walltimeSeconds: 360,
+          },
+        ],
+      };
+    });
+    const state: CampaignState = {
+      ...emptyState('c', iso(0)),
+      updated: iso(50_000),
+      phases: { p: { status: 'completed' } },
+      tasks,
+    };
+    const [timeline, runtimes] = pictures(plan, state);
+    expect(timeline!.svg.length).toBeLessThan(5_000_000);
+    expect(runtimes!.svg.length).toBeLessThan(3_000_000);
+    expect(timeline!.svg).not.toContain('<title>p/');
+    expect(timeline!.svg.match(/<g class="bar /g)).toHaveLength(20_000);
+    expect(wellFormed(timeline!.svg)).toBeUndefined();
+    // 100 strata of two lanes each (4 px), not 20,000 rows.
+    expect(Number(/height="(\d+)"/.exec(timeline!.svg)![1])).toBeLessThan(2_500);
+  });
+});

@@ -19,6 +19,8 @@ const LEFT = 220;
 const RIGHT = 190;
 const TOP = 60;
 const ROW = 34;
+/** Beyond this many dots they go without tooltips: a picture of a huge campaign stays a few MB. */
+const TOOLTIP_LIMIT = 2000;
 
 function rows(plan: Plan, state: CampaignState): Row[] {
   const out: Row[] = [];
@@ -66,6 +68,7 @@ export function runtimesSvg(plan: Plan, state: CampaignState): string {
       text(x(s), TOP + plotH + 16, `${Math.round(s * 100)}%`, { class: 'small muted', 'text-anchor': 'middle' }),
     );
   }
+  const tooltips = rs.reduce((n, r) => n + r.points.length, 0) <= TOOLTIP_LIMIT;
   rs.forEach((r, i) => {
     const cy = TOP + i * ROW + ROW / 2;
     const share = (p: Row['points'][number]): number => p.seconds / p.walltime;
@@ -110,7 +113,9 @@ export function runtimesSvg(plan: Plan, state: CampaignState): string {
             'fill-opacity': 0.85,
             class: `dot ${p.cls}`,
           },
-          [title(`${p.task}: ${formatDuration(p.seconds)} of ${formatDuration(p.walltime)} (${p.cls})`)],
+          tooltips
+            ? [title(`${p.task}: ${formatDuration(p.seconds)} of ${formatDuration(p.walltime)} (${p.cls})`)]
+            : [],
         ),
       );
     });

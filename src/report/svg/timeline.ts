@@ -26,6 +26,8 @@ const LEFT = 190;
 const RIGHT = 24;
 const WIDTH = 960;
 const TOP = 64;
+/** Beyond this many attempts the bars go without tooltips: a picture of a huge campaign stays a few MB. */
+export const TOOLTIP_LIMIT = 2000;
 
 /** Bars into lanes: each bar in the first lane free at its start (a task's attempts never overlap). */
 function pack(bars: Bar[]): Bar[][] {
@@ -105,14 +107,14 @@ export function timelineSvg(plan: Plan, state: CampaignState): string {
       text(LEFT - 8, y + Math.min(h, laneH) / 2 + 4, g.label, { 'text-anchor': 'end', class: 'group-label' }),
     );
     g.lanes.forEach((lane, i) => {
-      for (const b of lane) body.push(bar(b, x, y + i * laneH, laneH));
+      for (const b of lane) body.push(bar(b, x, y + i * laneH, laneH, bars.length <= TOOLTIP_LIMIT));
     });
     y += h + gap;
   }
   return svgDocument(WIDTH, height, 'Campaign timeline', body);
 }
 
-function bar(b: Bar, x: (ms: number) => number, top: number, laneH: number): string {
+function bar(b: Bar, x: (ms: number) => number, top: number, laneH: number, tooltip: boolean): string {
   const h = Math.max(2, laneH - 3);
   const y = top + (laneH - h) / 2;
   const runFrom = b.start ?? b.end;
@@ -168,7 +170,7 @@ function bar(b: Bar, x: (ms: number) => number, top: number, laneH: number): str
     );
   }
   return el('g', { class: `bar ${b.cls}${b.attempt.n > 1 ? ' retry' : ''}`, 'data-task': b.task }, [
-    title(tip),
+    ...(tooltip ? [title(tip)] : []),
     ...parts,
   ]);
 }
