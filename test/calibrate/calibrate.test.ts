@@ -3,6 +3,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { calibrate, type Calibration, type Sample } from '../../src/calibrate/calibrate.js';
 import { patchManifest, unifiedDiff } from '../../src/calibrate/patch.js';
@@ -270,4 +271,70 @@ phases:
     expect(again.phases[0]!.strata[0]!.headroom.budget).toBe(60);
     expect(again.phases[0]!.strata[0]!.flagged).toBe(false);
   }, 180_000);
+});
+
+describe('the patch, whatever the layout of the cost section', () => {
+  const styles = {
+    flow: (perUnit: string) =>
+      `    cost: { unit: step, units: 4, per_unit: ${perUnit}, progress: { log: '^u (?<units>\\d+) (?<at>[\\d.]+)$' } }\n`,
+    block: (perUnit: string) =>
+      `    cost:\n      unit: step   # a comment\n      units: 4\n      per_unit: ${perUnit}\n      progress:\n        log: '^u (?<units>\\d+) (?<at>[\\d.]+)$'\n`,
+    nested: (perUnit: string) =>
+      `    cost:\n      unit: step\n      per_unit:\n${perUnit
+        .slice(2, -2)
+        .split(', ')
+        .map((e) => `        ${e}\n`)
+        .join('')}      units: 4\n      progress:\n        log: '^u (?<units>\\d+) (?<at>[\\d.]+)$'\n`,
+  };
+
+  it('changes only the measured values: the rest of the manifest reads the same', () => {
+    fc.assert(
+      fc.property(
+        fc.constantFrom<keyof typeof styles>('flow', 'block', 'nested'),
+        fc.integer({ min: 1, max: 400 }).map((x) => x / 100),
+        fc.integer({ min: 1, max: 400 }).map((x) => x / 100),
+        fc.double({ min: 1, max: 2, noNaN: true }),
+        (style, a, b, rise) => {
+          const perUnit = '{ k=1: 1s, k=2: 2s }';
+          const text = `# top comment\ncampaign: c\ncluster: { executor: local, name: here }\nworkdir: w\nphases:\n  - name: p   # trailing\n    grid: { k: [1, 2] }\n    command: run \${k}\n${styles[style](perUnit)}  - name: q\n    command: 'true'\n`;
+          const { manifest } = parseManifest('m.yml', text);
+          const plan = planCampaign(manifest);
+          const log = (rate: number): string =>
+            Array.from(
+              { length: 5 },
+              (_, i) => `u ${i} ${(i <= 2 ? i * rate : 2 * rate + (i - 2) * rate * rise).toFixed(4)}`,
+            ).join('\n');
+          const samples: Sample[] = plan.phases[0]!.tasks.map((task, i) => ({
+            task,
+            attempt: { n: 1, submittedAt: iso(0), startedAt: iso(0), endedAt: iso(20), class: 'completed' },
+            log: log(i === 0 ? a : b),
+          }));
+          const c = calibrate(manifest, plan, samples);
+          const patched = patchManifest(text, c);
+          const after = parseManifest('m.yml', patched).manifest;
+          // Everything but the cost section is as it was, comments included.
+          expect({ ...after, phases: after.phases.map((p) => ({ ...p, cost: undefined })) }).toEqual({
+            ...manifest,
+            phases: manifest.phases.map((p) => ({ ...p, cost: undefined })),
+          });
+          for (const comment of ['# top comment', '# trailing']) expect(patched).toContain(comment);
+          const cost = after.phases[0]!.cost!;
+          expect(cost).toMatchObject({
+            unit: 'step',
+            units: 4,
+            measured_on: 'here',
+            progress: manifest.phases[0]!.cost!.progress,
+          });
+          expect(cost.per_unit).toEqual(c.phases[0]!.cost.per_unit);
+          expect(cost.trend).toEqual(c.phases[0]!.cost.trend);
+          // Only lines of the cost section change.
+          const changed = unifiedDiff('m.yml', text, patched)
+            .split('\n')
+            .filter((l) => /^[-+][^-+]/.test(l));
+          for (const l of changed) expect(l).toMatch(/per_unit|k=1|k=2|measured_on|trend|cost:/);
+        },
+      ),
+      { numRuns: 150 },
+    );
+  });
 });
