@@ -129,7 +129,7 @@ export class SshGpuExecutor implements Executor {
 
   /**
    * Runs the probe once before anything starts: a probe that fails outright (not found, no GPU
-   * listed) or lists none of the GPUs the manifest names is a mistake to fix, not a wait.
+   * listed), or a GPU in cluster.gpus that it does not list, is a mistake to fix, not a wait.
    */
   async check(): Promise<void> {
     await this.look([]);
