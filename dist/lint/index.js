@@ -37725,6 +37725,8 @@ const attemptSchema = schemas/* object */.Ikc({
     log: schemas/* string */.YjP().optional(),
     /** The node it ran on, where the executor knows it. */
     node: schemas/* string */.YjP().optional(),
+    /** The walltime it was submitted with, in seconds. */
+    walltimeSeconds: schemas/* number */.aig().optional(),
     /** Where the scheduler granted less than asked (time, GPUs, partition), in plain words. */
     adapted: schemas/* array */.YOg(schemas/* string */.YjP()).optional(),
 });
@@ -37840,6 +37842,7 @@ function applyTaskEvent(t, e, policy) {
                 handle: e.handle,
                 ...(e.memBytes === undefined ? {} : { memBytes: e.memBytes }),
                 ...(e.log === undefined ? {} : { log: e.log }),
+                ...(e.walltimeSeconds === undefined ? {} : { walltimeSeconds: e.walltimeSeconds }),
             });
             return { ...keep, status: 'submitted', attempts };
         }
