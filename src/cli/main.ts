@@ -33,6 +33,9 @@ const USAGE = `usage: campaign <command> [options]
                       --state-dir DIR   --poll SECONDS (longest wait between passes)
                       --retry-failed (run failed tasks and failed smoke stages again)
   status FILE         the stored state per phase   --state-dir DIR
+  cancel FILE         stop the campaign's running tasks (each one's whole process group)
+                      and record them cancelled; for when no \`run\` drives it
+                      --state-dir DIR
   summary FILE        markdown summary   --state-dir DIR   --out FILE
   calibrate FILE      measured seconds per unit per stratum against the declared rates,
                       headroom, the walltime the planner would now choose; writes the
@@ -62,6 +65,8 @@ export async function main(argv: string[]): Promise<number> {
         return await run(rest);
       case 'status':
         return await status(rest);
+      case 'cancel':
+        return await cancel(rest);
       case 'summary':
         return await summary(rest);
       case 'calibrate':
@@ -211,6 +216,31 @@ async function run(argv: string[]): Promise<number> {
 
 function storedState(c: Campaign): Promise<CampaignState> {
   return loadState(new FileStateStore(c.stateDir), c.manifest.campaign, new Date().toISOString());
+}
+
+async function cancel(argv: string[]): Promise<number> {
+  const { values, files } = args(argv, { 'state-dir': { type: 'string' } });
+  const c = await loadCampaign(files[0]!, values['state-dir'] as string | undefined);
+  const store = new FileStateStore(c.stateDir, { onWarning: warn });
+  // Refused while a `run` holds the lock: it would start the next tasks as these end.
+  const lock = await store.acquire(`campaign cancel ${files[0]!}`);
+  let executor: Executor | undefined;
+  try {
+    const state = await loadState(store, c.manifest.campaign, new Date().toISOString());
+    executor = (await openExecutor(c, { since: () => state.created, warn, checkCluster: false })).executor;
+    const controller = new CampaignController({ manifest: c.manifest, plan: c.plan, executor, store });
+    // The grace between SIGTERM and SIGKILL is 10 s; the rest is for the marker to be seen.
+    const r = await controller.cancel(state, 60_000);
+    const cancelled = Object.entries(r.state.tasks).filter(
+      ([id, t]) => t.attempts.at(-1)?.class === 'cancelled' && state.tasks[id]?.attempts.at(-1)?.class === undefined,
+    );
+    for (const [id] of cancelled) process.stdout.write(`cancelled ${id}\n`);
+    for (const id of r.running) process.stderr.write(`campaign: ${id} is still running after 60 s\n`);
+    return r.running.length === 0 ? EXIT.ok : EXIT.incomplete;
+  } finally {
+    await lock.release();
+    await executor?.close();
+  }
 }
 
 async function status(argv: string[]): Promise<number> {

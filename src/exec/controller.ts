@@ -107,6 +107,35 @@ export class CampaignController {
     return { state: settled, atRest: acted.length === 0 && rest };
   }
 
+  /**
+   * Stops every running attempt (the executor kills each one's whole process group, SIGKILL
+   * after SIGTERM) and observes until each has ended, as `cancelled`, or `waitMs` has passed.
+   * Returns the saved state and the attempts still running at the end.
+   */
+  async cancel(state: CampaignState, waitMs: number): Promise<{ state: CampaignState; running: string[] }> {
+    const executor = this.c.executor;
+    if (!executor.cancel) {
+      throw new UserError({
+        message: `the ${this.c.manifest.cluster.executor} executor cannot cancel tasks`,
+        fix: 'stop them with the scheduler or on the machine they run on',
+      });
+    }
+    await executor.cancel(this.activeAttempts(state));
+    const end = Date.now() + waitMs;
+    let next = state;
+    for (;;) {
+      const active = this.activeAttempts(next);
+      if (active.length === 0 || Date.now() > end) {
+        await this.c.store.save(next);
+        return { state: next, running: active.map((a) => a.task.id) };
+      }
+      const observed = await executor.observe(active);
+      next = applyEvents(next, observed, this.policy);
+      await this.c.store.append(observed);
+      await new Promise((r) => setTimeout(r, 500));
+    }
+  }
+
   private activeAttempts(state: CampaignState): ActiveAttempt[] {
     const out: ActiveAttempt[] = [];
     for (const [id, t] of Object.entries(state.tasks)) {

@@ -23,6 +23,11 @@ export interface Executor {
   submit(submissions: readonly Submission[]): Promise<TaskEvent[]>;
   /** Reports starts and ends of active attempts, with the class of each end. */
   observe(active: readonly ActiveAttempt[]): Promise<TaskEvent[]>;
+  /**
+   * Stops the attempts, each one's whole process group (SIGTERM, then SIGKILL); their ends, as
+   * `cancelled`, come from later observations. Absent where the executor cannot cancel.
+   */
+  cancel?(active: readonly ActiveAttempt[]): Promise<void>;
   readLog(task: TaskSpec, attempt: Attempt): Promise<string>;
   /** The task's output as this attempt left it (fresh = written after the attempt began, by the executor's clock). */
   outputFacts(task: TaskSpec, attempt: Attempt, withText: boolean): Promise<OutputFacts>;

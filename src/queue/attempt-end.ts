@@ -22,7 +22,7 @@ export interface EndInput {
   /** Patterns that mark an out-of-memory log; none: only exit status 137 does. */
   oomPatterns: readonly RegExp[];
   /** The declared output, and whether it exists and was written after the attempt began. */
-  output?: { path: string; exists: boolean; fresh: boolean };
+  output?: { path: string; exists: boolean; fresh: boolean; linkedTo?: string };
 }
 
 export interface EndClass {
@@ -32,7 +32,7 @@ export interface EndClass {
 
 export function classifyEnd(input: EndInput): EndClass {
   const { marker, log } = input;
-  if (marker.cause === 'cancel') return { cls: 'cancelled', reason: `cancelled (exit ${marker.code})` };
+  if (marker.cause === 'cancel') return { cls: 'cancelled', reason: `by campaign cancel (exit ${marker.code})` };
   if (marker.cause === 'walltime') {
     const killed = marker.code === 137 ? '; killed after ignoring SIGTERM' : '';
     return { cls: 'timeout', reason: `walltime ${input.walltimeSeconds}s reached${killed}` };
@@ -45,6 +45,7 @@ export function classifyEnd(input: EndInput): EndClass {
     const out = input.output;
     if (out === undefined) return { cls: 'completed' };
     if (!out.exists) return { cls: 'unverified', reason: `exit 0 but ${out.path} does not exist` };
+    if (out.linkedTo) return { cls: 'unverified', reason: `exit 0 but ${out.path} is a symlink to ${out.linkedTo}` };
     if (!out.fresh) return { cls: 'unverified', reason: `exit 0 but ${out.path} is older than the attempt` };
     return { cls: 'completed' };
   }

@@ -122,6 +122,7 @@ describe('the ssh-gpu executor', () => {
     await executor.cancel([a]);
     const end = await finished(executor, a);
     expect(end.class).toBe('cancelled');
+    expect(end.reason).toBe('by campaign cancel (exit 137)');
     expect(end.exitCode).toBe(137);
     const child = Number(await readFile(join(workdir, 'child.pid'), 'utf8'));
     await waitUntil('the child to be gone', async () => ((await alive(child)) ? undefined : true), 10_000);

@@ -433,6 +433,53 @@ phases:
     await gpus.hang(false);
   }, 240_000);
 
+  it('campaign cancel stops the running tasks, each whole process group, and records them cancelled; a later run starts none again', async () => {
+    if (!sshd) return;
+    const { dir, workdir, gpus } = await setUp('cancel');
+    const file = await writeManifest(
+      dir,
+      `campaign: cancel
+${cluster(sshd, gpus)}workdir: ${workdir}
+phases:
+  - name: p
+    grid: { seed: [1, 2] }
+    walltime: 5m
+    command: |
+      ${gpus.log('start')}
+      ( trap '' HUP TERM; exec ${gpus.bin}/gpu-hold 3000 ) &
+      trap '' TERM
+      while :; do sleep 0.1; done
+`,
+    );
+    const stateDir = join(dir, 'state');
+    const run = startCli(['run', file, '--state-dir', stateDir, '--poll', '0.3']);
+    await waitUntil('both tasks to hold their GPU', async () =>
+      ((await gpus.read()).match(/, 3003, /g) ?? []).length === 2 ? true : undefined,
+    );
+    await waitUntil('the state to record them', async () => {
+      const s = await readState(stateDir).catch(() => undefined);
+      return s && Object.values(s.tasks).every((t) => t.attempts.length === 1) ? true : undefined;
+    });
+    // Stopping the controller leaves the tasks running, as it says.
+    run.child.kill('SIGINT');
+    expect((await run.done).code).toBe(130);
+    expect((await gpus.read()).match(/, 3003, /g)).toHaveLength(2);
+
+    const r = await runCli(['cancel', file, '--state-dir', stateDir]);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout.split('\n').filter(Boolean).sort()).toEqual(['cancelled p/seed1', 'cancelled p/seed2']);
+    const state = await readState(stateDir);
+    for (const t of Object.values(state.tasks)) {
+      expect(t.status).toBe('failed');
+      expect(t.reason).toBe('cancelled: by campaign cancel (exit 137)');
+    }
+    await waitUntil('the GPUs to be free', async () => ((await gpus.read()).includes(', 3003, ') ? undefined : true));
+
+    const again = await runCli(['run', file, '--state-dir', stateDir, '--poll', '0.3']);
+    expect(again.code).toBe(1);
+    expect((await gpus.entries()).filter((e) => e[0] === 'start')).toHaveLength(2);
+  }, 120_000);
+
   it('[N/A] in the probe output marks that GPU unusable and says so; the campaign runs on the others', async () => {
     if (!sshd) return;
     const rows = fourGpus();
