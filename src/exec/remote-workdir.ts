@@ -3,6 +3,7 @@
  * is there and fresh, check commands run in it, and which paths are missing. Each is one SFTP
  * operation or one command, whatever the number of paths.
  */
+import { posix } from 'node:path';
 import type { TaskSpec } from '../manifest/expand.js';
 import type { Manifest } from '../manifest/schema.js';
 import type { OutputFacts } from '../queue/checklist.js';
@@ -11,8 +12,17 @@ import { exportLines, shellQuote } from '../render/shell.js';
 import { UserError } from '../errors.js';
 import { resolveHome, type Transport } from './transport/transport.js';
 
+export interface OutputFreshness {
+  exists: boolean;
+  fresh: boolean;
+  path: string;
+  /** Where the output really is, when a symlink puts it elsewhere. */
+  linkedTo?: string;
+}
+
 export class RemoteWorkdir {
   private abs: string | undefined;
+  private real: Promise<string | undefined> | undefined;
 
   constructor(
     private readonly transport: Transport,
@@ -30,19 +40,29 @@ export class RemoteWorkdir {
     return this.abs;
   }
 
-  /** Whether the task's output exists and was written at or after `since` (the server's clock, to the second). */
-  async freshness(task: TaskSpec, since: string): Promise<{ exists: boolean; fresh: boolean; path: string }> {
+  /**
+   * Whether the task's output exists, was written at or after `since` (the server's clock, to
+   * the second), and is really there: an output that is a symlink, or under one (to a
+   * sibling's output, or out of the workdir), proves nothing of this task's work.
+   */
+  async freshness(task: TaskSpec, since: string): Promise<OutputFreshness> {
     const path = `${await this.path()}/${task.output ?? ''}`;
     const st = task.output === undefined ? undefined : await this.transport.stat(path);
     if (!st?.isFile) return { exists: false, fresh: false, path };
+    this.real ??= this.transport.realpath(await this.path());
+    const [real, workdir] = await Promise.all([this.transport.realpath(path), this.real]);
+    if (real !== `${workdir}/${posix.normalize(task.output!)}`) {
+      return { exists: true, fresh: false, path, linkedTo: real ?? 'a missing file' };
+    }
     // SFTP gives whole seconds: an output written in the attempt's first second still counts.
     return { exists: true, fresh: st.mtimeMs >= Math.floor(Date.parse(since) / 1000) * 1000, path };
   }
 
   async outputFacts(task: TaskSpec, since: string, withText: boolean): Promise<OutputFacts> {
     if (task.output === undefined) return { exists: false, fresh: false };
-    const { exists, fresh, path } = await this.freshness(task, since);
+    const { exists, fresh, path, linkedTo } = await this.freshness(task, since);
     if (!exists) return { exists: false, fresh: false };
+    if (linkedTo) return { exists, fresh, linkedTo };
     const sum = await this.transport.exec(`sha256sum -- ${shellQuote(path)}`);
     const digest = sum.code === 0 ? sum.stdout.split(' ')[0] : undefined;
     const text = withText ? await this.transport.readFile(path) : undefined;

@@ -10,6 +10,8 @@ export interface OutputFacts {
   exists: boolean;
   /** Written after the attempt was submitted. */
   fresh: boolean;
+  /** Where the output really is when a symlink puts it elsewhere (then it is never fresh). */
+  linkedTo?: string;
   /** A content digest, to tell distinct outputs from copies. */
   digest?: string;
   /** The text, for `records` (read only when that check is declared). */
@@ -97,6 +99,7 @@ function evaluate(c: Check, facts: readonly SmokeFacts[], declared: readonly Che
 function outputProblem(f: SmokeFacts): string[] {
   if (f.task.output === undefined) return [`${f.task.tag}: the phase declares no output`];
   if (!f.output?.exists) return [`${f.task.tag}: ${f.task.output} does not exist`];
+  if (f.output.linkedTo) return [`${f.task.tag}: ${f.task.output} is a symlink to ${f.output.linkedTo}`];
   if (!f.output.fresh) return [`${f.task.tag}: ${f.task.output} is older than the attempt (a stale file)`];
   return [];
 }

@@ -7,7 +7,7 @@
 import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
-import { mkdir, readFile, rename, stat, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, realpath, rename, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { TaskSpec } from '../../manifest/expand.js';
 import type { Manifest } from '../../manifest/schema.js';
@@ -36,6 +36,8 @@ export interface LocalExecutorOptions {
 export class LocalExecutor implements Executor {
   private readonly maxParallel: number;
   private readonly now: () => string;
+  /** The workdir with its symlinks resolved: where real outputs are. */
+  private realWorkdir: Promise<string> | undefined;
 
   constructor(private readonly opts: LocalExecutorOptions) {
     this.maxParallel = opts.manifest.cluster.max_parallel ?? 2;
@@ -172,7 +174,7 @@ export class LocalExecutor implements Executor {
       walltimeSeconds,
       // Exit status 137 alone marks an out-of-memory end here: no GPU, no CUDA messages.
       oomPatterns: [],
-      ...(out ? { output: { path: task.output!, exists: out.exists, fresh: out.fresh } } : {}),
+      ...(out ? { output: { path: task.output!, ...out } } : {}),
     });
   }
 
@@ -189,6 +191,10 @@ export class LocalExecutor implements Executor {
     const path = join(this.opts.workdir, task.output);
     const st = await stat(path).catch(() => undefined);
     if (!st?.isFile()) return { exists: false, fresh: false };
+    // A symlink (to a sibling's output, or out of the workdir) proves nothing of this task's work.
+    this.realWorkdir ??= realpath(this.opts.workdir);
+    const real = await realpath(path);
+    if (real !== join(await this.realWorkdir, task.output)) return { exists: true, fresh: false, linkedTo: real };
     // Taken before launch, to the second: file systems with coarse timestamps still count as fresh.
     const fresh = st.mtimeMs >= Math.floor(Date.parse(since) / 1000) * 1000;
     const digest = await sha256(path);
@@ -197,7 +203,7 @@ export class LocalExecutor implements Executor {
   }
 
   async runCheck(task: TaskSpec, command: string): Promise<{ exitCode: number; tail: string }> {
-    const env = { ...process.env, ...manifestTaskEnv(this.opts.manifest, task, 0, this.opts.workdir) };
+    const env = { ...environmentWithoutSecrets(), ...manifestTaskEnv(this.opts.manifest, task, 0, this.opts.workdir) };
     return new Promise((resolve) => {
       const child = spawn('timeout', ['600', 'bash', '-c', command], {
         cwd: this.opts.workdir,

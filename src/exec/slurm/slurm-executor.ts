@@ -13,12 +13,12 @@ import type { Plan } from '../../plan/plan.js';
 import type { OutputFacts } from '../../queue/checklist.js';
 import type { Submission, TaskEvent } from '../../queue/events.js';
 import type { Attempt, FailureClass } from '../../queue/state.js';
-import { manifestTaskEnv } from '../../render/env.js';
 import { renderSbatch, rowAttempt } from '../../render/sbatch.js';
-import { exportLines, shellQuote } from '../../render/shell.js';
+import { shellQuote } from '../../render/shell.js';
 import { GATE_EXIT, GATE_LINE } from '../../render/task-script.js';
 import type { ActiveAttempt, Executor } from '../executor.js';
-import { LinkError, resolveHome, type Transport } from '../transport/transport.js';
+import { RemoteWorkdir, type OutputFreshness } from '../remote-workdir.js';
+import { LinkError, type Transport } from '../transport/transport.js';
 import {
   classify,
   explainReason,
@@ -63,7 +63,7 @@ export interface ClusterLimits {
 }
 
 export class SlurmExecutor implements Executor {
-  private workdirAbs: string | undefined;
+  private readonly remote: RemoteWorkdir;
   private readonly now: () => string;
   private readonly warn: (message: string) => void;
   private readonly prefix: string;
@@ -88,6 +88,7 @@ export class SlurmExecutor implements Executor {
     this.now = opts.now ?? (() => new Date().toISOString());
     this.warn = opts.warn ?? (() => {});
     this.prefix = `${opts.manifest.campaign}~`;
+    this.remote = new RemoteWorkdir(opts.transport, opts.manifest);
   }
 
   /** Slurm throttles arrays itself (`%max_parallel`): the controller may submit everything due. */
@@ -95,14 +96,8 @@ export class SlurmExecutor implements Executor {
     return Number.MAX_SAFE_INTEGER;
   }
 
-  private async workdir(): Promise<string> {
-    if (this.workdirAbs === undefined) {
-      const r = await this.opts.transport.exec('printf %s "$HOME"');
-      if (r.code !== 0 || !r.stdout.startsWith('/'))
-        throw new UserError(`cannot find the home directory on the cluster: ${r.stderr.trim()}`);
-      this.workdirAbs = resolveHome(this.opts.manifest.workdir, r.stdout);
-    }
-    return this.workdirAbs;
+  private workdir(): Promise<string> {
+    return this.remote.path();
   }
 
   /** The cluster's MaxArraySize and partition caps (`scontrol`), read once before submitting. */
@@ -423,6 +418,8 @@ export class SlurmExecutor implements Executor {
     if (cls !== 'completed' || task.output === undefined) return { cls, ...(reason ? { reason } : {}) };
     const out = await this.freshness(task, attempt);
     if (!out.exists) return { cls: 'unverified', reason: `COMPLETED but ${task.output} does not exist` };
+    if (out.linkedTo)
+      return { cls: 'unverified', reason: `COMPLETED but ${task.output} is a symlink to ${out.linkedTo}` };
     if (!out.fresh) return { cls: 'unverified', reason: `COMPLETED but ${task.output} is older than the attempt` };
     return { cls: 'completed' };
   }
@@ -432,53 +429,21 @@ export class SlurmExecutor implements Executor {
     return (await this.opts.transport.readFile(attempt.log, { maxBytes: LOG_LIMIT }).catch(() => undefined)) ?? '';
   }
 
-  /** Whether the output exists and was written after the attempt started: one SFTP stat, no command. */
-  private async freshness(
-    task: TaskSpec,
-    attempt: Attempt,
-  ): Promise<{ exists: boolean; fresh: boolean; path: string }> {
-    const path = `${await this.workdir()}/${task.output}`;
-    const st = await this.opts.transport.stat(path);
-    if (!st?.isFile) return { exists: false, fresh: false, path };
-    // Both times are the cluster's: the job's start from accounting, the file's mtime.
-    const since = Date.parse(attempt.startedAt ?? attempt.submittedAt);
-    return { exists: true, fresh: st.mtimeMs >= Math.floor(since / 1000) * 1000, path };
+  /** Both times are the cluster's: the job's start from accounting, the file's mtime. */
+  private freshness(task: TaskSpec, attempt: Attempt): Promise<OutputFreshness> {
+    return this.remote.freshness(task, attempt.startedAt ?? attempt.submittedAt);
   }
 
-  async outputFacts(task: TaskSpec, attempt: Attempt, withText: boolean): Promise<OutputFacts> {
-    if (task.output === undefined) return { exists: false, fresh: false };
-    const { exists, fresh, path } = await this.freshness(task, attempt);
-    if (!exists) return { exists: false, fresh: false };
-    const sum = await this.opts.transport.exec(`sha256sum -- ${shellQuote(path)}`);
-    const digest = sum.code === 0 ? sum.stdout.split(' ')[0] : undefined;
-    const text = withText ? await this.opts.transport.readFile(path) : undefined;
-    return { exists: true, fresh, ...(digest ? { digest } : {}), ...(text === undefined ? {} : { text }) };
+  outputFacts(task: TaskSpec, attempt: Attempt, withText: boolean): Promise<OutputFacts> {
+    return this.remote.outputFacts(task, attempt.startedAt ?? attempt.submittedAt, withText);
   }
 
-  async runCheck(task: TaskSpec, command: string): Promise<{ exitCode: number; tail: string }> {
-    const workdir = await this.workdir();
-    const env = exportLines(manifestTaskEnv(this.opts.manifest, task, 0, workdir));
-    const r = await this.opts.transport.exec(
-      `cd -- ${shellQuote(workdir)} || exit 127\n${env}\ntimeout 600 bash -c ${shellQuote(command)} 2>&1`,
-    );
-    return { exitCode: r.code, tail: (r.stdout + r.stderr).slice(-4000) };
+  runCheck(task: TaskSpec, command: string): Promise<{ exitCode: number; tail: string }> {
+    return this.remote.runCheck(task, command);
   }
 
-  async missing(paths: readonly string[]): Promise<string[]> {
-    const workdir = await this.workdir();
-    const out: string[] = [];
-    for (let i = 0; i < paths.length; i += 1000) {
-      const chunk = paths
-        .slice(i, i + 1000)
-        .map(shellQuote)
-        .join(' ');
-      const r = await this.opts.transport.exec(
-        `cd -- ${shellQuote(workdir)} || exit 3; for p in ${chunk}; do [ -e "$p" ] || printf '%s\\0' "$p"; done`,
-      );
-      if (r.code === 3) return [...paths];
-      out.push(...r.stdout.split('\0').filter(Boolean));
-    }
-    return out;
+  missing(paths: readonly string[]): Promise<string[]> {
+    return this.remote.missing(paths);
   }
 
   async close(): Promise<void> {

@@ -4,7 +4,7 @@
  * and for tests.
  */
 import { spawn } from 'node:child_process';
-import { chmod, mkdir, open, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, open, realpath, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { constants, homedir } from 'node:os';
 import {
   type CommandResult,
@@ -124,6 +124,13 @@ export class LocalTransport implements Transport {
       throw e;
     });
     return s && { size: s.size, mtimeMs: s.mtimeMs, isFile: s.isFile() };
+  }
+
+  async realpath(path: string): Promise<string | undefined> {
+    return realpath(resolveHome(path, this.home)).catch((e: NodeJS.ErrnoException) => {
+      if (missing(e)) return undefined;
+      throw e;
+    });
   }
 
   async mkdirp(path: string): Promise<void> {

@@ -191,6 +191,12 @@ export class SshTransport implements Transport {
     });
   }
 
+  async realpath(path: string): Promise<string | undefined> {
+    return this.withSftp('realpath', path, (sftp, target) =>
+      call<string>((cb) => sftp.realpath(target, cb)).catch(ifMissing(undefined)),
+    );
+  }
+
   async mkdirp(path: string): Promise<void> {
     await this.withSftp('mkdirp', path, async (sftp, target) => {
       const make = async (dir: string): Promise<void> => {

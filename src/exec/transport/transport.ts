@@ -19,6 +19,8 @@ export interface Transport {
   readFile(path: string, opts?: { maxBytes?: number }): Promise<string | undefined>;
   /** Follows symlinks; undefined when nothing is there. */
   stat(path: string): Promise<{ size: number; mtimeMs: number; isFile: boolean } | undefined>;
+  /** The path with every symlink resolved (undefined when nothing is there): where a file really is. */
+  realpath(path: string): Promise<string | undefined>;
   mkdirp(path: string): Promise<void>;
   close(): Promise<void>;
   /** For tests/benchmarks: how many commands were sent (exec calls). */
