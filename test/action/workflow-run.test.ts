@@ -2,10 +2,11 @@
  * The workflow `campaign workflow` writes for examples/quickstart.yml, its jobs run in `needs`
  * order through the action's `run` (in-process, one job after another as a self-hosted runner
  * would, each with a fresh temp directory so the state travels only as artifacts), against the
- * local stand-in of GitHub's services: smoke → gate → full per phase, then the summary. The
- * local executor needs no cluster, so this runs wherever the suite runs.
+ * local stand-in of GitHub's services: smoke → gate → full per phase, then the summary; and with
+ * a failing checklist, the gate fails and nothing is released. The local executor needs no
+ * cluster, so this runs wherever the suite runs.
  */
-import { cp, mkdir, readFile, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import { parse } from 'yaml';
@@ -52,18 +53,21 @@ function outputs(text: string): Record<string, string> {
   return out;
 }
 
-test('quickstart through its generated workflow: every phase smoke → gate → full, gates published, complete', async () => {
+type JobResult = { failure?: string; outputs: Record<string, string> } | 'skipped';
+
+/** Writes the manifest into a fresh workspace and runs its generated workflow's jobs in order, as one push. */
+async function runWorkflow(text: string) {
   const workspace = await makeTemp('workflow-run');
   await mkdir(join(workspace, 'campaigns'));
   const manifest = 'campaigns/quickstart.yml';
-  await cp(join(REPO, 'examples/quickstart.yml'), join(workspace, manifest));
+  await writeFile(join(workspace, manifest), text);
   const plan = lintText(manifest, await readFile(join(workspace, manifest), 'utf8')).context!.plan;
   const workflow = parse(
     renderWorkflow(plan, { manifest, uses: 'o/campaign@v1', branch: 'main', budget: '10m', runsOn: 'self-hosted' }),
   ) as { jobs: Record<string, Job> };
 
   const ghRun = standin.newRun();
-  const done = new Map<string, { failure?: string; outputs: Record<string, string> } | 'skipped'>();
+  const done = new Map<string, JobResult>();
   const saved = process.env;
   process.chdir(workspace);
   try {
@@ -107,6 +111,12 @@ test('quickstart through its generated workflow: every phase smoke → gate → 
     process.chdir(REPO);
   }
 
+  return { workspace, plan, done, result: (id: string) => done.get(id)! };
+}
+
+test('quickstart through its generated workflow: every phase smoke → gate → full, gates published, complete', async () => {
+  const quickstart = await readFile(join(REPO, 'examples/quickstart.yml'), 'utf8');
+  const { workspace, plan, done } = await runWorkflow(quickstart);
   const result = (id: string) => done.get(id) as { failure?: string; outputs: Record<string, string> };
   for (const p of ['train', 'evaluate']) {
     expect(result(`${p}-smoke`).failure).toBeUndefined();
@@ -129,4 +139,36 @@ test('quickstart through its generated workflow: every phase smoke → gate → 
   const attempts = await attemptDirs(join(workspace, '.campaign-demo'));
   expect(attempts.size).toBe(plan.phases.reduce((n, p) => n + p.smoke.length + p.tasks.length, 0));
   for (const [task, ns] of attempts) expect(ns, task).toEqual([1]);
+});
+
+test('a failing smoke checklist: the gate job fails and publishes a failure, no full array runs, the summary fails', async () => {
+  const quickstart = await readFile(join(REPO, 'examples/quickstart.yml'), 'utf8');
+  // Two records per smoke output are written; the checklist now asks for three.
+  const failing = quickstart.replace('campaign: quickstart', 'campaign: failing-smoke').replace('count: 2', 'count: 3');
+  expect(failing).not.toBe(quickstart);
+  const { workspace, plan, result } = await runWorkflow(failing);
+
+  expect(result('train-smoke')).toMatchObject({ failure: expect.stringContaining('smoke checklist failed') });
+  expect(result('train-gate')).toMatchObject({
+    failure: expect.stringContaining('did not pass'),
+    outputs: { passed: 'false' },
+  });
+  expect(result('train-full')).toBe('skipped');
+  expect(result('evaluate-smoke')).toBe('skipped');
+  // The gate of a phase that was never reached runs anyway, and does not read as a pass.
+  expect(result('evaluate-gate')).toMatchObject({ outputs: { passed: 'false' } });
+  expect((result('evaluate-gate') as { failure?: string }).failure).toBeDefined();
+  expect(result('evaluate-full')).toBe('skipped');
+  expect(result('summary')).toMatchObject({
+    failure: expect.stringContaining('train blocked'),
+    outputs: { complete: 'false' },
+  });
+
+  const trainGate = standin.checkRunsNamed('campaign/failing-smoke/train/smoke-gate').at(-1);
+  expect(trainGate).toMatchObject({ status: 'completed', conclusion: 'failure' });
+  expect(trainGate?.output?.text).toContain('the output does not hold one record per step');
+  expect(standin.checkRunsNamed('campaign/failing-smoke/evaluate/smoke-gate').at(-1)?.conclusion).toBe('failure');
+  // Only the smoke tasks of train ran.
+  const attempts = await attemptDirs(join(workspace, '.campaign-demo'));
+  expect([...attempts.keys()].sort()).toEqual(plan.phases[0]!.smoke.map((t) => t.id).sort());
 });
