@@ -31,7 +31,8 @@ export interface JobRecord {
 export const SACCT_FIELDS =
   'JobID,JobName,State,ExitCode,Start,End,NodeList,Reason,Timelimit,Partition,ReqTRES,AllocTRES';
 /** The `squeue` format asked for (`-r`: one line per array element). */
-export const SQUEUE_FORMAT = '%i|%j|%T|%r|%N';
+/** %S, the start time, is the queue's only word on when a task began when accounting is down. */
+export const SQUEUE_FORMAT = '%i|%j|%T|%r|%N|%S';
 
 const epoch = (s: string | undefined): number | undefined => {
   const n = Number(s);
@@ -108,8 +109,10 @@ export function shortfalls(r: JobRecord, asked: { seconds: number; partition?: s
 export function parseSqueue(text: string, namePrefix: string): JobRecord[] {
   const out: JobRecord[] = [];
   for (const line of text.split('\n')) {
-    const [id, name, state, reason, node] = line.split('|');
+    const [id, name, state, reason, node, start] = line.split('|');
     if (!id || name === undefined || !name.startsWith(namePrefix)) continue;
+    // A pending job's start time is the scheduler's forecast, not a start.
+    const began = state === 'PENDING' ? undefined : epoch(start);
     for (const handle of expandJobId(id)) {
       out.push({
         handle,
@@ -117,6 +120,7 @@ export function parseSqueue(text: string, namePrefix: string): JobRecord[] {
         state: state ?? '',
         ...(node ? { node } : {}),
         ...(reason && reason !== 'None' ? { reason } : {}),
+        ...(began ? { start: began } : {}),
         queueOnly: true,
       });
     }

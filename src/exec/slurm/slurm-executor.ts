@@ -303,7 +303,7 @@ export class SlurmExecutor implements Executor {
         `SLURM_TIME_FORMAT=%s sacct -X -n -P -u "$user" -S now-${back} -E now --format=${SACCT_FIELDS} 2>&1`,
         `printf '\\n%s %s\\n' ${SEPARATOR} "$?"`,
         // All states: slurmctld keeps ended jobs for MinJobAge, which covers accounting's lag.
-        `squeue -h -r -t all -u "$user" -o ${shellQuote(SQUEUE_FORMAT)}`,
+        `SLURM_TIME_FORMAT=%s squeue -h -r -t all -u "$user" -o ${shellQuote(SQUEUE_FORMAT)}`,
       ].join('; '),
     );
     const [acct = '', rest = ''] = r.stdout.split(`\n${SEPARATOR} `);

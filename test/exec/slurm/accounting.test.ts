@@ -49,10 +49,16 @@ describe('Slurm records', () => {
       '5_[0-1]|c~k|PENDING|0:0|Unknown|Unknown|None assigned|Priority\n5_2|c~k|COMPLETED|0:0|10|11|vm|None',
       'c~',
     );
-    const queue = parseSqueue('5_0|c~k|PENDING|Resources|\n5_1|c~k|RUNNING|None|vm\n5_3|c~k|COMPLETED|None|vm', 'c~');
+    const queue = parseSqueue(
+      '5_0|c~k|PENDING|Resources||1700000900\n5_1|c~k|RUNNING|None|vm|1700000100\n5_3|c~k|COMPLETED|None|vm|1700000050',
+      'c~',
+    );
     const merged = mergeRecords(acct, queue);
     expect(merged.get('5_0')).toMatchObject({ state: 'PENDING', reason: 'Resources', queueOnly: true });
-    expect(merged.get('5_1')).toMatchObject({ state: 'RUNNING', queueOnly: true });
+    // A pending task's start is a forecast; a running or ended one's is when it began.
+    expect(merged.get('5_0')?.start).toBeUndefined();
+    expect(merged.get('5_1')).toMatchObject({ state: 'RUNNING', queueOnly: true, start: 1700000100 });
+    expect(merged.get('5_3')?.start).toBe(1700000050);
     expect(merged.get('5_2')).toMatchObject({ state: 'COMPLETED', exitCode: 0 });
     expect(merged.get('5_2')?.queueOnly).toBeUndefined();
     expect(merged.get('5_3')?.queueOnly).toBe(true);
