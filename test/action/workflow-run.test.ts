@@ -10,8 +10,6 @@ import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import { parse } from 'yaml';
-import { githubServices } from '../../src/action/github/services.js';
-import { run } from '../../src/action/main.js';
 import { readMainSettings } from '../../src/action/settings.js';
 import { lintText } from '../../src/lint/lint.js';
 import { renderWorkflow } from '../../src/workflow/render.js';
@@ -26,8 +24,14 @@ interface Job {
 }
 
 let standin: GitHubStandin;
+let githubServices: typeof import('../../src/action/github/services.js').githubServices;
+let run: typeof import('../../src/action/main.js').run;
 beforeAll(async () => {
   standin = await GitHubStandin.start();
+  // @actions/github reads the API's address when it is first loaded, as in a job's process.
+  process.env.GITHUB_API_URL = standin.url;
+  ({ githubServices } = await import('../../src/action/github/services.js'));
+  ({ run } = await import('../../src/action/main.js'));
 });
 afterAll(async () => {
   await standin?.close();
@@ -55,15 +59,21 @@ function outputs(text: string): Record<string, string> {
 
 type JobResult = { failure?: string; outputs: Record<string, string> } | 'skipped';
 
-/** Writes the manifest into a fresh workspace and runs its generated workflow's jobs in order, as one push. */
-async function runWorkflow(text: string) {
-  const workspace = await makeTemp('workflow-run');
-  await mkdir(join(workspace, 'campaigns'));
+/** Writes the manifest into the workspace (a fresh one by default) and runs its generated workflow's jobs in order, as one run. */
+async function runWorkflow(text: string, opts: { budget?: string; workspace?: string } = {}) {
+  const workspace = opts.workspace ?? (await makeTemp('workflow-run'));
+  await mkdir(join(workspace, 'campaigns'), { recursive: true });
   const manifest = 'campaigns/quickstart.yml';
   await writeFile(join(workspace, manifest), text);
   const plan = lintText(manifest, await readFile(join(workspace, manifest), 'utf8')).context!.plan;
   const workflow = parse(
-    renderWorkflow(plan, { manifest, uses: 'o/campaign@v1', branch: 'main', budget: '10m', runsOn: 'self-hosted' }),
+    renderWorkflow(plan, {
+      manifest,
+      uses: 'o/campaign@v1',
+      branch: 'main',
+      budget: opts.budget ?? '10m',
+      runsOn: 'self-hosted',
+    }),
   ) as { jobs: Record<string, Job> };
 
   const ghRun = standin.newRun();
@@ -171,4 +181,29 @@ test('a failing smoke checklist: the gate job fails and publishes a failure, no 
   // Only the smoke tasks of train ran.
   const attempts = await attemptDirs(join(workspace, '.campaign-demo'));
   expect([...attempts.keys()].sort()).toEqual(plan.phases[0]!.smoke.map((t) => t.id).sort());
+});
+
+test('a budget that runs out: the smoke job saves and hands over, its gate is pending, the dispatched run finishes', async () => {
+  const quickstart = await readFile(join(REPO, 'examples/quickstart.yml'), 'utf8');
+  // Slower steps (with walltimes to match): the smoke stage outlasts a one-second budget.
+  const text = quickstart
+    .replace('campaign: quickstart', 'campaign: handed-over')
+    .replace('sleep 0.2;', 'sleep 0.8;')
+    .replace('{ width=8: 0.2s, width=16: 0.2s }', '{ width=8: 0.8s, width=16: 0.8s }');
+  expect(text.match(/0\.8/g)).toHaveLength(3);
+  const before = standin.dispatches.length;
+  const first = await runWorkflow(text, { budget: '1s' });
+  expect(first.result('train-smoke')).toMatchObject({ outputs: { 'handed-over': 'true' } });
+  expect(standin.dispatches.length).toBe(before + 1);
+  // Not evaluated yet: pending, never a pass; the gate job fails and nothing is released.
+  expect(standin.checkRunsNamed('campaign/handed-over/train/smoke-gate').at(-1)?.status).toBe('in_progress');
+  expect(first.result('train-gate')).toMatchObject({ outputs: { passed: 'false' } });
+  expect(first.result('train-full')).toBe('skipped');
+
+  // The dispatched run, on the same self-hosted runner, resumes from the newest artifact.
+  const second = await runWorkflow(text, { workspace: first.workspace });
+  expect(second.result('summary')).toMatchObject({ outputs: { complete: 'true' } });
+  expect(standin.checkRunsNamed('campaign/handed-over/train/smoke-gate').at(-1)?.conclusion).toBe('success');
+  const attempts = await attemptDirs(join(first.workspace, '.campaign-demo'));
+  for (const [task, ns] of attempts) expect(ns, task).toEqual([1]);
 });
