@@ -1,7 +1,8 @@
 /**
  * The test cluster's daemons failing under a running campaign (over real SSH): slurmctld
- * stopped and started again, slurmdbd down for a whole campaign, and a pending array index
- * cancelled behind the tool's back. Each breaks the shared cluster, so these run alone.
+ * stopped and started again, slurmdbd down for a whole campaign, a pending array index
+ * cancelled and a running one requeued behind the tool's back. Each breaks the shared
+ * cluster or races with its neighbours, so these run alone.
  */
 import { execFileSync } from 'node:child_process';
 import { mkdir, readFile } from 'node:fs/promises';
@@ -159,5 +160,31 @@ describe.runIf(clusterUp)('cluster daemons failing under a campaign (real cluste
     expect(jobs).toHaveLength(2);
     expect(arrayTasksNamed(`${c.name}~`).filter((t) => t.job === jobs[1])).toHaveLength(1);
     for (const k of [1, 2, 3]) expect((await readFile(join(c.workdir, `o_${k}.txt`), 'utf8')).trim()).toBe(`${k}`);
+  }, 400_000);
+  it('a requeue behind its back is refused by Slurm (its jobs are --no-requeue): the attempt runs on, once', async () => {
+    if (!sshd) return;
+    const c = await campaign('requeue', grid(8, [1, 2]));
+    let refused = '';
+    try {
+      const running = await waitUntil(
+        'a running index',
+        async () => arrayTasksNamed(`${c.name}~`).find((t) => t.state === 'RUNNING'),
+        120_000,
+        300,
+      );
+      try {
+        slurm('scontrol', ['requeue', `${running.job}_${running.index}`]);
+      } catch (e) {
+        refused = String((e as { stderr?: string }).stderr ?? e);
+      }
+      const r = await c.run.done;
+      expect(r.code, r.stdout + r.stderr).toBe(0);
+    } finally {
+      c.run.child.kill('SIGKILL');
+    }
+    expect(refused).toMatch(/presently disabled/);
+    const state = await readState(c.stateDir);
+    for (const t of Object.values(state.tasks)) expect(t.attempts.map((a) => a.class)).toEqual(['completed']);
+    expect(jobsNamed(`${c.name}~`)).toHaveLength(1);
   }, 400_000);
 });
