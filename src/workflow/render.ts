@@ -5,23 +5,25 @@
  * expression can reach a shell.
  */
 import { stringify } from 'yaml';
+import { z } from 'zod';
 import { UserError } from '../errors.js';
 import { parseDuration } from '../manifest/units.js';
 import type { Plan } from '../plan/plan.js';
 
-export interface WorkflowOptions {
+export const workflowOptions = z.object({
   /** The manifest's path from the repository root, as the workflow's steps see it. */
-  manifest: string;
+  manifest: z.string(),
   /** The campaign action, `owner/repo@ref` (its lint sub-action is `owner/repo/lint@ref`) or a local `./path`. */
-  uses: string;
+  uses: z.string(),
   /** The branch whose pushes of the manifest start the campaign. */
-  branch: string;
+  branch: z.string(),
   /** How long one job drives the campaign before it saves and hands over: a duration such as `5h`. */
-  budget: string;
+  budget: z.string(),
   /** A GitHub environment the release jobs wait in, for a person to approve the full arrays. */
-  environment?: string;
-  runsOn: string;
-}
+  environment: z.string().optional(),
+  runsOn: z.string(),
+});
+export type WorkflowOptions = z.infer<typeof workflowOptions>;
 
 /** The first lines of every generated workflow: the options are kept so a check can render it again. */
 export const HEADER =
@@ -38,7 +40,8 @@ export function readOptions(text: string): WorkflowOptions | undefined {
   const line = text.split('\n').find((l) => l.startsWith(OPTIONS_PREFIX));
   if (!line) return undefined;
   try {
-    return JSON.parse(line.slice(OPTIONS_PREFIX.length)) as WorkflowOptions;
+    const parsed = workflowOptions.safeParse(JSON.parse(line.slice(OPTIONS_PREFIX.length)));
+    return parsed.success ? parsed.data : undefined;
   } catch {
     return undefined;
   }
@@ -189,7 +192,7 @@ export function renderWorkflow(plan: Plan, opts: WorkflowOptions): string {
     permissions: {},
     jobs,
   };
-  return `${HEADER}\n${OPTIONS_PREFIX}${JSON.stringify(opts)}\n${stringify(workflow, { lineWidth: 0, aliasDuplicateObjects: false })}`;
+  return `${HEADER}\n${OPTIONS_PREFIX}${JSON.stringify(workflowOptions.parse(opts))}\n${stringify(workflow, { lineWidth: 0, aliasDuplicateObjects: false })}`;
 }
 
 function budgetSeconds(budget: string): number {
