@@ -11,7 +11,7 @@ import { LinkError } from '../exec/transport/transport.js';
 import { formatFinding, lintText } from '../lint/lint.js';
 import { manifest as manifestSchema } from '../manifest/schema.js';
 import type { CampaignState } from '../queue/state.js';
-import { startRun } from '../queue/transition.js';
+import { diskFullTasks, startRun } from '../queue/transition.js';
 import { allCompleted, phaseCounts, progressLine, renderSummary } from '../queue/summary.js';
 import type { Plan } from '../plan/plan.js';
 import { runCalibrate } from './calibrate.js';
@@ -205,6 +205,13 @@ async function run(argv: string[]): Promise<number> {
     const text = await summaryText(plan, executor, state, await writePictures(c.stateDir, plan, state));
     await writeFile(join(c.stateDir, 'summary.md'), text);
     process.stdout.write('\n' + text);
+    const full = diskFullTasks(state);
+    if (full.length > 0) {
+      warn(
+        `paused: ${full.length} task${full.length === 1 ? '' : 's'} found the disk full (${state.tasks[full[0]!]!.attempts.at(-1)!.reason}); ` +
+          'nothing more was submitted. Free space, then run the same command again: they run again, their retries intact',
+      );
+    }
     return allCompleted(plan, state) ? EXIT.ok : EXIT.incomplete;
   } finally {
     process.off('SIGINT', stop);

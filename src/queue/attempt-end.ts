@@ -14,6 +14,18 @@ export const DEFAULT_OOM_PATTERNS = [
   'CUBLAS_STATUS_ALLOC_FAILED',
 ];
 
+/** What a write to a full disk or an exhausted quota prints (errno's own words, from any program). */
+const DISK_FULL = /^.*(No space left on device|Disk quota exceeded).*$/m;
+
+/**
+ * A failure whose log says the disk is full is the cluster's, not the task's: the campaign
+ * pauses instead of spending the task's retries (see `step`).
+ */
+export function diskFull(log: string): EndClass | undefined {
+  const line = DISK_FULL.exec(log)?.[0].trim();
+  return line === undefined ? undefined : { cls: 'disk_full', reason: `the disk is full: ${line.slice(0, 200)}` };
+}
+
 export interface EndInput {
   marker: ExitMarker;
   /** The attempt's whole log. */
@@ -44,11 +56,13 @@ export function classifyEnd(input: EndInput): EndClass {
   if (marker.code === 0) {
     const out = input.output;
     if (out === undefined) return { cls: 'completed' };
-    if (!out.exists) return { cls: 'unverified', reason: `exit 0 but ${out.path} does not exist` };
+    if (!out.exists) return diskFull(log) ?? { cls: 'unverified', reason: `exit 0 but ${out.path} does not exist` };
     if (out.linkedTo) return { cls: 'unverified', reason: `exit 0 but ${out.path} is a symlink to ${out.linkedTo}` };
     if (!out.fresh) return { cls: 'unverified', reason: `exit 0 but ${out.path} is older than the attempt` };
     return { cls: 'completed' };
   }
+  const full = diskFull(log);
+  if (full) return full;
   const oom = input.oomPatterns.find((p) => p.test(log));
   if (oom) return { cls: 'out_of_memory', reason: `exit ${marker.code}; the log matches /${oom.source}/` };
   if (marker.code === 137) {

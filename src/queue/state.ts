@@ -10,6 +10,7 @@ export const FAILURE_CLASSES = [
   'unverified',
   'lost',
   'cancelled',
+  'disk_full',
 ] as const;
 export const failureClass = z.enum(FAILURE_CLASSES);
 export type FailureClass = z.infer<typeof failureClass>;

@@ -24,7 +24,7 @@ const ruleKey = (cls: 'completed' | FailureClass): string => (cls === 'unverifie
 
 /** The retry rule for a class, phase settings over defaults over built-in defaults. */
 export function retryRule(phaseRetry: Retry | undefined, defaults: Retry | undefined, cls: FailureClass): RetryRule {
-  if (cls === 'gate' || cls === 'cancelled') return { attempts: 0, delaySeconds: 0 };
+  if (cls === 'gate' || cls === 'cancelled' || cls === 'disk_full') return { attempts: 0, delaySeconds: 0 };
   const key = cls === 'unverified' ? 'failed' : cls;
   const rule = phaseRetry?.[key] ?? defaults?.[key];
   const memFactor = key === 'out_of_memory' ? (rule as Retry['out_of_memory'])?.mem_factor : undefined;
@@ -168,6 +168,8 @@ export function startRun(state: CampaignState, plan: Plan, opts: { retryFailed: 
         ...(t.retryFrom === undefined ? {} : { retryFrom: t.retryFrom }),
       };
     } else if (opts.retryFailed && (t.status === 'failed' || t.status === 'stuck')) reset(id);
+    // The disk was full, not the task wrong: once there is room, it runs again with its retries intact.
+    else if (t.status === 'failed' && t.attempts.at(-1)?.class === 'disk_full') reset(id);
   }
   return { ...state, phases, tasks };
 }
@@ -189,6 +191,7 @@ export function step(state: CampaignState, plan: Plan, now: string, capacity: nu
   for (const p of plan.phases)
     for (const t of [...p.smoke, ...p.tasks]) tasks[t.id] ??= { status: 'pending', attempts: [] };
 
+  pauseOnFullDisk(state, tasks);
   for (const phase of dependencyOrder(plan)) {
     const prev: PhaseState = phases[phase.name] ?? { status: 'waiting' };
     const next = decidePhase(phase, prev, phases, tasks);
@@ -208,6 +211,28 @@ export function step(state: CampaignState, plan: Plan, now: string, capacity: nu
     phases[phase.name] = next.state;
   }
   return { state: { ...state, tasks, phases, updated: now > state.updated ? now : state.updated }, actions };
+}
+
+/** Tasks that ended on a full disk: the campaign is paused while there are any. */
+export function diskFullTasks(state: CampaignState): string[] {
+  return Object.entries(state.tasks)
+    .filter(([, t]) => t.status === 'failed' && t.attempts.at(-1)?.class === 'disk_full')
+    .map(([id]) => id);
+}
+
+/**
+ * While a task has found the disk full, the tasks not yet sent are held back (blocked, with
+ * the reason; tasks running go on): they would only fail the same way and spend their
+ * retries. The next run (startRun) sends them, and the tasks that found the disk full, again.
+ */
+function pauseOnFullDisk(state: CampaignState, tasks: Record<string, TaskState>): void {
+  const full = diskFullTasks(state);
+  if (full.length === 0) return;
+  const more = full.length > 1 ? ` and ${full.length - 1} more` : '';
+  const reason = `paused: the disk is full (${full[0]}${more}); free space and run again`;
+  for (const [id, t] of Object.entries(tasks)) {
+    if (t.status === 'pending' || t.status === 'retrying') tasks[id] = { ...t, status: 'blocked', reason };
+  }
 }
 
 interface PhaseDecision {

@@ -216,6 +216,19 @@ describe('classifyEnd', () => {
     );
   });
 
+  it('a failure or a missing output whose log says the disk is full is disk_full, with the line', () => {
+    const log = 'epoch 3\nOSError: [Errno 28] No space left on device: out/x.pt\n';
+    expect(end(marker(1), log)).toEqual({
+      cls: 'disk_full',
+      reason: 'the disk is full: OSError: [Errno 28] No space left on device: out/x.pt',
+    });
+    expect(end(marker(0), 'tee: out.json: Disk quota exceeded\n', { ...ok, exists: false, fresh: false }).cls).toBe(
+      'disk_full',
+    );
+    // Only a failure: a run that completed with its output despite the message is complete.
+    expect(end(marker(0), log).cls).toBe('completed');
+  });
+
   it('a failed setup is a gate failure naming the step', () => {
     const r = end(marker(97, { step: 'setup' }), '[campaign] gate setup: FAIL the setup stopped with exit status 1\n');
     expect(r).toEqual({ cls: 'gate', reason: 'gate setup: the setup stopped with exit status 1' });

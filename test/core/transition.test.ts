@@ -17,7 +17,7 @@ import {
   type CheckResult,
   type FailureClass,
 } from '../../src/queue/state.js';
-import { applyEvents, atRest, step, type RetryPolicy } from '../../src/queue/transition.js';
+import { applyEvents, atRest, startRun, step, type RetryPolicy } from '../../src/queue/transition.js';
 
 const T0 = Date.parse('2025-01-01T00:00:00.000Z');
 const at = (minutes: number): string => new Date(T0 + minutes * 60_000).toISOString();
@@ -326,6 +326,46 @@ describe('retries', () => {
     const r = drive(s, ['node_fail', 'lost', 'completed']);
     expect(r.subs.map((x) => x.attempt)).toEqual([1, 2, 3]);
     expect(r.state.tasks['p/task']!.status).toBe('completed');
+  });
+});
+
+describe('a full disk pauses the campaign', () => {
+  const grid = {
+    name: 'p',
+    grid: { k: [1, 2, 3, 4] },
+    command: 'x',
+    output: 'o${k}',
+    retry: { failed: { attempts: 3 } },
+  };
+
+  it('holds back every task not yet sent, spends no retry, and the next run sends them all again', () => {
+    const s = setup([grid, { name: 'q', depends_on: 'p', command: 'y' }]);
+    // Two slots: k1 and k2 go out; k1 finds the disk full, k2 is still running.
+    let r = submitStep(s, emptyState('c', at(0)), at(0), 2);
+    expect(r.subs.map((x) => x.task.id)).toEqual(['p/k1', 'p/k2']);
+    let state = applyEvents(r.state, [finished('p/k1', 1, 'disk_full', at(1), 'the disk is full: x')], s.policy);
+    expect(state.tasks['p/k1']).toMatchObject({ status: 'failed' });
+    r = submitStep(s, state, at(2), 10);
+    expect(r.subs).toEqual([]);
+    for (const id of ['p/k3', 'p/k4', 'q/task'])
+      expect(r.state.tasks[id], id).toMatchObject({
+        status: 'blocked',
+        reason: expect.stringMatching(/^paused: the disk is full \(p\/k1\)/),
+      });
+    expect(atRest(r.state, r.actions)).toBe(false);
+    state = applyEvents(r.state, [finished('p/k2', 1, 'completed', at(3))], s.policy);
+    const rest = step(state, s.plan, at(4), 10);
+    expect(atRest(rest.state, rest.actions)).toBe(true);
+
+    // Room again: the next run sends k1 (its retries intact), k3 and k4.
+    const again = submitStep(s, startRun(rest.state, s.plan, { retryFailed: false }), at(10), 10);
+    expect(again.subs.map((x) => [x.task.id, x.attempt])).toEqual([
+      ['p/k1', 2],
+      ['p/k3', 1],
+      ['p/k4', 1],
+    ]);
+    state = applyEvents(again.state, [finished('p/k1', 2, 'failed', at(11))], s.policy);
+    expect(state.tasks['p/k1']).toMatchObject({ status: 'retrying' });
   });
 });
 

@@ -1,13 +1,17 @@
 /**
- * The disk holding the campaign's state fills up while `campaign run` is going: the run stops
- * with a clear error, the state saved before is intact, and once there is room again the same
- * command finishes without running any task twice. The state lives on a small tmpfs of the
- * test's own (mounting one needs root; elsewhere the test is skipped, loudly).
+ * Full disks. The one holding the campaign's state fills up while `campaign run` is going: the
+ * run stops with a clear error, the state saved before is intact, and once there is room again
+ * the same command finishes without running any task twice. The cluster's disk where tasks
+ * write their outputs is full: the campaign pauses with an alert instead of spending retries,
+ * and finishes once there is room. Each disk is a small tmpfs of the test's own (mounting one
+ * needs root; elsewhere the tests are skipped, loudly).
  */
 import { execFileSync } from 'node:child_process';
 import { mkdir, open, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { clusterIsUp, jobsNamed, slurmManifestHead } from '../helpers/slurm-cluster.js';
+import { sshdUp } from '../exec/transport/sshd.js';
 import {
   attemptDirs,
   readState,
@@ -91,4 +95,57 @@ phases:
     for (const t of Object.values(state.tasks)) expect(t.attempts).toHaveLength(1);
     for (const [task, attempts] of await attemptDirs(workdir)) expect(attempts, task).toEqual([1]);
   }, 300_000);
+
+  it.runIf(clusterIsUp('cluster disk-full test'))(
+    "the cluster's output disk full: the campaign pauses without spending retries, and finishes once there is room",
+    async () => {
+      const sshd = await sshdUp();
+      if (!sshd) return;
+      const dir = join(tempRoot(), 'cluster-full');
+      const workdir = join(dir, 'work');
+      const out = join(workdir, 'out');
+      await mkdir(out, { recursive: true });
+      // Room for two outputs of 100 kB and no more.
+      if (!mountTmpfs(out, '256k')) return;
+      const name = `full-${Date.now().toString(36)}`;
+      const manifest = await writeManifest(
+        dir,
+        `${slurmManifestHead(sshd, name, workdir).replace('max_parallel: 2', 'max_parallel: 1')}phases:
+  - name: p
+    grid: { k: [1, 2, 3, 4, 5] }
+    command: head -c 100000 /dev/zero > \${output}
+    output: out/o_\${k}.bin
+    walltime: 5m
+    retry: { failed: { attempts: 3 } }
+  - name: q
+    depends_on: p
+    command: 'true'
+    walltime: 5m
+`,
+      );
+      const stateDir = join(dir, 'state');
+      const args = ['run', manifest, '--state-dir', stateDir, '--poll', '1'];
+      const env = { ...process.env, CAMPAIGN_SSH_KEY_FILE: sshd.keyFile };
+      const first = await runCli(args, { timeoutMs: 300_000, env });
+      expect(first.code, first.stdout + first.stderr).toBe(1);
+      expect(first.stderr).toMatch(/paused: 3 tasks found the disk full \(the disk is full: .*No space left on device/);
+      let state = await readState(stateDir);
+      const full = Object.entries(state.tasks).filter(([, t]) => t.attempts.at(-1)?.class === 'disk_full');
+      expect(full.map(([id]) => id).sort()).toEqual(['p/k3', 'p/k4', 'p/k5']);
+      // No retry spent, although the phase allows three for failures.
+      for (const [, t] of full) expect(t.attempts).toHaveLength(1);
+      expect(state.tasks['q/task']!.attempts).toHaveLength(0);
+
+      execFileSync('mount', ['-o', 'remount,size=2m', out]);
+      const second = await runCli(args, { timeoutMs: 300_000, env });
+      expect(second.code, second.stdout + second.stderr).toBe(0);
+      state = await readState(stateDir);
+      for (const [id] of full)
+        expect(state.tasks[id]!.attempts.map((a) => a.class)).toEqual(['disk_full', 'completed']);
+      expect(state.tasks['q/task']!.status).toBe('completed');
+      // The first array, the three sent again, and q.
+      expect(jobsNamed(`${name}~`)).toHaveLength(3);
+    },
+    400_000,
+  );
 });

@@ -16,6 +16,7 @@ import type { Attempt, FailureClass } from '../../queue/state.js';
 import { renderSbatch, rowAttempt } from '../../render/sbatch.js';
 import { shellQuote } from '../../render/shell.js';
 import { GATE_EXIT, GATE_LINE } from '../../render/task-script.js';
+import { diskFull } from '../../queue/attempt-end.js';
 import type { ActiveAttempt, Executor } from '../executor.js';
 import { RemoteWorkdir, type OutputFreshness } from '../remote-workdir.js';
 import { LinkError, type Transport } from '../transport/transport.js';
@@ -411,13 +412,19 @@ export class SlurmExecutor implements Executor {
     reason: string | undefined,
     exitCode: number | undefined,
   ): Promise<{ cls: EndClass; reason?: string }> {
-    if (cls === 'failed' && exitCode === GATE_EXIT) {
-      const gate = GATE_LINE.exec(await this.readLog(task, attempt));
+    if (cls === 'failed') {
+      const log = await this.readLog(task, attempt);
+      const gate = exitCode === GATE_EXIT ? GATE_LINE.exec(log) : null;
       if (gate) return { cls: 'gate', reason: `gate ${gate[1]}:${gate[2]}` };
+      const full = diskFull(log);
+      if (full) return full;
     }
     if (cls !== 'completed' || task.output === undefined) return { cls, ...(reason ? { reason } : {}) };
     const out = await this.freshness(task, attempt);
-    if (!out.exists) return { cls: 'unverified', reason: `COMPLETED but ${task.output} does not exist` };
+    if (!out.exists) {
+      const full = diskFull(await this.readLog(task, attempt));
+      return full ?? { cls: 'unverified', reason: `COMPLETED but ${task.output} does not exist` };
+    }
     if (out.linkedTo)
       return { cls: 'unverified', reason: `COMPLETED but ${task.output} is a symlink to ${out.linkedTo}` };
     if (!out.fresh) return { cls: 'unverified', reason: `COMPLETED but ${task.output} is older than the attempt` };
