@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readState, runCli, useBuiltCliAndTemp, writeManifest } from '../helpers/cli.js';
-import { clusterIsUp, slurmManifestHead } from '../helpers/slurm-cluster.js';
+import { clusterIsUp, slurmCampaign } from '../helpers/slurm-cluster.js';
 import { sshdUp, type Sshd } from './transport/sshd.js';
 
 const clusterUp = clusterIsUp('symlinked-output tests on Slurm');
@@ -24,8 +24,7 @@ beforeAll(async () => {
 
 afterAll(() => rm(outside, { recursive: true, force: true }));
 
-const phases = () => `phases:
-  - name: p
+const phases = () => `  - name: p
     grid: { k: [1, 2, 3] }
     command: |
       case \${k} in
@@ -67,7 +66,7 @@ describe('symlinked outputs are not proof of work', () => {
     const s = await setup('local');
     const manifest = await writeManifest(
       s.dir,
-      `campaign: links\ncluster: { executor: local }\nworkdir: ${s.workdir}\n${phases()}`,
+      `campaign: links\ncluster: { executor: local }\nworkdir: ${s.workdir}\nphases:\n${phases()}`,
     );
     const r = await runCli(['run', manifest, '--state-dir', s.stateDir], { timeoutMs: 120_000 });
     await expectOnlyTheRealOneCompleted(s.stateDir, r.code, r.stdout + r.stderr);
@@ -77,12 +76,9 @@ describe('symlinked outputs are not proof of work', () => {
     'slurm executor over SSH',
     async () => {
       if (!sshd) return;
-      const s = await setup('slurm');
-      const manifest = await writeManifest(
-        s.dir,
-        `${slurmManifestHead(sshd, `links-${Date.now().toString(36)}`, s.workdir)}${phases()}`,
-      );
-      const r = await runCli(['run', manifest, '--state-dir', s.stateDir, '--poll', '1'], {
+      const s = await slurmCampaign(tempRoot(), 'slurm', sshd, phases());
+      await mkdir(join(s.workdir, 'o'));
+      const r = await runCli(['run', s.manifest, '--state-dir', s.stateDir, '--poll', '1'], {
         timeoutMs: 300_000,
         env: { ...process.env, CAMPAIGN_SSH_KEY_FILE: sshd.keyFile },
       });

@@ -5,10 +5,10 @@
  * cluster or races with its neighbours, so these run alone.
  */
 import { execFileSync } from 'node:child_process';
-import { mkdir, readFile } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { readState, startCli, useBuiltCliAndTemp, waitUntil, writeManifest } from '../helpers/cli.js';
+import { readState, startCli, useBuiltCliAndTemp, waitUntil } from '../helpers/cli.js';
 import {
   arrayTasksNamed,
   CLUSTER_DIR,
@@ -16,7 +16,7 @@ import {
   clusterIsUp,
   jobsNamed,
   slurm,
-  slurmManifestHead,
+  slurmCampaign,
 } from '../helpers/slurm-cluster.js';
 import { sshdUp, type Sshd } from '../exec/transport/sshd.js';
 
@@ -65,21 +65,14 @@ afterAll(async () => {
 }, 300_000);
 
 async function campaign(label: string, phases: string, parallel = 4) {
-  const dir = join(tempRoot(), label);
-  const workdir = join(dir, 'work');
-  await mkdir(workdir, { recursive: true });
-  const name = `${label}-${Date.now().toString(36)}`;
-  const head = slurmManifestHead(sshd!, name, workdir).replace('max_parallel: 2', `max_parallel: ${parallel}`);
-  const manifest = await writeManifest(dir, `${head}${phases}`);
-  const stateDir = join(dir, 'state');
-  const run = startCli(['run', manifest, '--state-dir', stateDir, '--poll', '1'], {
+  const c = await slurmCampaign(tempRoot(), label, sshd!, phases, parallel);
+  const run = startCli(['run', c.manifest, '--state-dir', c.stateDir, '--poll', '1'], {
     env: { ...process.env, CAMPAIGN_SSH_KEY_FILE: sshd!.keyFile },
   });
-  return { name, workdir, stateDir, run };
+  return { ...c, run };
 }
 
-const grid = (sleep: number, ks: number[]) => `phases:
-  - name: p
+const grid = (sleep: number, ks: number[]) => `  - name: p
     grid: { k: [${ks.join(', ')}] }
     command: sleep ${sleep}; echo \${k} > \${output}
     output: o_\${k}.txt

@@ -10,7 +10,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdir, open, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { clusterIsUp, jobsNamed, slurmManifestHead } from '../helpers/slurm-cluster.js';
+import { clusterIsUp, jobsNamed, slurmCampaign } from '../helpers/slurm-cluster.js';
 import { sshdUp } from '../exec/transport/sshd.js';
 import {
   attemptDirs,
@@ -101,17 +101,11 @@ phases:
     async () => {
       const sshd = await sshdUp();
       if (!sshd) return;
-      const dir = join(tempRoot(), 'cluster-full');
-      const workdir = join(dir, 'work');
-      const out = join(workdir, 'out');
-      await mkdir(out, { recursive: true });
-      // Room for two outputs of 100 kB and no more.
-      if (!mountTmpfs(out, '256k')) return;
-      const name = `full-${Date.now().toString(36)}`;
-      const manifest = await writeManifest(
-        dir,
-        `${slurmManifestHead(sshd, name, workdir).replace('max_parallel: 2', 'max_parallel: 1')}phases:
-  - name: p
+      const { name, workdir, manifest, stateDir } = await slurmCampaign(
+        tempRoot(),
+        'cluster-full',
+        sshd,
+        `  - name: p
     grid: { k: [1, 2, 3, 4, 5] }
     command: head -c 100000 /dev/zero > \${output}
     output: out/o_\${k}.bin
@@ -122,8 +116,12 @@ phases:
     command: 'true'
     walltime: 5m
 `,
+        1,
       );
-      const stateDir = join(dir, 'state');
+      const out = join(workdir, 'out');
+      await mkdir(out);
+      // Room for two outputs of 100 kB and no more.
+      if (!mountTmpfs(out, '256k')) return;
       const args = ['run', manifest, '--state-dir', stateDir, '--poll', '1'];
       const env = { ...process.env, CAMPAIGN_SSH_KEY_FILE: sshd.keyFile };
       const first = await runCli(args, { timeoutMs: 300_000, env });

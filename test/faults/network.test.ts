@@ -10,8 +10,8 @@
 import { chmod, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { readState, seededRandom, startCli, useBuiltCliAndTemp, waitUntil, writeManifest } from '../helpers/cli.js';
-import { clusterIsUp, jobsNamed, slurm, slurmManifestHead } from '../helpers/slurm-cluster.js';
+import { readState, seededRandom, startCli, useBuiltCliAndTemp, waitUntil } from '../helpers/cli.js';
+import { clusterIsUp, jobsNamed, slurm, slurmCampaign, type SlurmCampaign } from '../helpers/slurm-cluster.js';
 import { TcpRelay } from '../helpers/tcp-relay.js';
 import { sshdDown, sshdUp, type Sshd } from '../exec/transport/sshd.js';
 
@@ -71,31 +71,18 @@ async function releaseHold(command: string, held: string): Promise<void> {
   }
 }
 
-interface Setup {
-  name: string;
-  manifest: string;
-  workdir: string;
-  stateDir: string;
+function campaign(label: string, phases: string): Promise<SlurmCampaign> {
+  return slurmCampaign(tempRoot(), label, { ...sshd!, target: `root@127.0.0.1:${relay!.port}` }, phases, 4);
 }
 
-async function campaign(label: string, phases: string): Promise<Setup> {
-  const dir = join(tempRoot(), label);
-  const workdir = join(dir, 'work');
-  await mkdir(workdir, { recursive: true });
-  const name = `${label}-${Date.now().toString(36)}`;
-  const head = slurmManifestHead({ ...sshd!, target: `root@127.0.0.1:${relay!.port}` }, name, workdir);
-  const manifest = await writeManifest(dir, `${head.replace('max_parallel: 2', 'max_parallel: 4')}${phases}`);
-  return { name, manifest, workdir, stateDir: join(dir, 'state') };
-}
-
-function start(s: Setup) {
+function start(s: SlurmCampaign) {
   return startCli(['run', s.manifest, '--state-dir', s.stateDir, '--poll', '1'], {
     env: { ...process.env, CAMPAIGN_SSH_KEY_FILE: sshd!.keyFile },
   });
 }
 
 /** Every task completed with one attempt, each output right, and `arrays` jobs in sacct. */
-async function converged(s: Setup, arrays: number, outputs: Record<string, string>): Promise<void> {
+async function converged(s: SlurmCampaign, arrays: number, outputs: Record<string, string>): Promise<void> {
   expect(jobsNamed(`${s.name}~`)).toHaveLength(arrays);
   const state = await readState(s.stateDir);
   for (const [id, t] of Object.entries(state.tasks)) {
@@ -107,8 +94,7 @@ async function converged(s: Setup, arrays: number, outputs: Record<string, strin
   }
 }
 
-const GRID = `phases:
-  - name: p
+const GRID = `  - name: p
     grid: { k: [1, 2, 3, 4] }
     command: echo \${k} > \${output}
     output: o_\${k}.txt
@@ -147,8 +133,7 @@ describe.runIf(clusterUp)('the connection cut under a running campaign (real clu
     const random = seededRandom(seed);
     const s = await campaign(
       'chaos',
-      `phases:
-  - name: p
+      `  - name: p
     grid: { k: [1, 2, 3, 4, 5, 6] }
     command: |
       sleep 2

@@ -3,18 +3,11 @@
  * Setting the node DOWN kills every job on it, so the fault tests run alone, after the rest of
  * the suite (vitest.faults.config.ts), one file at a time.
  */
-import { mkdir, readFile } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { readState, startCli, useBuiltCliAndTemp, waitUntil, writeManifest } from '../helpers/cli.js';
-import {
-  arrayTasksNamed,
-  clusterEnv,
-  clusterIsUp,
-  jobsNamed,
-  slurm,
-  slurmManifestHead,
-} from '../helpers/slurm-cluster.js';
+import { readState, startCli, useBuiltCliAndTemp, waitUntil } from '../helpers/cli.js';
+import { arrayTasksNamed, clusterEnv, clusterIsUp, jobsNamed, slurm, slurmCampaign } from '../helpers/slurm-cluster.js';
 import { sshdUp, type Sshd } from '../exec/transport/sshd.js';
 
 const clusterUp = clusterIsUp('node fault tests');
@@ -45,15 +38,12 @@ afterAll(() => {
 describe.runIf(clusterUp)('a node set DOWN during a run (real cluster, over SSH)', () => {
   it('resubmits the index that ran there, alone, and the campaign completes once the node is back', async () => {
     if (!sshd) return;
-    const dir = join(tempRoot(), 'down');
-    const workdir = join(dir, 'work');
-    await mkdir(workdir, { recursive: true });
-    const name = `down-${Date.now().toString(36)}`;
     // k=3's first attempt outlives the others, so it is alone on the node when the node goes down.
-    const manifest = await writeManifest(
-      dir,
-      `${slurmManifestHead(sshd, name, workdir).replace('max_parallel: 2', 'max_parallel: 3')}phases:
-  - name: p
+    const { name, workdir, manifest, stateDir } = await slurmCampaign(
+      tempRoot(),
+      'down',
+      sshd,
+      `  - name: p
     grid: { k: [1, 2, 3] }
     command: |
       if [ \${k} = 3 ] && [ \${attempt} = 1 ]; then sleep 600; fi
@@ -61,8 +51,8 @@ describe.runIf(clusterUp)('a node set DOWN during a run (real cluster, over SSH)
     output: o_\${k}.txt
     walltime: 15m
 `,
+      3,
     );
-    const stateDir = join(dir, 'state');
     const run = startCli(['run', manifest, '--state-dir', stateDir, '--poll', '1'], {
       env: { ...process.env, CAMPAIGN_SSH_KEY_FILE: sshd.keyFile },
     });

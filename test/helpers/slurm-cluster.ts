@@ -4,9 +4,10 @@
  */
 import { execFileSync, spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
+import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Sshd } from '../exec/transport/sshd.js';
-import { REPO } from './cli.js';
+import { REPO, writeManifest } from './cli.js';
 
 export const CLUSTER_DIR = process.env.CAMPAIGN_CLUSTER_DIR ?? '/tmp/campaign-cluster';
 
@@ -67,7 +68,7 @@ export function arrayTasksNamed(prefix: string): { job: string; index: string; s
 }
 
 /** The head of a manifest for the test cluster over SSH: everything up to `phases:`. */
-export function slurmManifestHead(sshd: Sshd, name: string, workdir: string, extra = ''): string {
+export function slurmManifestHead(sshd: Sshd, name: string, workdir: string, extra = '', maxParallel = 2): string {
   return `campaign: ${name}
 cluster:
   executor: slurm
@@ -77,9 +78,34 @@ cluster:
   partitions:
     - { name: debug, max_time: 30m }
     - { name: short, max_time: 3h }
-  max_parallel: 2
+  max_parallel: ${maxParallel}
 ${extra}workdir: ${workdir}
 defaults:
   resources: { cpus: 1, mem: 200M }
 `;
+}
+
+export interface SlurmCampaign {
+  /** Unique to this run: sacct remembers earlier runs' jobs. */
+  name: string;
+  dir: string;
+  workdir: string;
+  manifest: string;
+  stateDir: string;
+}
+
+/** A campaign on the test cluster over SSH, in its own directory under `root`: its workdir made, its manifest written. */
+export async function slurmCampaign(
+  root: string,
+  label: string,
+  sshd: Sshd,
+  phases: string,
+  maxParallel = 2,
+): Promise<SlurmCampaign> {
+  const dir = join(root, label);
+  const workdir = join(dir, 'work');
+  await mkdir(workdir, { recursive: true });
+  const name = `${label}-${Date.now().toString(36)}`;
+  const manifest = await writeManifest(dir, `${slurmManifestHead(sshd, name, workdir, '', maxParallel)}phases:\n${phases}`);
+  return { name, dir, workdir, manifest, stateDir: join(dir, 'state') };
 }

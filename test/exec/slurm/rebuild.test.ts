@@ -3,11 +3,11 @@
  * the next run rebuilds it from the scheduler's records, the task tables and the outputs, and
  * `sacct` counts no job twice, even where retries now group differently than they did.
  */
-import { mkdir, readFile, rename, rm, truncate } from 'node:fs/promises';
+import { readFile, rename, rm, truncate } from 'node:fs/promises';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { readState, runCli, useBuiltCliAndTemp, writeManifest } from '../../helpers/cli.js';
-import { clusterIsUp, jobsNamed, slurmManifestHead } from '../../helpers/slurm-cluster.js';
+import { readState, runCli, useBuiltCliAndTemp } from '../../helpers/cli.js';
+import { clusterIsUp, jobsNamed, slurmCampaign } from '../../helpers/slurm-cluster.js';
 import { sshdUp, type Sshd } from '../transport/sshd.js';
 
 const clusterUp = clusterIsUp('Slurm state rebuild tests');
@@ -21,16 +21,13 @@ beforeAll(async () => {
 describe.runIf(clusterUp)('a lost or corrupt state rebuilt from the cluster (real cluster, over SSH)', () => {
   it('deleted, truncated, and corrupt with its previous copy: no job is submitted again', async () => {
     if (!sshd) return;
-    const dir = join(tempRoot(), 'rebuild');
-    const workdir = join(dir, 'work');
-    await mkdir(workdir, { recursive: true });
-    const name = `rebuild-${Date.now().toString(36)}`;
     // k=1 and k=2 fail once, in different passes: their retries went out as two sbatch calls,
     // which a rebuilt state, seeing both failures at once, would group as one.
-    const manifest = await writeManifest(
-      dir,
-      `${slurmManifestHead(sshd, name, workdir).replace('max_parallel: 2', 'max_parallel: 3')}phases:
-  - name: p
+    const { name, dir, workdir, manifest, stateDir } = await slurmCampaign(
+      tempRoot(),
+      'rebuild',
+      sshd,
+      `  - name: p
     grid: { k: [1, 2, 3] }
     command: |
       if [ \${attempt} = 1 ] && [ \${k} = 1 ]; then exit 3; fi
@@ -40,8 +37,8 @@ describe.runIf(clusterUp)('a lost or corrupt state rebuilt from the cluster (rea
     walltime: 5m
     retry: { failed: { attempts: 2 } }
 `,
+      3,
     );
-    const stateDir = join(dir, 'state');
     const statePath = join(stateDir, 'state.json');
     const env = { ...process.env, CAMPAIGN_SSH_KEY_FILE: sshd.keyFile };
     const run = () => runCli(['run', manifest, '--state-dir', stateDir, '--poll', '1'], { timeoutMs: 300_000, env });
