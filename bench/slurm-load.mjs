@@ -3,7 +3,7 @@
 // sent over SSH and slurmctld's RPCs (sdiag, reset before the run).
 // Run with `bench/slurm-load` (it starts the cluster and sshd, and builds first).
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CampaignController } from '../lib/exec/controller.js';
@@ -13,16 +13,10 @@ import { SshTransport } from '../lib/exec/transport/ssh.js';
 import { parseManifest } from '../lib/manifest/load.js';
 import { planCampaign } from '../lib/plan/plan.js';
 import { emptyState } from '../lib/queue/state.js';
+import { slurmEnv, sshd } from './test-servers.mjs';
 
 const TASKS = Number(process.env.TASKS ?? 1000);
 const MAX_PARALLEL = Number(process.env.MAX_PARALLEL ?? 50);
-const env = (file) =>
-  Object.fromEntries(
-    [...readFileSync(file, 'utf8').matchAll(/^export (\w+)='?([^'\n]*)'?$/gm)].map((m) => [m[1], m[2]]),
-  );
-const cluster = env('/tmp/campaign-cluster/env');
-const sshd = env('/tmp/campaign-sshd/env');
-const slurmEnv = { ...process.env, ...cluster };
 
 /** slurmctld's total RPC count by message type, from sdiag. */
 function rpcs() {

@@ -5,16 +5,10 @@ import { execFileSync, spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { cluster, slurmEnv, sshd } from './test-servers.mjs';
 
 const TASKS = Number(process.env.TASKS ?? 1000);
 const FLAP_EVERY = Number(process.env.FLAP_EVERY ?? 240);
-const envFile = (file) =>
-  Object.fromEntries(
-    [...readFileSync(file, 'utf8').matchAll(/^export (\w+)='?([^'\n]*)'?$/gm)].map((m) => [m[1], m[2]]),
-  );
-const cluster = envFile('/tmp/campaign-cluster/env');
-const sshd = envFile('/tmp/campaign-sshd/env');
-const slurmEnv = { ...process.env, ...cluster };
 const slurm = (cmd, args) => execFileSync(cmd, args, { encoding: 'utf8', env: slurmEnv });
 
 const root = mkdtempSync(join(tmpdir(), 'campaign-soak-'));
