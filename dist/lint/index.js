@@ -37280,6 +37280,8 @@ function localWorkdir(c) {
 const external_node_fs_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:fs");
 // EXTERNAL MODULE: ./node_modules/yaml/dist/index.js
 var dist = __nccwpck_require__(538);
+// EXTERNAL MODULE: ./node_modules/zod/v4/classic/schemas.js + 15 modules
+var schemas = __nccwpck_require__(888);
 // EXTERNAL MODULE: ./lib/manifest/units.js
 var units = __nccwpck_require__(7683);
 ;// CONCATENATED MODULE: ./lib/workflow/render.js
@@ -37292,6 +37294,20 @@ var units = __nccwpck_require__(7683);
 
 
 
+
+const workflowOptions = schemas/* object */.Ikc({
+    /** The manifest's path from the repository root, as the workflow's steps see it. */
+    manifest: schemas/* string */.YjP(),
+    /** The campaign action, `owner/repo@ref` (its lint sub-action is `owner/repo/lint@ref`) or a local `./path`. */
+    uses: schemas/* string */.YjP(),
+    /** The branch whose pushes of the manifest start the campaign. */
+    branch: schemas/* string */.YjP(),
+    /** How long one job drives the campaign before it saves and hands over: a duration such as `5h`. */
+    budget: schemas/* string */.YjP(),
+    /** A GitHub environment the release jobs wait in, for a person to approve the full arrays. */
+    environment: schemas/* string */.YjP().optional(),
+    runsOn: schemas/* string */.YjP(),
+});
 /** The first lines of every generated workflow: the options are kept so a check can render it again. */
 const HEADER = '# Written by `campaign workflow`; do not edit it: change the manifest and run that command again.';
 const OPTIONS_PREFIX = '# campaign-workflow-options: ';
@@ -37305,7 +37321,8 @@ function readOptions(text) {
     if (!line)
         return undefined;
     try {
-        return JSON.parse(line.slice(OPTIONS_PREFIX.length));
+        const parsed = workflowOptions.safeParse(JSON.parse(line.slice(OPTIONS_PREFIX.length)));
+        return parsed.success ? parsed.data : undefined;
     }
     catch {
         return undefined;
@@ -37450,7 +37467,7 @@ function renderWorkflow(plan, opts) {
         permissions: {},
         jobs,
     };
-    return `${HEADER}\n${OPTIONS_PREFIX}${JSON.stringify(opts)}\n${(0,dist/* stringify */.As)(workflow, { lineWidth: 0, aliasDuplicateObjects: false })}`;
+    return `${HEADER}\n${OPTIONS_PREFIX}${JSON.stringify(workflowOptions.parse(opts))}\n${(0,dist/* stringify */.As)(workflow, { lineWidth: 0, aliasDuplicateObjects: false })}`;
 }
 function budgetSeconds(budget) {
     const seconds = (0,units/* parseDuration */.E9)(budget);
@@ -37709,6 +37726,7 @@ const FAILURE_CLASSES = [
     'unverified',
     'lost',
     'cancelled',
+    'disk_full',
 ];
 const failureClass = schemas/* enum */.k5n(FAILURE_CLASSES);
 const attemptSchema = schemas/* object */.Ikc({
@@ -37791,7 +37809,7 @@ const DEFAULT_ATTEMPTS = { lost: 2, node_fail: 2 };
 const ruleKey = (cls) => (cls === 'unverified' ? 'failed' : cls);
 /** The retry rule for a class, phase settings over defaults over built-in defaults. */
 function retryRule(phaseRetry, defaults, cls) {
-    if (cls === 'gate' || cls === 'cancelled')
+    if (cls === 'gate' || cls === 'cancelled' || cls === 'disk_full')
         return { attempts: 0, delaySeconds: 0 };
     const key = cls === 'unverified' ? 'failed' : cls;
     const rule = phaseRetry?.[key] ?? defaults?.[key];
@@ -37938,6 +37956,9 @@ function transition_startRun(state, plan, opts) {
         }
         else if (opts.retryFailed && (t.status === 'failed' || t.status === 'stuck'))
             reset(id);
+        // The disk was full, not the task wrong: once there is room, it runs again with its retries intact.
+        else if (t.status === 'failed' && t.attempts.at(-1)?.class === 'disk_full')
+            reset(id);
     }
     return { ...state, phases, tasks };
 }
@@ -37953,6 +37974,7 @@ function step(state, plan, now, capacity) {
     for (const p of plan.phases)
         for (const t of [...p.smoke, ...p.tasks])
             tasks[t.id] ??= { status: 'pending', attempts: [] };
+    pauseOnFullDisk(state, tasks);
     for (const phase of dependencyOrder(plan)) {
         const prev = phases[phase.name] ?? { status: 'waiting' };
         const next = decidePhase(phase, prev, phases, tasks);
@@ -37974,6 +37996,28 @@ function step(state, plan, now, capacity) {
         phases[phase.name] = next.state;
     }
     return { state: { ...state, tasks, phases, updated: now > state.updated ? now : state.updated }, actions };
+}
+/** Tasks that ended on a full disk: the campaign is paused while there are any. */
+function diskFullTasks(state) {
+    return Object.entries(state.tasks)
+        .filter(([, t]) => t.status === 'failed' && t.attempts.at(-1)?.class === 'disk_full')
+        .map(([id]) => id);
+}
+/**
+ * While a task has found the disk full, the tasks not yet sent are held back (blocked, with
+ * the reason; tasks running go on): they would only fail the same way and spend their
+ * retries. The next run (startRun) sends them, and the tasks that found the disk full, again.
+ */
+function pauseOnFullDisk(state, tasks) {
+    const full = diskFullTasks(state);
+    if (full.length === 0)
+        return;
+    const more = full.length > 1 ? ` and ${full.length - 1} more` : '';
+    const reason = `paused: the disk is full (${full[0]}${more}); free space and run again`;
+    for (const [id, t] of Object.entries(tasks)) {
+        if (t.status === 'pending' || t.status === 'retrying')
+            tasks[id] = { ...t, status: 'blocked', reason };
+    }
 }
 function decidePhase(phase, prev, phases, tasks) {
     const keep = {
