@@ -37194,7 +37194,7 @@ __nccwpck_require__.a(__webpack_module__, async (__webpack_handle_async_dependen
 /* harmony import */ var _actions_core__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(3651);
 /* harmony import */ var _entry_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(1415);
 /* harmony import */ var _lint_js__WEBPACK_IMPORTED_MODULE_2__ = __nccwpck_require__(9348);
-/* harmony import */ var _settings_js__WEBPACK_IMPORTED_MODULE_3__ = __nccwpck_require__(731);
+/* harmony import */ var _settings_js__WEBPACK_IMPORTED_MODULE_3__ = __nccwpck_require__(3320);
 /** Entry point of the lint action (lint/action.yml → dist/lint/index.js). */
 
 
@@ -37284,13 +37284,16 @@ var dist = __nccwpck_require__(538);
 var schemas = __nccwpck_require__(888);
 // EXTERNAL MODULE: ./lib/manifest/units.js
 var units = __nccwpck_require__(7683);
+// EXTERNAL MODULE: ./lib/queue/transition.js
+var transition = __nccwpck_require__(6145);
 ;// CONCATENATED MODULE: ./lib/workflow/render.js
 /**
  * The GitHub Actions workflow for a campaign, pure: one job per phase stage (smoke, gate,
- * release), `needs:` edges following `depends_on`, a gate job that always runs and fails
- * unless the checklist passed, least permissions per job, and no `run:` step at all, so no
- * expression can reach a shell.
+ * release), `needs:` edges following `depends_on` and the phases one after another (never two
+ * jobs on one state), a gate job that always runs and fails unless the checklist passed, least
+ * permissions per job, and no `run:` step at all, so no expression can reach a shell.
  */
+
 
 
 
@@ -37387,10 +37390,22 @@ function renderWorkflow(plan, opts) {
         },
     };
     const last = new Map();
-    for (const p of plan.phases) {
+    let previous;
+    for (const p of (0,transition/* dependencyOrder */.g1)(plan)) {
         const id = ids.get(p.name);
-        const deps = p.dependsOn.map((d) => last.get(d) ?? ids.get(d));
-        const needs = deps.length > 0 ? deps : ['lint'];
+        const deps = p.dependsOn.map((d) => last.get(d));
+        const required = deps.length > 0 ? deps : ['lint'];
+        // The jobs of a run take the newest state artifact and save their own: two at once would
+        // each lose the other's work. So phases go one after another in dependency order, each
+        // after the one before it whatever that one's result, yet only when lint and its own
+        // dependencies succeeded.
+        const chained = previous !== undefined && !required.includes(previous);
+        const first = chained
+            ? {
+                needs: [...required, previous],
+                if: ['!cancelled()', ...required.map((j) => `needs.${j}.result == 'success'`)].join(' && '),
+            }
+            : { needs: required };
         // actions: write lists earlier runs' state artifacts and dispatches the next run; checks:
         // write publishes the gate, which only the smoke stage and the gate job do.
         const advancing = (checks) => ({
@@ -37401,17 +37416,18 @@ function renderWorkflow(plan, opts) {
         if (p.smoke.length === 0) {
             jobs[id] = {
                 name: `${p.name}`,
-                needs,
+                ...first,
                 ...advancing(true),
                 outputs: outputs(['complete', 'phase-status', 'state-artifact']),
                 steps: [CHECKOUT, advance(p.name, 'all')],
             };
             last.set(p.name, id);
+            previous = id;
             continue;
         }
         jobs[`${id}-smoke`] = {
             name: `${p.name}: smoke stage`,
-            needs,
+            ...first,
             ...advancing(true),
             outputs: outputs(['phase-status', 'state-artifact']),
             steps: [CHECKOUT, advance(p.name, 'smoke')],
@@ -37438,6 +37454,7 @@ function renderWorkflow(plan, opts) {
             steps: [CHECKOUT, advance(p.name, 'full')],
         };
         last.set(p.name, `${id}-full`);
+        previous = `${id}-full`;
     }
     jobs.summary = {
         name: 'summary',
@@ -37695,7 +37712,7 @@ async function writeSummary(markdown) {
 
 /***/ }),
 
-/***/ 731:
+/***/ 3320:
 /***/ ((__unused_webpack___webpack_module__, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -37714,420 +37731,10 @@ var core = __nccwpck_require__(9327);
 var errors = __nccwpck_require__(2685);
 // EXTERNAL MODULE: ./lib/manifest/units.js
 var units = __nccwpck_require__(7683);
-;// CONCATENATED MODULE: ./lib/queue/state.js
-/** The campaign's tracked state: every task and every attempt, and what each phase decided. */
-
-const FAILURE_CLASSES = [
-    'failed',
-    'timeout',
-    'out_of_memory',
-    'node_fail',
-    'gate',
-    'unverified',
-    'lost',
-    'cancelled',
-    'disk_full',
-];
-const failureClass = schemas/* enum */.k5n(FAILURE_CLASSES);
-const attemptSchema = schemas/* object */.Ikc({
-    n: schemas/* number */.aig().int().positive(),
-    /** Taken before launch: outputs older than this are not this attempt's. */
-    submittedAt: schemas/* string */.YjP(),
-    handle: schemas/* string */.YjP().optional(),
-    startedAt: schemas/* string */.YjP().optional(),
-    endedAt: schemas/* string */.YjP().optional(),
-    exitCode: schemas/* number */.aig().int().optional(),
-    class: schemas/* union */.KCZ([schemas/* literal */.euz('completed'), failureClass]).optional(),
-    reason: schemas/* string */.YjP().optional(),
-    memBytes: schemas/* number */.aig().optional(),
-    log: schemas/* string */.YjP().optional(),
-    /** The node it ran on, where the executor knows it. */
-    node: schemas/* string */.YjP().optional(),
-    /** The walltime it was submitted with, in seconds. */
-    walltimeSeconds: schemas/* number */.aig().optional(),
-    /** Where the scheduler granted less than asked (time, GPUs, partition), in plain words. */
-    adapted: schemas/* array */.YOg(schemas/* string */.YjP()).optional(),
-});
-const TASK_STATUSES = [
-    'pending',
-    'submitted',
-    'running',
-    'completed',
-    'failed',
-    'retrying',
-    'blocked',
-    'stuck',
-];
-const taskStatus = schemas/* enum */.k5n(TASK_STATUSES);
-const taskStateSchema = schemas/* object */.Ikc({
-    status: taskStatus,
-    attempts: schemas/* array */.YOg(attemptSchema),
-    /** For a retry: not before this time. */
-    notBefore: schemas/* string */.YjP().optional(),
-    /** Memory for the next attempt after an out-of-memory failure. */
-    nextMemBytes: schemas/* number */.aig().optional(),
-    reason: schemas/* string */.YjP().optional(),
-    /** Why a submitted task is not running yet, in plain words. */
-    waiting: schemas/* string */.YjP().optional(),
-    /** Attempts up to this number were before a `--retry-failed` reset: retries count after it. */
-    retryFrom: schemas/* number */.aig().int().optional(),
-});
-const checkResultSchema = schemas/* object */.Ikc({
-    check: schemas/* string */.YjP(),
-    passed: schemas/* boolean */.zMY(),
-    detail: schemas/* string */.YjP(),
-    otherwise: schemas/* string */.YjP().optional(),
-});
-const PHASE_STATUSES = ['waiting', 'smoke', 'gate', 'full', 'completed', 'failed', 'blocked'];
-const phaseStateSchema = schemas/* object */.Ikc({
-    status: schemas/* enum */.k5n(PHASE_STATUSES),
-    reason: schemas/* string */.YjP().optional(),
-    gate: schemas/* object */.Ikc({ passed: schemas/* boolean */.zMY(), at: schemas/* string */.YjP(), results: schemas/* array */.YOg(checkResultSchema) }).optional(),
-    preconditions: schemas/* object */.Ikc({ at: schemas/* string */.YjP(), missing: schemas/* array */.YOg(schemas/* string */.YjP()) }).optional(),
-});
-const STATE_VERSION = 1;
-const campaignStateSchema = schemas/* object */.Ikc({
-    version: schemas/* literal */.euz(STATE_VERSION),
-    campaign: schemas/* string */.YjP(),
-    created: schemas/* string */.YjP(),
-    updated: schemas/* string */.YjP(),
-    phases: schemas/* record */.g1P(schemas/* string */.YjP(), phaseStateSchema),
-    tasks: schemas/* record */.g1P(schemas/* string */.YjP(), taskStateSchema),
-});
-function emptyState(campaign, now) {
-    return { version: STATE_VERSION, campaign, created: now, updated: now, phases: {}, tasks: {} };
-}
-const state_ACTIVE = new Set(['submitted', 'running']);
-const state_TERMINAL = new Set(['completed', 'failed', 'blocked', 'stuck']);
-
-;// CONCATENATED MODULE: ./lib/queue/transition.js
-
-
-/** Retries per class when the manifest says nothing: a vanished task or a failed node is not the task's fault. */
-const DEFAULT_ATTEMPTS = { lost: 2, node_fail: 2 };
-/** The manifest retry entry a class is governed by. */
-const ruleKey = (cls) => (cls === 'unverified' ? 'failed' : cls);
-/** The retry rule for a class, phase settings over defaults over built-in defaults. */
-function retryRule(phaseRetry, defaults, cls) {
-    if (cls === 'gate' || cls === 'cancelled' || cls === 'disk_full')
-        return { attempts: 0, delaySeconds: 0 };
-    const key = cls === 'unverified' ? 'failed' : cls;
-    const rule = phaseRetry?.[key] ?? defaults?.[key];
-    const memFactor = key === 'out_of_memory' ? rule?.mem_factor : undefined;
-    return {
-        attempts: rule?.attempts ?? DEFAULT_ATTEMPTS[cls] ?? 0,
-        delaySeconds: rule?.delay === undefined ? 0 : parseDuration(rule.delay),
-        ...(memFactor === undefined ? {} : { memFactor }),
-    };
-}
-const addSeconds = (iso, s) => new Date(Date.parse(iso) + s * 1000).toISOString();
-/** Folds observations into the state. The input state is not changed. */
-function applyEvents(state, events, policy) {
-    if (events.length === 0)
-        return state;
-    const tasks = { ...state.tasks };
-    const phases = { ...state.phases };
-    let updated = state.updated;
-    for (const e of events) {
-        updated = e.at > updated ? e.at : updated;
-        if (e.type === 'gate' || e.type === 'preconditions') {
-            const prev = phases[e.phase] ?? { status: 'waiting' };
-            phases[e.phase] =
-                e.type === 'gate'
-                    ? { ...prev, gate: { passed: e.results.every((r) => r.passed), at: e.at, results: e.results } }
-                    : { ...prev, preconditions: { at: e.at, missing: e.missing } };
-            continue;
-        }
-        const prev = tasks[e.task];
-        if (!prev)
-            continue;
-        tasks[e.task] = applyTaskEvent(prev, e, policy);
-    }
-    return { ...state, tasks, phases, updated };
-}
-function applyTaskEvent(t, e, policy) {
-    const attempts = [...t.attempts];
-    const i = attempts.findIndex((a) => a.n === e.attempt);
-    // A `--retry-failed` reset lasts for the task's life: retries are counted after it.
-    const keep = t.retryFrom === undefined ? {} : { retryFrom: t.retryFrom };
-    switch (e.type) {
-        case 'submitted': {
-            if (i >= 0)
-                return t; // a replayed submission: the attempt is already recorded
-            attempts.push({
-                n: e.attempt,
-                submittedAt: e.at,
-                handle: e.handle,
-                ...(e.memBytes === undefined ? {} : { memBytes: e.memBytes }),
-                ...(e.log === undefined ? {} : { log: e.log }),
-                ...(e.walltimeSeconds === undefined ? {} : { walltimeSeconds: e.walltimeSeconds }),
-            });
-            return { ...keep, status: 'submitted', attempts };
-        }
-        case 'submit_failed':
-            if (i >= 0)
-                return t;
-            attempts.push({ n: e.attempt, submittedAt: e.at, endedAt: e.at, class: 'failed', reason: e.reason });
-            return { ...keep, status: 'failed', attempts, reason: `could not start: ${e.reason}` };
-        case 'queued':
-            return i < 0 || t.status !== 'submitted' ? t : { ...t, waiting: e.waiting };
-        case 'started': {
-            if (i < 0 || t.status !== 'submitted')
-                return t;
-            attempts[i] = { ...attempts[i], startedAt: e.at, ...(e.node === undefined ? {} : { node: e.node }) };
-            return { ...t, waiting: undefined, status: 'running', attempts };
-        }
-        case 'finished': {
-            if (i < 0 || attempts[i].class !== undefined)
-                return t; // unknown or already finished: finish once
-            const a = {
-                ...attempts[i],
-                endedAt: e.at,
-                class: e.class,
-                ...(e.exitCode === undefined ? {} : { exitCode: e.exitCode }),
-                ...(e.reason === undefined ? {} : { reason: e.reason }),
-                ...(e.node === undefined ? {} : { node: e.node }),
-                ...(e.adapted === undefined || e.adapted.length === 0 ? {} : { adapted: e.adapted }),
-                ...(e.startedAt === undefined ? {} : { startedAt: e.startedAt }),
-            };
-            attempts[i] = a;
-            if (e.class === 'completed')
-                return { ...keep, status: 'completed', attempts };
-            const rule = policy(e.task, e.class);
-            // Classes that share a rule share its allowance (`unverified` is counted with `failed`).
-            const since = t.retryFrom ?? 0;
-            const used = attempts.filter((x) => x.n > since && x.class !== undefined && ruleKey(x.class) === ruleKey(e.class)).length -
-                1;
-            const why = `${e.class}${e.reason ? `: ${e.reason}` : ''}`;
-            if (used >= rule.attempts) {
-                return {
-                    ...keep,
-                    status: 'failed',
-                    attempts,
-                    reason: rule.attempts > 0 ? `${why} (after ${rule.attempts} retries)` : why,
-                };
-            }
-            const mem = rule.memFactor && a.memBytes ? Math.ceil(a.memBytes * rule.memFactor) : undefined;
-            return {
-                ...keep,
-                status: 'retrying',
-                attempts,
-                reason: why,
-                notBefore: addSeconds(e.at, rule.delaySeconds),
-                ...(mem === undefined ? {} : { nextMemBytes: mem }),
-            };
-        }
-    }
-}
-/**
- * A new run looks again at what an outside change may have mended: missing preconditions are
- * checked again, failed checklists evaluated again (the manifest's checklist may have been
- * fixed), blocked tasks re-derived. With `retryFailed`, failed tasks and the smoke tasks of a
- * failed checklist run again, with their retry allowances afresh.
- */
-function transition_startRun(state, plan, opts) {
-    const phases = {};
-    const tasks = { ...state.tasks };
-    const reset = (id) => {
-        const t = tasks[id];
-        if (!t)
-            return;
-        const last = t.attempts[t.attempts.length - 1]?.n ?? 0;
-        tasks[id] = { status: 'pending', attempts: t.attempts, retryFrom: last };
-    };
-    for (const [name, p] of Object.entries(state.phases)) {
-        const { gate, preconditions, ...rest } = p;
-        phases[name] = {
-            ...rest,
-            ...(gate && gate.passed ? { gate } : {}),
-            ...(preconditions && preconditions.missing.length === 0 ? { preconditions } : {}),
-        };
-        if (opts.retryFailed && gate && !gate.passed)
-            for (const t of plan.phases.find((x) => x.name === name)?.smoke ?? [])
-                reset(t.id);
-    }
-    for (const [id, t] of Object.entries(tasks)) {
-        if (t.status === 'blocked') {
-            tasks[id] = {
-                status: 'pending',
-                attempts: t.attempts,
-                ...(t.retryFrom === undefined ? {} : { retryFrom: t.retryFrom }),
-            };
-        }
-        else if (opts.retryFailed && (t.status === 'failed' || t.status === 'stuck'))
-            reset(id);
-        // The disk was full, not the task wrong: once there is room, it runs again with its retries intact.
-        else if (t.status === 'failed' && t.attempts.at(-1)?.class === 'disk_full')
-            reset(id);
-    }
-    return { ...state, phases, tasks };
-}
-/**
- * Decides what to do next. `capacity` is how many more tasks may be started now (the
- * executor's free slots); phases are visited in dependency order, smoke before full.
- */
-function step(state, plan, now, capacity) {
-    const tasks = { ...state.tasks };
-    const phases = { ...state.phases };
-    const actions = [];
-    let room = capacity;
-    for (const p of plan.phases)
-        for (const t of [...p.smoke, ...p.tasks])
-            tasks[t.id] ??= { status: 'pending', attempts: [] };
-    pauseOnFullDisk(state, tasks);
-    for (const phase of dependencyOrder(plan)) {
-        const prev = phases[phase.name] ?? { status: 'waiting' };
-        const next = decidePhase(phase, prev, phases, tasks);
-        if (next.submitFrom) {
-            const submissions = dueSubmissions(next.submitFrom, tasks, now, room);
-            room -= submissions.length;
-            if (submissions.length > 0)
-                actions.push({ type: 'submit', submissions });
-        }
-        if (next.action)
-            actions.push(next.action);
-        if (next.block) {
-            for (const t of [...phase.smoke, ...phase.tasks]) {
-                const ts = tasks[t.id];
-                if (!TERMINAL.has(ts.status) && !ACTIVE.has(ts.status))
-                    tasks[t.id] = { ...ts, status: 'blocked', reason: next.state.reason };
-            }
-        }
-        phases[phase.name] = next.state;
-    }
-    return { state: { ...state, tasks, phases, updated: now > state.updated ? now : state.updated }, actions };
-}
-/** Tasks that ended on a full disk: the campaign is paused while there are any. */
-function diskFullTasks(state) {
-    return Object.entries(state.tasks)
-        .filter(([, t]) => t.status === 'failed' && t.attempts.at(-1)?.class === 'disk_full')
-        .map(([id]) => id);
-}
-/**
- * While a task has found the disk full, the tasks not yet sent are held back (blocked, with
- * the reason; tasks running go on): they would only fail the same way and spend their
- * retries. The next run (startRun) sends them, and the tasks that found the disk full, again.
- */
-function pauseOnFullDisk(state, tasks) {
-    const full = diskFullTasks(state);
-    if (full.length === 0)
-        return;
-    const more = full.length > 1 ? ` and ${full.length - 1} more` : '';
-    const reason = `paused: the disk is full (${full[0]}${more}); free space and run again`;
-    for (const [id, t] of Object.entries(tasks)) {
-        if (t.status === 'pending' || t.status === 'retrying')
-            tasks[id] = { ...t, status: 'blocked', reason };
-    }
-}
-function decidePhase(phase, prev, phases, tasks) {
-    const keep = {
-        ...(prev.gate ? { gate: prev.gate } : {}),
-        ...(prev.preconditions ? { preconditions: prev.preconditions } : {}),
-    };
-    const at = (status, reason) => ({
-        ...keep,
-        status,
-        ...(reason ? { reason } : {}),
-    });
-    // Nothing here is sticky: the status is derived afresh from the tasks, the gate and the
-    // preconditions on every pass, so tasks added to a finished phase by an edited manifest run.
-    for (const dep of phase.dependsOn) {
-        const d = phases[dep];
-        if (d?.status === 'failed' || d?.status === 'blocked') {
-            return { state: at('blocked', `dependency ${dep} ${d.status}${d.reason ? `: ${d.reason}` : ''}`), block: true };
-        }
-    }
-    const waitingOn = phase.dependsOn.filter((dep) => phases[dep]?.status !== 'completed');
-    if (waitingOn.length > 0)
-        return { state: at('waiting', `waiting for ${waitingOn.join(', ')}`) };
-    if (phase.preconditions.length > 0 && !prev.preconditions) {
-        return {
-            state: at('waiting', 'checking preconditions'),
-            action: { type: 'check_preconditions', phase: phase.name },
-        };
-    }
-    if (prev.preconditions && prev.preconditions.missing.length > 0) {
-        const shown = prev.preconditions.missing.slice(0, 3).join(', ');
-        const more = prev.preconditions.missing.length > 3 ? ` and ${prev.preconditions.missing.length - 3} more` : '';
-        return { state: at('blocked', `precondition missing: ${shown}${more}`), block: true };
-    }
-    if (phase.smoke.length > 0 && !prev.gate?.passed) {
-        if (!phase.smoke.every((t) => TERMINAL.has(tasks[t.id].status))) {
-            return { state: at('smoke'), submitFrom: { phase, stage: 'smoke' } };
-        }
-        if (!prev.gate)
-            return { state: at('gate'), action: { type: 'evaluate_gate', phase: phase.name } };
-        const failed = prev.gate.results.filter((r) => !r.passed);
-        const why = failed.map((r) => `${r.check}: ${r.detail}${r.otherwise ? ` → ${r.otherwise}` : ''}`).join('; ');
-        return { state: at('blocked', `smoke checklist failed: ${why}`), block: true };
-    }
-    const states = phase.tasks.map((t) => tasks[t.id]);
-    if (!states.every((s) => TERMINAL.has(s.status)))
-        return { state: at('full'), submitFrom: { phase, stage: 'full' } };
-    const bad = states.filter((s) => s.status !== 'completed');
-    if (bad.length === 0)
-        return { state: at('completed') };
-    return { state: at('failed', `${bad.length} of ${states.length} tasks did not complete`) };
-}
-function dueSubmissions(from, tasks, now, room) {
-    const out = [];
-    const specs = new Map((from.stage === 'smoke' ? from.phase.smoke : from.phase.tasks).map((t) => [t.id, t]));
-    for (const array of from.phase.arrays) {
-        if (array.stage !== from.stage)
-            continue;
-        for (let index = 0; index < array.tasks.length; index++) {
-            if (out.length >= room)
-                return out;
-            const id = array.tasks[index];
-            const t = tasks[id];
-            const due = t.status === 'pending' || (t.status === 'retrying' && (t.notBefore === undefined || t.notBefore <= now));
-            if (!due)
-                continue;
-            const last = t.attempts[t.attempts.length - 1];
-            const mem = t.nextMemBytes ?? last?.memBytes ?? array.resources.memBytes;
-            out.push({
-                task: specs.get(id),
-                attempt: (last?.n ?? 0) + 1,
-                array,
-                index,
-                ...(mem === undefined ? {} : { memBytes: mem }),
-                ...avoid(t),
-            });
-        }
-    }
-    return out;
-}
-/** The nodes earlier attempts of a task failed on, for the next submission to avoid. */
-function avoid(t) {
-    const nodes = [...new Set(t.attempts.flatMap((a) => (a.class === 'node_fail' && a.node ? [a.node] : [])))];
-    return nodes.length > 0 ? { avoidNodes: nodes } : {};
-}
-/** Phases with their dependencies first (the plan's order where there is a choice). */
-function dependencyOrder(plan) {
-    const byName = new Map(plan.phases.map((p) => [p.name, p]));
-    const done = new Set();
-    const order = [];
-    const visit = (p, path) => {
-        if (done.has(p.name) || path.has(p.name))
-            return;
-        path.add(p.name);
-        for (const d of p.dependsOn) {
-            const dep = byName.get(d);
-            if (dep)
-                visit(dep, path);
-        }
-        done.add(p.name);
-        order.push(p);
-    };
-    for (const p of plan.phases)
-        visit(p, new Set());
-    return order;
-}
-/** True when nothing more will happen without an outside change: no task active, nothing to do. */
-function atRest(state, actions) {
-    return (actions.length === 0 && !Object.values(state.tasks).some((t) => ACTIVE.has(t.status) || t.status === 'retrying'));
-}
-
+// EXTERNAL MODULE: ./lib/queue/state.js
+var state = __nccwpck_require__(7821);
+// EXTERNAL MODULE: ./lib/queue/transition.js
+var transition = __nccwpck_require__(6145);
 ;// CONCATENATED MODULE: ./lib/queue/scope.js
 
 
@@ -40761,6 +40368,438 @@ function parseSize(text) {
 /** Slurm's `--mem` form in whole megabytes. */
 function formatSlurmMem(bytes) {
     return `${Math.ceil(bytes / 1024 ** 2)}M`;
+}
+
+
+/***/ }),
+
+/***/ 7821:
+/***/ ((__unused_webpack___webpack_module__, __webpack_exports__, __nccwpck_require__) => {
+
+/* unused harmony exports FAILURE_CLASSES, failureClass, attemptSchema, TASK_STATUSES, taskStatus, taskStateSchema, checkResultSchema, PHASE_STATUSES, phaseStateSchema, STATE_VERSION, campaignStateSchema, emptyState, ACTIVE, TERMINAL */
+/* harmony import */ var zod__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(888);
+/** The campaign's tracked state: every task and every attempt, and what each phase decided. */
+
+const FAILURE_CLASSES = [
+    'failed',
+    'timeout',
+    'out_of_memory',
+    'node_fail',
+    'gate',
+    'unverified',
+    'lost',
+    'cancelled',
+    'disk_full',
+];
+const failureClass = zod__WEBPACK_IMPORTED_MODULE_0__/* ["enum"] */ .k5n(FAILURE_CLASSES);
+const attemptSchema = zod__WEBPACK_IMPORTED_MODULE_0__/* .object */ .Ikc({
+    n: zod__WEBPACK_IMPORTED_MODULE_0__/* .number */ .aig().int().positive(),
+    /** Taken before launch: outputs older than this are not this attempt's. */
+    submittedAt: zod__WEBPACK_IMPORTED_MODULE_0__/* .string */ .YjP(),
+    handle: zod__WEBPACK_IMPORTED_MODULE_0__/* .string */ .YjP().optional(),
+    startedAt: zod__WEBPACK_IMPORTED_MODULE_0__/* .string */ .YjP().optional(),
+    endedAt: zod__WEBPACK_IMPORTED_MODULE_0__/* .string */ .YjP().optional(),
+    exitCode: zod__WEBPACK_IMPORTED_MODULE_0__/* .number */ .aig().int().optional(),
+    class: zod__WEBPACK_IMPORTED_MODULE_0__/* .union */ .KCZ([zod__WEBPACK_IMPORTED_MODULE_0__/* .literal */ .euz('completed'), failureClass]).optional(),
+    reason: zod__WEBPACK_IMPORTED_MODULE_0__/* .string */ .YjP().optional(),
+    memBytes: zod__WEBPACK_IMPORTED_MODULE_0__/* .number */ .aig().optional(),
+    log: zod__WEBPACK_IMPORTED_MODULE_0__/* .string */ .YjP().optional(),
+    /** The node it ran on, where the executor knows it. */
+    node: zod__WEBPACK_IMPORTED_MODULE_0__/* .string */ .YjP().optional(),
+    /** The walltime it was submitted with, in seconds. */
+    walltimeSeconds: zod__WEBPACK_IMPORTED_MODULE_0__/* .number */ .aig().optional(),
+    /** Where the scheduler granted less than asked (time, GPUs, partition), in plain words. */
+    adapted: zod__WEBPACK_IMPORTED_MODULE_0__/* .array */ .YOg(zod__WEBPACK_IMPORTED_MODULE_0__/* .string */ .YjP()).optional(),
+});
+const TASK_STATUSES = [
+    'pending',
+    'submitted',
+    'running',
+    'completed',
+    'failed',
+    'retrying',
+    'blocked',
+    'stuck',
+];
+const taskStatus = zod__WEBPACK_IMPORTED_MODULE_0__/* ["enum"] */ .k5n(TASK_STATUSES);
+const taskStateSchema = zod__WEBPACK_IMPORTED_MODULE_0__/* .object */ .Ikc({
+    status: taskStatus,
+    attempts: zod__WEBPACK_IMPORTED_MODULE_0__/* .array */ .YOg(attemptSchema),
+    /** For a retry: not before this time. */
+    notBefore: zod__WEBPACK_IMPORTED_MODULE_0__/* .string */ .YjP().optional(),
+    /** Memory for the next attempt after an out-of-memory failure. */
+    nextMemBytes: zod__WEBPACK_IMPORTED_MODULE_0__/* .number */ .aig().optional(),
+    reason: zod__WEBPACK_IMPORTED_MODULE_0__/* .string */ .YjP().optional(),
+    /** Why a submitted task is not running yet, in plain words. */
+    waiting: zod__WEBPACK_IMPORTED_MODULE_0__/* .string */ .YjP().optional(),
+    /** Attempts up to this number were before a `--retry-failed` reset: retries count after it. */
+    retryFrom: zod__WEBPACK_IMPORTED_MODULE_0__/* .number */ .aig().int().optional(),
+});
+const checkResultSchema = zod__WEBPACK_IMPORTED_MODULE_0__/* .object */ .Ikc({
+    check: zod__WEBPACK_IMPORTED_MODULE_0__/* .string */ .YjP(),
+    passed: zod__WEBPACK_IMPORTED_MODULE_0__/* .boolean */ .zMY(),
+    detail: zod__WEBPACK_IMPORTED_MODULE_0__/* .string */ .YjP(),
+    otherwise: zod__WEBPACK_IMPORTED_MODULE_0__/* .string */ .YjP().optional(),
+});
+const PHASE_STATUSES = ['waiting', 'smoke', 'gate', 'full', 'completed', 'failed', 'blocked'];
+const phaseStateSchema = zod__WEBPACK_IMPORTED_MODULE_0__/* .object */ .Ikc({
+    status: zod__WEBPACK_IMPORTED_MODULE_0__/* ["enum"] */ .k5n(PHASE_STATUSES),
+    reason: zod__WEBPACK_IMPORTED_MODULE_0__/* .string */ .YjP().optional(),
+    gate: zod__WEBPACK_IMPORTED_MODULE_0__/* .object */ .Ikc({ passed: zod__WEBPACK_IMPORTED_MODULE_0__/* .boolean */ .zMY(), at: zod__WEBPACK_IMPORTED_MODULE_0__/* .string */ .YjP(), results: zod__WEBPACK_IMPORTED_MODULE_0__/* .array */ .YOg(checkResultSchema) }).optional(),
+    preconditions: zod__WEBPACK_IMPORTED_MODULE_0__/* .object */ .Ikc({ at: zod__WEBPACK_IMPORTED_MODULE_0__/* .string */ .YjP(), missing: zod__WEBPACK_IMPORTED_MODULE_0__/* .array */ .YOg(zod__WEBPACK_IMPORTED_MODULE_0__/* .string */ .YjP()) }).optional(),
+});
+const STATE_VERSION = 1;
+const campaignStateSchema = zod__WEBPACK_IMPORTED_MODULE_0__/* .object */ .Ikc({
+    version: zod__WEBPACK_IMPORTED_MODULE_0__/* .literal */ .euz(STATE_VERSION),
+    campaign: zod__WEBPACK_IMPORTED_MODULE_0__/* .string */ .YjP(),
+    created: zod__WEBPACK_IMPORTED_MODULE_0__/* .string */ .YjP(),
+    updated: zod__WEBPACK_IMPORTED_MODULE_0__/* .string */ .YjP(),
+    phases: zod__WEBPACK_IMPORTED_MODULE_0__/* .record */ .g1P(zod__WEBPACK_IMPORTED_MODULE_0__/* .string */ .YjP(), phaseStateSchema),
+    tasks: zod__WEBPACK_IMPORTED_MODULE_0__/* .record */ .g1P(zod__WEBPACK_IMPORTED_MODULE_0__/* .string */ .YjP(), taskStateSchema),
+});
+function emptyState(campaign, now) {
+    return { version: STATE_VERSION, campaign, created: now, updated: now, phases: {}, tasks: {} };
+}
+const ACTIVE = new Set(['submitted', 'running']);
+const TERMINAL = new Set(['completed', 'failed', 'blocked', 'stuck']);
+
+
+/***/ }),
+
+/***/ 6145:
+/***/ ((__unused_webpack___webpack_module__, __webpack_exports__, __nccwpck_require__) => {
+
+/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
+/* harmony export */   g1: () => (/* binding */ dependencyOrder)
+/* harmony export */ });
+/* unused harmony exports retryRule, applyEvents, startRun, step, diskFullTasks, atRest */
+/* harmony import */ var _manifest_units_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(7683);
+/* harmony import */ var _state_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(7821);
+
+
+/** Retries per class when the manifest says nothing: a vanished task or a failed node is not the task's fault. */
+const DEFAULT_ATTEMPTS = { lost: 2, node_fail: 2 };
+/** The manifest retry entry a class is governed by. */
+const ruleKey = (cls) => (cls === 'unverified' ? 'failed' : cls);
+/** The retry rule for a class, phase settings over defaults over built-in defaults. */
+function retryRule(phaseRetry, defaults, cls) {
+    if (cls === 'gate' || cls === 'cancelled' || cls === 'disk_full')
+        return { attempts: 0, delaySeconds: 0 };
+    const key = cls === 'unverified' ? 'failed' : cls;
+    const rule = phaseRetry?.[key] ?? defaults?.[key];
+    const memFactor = key === 'out_of_memory' ? rule?.mem_factor : undefined;
+    return {
+        attempts: rule?.attempts ?? DEFAULT_ATTEMPTS[cls] ?? 0,
+        delaySeconds: rule?.delay === undefined ? 0 : parseDuration(rule.delay),
+        ...(memFactor === undefined ? {} : { memFactor }),
+    };
+}
+const addSeconds = (iso, s) => new Date(Date.parse(iso) + s * 1000).toISOString();
+/** Folds observations into the state. The input state is not changed. */
+function applyEvents(state, events, policy) {
+    if (events.length === 0)
+        return state;
+    const tasks = { ...state.tasks };
+    const phases = { ...state.phases };
+    let updated = state.updated;
+    for (const e of events) {
+        updated = e.at > updated ? e.at : updated;
+        if (e.type === 'gate' || e.type === 'preconditions') {
+            const prev = phases[e.phase] ?? { status: 'waiting' };
+            phases[e.phase] =
+                e.type === 'gate'
+                    ? { ...prev, gate: { passed: e.results.every((r) => r.passed), at: e.at, results: e.results } }
+                    : { ...prev, preconditions: { at: e.at, missing: e.missing } };
+            continue;
+        }
+        const prev = tasks[e.task];
+        if (!prev)
+            continue;
+        tasks[e.task] = applyTaskEvent(prev, e, policy);
+    }
+    return { ...state, tasks, phases, updated };
+}
+function applyTaskEvent(t, e, policy) {
+    const attempts = [...t.attempts];
+    const i = attempts.findIndex((a) => a.n === e.attempt);
+    // A `--retry-failed` reset lasts for the task's life: retries are counted after it.
+    const keep = t.retryFrom === undefined ? {} : { retryFrom: t.retryFrom };
+    switch (e.type) {
+        case 'submitted': {
+            if (i >= 0)
+                return t; // a replayed submission: the attempt is already recorded
+            attempts.push({
+                n: e.attempt,
+                submittedAt: e.at,
+                handle: e.handle,
+                ...(e.memBytes === undefined ? {} : { memBytes: e.memBytes }),
+                ...(e.log === undefined ? {} : { log: e.log }),
+                ...(e.walltimeSeconds === undefined ? {} : { walltimeSeconds: e.walltimeSeconds }),
+            });
+            return { ...keep, status: 'submitted', attempts };
+        }
+        case 'submit_failed':
+            if (i >= 0)
+                return t;
+            attempts.push({ n: e.attempt, submittedAt: e.at, endedAt: e.at, class: 'failed', reason: e.reason });
+            return { ...keep, status: 'failed', attempts, reason: `could not start: ${e.reason}` };
+        case 'queued':
+            return i < 0 || t.status !== 'submitted' ? t : { ...t, waiting: e.waiting };
+        case 'started': {
+            if (i < 0 || t.status !== 'submitted')
+                return t;
+            attempts[i] = { ...attempts[i], startedAt: e.at, ...(e.node === undefined ? {} : { node: e.node }) };
+            return { ...t, waiting: undefined, status: 'running', attempts };
+        }
+        case 'finished': {
+            if (i < 0 || attempts[i].class !== undefined)
+                return t; // unknown or already finished: finish once
+            const a = {
+                ...attempts[i],
+                endedAt: e.at,
+                class: e.class,
+                ...(e.exitCode === undefined ? {} : { exitCode: e.exitCode }),
+                ...(e.reason === undefined ? {} : { reason: e.reason }),
+                ...(e.node === undefined ? {} : { node: e.node }),
+                ...(e.adapted === undefined || e.adapted.length === 0 ? {} : { adapted: e.adapted }),
+                ...(e.startedAt === undefined ? {} : { startedAt: e.startedAt }),
+            };
+            attempts[i] = a;
+            if (e.class === 'completed')
+                return { ...keep, status: 'completed', attempts };
+            const rule = policy(e.task, e.class);
+            // Classes that share a rule share its allowance (`unverified` is counted with `failed`).
+            const since = t.retryFrom ?? 0;
+            const used = attempts.filter((x) => x.n > since && x.class !== undefined && ruleKey(x.class) === ruleKey(e.class)).length -
+                1;
+            const why = `${e.class}${e.reason ? `: ${e.reason}` : ''}`;
+            if (used >= rule.attempts) {
+                return {
+                    ...keep,
+                    status: 'failed',
+                    attempts,
+                    reason: rule.attempts > 0 ? `${why} (after ${rule.attempts} retries)` : why,
+                };
+            }
+            const mem = rule.memFactor && a.memBytes ? Math.ceil(a.memBytes * rule.memFactor) : undefined;
+            return {
+                ...keep,
+                status: 'retrying',
+                attempts,
+                reason: why,
+                notBefore: addSeconds(e.at, rule.delaySeconds),
+                ...(mem === undefined ? {} : { nextMemBytes: mem }),
+            };
+        }
+    }
+}
+/**
+ * A new run looks again at what an outside change may have mended: missing preconditions are
+ * checked again, failed checklists evaluated again (the manifest's checklist may have been
+ * fixed), blocked tasks re-derived. With `retryFailed`, failed tasks and the smoke tasks of a
+ * failed checklist run again, with their retry allowances afresh.
+ */
+function startRun(state, plan, opts) {
+    const phases = {};
+    const tasks = { ...state.tasks };
+    const reset = (id) => {
+        const t = tasks[id];
+        if (!t)
+            return;
+        const last = t.attempts[t.attempts.length - 1]?.n ?? 0;
+        tasks[id] = { status: 'pending', attempts: t.attempts, retryFrom: last };
+    };
+    for (const [name, p] of Object.entries(state.phases)) {
+        const { gate, preconditions, ...rest } = p;
+        phases[name] = {
+            ...rest,
+            ...(gate && gate.passed ? { gate } : {}),
+            ...(preconditions && preconditions.missing.length === 0 ? { preconditions } : {}),
+        };
+        if (opts.retryFailed && gate && !gate.passed)
+            for (const t of plan.phases.find((x) => x.name === name)?.smoke ?? [])
+                reset(t.id);
+    }
+    for (const [id, t] of Object.entries(tasks)) {
+        if (t.status === 'blocked') {
+            tasks[id] = {
+                status: 'pending',
+                attempts: t.attempts,
+                ...(t.retryFrom === undefined ? {} : { retryFrom: t.retryFrom }),
+            };
+        }
+        else if (opts.retryFailed && (t.status === 'failed' || t.status === 'stuck'))
+            reset(id);
+        // The disk was full, not the task wrong: once there is room, it runs again with its retries intact.
+        else if (t.status === 'failed' && t.attempts.at(-1)?.class === 'disk_full')
+            reset(id);
+    }
+    return { ...state, phases, tasks };
+}
+/**
+ * Decides what to do next. `capacity` is how many more tasks may be started now (the
+ * executor's free slots); phases are visited in dependency order, smoke before full.
+ */
+function step(state, plan, now, capacity) {
+    const tasks = { ...state.tasks };
+    const phases = { ...state.phases };
+    const actions = [];
+    let room = capacity;
+    for (const p of plan.phases)
+        for (const t of [...p.smoke, ...p.tasks])
+            tasks[t.id] ??= { status: 'pending', attempts: [] };
+    pauseOnFullDisk(state, tasks);
+    for (const phase of dependencyOrder(plan)) {
+        const prev = phases[phase.name] ?? { status: 'waiting' };
+        const next = decidePhase(phase, prev, phases, tasks);
+        if (next.submitFrom) {
+            const submissions = dueSubmissions(next.submitFrom, tasks, now, room);
+            room -= submissions.length;
+            if (submissions.length > 0)
+                actions.push({ type: 'submit', submissions });
+        }
+        if (next.action)
+            actions.push(next.action);
+        if (next.block) {
+            for (const t of [...phase.smoke, ...phase.tasks]) {
+                const ts = tasks[t.id];
+                if (!TERMINAL.has(ts.status) && !ACTIVE.has(ts.status))
+                    tasks[t.id] = { ...ts, status: 'blocked', reason: next.state.reason };
+            }
+        }
+        phases[phase.name] = next.state;
+    }
+    return { state: { ...state, tasks, phases, updated: now > state.updated ? now : state.updated }, actions };
+}
+/** Tasks that ended on a full disk: the campaign is paused while there are any. */
+function diskFullTasks(state) {
+    return Object.entries(state.tasks)
+        .filter(([, t]) => t.status === 'failed' && t.attempts.at(-1)?.class === 'disk_full')
+        .map(([id]) => id);
+}
+/**
+ * While a task has found the disk full, the tasks not yet sent are held back (blocked, with
+ * the reason; tasks running go on): they would only fail the same way and spend their
+ * retries. The next run (startRun) sends them, and the tasks that found the disk full, again.
+ */
+function pauseOnFullDisk(state, tasks) {
+    const full = diskFullTasks(state);
+    if (full.length === 0)
+        return;
+    const more = full.length > 1 ? ` and ${full.length - 1} more` : '';
+    const reason = `paused: the disk is full (${full[0]}${more}); free space and run again`;
+    for (const [id, t] of Object.entries(tasks)) {
+        if (t.status === 'pending' || t.status === 'retrying')
+            tasks[id] = { ...t, status: 'blocked', reason };
+    }
+}
+function decidePhase(phase, prev, phases, tasks) {
+    const keep = {
+        ...(prev.gate ? { gate: prev.gate } : {}),
+        ...(prev.preconditions ? { preconditions: prev.preconditions } : {}),
+    };
+    const at = (status, reason) => ({
+        ...keep,
+        status,
+        ...(reason ? { reason } : {}),
+    });
+    // Nothing here is sticky: the status is derived afresh from the tasks, the gate and the
+    // preconditions on every pass, so tasks added to a finished phase by an edited manifest run.
+    for (const dep of phase.dependsOn) {
+        const d = phases[dep];
+        if (d?.status === 'failed' || d?.status === 'blocked') {
+            return { state: at('blocked', `dependency ${dep} ${d.status}${d.reason ? `: ${d.reason}` : ''}`), block: true };
+        }
+    }
+    const waitingOn = phase.dependsOn.filter((dep) => phases[dep]?.status !== 'completed');
+    if (waitingOn.length > 0)
+        return { state: at('waiting', `waiting for ${waitingOn.join(', ')}`) };
+    if (phase.preconditions.length > 0 && !prev.preconditions) {
+        return {
+            state: at('waiting', 'checking preconditions'),
+            action: { type: 'check_preconditions', phase: phase.name },
+        };
+    }
+    if (prev.preconditions && prev.preconditions.missing.length > 0) {
+        const shown = prev.preconditions.missing.slice(0, 3).join(', ');
+        const more = prev.preconditions.missing.length > 3 ? ` and ${prev.preconditions.missing.length - 3} more` : '';
+        return { state: at('blocked', `precondition missing: ${shown}${more}`), block: true };
+    }
+    if (phase.smoke.length > 0 && !prev.gate?.passed) {
+        if (!phase.smoke.every((t) => TERMINAL.has(tasks[t.id].status))) {
+            return { state: at('smoke'), submitFrom: { phase, stage: 'smoke' } };
+        }
+        if (!prev.gate)
+            return { state: at('gate'), action: { type: 'evaluate_gate', phase: phase.name } };
+        const failed = prev.gate.results.filter((r) => !r.passed);
+        const why = failed.map((r) => `${r.check}: ${r.detail}${r.otherwise ? ` → ${r.otherwise}` : ''}`).join('; ');
+        return { state: at('blocked', `smoke checklist failed: ${why}`), block: true };
+    }
+    const states = phase.tasks.map((t) => tasks[t.id]);
+    if (!states.every((s) => TERMINAL.has(s.status)))
+        return { state: at('full'), submitFrom: { phase, stage: 'full' } };
+    const bad = states.filter((s) => s.status !== 'completed');
+    if (bad.length === 0)
+        return { state: at('completed') };
+    return { state: at('failed', `${bad.length} of ${states.length} tasks did not complete`) };
+}
+function dueSubmissions(from, tasks, now, room) {
+    const out = [];
+    const specs = new Map((from.stage === 'smoke' ? from.phase.smoke : from.phase.tasks).map((t) => [t.id, t]));
+    for (const array of from.phase.arrays) {
+        if (array.stage !== from.stage)
+            continue;
+        for (let index = 0; index < array.tasks.length; index++) {
+            if (out.length >= room)
+                return out;
+            const id = array.tasks[index];
+            const t = tasks[id];
+            const due = t.status === 'pending' || (t.status === 'retrying' && (t.notBefore === undefined || t.notBefore <= now));
+            if (!due)
+                continue;
+            const last = t.attempts[t.attempts.length - 1];
+            const mem = t.nextMemBytes ?? last?.memBytes ?? array.resources.memBytes;
+            out.push({
+                task: specs.get(id),
+                attempt: (last?.n ?? 0) + 1,
+                array,
+                index,
+                ...(mem === undefined ? {} : { memBytes: mem }),
+                ...avoid(t),
+            });
+        }
+    }
+    return out;
+}
+/** The nodes earlier attempts of a task failed on, for the next submission to avoid. */
+function avoid(t) {
+    const nodes = [...new Set(t.attempts.flatMap((a) => (a.class === 'node_fail' && a.node ? [a.node] : [])))];
+    return nodes.length > 0 ? { avoidNodes: nodes } : {};
+}
+/** Phases with their dependencies first (the plan's order where there is a choice). */
+function dependencyOrder(plan) {
+    const byName = new Map(plan.phases.map((p) => [p.name, p]));
+    const done = new Set();
+    const order = [];
+    const visit = (p, path) => {
+        if (done.has(p.name) || path.has(p.name))
+            return;
+        path.add(p.name);
+        for (const d of p.dependsOn) {
+            const dep = byName.get(d);
+            if (dep)
+                visit(dep, path);
+        }
+        done.add(p.name);
+        order.push(p);
+    };
+    for (const p of plan.phases)
+        visit(p, new Set());
+    return order;
+}
+/** True when nothing more will happen without an outside change: no task active, nothing to do. */
+function atRest(state, actions) {
+    return (actions.length === 0 && !Object.values(state.tasks).some((t) => ACTIVE.has(t.status) || t.status === 'retrying'));
 }
 
 

@@ -15,6 +15,7 @@ import { join } from 'node:path';
 import { openExecutor, KEY_ENV, PASSPHRASE_ENV } from '../cli/executors.js';
 import { loadCampaign, type Campaign } from '../cli/load.js';
 import { summaryText } from '../cli/main.js';
+import { writePictures } from '../cli/pictures.js';
 import { renderPlanText } from '../cli/plan-table.js';
 import { UserError } from '../errors.js';
 import { CampaignController, loadState } from '../exec/controller.js';
@@ -138,7 +139,7 @@ async function advance(
       await Promise.race([sleep(Math.max(0, Math.min(wait, deadline - now()))), new Promise<void>((r) => (wake = r))]);
     }
     // The summary travels in the state artifact too: a download that reads without the run's page.
-    const markdown = await summaryMarkdown(plan, state, executor);
+    const markdown = await summaryMarkdown(c, plan, state, executor);
     await writeFile(join(c.stateDir, 'summary.md'), markdown);
     const saved = (await services.state.save(c.manifest.campaign, c.stateDir, ctx.job)).name;
     core.setOutput('state-artifact', saved);
@@ -210,15 +211,26 @@ async function summary(c: Campaign, services: GitHubServices): Promise<string | 
     core.warning(`no log tails in the summary: the cluster could not be reached (${(e as Error).message})`);
   }
   try {
-    return await report(c, c.plan, state, { stage: 'all' }, await summaryMarkdown(c.plan, state, executor));
+    return await report(c, c.plan, state, { stage: 'all' }, await summaryMarkdown(c, c.plan, state, executor));
   } finally {
     await executor?.close();
   }
 }
 
-/** Tasks by state and budgets per phase, then the campaign's summary (log tails when the cluster can be read). */
-async function summaryMarkdown(plan: Plan, state: CampaignState, executor: Executor | undefined): Promise<string> {
-  const body = executor ? await summaryText(plan, executor, state) : renderSummary({ plan, state, tails: new Map() });
+/**
+ * Tasks by state and budgets per phase, then the campaign's summary (log tails when the cluster
+ * can be read), with its pictures written beside it in the state directory (the artifact).
+ */
+async function summaryMarkdown(
+  c: Campaign,
+  plan: Plan,
+  state: CampaignState,
+  executor: Executor | undefined,
+): Promise<string> {
+  const pictures = await writePictures(c.stateDir, plan, state);
+  const body = executor
+    ? await summaryText(plan, executor, state, pictures)
+    : renderSummary({ plan, state, tails: new Map(), pictures });
   return `${phaseTable(plan, state)}\n${body}`;
 }
 

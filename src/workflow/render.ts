@@ -1,14 +1,15 @@
 /**
  * The GitHub Actions workflow for a campaign, pure: one job per phase stage (smoke, gate,
- * release), `needs:` edges following `depends_on`, a gate job that always runs and fails
- * unless the checklist passed, least permissions per job, and no `run:` step at all, so no
- * expression can reach a shell.
+ * release), `needs:` edges following `depends_on` and the phases one after another (never two
+ * jobs on one state), a gate job that always runs and fails unless the checklist passed, least
+ * permissions per job, and no `run:` step at all, so no expression can reach a shell.
  */
 import { stringify } from 'yaml';
 import { z } from 'zod';
 import { UserError } from '../errors.js';
 import { parseDuration } from '../manifest/units.js';
 import type { Plan } from '../plan/plan.js';
+import { dependencyOrder } from '../queue/transition.js';
 
 export const workflowOptions = z.object({
   /** The manifest's path from the repository root, as the workflow's steps see it. */
@@ -111,10 +112,22 @@ export function renderWorkflow(plan: Plan, opts: WorkflowOptions): string {
     },
   };
   const last = new Map<string, string>();
-  for (const p of plan.phases) {
+  let previous: string | undefined;
+  for (const p of dependencyOrder(plan)) {
     const id = ids.get(p.name)!;
-    const deps = p.dependsOn.map((d) => last.get(d) ?? ids.get(d)!);
-    const needs = deps.length > 0 ? deps : ['lint'];
+    const deps = p.dependsOn.map((d) => last.get(d)!);
+    const required = deps.length > 0 ? deps : ['lint'];
+    // The jobs of a run take the newest state artifact and save their own: two at once would
+    // each lose the other's work. So phases go one after another in dependency order, each
+    // after the one before it whatever that one's result, yet only when lint and its own
+    // dependencies succeeded.
+    const chained = previous !== undefined && !required.includes(previous);
+    const first = chained
+      ? {
+          needs: [...required, previous!],
+          if: ['!cancelled()', ...required.map((j) => `needs.${j}.result == 'success'`)].join(' && '),
+        }
+      : { needs: required };
     // actions: write lists earlier runs' state artifacts and dispatches the next run; checks:
     // write publishes the gate, which only the smoke stage and the gate job do.
     const advancing = (checks: boolean) => ({
@@ -125,17 +138,18 @@ export function renderWorkflow(plan: Plan, opts: WorkflowOptions): string {
     if (p.smoke.length === 0) {
       jobs[id] = {
         name: `${p.name}`,
-        needs,
+        ...first,
         ...advancing(true),
         outputs: outputs(['complete', 'phase-status', 'state-artifact']),
         steps: [CHECKOUT, advance(p.name, 'all')],
       };
       last.set(p.name, id);
+      previous = id;
       continue;
     }
     jobs[`${id}-smoke`] = {
       name: `${p.name}: smoke stage`,
-      needs,
+      ...first,
       ...advancing(true),
       outputs: outputs(['phase-status', 'state-artifact']),
       steps: [CHECKOUT, advance(p.name, 'smoke')],
@@ -162,6 +176,7 @@ export function renderWorkflow(plan: Plan, opts: WorkflowOptions): string {
       steps: [CHECKOUT, advance(p.name, 'full')],
     };
     last.set(p.name, `${id}-full`);
+    previous = `${id}-full`;
   }
   jobs.summary = {
     name: 'summary',

@@ -8,6 +8,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parse } from 'yaml';
 import { parseManifest } from '../../src/manifest/load.js';
 import { planCampaign } from '../../src/plan/plan.js';
 import { renderWorkflow, workflowPath } from '../../src/workflow/render.js';
@@ -28,7 +29,15 @@ afterAll(async () => {
   if (root) await rm(root, { recursive: true, force: true });
 });
 
-function manifest(name: string, workdir: string, records: number): string {
+/** A phase that depends on nothing, to run beside train. */
+const EVAL = `  - name: eval
+    grid: { k: [1, 2] }
+    command: echo \${k} > \${output}
+    output: eval/k\${k}.txt
+    walltime: 5m
+`;
+
+function manifest(name: string, workdir: string, records: number, more = ''): string {
   return `campaign: ${name}
 cluster:
   executor: local
@@ -53,11 +62,11 @@ phases:
           count: ${records}
           fields: [step]
           otherwise: the program does not write one record per step
-`;
+${more}`;
 }
 
-function runnerFor(name: string, records: number): WorkflowRunner {
-  const text = manifest(name, join(root, name, 'work'), records);
+function runnerFor(name: string, records: number, more = ''): WorkflowRunner {
+  const text = manifest(name, join(root, name, 'work'), records, more);
   const workflow = renderWorkflow(planCampaign(parseManifest(MANIFEST, text).manifest), {
     manifest: MANIFEST,
     uses: './',
@@ -93,6 +102,12 @@ describe("the generated workflow on the local executor, job after job (GitHub's 
       `campaign-state.local-ok.${run.id}-1.train-full.2`,
     ]);
     expect(ran(jobs, 'summary').summary).toContain('campaign local-ok');
+    // The summary and its pictures travel in the state artifact (names sit in a zip's headers as they are).
+    const zip = gh.artifacts
+      .filter((a) => a.runId === run.id)
+      .at(-1)!
+      .bytes!.toString('latin1');
+    for (const file of ['summary.md', 'timeline.svg', 'runtimes.svg', 'phases.svg']) expect(zip).toContain(file);
   });
 
   it('a failed checklist is a failure check run with its interpretation, and the full arrays are skipped', async () => {
@@ -124,5 +139,35 @@ describe("the generated workflow on the local executor, job after job (GitHub's 
     expect(gate.code).toBe(1);
     expect(gate.log).toMatch(/::error.*401: Bad credentials/);
     expect(gh.checkRunsNamed('campaign/local-401/train/smoke-gate')).toEqual([]);
+  });
+
+  it("independent phases run one after another, each whatever the other did, and neither loses the other's state", async () => {
+    const runner = runnerFor('local-two', 5, EVAL);
+    // Never two jobs at once: eval waits for train's last job, and runs whatever its result.
+    const text = manifest('local-two', join(root, 'local-two', 'work'), 5, EVAL);
+    const workflow = parse(
+      renderWorkflow(planCampaign(parseManifest(MANIFEST, text).manifest), {
+        manifest: MANIFEST,
+        uses: './',
+        branch: 'main',
+        budget: '10m',
+        runsOn: 'self-hosted',
+      }),
+    ) as { jobs: Record<string, { needs: string[]; if?: string }> };
+    expect(workflow.jobs.eval).toMatchObject({
+      needs: ['lint', 'train-full'],
+      if: "!cancelled() && needs.lint.result == 'success'",
+    });
+    const { jobs } = await runner.runWorkflow(push);
+    // train's checklist fails: its full arrays are skipped, and eval still runs after it.
+    expect(ran(jobs, 'train-gate').code).toBe(1);
+    expect(jobs.get('train-full')).toBe('skipped');
+    const evalJob = ran(jobs, 'eval');
+    expect(evalJob.code, evalJob.log).toBe(0);
+    expect(evalJob.outputs).toMatchObject({ complete: 'false', 'phase-status': 'completed' });
+    // eval's job began from train's saved state: the summary, from the newest artifact, has both.
+    const summary = ran(jobs, 'summary').summary;
+    expect(summary).toMatch(/\| eval \| completed/);
+    expect(summary).toMatch(/\| train \| \w+ \| smoke \| 1\/1 /);
   });
 });

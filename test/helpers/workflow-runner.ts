@@ -103,16 +103,26 @@ function expression(
   });
 }
 
-/** Whether a job runs, from its `if:` and how its needs ended (a plain `if:` implies success()). */
+/**
+ * Whether a job runs, from its `if:` and how its needs ended: the conditions the generated
+ * workflow writes, joined by `&&` (one without a status function implies success()).
+ */
 function shouldRun(j: WorkflowJob, done: Map<string, JobResult | 'skipped'>): boolean {
-  const needs = needsOf(j).map((n) => done.get(n)!);
-  const succeeded = needs.every((r) => r !== 'skipped' && r.code === 0);
+  const ok = (r: JobResult | 'skipped' | undefined): boolean => r !== undefined && r !== 'skipped' && r.code === 0;
+  const succeeded = needsOf(j).every((n) => ok(done.get(n)));
   if (j.if === undefined) return succeeded;
   if (j.if === 'always()') return true;
-  const m = /^needs\.([\w-]+)\.outputs\.([\w-]+) == '(.*)'$/.exec(j.if);
-  if (!m) throw new Error(`this test's runner does not evaluate if: ${j.if}`);
-  const need = done.get(m[1]!);
-  return succeeded && need !== undefined && need !== 'skipped' && need.outputs[m[2]!] === m[3];
+  const terms = j.if.split(' && ');
+  const holds = terms.every((term) => {
+    if (term === '!cancelled()') return true;
+    let m = /^needs\.([\w-]+)\.result == 'success'$/.exec(term);
+    if (m) return ok(done.get(m[1]!));
+    m = /^needs\.([\w-]+)\.outputs\.([\w-]+) == '(.*)'$/.exec(term);
+    if (!m) throw new Error(`this test's runner does not evaluate if: ${j.if}`);
+    const need = done.get(m[1]!);
+    return need !== undefined && need !== 'skipped' && need.outputs[m[2]!] === m[3];
+  });
+  return holds && (terms.includes('!cancelled()') || succeeded);
 }
 
 /** The inputs the runner gives the action: its action.yml defaults under the step's `with:`. */
