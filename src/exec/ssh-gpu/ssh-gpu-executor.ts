@@ -137,7 +137,7 @@ export class SshGpuExecutor implements Executor {
     const probe = this.cluster.probe ?? DEFAULT_PROBE;
     if (view.error && !view.error.includes('did not answer')) {
       throw new UserError({
-        message: `${view.error} on ${this.cluster.login} (probe: ${probe})`,
+        message: `${view.error} on ${this.cluster.login ?? 'this machine'} (probe: ${probe})`,
         fix: 'install nvidia-smi on the server, or set cluster.probe to a command that prints the same table',
       });
     }
@@ -147,7 +147,7 @@ export class SshGpuExecutor implements Executor {
     const unknown = (this.cluster.gpus ?? []).filter((i) => view.table && !listed.has(i));
     if (unknown.length > 0) {
       throw new UserError({
-        message: `cluster.gpus names GPU ${unknown.join(', ')}, which the probe on ${this.cluster.login} does not list (it lists ${[...listed].sort((a, b) => a - b).join(', ')})`,
+        message: `cluster.gpus names GPU ${unknown.join(', ')}, which the probe on ${this.cluster.login ?? 'this machine'} does not list (it lists ${[...listed].sort((a, b) => a - b).join(', ')})`,
         fix: 'list only the GPUs the server has in cluster.gpus',
       });
     }

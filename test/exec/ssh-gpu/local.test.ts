@@ -1,0 +1,48 @@
+/**
+ * `executor: ssh-gpu` without `login`: the GPUs of this machine, driven through the local
+ * transport (no SSH), against the nvidia-smi stand-in. This is how the executor meets a real
+ * GPU machine's nvidia-smi when campaign runs on it.
+ */
+import { mkdir } from 'node:fs/promises';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { useBuiltCliAndTemp } from '../../helpers/cli.js';
+import { expectOnePerGpu, runCampaign, StandIn, uuidOf } from './helpers.js';
+
+const tempRoot = useBuiltCliAndTemp('ssh-gpu-local');
+
+describe('ssh-gpu on this machine, without login', () => {
+  it('runs a grid on the GPUs the probe lists, one task per GPU at a time, with no SSH key at all', async () => {
+    const dir = join(tempRoot(), 'here');
+    const workdir = join(dir, 'work');
+    await mkdir(workdir, { recursive: true });
+    const gpus = await StandIn.install(
+      join(dir, 'gpus'),
+      [0, 1].map((i) => [i, uuidOf(i), 3]),
+    );
+    const r = await runCampaign(
+      dir,
+      `campaign: here
+cluster:
+  executor: ssh-gpu
+  probe: ${gpus.probe}
+  probe_timeout: 3s
+workdir: ${workdir}
+phases:
+  - name: grid
+    grid: { n: [1, 2, 3, 4] }
+    walltime: 5m
+    output: out/\${n}.txt
+    command: |
+      ${gpus.log('start')}
+      ${gpus.bin}/gpu-hold 2000 0.5
+      ${gpus.log('end')}
+      echo done > \${output}
+`,
+    );
+    expect(r.result.code, r.result.stderr).toBe(0);
+    for (const t of Object.values(r.state.tasks)) expect(t.attempts.map((a) => a.class)).toEqual(['completed']);
+    const used = expectOnePerGpu(await gpus.entries());
+    expect([...used].sort()).toEqual([uuidOf(0), uuidOf(1)]);
+  }, 120_000);
+});
