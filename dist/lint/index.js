@@ -38395,9 +38395,7 @@ const slurmCluster = schemas/* strictObject */.rej({
 const sshGpuCluster = schemas/* strictObject */.rej({
     executor: schemas/* literal */.euz('ssh-gpu'),
     ...common,
-    login: schemas/* string */.YjP()
-        .optional()
-        .describe("user@host:port of the GPU server; without it, this machine's GPUs (no SSH)."),
+    login: schemas/* string */.YjP().optional().describe("user@host:port of the GPU server; without it, this machine's GPUs (no SSH)."),
     host_key: schemas/* string */.YjP()
         .regex(/^SHA256:[A-Za-z0-9+/]{43}=?$/)
         .optional(),

@@ -100,10 +100,7 @@ const slurmCluster = z.strictObject({
 const sshGpuCluster = z.strictObject({
   executor: z.literal('ssh-gpu'),
   ...common,
-  login: z
-    .string()
-    .optional()
-    .describe("user@host:port of the GPU server; without it, this machine's GPUs (no SSH)."),
+  login: z.string().optional().describe("user@host:port of the GPU server; without it, this machine's GPUs (no SSH)."),
   host_key: z
     .string()
     .regex(/^SHA256:[A-Za-z0-9+/]{43}=?$/)

@@ -106,6 +106,9 @@ export async function slurmCampaign(
   const workdir = join(dir, 'work');
   await mkdir(workdir, { recursive: true });
   const name = `${label}-${Date.now().toString(36)}`;
-  const manifest = await writeManifest(dir, `${slurmManifestHead(sshd, name, workdir, '', maxParallel)}phases:\n${phases}`);
+  const manifest = await writeManifest(
+    dir,
+    `${slurmManifestHead(sshd, name, workdir, '', maxParallel)}phases:\n${phases}`,
+  );
   return { name, dir, workdir, manifest, stateDir: join(dir, 'state') };
 }
