@@ -1,15 +1,15 @@
 import { createRequire as __WEBPACK_EXTERNAL_createRequire } from "module";
 /******/ var __webpack_modules__ = ({
 
-/***/ 6461:
+/***/ 7986:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
-/* unused reexport */ __nccwpck_require__(8551);
+/* unused reexport */ __nccwpck_require__(6618);
 
 
 /***/ }),
 
-/***/ 8551:
+/***/ 6618:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 var __webpack_unused_export__;
@@ -281,34 +281,34 @@ __webpack_unused_export__ = debug; // for test
 
 /***/ }),
 
-/***/ 4303:
+/***/ 2400:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 var __webpack_unused_export__;
 
 
-const Client = __nccwpck_require__(8170)
-const Dispatcher = __nccwpck_require__(5560)
-const Pool = __nccwpck_require__(9895)
-const BalancedPool = __nccwpck_require__(2668)
-const Agent = __nccwpck_require__(7340)
-const ProxyAgent = __nccwpck_require__(6989)
-const EnvHttpProxyAgent = __nccwpck_require__(7774)
-const RetryAgent = __nccwpck_require__(6643)
-const errors = __nccwpck_require__(2600)
-const util = __nccwpck_require__(4959)
+const Client = __nccwpck_require__(389)
+const Dispatcher = __nccwpck_require__(9779)
+const Pool = __nccwpck_require__(7588)
+const BalancedPool = __nccwpck_require__(9461)
+const Agent = __nccwpck_require__(2829)
+const ProxyAgent = __nccwpck_require__(6080)
+const EnvHttpProxyAgent = __nccwpck_require__(1761)
+const RetryAgent = __nccwpck_require__(882)
+const errors = __nccwpck_require__(1779)
+const util = __nccwpck_require__(3152)
 const { InvalidArgumentError } = errors
-const api = __nccwpck_require__(1780)
-const buildConnector = __nccwpck_require__(8269)
-const MockClient = __nccwpck_require__(8840)
-const MockAgent = __nccwpck_require__(166)
-const MockPool = __nccwpck_require__(6677)
-const mockErrors = __nccwpck_require__(1496)
-const RetryHandler = __nccwpck_require__(7431)
-const { getGlobalDispatcher, setGlobalDispatcher } = __nccwpck_require__(5824)
-const DecoratorHandler = __nccwpck_require__(7628)
-const RedirectHandler = __nccwpck_require__(1559)
-const createRedirectInterceptor = __nccwpck_require__(2593)
+const api = __nccwpck_require__(3271)
+const buildConnector = __nccwpck_require__(5392)
+const MockClient = __nccwpck_require__(9365)
+const MockAgent = __nccwpck_require__(6365)
+const MockPool = __nccwpck_require__(4692)
+const mockErrors = __nccwpck_require__(4893)
+const RetryHandler = __nccwpck_require__(1032)
+const { getGlobalDispatcher, setGlobalDispatcher } = __nccwpck_require__(5061)
+const DecoratorHandler = __nccwpck_require__(4507)
+const RedirectHandler = __nccwpck_require__(7602)
+const createRedirectInterceptor = __nccwpck_require__(7684)
 
 Object.assign(Dispatcher.prototype, api)
 
@@ -326,10 +326,10 @@ __webpack_unused_export__ = DecoratorHandler
 __webpack_unused_export__ = RedirectHandler
 __webpack_unused_export__ = createRedirectInterceptor
 __webpack_unused_export__ = {
-  redirect: __nccwpck_require__(8879),
-  retry: __nccwpck_require__(6165),
-  dump: __nccwpck_require__(545),
-  dns: __nccwpck_require__(60)
+  redirect: __nccwpck_require__(6474),
+  retry: __nccwpck_require__(698),
+  dump: __nccwpck_require__(396),
+  dns: __nccwpck_require__(7819)
 }
 
 __webpack_unused_export__ = buildConnector
@@ -391,7 +391,7 @@ function makeDispatcher (fn) {
 __webpack_unused_export__ = setGlobalDispatcher
 __webpack_unused_export__ = getGlobalDispatcher
 
-const fetchImpl = (__nccwpck_require__(2785).fetch)
+const fetchImpl = (__nccwpck_require__(5454).fetch)
 __webpack_unused_export__ = async function fetch (init, options = undefined) {
   try {
     return await fetchImpl(init, options)
@@ -403,39 +403,39 @@ __webpack_unused_export__ = async function fetch (init, options = undefined) {
     throw err
   }
 }
-/* unused reexport */ __nccwpck_require__(7671).Headers
-/* unused reexport */ __nccwpck_require__(4422).Response
-/* unused reexport */ __nccwpck_require__(2660).Request
-/* unused reexport */ __nccwpck_require__(5131).FormData
+/* unused reexport */ __nccwpck_require__(4804).Headers
+/* unused reexport */ __nccwpck_require__(8603).Response
+/* unused reexport */ __nccwpck_require__(9615).Request
+/* unused reexport */ __nccwpck_require__(4950).FormData
 __webpack_unused_export__ = globalThis.File ?? (__nccwpck_require__(4573).File)
-/* unused reexport */ __nccwpck_require__(6774).FileReader
+/* unused reexport */ __nccwpck_require__(8099).FileReader
 
-const { setGlobalOrigin, getGlobalOrigin } = __nccwpck_require__(1566)
+const { setGlobalOrigin, getGlobalOrigin } = __nccwpck_require__(4003)
 
 __webpack_unused_export__ = setGlobalOrigin
 __webpack_unused_export__ = getGlobalOrigin
 
-const { CacheStorage } = __nccwpck_require__(696)
-const { kConstruct } = __nccwpck_require__(4530)
+const { CacheStorage } = __nccwpck_require__(3181)
+const { kConstruct } = __nccwpck_require__(6381)
 
 // Cache & CacheStorage are tightly coupled with fetch. Even if it may run
 // in an older version of Node, it doesn't have any use without fetch.
 __webpack_unused_export__ = new CacheStorage(kConstruct)
 
-const { deleteCookie, getCookies, getSetCookies, setCookie } = __nccwpck_require__(7290)
+const { deleteCookie, getCookies, getSetCookies, setCookie } = __nccwpck_require__(3061)
 
 __webpack_unused_export__ = deleteCookie
 __webpack_unused_export__ = getCookies
 __webpack_unused_export__ = getSetCookies
 __webpack_unused_export__ = setCookie
 
-const { parseMIMEType, serializeAMimeType } = __nccwpck_require__(4889)
+const { parseMIMEType, serializeAMimeType } = __nccwpck_require__(9372)
 
 __webpack_unused_export__ = parseMIMEType
 __webpack_unused_export__ = serializeAMimeType
 
-const { CloseEvent, ErrorEvent, MessageEvent } = __nccwpck_require__(9729)
-/* unused reexport */ __nccwpck_require__(1765).WebSocket
+const { CloseEvent, ErrorEvent, MessageEvent } = __nccwpck_require__(7140)
+/* unused reexport */ __nccwpck_require__(1758).WebSocket
 __webpack_unused_export__ = CloseEvent
 __webpack_unused_export__ = ErrorEvent
 __webpack_unused_export__ = MessageEvent
@@ -451,18 +451,18 @@ __webpack_unused_export__ = MockPool
 __webpack_unused_export__ = MockAgent
 __webpack_unused_export__ = mockErrors
 
-const { EventSource } = __nccwpck_require__(5637)
+const { EventSource } = __nccwpck_require__(5974)
 
 __webpack_unused_export__ = EventSource
 
 
 /***/ }),
 
-/***/ 5515:
+/***/ 5054:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
-const { addAbortListener } = __nccwpck_require__(4959)
-const { RequestAbortedError } = __nccwpck_require__(2600)
+const { addAbortListener } = __nccwpck_require__(3152)
+const { RequestAbortedError } = __nccwpck_require__(1779)
 
 const kListener = Symbol('kListener')
 const kSignal = Symbol('kSignal')
@@ -522,16 +522,16 @@ module.exports = {
 
 /***/ }),
 
-/***/ 9303:
+/***/ 2148:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
 
 const assert = __nccwpck_require__(4589)
 const { AsyncResource } = __nccwpck_require__(6698)
-const { InvalidArgumentError, SocketError } = __nccwpck_require__(2600)
-const util = __nccwpck_require__(4959)
-const { addSignal, removeSignal } = __nccwpck_require__(5515)
+const { InvalidArgumentError, SocketError } = __nccwpck_require__(1779)
+const util = __nccwpck_require__(3152)
+const { addSignal, removeSignal } = __nccwpck_require__(5054)
 
 class ConnectHandler extends AsyncResource {
   constructor (opts, callback) {
@@ -637,7 +637,7 @@ module.exports = connect
 
 /***/ }),
 
-/***/ 9355:
+/***/ 8126:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
@@ -651,10 +651,10 @@ const {
   InvalidArgumentError,
   InvalidReturnValueError,
   RequestAbortedError
-} = __nccwpck_require__(2600)
-const util = __nccwpck_require__(4959)
+} = __nccwpck_require__(1779)
+const util = __nccwpck_require__(3152)
 const { AsyncResource } = __nccwpck_require__(6698)
-const { addSignal, removeSignal } = __nccwpck_require__(5515)
+const { addSignal, removeSignal } = __nccwpck_require__(5054)
 const assert = __nccwpck_require__(4589)
 
 const kResume = Symbol('resume')
@@ -895,16 +895,16 @@ module.exports = pipeline
 
 /***/ }),
 
-/***/ 6636:
+/***/ 7259:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
 
 const assert = __nccwpck_require__(4589)
-const { Readable } = __nccwpck_require__(2346)
-const { InvalidArgumentError, RequestAbortedError } = __nccwpck_require__(2600)
-const util = __nccwpck_require__(4959)
-const { getResolveErrorBodyCallback } = __nccwpck_require__(9206)
+const { Readable } = __nccwpck_require__(9831)
+const { InvalidArgumentError, RequestAbortedError } = __nccwpck_require__(1779)
+const util = __nccwpck_require__(3152)
+const { getResolveErrorBodyCallback } = __nccwpck_require__(4215)
 const { AsyncResource } = __nccwpck_require__(6698)
 
 class RequestHandler extends AsyncResource {
@@ -1116,18 +1116,18 @@ module.exports.RequestHandler = RequestHandler
 
 /***/ }),
 
-/***/ 7261:
+/***/ 5784:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
 
 const assert = __nccwpck_require__(4589)
 const { finished, PassThrough } = __nccwpck_require__(7075)
-const { InvalidArgumentError, InvalidReturnValueError } = __nccwpck_require__(2600)
-const util = __nccwpck_require__(4959)
-const { getResolveErrorBodyCallback } = __nccwpck_require__(9206)
+const { InvalidArgumentError, InvalidReturnValueError } = __nccwpck_require__(1779)
+const util = __nccwpck_require__(3152)
+const { getResolveErrorBodyCallback } = __nccwpck_require__(4215)
 const { AsyncResource } = __nccwpck_require__(6698)
-const { addSignal, removeSignal } = __nccwpck_require__(5515)
+const { addSignal, removeSignal } = __nccwpck_require__(5054)
 
 class StreamHandler extends AsyncResource {
   constructor (opts, factory, callback) {
@@ -1343,15 +1343,15 @@ module.exports = stream
 
 /***/ }),
 
-/***/ 3021:
+/***/ 5626:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
 
-const { InvalidArgumentError, SocketError } = __nccwpck_require__(2600)
+const { InvalidArgumentError, SocketError } = __nccwpck_require__(1779)
 const { AsyncResource } = __nccwpck_require__(6698)
-const util = __nccwpck_require__(4959)
-const { addSignal, removeSignal } = __nccwpck_require__(5515)
+const util = __nccwpck_require__(3152)
+const { addSignal, removeSignal } = __nccwpck_require__(5054)
 const assert = __nccwpck_require__(4589)
 
 class UpgradeHandler extends AsyncResource {
@@ -1458,21 +1458,21 @@ module.exports = upgrade
 
 /***/ }),
 
-/***/ 1780:
+/***/ 3271:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
 
-module.exports.request = __nccwpck_require__(6636)
-module.exports.stream = __nccwpck_require__(7261)
-module.exports.pipeline = __nccwpck_require__(9355)
-module.exports.upgrade = __nccwpck_require__(3021)
-module.exports.connect = __nccwpck_require__(9303)
+module.exports.request = __nccwpck_require__(7259)
+module.exports.stream = __nccwpck_require__(5784)
+module.exports.pipeline = __nccwpck_require__(8126)
+module.exports.upgrade = __nccwpck_require__(5626)
+module.exports.connect = __nccwpck_require__(2148)
 
 
 /***/ }),
 
-/***/ 2346:
+/***/ 9831:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 // Ported from https://github.com/nodejs/undici/pull/907
@@ -1481,9 +1481,9 @@ module.exports.connect = __nccwpck_require__(9303)
 
 const assert = __nccwpck_require__(4589)
 const { Readable } = __nccwpck_require__(7075)
-const { RequestAbortedError, NotSupportedError, InvalidArgumentError, AbortError } = __nccwpck_require__(2600)
-const util = __nccwpck_require__(4959)
-const { ReadableStreamFrom } = __nccwpck_require__(4959)
+const { RequestAbortedError, NotSupportedError, InvalidArgumentError, AbortError } = __nccwpck_require__(1779)
+const util = __nccwpck_require__(3152)
+const { ReadableStreamFrom } = __nccwpck_require__(3152)
 
 const kConsume = Symbol('kConsume')
 const kReading = Symbol('kReading')
@@ -1864,15 +1864,15 @@ module.exports = { Readable: BodyReadable, chunksDecode }
 
 /***/ }),
 
-/***/ 9206:
+/***/ 4215:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 const assert = __nccwpck_require__(4589)
 const {
   ResponseStatusCodeError
-} = __nccwpck_require__(2600)
+} = __nccwpck_require__(1779)
 
-const { chunksDecode } = __nccwpck_require__(2346)
+const { chunksDecode } = __nccwpck_require__(9831)
 const CHUNK_LIMIT = 128 * 1024
 
 async function getResolveErrorBodyCallback ({ callback, body, contentType, statusCode, statusMessage, headers }) {
@@ -1964,16 +1964,16 @@ module.exports = {
 
 /***/ }),
 
-/***/ 8269:
+/***/ 5392:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
 
 const net = __nccwpck_require__(7030)
 const assert = __nccwpck_require__(4589)
-const util = __nccwpck_require__(4959)
-const { InvalidArgumentError, ConnectTimeoutError } = __nccwpck_require__(2600)
-const timers = __nccwpck_require__(7272)
+const util = __nccwpck_require__(3152)
+const { InvalidArgumentError, ConnectTimeoutError } = __nccwpck_require__(1779)
+const timers = __nccwpck_require__(3355)
 
 function noop () {}
 
@@ -2211,7 +2211,7 @@ module.exports = buildConnector
 
 /***/ }),
 
-/***/ 3682:
+/***/ 9311:
 /***/ ((module) => {
 
 
@@ -2336,7 +2336,7 @@ module.exports = {
 
 /***/ }),
 
-/***/ 6023:
+/***/ 4590:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
@@ -2545,7 +2545,7 @@ module.exports = {
 
 /***/ }),
 
-/***/ 2600:
+/***/ 1779:
 /***/ ((module) => {
 
 
@@ -2977,7 +2977,7 @@ module.exports = {
 
 /***/ }),
 
-/***/ 7782:
+/***/ 8719:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
@@ -2985,7 +2985,7 @@ module.exports = {
 const {
   InvalidArgumentError,
   NotSupportedError
-} = __nccwpck_require__(2600)
+} = __nccwpck_require__(1779)
 const assert = __nccwpck_require__(4589)
 const {
   isValidHTTPToken,
@@ -3000,9 +3000,9 @@ const {
   validateHandler,
   getServerName,
   normalizedMethodRecords
-} = __nccwpck_require__(4959)
-const { channels } = __nccwpck_require__(6023)
-const { headerNameLowerCasedRecord } = __nccwpck_require__(3682)
+} = __nccwpck_require__(3152)
+const { channels } = __nccwpck_require__(4590)
+const { headerNameLowerCasedRecord } = __nccwpck_require__(9311)
 
 // Verifies that a given path is valid does not contain control chars \x00 to \x20
 const invalidPathRegex = /[^\u0021-\u00ff]/
@@ -3466,7 +3466,7 @@ module.exports = Request
 
 /***/ }),
 
-/***/ 7778:
+/***/ 8731:
 /***/ ((module) => {
 
 module.exports = {
@@ -3540,7 +3540,7 @@ module.exports = {
 
 /***/ }),
 
-/***/ 579:
+/***/ 9992:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
@@ -3548,7 +3548,7 @@ module.exports = {
 const {
   wellknownHeaderNames,
   headerNameLowerCasedRecord
-} = __nccwpck_require__(3682)
+} = __nccwpck_require__(9311)
 
 class TstNode {
   /** @type {any} */
@@ -3699,13 +3699,13 @@ module.exports = {
 
 /***/ }),
 
-/***/ 4959:
+/***/ 3152:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
 
 const assert = __nccwpck_require__(4589)
-const { kDestroyed, kBodyUsed, kListeners, kBody } = __nccwpck_require__(7778)
+const { kDestroyed, kBodyUsed, kListeners, kBody } = __nccwpck_require__(8731)
 const { IncomingMessage } = __nccwpck_require__(7067)
 const stream = __nccwpck_require__(7075)
 const net = __nccwpck_require__(7030)
@@ -3713,9 +3713,9 @@ const { Blob } = __nccwpck_require__(4573)
 const nodeUtil = __nccwpck_require__(7975)
 const { stringify } = __nccwpck_require__(1792)
 const { EventEmitter: EE } = __nccwpck_require__(8474)
-const { InvalidArgumentError } = __nccwpck_require__(2600)
-const { headerNameLowerCasedRecord } = __nccwpck_require__(3682)
-const { tree } = __nccwpck_require__(579)
+const { InvalidArgumentError } = __nccwpck_require__(1779)
+const { headerNameLowerCasedRecord } = __nccwpck_require__(9311)
+const { tree } = __nccwpck_require__(9992)
 
 const [nodeMajor, nodeMinor] = process.versions.node.split('.').map(v => Number(v))
 
@@ -4425,18 +4425,18 @@ module.exports = {
 
 /***/ }),
 
-/***/ 7340:
+/***/ 2829:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
 
-const { InvalidArgumentError } = __nccwpck_require__(2600)
-const { kClients, kRunning, kClose, kDestroy, kDispatch, kInterceptors } = __nccwpck_require__(7778)
-const DispatcherBase = __nccwpck_require__(3404)
-const Pool = __nccwpck_require__(9895)
-const Client = __nccwpck_require__(8170)
-const util = __nccwpck_require__(4959)
-const createRedirectInterceptor = __nccwpck_require__(2593)
+const { InvalidArgumentError } = __nccwpck_require__(1779)
+const { kClients, kRunning, kClose, kDestroy, kDispatch, kInterceptors } = __nccwpck_require__(8731)
+const DispatcherBase = __nccwpck_require__(3457)
+const Pool = __nccwpck_require__(7588)
+const Client = __nccwpck_require__(389)
+const util = __nccwpck_require__(3152)
+const createRedirectInterceptor = __nccwpck_require__(7684)
 
 const kOnConnect = Symbol('onConnect')
 const kOnDisconnect = Symbol('onDisconnect')
@@ -4565,7 +4565,7 @@ module.exports = Agent
 
 /***/ }),
 
-/***/ 2668:
+/***/ 9461:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
@@ -4573,7 +4573,7 @@ module.exports = Agent
 const {
   BalancedPoolMissingUpstreamError,
   InvalidArgumentError
-} = __nccwpck_require__(2600)
+} = __nccwpck_require__(1779)
 const {
   PoolBase,
   kClients,
@@ -4581,10 +4581,10 @@ const {
   kAddClient,
   kRemoveClient,
   kGetDispatcher
-} = __nccwpck_require__(9181)
-const Pool = __nccwpck_require__(9895)
-const { kUrl, kInterceptors } = __nccwpck_require__(7778)
-const { parseOrigin } = __nccwpck_require__(4959)
+} = __nccwpck_require__(1664)
+const Pool = __nccwpck_require__(7588)
+const { kUrl, kInterceptors } = __nccwpck_require__(8731)
+const { parseOrigin } = __nccwpck_require__(3152)
 const kFactory = Symbol('factory')
 
 const kOptions = Symbol('options')
@@ -4781,7 +4781,7 @@ module.exports = BalancedPool
 
 /***/ }),
 
-/***/ 1212:
+/***/ 205:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
@@ -4789,9 +4789,9 @@ module.exports = BalancedPool
 /* global WebAssembly */
 
 const assert = __nccwpck_require__(4589)
-const util = __nccwpck_require__(4959)
-const { channels } = __nccwpck_require__(6023)
-const timers = __nccwpck_require__(7272)
+const util = __nccwpck_require__(3152)
+const { channels } = __nccwpck_require__(4590)
+const timers = __nccwpck_require__(3355)
 const {
   RequestContentLengthMismatchError,
   ResponseContentLengthMismatchError,
@@ -4804,7 +4804,7 @@ const {
   BodyTimeoutError,
   HTTPParserError,
   ResponseExceededMaxSizeError
-} = __nccwpck_require__(2600)
+} = __nccwpck_require__(1779)
 const {
   kUrl,
   kReset,
@@ -4837,9 +4837,9 @@ const {
   kOnError,
   kResume,
   kHTTPContext
-} = __nccwpck_require__(7778)
+} = __nccwpck_require__(8731)
 
-const constants = __nccwpck_require__(5137)
+const constants = __nccwpck_require__(5144)
 const EMPTY_BUF = Buffer.alloc(0)
 const FastBuffer = Buffer[Symbol.species]
 const addListener = util.addListener
@@ -4851,11 +4851,11 @@ const kSocketUsed = Symbol('kSocketUsed')
 let extractBody
 
 async function lazyllhttp () {
-  const llhttpWasmData = process.env.JEST_WORKER_ID ? __nccwpck_require__(9456) : undefined
+  const llhttpWasmData = process.env.JEST_WORKER_ID ? __nccwpck_require__(7054) : undefined
 
   let mod
   try {
-    mod = await WebAssembly.compile(__nccwpck_require__(7017))
+    mod = await WebAssembly.compile(__nccwpck_require__(1306))
   } catch (e) {
     /* istanbul ignore next */
 
@@ -4863,7 +4863,7 @@ async function lazyllhttp () {
     // being enabled, but the occurring of this other error
     // * https://github.com/emscripten-core/emscripten/issues/11495
     // got me to remove that check to avoid breaking Node 12.
-    mod = await WebAssembly.compile(llhttpWasmData || __nccwpck_require__(9456))
+    mod = await WebAssembly.compile(llhttpWasmData || __nccwpck_require__(7054))
   }
 
   return await WebAssembly.instantiate(mod, {
@@ -5778,7 +5778,7 @@ function writeH1 (client, request) {
 
   if (util.isFormDataLike(body)) {
     if (!extractBody) {
-      extractBody = (__nccwpck_require__(6257).extractBody)
+      extractBody = (__nccwpck_require__(6588).extractBody)
     }
 
     const [bodyStream, contentType] = extractBody(body)
@@ -6301,7 +6301,7 @@ module.exports = connectH1
 
 /***/ }),
 
-/***/ 949:
+/***/ 8788:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
@@ -6309,13 +6309,13 @@ module.exports = connectH1
 const assert = __nccwpck_require__(4589)
 const { errorMonitor } = __nccwpck_require__(8474)
 const { pipeline } = __nccwpck_require__(7075)
-const util = __nccwpck_require__(4959)
+const util = __nccwpck_require__(3152)
 const {
   RequestContentLengthMismatchError,
   RequestAbortedError,
   SocketError,
   InformationalError
-} = __nccwpck_require__(2600)
+} = __nccwpck_require__(1779)
 const {
   kUrl,
   kReset,
@@ -6334,7 +6334,7 @@ const {
   kResume,
   kSize,
   kHTTPContext
-} = __nccwpck_require__(7778)
+} = __nccwpck_require__(8731)
 
 const kOpenStreams = Symbol('open streams')
 
@@ -6740,7 +6740,7 @@ function writeH2 (client, request) {
   let contentLength = util.bodyLength(body)
 
   if (util.isFormDataLike(body)) {
-    extractBody ??= (__nccwpck_require__(6257).extractBody)
+    extractBody ??= (__nccwpck_require__(6588).extractBody)
 
     const [bodyStream, contentType] = extractBody(body)
     headers['content-type'] = contentType
@@ -7100,7 +7100,7 @@ module.exports = connectH2
 
 /***/ }),
 
-/***/ 8170:
+/***/ 389:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 // @ts-check
@@ -7110,16 +7110,16 @@ module.exports = connectH2
 const assert = __nccwpck_require__(4589)
 const net = __nccwpck_require__(7030)
 const http = __nccwpck_require__(7067)
-const util = __nccwpck_require__(4959)
-const { channels } = __nccwpck_require__(6023)
-const Request = __nccwpck_require__(7782)
-const DispatcherBase = __nccwpck_require__(3404)
+const util = __nccwpck_require__(3152)
+const { channels } = __nccwpck_require__(4590)
+const Request = __nccwpck_require__(8719)
+const DispatcherBase = __nccwpck_require__(3457)
 const {
   InvalidArgumentError,
   InformationalError,
   ClientDestroyedError
-} = __nccwpck_require__(2600)
-const buildConnector = __nccwpck_require__(8269)
+} = __nccwpck_require__(1779)
+const buildConnector = __nccwpck_require__(5392)
 const {
   kUrl,
   kServerName,
@@ -7161,9 +7161,9 @@ const {
   kHTTPContext,
   kMaxConcurrentStreams,
   kResume
-} = __nccwpck_require__(7778)
-const connectH1 = __nccwpck_require__(1212)
-const connectH2 = __nccwpck_require__(949)
+} = __nccwpck_require__(8731)
+const connectH1 = __nccwpck_require__(205)
+const connectH2 = __nccwpck_require__(8788)
 let deprecatedInterceptorWarned = false
 
 const kClosedResolve = Symbol('kClosedResolve')
@@ -7471,7 +7471,7 @@ class Client extends DispatcherBase {
   }
 }
 
-const createRedirectInterceptor = __nccwpck_require__(2593)
+const createRedirectInterceptor = __nccwpck_require__(7684)
 
 function onError (client, err) {
   if (
@@ -7731,19 +7731,19 @@ module.exports = Client
 
 /***/ }),
 
-/***/ 3404:
+/***/ 3457:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
 
 const buffer = __nccwpck_require__(4573)
-const Dispatcher = __nccwpck_require__(5560)
+const Dispatcher = __nccwpck_require__(9779)
 const {
   ClientDestroyedError,
   ClientClosedError,
   InvalidArgumentError
-} = __nccwpck_require__(2600)
-const { kDestroy, kClose, kClosed, kDestroyed, kDispatch, kInterceptors } = __nccwpck_require__(7778)
+} = __nccwpck_require__(1779)
+const { kDestroy, kClose, kClosed, kDestroyed, kDispatch, kInterceptors } = __nccwpck_require__(8731)
 
 const kOnDestroyed = Symbol('onDestroyed')
 const kOnClosed = Symbol('onClosed')
@@ -7946,7 +7946,7 @@ module.exports = DispatcherBase
 
 /***/ }),
 
-/***/ 5560:
+/***/ 9779:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
@@ -8018,15 +8018,15 @@ module.exports = Dispatcher
 
 /***/ }),
 
-/***/ 7774:
+/***/ 1761:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
 
-const DispatcherBase = __nccwpck_require__(3404)
-const { kClose, kDestroy, kClosed, kDestroyed, kDispatch, kNoProxyAgent, kHttpProxyAgent, kHttpsProxyAgent } = __nccwpck_require__(7778)
-const ProxyAgent = __nccwpck_require__(6989)
-const Agent = __nccwpck_require__(7340)
+const DispatcherBase = __nccwpck_require__(3457)
+const { kClose, kDestroy, kClosed, kDestroyed, kDispatch, kNoProxyAgent, kHttpProxyAgent, kHttpsProxyAgent } = __nccwpck_require__(8731)
+const ProxyAgent = __nccwpck_require__(6080)
+const Agent = __nccwpck_require__(2829)
 
 const DEFAULT_PORTS = {
   'http:': 80,
@@ -8185,7 +8185,7 @@ module.exports = EnvHttpProxyAgent
 
 /***/ }),
 
-/***/ 6813:
+/***/ 5860:
 /***/ ((module) => {
 
 /* eslint-disable */
@@ -8309,15 +8309,15 @@ module.exports = class FixedQueue {
 
 /***/ }),
 
-/***/ 9181:
+/***/ 1664:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
 
-const DispatcherBase = __nccwpck_require__(3404)
-const FixedQueue = __nccwpck_require__(6813)
-const { kConnected, kSize, kRunning, kPending, kQueued, kBusy, kFree, kUrl, kClose, kDestroy, kDispatch } = __nccwpck_require__(7778)
-const PoolStats = __nccwpck_require__(6493)
+const DispatcherBase = __nccwpck_require__(3457)
+const FixedQueue = __nccwpck_require__(5860)
+const { kConnected, kSize, kRunning, kPending, kQueued, kBusy, kFree, kUrl, kClose, kDestroy, kDispatch } = __nccwpck_require__(8731)
+const PoolStats = __nccwpck_require__(2078)
 
 const kClients = Symbol('clients')
 const kNeedDrain = Symbol('needDrain')
@@ -8510,10 +8510,10 @@ module.exports = {
 
 /***/ }),
 
-/***/ 6493:
+/***/ 2078:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
-const { kFree, kConnected, kPending, kQueued, kRunning, kSize } = __nccwpck_require__(7778)
+const { kFree, kConnected, kPending, kQueued, kRunning, kSize } = __nccwpck_require__(8731)
 const kPool = Symbol('pool')
 
 class PoolStats {
@@ -8551,7 +8551,7 @@ module.exports = PoolStats
 
 /***/ }),
 
-/***/ 9895:
+/***/ 7588:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
@@ -8562,14 +8562,14 @@ const {
   kNeedDrain,
   kAddClient,
   kGetDispatcher
-} = __nccwpck_require__(9181)
-const Client = __nccwpck_require__(8170)
+} = __nccwpck_require__(1664)
+const Client = __nccwpck_require__(389)
 const {
   InvalidArgumentError
-} = __nccwpck_require__(2600)
-const util = __nccwpck_require__(4959)
-const { kUrl, kInterceptors } = __nccwpck_require__(7778)
-const buildConnector = __nccwpck_require__(8269)
+} = __nccwpck_require__(1779)
+const util = __nccwpck_require__(3152)
+const { kUrl, kInterceptors } = __nccwpck_require__(8731)
+const buildConnector = __nccwpck_require__(5392)
 
 const kOptions = Symbol('options')
 const kConnections = Symbol('connections')
@@ -8665,19 +8665,19 @@ module.exports = Pool
 
 /***/ }),
 
-/***/ 6989:
+/***/ 6080:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
 
-const { kProxy, kClose, kDestroy, kDispatch, kInterceptors } = __nccwpck_require__(7778)
+const { kProxy, kClose, kDestroy, kDispatch, kInterceptors } = __nccwpck_require__(8731)
 const { URL } = __nccwpck_require__(3136)
-const Agent = __nccwpck_require__(7340)
-const Pool = __nccwpck_require__(9895)
-const DispatcherBase = __nccwpck_require__(3404)
-const { InvalidArgumentError, RequestAbortedError, SecureProxyConnectionError } = __nccwpck_require__(2600)
-const buildConnector = __nccwpck_require__(8269)
-const Client = __nccwpck_require__(8170)
+const Agent = __nccwpck_require__(2829)
+const Pool = __nccwpck_require__(7588)
+const DispatcherBase = __nccwpck_require__(3457)
+const { InvalidArgumentError, RequestAbortedError, SecureProxyConnectionError } = __nccwpck_require__(1779)
+const buildConnector = __nccwpck_require__(5392)
+const Client = __nccwpck_require__(389)
 
 const kAgent = Symbol('proxy agent')
 const kClient = Symbol('proxy client')
@@ -8946,13 +8946,13 @@ module.exports = ProxyAgent
 
 /***/ }),
 
-/***/ 6643:
+/***/ 882:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
 
-const Dispatcher = __nccwpck_require__(5560)
-const RetryHandler = __nccwpck_require__(7431)
+const Dispatcher = __nccwpck_require__(9779)
+const RetryHandler = __nccwpck_require__(1032)
 
 class RetryAgent extends Dispatcher {
   #agent = null
@@ -8988,7 +8988,7 @@ module.exports = RetryAgent
 
 /***/ }),
 
-/***/ 5824:
+/***/ 5061:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
@@ -8996,8 +8996,8 @@ module.exports = RetryAgent
 // We include a version number for the Dispatcher API. In case of breaking changes,
 // this version number must be increased to avoid conflicts.
 const globalDispatcher = Symbol.for('undici.globalDispatcher.1')
-const { InvalidArgumentError } = __nccwpck_require__(2600)
-const Agent = __nccwpck_require__(7340)
+const { InvalidArgumentError } = __nccwpck_require__(1779)
+const Agent = __nccwpck_require__(2829)
 
 if (getGlobalDispatcher() === undefined) {
   setGlobalDispatcher(new Agent())
@@ -9027,7 +9027,7 @@ module.exports = {
 
 /***/ }),
 
-/***/ 7628:
+/***/ 4507:
 /***/ ((module) => {
 
 
@@ -9078,15 +9078,15 @@ module.exports = class DecoratorHandler {
 
 /***/ }),
 
-/***/ 1559:
+/***/ 7602:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
 
-const util = __nccwpck_require__(4959)
-const { kBodyUsed } = __nccwpck_require__(7778)
+const util = __nccwpck_require__(3152)
+const { kBodyUsed } = __nccwpck_require__(8731)
 const assert = __nccwpck_require__(4589)
-const { InvalidArgumentError } = __nccwpck_require__(2600)
+const { InvalidArgumentError } = __nccwpck_require__(1779)
 const EE = __nccwpck_require__(8474)
 
 const redirectableStatusCodes = [300, 301, 302, 303, 307, 308]
@@ -9317,20 +9317,20 @@ module.exports = RedirectHandler
 
 /***/ }),
 
-/***/ 7431:
+/***/ 1032:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
 const assert = __nccwpck_require__(4589)
 
-const { kRetryHandlerDefaultRetry } = __nccwpck_require__(7778)
-const { RequestRetryError } = __nccwpck_require__(2600)
+const { kRetryHandlerDefaultRetry } = __nccwpck_require__(8731)
+const { RequestRetryError } = __nccwpck_require__(1779)
 const {
   isDisturbed,
   parseHeaders,
   parseRangeHeader,
   wrapRequestBody
-} = __nccwpck_require__(4959)
+} = __nccwpck_require__(3152)
 
 function calculateRetryAfterHeader (retryAfter) {
   const current = Date.now()
@@ -9761,14 +9761,14 @@ module.exports = RetryHandler
 
 /***/ }),
 
-/***/ 60:
+/***/ 7819:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
 const { isIP } = __nccwpck_require__(7030)
 const { lookup } = __nccwpck_require__(610)
-const DecoratorHandler = __nccwpck_require__(7628)
-const { InvalidArgumentError, InformationalError } = __nccwpck_require__(2600)
+const DecoratorHandler = __nccwpck_require__(4507)
+const { InvalidArgumentError, InformationalError } = __nccwpck_require__(1779)
 const maxInt = Math.pow(2, 31) - 1
 
 class DNSInstance {
@@ -10143,14 +10143,14 @@ module.exports = interceptorOpts => {
 
 /***/ }),
 
-/***/ 545:
+/***/ 396:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
 
-const util = __nccwpck_require__(4959)
-const { InvalidArgumentError, RequestAbortedError } = __nccwpck_require__(2600)
-const DecoratorHandler = __nccwpck_require__(7628)
+const util = __nccwpck_require__(3152)
+const { InvalidArgumentError, RequestAbortedError } = __nccwpck_require__(1779)
+const DecoratorHandler = __nccwpck_require__(4507)
 
 class DumpHandler extends DecoratorHandler {
   #maxSize = 1024 * 1024
@@ -10273,12 +10273,12 @@ module.exports = createDumpInterceptor
 
 /***/ }),
 
-/***/ 2593:
+/***/ 7684:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
 
-const RedirectHandler = __nccwpck_require__(1559)
+const RedirectHandler = __nccwpck_require__(7602)
 
 function createRedirectInterceptor ({ maxRedirections: defaultMaxRedirections }) {
   return (dispatch) => {
@@ -10301,11 +10301,11 @@ module.exports = createRedirectInterceptor
 
 /***/ }),
 
-/***/ 8879:
+/***/ 6474:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
-const RedirectHandler = __nccwpck_require__(1559)
+const RedirectHandler = __nccwpck_require__(7602)
 
 module.exports = opts => {
   const globalMaxRedirections = opts?.maxRedirections
@@ -10332,11 +10332,11 @@ module.exports = opts => {
 
 /***/ }),
 
-/***/ 6165:
+/***/ 698:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
-const RetryHandler = __nccwpck_require__(7431)
+const RetryHandler = __nccwpck_require__(1032)
 
 module.exports = globalOpts => {
   return dispatch => {
@@ -10358,13 +10358,13 @@ module.exports = globalOpts => {
 
 /***/ }),
 
-/***/ 5137:
+/***/ 5144:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 Object.defineProperty(exports, "__esModule", ({ value: true }));
 exports.SPECIAL_HEADERS = exports.HEADER_STATE = exports.MINOR = exports.MAJOR = exports.CONNECTION_TOKEN_CHARS = exports.HEADER_CHARS = exports.TOKEN = exports.STRICT_TOKEN = exports.HEX = exports.URL_CHAR = exports.STRICT_URL_CHAR = exports.USERINFO_CHARS = exports.MARK = exports.ALPHANUM = exports.NUM = exports.HEX_MAP = exports.NUM_MAP = exports.ALPHA = exports.FINISH = exports.H_METHOD_MAP = exports.METHOD_MAP = exports.METHODS_RTSP = exports.METHODS_ICE = exports.METHODS_HTTP = exports.METHODS = exports.LENIENT_FLAGS = exports.FLAGS = exports.TYPE = exports.ERROR = void 0;
-const utils_1 = __nccwpck_require__(4581);
+const utils_1 = __nccwpck_require__(4236);
 // C headers
 var ERROR;
 (function (ERROR) {
@@ -10642,7 +10642,7 @@ exports.SPECIAL_HEADERS = {
 
 /***/ }),
 
-/***/ 9456:
+/***/ 7054:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
@@ -10654,7 +10654,7 @@ module.exports = Buffer.from('AGFzbQEAAAABJwdgAX8Bf2ADf39/AX9gAX8AYAJ/fwBgBH9/f3
 
 /***/ }),
 
-/***/ 7017:
+/***/ 1306:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
@@ -10666,7 +10666,7 @@ module.exports = Buffer.from('AGFzbQEAAAABJwdgAX8Bf2ADf39/AX9gAX8AYAJ/fwBgBH9/f3
 
 /***/ }),
 
-/***/ 4581:
+/***/ 4236:
 /***/ ((__unused_webpack_module, exports) => {
 
 
@@ -10687,13 +10687,13 @@ exports.enumToMap = enumToMap;
 
 /***/ }),
 
-/***/ 166:
+/***/ 6365:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
 
-const { kClients } = __nccwpck_require__(7778)
-const Agent = __nccwpck_require__(7340)
+const { kClients } = __nccwpck_require__(8731)
+const Agent = __nccwpck_require__(2829)
 const {
   kAgent,
   kMockAgentSet,
@@ -10704,14 +10704,14 @@ const {
   kGetNetConnect,
   kOptions,
   kFactory
-} = __nccwpck_require__(5794)
-const MockClient = __nccwpck_require__(8840)
-const MockPool = __nccwpck_require__(6677)
-const { matchValue, buildMockOptions } = __nccwpck_require__(5786)
-const { InvalidArgumentError, UndiciError } = __nccwpck_require__(2600)
-const Dispatcher = __nccwpck_require__(5560)
-const Pluralizer = __nccwpck_require__(4398)
-const PendingInterceptorsFormatter = __nccwpck_require__(7405)
+} = __nccwpck_require__(1277)
+const MockClient = __nccwpck_require__(9365)
+const MockPool = __nccwpck_require__(4692)
+const { matchValue, buildMockOptions } = __nccwpck_require__(8485)
+const { InvalidArgumentError, UndiciError } = __nccwpck_require__(1779)
+const Dispatcher = __nccwpck_require__(9779)
+const Pluralizer = __nccwpck_require__(4777)
+const PendingInterceptorsFormatter = __nccwpck_require__(9742)
 
 class MockAgent extends Dispatcher {
   constructor (opts) {
@@ -10854,14 +10854,14 @@ module.exports = MockAgent
 
 /***/ }),
 
-/***/ 8840:
+/***/ 9365:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
 
 const { promisify } = __nccwpck_require__(7975)
-const Client = __nccwpck_require__(8170)
-const { buildMockDispatch } = __nccwpck_require__(5786)
+const Client = __nccwpck_require__(389)
+const { buildMockDispatch } = __nccwpck_require__(8485)
 const {
   kDispatches,
   kMockAgent,
@@ -10870,10 +10870,10 @@ const {
   kOrigin,
   kOriginalDispatch,
   kConnected
-} = __nccwpck_require__(5794)
-const { MockInterceptor } = __nccwpck_require__(5668)
-const Symbols = __nccwpck_require__(7778)
-const { InvalidArgumentError } = __nccwpck_require__(2600)
+} = __nccwpck_require__(1277)
+const { MockInterceptor } = __nccwpck_require__(7543)
+const Symbols = __nccwpck_require__(8731)
+const { InvalidArgumentError } = __nccwpck_require__(1779)
 
 /**
  * MockClient provides an API that extends the Client to influence the mockDispatches.
@@ -10920,12 +10920,12 @@ module.exports = MockClient
 
 /***/ }),
 
-/***/ 1496:
+/***/ 4893:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
 
-const { UndiciError } = __nccwpck_require__(2600)
+const { UndiciError } = __nccwpck_require__(1779)
 
 const kMockNotMatchedError = Symbol.for('undici.error.UND_MOCK_ERR_MOCK_NOT_MATCHED')
 
@@ -10955,12 +10955,12 @@ module.exports = {
 
 /***/ }),
 
-/***/ 5668:
+/***/ 7543:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
 
-const { getResponseData, buildKey, addMockDispatch } = __nccwpck_require__(5786)
+const { getResponseData, buildKey, addMockDispatch } = __nccwpck_require__(8485)
 const {
   kDispatches,
   kDispatchKey,
@@ -10968,9 +10968,9 @@ const {
   kDefaultTrailers,
   kContentLength,
   kMockDispatch
-} = __nccwpck_require__(5794)
-const { InvalidArgumentError } = __nccwpck_require__(2600)
-const { buildURL } = __nccwpck_require__(4959)
+} = __nccwpck_require__(1277)
+const { InvalidArgumentError } = __nccwpck_require__(1779)
+const { buildURL } = __nccwpck_require__(3152)
 
 /**
  * Defines the scope API for an interceptor reply
@@ -11169,14 +11169,14 @@ module.exports.MockScope = MockScope
 
 /***/ }),
 
-/***/ 6677:
+/***/ 4692:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
 
 const { promisify } = __nccwpck_require__(7975)
-const Pool = __nccwpck_require__(9895)
-const { buildMockDispatch } = __nccwpck_require__(5786)
+const Pool = __nccwpck_require__(7588)
+const { buildMockDispatch } = __nccwpck_require__(8485)
 const {
   kDispatches,
   kMockAgent,
@@ -11185,10 +11185,10 @@ const {
   kOrigin,
   kOriginalDispatch,
   kConnected
-} = __nccwpck_require__(5794)
-const { MockInterceptor } = __nccwpck_require__(5668)
-const Symbols = __nccwpck_require__(7778)
-const { InvalidArgumentError } = __nccwpck_require__(2600)
+} = __nccwpck_require__(1277)
+const { MockInterceptor } = __nccwpck_require__(7543)
+const Symbols = __nccwpck_require__(8731)
+const { InvalidArgumentError } = __nccwpck_require__(1779)
 
 /**
  * MockPool provides an API that extends the Pool to influence the mockDispatches.
@@ -11235,7 +11235,7 @@ module.exports = MockPool
 
 /***/ }),
 
-/***/ 5794:
+/***/ 1277:
 /***/ ((module) => {
 
 
@@ -11265,20 +11265,20 @@ module.exports = {
 
 /***/ }),
 
-/***/ 5786:
+/***/ 8485:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
 
-const { MockNotMatchedError } = __nccwpck_require__(1496)
+const { MockNotMatchedError } = __nccwpck_require__(4893)
 const {
   kDispatches,
   kMockAgent,
   kOriginalDispatch,
   kOrigin,
   kGetNetConnect
-} = __nccwpck_require__(5794)
-const { buildURL } = __nccwpck_require__(4959)
+} = __nccwpck_require__(1277)
+const { buildURL } = __nccwpck_require__(3152)
 const { STATUS_CODES } = __nccwpck_require__(7067)
 const {
   types: {
@@ -11639,7 +11639,7 @@ module.exports = {
 
 /***/ }),
 
-/***/ 7405:
+/***/ 9742:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
@@ -11689,7 +11689,7 @@ module.exports = class PendingInterceptorsFormatter {
 
 /***/ }),
 
-/***/ 4398:
+/***/ 4777:
 /***/ ((module) => {
 
 
@@ -11725,7 +11725,7 @@ module.exports = class Pluralizer {
 
 /***/ }),
 
-/***/ 7272:
+/***/ 3355:
 /***/ ((module) => {
 
 
@@ -12155,20 +12155,20 @@ module.exports = {
 
 /***/ }),
 
-/***/ 2185:
+/***/ 6466:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
 
-const { kConstruct } = __nccwpck_require__(4530)
-const { urlEquals, getFieldValues } = __nccwpck_require__(2511)
-const { kEnumerableProperty, isDisturbed } = __nccwpck_require__(4959)
-const { webidl } = __nccwpck_require__(4956)
-const { Response, cloneResponse, fromInnerResponse } = __nccwpck_require__(4422)
-const { Request, fromInnerRequest } = __nccwpck_require__(2660)
-const { kState } = __nccwpck_require__(7896)
-const { fetching } = __nccwpck_require__(2785)
-const { urlIsHttpHttpsScheme, createDeferredPromise, readAllBytes } = __nccwpck_require__(9481)
+const { kConstruct } = __nccwpck_require__(6381)
+const { urlEquals, getFieldValues } = __nccwpck_require__(9086)
+const { kEnumerableProperty, isDisturbed } = __nccwpck_require__(3152)
+const { webidl } = __nccwpck_require__(597)
+const { Response, cloneResponse, fromInnerResponse } = __nccwpck_require__(8603)
+const { Request, fromInnerRequest } = __nccwpck_require__(9615)
+const { kState } = __nccwpck_require__(8075)
+const { fetching } = __nccwpck_require__(5454)
+const { urlIsHttpHttpsScheme, createDeferredPromise, readAllBytes } = __nccwpck_require__(7792)
 const assert = __nccwpck_require__(4589)
 
 /**
@@ -13021,15 +13021,15 @@ module.exports = {
 
 /***/ }),
 
-/***/ 696:
+/***/ 3181:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
 
-const { kConstruct } = __nccwpck_require__(4530)
-const { Cache } = __nccwpck_require__(2185)
-const { webidl } = __nccwpck_require__(4956)
-const { kEnumerableProperty } = __nccwpck_require__(4959)
+const { kConstruct } = __nccwpck_require__(6381)
+const { Cache } = __nccwpck_require__(6466)
+const { webidl } = __nccwpck_require__(597)
+const { kEnumerableProperty } = __nccwpck_require__(3152)
 
 class CacheStorage {
   /**
@@ -13180,26 +13180,26 @@ module.exports = {
 
 /***/ }),
 
-/***/ 4530:
+/***/ 6381:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
 
 module.exports = {
-  kConstruct: (__nccwpck_require__(7778).kConstruct)
+  kConstruct: (__nccwpck_require__(8731).kConstruct)
 }
 
 
 /***/ }),
 
-/***/ 2511:
+/***/ 9086:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
 
 const assert = __nccwpck_require__(4589)
-const { URLSerializer } = __nccwpck_require__(4889)
-const { isValidHeaderName } = __nccwpck_require__(9481)
+const { URLSerializer } = __nccwpck_require__(9372)
+const { isValidHeaderName } = __nccwpck_require__(7792)
 
 /**
  * @see https://url.spec.whatwg.org/#concept-url-equals
@@ -13244,7 +13244,7 @@ module.exports = {
 
 /***/ }),
 
-/***/ 5835:
+/***/ 5260:
 /***/ ((module) => {
 
 
@@ -13263,15 +13263,15 @@ module.exports = {
 
 /***/ }),
 
-/***/ 7290:
+/***/ 3061:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
 
-const { parseSetCookie } = __nccwpck_require__(617)
-const { stringify } = __nccwpck_require__(6964)
-const { webidl } = __nccwpck_require__(4956)
-const { Headers } = __nccwpck_require__(7671)
+const { parseSetCookie } = __nccwpck_require__(4986)
+const { stringify } = __nccwpck_require__(1317)
+const { webidl } = __nccwpck_require__(597)
+const { Headers } = __nccwpck_require__(4804)
 
 /**
  * @typedef {Object} Cookie
@@ -13454,14 +13454,14 @@ module.exports = {
 
 /***/ }),
 
-/***/ 617:
+/***/ 4986:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
 
-const { maxNameValuePairSize, maxAttributeValueSize } = __nccwpck_require__(5835)
-const { isCTLExcludingHtab } = __nccwpck_require__(6964)
-const { collectASequenceOfCodePointsFast } = __nccwpck_require__(4889)
+const { maxNameValuePairSize, maxAttributeValueSize } = __nccwpck_require__(5260)
+const { isCTLExcludingHtab } = __nccwpck_require__(1317)
+const { collectASequenceOfCodePointsFast } = __nccwpck_require__(9372)
 const assert = __nccwpck_require__(4589)
 
 /**
@@ -13771,7 +13771,7 @@ module.exports = {
 
 /***/ }),
 
-/***/ 6964:
+/***/ 1317:
 /***/ ((module) => {
 
 
@@ -14130,13 +14130,13 @@ module.exports = {
 
 /***/ }),
 
-/***/ 4214:
+/***/ 8399:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
 const buffer = __nccwpck_require__(4573)
 const { Transform } = __nccwpck_require__(7075)
-const { isASCIINumber, isValidLastEventId } = __nccwpck_require__(5482)
+const { isASCIINumber, isValidLastEventId } = __nccwpck_require__(9547)
 
 /**
  * @type {number[]} BOM
@@ -14711,23 +14711,23 @@ module.exports = {
 
 /***/ }),
 
-/***/ 5637:
+/***/ 5974:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
 
 const { pipeline } = __nccwpck_require__(7075)
-const { fetching } = __nccwpck_require__(2785)
-const { makeRequest } = __nccwpck_require__(2660)
-const { webidl } = __nccwpck_require__(4956)
-const { EventSourceStream } = __nccwpck_require__(4214)
-const { parseMIMEType } = __nccwpck_require__(4889)
-const { createFastMessageEvent } = __nccwpck_require__(9729)
-const { isNetworkError } = __nccwpck_require__(4422)
-const { delay } = __nccwpck_require__(5482)
-const { kEnumerableProperty } = __nccwpck_require__(4959)
-const { environmentSettingsObject } = __nccwpck_require__(9481)
-const { getGlobalDispatcher } = __nccwpck_require__(5824)
+const { fetching } = __nccwpck_require__(5454)
+const { makeRequest } = __nccwpck_require__(9615)
+const { webidl } = __nccwpck_require__(597)
+const { EventSourceStream } = __nccwpck_require__(8399)
+const { parseMIMEType } = __nccwpck_require__(9372)
+const { createFastMessageEvent } = __nccwpck_require__(7140)
+const { isNetworkError } = __nccwpck_require__(8603)
+const { delay } = __nccwpck_require__(9547)
+const { kEnumerableProperty } = __nccwpck_require__(3152)
+const { environmentSettingsObject } = __nccwpck_require__(7792)
+const { getGlobalDispatcher } = __nccwpck_require__(5061)
 
 let experimentalWarned = false
 
@@ -15201,7 +15201,7 @@ module.exports = {
 
 /***/ }),
 
-/***/ 5482:
+/***/ 9547:
 /***/ ((module) => {
 
 
@@ -15245,12 +15245,12 @@ module.exports = {
 
 /***/ }),
 
-/***/ 6257:
+/***/ 6588:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
 
-const util = __nccwpck_require__(4959)
+const util = __nccwpck_require__(3152)
 const {
   ReadableStreamFrom,
   isBlobLike,
@@ -15260,16 +15260,16 @@ const {
   fullyReadBody,
   extractMimeType,
   utf8DecodeBytes
-} = __nccwpck_require__(9481)
-const { FormData } = __nccwpck_require__(5131)
-const { kState } = __nccwpck_require__(7896)
-const { webidl } = __nccwpck_require__(4956)
+} = __nccwpck_require__(7792)
+const { FormData } = __nccwpck_require__(4950)
+const { kState } = __nccwpck_require__(8075)
+const { webidl } = __nccwpck_require__(597)
 const { Blob } = __nccwpck_require__(4573)
 const assert = __nccwpck_require__(4589)
 const { isErrored, isDisturbed } = __nccwpck_require__(7075)
 const { isArrayBuffer } = __nccwpck_require__(3429)
-const { serializeAMimeType } = __nccwpck_require__(4889)
-const { multipartFormDataParser } = __nccwpck_require__(8051)
+const { serializeAMimeType } = __nccwpck_require__(9372)
+const { multipartFormDataParser } = __nccwpck_require__(9604)
 let random
 
 try {
@@ -15781,7 +15781,7 @@ module.exports = {
 
 /***/ }),
 
-/***/ 3096:
+/***/ 5295:
 /***/ ((module) => {
 
 
@@ -15912,7 +15912,7 @@ module.exports = {
 
 /***/ }),
 
-/***/ 4889:
+/***/ 9372:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
@@ -16663,12 +16663,12 @@ module.exports = {
 
 /***/ }),
 
-/***/ 4704:
+/***/ 7549:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
 
-const { kConnected, kSize } = __nccwpck_require__(7778)
+const { kConnected, kSize } = __nccwpck_require__(8731)
 
 class CompatWeakRef {
   constructor (value) {
@@ -16716,14 +16716,14 @@ module.exports = function () {
 
 /***/ }),
 
-/***/ 1379:
+/***/ 4618:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
 
 const { Blob, File } = __nccwpck_require__(4573)
-const { kState } = __nccwpck_require__(7896)
-const { webidl } = __nccwpck_require__(4956)
+const { kState } = __nccwpck_require__(8075)
+const { webidl } = __nccwpck_require__(597)
 
 // TODO(@KhafraDev): remove
 class FileLike {
@@ -16849,16 +16849,16 @@ module.exports = { FileLike, isFileLike }
 
 /***/ }),
 
-/***/ 8051:
+/***/ 9604:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
 
-const { isUSVString, bufferToLowerCasedHeaderName } = __nccwpck_require__(4959)
-const { utf8DecodeBytes } = __nccwpck_require__(9481)
-const { HTTP_TOKEN_CODEPOINTS, isomorphicDecode } = __nccwpck_require__(4889)
-const { isFileLike } = __nccwpck_require__(1379)
-const { makeEntry } = __nccwpck_require__(5131)
+const { isUSVString, bufferToLowerCasedHeaderName } = __nccwpck_require__(3152)
+const { utf8DecodeBytes } = __nccwpck_require__(7792)
+const { HTTP_TOKEN_CODEPOINTS, isomorphicDecode } = __nccwpck_require__(9372)
+const { isFileLike } = __nccwpck_require__(4618)
+const { makeEntry } = __nccwpck_require__(4950)
 const assert = __nccwpck_require__(4589)
 const { File: NodeFile } = __nccwpck_require__(4573)
 
@@ -17330,16 +17330,16 @@ module.exports = {
 
 /***/ }),
 
-/***/ 5131:
+/***/ 4950:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
 
-const { isBlobLike, iteratorMixin } = __nccwpck_require__(9481)
-const { kState } = __nccwpck_require__(7896)
-const { kEnumerableProperty } = __nccwpck_require__(4959)
-const { FileLike, isFileLike } = __nccwpck_require__(1379)
-const { webidl } = __nccwpck_require__(4956)
+const { isBlobLike, iteratorMixin } = __nccwpck_require__(7792)
+const { kState } = __nccwpck_require__(8075)
+const { kEnumerableProperty } = __nccwpck_require__(3152)
+const { FileLike, isFileLike } = __nccwpck_require__(4618)
+const { webidl } = __nccwpck_require__(597)
 const { File: NativeFile } = __nccwpck_require__(4573)
 const nodeUtil = __nccwpck_require__(7975)
 
@@ -17589,7 +17589,7 @@ module.exports = { FormData, makeEntry }
 
 /***/ }),
 
-/***/ 1566:
+/***/ 4003:
 /***/ ((module) => {
 
 
@@ -17636,21 +17636,21 @@ module.exports = {
 
 /***/ }),
 
-/***/ 7671:
+/***/ 4804:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 // https://github.com/Ethan-Arrowood/undici-fetch
 
 
 
-const { kConstruct } = __nccwpck_require__(7778)
-const { kEnumerableProperty } = __nccwpck_require__(4959)
+const { kConstruct } = __nccwpck_require__(8731)
+const { kEnumerableProperty } = __nccwpck_require__(3152)
 const {
   iteratorMixin,
   isValidHeaderName,
   isValidHeaderValue
-} = __nccwpck_require__(9481)
-const { webidl } = __nccwpck_require__(4956)
+} = __nccwpck_require__(7792)
+const { webidl } = __nccwpck_require__(597)
 const assert = __nccwpck_require__(4589)
 const util = __nccwpck_require__(7975)
 
@@ -18330,7 +18330,7 @@ module.exports = {
 
 /***/ }),
 
-/***/ 2785:
+/***/ 5454:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 // https://github.com/Ethan-Arrowood/undici-fetch
@@ -18343,9 +18343,9 @@ const {
   filterResponse,
   makeResponse,
   fromInnerResponse
-} = __nccwpck_require__(4422)
-const { HeadersList } = __nccwpck_require__(7671)
-const { Request, cloneRequest } = __nccwpck_require__(2660)
+} = __nccwpck_require__(8603)
+const { HeadersList } = __nccwpck_require__(4804)
+const { Request, cloneRequest } = __nccwpck_require__(9615)
 const zlib = __nccwpck_require__(8522)
 const {
   bytesMatch,
@@ -18381,23 +18381,23 @@ const {
   buildContentRange,
   createInflate,
   extractMimeType
-} = __nccwpck_require__(9481)
-const { kState, kDispatcher } = __nccwpck_require__(7896)
+} = __nccwpck_require__(7792)
+const { kState, kDispatcher } = __nccwpck_require__(8075)
 const assert = __nccwpck_require__(4589)
-const { safelyExtractBody, extractBody } = __nccwpck_require__(6257)
+const { safelyExtractBody, extractBody } = __nccwpck_require__(6588)
 const {
   redirectStatusSet,
   nullBodyStatus,
   safeMethodsSet,
   requestBodyHeader,
   subresourceSet
-} = __nccwpck_require__(3096)
+} = __nccwpck_require__(5295)
 const EE = __nccwpck_require__(8474)
 const { Readable, pipeline, finished } = __nccwpck_require__(7075)
-const { addAbortListener, isErrored, isReadable, bufferToLowerCasedHeaderName } = __nccwpck_require__(4959)
-const { dataURLProcessor, serializeAMimeType, minimizeSupportedMimeType } = __nccwpck_require__(4889)
-const { getGlobalDispatcher } = __nccwpck_require__(5824)
-const { webidl } = __nccwpck_require__(4956)
+const { addAbortListener, isErrored, isReadable, bufferToLowerCasedHeaderName } = __nccwpck_require__(3152)
+const { dataURLProcessor, serializeAMimeType, minimizeSupportedMimeType } = __nccwpck_require__(9372)
+const { getGlobalDispatcher } = __nccwpck_require__(5061)
+const { webidl } = __nccwpck_require__(597)
 const { STATUS_CODES } = __nccwpck_require__(7067)
 const GET_OR_HEAD = ['GET', 'HEAD']
 
@@ -20607,23 +20607,23 @@ module.exports = {
 
 /***/ }),
 
-/***/ 2660:
+/***/ 9615:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 /* globals AbortController */
 
 
 
-const { extractBody, mixinBody, cloneBody, bodyUnusable } = __nccwpck_require__(6257)
-const { Headers, fill: fillHeaders, HeadersList, setHeadersGuard, getHeadersGuard, setHeadersList, getHeadersList } = __nccwpck_require__(7671)
-const { FinalizationRegistry } = __nccwpck_require__(4704)()
-const util = __nccwpck_require__(4959)
+const { extractBody, mixinBody, cloneBody, bodyUnusable } = __nccwpck_require__(6588)
+const { Headers, fill: fillHeaders, HeadersList, setHeadersGuard, getHeadersGuard, setHeadersList, getHeadersList } = __nccwpck_require__(4804)
+const { FinalizationRegistry } = __nccwpck_require__(7549)()
+const util = __nccwpck_require__(3152)
 const nodeUtil = __nccwpck_require__(7975)
 const {
   isValidHTTPToken,
   sameOrigin,
   environmentSettingsObject
-} = __nccwpck_require__(9481)
+} = __nccwpck_require__(7792)
 const {
   forbiddenMethodsSet,
   corsSafeListedMethodsSet,
@@ -20633,12 +20633,12 @@ const {
   requestCredentials,
   requestCache,
   requestDuplex
-} = __nccwpck_require__(3096)
+} = __nccwpck_require__(5295)
 const { kEnumerableProperty, normalizedMethodRecordsBase, normalizedMethodRecords } = util
-const { kHeaders, kSignal, kState, kDispatcher } = __nccwpck_require__(7896)
-const { webidl } = __nccwpck_require__(4956)
-const { URLSerializer } = __nccwpck_require__(4889)
-const { kConstruct } = __nccwpck_require__(7778)
+const { kHeaders, kSignal, kState, kDispatcher } = __nccwpck_require__(8075)
+const { webidl } = __nccwpck_require__(597)
+const { URLSerializer } = __nccwpck_require__(9372)
+const { kConstruct } = __nccwpck_require__(8731)
 const assert = __nccwpck_require__(4589)
 const { getMaxListeners, setMaxListeners, getEventListeners, defaultMaxListeners } = __nccwpck_require__(8474)
 
@@ -21651,14 +21651,14 @@ module.exports = { Request, makeRequest, fromInnerRequest, cloneRequest }
 
 /***/ }),
 
-/***/ 4422:
+/***/ 8603:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
 
-const { Headers, HeadersList, fill, getHeadersGuard, setHeadersGuard, setHeadersList } = __nccwpck_require__(7671)
-const { extractBody, cloneBody, mixinBody, hasFinalizationRegistry, streamRegistry, bodyUnusable } = __nccwpck_require__(6257)
-const util = __nccwpck_require__(4959)
+const { Headers, HeadersList, fill, getHeadersGuard, setHeadersGuard, setHeadersList } = __nccwpck_require__(4804)
+const { extractBody, cloneBody, mixinBody, hasFinalizationRegistry, streamRegistry, bodyUnusable } = __nccwpck_require__(6588)
+const util = __nccwpck_require__(3152)
 const nodeUtil = __nccwpck_require__(7975)
 const { kEnumerableProperty } = util
 const {
@@ -21670,16 +21670,16 @@ const {
   isErrorLike,
   isomorphicEncode,
   environmentSettingsObject: relevantRealm
-} = __nccwpck_require__(9481)
+} = __nccwpck_require__(7792)
 const {
   redirectStatusSet,
   nullBodyStatus
-} = __nccwpck_require__(3096)
-const { kState, kHeaders } = __nccwpck_require__(7896)
-const { webidl } = __nccwpck_require__(4956)
-const { FormData } = __nccwpck_require__(5131)
-const { URLSerializer } = __nccwpck_require__(4889)
-const { kConstruct } = __nccwpck_require__(7778)
+} = __nccwpck_require__(5295)
+const { kState, kHeaders } = __nccwpck_require__(8075)
+const { webidl } = __nccwpck_require__(597)
+const { FormData } = __nccwpck_require__(4950)
+const { URLSerializer } = __nccwpck_require__(9372)
+const { kConstruct } = __nccwpck_require__(8731)
 const assert = __nccwpck_require__(4589)
 const { types } = __nccwpck_require__(7975)
 
@@ -22268,7 +22268,7 @@ module.exports = {
 
 /***/ }),
 
-/***/ 7896:
+/***/ 8075:
 /***/ ((module) => {
 
 
@@ -22284,21 +22284,21 @@ module.exports = {
 
 /***/ }),
 
-/***/ 9481:
+/***/ 7792:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
 
 const { Transform } = __nccwpck_require__(7075)
 const zlib = __nccwpck_require__(8522)
-const { redirectStatusSet, referrerPolicySet: referrerPolicyTokens, badPortsSet } = __nccwpck_require__(3096)
-const { getGlobalOrigin } = __nccwpck_require__(1566)
-const { collectASequenceOfCodePoints, collectAnHTTPQuotedString, removeChars, parseMIMEType } = __nccwpck_require__(4889)
+const { redirectStatusSet, referrerPolicySet: referrerPolicyTokens, badPortsSet } = __nccwpck_require__(5295)
+const { getGlobalOrigin } = __nccwpck_require__(4003)
+const { collectASequenceOfCodePoints, collectAnHTTPQuotedString, removeChars, parseMIMEType } = __nccwpck_require__(9372)
 const { performance } = __nccwpck_require__(643)
-const { isBlobLike, ReadableStreamFrom, isValidHTTPToken, normalizedMethodRecordsBase } = __nccwpck_require__(4959)
+const { isBlobLike, ReadableStreamFrom, isValidHTTPToken, normalizedMethodRecordsBase } = __nccwpck_require__(3152)
 const assert = __nccwpck_require__(4589)
 const { isUint8Array } = __nccwpck_require__(3429)
-const { webidl } = __nccwpck_require__(4956)
+const { webidl } = __nccwpck_require__(597)
 
 let supportedHashes = []
 
@@ -23923,14 +23923,14 @@ module.exports = {
 
 /***/ }),
 
-/***/ 4956:
+/***/ 597:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
 
 const { types, inspect } = __nccwpck_require__(7975)
 const { markAsUncloneable } = __nccwpck_require__(5919)
-const { toUSVString } = __nccwpck_require__(4959)
+const { toUSVString } = __nccwpck_require__(3152)
 
 /** @type {import('../../../types/webidl').Webidl} */
 const webidl = {}
@@ -24625,7 +24625,7 @@ module.exports = {
 
 /***/ }),
 
-/***/ 5397:
+/***/ 8735:
 /***/ ((module) => {
 
 
@@ -24922,7 +24922,7 @@ module.exports = {
 
 /***/ }),
 
-/***/ 6774:
+/***/ 8099:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
@@ -24931,16 +24931,16 @@ const {
   staticPropertyDescriptors,
   readOperation,
   fireAProgressEvent
-} = __nccwpck_require__(743)
+} = __nccwpck_require__(5146)
 const {
   kState,
   kError,
   kResult,
   kEvents,
   kAborted
-} = __nccwpck_require__(2778)
-const { webidl } = __nccwpck_require__(4956)
-const { kEnumerableProperty } = __nccwpck_require__(4959)
+} = __nccwpck_require__(5841)
+const { webidl } = __nccwpck_require__(597)
+const { kEnumerableProperty } = __nccwpck_require__(3152)
 
 class FileReader extends EventTarget {
   constructor () {
@@ -25273,12 +25273,12 @@ module.exports = {
 
 /***/ }),
 
-/***/ 7358:
+/***/ 4477:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
 
-const { webidl } = __nccwpck_require__(4956)
+const { webidl } = __nccwpck_require__(597)
 
 const kState = Symbol('ProgressEvent state')
 
@@ -25358,7 +25358,7 @@ module.exports = {
 
 /***/ }),
 
-/***/ 2778:
+/***/ 5841:
 /***/ ((module) => {
 
 
@@ -25375,7 +25375,7 @@ module.exports = {
 
 /***/ }),
 
-/***/ 743:
+/***/ 5146:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
@@ -25386,10 +25386,10 @@ const {
   kResult,
   kAborted,
   kLastProgressEventFired
-} = __nccwpck_require__(2778)
-const { ProgressEvent } = __nccwpck_require__(7358)
-const { getEncoding } = __nccwpck_require__(5397)
-const { serializeAMimeType, parseMIMEType } = __nccwpck_require__(4889)
+} = __nccwpck_require__(5841)
+const { ProgressEvent } = __nccwpck_require__(4477)
+const { getEncoding } = __nccwpck_require__(8735)
+const { serializeAMimeType, parseMIMEType } = __nccwpck_require__(9372)
 const { types } = __nccwpck_require__(7975)
 const { StringDecoder } = __nccwpck_require__(3193)
 const { btoa } = __nccwpck_require__(4573)
@@ -25773,27 +25773,27 @@ module.exports = {
 
 /***/ }),
 
-/***/ 3016:
+/***/ 4753:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
 
-const { uid, states, sentCloseFrameState, emptyBuffer, opcodes } = __nccwpck_require__(6651)
+const { uid, states, sentCloseFrameState, emptyBuffer, opcodes } = __nccwpck_require__(9552)
 const {
   kReadyState,
   kSentClose,
   kByteParser,
   kReceivedClose,
   kResponse
-} = __nccwpck_require__(3815)
-const { fireEvent, failWebsocketConnection, isClosing, isClosed, isEstablished, parseExtensions } = __nccwpck_require__(6388)
-const { channels } = __nccwpck_require__(6023)
-const { CloseEvent } = __nccwpck_require__(9729)
-const { makeRequest } = __nccwpck_require__(2660)
-const { fetching } = __nccwpck_require__(2785)
-const { Headers, getHeadersList } = __nccwpck_require__(7671)
-const { getDecodeSplit } = __nccwpck_require__(9481)
-const { WebsocketFrameSend } = __nccwpck_require__(9151)
+} = __nccwpck_require__(9120)
+const { fireEvent, failWebsocketConnection, isClosing, isClosed, isEstablished, parseExtensions } = __nccwpck_require__(2817)
+const { channels } = __nccwpck_require__(4590)
+const { CloseEvent } = __nccwpck_require__(7140)
+const { makeRequest } = __nccwpck_require__(9615)
+const { fetching } = __nccwpck_require__(5454)
+const { Headers, getHeadersList } = __nccwpck_require__(4804)
+const { getDecodeSplit } = __nccwpck_require__(7792)
+const { WebsocketFrameSend } = __nccwpck_require__(5824)
 
 /** @type {import('crypto')} */
 let crypto
@@ -26151,7 +26151,7 @@ module.exports = {
 
 /***/ }),
 
-/***/ 6651:
+/***/ 9552:
 /***/ ((module) => {
 
 
@@ -26224,14 +26224,14 @@ module.exports = {
 
 /***/ }),
 
-/***/ 9729:
+/***/ 7140:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
 
-const { webidl } = __nccwpck_require__(4956)
-const { kEnumerableProperty } = __nccwpck_require__(4959)
-const { kConstruct } = __nccwpck_require__(7778)
+const { webidl } = __nccwpck_require__(597)
+const { kEnumerableProperty } = __nccwpck_require__(3152)
+const { kConstruct } = __nccwpck_require__(8731)
 const { MessagePort } = __nccwpck_require__(5919)
 
 /**
@@ -26560,12 +26560,12 @@ module.exports = {
 
 /***/ }),
 
-/***/ 9151:
+/***/ 5824:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
 
-const { maxUnsigned16Bit } = __nccwpck_require__(6651)
+const { maxUnsigned16Bit } = __nccwpck_require__(9552)
 
 const BUFFER_SIZE = 16386
 
@@ -26663,14 +26663,14 @@ module.exports = {
 
 /***/ }),
 
-/***/ 2612:
+/***/ 9581:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
 
 const { createInflateRaw, Z_DEFAULT_WINDOWBITS } = __nccwpck_require__(8522)
-const { isValidClientWindowBits } = __nccwpck_require__(6388)
-const { MessageSizeExceededError } = __nccwpck_require__(2600)
+const { isValidClientWindowBits } = __nccwpck_require__(2817)
+const { MessageSizeExceededError } = __nccwpck_require__(1779)
 
 const tail = Buffer.from([0x00, 0x00, 0xff, 0xff])
 const kBuffer = Symbol('kBuffer')
@@ -26775,16 +26775,16 @@ module.exports = { PerMessageDeflate }
 
 /***/ }),
 
-/***/ 9177:
+/***/ 6420:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
 
 const { Writable } = __nccwpck_require__(7075)
 const assert = __nccwpck_require__(4589)
-const { parserStates, opcodes, states, emptyBuffer, sentCloseFrameState } = __nccwpck_require__(6651)
-const { kReadyState, kSentClose, kResponse, kReceivedClose } = __nccwpck_require__(3815)
-const { channels } = __nccwpck_require__(6023)
+const { parserStates, opcodes, states, emptyBuffer, sentCloseFrameState } = __nccwpck_require__(9552)
+const { kReadyState, kSentClose, kResponse, kReceivedClose } = __nccwpck_require__(9120)
+const { channels } = __nccwpck_require__(4590)
 const {
   isValidStatusCode,
   isValidOpcode,
@@ -26794,11 +26794,11 @@ const {
   isControlFrame,
   isTextBinaryFrame,
   isContinuationFrame
-} = __nccwpck_require__(6388)
-const { WebsocketFrameSend } = __nccwpck_require__(9151)
-const { closeWebSocketConnection } = __nccwpck_require__(3016)
-const { PerMessageDeflate } = __nccwpck_require__(2612)
-const { MessageSizeExceededError } = __nccwpck_require__(2600)
+} = __nccwpck_require__(2817)
+const { WebsocketFrameSend } = __nccwpck_require__(5824)
+const { closeWebSocketConnection } = __nccwpck_require__(4753)
+const { PerMessageDeflate } = __nccwpck_require__(9581)
+const { MessageSizeExceededError } = __nccwpck_require__(1779)
 
 function failWebsocketConnectionWithCode (ws, code, reason) {
   closeWebSocketConnection(ws, code, reason, Buffer.byteLength(reason))
@@ -27309,14 +27309,14 @@ module.exports = {
 
 /***/ }),
 
-/***/ 2473:
+/***/ 7132:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
 
-const { WebsocketFrameSend } = __nccwpck_require__(9151)
-const { opcodes, sendHints } = __nccwpck_require__(6651)
-const FixedQueue = __nccwpck_require__(6813)
+const { WebsocketFrameSend } = __nccwpck_require__(5824)
+const { opcodes, sendHints } = __nccwpck_require__(9552)
+const FixedQueue = __nccwpck_require__(5860)
 
 /** @type {typeof Uint8Array} */
 const FastBuffer = Buffer[Symbol.species]
@@ -27420,7 +27420,7 @@ module.exports = { SendQueue }
 
 /***/ }),
 
-/***/ 3815:
+/***/ 9120:
 /***/ ((module) => {
 
 
@@ -27439,16 +27439,16 @@ module.exports = {
 
 /***/ }),
 
-/***/ 6388:
+/***/ 2817:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
 
-const { kReadyState, kController, kResponse, kBinaryType, kWebSocketURL } = __nccwpck_require__(3815)
-const { states, opcodes } = __nccwpck_require__(6651)
-const { ErrorEvent, createFastMessageEvent } = __nccwpck_require__(9729)
+const { kReadyState, kController, kResponse, kBinaryType, kWebSocketURL } = __nccwpck_require__(9120)
+const { states, opcodes } = __nccwpck_require__(9552)
+const { ErrorEvent, createFastMessageEvent } = __nccwpck_require__(7140)
 const { isUtf8 } = __nccwpck_require__(4573)
-const { collectASequenceOfCodePointsFast, removeHTTPWhitespace } = __nccwpck_require__(4889)
+const { collectASequenceOfCodePointsFast, removeHTTPWhitespace } = __nccwpck_require__(9372)
 
 /* globals Blob */
 
@@ -27768,15 +27768,15 @@ module.exports = {
 
 /***/ }),
 
-/***/ 1765:
+/***/ 1758:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
 
-const { webidl } = __nccwpck_require__(4956)
-const { URLSerializer } = __nccwpck_require__(4889)
-const { environmentSettingsObject } = __nccwpck_require__(9481)
-const { staticPropertyDescriptors, states, sentCloseFrameState, sendHints } = __nccwpck_require__(6651)
+const { webidl } = __nccwpck_require__(597)
+const { URLSerializer } = __nccwpck_require__(9372)
+const { environmentSettingsObject } = __nccwpck_require__(7792)
+const { staticPropertyDescriptors, states, sentCloseFrameState, sendHints } = __nccwpck_require__(9552)
 const {
   kWebSocketURL,
   kReadyState,
@@ -27785,21 +27785,21 @@ const {
   kResponse,
   kSentClose,
   kByteParser
-} = __nccwpck_require__(3815)
+} = __nccwpck_require__(9120)
 const {
   isConnecting,
   isEstablished,
   isClosing,
   isValidSubprotocol,
   fireEvent
-} = __nccwpck_require__(6388)
-const { establishWebSocketConnection, closeWebSocketConnection } = __nccwpck_require__(3016)
-const { ByteParser } = __nccwpck_require__(9177)
-const { kEnumerableProperty, isBlobLike } = __nccwpck_require__(4959)
-const { getGlobalDispatcher } = __nccwpck_require__(5824)
+} = __nccwpck_require__(2817)
+const { establishWebSocketConnection, closeWebSocketConnection } = __nccwpck_require__(4753)
+const { ByteParser } = __nccwpck_require__(6420)
+const { kEnumerableProperty, isBlobLike } = __nccwpck_require__(3152)
+const { getGlobalDispatcher } = __nccwpck_require__(5061)
 const { types } = __nccwpck_require__(7975)
-const { ErrorEvent, CloseEvent } = __nccwpck_require__(9729)
-const { SendQueue } = __nccwpck_require__(2473)
+const { ErrorEvent, CloseEvent } = __nccwpck_require__(7140)
+const { SendQueue } = __nccwpck_require__(7132)
 
 // https://websockets.spec.whatwg.org/#interface-definition
 class WebSocket extends EventTarget {
@@ -28587,18 +28587,18 @@ module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("util");
 
 /***/ }),
 
-/***/ 502:
+/***/ 3625:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 
-var identity = __nccwpck_require__(5920);
-var Scalar = __nccwpck_require__(2238);
-var YAMLMap = __nccwpck_require__(7999);
-var YAMLSeq = __nccwpck_require__(9710);
-var resolveBlockMap = __nccwpck_require__(950);
-var resolveBlockSeq = __nccwpck_require__(1919);
-var resolveFlowCollection = __nccwpck_require__(5359);
+var identity = __nccwpck_require__(7283);
+var Scalar = __nccwpck_require__(8689);
+var YAMLMap = __nccwpck_require__(2506);
+var YAMLSeq = __nccwpck_require__(8115);
+var resolveBlockMap = __nccwpck_require__(2139);
+var resolveBlockSeq = __nccwpck_require__(5658);
+var resolveFlowCollection = __nccwpck_require__(1826);
 
 function resolveCollection(CN, ctx, token, onError, tagName, tag) {
     const coll = token.type === 'block-map'
@@ -28684,15 +28684,15 @@ exports.composeCollection = composeCollection;
 
 /***/ }),
 
-/***/ 2658:
+/***/ 8119:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 
-var Document = __nccwpck_require__(2354);
-var composeNode = __nccwpck_require__(362);
-var resolveEnd = __nccwpck_require__(5281);
-var resolveProps = __nccwpck_require__(7550);
+var Document = __nccwpck_require__(9785);
+var composeNode = __nccwpck_require__(2077);
+var resolveEnd = __nccwpck_require__(6512);
+var resolveProps = __nccwpck_require__(5787);
 
 function composeDoc(options, directives, { offset, start, value, end }, onError) {
     const opts = Object.assign({ _directives: directives }, options);
@@ -28736,17 +28736,17 @@ exports.composeDoc = composeDoc;
 
 /***/ }),
 
-/***/ 362:
+/***/ 2077:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 
-var Alias = __nccwpck_require__(5148);
-var identity = __nccwpck_require__(5920);
-var composeCollection = __nccwpck_require__(502);
-var composeScalar = __nccwpck_require__(2666);
-var resolveEnd = __nccwpck_require__(5281);
-var utilEmptyScalarPosition = __nccwpck_require__(3876);
+var Alias = __nccwpck_require__(9525);
+var identity = __nccwpck_require__(7283);
+var composeCollection = __nccwpck_require__(3625);
+var composeScalar = __nccwpck_require__(4825);
+var resolveEnd = __nccwpck_require__(6512);
+var utilEmptyScalarPosition = __nccwpck_require__(2443);
 
 const CN = { composeNode, composeEmptyNode };
 function composeNode(ctx, token, props, onError) {
@@ -28855,15 +28855,15 @@ exports.composeNode = composeNode;
 
 /***/ }),
 
-/***/ 2666:
+/***/ 4825:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 
-var identity = __nccwpck_require__(5920);
-var Scalar = __nccwpck_require__(2238);
-var resolveBlockScalar = __nccwpck_require__(666);
-var resolveFlowScalar = __nccwpck_require__(4255);
+var identity = __nccwpck_require__(7283);
+var Scalar = __nccwpck_require__(8689);
+var resolveBlockScalar = __nccwpck_require__(7029);
+var resolveFlowScalar = __nccwpck_require__(1126);
 
 function composeScalar(ctx, token, tagToken, onError) {
     const { value, type, comment, range } = token.type === 'block-scalar'
@@ -28950,18 +28950,18 @@ exports.composeScalar = composeScalar;
 
 /***/ }),
 
-/***/ 5395:
+/***/ 6292:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 
 var node_process = __nccwpck_require__(932);
-var directives = __nccwpck_require__(9213);
-var Document = __nccwpck_require__(2354);
-var errors = __nccwpck_require__(1903);
-var identity = __nccwpck_require__(5920);
-var composeDoc = __nccwpck_require__(2658);
-var resolveEnd = __nccwpck_require__(5281);
+var directives = __nccwpck_require__(4602);
+var Document = __nccwpck_require__(9785);
+var errors = __nccwpck_require__(6116);
+var identity = __nccwpck_require__(7283);
+var composeDoc = __nccwpck_require__(8119);
+var resolveEnd = __nccwpck_require__(6512);
 
 function getErrorPos(src) {
     if (typeof src === 'number')
@@ -29181,17 +29181,17 @@ exports.Composer = Composer;
 
 /***/ }),
 
-/***/ 950:
+/***/ 2139:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 
-var Pair = __nccwpck_require__(5602);
-var YAMLMap = __nccwpck_require__(7999);
-var resolveProps = __nccwpck_require__(7550);
-var utilContainsNewline = __nccwpck_require__(8678);
-var utilFlowIndentCheck = __nccwpck_require__(9128);
-var utilMapIncludes = __nccwpck_require__(7378);
+var Pair = __nccwpck_require__(8337);
+var YAMLMap = __nccwpck_require__(2506);
+var resolveProps = __nccwpck_require__(5787);
+var utilContainsNewline = __nccwpck_require__(1871);
+var utilFlowIndentCheck = __nccwpck_require__(215);
+var utilMapIncludes = __nccwpck_require__(6311);
 
 const startColMsg = 'All mapping items must start at the same column';
 function resolveBlockMap({ composeNode, composeEmptyNode }, ctx, bm, onError, tag) {
@@ -29305,12 +29305,12 @@ exports.resolveBlockMap = resolveBlockMap;
 
 /***/ }),
 
-/***/ 666:
+/***/ 7029:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 
-var Scalar = __nccwpck_require__(2238);
+var Scalar = __nccwpck_require__(8689);
 
 function resolveBlockScalar(ctx, scalar, onError) {
     const start = scalar.offset;
@@ -29512,14 +29512,14 @@ exports.resolveBlockScalar = resolveBlockScalar;
 
 /***/ }),
 
-/***/ 1919:
+/***/ 5658:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 
-var YAMLSeq = __nccwpck_require__(9710);
-var resolveProps = __nccwpck_require__(7550);
-var utilFlowIndentCheck = __nccwpck_require__(9128);
+var YAMLSeq = __nccwpck_require__(8115);
+var resolveProps = __nccwpck_require__(5787);
+var utilFlowIndentCheck = __nccwpck_require__(215);
 
 function resolveBlockSeq({ composeNode, composeEmptyNode }, ctx, bs, onError, tag) {
     const NodeClass = tag?.nodeClass ?? YAMLSeq.YAMLSeq;
@@ -29570,7 +29570,7 @@ exports.resolveBlockSeq = resolveBlockSeq;
 
 /***/ }),
 
-/***/ 5281:
+/***/ 6512:
 /***/ ((__unused_webpack_module, exports) => {
 
 
@@ -29616,19 +29616,19 @@ exports.resolveEnd = resolveEnd;
 
 /***/ }),
 
-/***/ 5359:
+/***/ 1826:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 
-var identity = __nccwpck_require__(5920);
-var Pair = __nccwpck_require__(5602);
-var YAMLMap = __nccwpck_require__(7999);
-var YAMLSeq = __nccwpck_require__(9710);
-var resolveEnd = __nccwpck_require__(5281);
-var resolveProps = __nccwpck_require__(7550);
-var utilContainsNewline = __nccwpck_require__(8678);
-var utilMapIncludes = __nccwpck_require__(7378);
+var identity = __nccwpck_require__(7283);
+var Pair = __nccwpck_require__(8337);
+var YAMLMap = __nccwpck_require__(2506);
+var YAMLSeq = __nccwpck_require__(8115);
+var resolveEnd = __nccwpck_require__(6512);
+var resolveProps = __nccwpck_require__(5787);
+var utilContainsNewline = __nccwpck_require__(1871);
+var utilMapIncludes = __nccwpck_require__(6311);
 
 const blockMsg = 'Block collections are not allowed within flow collections';
 const isBlock = (token) => token && (token.type === 'block-map' || token.type === 'block-seq');
@@ -29832,13 +29832,13 @@ exports.resolveFlowCollection = resolveFlowCollection;
 
 /***/ }),
 
-/***/ 4255:
+/***/ 1126:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 
-var Scalar = __nccwpck_require__(2238);
-var resolveEnd = __nccwpck_require__(5281);
+var Scalar = __nccwpck_require__(8689);
+var resolveEnd = __nccwpck_require__(6512);
 
 function resolveFlowScalar(scalar, strict, onError) {
     const { offset, type, source, end } = scalar;
@@ -30067,7 +30067,7 @@ exports.resolveFlowScalar = resolveFlowScalar;
 
 /***/ }),
 
-/***/ 7550:
+/***/ 5787:
 /***/ ((__unused_webpack_module, exports) => {
 
 
@@ -30222,7 +30222,7 @@ exports.resolveProps = resolveProps;
 
 /***/ }),
 
-/***/ 8678:
+/***/ 1871:
 /***/ ((__unused_webpack_module, exports) => {
 
 
@@ -30265,7 +30265,7 @@ exports.containsNewline = containsNewline;
 
 /***/ }),
 
-/***/ 3876:
+/***/ 2443:
 /***/ ((__unused_webpack_module, exports) => {
 
 
@@ -30300,12 +30300,12 @@ exports.emptyScalarPosition = emptyScalarPosition;
 
 /***/ }),
 
-/***/ 9128:
+/***/ 215:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 
-var utilContainsNewline = __nccwpck_require__(8678);
+var utilContainsNewline = __nccwpck_require__(1871);
 
 function flowIndentCheck(indent, fc, onError) {
     if (fc?.type === 'flow-collection') {
@@ -30324,12 +30324,12 @@ exports.flowIndentCheck = flowIndentCheck;
 
 /***/ }),
 
-/***/ 7378:
+/***/ 6311:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 
-var identity = __nccwpck_require__(5920);
+var identity = __nccwpck_require__(7283);
 
 function mapIncludes(ctx, items, search) {
     const { uniqueKeys } = ctx.options;
@@ -30346,22 +30346,22 @@ exports.mapIncludes = mapIncludes;
 
 /***/ }),
 
-/***/ 2354:
+/***/ 9785:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 
-var Alias = __nccwpck_require__(5148);
-var Collection = __nccwpck_require__(9466);
-var identity = __nccwpck_require__(5920);
-var Pair = __nccwpck_require__(5602);
-var toJS = __nccwpck_require__(8760);
-var Schema = __nccwpck_require__(4893);
-var stringifyDocument = __nccwpck_require__(5580);
-var anchors = __nccwpck_require__(3889);
-var applyReviver = __nccwpck_require__(598);
-var createNode = __nccwpck_require__(175);
-var directives = __nccwpck_require__(9213);
+var Alias = __nccwpck_require__(9525);
+var Collection = __nccwpck_require__(6993);
+var identity = __nccwpck_require__(7283);
+var Pair = __nccwpck_require__(8337);
+var toJS = __nccwpck_require__(5519);
+var Schema = __nccwpck_require__(1260);
+var stringifyDocument = __nccwpck_require__(8721);
+var anchors = __nccwpck_require__(9912);
+var applyReviver = __nccwpck_require__(2633);
+var createNode = __nccwpck_require__(1760);
+var directives = __nccwpck_require__(4602);
 
 class Document {
     constructor(value, replacer, options) {
@@ -30690,13 +30690,13 @@ exports.Document = Document;
 
 /***/ }),
 
-/***/ 3889:
+/***/ 9912:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 
-var identity = __nccwpck_require__(5920);
-var visit = __nccwpck_require__(2857);
+var identity = __nccwpck_require__(7283);
+var visit = __nccwpck_require__(1328);
 
 /**
  * Verify that the input string is a valid anchor.
@@ -30773,7 +30773,7 @@ exports.findNewAnchor = findNewAnchor;
 
 /***/ }),
 
-/***/ 598:
+/***/ 2633:
 /***/ ((__unused_webpack_module, exports) => {
 
 
@@ -30837,14 +30837,14 @@ exports.applyReviver = applyReviver;
 
 /***/ }),
 
-/***/ 175:
+/***/ 1760:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 
-var Alias = __nccwpck_require__(5148);
-var identity = __nccwpck_require__(5920);
-var Scalar = __nccwpck_require__(2238);
+var Alias = __nccwpck_require__(9525);
+var identity = __nccwpck_require__(7283);
+var Scalar = __nccwpck_require__(8689);
 
 const defaultTagPrefix = 'tag:yaml.org,2002:';
 function findTagObject(value, tagName, tags) {
@@ -30934,13 +30934,13 @@ exports.createNode = createNode;
 
 /***/ }),
 
-/***/ 9213:
+/***/ 4602:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 
-var identity = __nccwpck_require__(5920);
-var visit = __nccwpck_require__(2857);
+var identity = __nccwpck_require__(7283);
+var visit = __nccwpck_require__(1328);
 
 const escapeChars = {
     '!': '%21',
@@ -31119,7 +31119,7 @@ exports.Directives = Directives;
 
 /***/ }),
 
-/***/ 1903:
+/***/ 6116:
 /***/ ((__unused_webpack_module, exports) => {
 
 
@@ -31188,28 +31188,28 @@ exports.prettifyError = prettifyError;
 
 /***/ }),
 
-/***/ 538:
+/***/ 8379:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 var __webpack_unused_export__;
 
 
-var composer = __nccwpck_require__(5395);
-var Document = __nccwpck_require__(2354);
-var Schema = __nccwpck_require__(4893);
-var errors = __nccwpck_require__(1903);
-var Alias = __nccwpck_require__(5148);
-var identity = __nccwpck_require__(5920);
-var Pair = __nccwpck_require__(5602);
-var Scalar = __nccwpck_require__(2238);
-var YAMLMap = __nccwpck_require__(7999);
-var YAMLSeq = __nccwpck_require__(9710);
-var cst = __nccwpck_require__(5908);
-var lexer = __nccwpck_require__(4388);
-var lineCounter = __nccwpck_require__(679);
-var parser = __nccwpck_require__(2139);
-var publicApi = __nccwpck_require__(7464);
-var visit = __nccwpck_require__(2857);
+var composer = __nccwpck_require__(6292);
+var Document = __nccwpck_require__(9785);
+var Schema = __nccwpck_require__(1260);
+var errors = __nccwpck_require__(6116);
+var Alias = __nccwpck_require__(9525);
+var identity = __nccwpck_require__(7283);
+var Pair = __nccwpck_require__(8337);
+var Scalar = __nccwpck_require__(8689);
+var YAMLMap = __nccwpck_require__(2506);
+var YAMLSeq = __nccwpck_require__(8115);
+var cst = __nccwpck_require__(6305);
+var lexer = __nccwpck_require__(3861);
+var lineCounter = __nccwpck_require__(9768);
+var parser = __nccwpck_require__(4132);
+var publicApi = __nccwpck_require__(5955);
+var visit = __nccwpck_require__(1328);
 
 
 
@@ -31246,7 +31246,7 @@ __webpack_unused_export__ = visit.visitAsync;
 
 /***/ }),
 
-/***/ 4624:
+/***/ 6893:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
@@ -31272,16 +31272,16 @@ exports.warn = warn;
 
 /***/ }),
 
-/***/ 5148:
+/***/ 9525:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 
-var anchors = __nccwpck_require__(3889);
-var visit = __nccwpck_require__(2857);
-var identity = __nccwpck_require__(5920);
-var Node = __nccwpck_require__(5206);
-var toJS = __nccwpck_require__(8760);
+var anchors = __nccwpck_require__(9912);
+var visit = __nccwpck_require__(1328);
+var identity = __nccwpck_require__(7283);
+var Node = __nccwpck_require__(1717);
+var toJS = __nccwpck_require__(5519);
 
 class Alias extends Node.NodeBase {
     constructor(source) {
@@ -31399,14 +31399,14 @@ exports.Alias = Alias;
 
 /***/ }),
 
-/***/ 9466:
+/***/ 6993:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 
-var createNode = __nccwpck_require__(175);
-var identity = __nccwpck_require__(5920);
-var Node = __nccwpck_require__(5206);
+var createNode = __nccwpck_require__(1760);
+var identity = __nccwpck_require__(7283);
+var Node = __nccwpck_require__(1717);
 
 function collectionFromPath(schema, path, value) {
     let v = value;
@@ -31557,14 +31557,14 @@ exports.isEmptyPath = isEmptyPath;
 
 /***/ }),
 
-/***/ 5206:
+/***/ 1717:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 
-var applyReviver = __nccwpck_require__(598);
-var identity = __nccwpck_require__(5920);
-var toJS = __nccwpck_require__(8760);
+var applyReviver = __nccwpck_require__(2633);
+var identity = __nccwpck_require__(7283);
+var toJS = __nccwpck_require__(5519);
 
 class NodeBase {
     constructor(type) {
@@ -31604,15 +31604,15 @@ exports.NodeBase = NodeBase;
 
 /***/ }),
 
-/***/ 5602:
+/***/ 8337:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 
-var createNode = __nccwpck_require__(175);
-var stringifyPair = __nccwpck_require__(5837);
-var addPairToJSMap = __nccwpck_require__(7327);
-var identity = __nccwpck_require__(5920);
+var createNode = __nccwpck_require__(1760);
+var stringifyPair = __nccwpck_require__(4832);
+var addPairToJSMap = __nccwpck_require__(5820);
+var identity = __nccwpck_require__(7283);
 
 function createPair(key, value, ctx) {
     const k = createNode.createNode(key, undefined, ctx);
@@ -31650,14 +31650,14 @@ exports.createPair = createPair;
 
 /***/ }),
 
-/***/ 2238:
+/***/ 8689:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 
-var identity = __nccwpck_require__(5920);
-var Node = __nccwpck_require__(5206);
-var toJS = __nccwpck_require__(8760);
+var identity = __nccwpck_require__(7283);
+var Node = __nccwpck_require__(1717);
+var toJS = __nccwpck_require__(5519);
 
 const isScalarValue = (value) => !value || (typeof value !== 'function' && typeof value !== 'object');
 class Scalar extends Node.NodeBase {
@@ -31684,17 +31684,17 @@ exports.isScalarValue = isScalarValue;
 
 /***/ }),
 
-/***/ 7999:
+/***/ 2506:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 
-var stringifyCollection = __nccwpck_require__(2485);
-var addPairToJSMap = __nccwpck_require__(7327);
-var Collection = __nccwpck_require__(9466);
-var identity = __nccwpck_require__(5920);
-var Pair = __nccwpck_require__(5602);
-var Scalar = __nccwpck_require__(2238);
+var stringifyCollection = __nccwpck_require__(7824);
+var addPairToJSMap = __nccwpck_require__(5820);
+var Collection = __nccwpck_require__(6993);
+var identity = __nccwpck_require__(7283);
+var Pair = __nccwpck_require__(8337);
+var Scalar = __nccwpck_require__(8689);
 
 function findPair(items, key) {
     const k = identity.isScalar(key) ? key.value : key;
@@ -31838,17 +31838,17 @@ exports.findPair = findPair;
 
 /***/ }),
 
-/***/ 9710:
+/***/ 8115:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 
-var createNode = __nccwpck_require__(175);
-var stringifyCollection = __nccwpck_require__(2485);
-var Collection = __nccwpck_require__(9466);
-var identity = __nccwpck_require__(5920);
-var Scalar = __nccwpck_require__(2238);
-var toJS = __nccwpck_require__(8760);
+var createNode = __nccwpck_require__(1760);
+var stringifyCollection = __nccwpck_require__(7824);
+var Collection = __nccwpck_require__(6993);
+var identity = __nccwpck_require__(7283);
+var Scalar = __nccwpck_require__(8689);
+var toJS = __nccwpck_require__(5519);
 
 class YAMLSeq extends Collection.Collection {
     static get tagName() {
@@ -31960,16 +31960,16 @@ exports.YAMLSeq = YAMLSeq;
 
 /***/ }),
 
-/***/ 7327:
+/***/ 5820:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 
-var log = __nccwpck_require__(4624);
-var merge = __nccwpck_require__(3433);
-var stringify = __nccwpck_require__(7549);
-var identity = __nccwpck_require__(5920);
-var toJS = __nccwpck_require__(8760);
+var log = __nccwpck_require__(6893);
+var merge = __nccwpck_require__(8296);
+var stringify = __nccwpck_require__(7344);
+var identity = __nccwpck_require__(7283);
+var toJS = __nccwpck_require__(5519);
 
 function addPairToJSMap(ctx, map, { key, value }) {
     if (identity.isNode(key) && key.addToJSMap)
@@ -32032,7 +32032,7 @@ exports.addPairToJSMap = addPairToJSMap;
 
 /***/ }),
 
-/***/ 5920:
+/***/ 7283:
 /***/ ((__unused_webpack_module, exports) => {
 
 
@@ -32092,12 +32092,12 @@ exports.isSeq = isSeq;
 
 /***/ }),
 
-/***/ 8760:
+/***/ 5519:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 
-var identity = __nccwpck_require__(5920);
+var identity = __nccwpck_require__(7283);
 
 /**
  * Recursively convert any node or its contents to native JavaScript
@@ -32138,15 +32138,15 @@ exports.toJS = toJS;
 
 /***/ }),
 
-/***/ 6969:
+/***/ 9698:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 
-var resolveBlockScalar = __nccwpck_require__(666);
-var resolveFlowScalar = __nccwpck_require__(4255);
-var errors = __nccwpck_require__(1903);
-var stringifyString = __nccwpck_require__(7824);
+var resolveBlockScalar = __nccwpck_require__(7029);
+var resolveFlowScalar = __nccwpck_require__(1126);
+var errors = __nccwpck_require__(6116);
+var stringifyString = __nccwpck_require__(5198);
 
 function resolveAsScalar(token, strict = true, onError) {
     if (token) {
@@ -32363,7 +32363,7 @@ exports.setScalarValue = setScalarValue;
 
 /***/ }),
 
-/***/ 356:
+/***/ 8585:
 /***/ ((__unused_webpack_module, exports) => {
 
 
@@ -32433,7 +32433,7 @@ exports.stringify = stringify;
 
 /***/ }),
 
-/***/ 3798:
+/***/ 983:
 /***/ ((__unused_webpack_module, exports) => {
 
 
@@ -32539,14 +32539,14 @@ exports.visit = visit;
 
 /***/ }),
 
-/***/ 5908:
+/***/ 6305:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 
-var cstScalar = __nccwpck_require__(6969);
-var cstStringify = __nccwpck_require__(356);
-var cstVisit = __nccwpck_require__(3798);
+var cstScalar = __nccwpck_require__(9698);
+var cstStringify = __nccwpck_require__(8585);
+var cstVisit = __nccwpck_require__(983);
 
 /** The byte order mark */
 const BOM = '\u{FEFF}';
@@ -32658,12 +32658,12 @@ exports.tokenType = tokenType;
 
 /***/ }),
 
-/***/ 4388:
+/***/ 3861:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 
-var cst = __nccwpck_require__(5908);
+var cst = __nccwpck_require__(6305);
 
 /*
 START -> stream
@@ -33388,7 +33388,7 @@ exports.Lexer = Lexer;
 
 /***/ }),
 
-/***/ 679:
+/***/ 9768:
 /***/ ((__unused_webpack_module, exports) => {
 
 
@@ -33436,14 +33436,14 @@ exports.LineCounter = LineCounter;
 
 /***/ }),
 
-/***/ 2139:
+/***/ 4132:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 
 var node_process = __nccwpck_require__(932);
-var cst = __nccwpck_require__(5908);
-var lexer = __nccwpck_require__(4388);
+var cst = __nccwpck_require__(6305);
+var lexer = __nccwpck_require__(3861);
 
 function includesToken(list, type) {
     for (let i = 0; i < list.length; ++i)
@@ -34423,18 +34423,18 @@ exports.Parser = Parser;
 
 /***/ }),
 
-/***/ 7464:
+/***/ 5955:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 
-var composer = __nccwpck_require__(5395);
-var Document = __nccwpck_require__(2354);
-var errors = __nccwpck_require__(1903);
-var log = __nccwpck_require__(4624);
-var identity = __nccwpck_require__(5920);
-var lineCounter = __nccwpck_require__(679);
-var parser = __nccwpck_require__(2139);
+var composer = __nccwpck_require__(6292);
+var Document = __nccwpck_require__(9785);
+var errors = __nccwpck_require__(6116);
+var log = __nccwpck_require__(6893);
+var identity = __nccwpck_require__(7283);
+var lineCounter = __nccwpck_require__(9768);
+var parser = __nccwpck_require__(4132);
 
 function parseOptions(options) {
     const prettyErrors = options.prettyErrors !== false;
@@ -34537,16 +34537,16 @@ exports.stringify = stringify;
 
 /***/ }),
 
-/***/ 4893:
+/***/ 1260:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 
-var identity = __nccwpck_require__(5920);
-var map = __nccwpck_require__(3338);
-var seq = __nccwpck_require__(8947);
-var string = __nccwpck_require__(639);
-var tags = __nccwpck_require__(8395);
+var identity = __nccwpck_require__(7283);
+var map = __nccwpck_require__(6399);
+var seq = __nccwpck_require__(8766);
+var string = __nccwpck_require__(4924);
+var tags = __nccwpck_require__(94);
 
 const sortMapEntriesByKey = (a, b) => a.key < b.key ? -1 : a.key > b.key ? 1 : 0;
 class Schema {
@@ -34583,13 +34583,13 @@ exports.Schema = Schema;
 
 /***/ }),
 
-/***/ 3338:
+/***/ 6399:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 
-var identity = __nccwpck_require__(5920);
-var YAMLMap = __nccwpck_require__(7999);
+var identity = __nccwpck_require__(7283);
+var YAMLMap = __nccwpck_require__(2506);
 
 const map = {
     collection: 'map',
@@ -34609,12 +34609,12 @@ exports.map = map;
 
 /***/ }),
 
-/***/ 4603:
+/***/ 4516:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 
-var Scalar = __nccwpck_require__(2238);
+var Scalar = __nccwpck_require__(8689);
 
 const nullTag = {
     identify: value => value == null,
@@ -34633,13 +34633,13 @@ exports.nullTag = nullTag;
 
 /***/ }),
 
-/***/ 8947:
+/***/ 8766:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 
-var identity = __nccwpck_require__(5920);
-var YAMLSeq = __nccwpck_require__(9710);
+var identity = __nccwpck_require__(7283);
+var YAMLSeq = __nccwpck_require__(8115);
 
 const seq = {
     collection: 'seq',
@@ -34659,12 +34659,12 @@ exports.seq = seq;
 
 /***/ }),
 
-/***/ 639:
+/***/ 4924:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 
-var stringifyString = __nccwpck_require__(7824);
+var stringifyString = __nccwpck_require__(5198);
 
 const string = {
     identify: value => typeof value === 'string',
@@ -34682,12 +34682,12 @@ exports.string = string;
 
 /***/ }),
 
-/***/ 3952:
+/***/ 1579:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 
-var Scalar = __nccwpck_require__(2238);
+var Scalar = __nccwpck_require__(8689);
 
 const boolTag = {
     identify: value => typeof value === 'boolean',
@@ -34710,13 +34710,13 @@ exports.boolTag = boolTag;
 
 /***/ }),
 
-/***/ 9280:
+/***/ 3577:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 
-var Scalar = __nccwpck_require__(2238);
-var stringifyNumber = __nccwpck_require__(2916);
+var Scalar = __nccwpck_require__(8689);
+var stringifyNumber = __nccwpck_require__(3325);
 
 const floatNaN = {
     identify: value => typeof value === 'number',
@@ -34764,12 +34764,12 @@ exports.floatNaN = floatNaN;
 
 /***/ }),
 
-/***/ 2559:
+/***/ 6150:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 
-var stringifyNumber = __nccwpck_require__(2916);
+var stringifyNumber = __nccwpck_require__(3325);
 
 const intIdentify = (value) => typeof value === 'bigint' || Number.isInteger(value);
 const intResolve = (str, offset, radix, { intAsBigInt }) => (intAsBigInt ? BigInt(str) : parseInt(str.substring(offset), radix));
@@ -34813,18 +34813,18 @@ exports.intOct = intOct;
 
 /***/ }),
 
-/***/ 5079:
+/***/ 3004:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 
-var map = __nccwpck_require__(3338);
-var _null = __nccwpck_require__(4603);
-var seq = __nccwpck_require__(8947);
-var string = __nccwpck_require__(639);
-var bool = __nccwpck_require__(3952);
-var float = __nccwpck_require__(9280);
-var int = __nccwpck_require__(2559);
+var map = __nccwpck_require__(6399);
+var _null = __nccwpck_require__(4516);
+var seq = __nccwpck_require__(8766);
+var string = __nccwpck_require__(4924);
+var bool = __nccwpck_require__(1579);
+var float = __nccwpck_require__(3577);
+var int = __nccwpck_require__(6150);
 
 const schema = [
     map.map,
@@ -34845,14 +34845,14 @@ exports.schema = schema;
 
 /***/ }),
 
-/***/ 2392:
+/***/ 5443:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 
-var Scalar = __nccwpck_require__(2238);
-var map = __nccwpck_require__(3338);
-var seq = __nccwpck_require__(8947);
+var Scalar = __nccwpck_require__(8689);
+var map = __nccwpck_require__(6399);
+var seq = __nccwpck_require__(8766);
 
 function intIdentify(value) {
     return typeof value === 'bigint' || Number.isInteger(value);
@@ -34916,27 +34916,27 @@ exports.schema = schema;
 
 /***/ }),
 
-/***/ 8395:
+/***/ 94:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 
-var map = __nccwpck_require__(3338);
-var _null = __nccwpck_require__(4603);
-var seq = __nccwpck_require__(8947);
-var string = __nccwpck_require__(639);
-var bool = __nccwpck_require__(3952);
-var float = __nccwpck_require__(9280);
-var int = __nccwpck_require__(2559);
-var schema = __nccwpck_require__(5079);
-var schema$1 = __nccwpck_require__(2392);
-var binary = __nccwpck_require__(4468);
-var merge = __nccwpck_require__(3433);
-var omap = __nccwpck_require__(6336);
-var pairs = __nccwpck_require__(660);
-var schema$2 = __nccwpck_require__(1338);
-var set = __nccwpck_require__(1425);
-var timestamp = __nccwpck_require__(441);
+var map = __nccwpck_require__(6399);
+var _null = __nccwpck_require__(4516);
+var seq = __nccwpck_require__(8766);
+var string = __nccwpck_require__(4924);
+var bool = __nccwpck_require__(1579);
+var float = __nccwpck_require__(3577);
+var int = __nccwpck_require__(6150);
+var schema = __nccwpck_require__(3004);
+var schema$1 = __nccwpck_require__(5443);
+var binary = __nccwpck_require__(8791);
+var merge = __nccwpck_require__(8296);
+var omap = __nccwpck_require__(1003);
+var pairs = __nccwpck_require__(5893);
+var schema$2 = __nccwpck_require__(8181);
+var set = __nccwpck_require__(9452);
+var timestamp = __nccwpck_require__(4284);
 
 const schemas = new Map([
     ['core', schema.schema],
@@ -35022,14 +35022,14 @@ exports.getTags = getTags;
 
 /***/ }),
 
-/***/ 4468:
+/***/ 8791:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 
 var node_buffer = __nccwpck_require__(181);
-var Scalar = __nccwpck_require__(2238);
-var stringifyString = __nccwpck_require__(7824);
+var Scalar = __nccwpck_require__(8689);
+var stringifyString = __nccwpck_require__(5198);
 
 const binary = {
     identify: value => value instanceof Uint8Array, // Buffer inherits from Uint8Array
@@ -35099,12 +35099,12 @@ exports.binary = binary;
 
 /***/ }),
 
-/***/ 4085:
+/***/ 1762:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 
-var Scalar = __nccwpck_require__(2238);
+var Scalar = __nccwpck_require__(8689);
 
 function boolStringify({ value, source }, ctx) {
     const boolObj = value ? trueTag : falseTag;
@@ -35135,13 +35135,13 @@ exports.trueTag = trueTag;
 
 /***/ }),
 
-/***/ 5707:
+/***/ 6938:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 
-var Scalar = __nccwpck_require__(2238);
-var stringifyNumber = __nccwpck_require__(2916);
+var Scalar = __nccwpck_require__(8689);
+var stringifyNumber = __nccwpck_require__(3325);
 
 const floatNaN = {
     identify: value => typeof value === 'number',
@@ -35192,12 +35192,12 @@ exports.floatNaN = floatNaN;
 
 /***/ }),
 
-/***/ 3948:
+/***/ 2589:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 
-var stringifyNumber = __nccwpck_require__(2916);
+var stringifyNumber = __nccwpck_require__(3325);
 
 const intIdentify = (value) => typeof value === 'bigint' || Number.isInteger(value);
 function intResolve(str, offset, radix, { intAsBigInt }) {
@@ -35275,13 +35275,13 @@ exports.intOct = intOct;
 
 /***/ }),
 
-/***/ 3433:
+/***/ 8296:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 
-var identity = __nccwpck_require__(5920);
-var Scalar = __nccwpck_require__(2238);
+var identity = __nccwpck_require__(7283);
+var Scalar = __nccwpck_require__(8689);
 
 // If the value associated with a merge key is a single mapping node, each of
 // its key/value pairs is inserted into the current mapping, unless the key
@@ -35353,16 +35353,16 @@ exports.merge = merge;
 
 /***/ }),
 
-/***/ 6336:
+/***/ 1003:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 
-var identity = __nccwpck_require__(5920);
-var toJS = __nccwpck_require__(8760);
-var YAMLMap = __nccwpck_require__(7999);
-var YAMLSeq = __nccwpck_require__(9710);
-var pairs = __nccwpck_require__(660);
+var identity = __nccwpck_require__(7283);
+var toJS = __nccwpck_require__(5519);
+var YAMLMap = __nccwpck_require__(2506);
+var YAMLSeq = __nccwpck_require__(8115);
+var pairs = __nccwpck_require__(5893);
 
 class YAMLOMap extends YAMLSeq.YAMLSeq {
     constructor() {
@@ -35437,15 +35437,15 @@ exports.omap = omap;
 
 /***/ }),
 
-/***/ 660:
+/***/ 5893:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 
-var identity = __nccwpck_require__(5920);
-var Pair = __nccwpck_require__(5602);
-var Scalar = __nccwpck_require__(2238);
-var YAMLSeq = __nccwpck_require__(9710);
+var identity = __nccwpck_require__(7283);
+var Pair = __nccwpck_require__(8337);
+var Scalar = __nccwpck_require__(8689);
+var YAMLSeq = __nccwpck_require__(8115);
 
 function resolvePairs(seq, onError) {
     if (identity.isSeq(seq)) {
@@ -35526,24 +35526,24 @@ exports.resolvePairs = resolvePairs;
 
 /***/ }),
 
-/***/ 1338:
+/***/ 8181:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 
-var map = __nccwpck_require__(3338);
-var _null = __nccwpck_require__(4603);
-var seq = __nccwpck_require__(8947);
-var string = __nccwpck_require__(639);
-var binary = __nccwpck_require__(4468);
-var bool = __nccwpck_require__(4085);
-var float = __nccwpck_require__(5707);
-var int = __nccwpck_require__(3948);
-var merge = __nccwpck_require__(3433);
-var omap = __nccwpck_require__(6336);
-var pairs = __nccwpck_require__(660);
-var set = __nccwpck_require__(1425);
-var timestamp = __nccwpck_require__(441);
+var map = __nccwpck_require__(6399);
+var _null = __nccwpck_require__(4516);
+var seq = __nccwpck_require__(8766);
+var string = __nccwpck_require__(4924);
+var binary = __nccwpck_require__(8791);
+var bool = __nccwpck_require__(1762);
+var float = __nccwpck_require__(6938);
+var int = __nccwpck_require__(2589);
+var merge = __nccwpck_require__(8296);
+var omap = __nccwpck_require__(1003);
+var pairs = __nccwpck_require__(5893);
+var set = __nccwpck_require__(9452);
+var timestamp = __nccwpck_require__(4284);
 
 const schema = [
     map.map,
@@ -35574,14 +35574,14 @@ exports.schema = schema;
 
 /***/ }),
 
-/***/ 1425:
+/***/ 9452:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 
-var identity = __nccwpck_require__(5920);
-var Pair = __nccwpck_require__(5602);
-var YAMLMap = __nccwpck_require__(7999);
+var identity = __nccwpck_require__(7283);
+var Pair = __nccwpck_require__(8337);
+var YAMLMap = __nccwpck_require__(2506);
 
 class YAMLSet extends YAMLMap.YAMLMap {
     constructor(schema) {
@@ -35677,12 +35677,12 @@ exports.set = set;
 
 /***/ }),
 
-/***/ 441:
+/***/ 4284:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 
-var stringifyNumber = __nccwpck_require__(2916);
+var stringifyNumber = __nccwpck_require__(3325);
 
 /** Internal types handle bigint as number, because TS can't figure it out. */
 function parseSexagesimal(str, asBigInt) {
@@ -35789,7 +35789,7 @@ exports.timestamp = timestamp;
 
 /***/ }),
 
-/***/ 9694:
+/***/ 5727:
 /***/ ((__unused_webpack_module, exports) => {
 
 
@@ -35947,15 +35947,15 @@ exports.foldFlowLines = foldFlowLines;
 
 /***/ }),
 
-/***/ 7549:
+/***/ 7344:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 
-var anchors = __nccwpck_require__(3889);
-var identity = __nccwpck_require__(5920);
-var stringifyComment = __nccwpck_require__(1708);
-var stringifyString = __nccwpck_require__(7824);
+var anchors = __nccwpck_require__(9912);
+var identity = __nccwpck_require__(7283);
+var stringifyComment = __nccwpck_require__(3803);
+var stringifyString = __nccwpck_require__(5198);
 
 function createStringifyContext(doc, options) {
     const opt = Object.assign({
@@ -36086,14 +36086,14 @@ exports.stringify = stringify;
 
 /***/ }),
 
-/***/ 2485:
+/***/ 7824:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 
-var identity = __nccwpck_require__(5920);
-var stringify = __nccwpck_require__(7549);
-var stringifyComment = __nccwpck_require__(1708);
+var identity = __nccwpck_require__(7283);
+var stringify = __nccwpck_require__(7344);
+var stringifyComment = __nccwpck_require__(3803);
 
 function stringifyCollection(collection, ctx, options) {
     const flow = ctx.inFlow ?? collection.flow;
@@ -36248,7 +36248,7 @@ exports.stringifyCollection = stringifyCollection;
 
 /***/ }),
 
-/***/ 1708:
+/***/ 3803:
 /***/ ((__unused_webpack_module, exports) => {
 
 
@@ -36279,14 +36279,14 @@ exports.stringifyComment = stringifyComment;
 
 /***/ }),
 
-/***/ 5580:
+/***/ 8721:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 
-var identity = __nccwpck_require__(5920);
-var stringify = __nccwpck_require__(7549);
-var stringifyComment = __nccwpck_require__(1708);
+var identity = __nccwpck_require__(7283);
+var stringify = __nccwpck_require__(7344);
+var stringifyComment = __nccwpck_require__(3803);
 
 function stringifyDocument(doc, options) {
     const lines = [];
@@ -36373,7 +36373,7 @@ exports.stringifyDocument = stringifyDocument;
 
 /***/ }),
 
-/***/ 2916:
+/***/ 3325:
 /***/ ((__unused_webpack_module, exports) => {
 
 
@@ -36407,15 +36407,15 @@ exports.stringifyNumber = stringifyNumber;
 
 /***/ }),
 
-/***/ 5837:
+/***/ 4832:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 
-var identity = __nccwpck_require__(5920);
-var Scalar = __nccwpck_require__(2238);
-var stringify = __nccwpck_require__(7549);
-var stringifyComment = __nccwpck_require__(1708);
+var identity = __nccwpck_require__(7283);
+var Scalar = __nccwpck_require__(8689);
+var stringify = __nccwpck_require__(7344);
+var stringifyComment = __nccwpck_require__(3803);
 
 function stringifyPair({ key, value }, ctx, onComment, onChompKeep) {
     const { allNullValues, doc, indent, indentStep, options: { commentString, indentSeq, simpleKeys } } = ctx;
@@ -36566,13 +36566,13 @@ exports.stringifyPair = stringifyPair;
 
 /***/ }),
 
-/***/ 7824:
+/***/ 5198:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 
-var Scalar = __nccwpck_require__(2238);
-var foldFlowLines = __nccwpck_require__(9694);
+var Scalar = __nccwpck_require__(8689);
+var foldFlowLines = __nccwpck_require__(5727);
 
 const getFoldOptions = (ctx, isBlock) => ({
     indentAtStart: isBlock ? ctx.indent.length : ctx.indentAtStart,
@@ -36911,12 +36911,12 @@ exports.stringifyString = stringifyString;
 
 /***/ }),
 
-/***/ 2857:
+/***/ 1328:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 
-var identity = __nccwpck_require__(5920);
+var identity = __nccwpck_require__(7283);
 
 const BREAK = Symbol('break visit');
 const SKIP = Symbol('skip children');
@@ -37154,15 +37154,15 @@ exports.visitAsync = visitAsync;
 
 /***/ }),
 
-/***/ 1415:
+/***/ 5170:
 /***/ ((__unused_webpack___webpack_module__, __webpack_exports__, __nccwpck_require__) => {
 
 /* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
 /* harmony export */   f: () => (/* binding */ entry)
 /* harmony export */ });
-/* harmony import */ var _actions_core__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(3651);
-/* harmony import */ var _errors_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(2685);
-/* harmony import */ var _report_js__WEBPACK_IMPORTED_MODULE_2__ = __nccwpck_require__(4761);
+/* harmony import */ var _actions_core__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(7129);
+/* harmony import */ var _errors_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(6020);
+/* harmony import */ var _report_js__WEBPACK_IMPORTED_MODULE_2__ = __nccwpck_require__(2674);
 /** What both entry points do around their work: a user error is annotated and fails the step; anything else is a bug. */
 
 
@@ -37187,14 +37187,14 @@ async function entry(work) {
 
 /***/ }),
 
-/***/ 6511:
+/***/ 8:
 /***/ ((__webpack_module__, __unused_webpack___webpack_exports__, __nccwpck_require__) => {
 
 __nccwpck_require__.a(__webpack_module__, async (__webpack_handle_async_dependencies__, __webpack_async_result__) => { try {
-/* harmony import */ var _actions_core__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(3651);
-/* harmony import */ var _entry_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(1415);
-/* harmony import */ var _lint_js__WEBPACK_IMPORTED_MODULE_2__ = __nccwpck_require__(9348);
-/* harmony import */ var _settings_js__WEBPACK_IMPORTED_MODULE_3__ = __nccwpck_require__(3320);
+/* harmony import */ var _actions_core__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(7129);
+/* harmony import */ var _entry_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(5170);
+/* harmony import */ var _lint_js__WEBPACK_IMPORTED_MODULE_2__ = __nccwpck_require__(807);
+/* harmony import */ var _settings_js__WEBPACK_IMPORTED_MODULE_3__ = __nccwpck_require__(1720);
 /** Entry point of the lint action (lint/action.yml → dist/lint/index.js). */
 
 
@@ -37210,7 +37210,7 @@ __webpack_async_result__();
 
 /***/ }),
 
-/***/ 9348:
+/***/ 807:
 /***/ ((__unused_webpack___webpack_module__, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -37220,7 +37220,7 @@ __nccwpck_require__.d(__webpack_exports__, {
 });
 
 // EXTERNAL MODULE: ./node_modules/@actions/core/lib/core.js + 20 modules
-var core = __nccwpck_require__(3651);
+var core = __nccwpck_require__(7129);
 ;// CONCATENATED MODULE: external "node:fs/promises"
 const promises_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:fs/promises");
 // EXTERNAL MODULE: external "node:path"
@@ -37228,9 +37228,9 @@ var external_node_path_ = __nccwpck_require__(6760);
 ;// CONCATENATED MODULE: external "node:os"
 const external_node_os_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:os");
 // EXTERNAL MODULE: ./lib/errors.js
-var errors = __nccwpck_require__(2685);
+var errors = __nccwpck_require__(6020);
 // EXTERNAL MODULE: ./lib/lint/lint.js + 35 modules
-var lint = __nccwpck_require__(7676);
+var lint = __nccwpck_require__(9251);
 ;// CONCATENATED MODULE: ./lib/cli/load.js
 /** Reading a manifest from disk for a command: lint first, refuse on errors, resolve its places. */
 
@@ -37279,13 +37279,13 @@ function localWorkdir(c) {
 ;// CONCATENATED MODULE: external "node:fs"
 const external_node_fs_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:fs");
 // EXTERNAL MODULE: ./node_modules/yaml/dist/index.js
-var dist = __nccwpck_require__(538);
+var dist = __nccwpck_require__(8379);
 // EXTERNAL MODULE: ./node_modules/zod/v4/classic/schemas.js + 15 modules
-var schemas = __nccwpck_require__(888);
+var schemas = __nccwpck_require__(5584);
 // EXTERNAL MODULE: ./lib/manifest/units.js
-var units = __nccwpck_require__(7683);
+var units = __nccwpck_require__(4906);
 // EXTERNAL MODULE: ./lib/queue/transition.js
-var transition = __nccwpck_require__(6145);
+var transition = __nccwpck_require__(1424);
 ;// CONCATENATED MODULE: ./lib/workflow/render.js
 /**
  * The GitHub Actions workflow for a campaign, pure: one job per phase stage (smoke, gate,
@@ -37566,7 +37566,7 @@ async function staleWorkflowFinding(file, ctx) {
 }
 
 // EXTERNAL MODULE: ./lib/action/report.js
-var report = __nccwpck_require__(4761);
+var report = __nccwpck_require__(2674);
 ;// CONCATENATED MODULE: ./lib/action/lint.js
 /**
  * The lint action: every manifest given (files, or directories of `.yml`), each finding an
@@ -37623,7 +37623,7 @@ async function runLint(settings) {
 
 /***/ }),
 
-/***/ 4761:
+/***/ 2674:
 /***/ ((__unused_webpack___webpack_module__, __webpack_exports__, __nccwpck_require__) => {
 
 /* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
@@ -37633,9 +37633,9 @@ async function runLint(settings) {
 /* harmony export */   fz: () => (/* binding */ annotate)
 /* harmony export */ });
 /* unused harmony export ANNOTATIONS_PER_SEVERITY */
-/* harmony import */ var _actions_core__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(3651);
+/* harmony import */ var _actions_core__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(7129);
 /* harmony import */ var node_path__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(6760);
-/* harmony import */ var _lint_lint_js__WEBPACK_IMPORTED_MODULE_2__ = __nccwpck_require__(7676);
+/* harmony import */ var _lint_lint_js__WEBPACK_IMPORTED_MODULE_2__ = __nccwpck_require__(9251);
 /**
  * What a workflow run shows: findings as annotations on the manifest's lines (within GitHub's
  * per-step limits, the rest in the log), and the job summary (within its size limit).
@@ -37712,7 +37712,7 @@ async function writeSummary(markdown) {
 
 /***/ }),
 
-/***/ 3320:
+/***/ 1720:
 /***/ ((__unused_webpack___webpack_module__, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -37724,17 +37724,17 @@ __nccwpck_require__.d(__webpack_exports__, {
 // UNUSED EXPORTS: COMMANDS, readMainSettings
 
 // EXTERNAL MODULE: ./node_modules/zod/v4/classic/schemas.js + 15 modules
-var schemas = __nccwpck_require__(888);
+var schemas = __nccwpck_require__(5584);
 // EXTERNAL MODULE: ./node_modules/zod/v4/core/core.js
-var core = __nccwpck_require__(9327);
+var core = __nccwpck_require__(5108);
 // EXTERNAL MODULE: ./lib/errors.js
-var errors = __nccwpck_require__(2685);
+var errors = __nccwpck_require__(6020);
 // EXTERNAL MODULE: ./lib/manifest/units.js
-var units = __nccwpck_require__(7683);
+var units = __nccwpck_require__(4906);
 // EXTERNAL MODULE: ./lib/queue/state.js
-var state = __nccwpck_require__(7821);
+var state = __nccwpck_require__(6326);
 // EXTERNAL MODULE: ./lib/queue/transition.js
-var transition = __nccwpck_require__(6145);
+var transition = __nccwpck_require__(1424);
 ;// CONCATENATED MODULE: ./lib/queue/scope.js
 
 
@@ -37883,7 +37883,7 @@ function readLintSettings(read) {
 
 /***/ }),
 
-/***/ 2685:
+/***/ 6020:
 /***/ ((__unused_webpack___webpack_module__, __webpack_exports__, __nccwpck_require__) => {
 
 /* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
@@ -37915,7 +37915,7 @@ function formatProblem(p) {
 
 /***/ }),
 
-/***/ 7676:
+/***/ 9251:
 /***/ ((__unused_webpack___webpack_module__, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -37926,7 +37926,7 @@ __nccwpck_require__.d(__webpack_exports__, {
 });
 
 // EXTERNAL MODULE: ./lib/errors.js
-var errors = __nccwpck_require__(2685);
+var errors = __nccwpck_require__(6020);
 // EXTERNAL MODULE: external "node:path"
 var external_node_path_ = __nccwpck_require__(6760);
 ;// CONCATENATED MODULE: ./lib/manifest/grid.js
@@ -38309,11 +38309,11 @@ function valueFor(field, cell) {
 }
 
 // EXTERNAL MODULE: ./node_modules/yaml/dist/index.js
-var dist = __nccwpck_require__(538);
+var dist = __nccwpck_require__(8379);
 // EXTERNAL MODULE: ./node_modules/zod/v4/classic/schemas.js + 15 modules
-var schemas = __nccwpck_require__(888);
+var schemas = __nccwpck_require__(5584);
 // EXTERNAL MODULE: ./lib/manifest/units.js
-var manifest_units = __nccwpck_require__(7683);
+var manifest_units = __nccwpck_require__(4906);
 ;// CONCATENATED MODULE: ./lib/manifest/schema.js
 /**
  * The manifest language. Every type the rest of the code uses for a manifest comes from
@@ -40291,7 +40291,7 @@ function formatFinding(f) {
 
 /***/ }),
 
-/***/ 7683:
+/***/ 4906:
 /***/ ((__unused_webpack___webpack_module__, __webpack_exports__, __nccwpck_require__) => {
 
 /* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
@@ -40373,11 +40373,11 @@ function formatSlurmMem(bytes) {
 
 /***/ }),
 
-/***/ 7821:
+/***/ 6326:
 /***/ ((__unused_webpack___webpack_module__, __webpack_exports__, __nccwpck_require__) => {
 
 /* unused harmony exports FAILURE_CLASSES, failureClass, attemptSchema, TASK_STATUSES, taskStatus, taskStateSchema, checkResultSchema, PHASE_STATUSES, phaseStateSchema, STATE_VERSION, campaignStateSchema, emptyState, ACTIVE, TERMINAL */
-/* harmony import */ var zod__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(888);
+/* harmony import */ var zod__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(5584);
 /** The campaign's tracked state: every task and every attempt, and what each phase decided. */
 
 const FAILURE_CLASSES = [
@@ -40466,15 +40466,15 @@ const TERMINAL = new Set(['completed', 'failed', 'blocked', 'stuck']);
 
 /***/ }),
 
-/***/ 6145:
+/***/ 1424:
 /***/ ((__unused_webpack___webpack_module__, __webpack_exports__, __nccwpck_require__) => {
 
 /* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
 /* harmony export */   g1: () => (/* binding */ dependencyOrder)
 /* harmony export */ });
 /* unused harmony exports retryRule, applyEvents, startRun, step, diskFullTasks, atRest */
-/* harmony import */ var _manifest_units_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(7683);
-/* harmony import */ var _state_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(7821);
+/* harmony import */ var _manifest_units_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(4906);
+/* harmony import */ var _state_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(6326);
 
 
 /** Retries per class when the manifest says nothing: a vanished task or a failed node is not the task's fault. */
@@ -40805,7 +40805,7 @@ function atRest(state, actions) {
 
 /***/ }),
 
-/***/ 3651:
+/***/ 7129:
 /***/ ((__unused_webpack___webpack_module__, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -41089,9 +41089,9 @@ class DecodedURL extends URL {
 }
 //# sourceMappingURL=proxy.js.map
 // EXTERNAL MODULE: ./node_modules/tunnel/index.js
-var node_modules_tunnel = __nccwpck_require__(6461);
+var node_modules_tunnel = __nccwpck_require__(7986);
 // EXTERNAL MODULE: ./node_modules/undici/index.js
-var undici = __nccwpck_require__(4303);
+var undici = __nccwpck_require__(2400);
 ;// CONCATENATED MODULE: ./node_modules/@actions/http-client/lib/index.js
 /* eslint-disable @typescript-eslint/no-explicit-any */
 var __awaiter = (undefined && undefined.__awaiter) || function (thisArg, _arguments, P, generator) {
@@ -43770,7 +43770,7 @@ function getIDToken(aud) {
 
 /***/ }),
 
-/***/ 888:
+/***/ 5584:
 /***/ ((__unused_webpack___webpack_module__, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -43792,9 +43792,9 @@ __nccwpck_require__.d(__webpack_exports__, {
 // UNUSED EXPORTS: ZodAny, ZodArray, ZodBase64, ZodBase64URL, ZodBigInt, ZodBigIntFormat, ZodBoolean, ZodCIDRv4, ZodCIDRv6, ZodCUID, ZodCUID2, ZodCatch, ZodCodec, ZodCreditCard, ZodCustom, ZodCustomStringFormat, ZodDate, ZodDefault, ZodDiscriminatedUnion, ZodE164, ZodEmail, ZodEmoji, ZodEnum, ZodExactOptional, ZodFile, ZodFunction, ZodGUID, ZodIBAN, ZodIPv4, ZodIPv6, ZodISODate, ZodISODateTime, ZodISODuration, ZodISOTime, ZodInstanceOf, ZodIntersection, ZodJWT, ZodKSUID, ZodLazy, ZodLiteral, ZodMAC, ZodMap, ZodNaN, ZodNanoID, ZodNever, ZodNonOptional, ZodNull, ZodNullable, ZodNumber, ZodNumberFormat, ZodObject, ZodOptional, ZodPipe, ZodPrefault, ZodPreprocess, ZodPromise, ZodReadonly, ZodRecord, ZodSet, ZodString, ZodStringFormat, ZodSuccess, ZodSymbol, ZodTemplateLiteral, ZodTransform, ZodTuple, ZodType, ZodULID, ZodURL, ZodUUID, ZodUndefined, ZodUnion, ZodUnknown, ZodVoid, ZodXID, ZodXor, _ZodString, _default, _function, any, base64, base64url, bigint, catch, check, cidrv4, cidrv6, codec, creditCard, cuid, cuid2, currencyCode, custom, date, describe, e164, email, emoji, exactOptional, file, float32, float64, function, guid, hash, hex, hostname, httpUrl, iban, instanceof, int, int32, int64, intersection, invertCodec, ipv4, ipv6, json, jwt, keyof, ksuid, lazy, looseObject, looseRecord, mac, map, meta, nan, nanoid, nativeEnum, never, nonoptional, null, nullable, nullish, optional, partialRecord, pipe, prefault, preprocess, promise, readonly, refine, set, stringFormat, stringbool, success, superRefine, symbol, templateLiteral, transform, tuple, uint32, uint64, ulid, undefined, unknown, url, uuid, uuidv4, uuidv6, uuidv7, void, xid, xor
 
 // EXTERNAL MODULE: ./node_modules/zod/v4/core/core.js
-var core_core = __nccwpck_require__(9327);
+var core_core = __nccwpck_require__(5108);
 // EXTERNAL MODULE: ./node_modules/zod/v4/core/util.js
-var core_util = __nccwpck_require__(3124);
+var core_util = __nccwpck_require__(7907);
 ;// CONCATENATED MODULE: ./node_modules/zod/v4/core/memoizer.js
 
 class $ZodCyclicError extends Error {
@@ -52315,7 +52315,7 @@ function preprocess(fn, schema) {
 
 /***/ }),
 
-/***/ 9327:
+/***/ 5108:
 /***/ ((__unused_webpack___webpack_module__, __webpack_exports__, __nccwpck_require__) => {
 
 /* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
@@ -52327,7 +52327,7 @@ function preprocess(fn, schema) {
 /* harmony export */   xI: () => (/* binding */ $constructor)
 /* harmony export */ });
 /* unused harmony export $brand */
-/* harmony import */ var _util_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(3124);
+/* harmony import */ var _util_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(7907);
 var _a;
 
 /** A special constant with type `never` */
@@ -52473,7 +52473,7 @@ function config(newConfig) {
 
 /***/ }),
 
-/***/ 3124:
+/***/ 7907:
 /***/ ((__unused_webpack___webpack_module__, __webpack_exports__, __nccwpck_require__) => {
 
 /* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
@@ -52528,7 +52528,7 @@ function config(newConfig) {
 /* harmony export */   zM: () => (/* binding */ mergeDefs)
 /* harmony export */ });
 /* unused harmony exports assertEqual, assertNotEqual, toZod, assertIs, assertNever, assert, defineLazy, objectClone, cloneDef, getElementAtPath, promiseAllObject, randomString, numKeys, getParsedType, primitiveTypes, createTransparentProxy, unwrapMessage, getSizableOrigin, cleanEnum, base64ToUint8Array, uint8ArrayToBase64, base64urlToUint8Array, uint8ArrayToBase64url, hexToUint8Array, uint8ArrayToHex, Class, CONSTANT_CATCH */
-/* harmony import */ var _core_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(9327);
+/* harmony import */ var _core_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(5108);
 
 // functions
 function assertEqual(val) {
@@ -53533,6 +53533,6 @@ function constantCatch(value) {
 /******/ // startup
 /******/ // Load entry module and return exports
 /******/ // This entry module used 'module' so it can't be inlined
-/******/ var __webpack_exports__ = __nccwpck_require__(6511);
+/******/ var __webpack_exports__ = __nccwpck_require__(8);
 /******/ __webpack_exports__ = await __webpack_exports__;
 /******/ 
