@@ -13,7 +13,7 @@ import { SshTransport } from '../lib/exec/transport/ssh.js';
 import { parseManifest } from '../lib/manifest/load.js';
 import { planCampaign } from '../lib/plan/plan.js';
 import { emptyState } from '../lib/queue/state.js';
-import { slurmEnv, sshd } from './test-servers.mjs';
+import { clusterHead, slurmEnv, sshd } from './test-servers.mjs';
 
 const TASKS = Number(process.env.TASKS ?? 1000);
 const MAX_PARALLEL = Number(process.env.MAX_PARALLEL ?? 50);
@@ -32,18 +32,7 @@ function rpcs() {
 
 const root = mkdtempSync(join(tmpdir(), 'campaign-bench-'));
 const name = `bench-${Date.now().toString(36)}`;
-const text = `campaign: ${name}
-cluster:
-  executor: slurm
-  name: campaign-test
-  login: ${sshd.CAMPAIGN_SSH_TARGET}
-  host_key: ${sshd.CAMPAIGN_SSH_FINGERPRINT}
-  partitions: [{ name: debug, max_time: 30m }]
-  max_parallel: ${MAX_PARALLEL}
-workdir: ${root}
-defaults:
-  resources: { cpus: 1, mem: 100M }
-phases:
+const text = `${clusterHead(name, root, MAX_PARALLEL)}phases:
   - name: sweep
     grid: { i: [${Array.from({ length: TASKS }, (_, i) => i).join(', ')}] }
     command: echo \${i} > \${output}

@@ -5,7 +5,7 @@ import { execFileSync, spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { cluster, slurmEnv, sshd } from './test-servers.mjs';
+import { cluster, clusterHead, slurmEnv, sshd } from './test-servers.mjs';
 
 const TASKS = Number(process.env.TASKS ?? 1000);
 const FLAP_EVERY = Number(process.env.FLAP_EVERY ?? 240);
@@ -16,18 +16,7 @@ const name = `soak-${Date.now().toString(36)}`;
 const manifest = join(root, 'soak.yml');
 writeFileSync(
   manifest,
-  `campaign: ${name}
-cluster:
-  executor: slurm
-  name: campaign-test
-  login: ${sshd.CAMPAIGN_SSH_TARGET}
-  host_key: ${sshd.CAMPAIGN_SSH_FINGERPRINT}
-  partitions: [{ name: debug, max_time: 30m }]
-  max_parallel: 40
-workdir: ${root}/work
-defaults:
-  resources: { cpus: 1, mem: 100M }
-phases:
+  `${clusterHead(name, `${root}/work`, 40)}phases:
   - name: soak
     grid: { i: [${Array.from({ length: TASKS }, (_, i) => i).join(', ')}] }
     command: |
