@@ -23,6 +23,7 @@ import type { Executor } from '../exec/executor.js';
 import { FileStateStore } from '../exec/store/file-store.js';
 import type { Plan } from '../plan/plan.js';
 import { gateView, phaseTable } from '../queue/job-summary.js';
+import { PollPacer, pollLimits } from '../queue/poll.js';
 import { startScopedRun, type Scope } from '../queue/scope.js';
 import type { CampaignState } from '../queue/state.js';
 import { allCompleted, phaseCounts, renderSummary } from '../queue/summary.js';
@@ -122,20 +123,15 @@ async function advance(
     const plan = opened.plan;
     const controller = new CampaignController({ manifest: c.manifest, plan, executor, store, scope });
     let state = startScopedRun(loaded, plan, scope, { retryFailed: s['retry-failed'] });
-    // The scheduler is asked less often than local processes are looked at.
-    const local = c.manifest.cluster.executor === 'local';
-    const [minPoll, maxPoll] = local ? [100, 2_000] : [2_000, 30_000];
-    let wait = minPoll;
+    const pacer = new PollPacer(plan, pollLimits(c.manifest.cluster.executor));
     let atRest = false;
     for (;;) {
-      const before = JSON.stringify(phaseCounts(plan, state));
       const r = await controller.pass(state);
       passes++;
       state = r.state;
       atRest = r.atRest;
       if (atRest || cancelled || now() >= deadline) break;
-      // Back off while nothing changes, look again soon after something did.
-      wait = JSON.stringify(phaseCounts(plan, state)) === before ? Math.min(maxPoll, wait * 1.5) : minPoll;
+      const wait = pacer.next(state, now()) * 1000;
       await Promise.race([sleep(Math.max(0, Math.min(wait, deadline - now()))), new Promise<void>((r) => (wake = r))]);
     }
     // The summary travels in the state artifact too: a download that reads without the run's page.

@@ -10,6 +10,7 @@ import { FileStateStore } from '../exec/store/file-store.js';
 import { LinkError } from '../exec/transport/transport.js';
 import { formatFinding, lintText } from '../lint/lint.js';
 import { manifest as manifestSchema } from '../manifest/schema.js';
+import { PollPacer, pollLimits } from '../queue/poll.js';
 import type { CampaignState } from '../queue/state.js';
 import { diskFullTasks, startRun } from '../queue/transition.js';
 import { allCompleted, phaseCounts, progressLine, renderSummary } from '../queue/summary.js';
@@ -167,12 +168,9 @@ async function run(argv: string[]): Promise<number> {
     'retry-failed': { type: 'boolean' },
   });
   const c = await loadCampaign(files[0]!, values['state-dir'] as string | undefined);
-  // The scheduler is asked less often than local processes are looked at.
-  const local = c.manifest.cluster.executor === 'local';
-  const maxPoll = values.poll === undefined ? (local ? 2 : 30) : Number(values.poll);
-  if (!(maxPoll > 0))
+  const maxPoll = values.poll === undefined ? undefined : Number(values.poll);
+  if (maxPoll !== undefined && !(maxPoll > 0))
     throw new UserError({ message: `--poll ${String(values.poll)} is not a positive number of seconds` });
-  const minPoll = Math.min(maxPoll, local ? 0.1 : 2);
   printWarnings(c);
   const store = new FileStateStore(c.stateDir, { onWarning: warn });
   const lock = await store.acquire(`campaign run ${files[0]!}`);
@@ -191,16 +189,13 @@ async function run(argv: string[]): Promise<number> {
     const controller = new CampaignController({ manifest: c.manifest, plan, executor, store, warn });
     const progress = new Progress(process.stdout, plan);
     let state = startRun(loaded, plan, { retryFailed: values['retry-failed'] === true });
-    let wait = minPoll;
+    const pacer = new PollPacer(plan, pollLimits(c.manifest.cluster.executor, maxPoll));
     for (;;) {
-      const before = JSON.stringify(phaseCounts(plan, state));
       const r = await controller.pass(state);
       state = r.state;
       progress.update(state);
       if (r.atRest) break;
-      // Back off while nothing changes, look again soon after something did.
-      wait = JSON.stringify(phaseCounts(plan, state)) === before ? Math.min(maxPoll, wait * 1.5) : minPoll;
-      await new Promise((res) => setTimeout(res, wait * 1000));
+      await new Promise((res) => setTimeout(res, pacer.next(state, Date.now()) * 1000));
     }
     const text = await summaryText(plan, executor, state, await writePictures(c.stateDir, plan, state));
     await writeFile(join(c.stateDir, 'summary.md'), text);

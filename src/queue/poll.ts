@@ -1,0 +1,106 @@
+/**
+ * How long the controller waits before its next pass. A scheduler's attention is what a campaign
+ * spends most carelessly: each pass asks it once, so it is asked at the longest interval unless
+ * an answer is due sooner. What is due: a retry whose delay runs out, and a running task's
+ * expected end (from its cost model) where that end matters: it frees room for tasks still to
+ * be submitted, or it is the last one, the end of the campaign. A task past its expected end is
+ * looked at soon, then less and less often. Processes that are free to look at (no scheduler)
+ * are looked at again soon after anything changed, less often while nothing does.
+ */
+import type { Plan } from '../plan/plan.js';
+import type { CampaignState } from './state.js';
+import { phaseCounts } from './summary.js';
+
+export interface PollLimits {
+  /** Asks a scheduler (each look costs it) or looks at processes (free). */
+  costly: boolean;
+  minSeconds: number;
+  maxSeconds: number;
+}
+
+const MORE_TO_COME = new Set(['waiting', 'smoke', 'gate']);
+/** After an expected end, accounting needs a moment to record it. */
+const SETTLE_SECONDS = 1;
+
+export class PollPacer {
+  private wait: number;
+  private counts = '';
+  /** Expected seconds of each task that has a cost model. */
+  private readonly expected = new Map<string, number>();
+
+  constructor(
+    private readonly plan: Plan,
+    private readonly limits: PollLimits,
+  ) {
+    this.wait = limits.minSeconds;
+    for (const phase of plan.phases)
+      for (const array of phase.arrays) {
+        const seconds = array.budget.costSeconds;
+        if (seconds !== undefined) for (const id of array.tasks) this.expected.set(id, seconds);
+      }
+  }
+
+  /** Seconds to wait after a pass that left `state`, at `nowMs`. */
+  next(state: CampaignState, nowMs: number): number {
+    const counts = JSON.stringify(phaseCounts(this.plan, state));
+    const changed = counts !== this.counts;
+    this.counts = counts;
+    const { minSeconds: min, maxSeconds: max } = this.limits;
+    if (!this.limits.costly) {
+      this.wait = changed ? min : Math.min(max, this.wait * 1.5);
+      return this.wait;
+    }
+    const clamp = (s: number): number => Math.min(max, Math.max(min, s));
+    let wait = max;
+    for (const at of dueTimes(state, this.plan, this.expected, nowMs)) {
+      const ahead = (at - nowMs) / 1000;
+      wait = Math.min(wait, clamp(ahead >= 0 ? ahead + SETTLE_SECONDS : -ahead / 2));
+    }
+    return wait;
+  }
+}
+
+/** The times (epoch ms) at which an answer from the scheduler is due. */
+function dueTimes(state: CampaignState, plan: Plan, expected: ReadonlyMap<string, number>, nowMs: number): number[] {
+  const due: number[] = [];
+  const ends: number[] = [];
+  let queued = false;
+  let running = false;
+  /** The shortest expected time of a queued task: none of them can end sooner. */
+  let soonestQueued = Infinity;
+  let waiting = plan.phases.some((p) => {
+    const status = state.phases[p.name]?.status ?? 'waiting';
+    return MORE_TO_COME.has(status) || (status === 'full' && p.tasks.some((t) => state.tasks[t.id] === undefined));
+  });
+  for (const [id, t] of Object.entries(state.tasks)) {
+    if (t.status === 'pending') waiting = true;
+    else if (t.status === 'retrying') {
+      waiting = true;
+      if (t.notBefore) due.push(Date.parse(t.notBefore));
+    } else if (t.status === 'submitted') {
+      queued = true;
+      soonestQueued = Math.min(soonestQueued, expected.get(id) ?? Infinity);
+    } else if (t.status === 'running') {
+      running = true;
+      const started = t.attempts.at(-1)?.startedAt;
+      const seconds = expected.get(id);
+      if (started && seconds !== undefined) ends.push(Date.parse(started) + seconds * 1000);
+    }
+  }
+  // Nothing running: the first queued task to start cannot end before its expected time from now.
+  if (!running && soonestQueued < Infinity) due.push(nowMs + soonestQueued * 1000);
+  // Room for waiting tasks comes with any end; with nothing waiting or queued, the last ends the campaign.
+  if (waiting) return due.concat(ends);
+  if (!queued && ends.length > 0) due.push(ends.reduce((a, b) => Math.max(a, b)));
+  return due;
+}
+
+/**
+ * The limits for an executor: Slurm is a scheduler; local processes are looked at often, an SSH
+ * GPU server less often (each look is a round trip). `maxSeconds` overrides the longest wait.
+ */
+export function pollLimits(executor: 'local' | 'slurm' | 'ssh-gpu', maxSeconds?: number): PollLimits {
+  const [min, max] = executor === 'local' ? [0.1, 2] : [2, 30];
+  const longest = maxSeconds ?? max;
+  return { costly: executor === 'slurm', minSeconds: Math.min(min, longest), maxSeconds: longest };
+}

@@ -1,0 +1,123 @@
+/** How long the controller waits between passes: the scheduler asked rarely, but on time. */
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { manifest as manifestSchema } from '../../src/manifest/schema.js';
+import { planCampaign } from '../../src/plan/plan.js';
+import { PollPacer, pollLimits } from '../../src/queue/poll.js';
+import { emptyState, TASK_STATUSES, type CampaignState, type TaskState } from '../../src/queue/state.js';
+
+const T0 = Date.parse('2026-11-30T12:00:00.000Z');
+const iso = (offsetSeconds: number): string => new Date(T0 + offsetSeconds * 1000).toISOString();
+
+function planOf(timing: Record<string, unknown>) {
+  return planCampaign(
+    manifestSchema.parse({
+      campaign: 'c',
+      cluster: { executor: 'slurm', name: 'x' },
+      workdir: 'w',
+      phases: [{ name: 'p', grid: { n: [1, 2, 3, 4] }, command: 'true', ...timing }],
+    }),
+  );
+}
+// Each task is expected to take 10 s (its walltime is a minute).
+const costed = planOf({ cost: { unit: 'step', units: 10, per_unit: '1s', measured_on: 'x' } });
+const fixed = planOf({ walltime: '5m' });
+
+const running = (startedAt: number): TaskState => ({
+  status: 'running',
+  attempts: [{ n: 1, submittedAt: iso(-60), startedAt: iso(startedAt) }],
+});
+const queued: TaskState = { status: 'submitted', attempts: [{ n: 1, submittedAt: iso(-60) }] };
+const done: TaskState = { status: 'completed', attempts: [{ n: 1, submittedAt: iso(-60), class: 'completed' }] };
+
+function stateWith(tasks: Record<string, TaskState>): CampaignState {
+  return { ...emptyState('c', iso(-100)), phases: { p: { status: 'full' } }, tasks };
+}
+const slurm = pollLimits('slurm');
+
+describe('polling a scheduler', () => {
+  it('asks at the longest interval while no end is expected (a fixed walltime says nothing)', () => {
+    const state = stateWith({ 'p/n1': running(-5), 'p/n2': running(-5), 'p/n3': queued, 'p/n4': queued });
+    expect(new PollPacer(fixed, slurm).next(state, T0)).toBe(30);
+  });
+
+  it('asks at the longest interval while tasks are queued behind the running ones, however soon those end', () => {
+    const state = stateWith({ 'p/n1': running(-5), 'p/n2': running(-5), 'p/n3': queued, 'p/n4': queued });
+    expect(new PollPacer(costed, slurm).next(state, T0)).toBe(30);
+  });
+
+  it('with nothing running, waits for the time a queued task needs once started', () => {
+    const state = stateWith({ 'p/n1': queued, 'p/n2': queued, 'p/n3': done, 'p/n4': done });
+    expect(new PollPacer(costed, slurm).next(state, T0)).toBe(11);
+  });
+
+  it('looks right after the last expected end, when it ends the campaign', () => {
+    const state = stateWith({ 'p/n1': running(-8), 'p/n2': running(-3), 'p/n3': done, 'p/n4': done });
+    // The last ends at +7 s; a second more lets accounting record it.
+    expect(new PollPacer(costed, slurm).next(state, T0)).toBe(8);
+  });
+
+  it('looks right after the first expected end when tasks wait for the room it frees', () => {
+    const state = stateWith({ 'p/n1': running(-8), 'p/n2': running(-3) });
+    expect(new PollPacer(costed, slurm).next(state, T0)).toBe(3);
+  });
+
+  it('looks soon after a task overruns its expected end, then less and less often', () => {
+    const pacer = new PollPacer(costed, slurm);
+    const waits = [11, 20, 50, 200].map((since) => pacer.next(stateWith({ 'p/n1': running(-since) }), T0));
+    expect(waits).toEqual([2, 5, 20, 30]);
+  });
+
+  it('comes back when a retry may be submitted', () => {
+    const state = stateWith({
+      'p/n1': { status: 'retrying', notBefore: iso(12), attempts: [{ n: 1, submittedAt: iso(-60), class: 'failed' }] },
+      'p/n2': queued,
+    });
+    expect(new PollPacer(fixed, slurm).next(state, T0)).toBe(13);
+  });
+
+  it('keeps the longest interval a user sets, and never asks more often than every 2 s', () => {
+    expect(pollLimits('slurm', 5)).toEqual({ costly: true, minSeconds: 2, maxSeconds: 5 });
+    expect(pollLimits('slurm', 1)).toEqual({ costly: true, minSeconds: 1, maxSeconds: 1 });
+  });
+
+  it('stays within its limits whatever the state', () => {
+    const task = fc.record({
+      status: fc.constantFrom(...TASK_STATUSES),
+      started: fc.option(fc.integer({ min: -10_000, max: 100 })),
+      notBefore: fc.option(fc.integer({ min: -10_000, max: 10_000 })),
+    });
+    fc.assert(
+      fc.property(fc.array(task, { maxLength: 4 }), fc.integer({ min: 1, max: 120 }), (tasks, max) => {
+        const limits = pollLimits('slurm', max);
+        const state = stateWith(
+          Object.fromEntries(
+            tasks.map((t, i): [string, TaskState] => [
+              `p/n${i + 1}`,
+              {
+                status: t.status,
+                attempts: [
+                  { n: 1, submittedAt: iso(-60), ...(t.started === null ? {} : { startedAt: iso(t.started) }) },
+                ],
+                ...(t.notBefore === null ? {} : { notBefore: iso(t.notBefore) }),
+              },
+            ]),
+          ),
+        );
+        const wait = new PollPacer(costed, limits).next(state, T0);
+        expect(wait).toBeGreaterThanOrEqual(limits.minSeconds);
+        expect(wait).toBeLessThanOrEqual(limits.maxSeconds);
+      }),
+    );
+  });
+});
+
+describe('polling processes that are free to look at', () => {
+  it('looks again soon after something changed, less and less often while nothing does', () => {
+    const pacer = new PollPacer(fixed, pollLimits('local'));
+    const a = stateWith({ 'p/n1': running(-1) });
+    const b = stateWith({ 'p/n1': done });
+    const waits = [a, a, a, b, b].map((s) => pacer.next(s, T0));
+    expect(waits.map((w) => Math.round(w * 1000))).toEqual([100, 150, 225, 100, 150]);
+  });
+});
