@@ -37,6 +37,8 @@ const MAX_INTERRUPTED_MS = 10 * 60_000;
 interface Located {
   spec: TaskSpec;
   array: ArrayPlan;
+  /** The partition its array goes to, where the plan chose one. */
+  partition: string | undefined;
 }
 
 export class CampaignController {
@@ -51,8 +53,10 @@ export class CampaignController {
     this.policy = retryPolicy(c.manifest);
     for (const phase of c.plan.phases) {
       const specs = new Map([...phase.smoke, ...phase.tasks].map((t) => [t.id, t]));
-      for (const array of phase.arrays)
-        for (const id of array.tasks) this.located.set(id, { spec: specs.get(id)!, array });
+      for (const array of phase.arrays) {
+        const partition = array.budget.partition ?? array.resources.partition;
+        for (const id of array.tasks) this.located.set(id, { spec: specs.get(id)!, array, partition });
+      }
     }
   }
 
@@ -88,15 +92,17 @@ export class CampaignController {
   }
 
   private async passOnce(state: CampaignState): Promise<{ state: CampaignState; atRest: boolean }> {
-    const observed = await this.c.executor.observe(this.activeAttempts(state));
+    const before = this.scanActive(state);
+    const observed = await this.c.executor.observe(before.attempts);
     let next = applyEvents(state, observed, this.policy);
-    const active = Object.values(next.tasks).filter((t) => ACTIVE.has(t.status)).length;
+    const active = before.total + activeChange(state, next, observed);
     const decided = step(next, this.c.plan, this.now(), this.c.executor.capacity(active));
     next = decided.state;
     const actions = this.c.scope ? scopeActions(decided.actions, this.c.scope) : decided.actions;
     const acted: CampaignEvent[] = [];
     for (const action of actions) acted.push(...(await this.act(action, next)));
-    next = applyEvents(next, acted, this.policy);
+    // A tasks record made in this pass is seen by no one else yet: changed in place, not copied again.
+    next = applyEvents(next, acted, this.policy, next.tasks === state.tasks ? undefined : next.tasks);
     // Dependent phases may move on in the same pass (a gate passed, a phase completed).
     const settled = step(next, this.c.plan, this.now(), 0).state;
     await this.c.store.append([...observed, ...acted]);
@@ -137,20 +143,25 @@ export class CampaignController {
   }
 
   private activeAttempts(state: CampaignState): ActiveAttempt[] {
+    return this.scanActive(state).attempts;
+  }
+
+  /** The active attempts the executor is to look at, and how many tasks are active (those the plan no longer has too). */
+  private scanActive(state: CampaignState): { attempts: ActiveAttempt[]; total: number } {
     const out: ActiveAttempt[] = [];
-    for (const [id, t] of Object.entries(state.tasks)) {
+    let total = 0;
+    for (const id of Object.keys(state.tasks)) {
+      const t = state.tasks[id]!;
+      if (!ACTIVE.has(t.status)) continue;
+      total++;
       const where = this.located.get(id);
       const attempt = t.attempts[t.attempts.length - 1];
-      if (!ACTIVE.has(t.status) || !where || !attempt) continue;
-      const partition = where.array.budget.partition ?? where.array.resources.partition;
-      out.push({
-        task: where.spec,
-        attempt,
-        walltimeSeconds: where.array.budget.seconds,
-        ...(partition === undefined ? {} : { partition }),
-      });
+      if (!where || !attempt) continue;
+      const a: ActiveAttempt = { task: where.spec, attempt, walltimeSeconds: where.array.budget.seconds };
+      if (where.partition !== undefined) a.partition = where.partition;
+      out.push(a);
     }
-    return out;
+    return { attempts: out, total };
   }
 
   private async act(action: Action, state: CampaignState): Promise<CampaignEvent[]> {
@@ -198,6 +209,24 @@ export class CampaignController {
       }
     }
   }
+}
+
+/**
+ * How many more tasks are active after the events than before: only the tasks they name can
+ * have changed, so this counts without going over every task.
+ */
+function activeChange(before: CampaignState, after: CampaignState, events: readonly CampaignEvent[]): number {
+  if (after.tasks === before.tasks) return 0;
+  let change = 0;
+  const seen = new Set<string>();
+  for (const e of events) {
+    if (!('task' in e) || seen.has(e.task)) continue;
+    seen.add(e.task);
+    const was = before.tasks[e.task];
+    const is = after.tasks[e.task];
+    change += (is && ACTIVE.has(is.status) ? 1 : 0) - (was && ACTIVE.has(was.status) ? 1 : 0);
+  }
+  return change;
 }
 
 /** The stored state of a campaign, checked against the schema; a new one when there is none. */

@@ -3,6 +3,7 @@
  * with the plan yields the next actions (`step`). Nothing here waits: a phase that cannot go
  * on says why (blocked, failed), so a campaign always comes to rest.
  */
+import type { TaskSpec } from '../manifest/expand.js';
 import type { Retry } from '../manifest/schema.js';
 import { parseDuration } from '../manifest/units.js';
 import type { Plan, PhasePlan } from '../plan/plan.js';
@@ -37,14 +38,31 @@ export function retryRule(phaseRetry: Retry | undefined, defaults: Retry | undef
 
 const addSeconds = (iso: string, s: number): string => new Date(Date.parse(iso) + s * 1000).toISOString();
 
-/** Folds observations into the state. The input state is not changed. */
+/**
+ * A copy of a record, key order kept. At 100,000 tasks a loop over the keys costs a third of
+ * what a spread does (the record is a dictionary to V8, and the spread takes its slow path).
+ */
+function copyRecord<T>(r: Record<string, T>): Record<string, T> {
+  const out: Record<string, T> = {};
+  for (const k of Object.keys(r)) out[k] = r[k]!;
+  return out;
+}
+
+/**
+ * Folds observations into the state. The input state is not changed, with one exception for
+ * the caller that made the state's tasks record itself and lets no one else see it: passed as
+ * `owned`, that record is changed in place rather than copied.
+ */
 export function applyEvents(
   state: CampaignState,
   events: readonly CampaignEvent[],
   policy: RetryPolicy,
+  owned?: Record<string, TaskState>,
 ): CampaignState {
   if (events.length === 0) return state;
-  const tasks = { ...state.tasks };
+  // Copied on the first change only: a pass's events touch a few of many tasks.
+  let tasks = state.tasks;
+  let copy = tasks !== owned;
   const phases = { ...state.phases };
   let updated = state.updated;
   for (const e of events) {
@@ -59,7 +77,13 @@ export function applyEvents(
     }
     const prev = tasks[e.task];
     if (!prev) continue;
-    tasks[e.task] = applyTaskEvent(prev, e, policy);
+    const next = applyTaskEvent(prev, e, policy);
+    if (next === prev) continue;
+    if (copy) {
+      tasks = copyRecord(tasks);
+      copy = false;
+    }
+    tasks[e.task] = next;
   }
   return { ...state, tasks, phases, updated };
 }
@@ -184,14 +208,18 @@ export interface StepResult {
  * executor's free slots); phases are visited in dependency order, smoke before full.
  */
 export function step(state: CampaignState, plan: Plan, now: string, capacity: number): StepResult {
-  const tasks = { ...state.tasks };
+  // The tasks are copied on the first change only: most passes change none of them here.
+  let tasks = state.tasks;
+  const own = (): Record<string, TaskState> => (tasks === state.tasks ? (tasks = copyRecord(tasks)) : tasks);
   const phases = { ...state.phases };
   const actions: Action[] = [];
   let room = capacity;
-  for (const p of plan.phases)
-    for (const t of [...p.smoke, ...p.tasks]) tasks[t.id] ??= { status: 'pending', attempts: [] };
+  for (const p of plan.phases) {
+    for (const t of p.smoke) if (!tasks[t.id]) own()[t.id] = { status: 'pending', attempts: [] };
+    for (const t of p.tasks) if (!tasks[t.id]) own()[t.id] = { status: 'pending', attempts: [] };
+  }
 
-  pauseOnFullDisk(state, tasks);
+  pauseOnFullDisk(state, tasks, own);
   for (const phase of dependencyOrder(plan)) {
     const prev: PhaseState = phases[phase.name] ?? { status: 'waiting' };
     const next = decidePhase(phase, prev, phases, tasks);
@@ -202,10 +230,12 @@ export function step(state: CampaignState, plan: Plan, now: string, capacity: nu
     }
     if (next.action) actions.push(next.action);
     if (next.block) {
-      for (const t of [...phase.smoke, ...phase.tasks]) {
-        const ts = tasks[t.id]!;
-        if (!TERMINAL.has(ts.status) && !ACTIVE.has(ts.status))
-          tasks[t.id] = { ...ts, status: 'blocked', reason: next.state.reason };
+      for (const stage of [phase.smoke, phase.tasks]) {
+        for (const t of stage) {
+          const ts = tasks[t.id]!;
+          if (!TERMINAL.has(ts.status) && !ACTIVE.has(ts.status))
+            own()[t.id] = { ...ts, status: 'blocked', reason: next.state.reason };
+        }
       }
     }
     phases[phase.name] = next.state;
@@ -215,9 +245,12 @@ export function step(state: CampaignState, plan: Plan, now: string, capacity: nu
 
 /** Tasks that ended on a full disk: the campaign is paused while there are any. */
 export function diskFullTasks(state: CampaignState): string[] {
-  return Object.entries(state.tasks)
-    .filter(([, t]) => t.status === 'failed' && t.attempts.at(-1)?.class === 'disk_full')
-    .map(([id]) => id);
+  const out: string[] = [];
+  for (const id of Object.keys(state.tasks)) {
+    const t = state.tasks[id]!;
+    if (t.status === 'failed' && t.attempts.at(-1)?.class === 'disk_full') out.push(id);
+  }
+  return out;
 }
 
 /**
@@ -225,13 +258,18 @@ export function diskFullTasks(state: CampaignState): string[] {
  * the reason; tasks running go on): they would only fail the same way and spend their
  * retries. The next run (startRun) sends them, and the tasks that found the disk full, again.
  */
-function pauseOnFullDisk(state: CampaignState, tasks: Record<string, TaskState>): void {
+function pauseOnFullDisk(
+  state: CampaignState,
+  tasks: Record<string, TaskState>,
+  own: () => Record<string, TaskState>,
+): void {
   const full = diskFullTasks(state);
   if (full.length === 0) return;
   const more = full.length > 1 ? ` and ${full.length - 1} more` : '';
   const reason = `paused: the disk is full (${full[0]}${more}); free space and run again`;
-  for (const [id, t] of Object.entries(tasks)) {
-    if (t.status === 'pending' || t.status === 'retrying') tasks[id] = { ...t, status: 'blocked', reason };
+  for (const id of Object.keys(tasks)) {
+    const t = tasks[id]!;
+    if (t.status === 'pending' || t.status === 'retrying') own()[id] = { ...t, status: 'blocked', reason };
   }
 }
 
@@ -291,11 +329,14 @@ function decidePhase(
     return { state: at('blocked', `smoke checklist failed: ${why}`), block: true };
   }
 
-  const states = phase.tasks.map((t) => tasks[t.id]!);
-  if (!states.every((s) => TERMINAL.has(s.status))) return { state: at('full'), submitFrom: { phase, stage: 'full' } };
-  const bad = states.filter((s) => s.status !== 'completed');
-  if (bad.length === 0) return { state: at('completed') };
-  return { state: at('failed', `${bad.length} of ${states.length} tasks did not complete`) };
+  let bad = 0;
+  for (const t of phase.tasks) {
+    const s = tasks[t.id]!;
+    if (!TERMINAL.has(s.status)) return { state: at('full'), submitFrom: { phase, stage: 'full' } };
+    if (s.status !== 'completed') bad++;
+  }
+  if (bad === 0) return { state: at('completed') };
+  return { state: at('failed', `${bad} of ${phase.tasks.length} tasks did not complete`) };
 }
 
 function dueSubmissions(
@@ -304,30 +345,35 @@ function dueSubmissions(
   now: string,
   room: number,
 ): Submission[] {
-  const out: Submission[] = [];
-  const specs = new Map((from.stage === 'smoke' ? from.phase.smoke : from.phase.tasks).map((t) => [t.id, t]));
-  for (const array of from.phase.arrays) {
+  const due: { id: string; array: PhasePlan['arrays'][number]; index: number; t: TaskState }[] = [];
+  collect: for (const array of from.phase.arrays) {
     if (array.stage !== from.stage) continue;
     for (let index = 0; index < array.tasks.length; index++) {
-      if (out.length >= room) return out;
+      if (due.length >= room) break collect;
       const id = array.tasks[index]!;
       const t = tasks[id]!;
-      const due =
+      const ready =
         t.status === 'pending' || (t.status === 'retrying' && (t.notBefore === undefined || t.notBefore <= now));
-      if (!due) continue;
-      const last = t.attempts[t.attempts.length - 1];
-      const mem = t.nextMemBytes ?? last?.memBytes ?? array.resources.memBytes;
-      out.push({
-        task: specs.get(id)!,
-        attempt: (last?.n ?? 0) + 1,
-        array,
-        index,
-        ...(mem === undefined ? {} : { memBytes: mem }),
-        ...avoid(t),
-      });
+      if (ready) due.push({ id, array, index, t });
     }
   }
-  return out;
+  if (due.length === 0) return [];
+  // The specs of the few due tasks, found in one scan (the last of a repeated id, as a Map has it).
+  const specs = new Map<string, TaskSpec | undefined>(due.map((d) => [d.id, undefined]));
+  for (const spec of from.stage === 'smoke' ? from.phase.smoke : from.phase.tasks)
+    if (specs.has(spec.id)) specs.set(spec.id, spec);
+  return due.map(({ id, array, index, t }) => {
+    const last = t.attempts[t.attempts.length - 1];
+    const mem = t.nextMemBytes ?? last?.memBytes ?? array.resources.memBytes;
+    return {
+      task: specs.get(id)!,
+      attempt: (last?.n ?? 0) + 1,
+      array,
+      index,
+      ...(mem === undefined ? {} : { memBytes: mem }),
+      ...avoid(t),
+    };
+  });
 }
 
 /** The nodes earlier attempts of a task failed on, for the next submission to avoid. */
@@ -357,7 +403,10 @@ export function dependencyOrder(plan: Plan): PhasePlan[] {
 
 /** True when nothing more will happen without an outside change: no task active, nothing to do. */
 export function atRest(state: CampaignState, actions: readonly Action[]): boolean {
-  return (
-    actions.length === 0 && !Object.values(state.tasks).some((t) => ACTIVE.has(t.status) || t.status === 'retrying')
-  );
+  if (actions.length > 0) return false;
+  for (const id of Object.keys(state.tasks)) {
+    const t = state.tasks[id]!;
+    if (ACTIVE.has(t.status) || t.status === 'retrying') return false;
+  }
+  return true;
 }

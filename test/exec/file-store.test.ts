@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { mkdir, mkdtemp, readdir, readFile, rm, truncate, utimes, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, readFile, rm, stat, truncate, utimes, writeFile } from 'node:fs/promises';
 import { hostname, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -127,6 +127,40 @@ describe('state', () => {
     await expect(s.save({ n: 2 })).rejects.toThrow();
     expect(await s.load()).toEqual({ n: 1 });
     expect((await readdir(s.dir)).sort()).toEqual(['state.json', 'state.prev.json']);
+  });
+
+  it('does not write a state equal to the one saved, and keeps the fallback it had', async () => {
+    const { store: s } = store();
+    await s.save({ n: 1 });
+    await s.save({ n: 2 });
+    const before = await stat(s.statePath);
+    await s.save({ n: 2 });
+    const after = await stat(s.statePath);
+    expect([after.ino, after.mtimeMs]).toEqual([before.ino, before.mtimeMs]);
+    expect(JSON.parse(await readFile(join(s.dir, 'state.prev.json'), 'utf8'))).toEqual({ n: 1 });
+    // Nor one equal to what it loaded.
+    const { store: again } = store();
+    await again.load();
+    await again.save({ n: 2 });
+    expect((await stat(s.statePath)).ino).toBe(before.ino);
+    // A changed state is written, and so is an equal one whose file has gone.
+    await s.save({ n: 3 });
+    expect(await s.load()).toEqual({ n: 3 });
+    await rm(s.statePath);
+    await s.save({ n: 3 });
+    expect(await s.load()).toEqual({ n: 3 });
+  });
+
+  it('writes the state again after a save that failed', async () => {
+    const { store: s } = store();
+    await s.save({ n: 1 });
+    await rm(join(s.dir, 'state.prev.json'), { force: true });
+    await mkdir(join(s.dir, 'state.prev.json'));
+    await expect(s.save({ n: 2 })).rejects.toThrow();
+    await rm(join(s.dir, 'state.prev.json'), { recursive: true });
+    await s.save({ n: 2 });
+    expect(await s.load()).toEqual({ n: 2 });
+    expect(JSON.parse(await readFile(join(s.dir, 'state.prev.json'), 'utf8'))).toEqual({ n: 1 });
   });
 
   it('loads any saved JSON value equal', async () => {

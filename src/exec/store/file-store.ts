@@ -3,7 +3,7 @@
  * every save, an append-only event log, and a lock file so that only one controller drives a
  * campaign. The caller validates what it loads; this module only keeps bytes safe.
  */
-import { type FileHandle, link, mkdir, open, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { type FileHandle, link, mkdir, open, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { UserError } from '../../errors.js';
@@ -38,6 +38,8 @@ export class FileStateStore {
   /** Held only while removing a stale lock; see clearStaleLock. */
   private readonly takeoverPath: string;
   private readonly warn: (message: string) => void;
+  /** What state.json holds, as this store last wrote or read it: an equal save writes nothing. */
+  private lastJson: string | undefined;
 
   constructor(
     readonly dir: string,
@@ -85,12 +87,18 @@ export class FileStateStore {
     const text = await readIfExists(this.statePath);
     if (text === undefined) return undefined;
     const parsed = parse(text);
+    this.lastJson = 'value' in parsed ? text : undefined;
     return 'value' in parsed ? parsed.value : this.recover(parsed.error);
   }
 
-  /** Replaces the state atomically: after a crash state.json is either the old or the new state. */
+  /**
+   * Replaces the state atomically: after a crash state.json is either the old or the new state.
+   * A state equal to what state.json holds (as this store last wrote or read it) is not written again.
+   */
   async save(state: unknown): Promise<void> {
     const json = toJson(state); // before touching the disk, so a value that can't be saved changes nothing
+    if (json === this.lastJson && (await sizeOf(this.statePath)) === Buffer.byteLength(json)) return;
+    this.lastJson = undefined; // until this save is through
     await mkdir(this.dir, { recursive: true });
     const tmp = this.tempPath();
     try {
@@ -111,6 +119,7 @@ export class FileStateStore {
       throw diskError(e, 'save the campaign state', this.dir);
     }
     await syncDir(this.dir); // the rename itself is durable only once the directory is
+    this.lastJson = json;
   }
 
   /** Appends one line per event and syncs, so a returned append survives a crash. */
@@ -341,6 +350,15 @@ function parse(text: string): { value: unknown } | { error: Error } {
     return { value: JSON.parse(text) as unknown };
   } catch (e) {
     return { error: e as Error };
+  }
+}
+
+async function sizeOf(path: string): Promise<number | undefined> {
+  try {
+    return (await stat(path)).size;
+  } catch (e) {
+    if (errorCode(e) === 'ENOENT') return undefined;
+    throw e;
   }
 }
 

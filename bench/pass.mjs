@@ -1,0 +1,284 @@
+// The cost of one controller pass (observe + decide + save) with 1,000, 10,000 and 100,000
+// tasks in the state. Run with `bench/pass` (builds first); `node bench/pass.mjs 100000` runs
+// one size. Each size runs in a child process of its own, so its memory figures are its own.
+//
+// The executor is a stand-in (it measures the controller, not the cluster): Slurm-like handles,
+// room for 90% of the tasks at a time, and on each pass 20% of the queued attempts start and 1% of
+// the running ones end (1 in 50 of those on a failed node, which is retried). The store is a real
+// FileStateStore in a temporary directory. Goal: a pass at 100,000 tasks under 1 s on a 2-core machine.
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { fileURLToPath } from 'node:url';
+import { CampaignController } from '../lib/exec/controller.js';
+import { FileStateStore } from '../lib/exec/store/file-store.js';
+import { lintText } from '../lib/lint/lint.js';
+import { startRun } from '../lib/queue/transition.js';
+import { emptyState } from '../lib/queue/state.js';
+
+const SIZES = [1_000, 10_000, 100_000];
+const TIMED = 5;
+
+/** A grid of n tasks: size (5) × variant (10) × seed × lr. */
+function manifest(n) {
+  const [seeds, lrs] = { 1000: [20, 1], 10000: [50, 4], 100000: [50, 40] }[n];
+  const seed = Array.from({ length: seeds }, (_, i) => i);
+  const lr = Array.from({ length: lrs }, (_, i) => (i + 1) / 1000);
+  return `campaign: bench
+cluster:
+  executor: slurm
+  name: cluster-a
+  partitions:
+    - { name: short, max_time: 3h }
+    - { name: long, max_time: 24h }
+  max_array_size: 1000
+workdir: ~/bench
+phases:
+  - name: sweep
+    grid:
+      size: [s, m, l, xl, xxl]
+      seed: [${seed.join(', ')}]
+      lr: [${lr.join(', ')}]
+      variant: [a, b, c, d, e, f, g, h, i, j]
+    command: python train.py --size \${size} --seed \${seed} --lr \${lr} --variant \${variant} --steps \${units} --out \${output}
+    output: results/\${size}/\${variant}/lr\${lr}_seed\${seed}.jsonl
+    flush: per_step
+    cost:
+      unit: step
+      units: 1000
+      per_unit: { size=s: 1s, size=m: 2s, size=l: 4s, size=xl: 8s, size=xxl: 16s }
+      measured_on: cluster-a
+      margin: 1.3
+    smoke:
+      tasks: 2
+      overrides: { units: 3 }
+      trigger:
+        - check: all_completed
+        - check: distinct_outputs
+`;
+}
+
+/** A small deterministic generator, so that every run of the bench sees the same passes. */
+function random(seed) {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/** Stands in for the Slurm executor: reports a plausible pass, and times itself. */
+class StandIn {
+  spent = 0;
+  job = 1000;
+  rand = random(42);
+  constructor(limit) {
+    this.limit = limit;
+  }
+  capacity(active) {
+    return Math.max(0, this.limit - active);
+  }
+  async submit(submissions) {
+    const t0 = performance.now();
+    const at = new Date().toISOString();
+    const jobs = new Map();
+    const out = submissions.map((s) => {
+      let job = jobs.get(s.array.id);
+      if (job === undefined) jobs.set(s.array.id, (job = this.job++));
+      return {
+        type: 'submitted',
+        task: s.task.id,
+        attempt: s.attempt,
+        at,
+        handle: `${job}_${s.index}`,
+        log: `logs/${s.array.id}/${job}_${s.index}.out`,
+      };
+    });
+    this.spent += performance.now() - t0;
+    return out;
+  }
+  async observe(active) {
+    const t0 = performance.now();
+    const at = new Date().toISOString();
+    const out = [];
+    for (const a of active) {
+      const { task, attempt } = a;
+      const r = this.rand();
+      if (attempt.startedAt === undefined) {
+        // Smoke tasks run at once; 20% of the queued full-stage attempts start per pass.
+        if (task.stage === 'smoke' || r < 0.2)
+          out.push({ type: 'started', task: task.id, attempt: attempt.n, at, node: `node${Math.floor(r * 1e6) % 64}` });
+        else if (r > 0.99) out.push({ type: 'queued', task: task.id, attempt: attempt.n, at, waiting: 'Priority' });
+      } else if (task.stage === 'smoke' || r < 0.01) {
+        const failed = r < 0.0002;
+        out.push({
+          type: 'finished',
+          task: task.id,
+          attempt: attempt.n,
+          at,
+          class: failed ? 'node_fail' : 'completed',
+          exitCode: failed ? 1 : 0,
+          ...(failed ? { reason: 'NODE_FAIL' } : {}),
+          node: attempt.node,
+        });
+      }
+    }
+    this.spent += performance.now() - t0;
+    return out;
+  }
+  async readLog() {
+    return 'step 3 loss 1.0\n';
+  }
+  async outputFacts(task) {
+    return { exists: true, fresh: true, digest: task.id };
+  }
+  async runCheck() {
+    return { exitCode: 0, tail: '' };
+  }
+  async missing() {
+    return [];
+  }
+  async close() {}
+}
+
+/** A real FileStateStore that times its saves and appends. */
+class TimedStore extends FileStateStore {
+  saving = 0;
+  appending = 0;
+  async save(state) {
+    const t0 = performance.now();
+    try {
+      return await super.save(state);
+    } finally {
+      this.saving += performance.now() - t0;
+    }
+  }
+  async append(events) {
+    const t0 = performance.now();
+    try {
+      return await super.append(events);
+    } finally {
+      this.appending += performance.now() - t0;
+    }
+  }
+}
+
+/** Bytes this process has written so far (Linux). */
+function written() {
+  try {
+    return Number(/^wchar:\s*(\d+)/m.exec(readFileSync('/proc/self/io', 'utf8'))[1]);
+  } catch {
+    return NaN;
+  }
+}
+
+const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+const mib = (b) => `${(b / 1024 / 1024).toFixed(1)} MiB`;
+
+async function one(n) {
+  const lint = lintText('bench.yml', manifest(n));
+  const ctx = lint.context;
+  if (!ctx?.plan) {
+    console.error(lint.findings);
+    process.exit(1);
+  }
+  const tasks = ctx.plan.phases.reduce((k, p) => k + p.tasks.length + p.smoke.length, 0);
+  const dir = mkdtempSync(join(tmpdir(), 'campaign-bench-pass-'));
+  try {
+    const executor = new StandIn(Math.floor(n * 0.9));
+    const store = new TimedStore(dir);
+    const controller = new CampaignController({ manifest: ctx.manifest, plan: ctx.plan, executor, store });
+    let state = startRun(emptyState(ctx.manifest.campaign, new Date().toISOString()), ctx.plan, {
+      retryFailed: false,
+    });
+    // Smoke submitted, smoke ended, gate passed and the full stage submitted up to the room, then
+    // a few ordinary passes: most tasks are now submitted or running.
+    const prep = performance.now();
+    for (let i = 0; i < 6; i++) state = (await controller.pass(state)).state;
+    const prepared = performance.now() - prep;
+    const counts = {};
+    for (const t of Object.values(state.tasks)) counts[t.status] = (counts[t.status] ?? 0) + 1;
+
+    const passes = [];
+    for (let i = 0; i < TIMED; i++) {
+      const eventsBefore = statSync(store.eventsPath).size;
+      const w0 = written();
+      executor.spent = 0;
+      store.saving = 0;
+      store.appending = 0;
+      const cpu0 = process.cpuUsage();
+      const t0 = performance.now();
+      state = (await controller.pass(state)).state;
+      const ms = performance.now() - t0;
+      const cpu = process.cpuUsage(cpu0);
+      // The serialization alone, as a save does it first.
+      const s0 = performance.now();
+      JSON.stringify(state);
+      passes.push({
+        ms,
+        cpu: (cpu.user + cpu.system) / 1000,
+        executor: executor.spent,
+        save: store.saving,
+        append: store.appending,
+        stringify: performance.now() - s0,
+        written: written() - w0,
+        events: statSync(store.eventsPath).size - eventsBefore,
+      });
+    }
+    const mem = process.memoryUsage();
+    const pick = (k) => median(passes.map((p) => p[k]));
+    return {
+      n: tasks,
+      counts,
+      prepared,
+      passMs: pick('ms'),
+      all: passes.map((p) => p.ms),
+      cpuMs: pick('cpu'),
+      executorMs: pick('executor'),
+      saveMs: pick('save'),
+      appendMs: pick('append'),
+      stringifyMs: pick('stringify'),
+      written: pick('written'),
+      events: pick('events'),
+      stateBytes: statSync(store.statePath).size,
+      rss: mem.rss,
+      peakRss: process.resourceUsage().maxRSS * 1024,
+      heap: mem.heapUsed,
+    };
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+const arg = process.argv[2];
+if (arg !== undefined) {
+  process.stdout.write(JSON.stringify(await one(Number(arg))));
+} else {
+  const self = fileURLToPath(import.meta.url);
+  for (const n of SIZES) {
+    const r = JSON.parse(execFileSync(process.execPath, [self, String(n)], { encoding: 'utf8', maxBuffer: 1 << 20 }));
+    const states = Object.entries(r.counts)
+      .map(([s, k]) => `${s} ${k}`)
+      .join(', ');
+    console.log(`— ${r.n} tasks (${states}; prepared in ${(r.prepared / 1000).toFixed(1)} s)`);
+    console.log(
+      `pass (median of ${TIMED})     ${r.passMs.toFixed(0)} ms  [${r.all.map((x) => x.toFixed(0)).join(', ')}]`,
+    );
+    console.log(`  CPU time (user+sys)   ${r.cpuMs.toFixed(0)} ms`);
+    console.log(`  stand-in executor     ${r.executorMs.toFixed(0)} ms`);
+    console.log(
+      `  save state.json       ${r.saveMs.toFixed(0)} ms (of which JSON.stringify about ${r.stringifyMs.toFixed(0)} ms)`,
+    );
+    console.log(`  append events.jsonl   ${r.appendMs.toFixed(0)} ms`);
+    console.log(`  decide (the rest)     ${(r.passMs - r.executorMs - r.saveMs - r.appendMs).toFixed(0)} ms`);
+    console.log(`state.json             ${mib(r.stateBytes)}`);
+    console.log(`written per pass       ${mib(r.written)} (events.jsonl +${(r.events / 1024).toFixed(0)} KiB)`);
+    console.log(`memory                 RSS ${mib(r.rss)} (peak ${mib(r.peakRss)}), heap used ${mib(r.heap)}`);
+  }
+  console.log(`node                   ${process.version}`);
+}
