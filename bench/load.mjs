@@ -303,6 +303,8 @@ async function runOnce(variant, n, k) {
   const dbdRpcs = dbd() - d0 - DBD_PER_READ;
   if (code !== 0) cancelJobs(match);
   await drain(match);
+  // slurmctld forwards job records to slurmdbd in batches: let them land before the next reset.
+  await new Promise((res) => setTimeout(res, 5000));
   const jobs = jobsOf(match, Math.floor(t0 / 1000));
   const lastEnd = Math.max(...jobs.map((j) => j.end).filter((e) => e > 0));
 
