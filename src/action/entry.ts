@@ -1,6 +1,6 @@
 /** What both entry points do around their work: a user error is annotated and fails the step; anything else is a bug. */
-import * as core from '@actions/core';
 import { UserError } from '../errors.js';
+import * as core from './commands.js';
 import { annotate, problemFindings } from './report.js';
 
 export async function entry(work: () => Promise<string | undefined>): Promise<void> {

@@ -1,5 +1,5 @@
 /** Entry point of the lint action (lint/action.yml → dist/lint/index.js). */
-import * as core from '@actions/core';
+import * as core from './commands.js';
 import { entry } from './entry.js';
 import { runLint } from './lint.js';
 import { readLintSettings } from './settings.js';

@@ -3,7 +3,6 @@
  * annotation on its line, the full list in the job summary, counts as outputs. It reads files
  * only: no secrets, no network, so it is safe on pull requests from forks.
  */
-import * as core from '@actions/core';
 import { readdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { readManifest } from '../cli/load.js';
@@ -11,6 +10,7 @@ import { staleWorkflowFinding } from '../cli/workflow-file.js';
 import { UserError } from '../errors.js';
 import { lintText } from '../lint/lint.js';
 import type { Finding } from '../lint/rule.js';
+import * as core from './commands.js';
 import { annotate, findingsMarkdown, writeSummary } from './report.js';
 import type { LintSettings } from './settings.js';
 

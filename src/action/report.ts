@@ -2,11 +2,11 @@
  * What a workflow run shows: findings as annotations on the manifest's lines (within GitHub's
  * per-step limits, the rest in the log), and the job summary (within its size limit).
  */
-import * as core from '@actions/core';
 import { isAbsolute, relative } from 'node:path';
 import { UserError } from '../errors.js';
 import { formatFinding } from '../lint/lint.js';
 import type { Finding } from '../lint/rule.js';
+import * as core from './commands.js';
 
 /** GitHub shows 10 error and 10 warning annotations per step; more are dropped silently. */
 export const ANNOTATIONS_PER_SEVERITY = 10;
@@ -75,5 +75,5 @@ export async function writeSummary(markdown: string): Promise<void> {
         .replace(/\uFFFD$/, '') +
       '\n\n… cut at GitHub’s 1 MiB job summary limit: the summary artifact and `campaign summary` have it all.\n';
   }
-  await core.summary.addRaw(text, true).write();
+  await core.appendSummary(text);
 }
