@@ -42,10 +42,45 @@ const addSeconds = (iso: string, s: number): string => new Date(Date.parse(iso) 
  * A copy of a record, key order kept. At 100,000 tasks a loop over the keys costs a third of
  * what a spread does (the record is a dictionary to V8, and the spread takes its slow path).
  */
-function copyRecord<T>(r: Record<string, T>): Record<string, T> {
-  const out: Record<string, T> = {};
+function copyRecord(r: Record<string, TaskState>): Record<string, TaskState> {
+  const out: Record<string, TaskState> = {};
   for (const k of Object.keys(r)) out[k] = r[k]!;
+  made.add(out);
   return out;
+}
+
+/** The tasks records made here (and given out as parts of values, never changed after). */
+const made = new WeakSet<Record<string, TaskState>>();
+/**
+ * The tasks that found the disk full, per tasks record made here: carried from a record to the
+ * next one made from it (events change a few tasks; step adds pending tasks and blocks waiting
+ * ones, never a failed one), since looking for them among 100,000 tasks twice a pass cost more
+ * than a tenth of the pass.
+ */
+const diskFullOf = new WeakMap<Record<string, TaskState>, readonly string[]>();
+
+const isDiskFull = (t: TaskState | undefined): boolean =>
+  t?.status === 'failed' && t.attempts.at(-1)?.class === 'disk_full';
+
+function diskFullIds(tasks: Record<string, TaskState>): readonly string[] {
+  const known = diskFullOf.get(tasks);
+  if (known) return known;
+  const out: string[] = [];
+  for (const id of Object.keys(tasks)) if (isDiskFull(tasks[id])) out.push(id);
+  if (made.has(tasks)) diskFullOf.set(tasks, out);
+  return out;
+}
+
+/** Carries the disk-full tasks over to `after`, made from `before` by changing the tasks `changed`. */
+function carryDiskFull(
+  before: Record<string, TaskState>,
+  after: Record<string, TaskState>,
+  changed: ReadonlySet<string>,
+): void {
+  const known = diskFullOf.get(before);
+  const now = known && [...changed].every((id) => !isDiskFull(after[id]) || known.includes(id));
+  if (now) diskFullOf.set(after, changed.size === 0 ? known : known.filter((id) => isDiskFull(after[id])));
+  else diskFullOf.delete(after);
 }
 
 /**
@@ -63,6 +98,7 @@ export function applyEvents(
   // Copied on the first change only: a pass's events touch a few of many tasks.
   let tasks = state.tasks;
   let copy = tasks !== owned;
+  const changed = new Set<string>();
   const phases = { ...state.phases };
   let updated = state.updated;
   for (const e of events) {
@@ -84,7 +120,9 @@ export function applyEvents(
       copy = false;
     }
     tasks[e.task] = next;
+    changed.add(e.task);
   }
+  if (changed.size > 0) carryDiskFull(state.tasks, tasks, changed);
   return { ...state, tasks, phases, updated };
 }
 
@@ -240,17 +278,13 @@ export function step(state: CampaignState, plan: Plan, now: string, capacity: nu
     }
     phases[phase.name] = next.state;
   }
+  if (tasks !== state.tasks) carryDiskFull(state.tasks, tasks, new Set());
   return { state: { ...state, tasks, phases, updated: now > state.updated ? now : state.updated }, actions };
 }
 
 /** Tasks that ended on a full disk: the campaign is paused while there are any. */
 export function diskFullTasks(state: CampaignState): string[] {
-  const out: string[] = [];
-  for (const id of Object.keys(state.tasks)) {
-    const t = state.tasks[id]!;
-    if (t.status === 'failed' && t.attempts.at(-1)?.class === 'disk_full') out.push(id);
-  }
-  return out;
+  return [...diskFullIds(state.tasks)];
 }
 
 /**

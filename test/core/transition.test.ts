@@ -17,7 +17,7 @@ import {
   type CheckResult,
   type FailureClass,
 } from '../../src/queue/state.js';
-import { applyEvents, atRest, startRun, step, type RetryPolicy } from '../../src/queue/transition.js';
+import { applyEvents, atRest, diskFullTasks, startRun, step, type RetryPolicy } from '../../src/queue/transition.js';
 
 const T0 = Date.parse('2025-01-01T00:00:00.000Z');
 const at = (minutes: number): string => new Date(T0 + minutes * 60_000).toISOString();
@@ -366,6 +366,35 @@ describe('a full disk pauses the campaign', () => {
     ]);
     state = applyEvents(again.state, [finished('p/k1', 2, 'failed', at(11))], s.policy);
     expect(state.tasks['p/k1']).toMatchObject({ status: 'retrying' });
+  });
+});
+
+describe('the tasks that found the disk full', () => {
+  // Carried from state to state rather than looked for among all tasks each time: always what a fresh look finds.
+  const fresh = (state: CampaignState): string[] => diskFullTasks(structuredClone(state));
+  it('are what a fresh look finds, however the state was made', () => {
+    const s = setup([{ name: 'p', grid: { k: [1, 2, 3, 4] }, command: 'x', output: 'o${k}' }]);
+    let r = submitStep(s, emptyState('c', at(0)), at(0), 3);
+    let state = r.state;
+    const seen: string[][] = [];
+    const check = (x: CampaignState): void => {
+      expect(diskFullTasks(x)).toEqual(fresh(x));
+      seen.push(diskFullTasks(x));
+    };
+    check(state);
+    state = applyEvents(state, [finished('p/k2', 1, 'disk_full', at(1))], s.policy);
+    check(state);
+    // Changed in place, as the controller's second application in a pass does.
+    const owned = applyEvents(state, [finished('p/k1', 1, 'completed', at(2))], s.policy);
+    state = applyEvents(owned, [finished('p/k3', 1, 'disk_full', at(2))], s.policy, owned.tasks);
+    check(state);
+    r = submitStep(s, state, at(3), 10);
+    check(r.state);
+    const again = submitStep(s, startRun(r.state, s.plan, { retryFailed: false }), at(4), 10);
+    check(again.state);
+    state = applyEvents(again.state, [finished('p/k2', 2, 'completed', at(5))], s.policy);
+    check(state);
+    expect(seen).toEqual([[], ['p/k2'], ['p/k2', 'p/k3'], ['p/k2', 'p/k3'], [], []]);
   });
 });
 
