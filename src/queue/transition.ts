@@ -59,6 +59,9 @@ const made = new WeakSet<Record<string, TaskState>>();
  */
 const diskFullOf = new WeakMap<Record<string, TaskState>, readonly string[]>();
 
+/** The plan whose every task a tasks record made here holds, carried like the disk-full tasks. */
+const completeFor = new WeakMap<Record<string, TaskState>, Plan>();
+
 const isDiskFull = (t: TaskState | undefined): boolean =>
   t?.status === 'failed' && t.attempts.at(-1)?.class === 'disk_full';
 
@@ -122,7 +125,12 @@ export function applyEvents(
     tasks[e.task] = next;
     changed.add(e.task);
   }
-  if (changed.size > 0) carryDiskFull(state.tasks, tasks, changed);
+  if (changed.size > 0) {
+    carryDiskFull(state.tasks, tasks, changed);
+    // Events add no task and remove none.
+    const plan = completeFor.get(state.tasks);
+    if (plan) completeFor.set(tasks, plan);
+  }
   return { ...state, tasks, phases, updated };
 }
 
@@ -252,9 +260,11 @@ export function step(state: CampaignState, plan: Plan, now: string, capacity: nu
   const phases = { ...state.phases };
   const actions: Action[] = [];
   let room = capacity;
-  for (const p of plan.phases) {
-    for (const t of p.smoke) if (!tasks[t.id]) own()[t.id] = { status: 'pending', attempts: [] };
-    for (const t of p.tasks) if (!tasks[t.id]) own()[t.id] = { status: 'pending', attempts: [] };
+  if (completeFor.get(tasks) !== plan) {
+    for (const p of plan.phases) {
+      for (const t of p.smoke) if (!tasks[t.id]) own()[t.id] = { status: 'pending', attempts: [] };
+      for (const t of p.tasks) if (!tasks[t.id]) own()[t.id] = { status: 'pending', attempts: [] };
+    }
   }
 
   pauseOnFullDisk(state, tasks, own);
@@ -279,6 +289,7 @@ export function step(state: CampaignState, plan: Plan, now: string, capacity: nu
     phases[phase.name] = next.state;
   }
   if (tasks !== state.tasks) carryDiskFull(state.tasks, tasks, new Set());
+  if (made.has(tasks)) completeFor.set(tasks, plan);
   return { state: { ...state, tasks, phases, updated: now > state.updated ? now : state.updated }, actions };
 }
 

@@ -398,6 +398,21 @@ describe('the tasks that found the disk full', () => {
   });
 });
 
+describe('a manifest that grew', () => {
+  it('adds the new tasks as pending to a state made for the smaller plan', () => {
+    const small = setup([{ name: 'p', grid: { k: [1, 2] }, command: 'x' }]);
+    const big = setup([{ name: 'p', grid: { k: [1, 2, 3] }, command: 'x' }]);
+    let state = submitStep(small, emptyState('c', at(0)), at(0), 10).state;
+    state = applyEvents(state, [finished('p/k1', 1, 'completed', at(1))], small.policy);
+    state = step(state, small.plan, at(2), 0).state;
+    expect(Object.keys(state.tasks)).toEqual(['p/k1', 'p/k2']);
+    const grown = step(state, big.plan, at(3), 10);
+    expect(Object.keys(grown.state.tasks)).toEqual(['p/k1', 'p/k2', 'p/k3']);
+    expect(grown.state.tasks['p/k3']).toEqual({ status: 'pending', attempts: [] });
+    expect(submissionsOf(grown.actions).map((x) => x.task.id)).toEqual(['p/k3']);
+  });
+});
+
 describe('capacity', () => {
   it('never submits more tasks than the capacity, across phases', () => {
     const s = setup([
