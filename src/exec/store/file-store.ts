@@ -2,6 +2,20 @@
  * The controller's durable state on local disk: one JSON state file replaced atomically on
  * every save, an append-only event log, and a lock file so that only one controller drives a
  * campaign. The caller validates what it loads; this module only keeps bytes safe.
+ *
+ * A large state (state.json above `journalAbove` bytes, an object with a `tasks` record) is not
+ * rewritten on every save: a save appends one line to state.journal.jsonl holding the task
+ * entries that changed since the last save (told by identity: the caller never changes a saved
+ * or loaded value in place, it builds a new one, keeping the entries it did not change) and the
+ * other top-level fields, stamped with a sequence number. Once the journal would pass a fraction
+ * of state.json, the save writes state.json whole again (compaction) and removes the journal.
+ *
+ * Which journal lines state.json already holds: a state.json written in journal mode carries the
+ * sequence number of the save it holds as one more top-level key, JOURNAL_SEQ (the campaign
+ * state's schema is not strict, and load takes the key off again); load applies only the lines
+ * with a greater number, and each must follow the one before. So a crash between the rename of
+ * a compacted state.json and the removal of the journal leaves lines that are simply skipped. A
+ * state.json without the key holds everything: any journal beside it is from before it.
  */
 import { type FileHandle, link, mkdir, open, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { hostname } from 'node:os';
@@ -23,7 +37,48 @@ export interface StateLock {
 
 export interface FileStateStoreOptions {
   onWarning?: (message: string) => void;
+  /**
+   * Above this size of state.json, in bytes, a save of an object with a `tasks` record appends
+   * what changed to state.journal.jsonl instead of writing state.json whole. Default 4 MiB.
+   */
+  journalAbove?: number;
+  /** The journal is folded into state.json once it would pass this share of state.json's size. */
+  compactAbove?: number;
 }
+
+/** The top-level key of a state.json written in journal mode: the sequence number it holds. */
+const JOURNAL_SEQ = 'journalSeq';
+const JOURNAL_ABOVE = 4 * 1024 * 1024;
+const COMPACT_ABOVE = 0.5;
+
+type Entries = Record<string, unknown>;
+
+/** What state.json and state.journal.jsonl hold together, as this store last wrote or read them. */
+interface Journaled {
+  /** The state they hold, and its tasks record: the next save tells its changes from these. */
+  state: Entries;
+  tasks: Entries;
+  /** The state's fields other than `tasks`, as JSON. */
+  topJson: string;
+  /** The sequence number of the last save. */
+  seq: number;
+  /** How many entries `tasks` holds. */
+  count: number;
+  snapshotBytes: number;
+  /** How much of the journal holds whole lines (0 when there is none). */
+  journalBytes: number;
+}
+
+/** One journal line: the save numbered `seq` set these task entries and removed those. */
+interface JournalLine {
+  seq: number;
+  top: Entries;
+  set: Entries;
+  del: string[];
+}
+
+/** A journal that does not follow state.json; load throws it as a UserError, recover moves it aside. */
+class JournalMismatch extends Error {}
 
 /** An unparseable lock younger than this is most likely still being written by its creator. */
 const HALF_WRITTEN_GRACE_MS = 10_000;
@@ -33,6 +88,7 @@ const TAKEOVER_RETRY_MS = 20;
 export class FileStateStore {
   readonly statePath: string;
   readonly eventsPath: string;
+  readonly journalPath: string;
   private readonly prevPath: string;
   private readonly lockPath: string;
   /** Held only while removing a stale lock; see clearStaleLock. */
@@ -40,6 +96,20 @@ export class FileStateStore {
   private readonly warn: (message: string) => void;
   /** What state.json holds, as this store last wrote or read it: an equal save writes nothing. */
   private lastJson: string | undefined;
+  private readonly journalAbove: number;
+  private readonly compactAbove: number;
+  /** Set while state.json is a journal-mode snapshot that this store wrote or read. */
+  private journaled: Journaled | undefined;
+  /**
+   * Whether a journal this store does not know may lie beside state.json (before the first load
+   * or save, or one that load found out of date): a compaction removes it before its rename, so
+   * none of its lines can ever be taken for later saves.
+   */
+  private journalUnknown = true;
+  /** The highest sequence number seen in this directory: numbers are never used twice. */
+  private maxSeq = 0;
+  /** Each task entry's JSON (with its key), made once per entry: a compaction joins them. */
+  private readonly pieces = new WeakMap<object, { id: string; piece: string }>();
 
   constructor(
     readonly dir: string,
@@ -48,9 +118,12 @@ export class FileStateStore {
     this.statePath = join(dir, 'state.json');
     this.prevPath = join(dir, 'state.prev.json');
     this.eventsPath = join(dir, 'events.jsonl');
+    this.journalPath = join(dir, 'state.journal.jsonl');
     this.lockPath = join(dir, 'lock');
     this.takeoverPath = join(dir, 'lock.takeover');
     this.warn = opts.onWarning ?? (() => {});
+    this.journalAbove = opts.journalAbove ?? JOURNAL_ABOVE;
+    this.compactAbove = opts.compactAbove ?? COMPACT_ABOVE;
   }
 
   /** Takes the campaign's lock, or throws a UserError naming the process that holds it. */
@@ -82,29 +155,158 @@ export class FileStateStore {
     }
   }
 
-  /** The saved state, or undefined before the first save. */
+  /** The saved state (state.json and the journal's later saves), or undefined before the first save. */
   async load(): Promise<unknown> {
-    const text = await readIfExists(this.statePath);
-    if (text === undefined) return undefined;
-    const parsed = parse(text);
-    this.lastJson = 'value' in parsed ? text : undefined;
-    return 'value' in parsed ? parsed.value : this.recover(parsed.error);
+    for (let tries = 1; ; tries++) {
+      const read = await readWithIno(this.statePath);
+      this.forget();
+      this.journalUnknown = true; // until a journal-mode state.json says which lines follow it
+      if (read === undefined) return undefined;
+      const parsed = parse(read.text);
+      if (!('value' in parsed)) return this.recover(parsed.error);
+      const seq = snapshotSeq(parsed.value);
+      if (seq === undefined) {
+        this.lastJson = read.text;
+        return parsed.value;
+      }
+      try {
+        return await this.withJournal(parsed.value as Entries, seq, read.size);
+      } catch (e) {
+        if (!(e instanceof JournalMismatch)) throw e;
+        // A reader without the lock may read state.json just before a compaction replaces it and
+        // the journal just after: read both again.
+        if (tries < 3 && (await inoOf(this.statePath)) !== read.ino) continue;
+        throw new UserError({
+          message: `campaign state journal ${this.journalPath} does not follow ${this.statePath}: ${e.message}`,
+          fix: `if ${this.statePath} was put back from a backup on purpose, move ${this.journalPath} aside; otherwise restore the two together`,
+        });
+      }
+    }
   }
 
   /**
    * Replaces the state atomically: after a crash state.json is either the old or the new state.
    * A state equal to what state.json holds (as this store last wrote or read it) is not written again.
+   * A large state's save appends its changes to the journal instead (see the top of this file).
    */
   async save(state: unknown): Promise<void> {
+    if (isRecord(state) && Object.hasOwn(state, JOURNAL_SEQ)) {
+      throw new TypeError(`cannot save a state with a top-level "${JOURNAL_SEQ}": the store keeps that key for itself`);
+    }
+    const journalable = isJournalable(state);
+    const j = this.journaled;
+    if (journalable && j !== undefined && j.snapshotBytes > this.journalAbove) return this.saveChanges(state, j);
     const json = toJson(state); // before touching the disk, so a value that can't be saved changes nothing
+    if (journalable && json.length > this.journalAbove) return this.compact(state, this.maxSeq + 1);
     if (json === this.lastJson && (await sizeOf(this.statePath)) === Buffer.byteLength(json)) return;
-    this.lastJson = undefined; // until this save is through
+    this.forget(); // until this save is through
+    await this.writeState(json);
+    this.lastJson = json;
+  }
+
+  /** Appends the changes since the last save to the journal, or compacts if it would grow too long. */
+  private async saveChanges(state: Entries & { tasks: Entries }, j: Journaled): Promise<void> {
+    const { tasks } = state;
+    const top = fieldsJson(state);
+    const set: string[] = [];
+    const del: string[] = [];
+    let count = j.count;
+    if (tasks !== j.tasks) {
+      count = 0;
+      let kept = 0; // entries the last save had too
+      for (const id of Object.keys(tasks)) {
+        const v = tasks[id];
+        if (!present(v)) continue;
+        count++;
+        const was = Object.hasOwn(j.tasks, id) ? j.tasks[id] : undefined;
+        if (present(was)) kept++;
+        // An entry that is not the same object may still be equal: after a load, the caller's
+        // copies of every entry are new objects.
+        if (v !== was && !jsonEqual(was, v)) set.push(this.piece(id, v));
+      }
+      if (kept < j.count) {
+        for (const id of Object.keys(j.tasks)) {
+          if (present(j.tasks[id]) && !(Object.hasOwn(tasks, id) && present(tasks[id]))) del.push(id);
+        }
+      }
+    }
+    // state.json gone or replaced behind this store's back: the journal would extend nothing.
+    const intact = (await sizeOf(this.statePath)) === j.snapshotBytes;
+    if (set.length === 0 && del.length === 0 && top === j.topJson && intact) return;
+    const seq = j.seq + 1;
+    const line = `{"seq":${seq},"top":${top},"set":{${set.join(',')}},"del":${JSON.stringify(del)}}\n`;
+    const bytes = Buffer.byteLength(line);
+    const next = Math.max(seq, this.maxSeq + 1);
+    if (!intact || j.journalBytes + bytes > j.snapshotBytes * this.compactAbove) return this.compact(state, next);
+    let appended: boolean;
+    try {
+      appended = await this.appendLine(line, j.journalBytes);
+    } catch (e) {
+      throw diskError(e, 'save the campaign state', this.dir);
+    }
+    if (!appended) return this.compact(state, next);
+    this.maxSeq = Math.max(this.maxSeq, seq);
+    this.journaled = { ...j, state, tasks, topJson: top, seq, count, journalBytes: j.journalBytes + bytes };
+  }
+
+  /**
+   * Appends one line after the `valid` bytes of the journal that this store knows, and syncs.
+   * Bytes after those are a line a crash or a failed save cut short: dropped. A journal shorter
+   * than that is not the one this store wrote: false, and nothing is written.
+   */
+  private async appendLine(line: string, valid: number): Promise<boolean> {
+    await mkdir(this.dir, { recursive: true });
+    const fh = await open(this.journalPath, 'a');
+    try {
+      const { size } = await fh.stat();
+      if (size < valid) return false;
+      if (size > valid) {
+        await fh.truncate(valid);
+        this.warn(`${this.journalPath} ended in a partial line from an interrupted save; dropped it`);
+      }
+      await fh.writeFile(line); // the file is open for appending: at its end
+      await fh.sync();
+    } finally {
+      await fh.close();
+    }
+    if (valid === 0) await syncDir(this.dir); // a new file is durable only once its directory is
+    return true;
+  }
+
+  /** Writes the state whole as state.json, numbered `seq` if it is still large, and drops the journal. */
+  private async compact(state: Entries & { tasks: Entries }, seq: number): Promise<void> {
+    const pieces: string[] = [];
+    for (const id of Object.keys(state.tasks)) {
+      const v = state.tasks[id];
+      if (present(v)) pieces.push(this.piece(id, v));
+    }
+    const whole = fieldsJson(state, `{${pieces.join(',')}}`);
+    this.forget(); // until this save is through
+    if (whole.length <= this.journalAbove && Buffer.byteLength(whole) <= this.journalAbove) {
+      await this.writeState(whole);
+      this.lastJson = whole;
+      return;
+    }
+    const text = Buffer.from(`${whole.slice(0, -1)},"${JOURNAL_SEQ}":${seq}}`);
+    // Never numbered again, even if this save fails after its rename.
+    this.maxSeq = Math.max(this.maxSeq, seq);
+    await this.writeState(text);
+    const topJson = fieldsJson(state);
+    const { tasks } = state;
+    this.journaled = { state, tasks, topJson, seq, count: pieces.length, snapshotBytes: text.length, journalBytes: 0 };
+  }
+
+  /**
+   * Puts `text` in place as state.json (temp file, fsync, rename, directory fsync), keeping the
+   * one it replaces as state.prev.json; then removes the journal, whose saves it holds.
+   */
+  private async writeState(text: string | Buffer): Promise<void> {
     await mkdir(this.dir, { recursive: true });
     const tmp = this.tempPath();
     try {
       const fh = await open(tmp, 'wx');
       try {
-        await fh.writeFile(json);
+        await fh.writeFile(text);
         await fh.sync();
       } finally {
         await fh.close();
@@ -113,13 +315,54 @@ export class FileStateStore {
       // the link loses only the fallback, while state.json is still the good old state.
       await rm(this.prevPath, { force: true });
       await link(this.statePath, this.prevPath).catch(ignore('ENOENT'));
+      // A journal this store does not know may hold numbers above the new state.json's: it must
+      // go first. One it knows holds only lower numbers, and saves the old state.json lacks: it
+      // goes after the rename, when a crash can only leave lines that load skips.
+      if (this.journalUnknown) await rm(this.journalPath, { force: true });
       await rename(tmp, this.statePath);
     } catch (e) {
       await rm(tmp, { force: true });
       throw diskError(e, 'save the campaign state', this.dir);
     }
     await syncDir(this.dir); // the rename itself is durable only once the directory is
-    this.lastJson = json;
+    await rm(this.journalPath, { force: true });
+    this.journalUnknown = false;
+  }
+
+  /** state.json is a journal-mode snapshot numbered `seq`: the state with the journal's later saves. */
+  private async withJournal(snap: Entries, seq: number, snapshotBytes: number): Promise<Entries> {
+    Reflect.deleteProperty(snap, JOURNAL_SEQ);
+    const text = (await readIfExists(this.journalPath)) ?? '';
+    const r = replay(this.journalPath, snap as Entries & { tasks: Entries }, seq, text, this.warn);
+    this.forget();
+    this.journaled = {
+      state: r.state,
+      tasks: r.state.tasks,
+      topJson: fieldsJson(r.state),
+      seq: r.seq,
+      count: Object.keys(r.state.tasks).length,
+      snapshotBytes,
+      journalBytes: r.bytes,
+    };
+    this.journalUnknown = false;
+    this.maxSeq = Math.max(this.maxSeq, r.maxSeq);
+    return r.state;
+  }
+
+  /** Nothing known about what state.json holds (until a save is through, say). */
+  private forget(): void {
+    this.lastJson = undefined;
+    this.journaled = undefined;
+  }
+
+  /** A task entry's JSON with its key, made once per entry object. */
+  private piece(id: string, v: unknown): string {
+    if (typeof v !== 'object' || v === null) return `${JSON.stringify(id)}:${toJson(v)}`;
+    const known = this.pieces.get(v);
+    if (known?.id === id) return known.piece;
+    const piece = `${JSON.stringify(id)}:${toJson(v)}`;
+    this.pieces.set(v, { id, piece });
+    return piece;
   }
 
   /** Appends one line per event and syncs, so a returned append survives a crash. */
@@ -158,7 +401,10 @@ export class FileStateStore {
     }
   }
 
-  /** state.json is corrupt: fall back to state.prev.json if it is good, keeping the corrupt file. */
+  /**
+   * state.json is corrupt: fall back to state.prev.json if it is good, keeping the corrupt file,
+   * with the journal's saves if they follow it (else the journal is kept aside too).
+   */
   private async recover(cause: Error): Promise<unknown> {
     const prevText = await readIfExists(this.prevPath);
     const prev = prevText === undefined ? undefined : parse(prevText);
@@ -170,18 +416,37 @@ export class FileStateStore {
         fix: `restore ${this.statePath} from a backup, or move it aside: the next run rebuilds the state from the executor's records and the outputs, and sends no finished attempt again`,
       });
     }
-    const kept = join(this.dir, `state.corrupt-${new Date().toISOString().replace(/:/g, '-')}.json`);
+    const stamp = new Date().toISOString().replace(/:/g, '-');
+    const kept = join(this.dir, `state.corrupt-${stamp}.json`);
     await link(this.statePath, kept);
     // Put the previous state in place with one rename, so state.json is never missing.
     const tmp = this.tempPath();
     await link(this.prevPath, tmp);
     await rename(tmp, this.statePath);
     await syncDir(this.dir);
+    let journal = '';
+    const seq = snapshotSeq(prev.value);
+    let value = prev.value;
+    if (seq === undefined) {
+      this.lastJson = prevText;
+    } else {
+      try {
+        value = await this.withJournal(prev.value as Entries, seq, Buffer.byteLength(prevText!));
+      } catch (e) {
+        if (!(e instanceof JournalMismatch || e instanceof UserError)) throw e;
+        const keptJournal = join(this.dir, `state.corrupt-${stamp}.journal.jsonl`);
+        await link(this.journalPath, keptJournal);
+        await rm(this.journalPath);
+        await syncDir(this.dir);
+        journal = `; ${this.journalPath} did not follow it (${e.message}), kept it as ${keptJournal}`;
+        value = await this.withJournal(prev.value as Entries, seq, Buffer.byteLength(prevText!));
+      }
+    }
     this.warn(
       `campaign state file ${this.statePath} was corrupt (${cause.message}); kept it as ${kept} ` +
-        `and went back to the state before the last save`,
+        `and went back to the state before the last save${journal}`,
     );
-    return prev.value;
+    return value;
   }
 
   /**
@@ -343,6 +608,166 @@ async function lastLineStart(fh: FileHandle, size: number): Promise<number> {
     end = start;
   }
   return 0;
+}
+
+function isRecord(v: unknown): v is Entries {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+/** A state the journal can hold: an object with a `tasks` record. */
+function isJournalable(v: unknown): v is Entries & { tasks: Entries } {
+  return isRecord(v) && isRecord(v.tasks);
+}
+
+/** The sequence number of a journal-mode state.json, or undefined for one that holds everything. */
+function snapshotSeq(v: unknown): number | undefined {
+  if (!isJournalable(v)) return undefined;
+  const seq = v[JOURNAL_SEQ];
+  return Number.isSafeInteger(seq) && (seq as number) >= 0 ? (seq as number) : undefined;
+}
+
+/** Whether JSON.stringify writes this property (it leaves out undefined, functions and symbols). */
+function present(v: unknown): boolean {
+  return v !== undefined && typeof v !== 'function' && typeof v !== 'symbol';
+}
+
+/**
+ * Whether two values are written as the same JSON, up to the order of keys. It may say no to
+ * some that are (a Date, say, unless the same object): that only writes an entry again.
+ */
+function jsonEqual(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false;
+  if (Array.isArray(a) || Array.isArray(b)) {
+    if (!Array.isArray(a) || !Array.isArray(b) || a.length !== b.length) return false;
+    for (let i = 0; i < a.length; i++) if (!jsonEqual(a[i], b[i])) return false;
+    return true;
+  }
+  if (Object.getPrototypeOf(a) !== Object.prototype || Object.getPrototypeOf(b) !== Object.prototype) return false;
+  const x = a as Entries;
+  const y = b as Entries;
+  let n = 0;
+  for (const k of Object.keys(x)) {
+    if (!present(x[k])) continue;
+    n++;
+    if (!Object.hasOwn(y, k) || !jsonEqual(x[k], y[k])) return false;
+  }
+  for (const k of Object.keys(y)) if (present(y[k])) n--;
+  return n === 0;
+}
+
+/**
+ * The state as JSON.stringify writes it, with `tasksJson` for its tasks record; without it, the
+ * fields other than `tasks`.
+ */
+function fieldsJson(state: Entries, tasksJson?: string): string {
+  const parts: string[] = [];
+  for (const k of Object.keys(state)) {
+    if (k === 'tasks') {
+      if (tasksJson !== undefined) parts.push(`"tasks":${tasksJson}`);
+      continue;
+    }
+    const json = JSON.stringify(state[k]) as string | undefined;
+    if (json !== undefined) parts.push(`${JSON.stringify(k)}:${json}`);
+  }
+  return `{${parts.join(',')}}`;
+}
+
+function journalLine(v: unknown): JournalLine | undefined {
+  if (!isRecord(v)) return undefined;
+  const { seq, top, set, del } = v;
+  const ok =
+    Number.isSafeInteger(seq) &&
+    (seq as number) > 0 &&
+    isRecord(top) &&
+    isRecord(set) &&
+    Array.isArray(del) &&
+    del.every((id) => typeof id === 'string');
+  return ok ? (v as unknown as JournalLine) : undefined;
+}
+
+/**
+ * `snap` (state.json, numbered `seq`) with the journal's later saves applied in place. Lines
+ * numbered `seq` or less are already in state.json; each later one must follow the one before
+ * (else JournalMismatch, and `snap` is as it was). An unparseable last line without its newline
+ * is a save a crash cut short, never acknowledged: left out, with a warning. An unparseable
+ * line anywhere else means the journal is damaged: a UserError.
+ */
+function replay(
+  path: string,
+  snap: Entries & { tasks: Entries },
+  seq: number,
+  text: string,
+  warn: (message: string) => void,
+): { state: Entries & { tasks: Entries }; seq: number; maxSeq: number; bytes: number } {
+  const lines = text.split('\n');
+  const tail = lines.pop()!; // '' when the journal ends with a newline
+  const later: JournalLine[] = [];
+  let last = seq;
+  let maxSeq = seq;
+  for (const [i, text] of lines.entries()) {
+    const parsed = parse(text);
+    const line = 'value' in parsed ? journalLine(parsed.value) : undefined;
+    if (line === undefined) {
+      throw new UserError({
+        message: `campaign state journal line is corrupt: ${'error' in parsed ? parsed.error.message : 'not a journal entry'}`,
+        position: { file: path, line: i + 1, column: 1 },
+        fix: `restore the state directory from a backup; or move ${path} aside to go back to the last whole save in state.json (the saves since are lost: the next run rebuilds what it can from the executor's records and the outputs)`,
+      });
+    }
+    maxSeq = Math.max(maxSeq, line.seq);
+    if (line.seq <= seq) continue; // a compaction was cut short before it removed the journal
+    if (line.seq !== last + 1) {
+      throw new JournalMismatch(`its line ${i + 1} is save ${line.seq}, but the save before it is ${last}`);
+    }
+    later.push(line);
+    last = line.seq;
+  }
+  if (tail !== '') warn(`${path} ends in a partial line from an interrupted save; left it out`);
+  let state = snap;
+  if (later.length > 0) {
+    const { tasks } = snap;
+    for (const line of later) {
+      for (const id of Object.keys(line.set)) setOwn(tasks, id, line.set[id]);
+      for (const id of line.del) Reflect.deleteProperty(tasks, id);
+    }
+    state = { ...later.at(-1)!.top, tasks };
+  }
+  return { state, seq: last, maxSeq, bytes: Buffer.byteLength(text) - Buffer.byteLength(tail) };
+}
+
+/** obj[key] = value, also for a key such as __proto__. */
+function setOwn(obj: Entries, key: string, value: unknown): void {
+  if (key === '__proto__')
+    Object.defineProperty(obj, key, { value, enumerable: true, writable: true, configurable: true });
+  else obj[key] = value;
+}
+
+/** A file's text, size and inode read through one handle, or undefined if it does not exist. */
+async function readWithIno(path: string): Promise<{ text: string; size: number; ino: number } | undefined> {
+  let fh: FileHandle;
+  try {
+    fh = await open(path, 'r');
+  } catch (e) {
+    if (errorCode(e) === 'ENOENT') return undefined;
+    throw e;
+  }
+  try {
+    const buf = await fh.readFile();
+    const { ino } = await fh.stat();
+    return { text: buf.toString('utf8'), size: buf.length, ino };
+  } finally {
+    await fh.close();
+  }
+}
+
+async function inoOf(path: string): Promise<number | undefined> {
+  try {
+    return (await stat(path)).ino;
+  } catch (e) {
+    if (errorCode(e) === 'ENOENT') return undefined;
+    throw e;
+  }
 }
 
 function parse(text: string): { value: unknown } | { error: Error } {

@@ -1,0 +1,430 @@
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { appendFile, mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import fc from 'fast-check';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { UserError } from '../../src/errors.js';
+import { FileStateStore, type FileStateStoreOptions } from '../../src/exec/store/file-store.js';
+
+let root: string;
+beforeEach(async () => {
+  root = await mkdtemp(join(tmpdir(), 'file-store-journal-'));
+});
+afterEach(async () => {
+  await rm(root, { recursive: true, force: true });
+});
+
+/** A store that journals every state with a tasks record, collecting its warnings. */
+function store(opts: FileStateStoreOptions = {}, name = 'c'): { store: FileStateStore; warnings: string[] } {
+  const warnings: string[] = [];
+  return {
+    store: new FileStateStore(join(root, name), { journalAbove: 1, onWarning: (m) => warnings.push(m), ...opts }),
+    warnings,
+  };
+}
+
+type Task = { status: string; attempts: { n: number; at: string }[] };
+type State = {
+  version: number;
+  campaign: string;
+  updated: string;
+  phases: Record<string, unknown>;
+  tasks: Record<string, Task>;
+};
+
+function initial(n = 20): State {
+  const tasks: Record<string, Task> = {};
+  for (let i = 0; i < n; i++) tasks[`t${i}`] = { status: 'pending', attempts: [] };
+  return { version: 1, campaign: 'c', updated: '0', phases: { p: { status: 'waiting' } }, tasks };
+}
+
+/** The state with these tasks changed (new entries; the others keep their identity), as the controller does. */
+function change(s: State, ids: string[], status: string, updated = String(Number(s.updated) + 1)): State {
+  const tasks = { ...s.tasks };
+  for (const id of ids) tasks[id] = { status, attempts: [...(tasks[id]?.attempts ?? []), { n: 1, at: updated }] };
+  return { ...s, updated, tasks };
+}
+
+function without<T extends object>(o: T, key: string): T {
+  return Object.fromEntries(Object.entries(o).filter(([k]) => k !== key)) as T;
+}
+
+async function journalLines(s: FileStateStore): Promise<Record<string, unknown>[]> {
+  const text = await readFile(s.journalPath, 'utf8').catch(() => '');
+  return text
+    .split('\n')
+    .filter((l) => l !== '')
+    .map((l) => JSON.parse(l) as Record<string, unknown>);
+}
+
+async function errorOf(p: Promise<unknown>): Promise<Error> {
+  try {
+    await p;
+  } catch (e) {
+    return e as Error;
+  }
+  throw new Error('expected a rejection');
+}
+
+describe('journal', () => {
+  it('appends only the changed entries, and loads the last state saved', async () => {
+    const { store: s } = store({ compactAbove: 100 });
+    let state = initial();
+    await s.save(state);
+    const snapshot = await stat(s.statePath);
+    expect(JSON.parse(await readFile(s.statePath, 'utf8'))).toEqual({ ...state, journalSeq: 1 });
+
+    state = change(state, ['t1', 't2'], 'running');
+    await s.save(state);
+    state = {
+      ...change({ ...state, tasks: without(state.tasks, 't3') }, ['t1'], 'completed'),
+      phases: { p: { status: 'full' } },
+    };
+    state = change(state, ['t20'], 'pending', state.updated); // a task added
+    await s.save(state);
+
+    const lines = await journalLines(s);
+    expect(lines.map((l) => [l.seq, Object.keys(l.set as object), l.del])).toEqual([
+      [2, ['t1', 't2'], []],
+      [3, ['t1', 't20'], ['t3']],
+    ]);
+    expect(lines[1]!.top).toEqual(without(state, 'tasks'));
+    // state.json was not written again.
+    const after = await stat(s.statePath);
+    expect([after.ino, after.mtimeMs]).toEqual([snapshot.ino, snapshot.mtimeMs]);
+
+    expect(await s.load()).toEqual(state);
+    expect(await store({}, 'c').store.load()).toEqual(state);
+  });
+
+  it('writes nothing for an equal state, by identity or, after a load, by value', async () => {
+    const { store: s } = store({ compactAbove: 100 });
+    let state = initial();
+    await s.save(state);
+    state = change(state, ['t1'], 'running');
+    await s.save(state);
+    const size = (await stat(s.journalPath)).size;
+    await s.save(state);
+    await s.save({ ...state, tasks: { ...state.tasks } });
+    expect((await stat(s.journalPath)).size).toBe(size);
+
+    // A fresh store's caller holds copies (a schema parse makes new objects): equal entries are not written.
+    const { store: again } = store({ compactAbove: 100 });
+    const loaded = structuredClone(await again.load()) as State;
+    await again.save(loaded);
+    expect((await stat(s.journalPath)).size).toBe(size);
+    await again.save(change(loaded, ['t5'], 'running'));
+    const last = (await journalLines(s)).at(-1)!;
+    expect(Object.keys(last.set as object)).toEqual(['t5']);
+  });
+
+  it('compacts: state.json is written whole again, numbered, and the journal goes', async () => {
+    const { store: s } = store({ compactAbove: 0.5 });
+    let state = initial(40);
+    await s.save(state);
+    const first = (await stat(s.statePath)).ino;
+    let compacted = false;
+    for (let i = 0; i < 20; i++) {
+      state = change(state, [`t${i}`, `t${i + 10}`], 'running');
+      await s.save(state);
+      if ((await stat(s.statePath)).ino !== first) {
+        compacted = true;
+        break;
+      }
+    }
+    expect(compacted).toBe(true);
+    const stored = JSON.parse(await readFile(s.statePath, 'utf8')) as Record<string, unknown>;
+    expect(stored.journalSeq).toBeGreaterThan(1);
+    expect(without(stored, 'journalSeq')).toEqual(state);
+    expect(await journalLines(s)).toEqual([]);
+    expect(await store().store.load()).toEqual(state);
+    // The snapshot before is the fallback.
+    expect(JSON.parse(await readFile(join(s.dir, 'state.prev.json'), 'utf8'))).toMatchObject({ journalSeq: 1 });
+  });
+
+  it('skips the lines a compaction holds when a crash left the journal behind', async () => {
+    const { store: s } = store({ compactAbove: 100 });
+    let state = initial();
+    await s.save(state);
+    for (let i = 0; i < 3; i++) await s.save((state = change(state, [`t${i}`], 'running')));
+    const journal = await readFile(s.journalPath);
+    // A compaction (here: state.json gone, so the next save writes it whole) and a crash before the journal's removal.
+    await rm(s.statePath);
+    await s.save((state = change(state, ['t9'], 'failed')));
+    expect(JSON.parse(await readFile(s.statePath, 'utf8'))).toMatchObject({ journalSeq: 5 });
+    await writeFile(s.journalPath, journal);
+    const { store: again, warnings } = store({ compactAbove: 100 });
+    expect(await again.load()).toEqual(state);
+    expect(warnings).toEqual([]);
+    // And saving after it goes on from there.
+    await again.save((state = change(state, ['t10'], 'running')));
+    expect(await store().store.load()).toEqual(state);
+  });
+
+  it('drops a torn last line with a warning, and appends after it cleanly', async () => {
+    const { store: s, warnings } = store({ compactAbove: 100 });
+    let state = initial();
+    await s.save(state);
+    await s.save((state = change(state, ['t1'], 'running')));
+    await appendFile(s.journalPath, '{"seq":3,"top":{"version":1},"set":{"t2":{"sta');
+
+    const { store: reader, warnings: seen } = store({ compactAbove: 100 });
+    expect(await reader.load()).toEqual(state);
+    expect(seen.join()).toContain('partial line');
+    expect(seen.join()).toContain(s.journalPath);
+
+    await s.save((state = change(state, ['t2'], 'completed')));
+    expect(warnings.join()).toContain('partial line');
+    expect((await journalLines(s)).map((l) => l.seq)).toEqual([2, 3]);
+    expect(await store().store.load()).toEqual(state);
+  });
+
+  it('throws a UserError naming the journal when a line in the middle is corrupt', async () => {
+    const { store: s } = store({ compactAbove: 100 });
+    let state = initial();
+    await s.save(state);
+    for (let i = 0; i < 3; i++) await s.save((state = change(state, [`t${i}`], 'running')));
+    const lines = (await readFile(s.journalPath, 'utf8')).split('\n');
+    lines[1] = lines[1]!.slice(0, 20);
+    await writeFile(s.journalPath, lines.join('\n'));
+    const err = await errorOf(store().store.load());
+    expect(err).toBeInstanceOf(UserError);
+    expect(err.message).toContain(`${s.journalPath}:2:1`);
+    expect((err as UserError).problems[0]!.fix).toContain('move');
+    // Nothing was changed on disk.
+    expect(await readFile(s.journalPath, 'utf8')).toBe(lines.join('\n'));
+  });
+
+  it('throws a UserError when the journal does not follow state.json', async () => {
+    const { store: s } = store({ compactAbove: 100 });
+    const state = initial();
+    await s.save(state);
+    await s.save(change(state, ['t1'], 'running'));
+    const journal = await readFile(s.journalPath, 'utf8');
+    await writeFile(s.journalPath, journal.replace('"seq":2', '"seq":4'));
+    const err = await errorOf(store().store.load());
+    expect(err).toBeInstanceOf(UserError);
+    expect(err.message).toContain(s.journalPath);
+    expect(err.message).toContain('does not follow');
+  });
+
+  it('falls back to state.prev.json when state.json is corrupt, keeping a journal that does not follow it', async () => {
+    const { store: s } = store({ compactAbove: 0.3 });
+    let state = initial(40);
+    await s.save(state);
+    const first = (await stat(s.statePath)).ino;
+    for (let i = 0; i < 30 && (await stat(s.statePath)).ino === first; i++) {
+      await s.save((state = change(state, [`t${i}`], 'running')));
+    }
+    // Compacted: state.prev.json is the first state.json, and the journal starts after the new one.
+    const prev = initial(40);
+    await s.save((state = change(state, ['t39'], 'failed')));
+    expect(await journalLines(s)).toHaveLength(1);
+    await writeFile(s.statePath, '{"version":1,');
+    const { store: again, warnings } = store();
+    expect(await again.load()).toEqual(prev);
+    expect(warnings).toHaveLength(1);
+    expect(warnings[0]).toContain('corrupt');
+    expect(warnings[0]).toContain('did not follow');
+    const files = await readdir(s.dir);
+    expect(files.filter((f) => f.startsWith('state.corrupt-')).sort()).toHaveLength(2);
+    expect(files).not.toContain('state.journal.jsonl');
+    // The next load is clean, and saving goes on.
+    expect(await store().store.load()).toEqual(prev);
+    await again.save(state);
+    expect(await store().store.load()).toEqual(state);
+  });
+
+  it('switches to the journal above the threshold, and back to a plain state.json below it', async () => {
+    const { store: s } = store({ journalAbove: 2000, compactAbove: 0.5 });
+    let state = initial(5);
+    await s.save(state);
+    expect(await readFile(s.statePath, 'utf8')).toBe(JSON.stringify(state));
+    // Grows past 2000 bytes: state.json is written numbered, and the next saves go to the journal.
+    state = change(
+      state,
+      Array.from({ length: 40 }, (_, i) => `t${i}`),
+      'pending',
+    );
+    await s.save(state);
+    expect(JSON.parse(await readFile(s.statePath, 'utf8'))).toHaveProperty('journalSeq');
+    await s.save((state = change(state, ['t1'], 'running')));
+    expect(await journalLines(s)).toHaveLength(1);
+    expect(await store().store.load()).toEqual(state);
+    // Shrinks: the next compaction writes a plain state.json and removes the journal.
+    for (let i = 0; i < 20 && (await journalLines(s)).length > 0; i++) {
+      state = {
+        ...change(state, [], 'x'),
+        tasks: { t1: state.tasks.t1!, [`n${i}`]: { status: 'pending', attempts: [] } },
+      };
+      await s.save(state);
+    }
+    expect(await readFile(s.statePath, 'utf8')).toBe(JSON.stringify(state));
+    expect(await readdir(s.dir)).not.toContain('state.journal.jsonl');
+    expect(await store().store.load()).toEqual(state);
+    await s.save((state = change(state, ['t1'], 'completed')));
+    expect(await readFile(s.statePath, 'utf8')).toBe(JSON.stringify(state));
+  });
+
+  it('leaves a state without a tasks record, and a small one, exactly as before', async () => {
+    const { store: s } = store({ journalAbove: 1 });
+    await s.save({ phase: 'train', done: [1, 2] });
+    expect(await readFile(s.statePath, 'utf8')).toBe('{"phase":"train","done":[1,2]}');
+    const big = new FileStateStore(join(root, 'd')); // the default threshold, 4 MiB
+    const state = initial();
+    await big.save(state);
+    expect(await readFile(big.statePath, 'utf8')).toBe(JSON.stringify(state));
+    expect(await readdir(big.dir)).toEqual(['state.json']);
+  });
+
+  it('refuses a state that holds its own journalSeq key', async () => {
+    const { store: s } = store();
+    await expect(s.save({ ...initial(), journalSeq: 3 })).rejects.toThrow(TypeError);
+  });
+
+  it('a store that never loaded replaces the state, journal and all', async () => {
+    const { store: s } = store({ compactAbove: 100 });
+    const state = initial();
+    await s.save(state);
+    await s.save(change(state, ['t1'], 'running'));
+    const other = { ...initial(3), campaign: 'other' };
+    await store({ compactAbove: 100 }).store.save(other);
+    expect(await readdir(s.dir)).not.toContain('state.journal.jsonl');
+    expect(await store().store.load()).toEqual(other);
+  });
+
+  it('loads what was saved last, whatever the changes and thresholds', async () => {
+    const op = fc.oneof(
+      fc.record({ kind: fc.constant('set' as const), id: fc.nat(15), status: fc.constantFrom('a', 'b', 'c') }),
+      fc.record({ kind: fc.constant('del' as const), id: fc.nat(15) }),
+      fc.record({ kind: fc.constant('top' as const), updated: fc.string({ maxLength: 3 }) }),
+      fc.record({ kind: fc.constant('reload' as const) }),
+    );
+    let run = 0;
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(fc.array(op, { maxLength: 4 }), { minLength: 1, maxLength: 12 }),
+        fc.constantFrom(1, 300, 100_000),
+        fc.constantFrom(0.1, 0.5, 3),
+        async (saves, journalAbove, compactAbove) => {
+          const opts = { journalAbove, compactAbove };
+          const name = `p${run++}`;
+          let { store: s } = store(opts, name);
+          let state = initial(8);
+          for (const ops of saves) {
+            let tasks = state.tasks;
+            const own = (): Record<string, Task> => (tasks === state.tasks ? (tasks = { ...tasks }) : tasks);
+            for (const o of ops) {
+              if (o.kind === 'set') own()[`t${o.id}`] = { status: o.status, attempts: [] };
+              else if (o.kind === 'del') Reflect.deleteProperty(own(), `t${o.id}`);
+              else if (o.kind === 'top') state = { ...state, updated: o.updated };
+              else {
+                s = store(opts, name).store;
+                state = ((await s.load()) as State | undefined) ?? state;
+              }
+            }
+            state = { ...state, tasks };
+            await s.save(state);
+            expect(await store(opts, name).store.load()).toEqual(state);
+          }
+        },
+      ),
+      { numRuns: 60 },
+    );
+  });
+});
+
+/**
+ * The saves of the crash test: the state after save n, built from the one before as the
+ * controller builds it (a new object for each changed entry, the others kept). The child process
+ * evaluates the same source.
+ */
+const SAVES = `
+function next(prev, n) {
+  const tasks = {};
+  for (let k = 0; k < 60; k++) {
+    const id = 'task-' + k;
+    if (k >= 45 && (n + k) % 4 === 0) continue;
+    const old = prev && prev.tasks[id];
+    tasks[id] = old && (n + k) % 7 !== 0
+      ? old
+      : { status: ['pending', 'running', 'completed'][(n + k) % 3], last: n, attempts: [{ n: k, log: 'x'.repeat(k % 9) }] };
+  }
+  return { version: 1, campaign: 'kill', n, updated: 'u' + n, phases: { p: { status: n % 2 ? 'a' : 'b' } }, tasks };
+}`;
+
+describe('journal under SIGKILL', () => {
+  it('never loses a save that returned, and always loads a state some save wrote', async () => {
+    const { next } = new Function(`${SAVES}; return { next };`)() as {
+      next: (prev: unknown, n: number) => { n: number };
+    };
+    const stateAfter = (n: number): unknown => {
+      let s: unknown;
+      for (let i = 1; i <= n; i++) s = next(s, i);
+      return s;
+    };
+    // The child loads what there is and saves on from there until it is killed, saying each
+    // save's number once the save has returned.
+    const script = `
+      ${SAVES}
+      (async () => {
+        const { FileStateStore } = await import(process.env.MODULE_URL);
+        const store = new FileStateStore(process.env.DIR, {
+          journalAbove: Number(process.env.ABOVE),
+          compactAbove: Number(process.env.COMPACT),
+          onWarning: (m) => process.stderr.write(m + '\\n'),
+        });
+        let state = await store.load();
+        let n = state === undefined ? 0 : state.n;
+        process.stdout.write('ready ' + n + '\\n');
+        for (;;) {
+          state = next(state, ++n);
+          await store.save(state);
+          process.stdout.write('saved ' + n + '\\n');
+        }
+      })();
+    `;
+    let seed = 7;
+    const random = (): number => {
+      seed = (seed * 1103515245 + 12345) % 2 ** 31;
+      return seed / 2 ** 31;
+    };
+    const dirs = [join(root, 'k1'), join(root, 'k2')];
+    const loaded = new Set<number>();
+    for (let round = 0; round < 8; round++) {
+      const dir = dirs[round % 2]!;
+      const env = {
+        ...process.env,
+        MODULE_URL: pathToFileURL(resolve('src/exec/store/file-store.ts')).href,
+        DIR: dir,
+        ABOVE: '1',
+        COMPACT: round % 2 === 0 ? '0.4' : '3',
+      };
+      const child = spawn(process.execPath, ['--import', 'tsx', '-e', script], { env });
+      let out = '';
+      let err = '';
+      child.stderr.on('data', (d: Buffer) => (err += d.toString()));
+      const exited = once(child, 'exit');
+      await new Promise<void>((res, rej) => {
+        child.stdout.on('data', (d: Buffer) => {
+          out += d.toString();
+          if (out.includes('\n')) res();
+        });
+        void exited.then(() => rej(new Error(`child exited early: ${err}`)));
+      });
+      await new Promise((res) => setTimeout(res, 50 + random() * 150));
+      child.kill('SIGKILL');
+      await exited;
+      const acked = Math.max(0, ...[...out.matchAll(/^saved (\d+)$/gm)].map((m) => Number(m[1])));
+      expect(acked, `round ${round}: ${err}`).toBeGreaterThan(0);
+      const state = (await new FileStateStore(dir).load()) as { n: number };
+      expect(state.n, `round ${round}`).toBeGreaterThanOrEqual(acked);
+      expect(state, `round ${round}`).toEqual(stateAfter(state.n));
+      loaded.add(state.n);
+    }
+    expect(loaded.size).toBe(8);
+  }, 120_000);
+});
