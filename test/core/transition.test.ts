@@ -413,6 +413,16 @@ describe('a manifest that grew', () => {
   });
 });
 
+describe('a pass that changes nothing', () => {
+  it('leaves the state as it was (its time too), so that saving it writes nothing', () => {
+    const s = setup([{ name: 'A', grid: { seed: [1, 2] }, command: 'a' }]);
+    const r = submitStep(s, emptyState('c', at(0)), at(0));
+    const idle = step(r.state, s.plan, at(1), 0);
+    expect(idle.state.updated).toBe(r.state.updated);
+    expect(step(idle.state, s.plan, at(2), 0).state).toBe(idle.state);
+  });
+});
+
 describe('capacity', () => {
   it('never submits more tasks than the capacity, across phases', () => {
     const s = setup([
