@@ -12323,7 +12323,19 @@ function step(state, plan, now, capacity) {
         carryDiskFull(state.tasks, tasks, new Set());
     if (made.has(tasks))
         completeFor.set(tasks, plan);
-    return { state: { ...state, tasks, phases, updated: now > state.updated ? now : state.updated }, actions };
+    // A pass that changed nothing leaves the state as it was: an idle pass then saves nothing.
+    const samePhases = JSON.stringify(phases) === JSON.stringify(state.phases);
+    if (tasks === state.tasks && samePhases)
+        return { state, actions };
+    return {
+        state: {
+            ...state,
+            tasks,
+            phases: samePhases ? state.phases : phases,
+            updated: now > state.updated ? now : state.updated,
+        },
+        actions,
+    };
 }
 /** Tasks that ended on a full disk: the campaign is paused while there are any. */
 function diskFullTasks(state) {
