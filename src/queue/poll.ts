@@ -64,10 +64,11 @@ export class PollPacer {
 function dueTimes(state: CampaignState, plan: Plan, expected: ReadonlyMap<string, number>, nowMs: number): number[] {
   const due: number[] = [];
   const ends: number[] = [];
-  let queued = false;
-  let running = false;
-  /** The shortest expected time of a queued task: none of them can end sooner. */
+  let queued = 0;
+  let running = 0;
+  /** The shortest and longest expected times of the queued tasks (Infinity: one has none). */
   let soonestQueued = Infinity;
+  let longestQueued = 0;
   let waiting = plan.phases.some((p) => {
     const status = state.phases[p.name]?.status ?? 'waiting';
     return MORE_TO_COME.has(status) || (status === 'full' && p.tasks.some((t) => state.tasks[t.id] === undefined));
@@ -78,20 +79,26 @@ function dueTimes(state: CampaignState, plan: Plan, expected: ReadonlyMap<string
       waiting = true;
       if (t.notBefore) due.push(Date.parse(t.notBefore));
     } else if (t.status === 'submitted') {
-      queued = true;
-      soonestQueued = Math.min(soonestQueued, expected.get(id) ?? Infinity);
+      queued++;
+      const seconds = expected.get(id) ?? Infinity;
+      soonestQueued = Math.min(soonestQueued, seconds);
+      longestQueued = Math.max(longestQueued, seconds);
     } else if (t.status === 'running') {
-      running = true;
+      running++;
       const started = t.attempts.at(-1)?.startedAt;
       const seconds = expected.get(id);
       if (started && seconds !== undefined) ends.push(Date.parse(started) + seconds * 1000);
     }
   }
   // Nothing running: the first queued task to start cannot end before its expected time from now.
-  if (!running && soonestQueued < Infinity) due.push(nowMs + soonestQueued * 1000);
-  // Room for waiting tasks comes with any end; with nothing waiting or queued, the last ends the campaign.
+  if (running === 0 && soonestQueued < Infinity) due.push(nowMs + soonestQueued * 1000);
+  // Room for waiting tasks comes with any end.
   if (waiting) return due.concat(ends);
-  if (!queued && ends.length > 0) due.push(ends.reduce((a, b) => Math.max(a, b)));
+  if (ends.length < running) return due;
+  const lastEnd = ends.reduce((a, b) => Math.max(a, b), nowMs);
+  // The last round, each queued task taking a running one's place: the campaign ends when it does.
+  if (queued === 0) due.push(lastEnd);
+  else if (running > 0 && queued <= running && longestQueued < Infinity) due.push(lastEnd + longestQueued * 1000);
   return due;
 }
 

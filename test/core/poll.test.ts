@@ -15,7 +15,7 @@ function planOf(timing: Record<string, unknown>) {
       campaign: 'c',
       cluster: { executor: 'slurm', name: 'x' },
       workdir: 'w',
-      phases: [{ name: 'p', grid: { n: [1, 2, 3, 4] }, command: 'true', ...timing }],
+      phases: [{ name: 'p', grid: { n: [1, 2, 3, 4, 5] }, command: 'true', ...timing }],
     }),
   );
 }
@@ -41,18 +41,30 @@ describe('polling a scheduler', () => {
     expect(new PollPacer(fixed, slurm).next(state, T0)).toBe(30);
   });
 
-  it('asks at the longest interval while tasks are queued behind the running ones, however soon those end', () => {
-    const state = stateWith({ 'p/n1': running(-5), 'p/n2': running(-5), 'p/n3': queued, 'p/n4': queued });
+  it('asks at the longest interval while more tasks are queued than run, however soon those end', () => {
+    const state = stateWith({
+      'p/n1': running(-5),
+      'p/n2': running(-5),
+      'p/n3': queued,
+      'p/n4': queued,
+      'p/n5': queued,
+    });
     expect(new PollPacer(costed, slurm).next(state, T0)).toBe(30);
   });
 
+  it('in the last round, looks right after the queued tasks can have run in the running ones’ place', () => {
+    const state = stateWith({ 'p/n1': running(-5), 'p/n2': running(-3), 'p/n3': queued, 'p/n4': queued, 'p/n5': done });
+    // The running ones end at +5 s and +7 s; the queued ones, started then, 10 s later.
+    expect(new PollPacer(costed, pollLimits('slurm', 60)).next(state, T0)).toBe(18);
+  });
+
   it('with nothing running, waits for the time a queued task needs once started', () => {
-    const state = stateWith({ 'p/n1': queued, 'p/n2': queued, 'p/n3': done, 'p/n4': done });
+    const state = stateWith({ 'p/n1': queued, 'p/n2': queued, 'p/n3': done, 'p/n4': done, 'p/n5': done });
     expect(new PollPacer(costed, slurm).next(state, T0)).toBe(11);
   });
 
   it('looks right after the last expected end, when it ends the campaign', () => {
-    const state = stateWith({ 'p/n1': running(-8), 'p/n2': running(-3), 'p/n3': done, 'p/n4': done });
+    const state = stateWith({ 'p/n1': running(-8), 'p/n2': running(-3), 'p/n3': done, 'p/n4': done, 'p/n5': done });
     // The last ends at +7 s; a second more lets accounting record it.
     expect(new PollPacer(costed, slurm).next(state, T0)).toBe(8);
   });

@@ -345,12 +345,13 @@ export class SlurmExecutor implements Executor {
       }
       this.missingSince.delete(attempt.handle!);
       const c = classify(record);
-      // Ended in the queue but not yet in accounting: wait a pass for the exit code.
-      if (!c.active && record.queueOnly && this.accountingOk) continue;
       const startedAt = record.start ? new Date(record.start * 1000).toISOString() : now;
       if (!attempt.startedAt && (c.active ? c.running : true)) {
         events.push({ type: 'started', ...base, at: startedAt, ...(record.node ? { node: record.node } : {}) });
       }
+      // Ended in the queue but not yet in accounting: wait a pass for the exit code (started,
+      // and so past its expected end, the task is looked at again soon).
+      if (!c.active && record.queueOnly && this.accountingOk) continue;
       if (c.active) {
         const waiting = c.running ? undefined : explainReason(record.reason);
         if (waiting && this.lastWaiting.get(task.id) !== waiting)
