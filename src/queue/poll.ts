@@ -42,12 +42,11 @@ export class PollPacer {
 
   /** Seconds to wait after a pass that left `state`, at `nowMs`. */
   next(state: CampaignState, nowMs: number): number {
-    const counts = JSON.stringify(phaseCounts(this.plan, state));
-    const changed = counts !== this.counts;
-    this.counts = counts;
     const { minSeconds: min, maxSeconds: max } = this.limits;
     if (!this.limits.costly) {
-      this.wait = changed ? min : Math.min(max, this.wait * 1.5);
+      const counts = JSON.stringify(phaseCounts(this.plan, state));
+      this.wait = counts !== this.counts ? min : Math.min(max, this.wait * 1.5);
+      this.counts = counts;
       return this.wait;
     }
     const clamp = (s: number): number => Math.min(max, Math.max(min, s));
