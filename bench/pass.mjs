@@ -17,6 +17,7 @@ import { FileStateStore } from '../lib/exec/store/file-store.js';
 import { lintText } from '../lib/lint/lint.js';
 import { startRun } from '../lib/queue/transition.js';
 import { emptyState } from '../lib/queue/state.js';
+import { sweepManifest } from './sweep-manifest.mjs';
 
 const SIZES = [1_000, 10_000, 100_000];
 const TIMED = 5;
@@ -24,40 +25,7 @@ const TIMED = 5;
 /** A grid of n tasks: size (5) × variant (10) × seed × lr. */
 function manifest(n) {
   const [seeds, lrs] = { 1000: [20, 1], 10000: [50, 4], 100000: [50, 40] }[n];
-  const seed = Array.from({ length: seeds }, (_, i) => i);
-  const lr = Array.from({ length: lrs }, (_, i) => (i + 1) / 1000);
-  return `campaign: bench
-cluster:
-  executor: slurm
-  name: cluster-a
-  partitions:
-    - { name: short, max_time: 3h }
-    - { name: long, max_time: 24h }
-  max_array_size: 1000
-workdir: ~/bench
-phases:
-  - name: sweep
-    grid:
-      size: [s, m, l, xl, xxl]
-      seed: [${seed.join(', ')}]
-      lr: [${lr.join(', ')}]
-      variant: [a, b, c, d, e, f, g, h, i, j]
-    command: python train.py --size \${size} --seed \${seed} --lr \${lr} --variant \${variant} --steps \${units} --out \${output}
-    output: results/\${size}/\${variant}/lr\${lr}_seed\${seed}.jsonl
-    flush: per_step
-    cost:
-      unit: step
-      units: 1000
-      per_unit: { size=s: 1s, size=m: 2s, size=l: 4s, size=xl: 8s, size=xxl: 16s }
-      measured_on: cluster-a
-      margin: 1.3
-    smoke:
-      tasks: 2
-      overrides: { units: 3 }
-      trigger:
-        - check: all_completed
-        - check: distinct_outputs
-`;
+  return sweepManifest(seeds, lrs);
 }
 
 /** A small deterministic generator, so that every run of the bench sees the same passes. */
