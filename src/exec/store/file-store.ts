@@ -158,7 +158,7 @@ export class FileStateStore {
   /** The saved state (state.json and the journal's later saves), or undefined before the first save. */
   async load(): Promise<unknown> {
     for (let tries = 1; ; tries++) {
-      const read = await readWithIno(this.statePath);
+      const read = await snapshot(this.statePath);
       this.forget();
       this.journalUnknown = true; // until a journal-mode state.json says which lines follow it
       if (read === undefined) return undefined;
@@ -547,10 +547,13 @@ export async function readEvents(path: string): Promise<unknown[]> {
 
 interface Snapshot {
   text: string;
+  /** In bytes. */
+  size: number;
   mtimeMs: number;
+  ino: number;
 }
 
-/** A file's text and mtime read through one handle, or undefined if it does not exist. */
+/** A file's text and what stat says of it, read through one handle; undefined if it does not exist. */
 async function snapshot(path: string): Promise<Snapshot | undefined> {
   let fh: FileHandle;
   try {
@@ -560,8 +563,9 @@ async function snapshot(path: string): Promise<Snapshot | undefined> {
     throw e;
   }
   try {
-    const { mtimeMs } = await fh.stat();
-    return { text: await fh.readFile('utf8'), mtimeMs };
+    const buf = await fh.readFile();
+    const { mtimeMs, ino } = await fh.stat();
+    return { text: buf.toString('utf8'), size: buf.length, mtimeMs, ino };
   } finally {
     await fh.close();
   }
@@ -741,24 +745,6 @@ function setOwn(obj: Entries, key: string, value: unknown): void {
   if (key === '__proto__')
     Object.defineProperty(obj, key, { value, enumerable: true, writable: true, configurable: true });
   else obj[key] = value;
-}
-
-/** A file's text, size and inode read through one handle, or undefined if it does not exist. */
-async function readWithIno(path: string): Promise<{ text: string; size: number; ino: number } | undefined> {
-  let fh: FileHandle;
-  try {
-    fh = await open(path, 'r');
-  } catch (e) {
-    if (errorCode(e) === 'ENOENT') return undefined;
-    throw e;
-  }
-  try {
-    const buf = await fh.readFile();
-    const { ino } = await fh.stat();
-    return { text: buf.toString('utf8'), size: buf.length, ino };
-  } finally {
-    await fh.close();
-  }
 }
 
 async function inoOf(path: string): Promise<number | undefined> {
