@@ -389,17 +389,8 @@ phases:
     );
     const stateDir = join(dir, 'state');
     const run = startCli(['run', file, '--state-dir', stateDir, '--poll', '0.3']);
-    // Two passes saved while the probe hangs: each gives up on it after probe_timeout (3s).
-    const updates = new Set<string>();
-    await waitUntil(
-      'two passes during the hang',
-      async () => {
-        const s = await readState(stateDir).catch(() => undefined);
-        if (s) updates.add(s.updated);
-        return updates.size >= 2 ? true : undefined;
-      },
-      60_000,
-    );
+    // Two passes while the probe hangs, each asking it again: each gives up on it after probe_timeout (3s).
+    await waitUntil('two passes during the hang', async () => ((await gpus.asked()) >= 2 ? true : undefined), 60_000);
     expect(await gpus.entries()).toEqual([]);
     await gpus.mark('answered');
     await gpus.hang(false);

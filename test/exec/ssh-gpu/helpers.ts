@@ -53,6 +53,10 @@ export class StandIn {
   async probes(): Promise<number> {
     return (await readFile(join(this.dir, 'probes'), 'utf8').catch(() => '')).split('\n').filter(Boolean).length;
   }
+  /** Queries the stand-in was sent, answered or not. */
+  async asked(): Promise<number> {
+    return (await readFile(join(this.dir, 'asked'), 'utf8').catch(() => '')).split('\n').length - 1;
+  }
 
   /** What the probe prints now. */
   async read(): Promise<string> {
