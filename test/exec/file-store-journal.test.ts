@@ -8,6 +8,7 @@ import fc from 'fast-check';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { UserError } from '../../src/errors.js';
 import { FileStateStore, type FileStateStoreOptions } from '../../src/exec/store/file-store.js';
+import { errorOf } from '../helpers/errors.js';
 
 let root: string;
 beforeEach(async () => {
@@ -58,15 +59,6 @@ async function journalLines(s: FileStateStore): Promise<Record<string, unknown>[
     .split('\n')
     .filter((l) => l !== '')
     .map((l) => JSON.parse(l) as Record<string, unknown>);
-}
-
-async function errorOf(p: Promise<unknown>): Promise<Error> {
-  try {
-    await p;
-  } catch (e) {
-    return e as Error;
-  }
-  throw new Error('expected a rejection');
 }
 
 describe('journal', () => {

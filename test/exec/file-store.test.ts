@@ -8,6 +8,7 @@ import fc from 'fast-check';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { UserError } from '../../src/errors.js';
 import { FileStateStore, readEvents, type LockHolder } from '../../src/exec/store/file-store.js';
+import { errorOf } from '../helpers/errors.js';
 
 let root: string;
 beforeEach(async () => {
@@ -41,15 +42,6 @@ function withoutMinusZero(v: unknown): unknown {
     return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, withoutMinusZero(x)]));
   }
   return v;
-}
-
-async function errorOf(p: Promise<unknown>): Promise<Error> {
-  try {
-    await p;
-  } catch (e) {
-    return e as Error;
-  }
-  throw new Error('expected a rejection');
 }
 
 describe('state', () => {
