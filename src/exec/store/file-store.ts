@@ -7,8 +7,9 @@
  * rewritten on every save: a save appends one line to state.journal.jsonl holding the task
  * entries that changed since the last save (told by identity: the caller never changes a saved
  * or loaded value in place, it builds a new one, keeping the entries it did not change) and the
- * other top-level fields, stamped with a sequence number. Once the journal would pass a fraction
- * of state.json, the save writes state.json whole again (compaction) and removes the journal.
+ * other top-level fields, stamped with a sequence number (the lines themselves: journal.ts). Once
+ * the journal would pass a fraction of state.json, the save writes state.json whole again
+ * (compaction) and removes the journal.
  *
  * Which journal lines state.json already holds: a state.json written in journal mode carries the
  * sequence number of the save it holds as one more top-level key, JOURNAL_SEQ (the campaign
@@ -21,6 +22,19 @@ import { type FileHandle, link, mkdir, open, readFile, rename, rm, stat, writeFi
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { UserError } from '../../errors.js';
+import {
+  changes,
+  type Entries,
+  isJournalable,
+  isRecord,
+  JOURNAL_SEQ,
+  type Journalable,
+  JournalMismatch,
+  lineText,
+  present,
+  replay,
+  snapshotSeq,
+} from './journal.js';
 
 export interface LockHolder {
   pid: number;
@@ -46,12 +60,8 @@ export interface FileStateStoreOptions {
   compactAbove?: number;
 }
 
-/** The top-level key of a state.json written in journal mode: the sequence number it holds. */
-const JOURNAL_SEQ = 'journalSeq';
 const JOURNAL_ABOVE = 4 * 1024 * 1024;
 const COMPACT_ABOVE = 0.5;
-
-type Entries = Record<string, unknown>;
 
 /** What state.json and state.journal.jsonl hold together, as this store last wrote or read them. */
 interface Journaled {
@@ -68,17 +78,6 @@ interface Journaled {
   /** How much of the journal holds whole lines (0 when there is none). */
   journalBytes: number;
 }
-
-/** One journal line: the save numbered `seq` set these task entries and removed those. */
-interface JournalLine {
-  seq: number;
-  top: Entries;
-  set: Entries;
-  del: string[];
-}
-
-/** A journal that does not follow state.json; load throws it as a UserError, recover moves it aside. */
-class JournalMismatch extends Error {}
 
 /** An unparseable lock younger than this is most likely still being written by its creator. */
 const HALF_WRITTEN_GRACE_MS = 10_000;
@@ -205,36 +204,20 @@ export class FileStateStore {
   }
 
   /** Appends the changes since the last save to the journal, or compacts if it would grow too long. */
-  private async saveChanges(state: Entries & { tasks: Entries }, j: Journaled): Promise<void> {
+  private async saveChanges(state: Journalable, j: Journaled): Promise<void> {
     const { tasks } = state;
     const top = fieldsJson(state);
-    const set: string[] = [];
-    const del: string[] = [];
-    let count = j.count;
-    if (tasks !== j.tasks) {
-      count = 0;
-      let kept = 0; // entries the last save had too
-      for (const id of Object.keys(tasks)) {
-        const v = tasks[id];
-        if (!present(v)) continue;
-        count++;
-        const was = Object.hasOwn(j.tasks, id) ? j.tasks[id] : undefined;
-        if (present(was)) kept++;
-        // An entry that is not the same object may still be equal: after a load, the caller's
-        // copies of every entry are new objects.
-        if (v !== was && !jsonEqual(was, v)) set.push(this.piece(id, v));
-      }
-      if (kept < j.count) {
-        for (const id of Object.keys(j.tasks)) {
-          if (present(j.tasks[id]) && !(Object.hasOwn(tasks, id) && present(tasks[id]))) del.push(id);
-        }
-      }
-    }
+    const { set, del, count } = changes(j.tasks, j.count, tasks);
     // state.json gone or replaced behind this store's back: the journal would extend nothing.
     const intact = (await sizeOf(this.statePath)) === j.snapshotBytes;
     if (set.length === 0 && del.length === 0 && top === j.topJson && intact) return;
     const seq = j.seq + 1;
-    const line = `{"seq":${seq},"top":${top},"set":{${set.join(',')}},"del":${JSON.stringify(del)}}\n`;
+    const line = lineText(
+      seq,
+      top,
+      set.map((id) => this.piece(id, tasks[id])),
+      del,
+    );
     const bytes = Buffer.byteLength(line);
     const next = Math.max(seq, this.maxSeq + 1);
     if (!intact || j.journalBytes + bytes > j.snapshotBytes * this.compactAbove) return this.compact(state, next);
@@ -274,7 +257,7 @@ export class FileStateStore {
   }
 
   /** Writes the state whole as state.json, numbered `seq` if it is still large, and drops the journal. */
-  private async compact(state: Entries & { tasks: Entries }, seq: number): Promise<void> {
+  private async compact(state: Journalable, seq: number): Promise<void> {
     const pieces: string[] = [];
     for (const id of Object.keys(state.tasks)) {
       const v = state.tasks[id];
@@ -333,7 +316,7 @@ export class FileStateStore {
   private async withJournal(snap: Entries, seq: number, snapshotBytes: number): Promise<Entries> {
     Reflect.deleteProperty(snap, JOURNAL_SEQ);
     const text = (await readIfExists(this.journalPath)) ?? '';
-    const r = replay(this.journalPath, snap as Entries & { tasks: Entries }, seq, text, this.warn);
+    const r = replay(this.journalPath, snap as Journalable, seq, text, this.warn);
     this.forget();
     this.journaled = {
       state: r.state,
@@ -614,52 +597,6 @@ async function lastLineStart(fh: FileHandle, size: number): Promise<number> {
   return 0;
 }
 
-function isRecord(v: unknown): v is Entries {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
-
-/** A state the journal can hold: an object with a `tasks` record. */
-function isJournalable(v: unknown): v is Entries & { tasks: Entries } {
-  return isRecord(v) && isRecord(v.tasks);
-}
-
-/** The sequence number of a journal-mode state.json, or undefined for one that holds everything. */
-function snapshotSeq(v: unknown): number | undefined {
-  if (!isJournalable(v)) return undefined;
-  const seq = v[JOURNAL_SEQ];
-  return Number.isSafeInteger(seq) && (seq as number) >= 0 ? (seq as number) : undefined;
-}
-
-/** Whether JSON.stringify writes this property (it leaves out undefined, functions and symbols). */
-function present(v: unknown): boolean {
-  return v !== undefined && typeof v !== 'function' && typeof v !== 'symbol';
-}
-
-/**
- * Whether two values are written as the same JSON, up to the order of keys. It may say no to
- * some that are (a Date, say, unless the same object): that only writes an entry again.
- */
-function jsonEqual(a: unknown, b: unknown): boolean {
-  if (a === b) return true;
-  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false;
-  if (Array.isArray(a) || Array.isArray(b)) {
-    if (!Array.isArray(a) || !Array.isArray(b) || a.length !== b.length) return false;
-    for (let i = 0; i < a.length; i++) if (!jsonEqual(a[i], b[i])) return false;
-    return true;
-  }
-  if (Object.getPrototypeOf(a) !== Object.prototype || Object.getPrototypeOf(b) !== Object.prototype) return false;
-  const x = a as Entries;
-  const y = b as Entries;
-  let n = 0;
-  for (const k of Object.keys(x)) {
-    if (!present(x[k])) continue;
-    n++;
-    if (!Object.hasOwn(y, k) || !jsonEqual(x[k], y[k])) return false;
-  }
-  for (const k of Object.keys(y)) if (present(y[k])) n--;
-  return n === 0;
-}
-
 /**
  * The state as JSON.stringify writes it, with `tasksJson` for its tasks record; without it, the
  * fields other than `tasks`.
@@ -675,76 +612,6 @@ function fieldsJson(state: Entries, tasksJson?: string): string {
     if (json !== undefined) parts.push(`${JSON.stringify(k)}:${json}`);
   }
   return `{${parts.join(',')}}`;
-}
-
-function journalLine(v: unknown): JournalLine | undefined {
-  if (!isRecord(v)) return undefined;
-  const { seq, top, set, del } = v;
-  const ok =
-    Number.isSafeInteger(seq) &&
-    (seq as number) > 0 &&
-    isRecord(top) &&
-    isRecord(set) &&
-    Array.isArray(del) &&
-    del.every((id) => typeof id === 'string');
-  return ok ? (v as unknown as JournalLine) : undefined;
-}
-
-/**
- * `snap` (state.json, numbered `seq`) with the journal's later saves applied in place. Lines
- * numbered `seq` or less are already in state.json; each later one must follow the one before
- * (else JournalMismatch, and `snap` is as it was). An unparseable last line without its newline
- * is a save a crash cut short, never acknowledged: left out, with a warning. An unparseable
- * line anywhere else means the journal is damaged: a UserError.
- */
-function replay(
-  path: string,
-  snap: Entries & { tasks: Entries },
-  seq: number,
-  text: string,
-  warn: (message: string) => void,
-): { state: Entries & { tasks: Entries }; seq: number; maxSeq: number; bytes: number } {
-  const lines = text.split('\n');
-  const tail = lines.pop()!; // '' when the journal ends with a newline
-  const later: JournalLine[] = [];
-  let last = seq;
-  let maxSeq = seq;
-  for (const [i, text] of lines.entries()) {
-    const parsed = parse(text);
-    const line = 'value' in parsed ? journalLine(parsed.value) : undefined;
-    if (line === undefined) {
-      throw new UserError({
-        message: `campaign state journal line is corrupt: ${'error' in parsed ? parsed.error.message : 'not a journal entry'}`,
-        position: { file: path, line: i + 1, column: 1 },
-        fix: `restore the state directory from a backup; or move ${path} aside to go back to the last whole save in state.json (the saves since are lost: the next run rebuilds what it can from the executor's records and the outputs)`,
-      });
-    }
-    maxSeq = Math.max(maxSeq, line.seq);
-    if (line.seq <= seq) continue; // a compaction was cut short before it removed the journal
-    if (line.seq !== last + 1) {
-      throw new JournalMismatch(`its line ${i + 1} is save ${line.seq}, but the save before it is ${last}`);
-    }
-    later.push(line);
-    last = line.seq;
-  }
-  if (tail !== '') warn(`${path} ends in a partial line from an interrupted save; left it out`);
-  let state = snap;
-  if (later.length > 0) {
-    const { tasks } = snap;
-    for (const line of later) {
-      for (const id of Object.keys(line.set)) setOwn(tasks, id, line.set[id]);
-      for (const id of line.del) Reflect.deleteProperty(tasks, id);
-    }
-    state = { ...later.at(-1)!.top, tasks };
-  }
-  return { state, seq: last, maxSeq, bytes: Buffer.byteLength(text) - Buffer.byteLength(tail) };
-}
-
-/** obj[key] = value, also for a key such as __proto__. */
-function setOwn(obj: Entries, key: string, value: unknown): void {
-  if (key === '__proto__')
-    Object.defineProperty(obj, key, { value, enumerable: true, writable: true, configurable: true });
-  else obj[key] = value;
 }
 
 async function inoOf(path: string): Promise<number | undefined> {
