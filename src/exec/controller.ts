@@ -14,6 +14,7 @@ import type { Action, CampaignEvent } from '../queue/events.js';
 import { retryPolicy } from '../queue/policy.js';
 import { scopeActions, scopeAtRest, type Scope } from '../queue/scope.js';
 import { ACTIVE, campaignStateSchema, emptyState, type CampaignState } from '../queue/state.js';
+import { indexOf } from '../queue/task-index.js';
 import { applyEvents, atRest, step, type RetryPolicy } from '../queue/transition.js';
 import type { ActiveAttempt, Executor } from './executor.js';
 import type { FileStateStore } from './store/file-store.js';
@@ -150,9 +151,9 @@ export class CampaignController {
   private scanActive(state: CampaignState): { attempts: ActiveAttempt[]; total: number } {
     const out: ActiveAttempt[] = [];
     let total = 0;
-    for (const id of Object.keys(state.tasks)) {
+    const index = indexOf(state.tasks);
+    for (const id of [...ACTIVE].flatMap((s) => [...index.ids(s)])) {
       const t = state.tasks[id]!;
-      if (!ACTIVE.has(t.status)) continue;
       total++;
       const where = this.located.get(id);
       const attempt = t.attempts[t.attempts.length - 1];

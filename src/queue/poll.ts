@@ -10,6 +10,7 @@
 import type { Plan } from '../plan/plan.js';
 import type { CampaignState } from './state.js';
 import { phaseCounts } from './summary.js';
+import { indexOf } from './task-index.js';
 
 export interface PollLimits {
   /** Asks a scheduler (each look costs it) or looks at processes (free). */
@@ -63,31 +64,33 @@ export class PollPacer {
 function dueTimes(state: CampaignState, plan: Plan, expected: ReadonlyMap<string, number>, nowMs: number): number[] {
   const due: number[] = [];
   const ends: number[] = [];
-  let queued = 0;
-  let running = 0;
+  const index = indexOf(state.tasks);
+  const queued = index.ids('submitted').size;
+  const running = index.ids('running').size;
   /** The shortest and longest expected times of the queued tasks (Infinity: one has none). */
   let soonestQueued = Infinity;
   let longestQueued = 0;
-  let waiting = plan.phases.some((p) => {
-    const status = state.phases[p.name]?.status ?? 'waiting';
-    return MORE_TO_COME.has(status) || (status === 'full' && p.tasks.some((t) => state.tasks[t.id] === undefined));
-  });
-  for (const [id, t] of Object.entries(state.tasks)) {
-    if (t.status === 'pending') waiting = true;
-    else if (t.status === 'retrying') {
-      waiting = true;
-      if (t.notBefore) due.push(Date.parse(t.notBefore));
-    } else if (t.status === 'submitted') {
-      queued++;
-      const seconds = expected.get(id) ?? Infinity;
-      soonestQueued = Math.min(soonestQueued, seconds);
-      longestQueued = Math.max(longestQueued, seconds);
-    } else if (t.status === 'running') {
-      running++;
-      const started = t.attempts.at(-1)?.startedAt;
-      const seconds = expected.get(id);
-      if (started && seconds !== undefined) ends.push(Date.parse(started) + seconds * 1000);
-    }
+  const waiting =
+    index.ids('pending').size > 0 ||
+    index.ids('retrying').size > 0 ||
+    plan.phases.some((p) => {
+      const status = state.phases[p.name]?.status ?? 'waiting';
+      const missing = () => index.completeFor !== plan && p.tasks.some((t) => state.tasks[t.id] === undefined);
+      return MORE_TO_COME.has(status) || (status === 'full' && missing());
+    });
+  for (const id of index.ids('retrying')) {
+    const notBefore = state.tasks[id]!.notBefore;
+    if (notBefore) due.push(Date.parse(notBefore));
+  }
+  for (const id of index.ids('submitted')) {
+    const seconds = expected.get(id) ?? Infinity;
+    soonestQueued = Math.min(soonestQueued, seconds);
+    longestQueued = Math.max(longestQueued, seconds);
+  }
+  for (const id of index.ids('running')) {
+    const started = state.tasks[id]!.attempts.at(-1)?.startedAt;
+    const seconds = expected.get(id);
+    if (started && seconds !== undefined) ends.push(Date.parse(started) + seconds * 1000);
   }
   // Nothing running: the first queued task to start cannot end before its expected time from now.
   if (running === 0 && soonestQueued < Infinity) due.push(nowMs + soonestQueued * 1000);

@@ -8,6 +8,7 @@ import type { Retry } from '../manifest/schema.js';
 import { parseDuration } from '../manifest/units.js';
 import type { Plan, PhasePlan } from '../plan/plan.js';
 import type { Action, CampaignEvent, Submission } from './events.js';
+import { copyTasks, indexOf, setTask } from './task-index.js';
 import { ACTIVE, TERMINAL, type CampaignState, type FailureClass, type PhaseState, type TaskState } from './state.js';
 
 export interface RetryRule {
@@ -39,54 +40,6 @@ export function retryRule(phaseRetry: Retry | undefined, defaults: Retry | undef
 const addSeconds = (iso: string, s: number): string => new Date(Date.parse(iso) + s * 1000).toISOString();
 
 /**
- * A copy of a record, key order kept. At 100,000 tasks a loop over the keys costs a third of
- * what a spread does (the record is a dictionary to V8, and the spread takes its slow path).
- */
-function copyRecord(r: Record<string, TaskState>): Record<string, TaskState> {
-  const out: Record<string, TaskState> = {};
-  for (const k of Object.keys(r)) out[k] = r[k]!;
-  made.add(out);
-  return out;
-}
-
-/** The tasks records made here (and given out as parts of values, never changed after). */
-const made = new WeakSet<Record<string, TaskState>>();
-/**
- * The tasks that found the disk full, per tasks record made here: carried from a record to the
- * next one made from it (events change a few tasks; step adds pending tasks and blocks waiting
- * ones, never a failed one), since looking for them among 100,000 tasks twice a pass cost more
- * than a tenth of the pass.
- */
-const diskFullOf = new WeakMap<Record<string, TaskState>, readonly string[]>();
-
-/** The plan whose every task a tasks record made here holds, carried like the disk-full tasks. */
-const completeFor = new WeakMap<Record<string, TaskState>, Plan>();
-
-const isDiskFull = (t: TaskState | undefined): boolean =>
-  t?.status === 'failed' && t.attempts.at(-1)?.class === 'disk_full';
-
-function diskFullIds(tasks: Record<string, TaskState>): readonly string[] {
-  const known = diskFullOf.get(tasks);
-  if (known) return known;
-  const out: string[] = [];
-  for (const id of Object.keys(tasks)) if (isDiskFull(tasks[id])) out.push(id);
-  if (made.has(tasks)) diskFullOf.set(tasks, out);
-  return out;
-}
-
-/** Carries the disk-full tasks over to `after`, made from `before` by changing the tasks `changed`. */
-function carryDiskFull(
-  before: Record<string, TaskState>,
-  after: Record<string, TaskState>,
-  changed: ReadonlySet<string>,
-): void {
-  const known = diskFullOf.get(before);
-  const now = known && [...changed].every((id) => !isDiskFull(after[id]) || known.includes(id));
-  if (now) diskFullOf.set(after, changed.size === 0 ? known : known.filter((id) => isDiskFull(after[id])));
-  else diskFullOf.delete(after);
-}
-
-/**
  * Folds observations into the state. The input state is not changed, with one exception for
  * the caller that made the state's tasks record itself and lets no one else see it: passed as
  * `owned`, that record is changed in place rather than copied.
@@ -101,7 +54,6 @@ export function applyEvents(
   // Copied on the first change only: a pass's events touch a few of many tasks.
   let tasks = state.tasks;
   let copy = tasks !== owned;
-  const changed = new Set<string>();
   const phases = { ...state.phases };
   let updated = state.updated;
   for (const e of events) {
@@ -119,17 +71,10 @@ export function applyEvents(
     const next = applyTaskEvent(prev, e, policy);
     if (next === prev) continue;
     if (copy) {
-      tasks = copyRecord(tasks);
+      tasks = copyTasks(tasks);
       copy = false;
     }
-    tasks[e.task] = next;
-    changed.add(e.task);
-  }
-  if (changed.size > 0) {
-    carryDiskFull(state.tasks, tasks, changed);
-    // Events add no task and remove none.
-    const plan = completeFor.get(state.tasks);
-    if (plan) completeFor.set(tasks, plan);
+    setTask(tasks, e.task, next);
   }
   return { ...state, tasks, phases, updated };
 }
@@ -256,18 +201,20 @@ export interface StepResult {
 export function step(state: CampaignState, plan: Plan, now: string, capacity: number): StepResult {
   // The tasks are copied on the first change only: most passes change none of them here.
   let tasks = state.tasks;
-  const own = (): Record<string, TaskState> => (tasks === state.tasks ? (tasks = copyRecord(tasks)) : tasks);
+  const own = (): Record<string, TaskState> => (tasks === state.tasks ? (tasks = copyTasks(tasks)) : tasks);
+  const set = (id: string, t: TaskState): void => setTask(own(), id, t);
   const phases = { ...state.phases };
   const actions: Action[] = [];
   let room = capacity;
-  if (completeFor.get(tasks) !== plan) {
+  if (indexOf(tasks).completeFor !== plan) {
     for (const p of plan.phases) {
-      for (const t of p.smoke) if (!tasks[t.id]) own()[t.id] = { status: 'pending', attempts: [] };
-      for (const t of p.tasks) if (!tasks[t.id]) own()[t.id] = { status: 'pending', attempts: [] };
+      for (const t of p.smoke) if (!tasks[t.id]) set(t.id, { status: 'pending', attempts: [] });
+      for (const t of p.tasks) if (!tasks[t.id]) set(t.id, { status: 'pending', attempts: [] });
     }
+    indexOf(tasks).completeFor = plan;
   }
 
-  pauseOnFullDisk(state, tasks, own);
+  pauseOnFullDisk(tasks, set);
   for (const phase of dependencyOrder(plan)) {
     const prev: PhaseState = phases[phase.name] ?? { status: 'waiting' };
     const next = decidePhase(phase, prev, phases, tasks);
@@ -282,14 +229,12 @@ export function step(state: CampaignState, plan: Plan, now: string, capacity: nu
         for (const t of stage) {
           const ts = tasks[t.id]!;
           if (!TERMINAL.has(ts.status) && !ACTIVE.has(ts.status))
-            own()[t.id] = { ...ts, status: 'blocked', reason: next.state.reason };
+            set(t.id, { ...ts, status: 'blocked', reason: next.state.reason });
         }
       }
     }
     phases[phase.name] = next.state;
   }
-  if (tasks !== state.tasks) carryDiskFull(state.tasks, tasks, new Set());
-  if (made.has(tasks)) completeFor.set(tasks, plan);
   // A pass that changed nothing leaves the state as it was: an idle pass then saves nothing.
   const samePhases = JSON.stringify(phases) === JSON.stringify(state.phases);
   if (tasks === state.tasks && samePhases) return { state, actions };
@@ -306,7 +251,7 @@ export function step(state: CampaignState, plan: Plan, now: string, capacity: nu
 
 /** Tasks that ended on a full disk: the campaign is paused while there are any. */
 export function diskFullTasks(state: CampaignState): string[] {
-  return [...diskFullIds(state.tasks)];
+  return [...indexOf(state.tasks).diskFullIds()];
 }
 
 /**
@@ -314,19 +259,14 @@ export function diskFullTasks(state: CampaignState): string[] {
  * the reason; tasks running go on): they would only fail the same way and spend their
  * retries. The next run (startRun) sends them, and the tasks that found the disk full, again.
  */
-function pauseOnFullDisk(
-  state: CampaignState,
-  tasks: Record<string, TaskState>,
-  own: () => Record<string, TaskState>,
-): void {
-  const full = diskFullTasks(state);
+function pauseOnFullDisk(tasks: Record<string, TaskState>, set: (id: string, t: TaskState) => void): void {
+  const index = indexOf(tasks);
+  const full = [...index.diskFullIds()];
   if (full.length === 0) return;
   const more = full.length > 1 ? ` and ${full.length - 1} more` : '';
   const reason = `paused: the disk is full (${full[0]}${more}); free space and run again`;
-  for (const id of Object.keys(tasks)) {
-    const t = tasks[id]!;
-    if (t.status === 'pending' || t.status === 'retrying') own()[id] = { ...t, status: 'blocked', reason };
-  }
+  for (const id of [...index.ids('pending'), ...index.ids('retrying')])
+    set(id, { ...tasks[id]!, status: 'blocked', reason });
 }
 
 interface PhaseDecision {
@@ -460,9 +400,6 @@ export function dependencyOrder(plan: Plan): PhasePlan[] {
 /** True when nothing more will happen without an outside change: no task active, nothing to do. */
 export function atRest(state: CampaignState, actions: readonly Action[]): boolean {
   if (actions.length > 0) return false;
-  for (const id of Object.keys(state.tasks)) {
-    const t = state.tasks[id]!;
-    if (ACTIVE.has(t.status) || t.status === 'retrying') return false;
-  }
-  return true;
+  const index = indexOf(state.tasks);
+  return [...ACTIVE, 'retrying' as const].every((s) => index.ids(s).size === 0);
 }

@@ -12,11 +12,13 @@ import { retryPolicy } from '../../src/queue/policy.js';
 import {
   emptyState,
   FAILURE_CLASSES,
+  TASK_STATUSES,
   TERMINAL,
   type CampaignState,
   type CheckResult,
   type FailureClass,
 } from '../../src/queue/state.js';
+import { changedSince, indexOf, TaskIndex } from '../../src/queue/task-index.js';
 import { applyEvents, atRest, diskFullTasks, startRun, step, type RetryPolicy } from '../../src/queue/transition.js';
 
 const T0 = Date.parse('2025-01-01T00:00:00.000Z');
@@ -369,6 +371,23 @@ describe('a full disk pauses the campaign', () => {
   });
 });
 
+/** The index a state's tasks record carries from state to state is the one a fresh look builds. */
+function expectIndexFresh(state: CampaignState): void {
+  const kept = indexOf(state.tasks);
+  const fresh = TaskIndex.build(structuredClone(state.tasks));
+  const sorted = (ids: ReadonlySet<string>): string[] => [...ids].sort();
+  for (const status of TASK_STATUSES) expect(sorted(kept.ids(status)), status).toEqual(sorted(fresh.ids(status)));
+  expect(sorted(kept.diskFullIds())).toEqual(sorted(fresh.diskFullIds()));
+}
+
+/** What a save is told changed between two states covers every task that is not the same object. */
+function expectChangesKnown(older: CampaignState, newer: CampaignState): void {
+  const told = changedSince(older.tasks, newer.tasks);
+  expect(told).toBeDefined();
+  for (const id of new Set([...Object.keys(older.tasks), ...Object.keys(newer.tasks)]))
+    if (older.tasks[id] !== newer.tasks[id]) expect(told!.has(id), id).toBe(true);
+}
+
 describe('the tasks that found the disk full', () => {
   // Carried from state to state rather than looked for among all tasks each time: always what a fresh look finds.
   const fresh = (state: CampaignState): string[] => diskFullTasks(structuredClone(state));
@@ -636,7 +655,13 @@ describe('the loop always comes to rest', () => {
             const cls = random(2) === 0 ? 'completed' : CLASSES[random(CLASSES.length)]!;
             events.push(finished(id, attempt, cls, now));
           }
-          state = applyEvents(r.state, events, s.policy);
+          expectIndexFresh(r.state);
+          // A record step made in this pass is the controller's own: sometimes changed in place, as it does.
+          const owned = r.state.tasks !== state.tasks && random(2) === 0 ? r.state.tasks : undefined;
+          const before = state;
+          state = applyEvents(r.state, events, s.policy, owned);
+          expectIndexFresh(state);
+          expectChangesKnown(before, state);
           for (const [id, t] of Object.entries(state.tasks)) if (t.status === 'completed') completed.add(id);
           minute += 1 + random(3);
         }
