@@ -49,6 +49,10 @@ function change(s: State, ids: string[], status: string, updated = String(Number
   return { ...s, updated, tasks };
 }
 
+async function sizeOf(path: string): Promise<number | undefined> {
+  return (await stat(path).catch(() => undefined))?.size;
+}
+
 function without<T extends object>(o: T, key: string): T {
   return Object.fromEntries(Object.entries(o).filter(([k]) => k !== key)) as T;
 }
@@ -113,28 +117,84 @@ describe('journal', () => {
     expect(Object.keys(last.set as object)).toEqual(['t5']);
   });
 
-  it('compacts: state.json is written whole again, numbered, and the journal goes', async () => {
+  it('saves past compactAbove append; compactIfDue then writes state.json whole, numbered, and the journal goes', async () => {
     const { store: s } = store({ compactAbove: 0.5 });
     let state = initial(40);
     await s.save(state);
-    const first = (await stat(s.statePath)).ino;
-    let compacted = false;
-    for (let i = 0; i < 20; i++) {
-      state = change(state, [`t${i}`, `t${i + 10}`], 'running');
-      await s.save(state);
-      if ((await stat(s.statePath)).ino !== first) {
-        compacted = true;
-        break;
-      }
+    const first = await stat(s.statePath);
+    // Saves until the journal is past due, each one checked by compactIfDue as the controller does between passes...
+    for (let i = 0; ((await sizeOf(s.journalPath)) ?? 0) <= first.size * 0.5; i++) {
+      expect(await s.compactIfDue()).toBe(false);
+      await s.save((state = change(state, [`t${i}`, `t${i + 10}`], 'running')));
     }
-    expect(compacted).toBe(true);
+    // ...and one more: a save past due still appends.
+    await s.save((state = change(state, ['t39'], 'failed')));
+    const after = await stat(s.statePath);
+    expect([after.ino, after.mtimeMs]).toEqual([first.ino, first.mtimeMs]);
+    const lines = await journalLines(s);
+    expect(lines.length).toBeGreaterThan(2);
+
+    expect(await s.compactIfDue()).toBe(true);
     const stored = JSON.parse(await readFile(s.statePath, 'utf8')) as Record<string, unknown>;
-    expect(stored.journalSeq).toBeGreaterThan(1);
+    expect(stored.journalSeq).toBeGreaterThan(lines.at(-1)!.seq as number);
     expect(without(stored, 'journalSeq')).toEqual(state);
-    expect(await journalLines(s)).toEqual([]);
+    expect(await readdir(s.dir)).not.toContain('state.journal.jsonl');
     expect(await store().store.load()).toEqual(state);
     // The snapshot before is the fallback.
     expect(JSON.parse(await readFile(join(s.dir, 'state.prev.json'), 'utf8'))).toMatchObject({ journalSeq: 1 });
+    // Saving goes on in the journal after it.
+    await s.save((state = change(state, ['t1'], 'completed')));
+    expect((await journalLines(s)).map((l) => l.seq)).toEqual([(stored.journalSeq as number) + 1]);
+    expect(await store().store.load()).toEqual(state);
+  });
+
+  it('compactIfDue touches no file when no compaction is due', async () => {
+    const { store: s } = store({ compactAbove: 0.5 });
+    // Nothing saved or loaded: it does not even make the directory.
+    expect(await s.compactIfDue()).toBe(false);
+    await expect(stat(s.dir)).rejects.toThrow();
+    const state = initial(40);
+    await s.save(state);
+    await s.save(change(state, ['t1'], 'running'));
+    const files = async (): Promise<unknown[]> =>
+      Promise.all(
+        (await readdir(s.dir)).map(async (f) => {
+          const { ino, size, mtimeMs } = await stat(join(s.dir, f));
+          return { f, ino, size, mtimeMs };
+        }),
+      );
+    const before = await files();
+    expect(await s.compactIfDue()).toBe(false);
+    // A fresh store that loaded the state, and one holding a small state without a journal.
+    const { store: again } = store({ compactAbove: 0.5 });
+    await again.load();
+    expect(await again.compactIfDue()).toBe(false);
+    expect(await files()).toEqual(before);
+    const { store: small } = store({ journalAbove: 100_000 }, 'small');
+    await small.save(initial(3));
+    const { ino, mtimeMs } = await stat(small.statePath);
+    expect(await small.compactIfDue()).toBe(false);
+    expect(await stat(small.statePath)).toMatchObject({ ino, mtimeMs });
+    expect(await readdir(small.dir)).toEqual(['state.json']);
+  });
+
+  it('a save compacts on its own once the journal would pass four times compactAbove', async () => {
+    const { store: s } = store({ compactAbove: 0.5 });
+    let state = initial(40);
+    await s.save(state);
+    const snapshot = await stat(s.statePath);
+    let journal = 0;
+    for (let i = 0; (await stat(s.statePath)).ino === snapshot.ino; i++) {
+      journal = (await sizeOf(s.journalPath)) ?? 0;
+      expect(journal).toBeLessThanOrEqual(snapshot.size * 2);
+      await s.save((state = change(state, [`t${i % 40}`, `t${(i + 10) % 40}`], 'running')));
+    }
+    // Long past the compactAbove that compactIfDue goes by, and the line would take it past 4 times that.
+    expect(journal).toBeGreaterThan(snapshot.size * 1.5);
+    expect(await readdir(s.dir)).not.toContain('state.journal.jsonl');
+    const stored = JSON.parse(await readFile(s.statePath, 'utf8')) as Record<string, unknown>;
+    expect(without(stored, 'journalSeq')).toEqual(state);
+    expect(await store().store.load()).toEqual(state);
   });
 
   it('skips the lines a compaction holds when a crash left the journal behind', async () => {
@@ -207,8 +267,7 @@ describe('journal', () => {
     const { store: s } = store({ compactAbove: 0.3 });
     let state = initial(40);
     await s.save(state);
-    const first = (await stat(s.statePath)).ino;
-    for (let i = 0; i < 30 && (await stat(s.statePath)).ino === first; i++) {
+    for (let i = 0; i < 30 && !(await s.compactIfDue()); i++) {
       await s.save((state = change(state, [`t${i}`], 'running')));
     }
     // Compacted: state.prev.json is the first state.json, and the journal starts after the new one.
@@ -253,6 +312,7 @@ describe('journal', () => {
         tasks: { t1: state.tasks.t1!, [`n${i}`]: { status: 'pending', attempts: [] } },
       };
       await s.save(state);
+      await s.compactIfDue();
     }
     expect(await readFile(s.statePath, 'utf8')).toBe(JSON.stringify(state));
     expect(await readdir(s.dir)).not.toContain('state.journal.jsonl');
@@ -294,6 +354,7 @@ describe('journal', () => {
       fc.record({ kind: fc.constant('del' as const), id: fc.nat(15) }),
       fc.record({ kind: fc.constant('top' as const), updated: fc.string({ maxLength: 3 }) }),
       fc.record({ kind: fc.constant('reload' as const) }),
+      fc.record({ kind: fc.constant('compact' as const) }),
     );
     let run = 0;
     await fc.assert(
@@ -306,6 +367,7 @@ describe('journal', () => {
           const name = `p${run++}`;
           let { store: s } = store(opts, name);
           let state = initial(8);
+          let saved: State | undefined;
           for (const ops of saves) {
             let tasks = state.tasks;
             const own = (): Record<string, Task> => (tasks === state.tasks ? (tasks = { ...tasks }) : tasks);
@@ -313,13 +375,17 @@ describe('journal', () => {
               if (o.kind === 'set') own()[`t${o.id}`] = { status: o.status, attempts: [] };
               else if (o.kind === 'del') Reflect.deleteProperty(own(), `t${o.id}`);
               else if (o.kind === 'top') state = { ...state, updated: o.updated };
-              else {
+              else if (o.kind === 'compact') {
+                await s.compactIfDue();
+                expect(await store(opts, name).store.load()).toEqual(saved);
+              } else {
                 s = store(opts, name).store;
                 state = ((await s.load()) as State | undefined) ?? state;
+                tasks = { ...tasks }; // the changes so far carry over, never into a record saved before
               }
             }
             state = { ...state, tasks };
-            await s.save(state);
+            await s.save((saved = state));
             expect(await store(opts, name).store.load()).toEqual(state);
           }
         },
@@ -359,7 +425,9 @@ describe('journal under SIGKILL', () => {
       return s;
     };
     // The child loads what there is and saves on from there until it is killed, saying each
-    // save's number once the save has returned.
+    // save's number once the save has returned. With TIDY set it calls compactIfDue after each
+    // save, as the controller does between passes, and kills itself in the middle of a
+    // compaction: at the share TIDY of the time the one before took.
     const script = `
       ${SAVES}
       (async () => {
@@ -369,6 +437,8 @@ describe('journal under SIGKILL', () => {
           compactAbove: Number(process.env.COMPACT),
           onWarning: (m) => process.stderr.write(m + '\\n'),
         });
+        const killAt = process.env.TIDY === undefined ? undefined : Number(process.env.TIDY);
+        let took;
         let state = await store.load();
         let n = state === undefined ? 0 : state.n;
         process.stdout.write('ready ' + n + '\\n');
@@ -376,6 +446,19 @@ describe('journal under SIGKILL', () => {
           state = next(state, ++n);
           await store.save(state);
           process.stdout.write('saved ' + n + '\\n');
+          if (killAt === undefined) continue;
+          const t0 = performance.now();
+          let timer;
+          const check = () => {
+            if (performance.now() < t0 + killAt * took) return void (timer = setImmediate(check));
+            process.stdout.write('killed compacting\\n'); // synchronous: stdout is a pipe
+            process.kill(process.pid, 'SIGKILL');
+          };
+          // One that is not due returns before any immediate runs.
+          if (took !== undefined) timer = setImmediate(check);
+          const compacted = await store.compactIfDue();
+          clearImmediate(timer);
+          if (compacted) took = performance.now() - t0;
         }
       })();
     `;
@@ -385,21 +468,24 @@ describe('journal under SIGKILL', () => {
       return seed / 2 ** 31;
     };
     const dirs = [join(root, 'k1'), join(root, 'k2')];
-    const loaded = new Set<number>();
-    for (let round = 0; round < 8; round++) {
+    const reached = [0, 0];
+    for (let round = 0; round < 12; round++) {
       const dir = dirs[round % 2]!;
+      // Rounds 2, 3, 6, 7, 10, 11 end in a compaction between saves.
+      const tidy = round % 4 >= 2;
       const env = {
         ...process.env,
         MODULE_URL: pathToFileURL(resolve('src/exec/store/file-store.ts')).href,
         DIR: dir,
         ABOVE: '1',
         COMPACT: round % 2 === 0 ? '0.4' : '3',
+        ...(tidy ? { TIDY: String(0.05 + 0.9 * random()) } : {}),
       };
       const child = spawn(process.execPath, ['--import', 'tsx', '-e', script], { env });
       let out = '';
       let err = '';
       child.stderr.on('data', (d: Buffer) => (err += d.toString()));
-      const exited = once(child, 'exit');
+      const exited = once(child, 'close'); // after its output, all of it
       await new Promise<void>((res, rej) => {
         child.stdout.on('data', (d: Buffer) => {
           out += d.toString();
@@ -407,16 +493,19 @@ describe('journal under SIGKILL', () => {
         });
         void exited.then(() => rej(new Error(`child exited early: ${err}`)));
       });
-      await new Promise((res) => setTimeout(res, 50 + random() * 150));
-      child.kill('SIGKILL');
+      const timer = setTimeout(() => child.kill('SIGKILL'), tidy ? 5000 : 50 + random() * 150);
       await exited;
+      clearTimeout(timer);
       const acked = Math.max(0, ...[...out.matchAll(/^saved (\d+)$/gm)].map((m) => Number(m[1])));
       expect(acked, `round ${round}: ${err}`).toBeGreaterThan(0);
       const state = (await new FileStateStore(dir).load()) as { n: number };
-      expect(state.n, `round ${round}`).toBeGreaterThanOrEqual(acked);
+      if (tidy) {
+        expect(out, `round ${round}`).toMatch(/killed compacting\n$/);
+        expect(state.n, `round ${round}`).toBe(acked);
+      } else expect(state.n, `round ${round}`).toBeGreaterThanOrEqual(acked);
       expect(state, `round ${round}`).toEqual(stateAfter(state.n));
-      loaded.add(state.n);
+      expect(state.n, `round ${round}`).toBeGreaterThan(reached[round % 2]!);
+      reached[round % 2] = state.n;
     }
-    expect(loaded.size).toBe(8);
   }, 120_000);
 });

@@ -7,9 +7,11 @@
  * rewritten on every save: a save appends one line to state.journal.jsonl holding the task
  * entries that changed since the last save (told by identity: the caller never changes a saved
  * or loaded value in place, it builds a new one, keeping the entries it did not change) and the
- * other top-level fields, stamped with a sequence number (the lines themselves: journal.ts). Once
- * the journal would pass a fraction of state.json, the save writes state.json whole again
- * (compaction) and removes the journal.
+ * other top-level fields, stamped with a sequence number (the lines themselves: journal.ts).
+ * Writing state.json whole again and removing the journal (compaction) costs about as much as
+ * the rest of a controller pass, so it is left to compactIfDue, which the controller calls
+ * between passes while it waits anyway; a save compacts on its own only once the journal is
+ * several times past due, so that a caller that never calls it still has a bounded journal.
  *
  * Which journal lines state.json already holds: a state.json written in journal mode carries the
  * sequence number of the save it holds as one more top-level key, JOURNAL_SEQ (the campaign
@@ -56,17 +58,25 @@ export interface FileStateStoreOptions {
    * what changed to state.journal.jsonl instead of writing state.json whole. Default 4 MiB.
    */
   journalAbove?: number;
-  /** The journal is folded into state.json once it would pass this share of state.json's size. */
+  /**
+   * compactIfDue folds the journal into state.json once the journal is past this share of
+   * state.json's size (a save, once past SAVE_COMPACTS_PAST times that). Default 0.5.
+   */
   compactAbove?: number;
 }
 
 const JOURNAL_ABOVE = 4 * 1024 * 1024;
 const COMPACT_ABOVE = 0.5;
+/**
+ * A save compacts on its own once the journal would pass this many times `compactAbove` of
+ * state.json: bounded, for a caller that never calls compactIfDue.
+ */
+const SAVE_COMPACTS_PAST = 4;
 
 /** What state.json and state.journal.jsonl hold together, as this store last wrote or read them. */
 interface Journaled {
   /** The state they hold, and its tasks record: the next save tells its changes from these. */
-  state: Entries;
+  state: Journalable;
   tasks: Entries;
   /** The state's fields other than `tasks`, as JSON. */
   topJson: string;
@@ -203,7 +213,20 @@ export class FileStateStore {
     this.lastJson = json;
   }
 
-  /** Appends the changes since the last save to the journal, or compacts if it would grow too long. */
+  /**
+   * Compacts (writes state.json whole, holding the last save, and removes the journal) once the
+   * journal has passed `compactAbove` of state.json; true if it did. Saves leave this to the
+   * caller because at 100,000 tasks it costs as much as a pass: called between passes, it takes
+   * time the caller waits anyway. When none is due it touches no file.
+   */
+  async compactIfDue(): Promise<boolean> {
+    const j = this.journaled;
+    if (j === undefined || j.journalBytes <= j.snapshotBytes * this.compactAbove) return false;
+    await this.compact(j.state, this.maxSeq + 1);
+    return true;
+  }
+
+  /** Appends the changes since the last save to the journal, or compacts if it would grow far too long. */
   private async saveChanges(state: Journalable, j: Journaled): Promise<void> {
     const { tasks } = state;
     const top = fieldsJson(state);
@@ -220,7 +243,8 @@ export class FileStateStore {
     );
     const bytes = Buffer.byteLength(line);
     const next = Math.max(seq, this.maxSeq + 1);
-    if (!intact || j.journalBytes + bytes > j.snapshotBytes * this.compactAbove) return this.compact(state, next);
+    const tooLong = j.journalBytes + bytes > j.snapshotBytes * this.compactAbove * SAVE_COMPACTS_PAST;
+    if (!intact || tooLong) return this.compact(state, next);
     let appended: boolean;
     try {
       appended = await this.appendLine(line, j.journalBytes);
