@@ -1,9 +1,9 @@
-/** The error a promise rejects with; fails the test if it resolves. */
-export async function errorOf(p: Promise<unknown>): Promise<Error> {
+/** The error a promise (or a function, sync or async) fails with; fails the test if it does not. */
+export async function errorOf(p: Promise<unknown> | (() => unknown)): Promise<Error> {
   try {
-    await p;
+    await (typeof p === 'function' ? p() : p);
   } catch (e) {
     return e as Error;
   }
-  throw new Error('expected a rejection');
+  throw new Error('expected a failure');
 }

@@ -10,6 +10,7 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { UserError } from '../../../src/errors.js';
 import { SshTransport, type SshTransportOptions } from '../../../src/exec/transport/ssh.js';
+import { errorOf } from '../../helpers/errors.js';
 import { transportBattery } from './battery.js';
 import { type Sshd, connectionProcess, connectionProcesses, sshdDown, sshdUp } from './sshd.js';
 
@@ -31,15 +32,6 @@ function make(over: Partial<SshTransportOptions> = {}, server: Sshd = sshd!): Ss
   });
   made.push(t);
   return t;
-}
-
-async function errorOf(p: Promise<unknown> | (() => unknown)): Promise<Error> {
-  try {
-    await (typeof p === 'function' ? p() : p);
-  } catch (e) {
-    return e as Error;
-  }
-  throw new Error('expected a failure');
 }
 
 async function newKey(name: string, passphrase = ''): Promise<{ path: string; text: string; pub: string }> {
