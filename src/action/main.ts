@@ -131,8 +131,10 @@ async function advance(
       state = r.state;
       atRest = r.atRest;
       if (atRest || cancelled || now() >= deadline) break;
-      const wait = pacer.next(state, now()) * 1000;
-      await Promise.race([sleep(Math.max(0, Math.min(wait, deadline - now()))), new Promise<void>((r) => (wake = r))]);
+      const until = Math.min(now() + pacer.next(state, now()) * 1000, deadline);
+      const woken = new Promise<void>((r) => (wake = r)); // a cancel during the compaction skips the wait
+      await store.compactIfDue(); // in the wait, so that no pass pays for it
+      await Promise.race([sleep(Math.max(0, until - now())), woken]);
     }
     // The summary travels in the state artifact too: a download that reads without the run's page.
     const markdown = await summaryMarkdown(c, plan, state, executor);

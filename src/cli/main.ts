@@ -195,7 +195,10 @@ async function run(argv: string[]): Promise<number> {
       state = r.state;
       progress.update(state);
       if (r.atRest) break;
-      await new Promise((res) => setTimeout(res, pacer.next(state, Date.now()) * 1000));
+      const from = Date.now();
+      const wait = pacer.next(state, from) * 1000;
+      await store.compactIfDue(); // in the wait, so that no pass pays for it
+      await new Promise((res) => setTimeout(res, wait - (Date.now() - from)));
     }
     const text = await summaryText(plan, executor, state, await writePictures(c.stateDir, plan, state));
     await writeFile(join(c.stateDir, 'summary.md'), text);
