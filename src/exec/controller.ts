@@ -13,8 +13,8 @@ import { evaluateChecklist, type SmokeFacts } from '../queue/checklist.js';
 import type { Action, CampaignEvent } from '../queue/events.js';
 import { retryPolicy } from '../queue/policy.js';
 import { scopeActions, scopeAtRest, type Scope } from '../queue/scope.js';
-import { ACTIVE, campaignStateSchema, emptyState, type CampaignState } from '../queue/state.js';
-import { indexOf } from '../queue/task-index.js';
+import { ACTIVE, campaignStateSchema, emptyState, type CampaignState, type TaskState } from '../queue/state.js';
+import { changedSince, indexOf } from '../queue/task-index.js';
 import { applyEvents, atRest, step, type RetryPolicy } from '../queue/transition.js';
 import type { ActiveAttempt, Executor } from './executor.js';
 import type { FileStateStore } from './store/file-store.js';
@@ -48,6 +48,8 @@ export class CampaignController {
   private readonly located = new Map<string, Located>();
   /** When the passes began to be cut short (none has got through since). */
   private interruptedSince: number | undefined;
+  /** The active attempts of the tasks record last looked at (see scanActive). */
+  private active: { tasks: CampaignState['tasks']; attempts: Map<string, ActiveAttempt> } | undefined;
 
   constructor(private readonly c: Controller) {
     this.now = c.now ?? (() => new Date().toISOString());
@@ -147,22 +149,39 @@ export class CampaignController {
     return this.scanActive(state).attempts;
   }
 
-  /** The active attempts the executor is to look at, and how many tasks are active (those the plan no longer has too). */
+  /**
+   * The active attempts the executor is to look at, and how many tasks are active (those the plan
+   * no longer has too). Kept from pass to pass and updated for the tasks that changed: looking
+   * up 100,000 scattered tasks each pass cost a tenth of a second.
+   */
   private scanActive(state: CampaignState): { attempts: ActiveAttempt[]; total: number } {
-    const out: ActiveAttempt[] = [];
-    let total = 0;
     const index = indexOf(state.tasks);
-    for (const id of [...ACTIVE].flatMap((s) => [...index.ids(s)])) {
-      const t = state.tasks[id]!;
-      total++;
-      const where = this.located.get(id);
-      const attempt = t.attempts[t.attempts.length - 1];
-      if (!where || !attempt) continue;
-      const a: ActiveAttempt = { task: where.spec, attempt, walltimeSeconds: where.array.budget.seconds };
-      if (where.partition !== undefined) a.partition = where.partition;
-      out.push(a);
+    const total = [...ACTIVE].reduce((n, s) => n + index.ids(s).size, 0);
+    const known = this.active;
+    const changed = known && changedSince(known.tasks, state.tasks);
+    let attempts = known?.attempts;
+    if (attempts === undefined || changed === undefined) {
+      attempts = new Map();
+      for (const s of ACTIVE) for (const id of index.ids(s)) this.putActive(attempts, id, state.tasks[id]!);
+    } else {
+      for (const id of changed) this.putActive(attempts, id, state.tasks[id]);
     }
-    return { attempts: out, total };
+    this.active = { tasks: state.tasks, attempts };
+    return { attempts: [...attempts.values()], total };
+  }
+
+  /** Puts task `id`'s active attempt in `attempts`, or takes it out where it has none. */
+  private putActive(attempts: Map<string, ActiveAttempt>, id: string, t: TaskState | undefined): void {
+    const where = this.located.get(id);
+    const attempt = t?.attempts.at(-1);
+    if (!t || !ACTIVE.has(t.status) || !where || !attempt) {
+      attempts.delete(id);
+      return;
+    }
+    if (attempts.get(id)?.attempt === attempt) return;
+    const a: ActiveAttempt = { task: where.spec, attempt, walltimeSeconds: where.array.budget.seconds };
+    if (where.partition !== undefined) a.partition = where.partition;
+    attempts.set(id, a);
   }
 
   private async act(action: Action, state: CampaignState): Promise<CampaignEvent[]> {

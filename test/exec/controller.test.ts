@@ -1,0 +1,139 @@
+/**
+ * The controller's own bookkeeping between passes: it keeps the active attempts from pass to pass
+ * and updates them for the tasks that changed, so each pass must still hand the executor every
+ * active attempt and only those. A recording executor stands in for a real one here: what is under
+ * test is what the controller asks, not how an executor answers (the executors' own tests run
+ * real processes, Slurm and SSH).
+ */
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import fc from 'fast-check';
+import { afterAll, describe, expect, it } from 'vitest';
+import { CampaignController } from '../../src/exec/controller.js';
+import type { ActiveAttempt, Executor } from '../../src/exec/executor.js';
+import { FileStateStore } from '../../src/exec/store/file-store.js';
+import { manifest as manifestSchema } from '../../src/manifest/schema.js';
+import { planCampaign } from '../../src/plan/plan.js';
+import type { TaskEvent } from '../../src/queue/events.js';
+import { ACTIVE, emptyState, type CampaignState } from '../../src/queue/state.js';
+
+const roots: string[] = [];
+afterAll(() => Promise.all(roots.map((r) => rm(r, { recursive: true, force: true }))));
+
+/** A deterministic random source (fast-check shrinks the seed). */
+function rng(seed: number): (n: number) => number {
+  let a = seed >>> 0;
+  return (n) => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = Math.imul(a ^ (a >>> 15), a | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return Math.floor((((t ^ (t >>> 14)) >>> 0) / 4294967296) * n);
+  };
+}
+
+/** Records what each observe is given, and answers at random: a task starts, ends one way or another, or waits. */
+class RecordingExecutor implements Executor {
+  readonly observed: string[][] = [];
+  private job = 1;
+  constructor(
+    private readonly random: (n: number) => number,
+    private readonly slots: number,
+  ) {}
+  capacity(active: number): number {
+    return Math.max(0, this.slots - active);
+  }
+  submit(...[subs]: Parameters<Executor['submit']>): ReturnType<Executor['submit']> {
+    const at = new Date().toISOString();
+    return Promise.resolve(
+      subs.map(
+        (s) => ({ type: 'submitted', task: s.task.id, attempt: s.attempt, at, handle: `${this.job++}` }) as const,
+      ),
+    );
+  }
+  observe(active: readonly ActiveAttempt[]): Promise<TaskEvent[]> {
+    this.observed.push(active.map((a) => `${a.task.id}:${a.attempt.n}`).sort());
+    const at = new Date().toISOString();
+    const out: TaskEvent[] = [];
+    for (const { task, attempt } of active) {
+      const roll = this.random(4);
+      if (roll === 0 && attempt.startedAt === undefined)
+        out.push({ type: 'started', task: task.id, attempt: attempt.n, at });
+      else if (roll === 1)
+        out.push({ type: 'finished', task: task.id, attempt: attempt.n, at, class: 'completed', exitCode: 0 });
+      else if (roll === 2)
+        out.push({ type: 'finished', task: task.id, attempt: attempt.n, at, class: 'node_fail', exitCode: 1 });
+    }
+    return Promise.resolve(out);
+  }
+  readLog(): Promise<string> {
+    return Promise.resolve('');
+  }
+  outputFacts(): ReturnType<Executor['outputFacts']> {
+    return Promise.resolve({ exists: true, fresh: true, digest: 'd' });
+  }
+  runCheck(): Promise<{ exitCode: number; tail: string }> {
+    return Promise.resolve({ exitCode: 0, tail: '' });
+  }
+  missing(): Promise<string[]> {
+    return Promise.resolve([]);
+  }
+  close(): Promise<void> {
+    return Promise.resolve();
+  }
+}
+
+/** The active attempts a fresh look at the state finds. */
+function activeIn(state: CampaignState): string[] {
+  return Object.entries(state.tasks)
+    .filter(([, t]) => ACTIVE.has(t.status))
+    .map(([id, t]) => `${id}:${t.attempts.at(-1)!.n}`)
+    .sort();
+}
+
+describe('the controller between passes (a recording executor stands in)', () => {
+  it('hands the executor every active attempt and only those, pass after pass, also after a reload', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.integer({ min: 1, max: 12 }),
+        fc.integer({ min: 1, max: 8 }),
+        fc.integer(),
+        async (n, slots, seed) => {
+          const root = await mkdtemp(join(tmpdir(), 'campaign-controller-'));
+          roots.push(root);
+          const manifest = manifestSchema.parse({
+            campaign: 'c',
+            cluster: { executor: 'local' },
+            workdir: '.',
+            phases: [
+              {
+                name: 'a',
+                grid: { k: Array.from({ length: n }, (_, i) => i) },
+                command: 'x',
+                output: 'a${k}',
+                retry: { node_fail: { attempts: 2 } },
+              },
+              { name: 'b', depends_on: ['a'], grid: { k: [1, 2] }, command: 'x', output: 'b${k}' },
+            ],
+          });
+          const plan = planCampaign(manifest);
+          const random = rng(seed);
+          const executor = new RecordingExecutor(random, slots);
+          const store = new FileStateStore(root);
+          const controller = new CampaignController({ manifest, plan, executor, store });
+          let state = emptyState('c', new Date().toISOString());
+          for (let pass = 0; pass < 60; pass++) {
+            // Now and then the state comes as a load would give it: equal, but made elsewhere.
+            if (random(5) === 0) state = structuredClone(state);
+            const expected = activeIn(state);
+            const r = await controller.pass(state);
+            expect(executor.observed.at(-1)).toEqual(expected);
+            state = r.state;
+            if (r.atRest) break;
+          }
+        },
+      ),
+      { numRuns: 40 },
+    );
+  });
+});
