@@ -1,7 +1,8 @@
 /**
  * The controller's own bookkeeping between passes: it keeps the active attempts from pass to pass
- * and updates them for the tasks that changed, so each pass must still hand the executor every
- * active attempt and only those. A recording executor stands in for a real one here: what is under
+ * and updates them for the tasks that changed, and the store writes only the tasks the core says
+ * changed; so each pass must still hand the executor every active attempt and only those, and a
+ * fresh load must find exactly the state the pass returned. A recording executor stands in for a real one here: what is under
  * test is what the controller asks, not how an executor answers (the executors' own tests run
  * real processes, Slurm and SSH).
  */
@@ -92,7 +93,7 @@ function activeIn(state: CampaignState): string[] {
 }
 
 describe('the controller between passes (a recording executor stands in)', () => {
-  it('hands the executor every active attempt and only those, pass after pass, also after a reload', async () => {
+  it('hands the executor every active attempt and only those, and saves each pass whole, pass after pass, also after a reload', async () => {
     await fc.assert(
       fc.asyncProperty(
         fc.integer({ min: 1, max: 12 }),
@@ -119,7 +120,8 @@ describe('the controller between passes (a recording executor stands in)', () =>
           const plan = planCampaign(manifest);
           const random = rng(seed);
           const executor = new RecordingExecutor(random, slots);
-          const store = new FileStateStore(root);
+          // Every save goes to the journal, where only the tasks the core says it set are written.
+          const store = new FileStateStore(root, { journalAbove: 1 });
           const controller = new CampaignController({ manifest, plan, executor, store });
           let state = emptyState('c', new Date().toISOString());
           for (let pass = 0; pass < 60; pass++) {
@@ -129,6 +131,8 @@ describe('the controller between passes (a recording executor stands in)', () =>
             const r = await controller.pass(state);
             expect(executor.observed.at(-1)).toEqual(expected);
             state = r.state;
+            if (random(3) === 0) await store.compactIfDue();
+            expect(await new FileStateStore(root).load()).toEqual(JSON.parse(JSON.stringify(state)));
             if (r.atRest) break;
           }
         },

@@ -5,6 +5,7 @@
  * ones it removed. The store decides when to write them, and keeps them safe on disk.
  */
 import { UserError } from '../../errors.js';
+import { changedSince } from '../../queue/task-index.js';
 
 export type Entries = Record<string, unknown>;
 /** A state the journal can hold: an object with a `tasks` record. */
@@ -56,6 +57,25 @@ export function changes(
   const set: string[] = [];
   const del: string[] = [];
   if (tasks === was) return { set, del, count: wasCount };
+  // A record the controller's core made from `was` says which tasks it set: only those are compared.
+  const told = changedSince(was, tasks);
+  if (told !== undefined) {
+    let count = wasCount;
+    for (const id of told) {
+      const v = Object.hasOwn(tasks, id) ? tasks[id] : undefined;
+      const old = Object.hasOwn(was, id) ? was[id] : undefined;
+      if (!present(v)) {
+        if (present(old)) {
+          del.push(id);
+          count--;
+        }
+      } else if (!present(old)) {
+        set.push(id);
+        count++;
+      } else if (v !== old && !jsonEqual(old, v)) set.push(id);
+    }
+    return { set, del, count };
+  }
   let count = 0;
   let kept = 0; // entries `was` has too
   for (const id of Object.keys(tasks)) {
