@@ -8855,8 +8855,8 @@ var dist = __nccwpck_require__(8379);
 var schemas = __nccwpck_require__(5584);
 // EXTERNAL MODULE: ./lib/manifest/units.js
 var units = __nccwpck_require__(4906);
-// EXTERNAL MODULE: ./lib/queue/transition.js
-var transition = __nccwpck_require__(1424);
+// EXTERNAL MODULE: ./lib/queue/transition.js + 1 modules
+var transition = __nccwpck_require__(3075);
 ;// CONCATENATED MODULE: ./lib/workflow/render.js
 /**
  * The GitHub Actions workflow for a campaign, pure: one job per phase stage (smoke, gate,
@@ -9306,8 +9306,8 @@ var errors = __nccwpck_require__(6020);
 var units = __nccwpck_require__(4906);
 // EXTERNAL MODULE: ./lib/queue/state.js
 var state = __nccwpck_require__(6326);
-// EXTERNAL MODULE: ./lib/queue/transition.js
-var transition = __nccwpck_require__(1424);
+// EXTERNAL MODULE: ./lib/queue/transition.js + 1 modules
+var transition = __nccwpck_require__(3075);
 ;// CONCATENATED MODULE: ./lib/queue/scope.js
 
 
@@ -12039,15 +12039,120 @@ const TERMINAL = new Set(['completed', 'failed', 'blocked', 'stuck']);
 
 /***/ }),
 
-/***/ 1424:
+/***/ 3075:
 /***/ ((__unused_webpack___webpack_module__, __webpack_exports__, __nccwpck_require__) => {
 
-/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
-/* harmony export */   g1: () => (/* binding */ dependencyOrder)
-/* harmony export */ });
-/* unused harmony exports retryRule, applyEvents, startRun, step, diskFullTasks, atRest */
-/* harmony import */ var _manifest_units_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(4906);
-/* harmony import */ var _state_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(6326);
+
+// EXPORTS
+__nccwpck_require__.d(__webpack_exports__, {
+  g1: () => (/* binding */ dependencyOrder)
+});
+
+// UNUSED EXPORTS: applyEvents, atRest, diskFullTasks, retryRule, startRun, step
+
+// EXTERNAL MODULE: ./lib/manifest/units.js
+var units = __nccwpck_require__(4906);
+// EXTERNAL MODULE: ./lib/queue/state.js
+var state = __nccwpck_require__(6326);
+;// CONCATENATED MODULE: ./lib/queue/task-index.js
+
+class TaskIndex {
+    byStatus = new Map(TASK_STATUSES.map((s) => [s, new Set()]));
+    diskFull = new Set();
+    /** The plan whose every task the record holds, once a step has added them. */
+    completeFor;
+    /** The ids of the tasks with this status, in the order they came to it. */
+    ids(status) {
+        return this.byStatus.get(status);
+    }
+    /** The tasks that ended on a full disk, in the order they did. */
+    diskFullIds() {
+        return this.diskFull;
+    }
+    /** Records that task `id` went from `was` (undefined: new) to `is`. */
+    change(id, was, is) {
+        if (was?.status !== is.status) {
+            if (was)
+                this.byStatus.get(was.status).delete(id);
+            this.byStatus.get(is.status).add(id);
+        }
+        if (isDiskFull(is))
+            this.diskFull.add(id);
+        else
+            this.diskFull.delete(id);
+    }
+    static build(tasks) {
+        const index = new TaskIndex();
+        for (const id of Object.keys(tasks))
+            index.change(id, undefined, tasks[id]);
+        return index;
+    }
+}
+const isDiskFull = (t) => t.status === 'failed' && t.attempts.at(-1)?.class === 'disk_full';
+/** The records made in transition.ts, and the index each one holds. */
+const made = new WeakSet();
+const indexes = new WeakMap();
+/**
+ * Where each record made here came from, and the tasks set in it since: a save can then write
+ * what changed without comparing every task. The record it came from is held weakly: lineage
+ * keeps no old state alive.
+ */
+const lineage = new WeakMap();
+/** The index of a record: its own, or one built now (kept only for a record made here). */
+function task_index_indexOf(tasks) {
+    let index = indexes.get(tasks);
+    if (index === undefined) {
+        index = TaskIndex.build(tasks);
+        if (made.has(tasks))
+            indexes.set(tasks, index);
+    }
+    return index;
+}
+/**
+ * A copy of a record, key order kept, that takes over the original's index (the caller tells it
+ * each change it makes). At 100,000 tasks a loop over the keys costs a third of what a spread
+ * does (the record is a dictionary to V8, and the spread takes its slow path).
+ */
+function task_index_copyTasks(tasks) {
+    const out = {};
+    for (const k of Object.keys(tasks))
+        out[k] = tasks[k];
+    const index = indexes.get(tasks) ?? TaskIndex.build(tasks);
+    indexes.delete(tasks);
+    made.add(out);
+    indexes.set(out, index);
+    lineage.set(out, { from: new WeakRef(tasks), changed: new Set() });
+    return out;
+}
+/** Sets task `id` in a record made here (by copyTasks), keeping its index up to date. */
+function task_index_setTask(tasks, id, t) {
+    task_index_indexOf(tasks).change(id, tasks[id], t);
+    lineage.get(tasks)?.changed.add(id);
+    tasks[id] = t;
+}
+/**
+ * The ids of the tasks that may differ between `older` and `newer` (set or added: none is ever removed), where
+ * `newer` was made from `older` here by a few copies; undefined where that is not known (a record
+ * from elsewhere, or one whose ancestor is gone), and the caller must compare every task.
+ */
+function changedSince(older, newer) {
+    const ids = new Set();
+    for (let r = newer, hops = 0; r !== older; hops++) {
+        const from = lineage.get(r);
+        const parent = from?.from.deref();
+        if (from === undefined || parent === undefined || hops >= MAX_HOPS)
+            return undefined;
+        for (const id of from.changed)
+            ids.add(id);
+        r = parent;
+    }
+    return ids;
+}
+/** A pass makes one to three records: a save that finds more between its two states compares every task. */
+const MAX_HOPS = 8;
+
+;// CONCATENATED MODULE: ./lib/queue/transition.js
+
 
 
 /** Retries per class when the manifest says nothing: a vanished task or a failed node is not the task's fault. */
@@ -12069,50 +12174,6 @@ function retryRule(phaseRetry, defaults, cls) {
 }
 const addSeconds = (iso, s) => new Date(Date.parse(iso) + s * 1000).toISOString();
 /**
- * A copy of a record, key order kept. At 100,000 tasks a loop over the keys costs a third of
- * what a spread does (the record is a dictionary to V8, and the spread takes its slow path).
- */
-function copyRecord(r) {
-    const out = {};
-    for (const k of Object.keys(r))
-        out[k] = r[k];
-    made.add(out);
-    return out;
-}
-/** The tasks records made here (and given out as parts of values, never changed after). */
-const made = new WeakSet();
-/**
- * The tasks that found the disk full, per tasks record made here: carried from a record to the
- * next one made from it (events change a few tasks; step adds pending tasks and blocks waiting
- * ones, never a failed one), since looking for them among 100,000 tasks twice a pass cost more
- * than a tenth of the pass.
- */
-const diskFullOf = new WeakMap();
-/** The plan whose every task a tasks record made here holds, carried like the disk-full tasks. */
-const completeFor = new WeakMap();
-const isDiskFull = (t) => t?.status === 'failed' && t.attempts.at(-1)?.class === 'disk_full';
-function diskFullIds(tasks) {
-    const known = diskFullOf.get(tasks);
-    if (known)
-        return known;
-    const out = [];
-    for (const id of Object.keys(tasks))
-        if (isDiskFull(tasks[id]))
-            out.push(id);
-    if (made.has(tasks))
-        diskFullOf.set(tasks, out);
-    return out;
-}
-/** Carries the disk-full tasks over to `after`, made from `before` by changing the tasks `changed`. */
-function carryDiskFull(before, after, changed) {
-    const known = diskFullOf.get(before);
-    const now = known && [...changed].every((id) => !isDiskFull(after[id]) || known.includes(id));
-    if (now)
-        diskFullOf.set(after, changed.size === 0 ? known : known.filter((id) => isDiskFull(after[id])));
-    else
-        diskFullOf.delete(after);
-}
-/**
  * Folds observations into the state. The input state is not changed, with one exception for
  * the caller that made the state's tasks record itself and lets no one else see it: passed as
  * `owned`, that record is changed in place rather than copied.
@@ -12123,7 +12184,6 @@ function applyEvents(state, events, policy, owned) {
     // Copied on the first change only: a pass's events touch a few of many tasks.
     let tasks = state.tasks;
     let copy = tasks !== owned;
-    const changed = new Set();
     const phases = { ...state.phases };
     let updated = state.updated;
     for (const e of events) {
@@ -12143,18 +12203,10 @@ function applyEvents(state, events, policy, owned) {
         if (next === prev)
             continue;
         if (copy) {
-            tasks = copyRecord(tasks);
+            tasks = copyTasks(tasks);
             copy = false;
         }
-        tasks[e.task] = next;
-        changed.add(e.task);
-    }
-    if (changed.size > 0) {
-        carryDiskFull(state.tasks, tasks, changed);
-        // Events add no task and remove none.
-        const plan = completeFor.get(state.tasks);
-        if (plan)
-            completeFor.set(tasks, plan);
+        setTask(tasks, e.task, next);
     }
     return { ...state, tasks, phases, updated };
 }
@@ -12282,21 +12334,23 @@ function startRun(state, plan, opts) {
 function step(state, plan, now, capacity) {
     // The tasks are copied on the first change only: most passes change none of them here.
     let tasks = state.tasks;
-    const own = () => (tasks === state.tasks ? (tasks = copyRecord(tasks)) : tasks);
+    const own = () => (tasks === state.tasks ? (tasks = copyTasks(tasks)) : tasks);
+    const set = (id, t) => setTask(own(), id, t);
     const phases = { ...state.phases };
     const actions = [];
     let room = capacity;
-    if (completeFor.get(tasks) !== plan) {
+    if (indexOf(tasks).completeFor !== plan) {
         for (const p of plan.phases) {
             for (const t of p.smoke)
                 if (!tasks[t.id])
-                    own()[t.id] = { status: 'pending', attempts: [] };
+                    set(t.id, { status: 'pending', attempts: [] });
             for (const t of p.tasks)
                 if (!tasks[t.id])
-                    own()[t.id] = { status: 'pending', attempts: [] };
+                    set(t.id, { status: 'pending', attempts: [] });
         }
+        indexOf(tasks).completeFor = plan;
     }
-    pauseOnFullDisk(state, tasks, own);
+    pauseOnFullDisk(tasks, set);
     for (const phase of dependencyOrder(plan)) {
         const prev = phases[phase.name] ?? { status: 'waiting' };
         const next = decidePhase(phase, prev, phases, tasks);
@@ -12313,16 +12367,12 @@ function step(state, plan, now, capacity) {
                 for (const t of stage) {
                     const ts = tasks[t.id];
                     if (!TERMINAL.has(ts.status) && !ACTIVE.has(ts.status))
-                        own()[t.id] = { ...ts, status: 'blocked', reason: next.state.reason };
+                        set(t.id, { ...ts, status: 'blocked', reason: next.state.reason });
                 }
             }
         }
         phases[phase.name] = next.state;
     }
-    if (tasks !== state.tasks)
-        carryDiskFull(state.tasks, tasks, new Set());
-    if (made.has(tasks))
-        completeFor.set(tasks, plan);
     // A pass that changed nothing leaves the state as it was: an idle pass then saves nothing.
     const samePhases = JSON.stringify(phases) === JSON.stringify(state.phases);
     if (tasks === state.tasks && samePhases)
@@ -12339,24 +12389,22 @@ function step(state, plan, now, capacity) {
 }
 /** Tasks that ended on a full disk: the campaign is paused while there are any. */
 function diskFullTasks(state) {
-    return [...diskFullIds(state.tasks)];
+    return [...indexOf(state.tasks).diskFullIds()];
 }
 /**
  * While a task has found the disk full, the tasks not yet sent are held back (blocked, with
  * the reason; tasks running go on): they would only fail the same way and spend their
  * retries. The next run (startRun) sends them, and the tasks that found the disk full, again.
  */
-function pauseOnFullDisk(state, tasks, own) {
-    const full = diskFullTasks(state);
+function pauseOnFullDisk(tasks, set) {
+    const index = indexOf(tasks);
+    const full = [...index.diskFullIds()];
     if (full.length === 0)
         return;
     const more = full.length > 1 ? ` and ${full.length - 1} more` : '';
     const reason = `paused: the disk is full (${full[0]}${more}); free space and run again`;
-    for (const id of Object.keys(tasks)) {
-        const t = tasks[id];
-        if (t.status === 'pending' || t.status === 'retrying')
-            own()[id] = { ...t, status: 'blocked', reason };
-    }
+    for (const id of [...index.ids('pending'), ...index.ids('retrying')])
+        set(id, { ...tasks[id], status: 'blocked', reason });
 }
 function decidePhase(phase, prev, phases, tasks) {
     const keep = {
@@ -12412,33 +12460,47 @@ function decidePhase(phase, prev, phases, tasks) {
         return { state: at('completed') };
     return { state: at('failed', `${bad} of ${phase.tasks.length} tasks did not complete`) };
 }
+const slotsOf = new WeakMap();
+/** The slots of a phase's tasks, by id, made once per plan. */
+function slots(phase) {
+    let out = slotsOf.get(phase);
+    if (out === undefined) {
+        const specs = {
+            smoke: new Map(phase.smoke.map((t) => [t.id, t])),
+            full: new Map(phase.tasks.map((t) => [t.id, t])),
+        };
+        const made = new Map();
+        phase.arrays.forEach((array, order) => array.tasks.forEach((id, index) => made.set(id, { spec: specs[array.stage].get(id), array, order, index })));
+        slotsOf.set(phase, (out = made));
+    }
+    return out;
+}
+/**
+ * The tasks of a stage that are due, up to `room`, in array order. Found among the pending and
+ * retrying tasks: a walk over every task of the phase cost a twentieth of a second at 100,000.
+ */
 function dueSubmissions(from, tasks, now, room) {
+    if (room <= 0)
+        return [];
+    const index = indexOf(tasks);
+    const where = slots(from.phase);
     const due = [];
-    collect: for (const array of from.phase.arrays) {
-        if (array.stage !== from.stage)
-            continue;
-        for (let index = 0; index < array.tasks.length; index++) {
-            if (due.length >= room)
-                break collect;
-            const id = array.tasks[index];
+    for (const status of ['pending', 'retrying']) {
+        for (const id of index.ids(status)) {
+            const slot = where.get(id);
+            if (slot === undefined || slot.array.stage !== from.stage)
+                continue;
             const t = tasks[id];
-            const ready = t.status === 'pending' || (t.status === 'retrying' && (t.notBefore === undefined || t.notBefore <= now));
-            if (ready)
-                due.push({ id, array, index, t });
+            if (status === 'pending' || t.notBefore === undefined || t.notBefore <= now)
+                due.push({ slot, t });
         }
     }
-    if (due.length === 0)
-        return [];
-    // The specs of the few due tasks, found in one scan (the last of a repeated id, as a Map has it).
-    const specs = new Map(due.map((d) => [d.id, undefined]));
-    for (const spec of from.stage === 'smoke' ? from.phase.smoke : from.phase.tasks)
-        if (specs.has(spec.id))
-            specs.set(spec.id, spec);
-    return due.map(({ id, array, index, t }) => {
+    due.sort((a, b) => a.slot.order - b.slot.order || a.slot.index - b.slot.index);
+    return due.slice(0, room).map(({ slot: { spec, array, index }, t }) => {
         const last = t.attempts[t.attempts.length - 1];
         const mem = t.nextMemBytes ?? last?.memBytes ?? array.resources.memBytes;
         return {
-            task: specs.get(id),
+            task: spec,
             attempt: (last?.n ?? 0) + 1,
             array,
             index,
@@ -12477,12 +12539,8 @@ function dependencyOrder(plan) {
 function atRest(state, actions) {
     if (actions.length > 0)
         return false;
-    for (const id of Object.keys(state.tasks)) {
-        const t = state.tasks[id];
-        if (ACTIVE.has(t.status) || t.status === 'retrying')
-            return false;
-    }
-    return true;
+    const index = indexOf(state.tasks);
+    return [...ACTIVE, 'retrying'].every((s) => index.ids(s).size === 0);
 }
 
 
