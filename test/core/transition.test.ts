@@ -20,6 +20,7 @@ import {
 } from '../../src/queue/state.js';
 import { changedSince, indexOf, TaskIndex } from '../../src/queue/task-index.js';
 import { applyEvents, atRest, diskFullTasks, startRun, step, type RetryPolicy } from '../../src/queue/transition.js';
+import { rng } from '../helpers/random.js';
 
 const T0 = Date.parse('2025-01-01T00:00:00.000Z');
 const at = (minutes: number): string => new Date(T0 + minutes * 60_000).toISOString();
@@ -517,18 +518,6 @@ describe('applyEvents', () => {
 // Property: any plan, any world, the loop comes to rest with every task terminal.
 
 const CLASSES = ['completed', ...FAILURE_CLASSES] as const;
-
-/** A deterministic random source for the world's choices (fast-check shrinks the seed). */
-function rng(seed: number): (n: number) => number {
-  let a = seed >>> 0;
-  return (n) => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return (((t ^ (t >>> 14)) >>> 0) % 4294967296) % n;
-  };
-}
 
 const retryClassArb = fc.record(
   { attempts: fc.integer({ min: 0, max: 2 }), delay: fc.constantFrom('0s', '1m', '5m') },

@@ -18,20 +18,10 @@ import { manifest as manifestSchema } from '../../src/manifest/schema.js';
 import { planCampaign } from '../../src/plan/plan.js';
 import type { TaskEvent } from '../../src/queue/events.js';
 import { ACTIVE, emptyState, type CampaignState } from '../../src/queue/state.js';
+import { rng } from '../helpers/random.js';
 
 const roots: string[] = [];
 afterAll(() => Promise.all(roots.map((r) => rm(r, { recursive: true, force: true }))));
-
-/** A deterministic random source (fast-check shrinks the seed). */
-function rng(seed: number): (n: number) => number {
-  let a = seed >>> 0;
-  return (n) => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = Math.imul(a ^ (a >>> 15), a | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return Math.floor((((t ^ (t >>> 14)) >>> 0) / 4294967296) * n);
-  };
-}
 
 /** Records what each observe is given, and answers at random: a task starts, ends one way or another, or waits. */
 class RecordingExecutor implements Executor {
