@@ -9,7 +9,17 @@ import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { gpusOfHandle } from '../../../src/exec/ssh-gpu/ssh-gpu-executor.js';
 import { alive, readState, runCli, startCli, useBuiltCliAndTemp, waitUntil, writeManifest } from '../../helpers/cli.js';
-import { cluster, fourGpus, runCampaign, sshdUp, StandIn, uuidOf, type Ran, type Sshd } from './helpers.js';
+import {
+  campaignDirs,
+  cluster,
+  fourGpus,
+  runCampaign,
+  sshdUp,
+  StandIn,
+  uuidOf,
+  type Ran,
+  type Sshd,
+} from './helpers.js';
 
 const tempRoot = useBuiltCliAndTemp('ssh-gpu-modes');
 let sshd: Sshd | undefined;
@@ -19,12 +29,7 @@ beforeAll(async () => {
   if (sshd) process.env.CAMPAIGN_SSH_KEY_FILE = sshd.keyFile;
 }, 180_000);
 
-async function setUp(name: string, rows = fourGpus()): Promise<{ dir: string; gpus: StandIn; workdir: string }> {
-  const dir = join(tempRoot(), name);
-  const workdir = join(dir, 'work');
-  await mkdir(workdir, { recursive: true });
-  return { dir, workdir, gpus: await StandIn.install(join(dir, 'gpus'), rows) };
-}
+const setUp = campaignDirs(tempRoot);
 
 /** Values that break a queue which splices them into a command line. */
 const ODD = ["it's", 'a b  c', '$(touch pwned)', '; touch pwned2 #', '`touch pwned3`', '*'];

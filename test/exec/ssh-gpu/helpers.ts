@@ -87,6 +87,18 @@ export class StandIn {
   }
 }
 
+/** A campaign directory under the test file's temp root, with its workdir and a stand-in of its own. */
+export function campaignDirs(
+  tempRoot: () => string,
+): (name: string, rows?: Row[]) => Promise<{ dir: string; gpus: StandIn; workdir: string }> {
+  return async (name, rows = fourGpus()) => {
+    const dir = join(tempRoot(), name);
+    const workdir = join(dir, 'work');
+    await mkdir(workdir, { recursive: true });
+    return { dir, workdir, gpus: await StandIn.install(join(dir, 'gpus'), rows) };
+  };
+}
+
 /** The cluster block for the test sshd and a stand-in. */
 export function cluster(sshd: Sshd, gpus: StandIn, extra = ''): string {
   return `cluster:

@@ -2,12 +2,12 @@
  * `campaign run` with the ssh-gpu executor over real SSH to the test sshd, against the
  * nvidia-smi stand-in: the "Done when" points of the ssh-gpu issue, each its own campaign.
  */
-import { mkdir, rm, writeFile } from 'node:fs/promises';
+import { rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { readState, startCli, useBuiltCliAndTemp, waitUntil, writeManifest } from '../../helpers/cli.js';
 import { gpusOfHandle } from '../../../src/exec/ssh-gpu/ssh-gpu-executor.js';
-import { cluster, expectOnePerGpu, fourGpus, runCampaign, sshdUp, StandIn, uuidOf, type Sshd } from './helpers.js';
+import { campaignDirs, cluster, expectOnePerGpu, runCampaign, sshdUp, uuidOf, type Sshd } from './helpers.js';
 
 const tempRoot = useBuiltCliAndTemp('ssh-gpu');
 let sshd: Sshd | undefined;
@@ -17,12 +17,7 @@ beforeAll(async () => {
   if (sshd) process.env.CAMPAIGN_SSH_KEY_FILE = sshd.keyFile;
 }, 180_000);
 
-async function setUp(name: string, rows = fourGpus()): Promise<{ dir: string; gpus: StandIn; workdir: string }> {
-  const dir = join(tempRoot(), name);
-  const workdir = join(dir, 'work');
-  await mkdir(workdir, { recursive: true });
-  return { dir, workdir, gpus: await StandIn.install(join(dir, 'gpus'), rows) };
-}
+const setUp = campaignDirs(tempRoot);
 
 describe('ssh-gpu over SSH, with the GPU stand-in', () => {
   it('a 12-task grid on 4 GPUs completes with at most one task per GPU at a time', async () => {
