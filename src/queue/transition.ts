@@ -158,12 +158,13 @@ function applyTaskEvent(t: TaskState, e: Exclude<CampaignEvent, { phase: string 
  */
 export function startRun(state: CampaignState, plan: Plan, opts: { retryFailed: boolean }): CampaignState {
   const phases: Record<string, PhaseState> = {};
-  const tasks = { ...state.tasks };
+  // Made here, so that its index is kept from this first pass on.
+  const tasks = copyTasks(state.tasks);
   const reset = (id: string): void => {
     const t = tasks[id];
     if (!t) return;
     const last = t.attempts[t.attempts.length - 1]?.n ?? 0;
-    tasks[id] = { status: 'pending', attempts: t.attempts, retryFrom: last };
+    setTask(tasks, id, { status: 'pending', attempts: t.attempts, retryFrom: last });
   };
   for (const [name, p] of Object.entries(state.phases)) {
     const { gate, preconditions, ...rest } = p;
@@ -177,11 +178,11 @@ export function startRun(state: CampaignState, plan: Plan, opts: { retryFailed: 
   }
   for (const [id, t] of Object.entries(tasks)) {
     if (t.status === 'blocked') {
-      tasks[id] = {
+      setTask(tasks, id, {
         status: 'pending',
         attempts: t.attempts,
         ...(t.retryFrom === undefined ? {} : { retryFrom: t.retryFrom }),
-      };
+      });
     } else if (opts.retryFailed && (t.status === 'failed' || t.status === 'stuck')) reset(id);
     // The disk was full, not the task wrong: once there is room, it runs again with its retries intact.
     else if (t.status === 'failed' && t.attempts.at(-1)?.class === 'disk_full') reset(id);

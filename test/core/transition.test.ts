@@ -410,7 +410,9 @@ describe('the tasks that found the disk full', () => {
     check(state);
     r = submitStep(s, state, at(3), 10);
     check(r.state);
-    const again = submitStep(s, startRun(r.state, s.plan, { retryFailed: false }), at(4), 10);
+    const restarted = startRun(r.state, s.plan, { retryFailed: false });
+    expectIndexFresh(restarted);
+    const again = submitStep(s, restarted, at(4), 10);
     check(again.state);
     state = applyEvents(again.state, [finished('p/k2', 2, 'completed', at(5))], s.policy);
     check(state);
