@@ -75,6 +75,8 @@ export class SlurmExecutor implements Executor {
   private missingSince = new Map<string, number>();
   private accountingOk = true;
   private accountingWarned = false;
+  /** Node sets sbatch refused to exclude (no other node can take the job): not asked again, nor warned of, this run. */
+  private readonly unavoidable = new Set<string>();
   /**
    * Every attempt the cluster has a job for (task and attempt → where it went), from the task
    * tables of the campaign's jobs, read before the first submission: a state rebuilt from
@@ -172,11 +174,15 @@ export class SlurmExecutor implements Executor {
       const dir = `${workdir}/.campaign/slurm/${key}`;
       let jobId = known.get(name);
       if (jobId === undefined) {
-        let submitted = await this.sbatch(group, key, name, dir, workdir, true);
-        const avoid = group[0]!.avoidNodes;
-        if ('error' in submitted && !submitted.transient && avoid) {
+        const avoid = group[0]!.avoidNodes?.join(', ');
+        const exclude = avoid !== undefined && !this.unavoidable.has(avoid);
+        let submitted = await this.sbatch(group, key, name, dir, workdir, exclude);
+        if ('error' in submitted && !submitted.transient && exclude) {
           // No other node can take the job: running again where it failed beats not running.
-          this.warn(`cannot avoid ${avoid.join(', ')} (${submitted.error}); submitting without --exclude`);
+          this.unavoidable.add(avoid);
+          this.warn(
+            `cannot avoid ${avoid} (${submitted.error}); submitting without --exclude, for the rest of this run`,
+          );
           submitted = await this.sbatch(group, key, name, dir, workdir, false);
         }
         if ('error' in submitted) {

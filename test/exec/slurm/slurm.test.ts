@@ -275,7 +275,7 @@ describe.runIf(clusterUp)('slurm executor on the test cluster, over SSH', () => 
   );
 
   it(
-    'resubmits a task that failed on a node elsewhere, or where it failed when no other node can take it',
+    'resubmits a task that failed on a node elsewhere, or where it failed when no other node can take it (warned once)',
     async () => {
       if (!ready()) return;
       const { dir, workdir } = await campaignDir('avoid');
@@ -296,7 +296,12 @@ describe.runIf(clusterUp)('slurm executor on the test cluster, over SSH', () => 
       const ex = openSlurm(m, (w) => warnings.push(w)).executor;
       const node = clusterEnv().CAMPAIGN_CLUSTER_NODE!;
       const [event] = await ex.submit([{ task, attempt: 2, array, index: 1, avoidNodes: [node] }]);
+      // The next task to avoid the same node goes there at once, without asking sbatch again or warning again.
+      const other = plan.phases[0]!.tasks[0]!;
+      const [again] = await ex.submit([{ task: other, attempt: 2, array, index: 0, avoidNodes: [node] }]);
       await ex.close();
+      expect(again?.type).toBe('submitted');
+      expect(warnings.filter((w) => w.startsWith('cannot avoid'))).toHaveLength(1);
       // The only node is excluded: sbatch refuses, and the task goes where it can rather than nowhere.
       expect(event?.type).toBe('submitted');
       expect(warnings.join('\n')).toMatch(
