@@ -12292,13 +12292,14 @@ function applyTaskEvent(t, e, policy) {
  */
 function startRun(state, plan, opts) {
     const phases = {};
-    const tasks = { ...state.tasks };
+    // Made here, so that its index is kept from this first pass on.
+    const tasks = copyTasks(state.tasks);
     const reset = (id) => {
         const t = tasks[id];
         if (!t)
             return;
         const last = t.attempts[t.attempts.length - 1]?.n ?? 0;
-        tasks[id] = { status: 'pending', attempts: t.attempts, retryFrom: last };
+        setTask(tasks, id, { status: 'pending', attempts: t.attempts, retryFrom: last });
     };
     for (const [name, p] of Object.entries(state.phases)) {
         const { gate, preconditions, ...rest } = p;
@@ -12313,11 +12314,11 @@ function startRun(state, plan, opts) {
     }
     for (const [id, t] of Object.entries(tasks)) {
         if (t.status === 'blocked') {
-            tasks[id] = {
+            setTask(tasks, id, {
                 status: 'pending',
                 attempts: t.attempts,
                 ...(t.retryFrom === undefined ? {} : { retryFrom: t.retryFrom }),
-            };
+            });
         }
         else if (opts.retryFailed && (t.status === 'failed' || t.status === 'stuck'))
             reset(id);
