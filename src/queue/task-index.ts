@@ -95,9 +95,9 @@ export function setTask(tasks: Tasks, id: string, t: TaskState): void {
 }
 
 /**
- * The ids of the tasks that may differ between `older` and `newer` (set or added: none is ever removed), where
- * `newer` was made from `older` here by a few copies; undefined where that is not known (a record
- * from elsewhere, or one whose ancestor is gone), and the caller must compare every task.
+ * The ids of the tasks that may differ between `older` and `newer` (set or added: none is ever
+ * removed), where `newer` was made from `older` here by a few copies; undefined where that is not
+ * known (a record from elsewhere, or one whose ancestor is gone): the caller compares every task.
  */
 export function changedSince(older: object, newer: object): ReadonlySet<string> | undefined {
   const ids = new Set<string>();

@@ -336,26 +336,32 @@ function decidePhase(
   return { state: at('failed', `${bad} of ${phase.tasks.length} tasks did not complete`) };
 }
 
-/** Where a task of a phase sits: its array, the array's place among the phase's, its index in it. */
+/** Where a task of a phase's stage sits: its array, the array's place among the phase's, its index in it. */
 interface Slot {
   spec: TaskSpec;
   array: ArrayPlan;
   order: number;
   index: number;
 }
-const slotsOf = new WeakMap<PhasePlan, Map<string, Slot>>();
+type Slots = Record<'smoke' | 'full', Map<string, Slot>>;
+const slotsOf = new WeakMap<PhasePlan, Slots>();
 
-/** The slots of a phase's tasks, by id, made once per plan. */
-function slots(phase: PhasePlan): Map<string, Slot> {
+/**
+ * The slots of a phase's tasks, by stage and id, made once per plan. By stage: a smoke stage of
+ * full runs has the ids of full tasks.
+ */
+function slots(phase: PhasePlan): Slots {
   let out = slotsOf.get(phase);
   if (out === undefined) {
     const specs = {
       smoke: new Map(phase.smoke.map((t) => [t.id, t])),
       full: new Map(phase.tasks.map((t) => [t.id, t])),
     };
-    const made = new Map<string, Slot>();
+    const made: Slots = { smoke: new Map(), full: new Map() };
     phase.arrays.forEach((array, order) =>
-      array.tasks.forEach((id, index) => made.set(id, { spec: specs[array.stage].get(id)!, array, order, index })),
+      array.tasks.forEach((id, index) =>
+        made[array.stage].set(id, { spec: specs[array.stage].get(id)!, array, order, index }),
+      ),
     );
     slotsOf.set(phase, (out = made));
   }
@@ -374,12 +380,12 @@ function dueSubmissions(
 ): Submission[] {
   if (room <= 0) return [];
   const index = indexOf(tasks);
-  const where = slots(from.phase);
+  const where = slots(from.phase)[from.stage];
   const due: { slot: Slot; t: TaskState }[] = [];
   for (const status of ['pending', 'retrying'] as const) {
     for (const id of index.ids(status)) {
       const slot = where.get(id);
-      if (slot === undefined || slot.array.stage !== from.stage) continue;
+      if (slot === undefined) continue;
       const t = tasks[id]!;
       if (status === 'pending' || t.notBefore === undefined || t.notBefore <= now) due.push({ slot, t });
     }

@@ -99,6 +99,15 @@ describe('stages: smoke first, full only after a passing checklist', () => {
     expect(atRest(again.state, again.actions)).toBe(false);
   });
 
+  it('submits a smoke stage of full runs, whose tasks have the ids of full tasks, as the smoke stage', () => {
+    const s = setup([{ ...phase, smoke: { ...phase.smoke, tasks: 2, full_run: true } }]);
+    const first = submitStep(s, emptyState('c', at(0)), at(0));
+    expect(first.subs.map((x) => [x.task.id, x.array.stage])).toEqual([
+      ['train/seed1', 'smoke'],
+      ['train/seed2', 'smoke'],
+    ]);
+  });
+
   it('asks for the checklist once the smoke stage is done, and releases the full arrays only on a pass', () => {
     const s = setup([phase]);
     let state = submitStep(s, emptyState('c', at(0)), at(0)).state;
