@@ -12131,9 +12131,9 @@ function task_index_setTask(tasks, id, t) {
     tasks[id] = t;
 }
 /**
- * The ids of the tasks that may differ between `older` and `newer` (set or added: none is ever removed), where
- * `newer` was made from `older` here by a few copies; undefined where that is not known (a record
- * from elsewhere, or one whose ancestor is gone), and the caller must compare every task.
+ * The ids of the tasks that may differ between `older` and `newer` (set or added: none is ever
+ * removed), where `newer` was made from `older` here by a few copies; undefined where that is not
+ * known (a record from elsewhere, or one whose ancestor is gone): the caller compares every task.
  */
 function changedSince(older, newer) {
     const ids = new Set();
@@ -12462,7 +12462,10 @@ function decidePhase(phase, prev, phases, tasks) {
     return { state: at('failed', `${bad} of ${phase.tasks.length} tasks did not complete`) };
 }
 const slotsOf = new WeakMap();
-/** The slots of a phase's tasks, by id, made once per plan. */
+/**
+ * The slots of a phase's tasks, by stage and id, made once per plan. By stage: a smoke stage of
+ * full runs has the ids of full tasks.
+ */
 function slots(phase) {
     let out = slotsOf.get(phase);
     if (out === undefined) {
@@ -12470,8 +12473,8 @@ function slots(phase) {
             smoke: new Map(phase.smoke.map((t) => [t.id, t])),
             full: new Map(phase.tasks.map((t) => [t.id, t])),
         };
-        const made = new Map();
-        phase.arrays.forEach((array, order) => array.tasks.forEach((id, index) => made.set(id, { spec: specs[array.stage].get(id), array, order, index })));
+        const made = { smoke: new Map(), full: new Map() };
+        phase.arrays.forEach((array, order) => array.tasks.forEach((id, index) => made[array.stage].set(id, { spec: specs[array.stage].get(id), array, order, index })));
         slotsOf.set(phase, (out = made));
     }
     return out;
@@ -12484,12 +12487,12 @@ function dueSubmissions(from, tasks, now, room) {
     if (room <= 0)
         return [];
     const index = indexOf(tasks);
-    const where = slots(from.phase);
+    const where = slots(from.phase)[from.stage];
     const due = [];
     for (const status of ['pending', 'retrying']) {
         for (const id of index.ids(status)) {
             const slot = where.get(id);
-            if (slot === undefined || slot.array.stage !== from.stage)
+            if (slot === undefined)
                 continue;
             const t = tasks[id];
             if (status === 'pending' || t.notBefore === undefined || t.notBefore <= now)
