@@ -12065,13 +12065,6 @@ class TaskIndex {
     ids(status) {
         return this.byStatus.get(status);
     }
-    /** How many tasks have any of these statuses. */
-    count(statuses) {
-        let n = 0;
-        for (const s of statuses)
-            n += this.ids(s).size;
-        return n;
-    }
     /** The tasks that ended on a full disk, in the order they did. */
     diskFullIds() {
         return this.diskFull;
@@ -12550,7 +12543,8 @@ function dependencyOrder(plan) {
 function atRest(state, actions) {
     if (actions.length > 0)
         return false;
-    return indexOf(state.tasks).count([...ACTIVE, 'retrying']) === 0;
+    const index = indexOf(state.tasks);
+    return [...ACTIVE, 'retrying'].every((s) => index.ids(s).size === 0);
 }
 
 
