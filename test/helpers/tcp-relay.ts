@@ -1,6 +1,6 @@
 /**
- * A TCP relay between the controller and sshd on loopback that cuts every connection through
- * it on command, as a failing network would (a reset, not a polite close).
+ * A TCP relay between the controller and sshd on loopback that counts the connections made
+ * through it and cuts them all on command, as a failing network would (a reset, not a polite close).
  */
 import { connect, createServer, type Socket } from 'node:net';
 
@@ -10,6 +10,8 @@ export class TcpRelay {
   private readonly server = createServer((client) => this.relay(client));
   /** How many connections the cuts have reset. */
   cutConnections = 0;
+  /** How many connections have been made through the relay. */
+  accepted = 0;
 
   private constructor(private readonly targetPort: number) {}
 
@@ -24,6 +26,7 @@ export class TcpRelay {
   }
 
   private relay(client: Socket): void {
+    this.accepted += 1;
     const upstream = connect(this.targetPort, '127.0.0.1');
     this.clients.add(client);
     client.pipe(upstream).pipe(client);

@@ -11,6 +11,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { UserError } from '../../../src/errors.js';
 import { SshTransport, type SshTransportOptions } from '../../../src/exec/transport/ssh.js';
 import { errorOf } from '../../helpers/errors.js';
+import { TcpRelay } from '../../helpers/tcp-relay.js';
 import { transportBattery } from './battery.js';
 import { type Sshd, connectionProcess, connectionProcesses, sshdDown, sshdUp } from './sshd.js';
 
@@ -80,14 +81,20 @@ describe('SshTransport host key verification', () => {
 
   it('refuses a wrong pinned fingerprint, showing the presented one and how to pin', async () => {
     const wrong = `SHA256:${'A'.repeat(43)}`;
-    const started = Date.now();
-    const e = await errorOf(make({ hostKeyFingerprint: wrong }).exec('true'));
-    expect(e).toBeInstanceOf(UserError);
-    expect(e.message).toContain(`pinned fingerprint ${wrong}`);
-    expect(e.message).toContain(`presented ssh-ed25519 key ${sshd!.fingerprint}`);
-    expect(e.message).toContain(`ssh-keyscan -p ${port()} 127.0.0.1 | ssh-keygen -lf -`);
-    // A refusal is final: no reconnect attempts.
-    expect(Date.now() - started).toBeLessThan(450);
+    const relay = await TcpRelay.start(port());
+    try {
+      const e = await errorOf(
+        make({ hostKeyFingerprint: wrong, target: sshd!.target.replace(/:\d+$/, `:${relay.port}`) }).exec('true'),
+      );
+      expect(e).toBeInstanceOf(UserError);
+      expect(e.message).toContain(`pinned fingerprint ${wrong}`);
+      expect(e.message).toContain(`presented ssh-ed25519 key ${sshd!.fingerprint}`);
+      expect(e.message).toContain(`ssh-keyscan -p ${relay.port} 127.0.0.1 | ssh-keygen -lf -`);
+      // A refusal is final: it comes from the first connection, with no reconnect before it.
+      expect(relay.accepted).toBe(1);
+    } finally {
+      await relay.close();
+    }
   });
 
   it('accepts the known_hosts file written by scripts/sshd/up', async () => {
