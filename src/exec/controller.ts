@@ -48,7 +48,7 @@ export class CampaignController {
   private readonly located = new Map<string, Located>();
   /** When the passes began to be cut short (none has got through since). */
   private interruptedSince: number | undefined;
-  /** The active attempts of the tasks record last looked at (see scanActive). */
+  /** The active attempts of the tasks record last looked at (see activeAttempts). */
   private active: { tasks: CampaignState['tasks']; attempts: Map<string, ActiveAttempt> } | undefined;
 
   constructor(private readonly c: Controller) {
@@ -95,10 +95,10 @@ export class CampaignController {
   }
 
   private async passOnce(state: CampaignState): Promise<{ state: CampaignState; atRest: boolean }> {
-    const before = this.scanActive(state);
-    const observed = await this.c.executor.observe(before.attempts);
+    const observed = await this.c.executor.observe(this.activeAttempts(state));
     let next = applyEvents(state, observed, this.policy);
-    const active = before.total + activeChange(state, next, observed);
+    // Every active task counts, those the plan no longer has too.
+    const active = indexOf(next.tasks).count(ACTIVE);
     const decided = step(next, this.c.plan, this.now(), this.c.executor.capacity(active));
     next = decided.state;
     const actions = this.c.scope ? scopeActions(decided.actions, this.c.scope) : decided.actions;
@@ -145,18 +145,13 @@ export class CampaignController {
     }
   }
 
-  private activeAttempts(state: CampaignState): ActiveAttempt[] {
-    return this.scanActive(state).attempts;
-  }
-
   /**
-   * The active attempts the executor is to look at, and how many tasks are active (those the plan
-   * no longer has too). Kept from pass to pass and updated for the tasks that changed: looking
-   * up 100,000 scattered tasks each pass cost a tenth of a second.
+   * The active attempts the executor is to look at (of the tasks the plan has). Kept from pass to
+   * pass and updated for the tasks that changed: looking up 100,000 scattered tasks each pass
+   * cost a tenth of a second.
    */
-  private scanActive(state: CampaignState): { attempts: ActiveAttempt[]; total: number } {
+  private activeAttempts(state: CampaignState): ActiveAttempt[] {
     const index = indexOf(state.tasks);
-    const total = [...ACTIVE].reduce((n, s) => n + index.ids(s).size, 0);
     const known = this.active;
     const changed = known && changedSince(known.tasks, state.tasks);
     let attempts = known?.attempts;
@@ -167,7 +162,7 @@ export class CampaignController {
       for (const id of changed) this.putActive(attempts, id, state.tasks[id]);
     }
     this.active = { tasks: state.tasks, attempts };
-    return { attempts: [...attempts.values()], total };
+    return [...attempts.values()];
   }
 
   /** Puts task `id`'s active attempt in `attempts`, or takes it out where it has none. */
@@ -229,24 +224,6 @@ export class CampaignController {
       }
     }
   }
-}
-
-/**
- * How many more tasks are active after the events than before: only the tasks they name can
- * have changed, so this counts without going over every task.
- */
-function activeChange(before: CampaignState, after: CampaignState, events: readonly CampaignEvent[]): number {
-  if (after.tasks === before.tasks) return 0;
-  let change = 0;
-  const seen = new Set<string>();
-  for (const e of events) {
-    if (!('task' in e) || seen.has(e.task)) continue;
-    seen.add(e.task);
-    const was = before.tasks[e.task];
-    const is = after.tasks[e.task];
-    change += (is && ACTIVE.has(is.status) ? 1 : 0) - (was && ACTIVE.has(was.status) ? 1 : 0);
-  }
-  return change;
 }
 
 /** The stored state of a campaign, checked against the schema; a new one when there is none. */

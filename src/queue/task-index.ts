@@ -27,6 +27,13 @@ export class TaskIndex {
     return this.byStatus.get(status)!;
   }
 
+  /** How many tasks have any of these statuses. */
+  count(statuses: Iterable<TaskStatus>): number {
+    let n = 0;
+    for (const s of statuses) n += this.ids(s).size;
+    return n;
+  }
+
   /** The tasks that ended on a full disk, in the order they did. */
   diskFullIds(): ReadonlySet<string> {
     return this.diskFull;

@@ -433,6 +433,5 @@ export function dependencyOrder(plan: Plan): PhasePlan[] {
 /** True when nothing more will happen without an outside change: no task active, nothing to do. */
 export function atRest(state: CampaignState, actions: readonly Action[]): boolean {
   if (actions.length > 0) return false;
-  const index = indexOf(state.tasks);
-  return [...ACTIVE, 'retrying' as const].every((s) => index.ids(s).size === 0);
+  return indexOf(state.tasks).count([...ACTIVE, 'retrying']) === 0;
 }
