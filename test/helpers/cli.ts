@@ -75,11 +75,20 @@ export function startCli(args: readonly string[], opts: { cwd?: string; env?: No
 }
 
 /** Runs `campaign ...args` to its end; a run that outlives `timeoutMs` is killed and fails the test. */
-export async function runCli(
+export function runCli(
   args: readonly string[],
   opts: { cwd?: string; timeoutMs?: number; env?: NodeJS.ProcessEnv } = {},
 ): Promise<CliResult> {
-  return exec(process.execPath, [BIN, ...args], {
+  return runProgram(process.execPath, [BIN, ...args], opts);
+}
+
+/** Runs a program (a script of the repository's) to its end, as runCli does the tool. */
+export async function runProgram(
+  command: string,
+  args: readonly string[],
+  opts: { cwd?: string; timeoutMs?: number; env?: NodeJS.ProcessEnv } = {},
+): Promise<CliResult> {
+  return exec(command, args, {
     cwd: opts.cwd ?? REPO,
     timeoutMs: opts.timeoutMs ?? 60_000,
     ...(opts.env ? { env: opts.env } : {}),
