@@ -90,8 +90,16 @@ describe.runIf(clusterUp)('cluster daemons failing under a campaign (real cluste
         120_000,
         300,
       );
+      let said = '';
+      c.run.child.stderr!.on('data', (b: Buffer) => (said += b.toString()));
       await stop('slurmctld');
-      await new Promise((r) => setTimeout(r, 10_000));
+      // Down until a pass has met the outage: how soon that is depends on how long squeue waits.
+      await waitUntil(
+        'a pass cut short',
+        async () => (said.includes('pass cut short') ? true : undefined),
+        120_000,
+        300,
+      );
       await restart('slurmctld');
       const r = await c.run.done;
       expect(r.code, r.stdout + r.stderr).toBe(0);

@@ -61,6 +61,8 @@ export interface ClusterLimits {
   maxArraySize: number;
   /** Partition name → MaxTime in seconds (undefined: unlimited). */
   partitions: Map<string, number | undefined>;
+  /** Where a job that names no partition goes. */
+  defaultPartition?: string;
 }
 
 export class SlurmExecutor implements Executor {
@@ -116,12 +118,15 @@ export class SlurmExecutor implements Executor {
     const [config = '', parts = ''] = r.stdout.split('\n--\n');
     const max = /MaxArraySize\s*=\s*(\d+)/i.exec(config);
     const partitions = new Map<string, number | undefined>();
+    let defaultPartition: string | undefined;
     for (const line of parts.split('\n')) {
       const name = /PartitionName=(\S+)/.exec(line)?.[1];
       const time = /MaxTime=(\S+)/.exec(line)?.[1];
-      if (name) partitions.set(name, time === undefined || time === 'UNLIMITED' ? undefined : parseDuration(time));
+      if (!name) continue;
+      partitions.set(name, time === undefined || time === 'UNLIMITED' ? undefined : parseDuration(time));
+      if (/\bDefault=YES\b/.test(line)) defaultPartition = name;
     }
-    return { maxArraySize: max ? Number(max[1]) : 1001, partitions };
+    return { maxArraySize: max ? Number(max[1]) : 1001, partitions, ...(defaultPartition ? { defaultPartition } : {}) };
   }
 
   /** Refuses a plan the cluster would refuse, before anything is submitted. */
@@ -133,8 +138,11 @@ export class SlurmExecutor implements Executor {
           problems.push(
             `array ${a.id} has ${a.tasks.length} tasks; the cluster's MaxArraySize is ${limits.maxArraySize}`,
           );
-        const p = a.budget.partition;
+        // A job that names no partition goes to the default one, whose cap holds all the same:
+        // over it, the job would wait in the queue for ever (PartitionTimeLimit).
+        const p = a.budget.partition ?? limits.defaultPartition;
         if (p === undefined) continue;
+        const where = a.budget.partition === undefined ? `${p} (the cluster's default partition)` : p;
         if (!limits.partitions.has(p))
           problems.push(
             `array ${a.id} asks for partition ${p}, which the cluster does not have (it has ${[...limits.partitions.keys()].join(', ')})`,
@@ -142,7 +150,7 @@ export class SlurmExecutor implements Executor {
         const cap = limits.partitions.get(p);
         if (cap !== undefined && a.budget.seconds > cap) {
           problems.push(
-            `array ${a.id} asks ${formatDuration(a.budget.seconds)} on ${p}, whose MaxTime is ${formatDuration(cap)}`,
+            `array ${a.id} asks ${formatDuration(a.budget.seconds)} on ${where}, whose MaxTime is ${formatDuration(cap)}`,
           );
         }
       }

@@ -384,6 +384,17 @@ describe.runIf(clusterUp)('slurm executor on the test cluster, over SSH', () => 
       expect(limits.partitions.get('debug')).toBe(1800);
       expect(() => SlurmExecutor.checkPlan(planCampaign(m), limits)).toThrow(UserError);
       expect(() => SlurmExecutor.checkPlan(planCampaign(m), limits)).toThrow(/partition nosuch/);
+      // No partitions declared: the jobs go to the default one, and its cap holds.
+      expect(limits.defaultPartition).toBe('debug');
+      const undeclared = parseManifest(
+        'y.yml',
+        `${cluster('limits', '/tmp').replace(/ {2}partitions:\n(?: {4}- .*\n)+/, '')}phases:
+  - { name: p, command: 'true', walltime: 2h }
+`,
+      ).manifest;
+      expect(() => SlurmExecutor.checkPlan(planCampaign(undeclared), limits)).toThrow(
+        /asks 2h on debug \(the cluster's default partition\), whose MaxTime is 30m/,
+      );
     },
     LONG,
   );
