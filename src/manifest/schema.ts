@@ -60,6 +60,7 @@ export const retry = z
       .extend({ mem_factor: z.number().min(1).optional().describe('Multiply memory per retry.') })
       .optional(),
     node_fail: retryClass.optional(),
+    preempted: retryClass.optional().describe('A job stopped for one of higher priority (Slurm PREEMPTED).'),
     timeout: retryClass.optional(),
     failed: retryClass.optional().describe('A non-zero exit that is none of the above.'),
     lost: retryClass.optional().describe('A task that vanished (its process or record is gone).'),

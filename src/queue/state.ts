@@ -6,6 +6,7 @@ export const FAILURE_CLASSES = [
   'timeout',
   'out_of_memory',
   'node_fail',
+  'preempted',
   'gate',
   'unverified',
   'lost',

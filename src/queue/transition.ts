@@ -18,8 +18,11 @@ export interface RetryRule {
 }
 export type RetryPolicy = (taskId: string, cls: FailureClass) => RetryRule;
 
-/** Retries per class when the manifest says nothing: a vanished task or a failed node is not the task's fault. */
-const DEFAULT_ATTEMPTS: Partial<Record<FailureClass, number>> = { lost: 2, node_fail: 2 };
+/**
+ * Retries per class when the manifest says nothing: a vanished task, a failed node or a
+ * preemption is not the task's fault.
+ */
+const DEFAULT_ATTEMPTS: Partial<Record<FailureClass, number>> = { lost: 2, node_fail: 2, preempted: 3 };
 
 /** The manifest retry entry a class is governed by. */
 const ruleKey = (cls: 'completed' | FailureClass): string => (cls === 'unverified' ? 'failed' : cls);

@@ -157,7 +157,6 @@ const ACTIVE_STATES = new Set([
   'REQUEUE_FED',
   'REQUEUE_HOLD',
   'RESIZING',
-  'PREEMPTED',
   'SIGNALING',
   'STAGE_OUT',
   'STOPPED',
@@ -179,6 +178,13 @@ export function classify(r: JobRecord): Classified {
     case 'NODE_FAIL':
     case 'BOOT_FAIL':
       return { active: false, cls: 'node_fail', reason: `${r.state}${r.node ? ` on ${r.node}` : ''}` };
+    case 'PREEMPTED':
+      // Its jobs are --no-requeue: Slurm ends a preempted one for good rather than queueing it again.
+      return {
+        active: false,
+        cls: 'preempted',
+        reason: `preempted by a job of higher priority${r.node ? ` on ${r.node}` : ''}`,
+      };
     case 'CANCELLED':
       return { active: false, cls: 'cancelled', reason: 'cancelled' };
     case 'DEADLINE':

@@ -50,6 +50,7 @@ export const COLORS = {
   timeout: '#e8912d',
   out_of_memory: '#8e44ad',
   node_fail: '#6b7a89',
+  preempted: '#17a2b8',
   gate: '#a93226',
   unverified: '#b7950b',
   lost: '#95a5a6',

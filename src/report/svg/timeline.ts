@@ -183,6 +183,7 @@ function legend(): string[] {
     ['timeout', COLORS.timeout],
     ['out of memory', COLORS.out_of_memory],
     ['node failure', COLORS.node_fail],
+    ['preempted', COLORS.preempted],
   ];
   const out: string[] = [];
   let lx = LEFT;

@@ -64,12 +64,12 @@ describe('Slurm records', () => {
     expect(merged.get('5_3')?.queueOnly).toBe(true);
   });
 
-  it("classifies states as DESIGN.md's executor table says", () => {
+  it("classifies states as DESIGN.md's executor table says; PREEMPTED has ended (the jobs are --no-requeue)", () => {
     const cls = (state: string) => classify({ handle: '1_0', name: 'c~k', state });
     expect(cls('PENDING')).toEqual({ active: true, running: false });
     expect(cls('RUNNING')).toEqual({ active: true, running: true });
     expect(cls('REQUEUED')).toMatchObject({ active: true });
-    expect(cls('PREEMPTED')).toMatchObject({ active: true });
+    expect(cls('PREEMPTED')).toMatchObject({ active: false, cls: 'preempted' });
     expect(cls('COMPLETED')).toMatchObject({ active: false, cls: 'completed' });
     expect(cls('OUT_OF_MEMORY')).toMatchObject({ cls: 'out_of_memory' });
     expect(cls('TIMEOUT')).toMatchObject({ cls: 'timeout' });
