@@ -12,6 +12,7 @@ export const FAILURE_CLASSES = [
   'lost',
   'cancelled',
   'disk_full',
+  'unschedulable',
 ] as const;
 export const failureClass = z.enum(FAILURE_CLASSES);
 export type FailureClass = z.infer<typeof failureClass>;

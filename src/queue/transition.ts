@@ -29,7 +29,9 @@ const ruleKey = (cls: 'completed' | FailureClass): string => (cls === 'unverifie
 
 /** The retry rule for a class, phase settings over defaults over built-in defaults. */
 export function retryRule(phaseRetry: Retry | undefined, defaults: Retry | undefined, cls: FailureClass): RetryRule {
-  if (cls === 'gate' || cls === 'cancelled' || cls === 'disk_full') return { attempts: 0, delaySeconds: 0 };
+  // Sent again as it is, an unschedulable task would only wait for ever again.
+  if (cls === 'gate' || cls === 'cancelled' || cls === 'disk_full' || cls === 'unschedulable')
+    return { attempts: 0, delaySeconds: 0 };
   const key = cls === 'unverified' ? 'failed' : cls;
   const rule = phaseRetry?.[key] ?? defaults?.[key];
   const memFactor = key === 'out_of_memory' ? (rule as Retry['out_of_memory'])?.mem_factor : undefined;

@@ -333,6 +333,16 @@ describe('retries', () => {
     expect(r.actions).toEqual([]);
   });
 
+  it('an unschedulable task is not sent again, whatever failed allows; a preempted one is, three times by default', () => {
+    const stuck = setup([one()], { defaults: { retry: { failed: { attempts: 3 } } } });
+    const r = drive(stuck, ['unschedulable']);
+    expect(r.subs.map((x) => x.attempt)).toEqual([1]);
+    expect(r.state.tasks['p/task']!.status).toBe('failed');
+    const preempted = drive(setup([one()]), ['preempted', 'preempted', 'preempted', 'completed']);
+    expect(preempted.subs.map((x) => x.attempt)).toEqual([1, 2, 3, 4]);
+    expect(preempted.state.tasks['p/task']!.status).toBe('completed');
+  });
+
   it('retries of different classes each use their own allowance', () => {
     const s = setup([one()], { defaults: { retry: { node_fail: { attempts: 1 }, lost: { attempts: 1 } } } });
     const r = drive(s, ['node_fail', 'lost', 'completed']);

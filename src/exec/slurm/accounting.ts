@@ -213,6 +213,25 @@ const REASONS: Record<string, string> = {
   launch_failed_requeued_held: 'its launch failed and Slurm holds it',
 };
 
+/**
+ * Pending reasons Slurm keeps a job waiting with for ever: nothing the campaign waits for will
+ * change them (a limit per job, a partition's cap, an invalid account or QOS), only a person.
+ */
+export function neverStarts(reason: string | undefined): boolean {
+  if (!reason) return false;
+  return (
+    /PerJob/.test(reason) ||
+    [
+      'PartitionTimeLimit',
+      'PartitionNodeLimit',
+      'InvalidAccount',
+      'InvalidQOS',
+      'BadConstraints',
+      'DependencyNeverSatisfied',
+    ].includes(reason)
+  );
+}
+
 /** A pending reason in plain words. */
 export function explainReason(reason: string | undefined): string | undefined {
   if (!reason) return undefined;

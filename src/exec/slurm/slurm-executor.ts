@@ -24,6 +24,7 @@ import {
   classify,
   explainReason,
   mergeRecords,
+  neverStarts,
   parseSacct,
   parseSqueue,
   SACCT_FIELDS,
@@ -350,6 +351,7 @@ export class SlurmExecutor implements Executor {
     const records = await this.query();
     const events: TaskEvent[] = [];
     const now = this.now();
+    const unschedulable: { handle: string; event: TaskEvent }[] = [];
     for (const { task, attempt, walltimeSeconds, partition } of active) {
       const base = { task: task.id, attempt: attempt.n };
       const record = attempt.handle ? records.get(attempt.handle) : undefined;
@@ -366,6 +368,14 @@ export class SlurmExecutor implements Executor {
       // Ended in the queue but not yet in accounting: wait a pass for the exit code (started,
       // and so past its expected end, the task is looked at again soon).
       if (!c.active && record.queueOnly && this.accountingOk) continue;
+      if (c.active && !c.running && neverStarts(record.reason)) {
+        const reason = `Slurm will never start it: ${explainReason(record.reason)} (${record.reason}); cancelled`;
+        unschedulable.push({
+          handle: record.handle,
+          event: { type: 'finished', ...base, at: now, class: 'unschedulable', reason },
+        });
+        continue;
+      }
       if (c.active) {
         const waiting = c.running ? undefined : explainReason(record.reason);
         if (waiting && this.lastWaiting.get(task.id) !== waiting)
@@ -390,7 +400,21 @@ export class SlurmExecutor implements Executor {
         ...(record.start ? { startedAt } : {}),
       });
     }
-    return events;
+    return events.concat(await this.cancelPending(unschedulable));
+  }
+
+  /**
+   * Cancels indices that would wait for ever and ends their attempts; an index the cancel did
+   * not reach (it started meanwhile, or the cancel failed) is looked at again next pass.
+   */
+  private async cancelPending(found: { handle: string; event: TaskEvent }[]): Promise<TaskEvent[]> {
+    if (found.length === 0) return [];
+    const r = await this.opts.transport.exec(
+      `scancel --state=PENDING ${found.map((f) => shellQuote(f.handle)).join(' ')} && echo cancelled`,
+    );
+    if (r.stdout.trim() === 'cancelled') return found.map((f) => f.event);
+    this.warn(`scancel failed (${(r.stderr || r.stdout).trim().split('\n')[0]}); trying again next pass`);
+    return [];
   }
 
   /** A task Slurm has no record of: still in accounting's delay, ended (queue-only), or vanished. */

@@ -8,6 +8,7 @@ import {
   expandJobId,
   explainReason,
   mergeRecords,
+  neverStarts,
   parseSacct,
   parseSqueue,
 } from '../../../src/exec/slurm/accounting.js';
@@ -78,6 +79,20 @@ describe('Slurm records', () => {
     expect(cls('CANCELLED')).toMatchObject({ cls: 'cancelled' });
     expect(cls('DEADLINE')).toMatchObject({ cls: 'cancelled', reason: 'passed its deadline' });
     expect(cls('FAILED')).toMatchObject({ cls: 'failed' });
+  });
+
+  it('tells the pending reasons Slurm waits with for ever from those that pass', () => {
+    for (const r of ['PartitionTimeLimit', 'InvalidQOS', 'QOSMaxWallDurationPerJobLimit', 'AssocMaxCpuPerJobLimit'])
+      expect(neverStarts(r), r).toBe(true);
+    for (const r of [
+      'Resources',
+      'Priority',
+      'JobArrayTaskLimit',
+      'QOSMaxJobsPerUserLimit',
+      'ReqNodeNotAvail',
+      undefined,
+    ])
+      expect(neverStarts(r), r).toBe(false);
   });
 
   it('explains pending reasons in plain words', () => {
