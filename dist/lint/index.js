@@ -9935,6 +9935,7 @@ const retry = schemas/* strictObject */.rej({
         .extend({ mem_factor: schemas/* number */.aig().min(1).optional().describe('Multiply memory per retry.') })
         .optional(),
     node_fail: retryClass.optional(),
+    preempted: retryClass.optional().describe('A job stopped for one of higher priority (Slurm PREEMPTED).'),
     timeout: retryClass.optional(),
     failed: retryClass.optional().describe('A non-zero exit that is none of the above.'),
     lost: retryClass.optional().describe('A task that vanished (its process or record is gone).'),
@@ -11958,11 +11959,13 @@ const FAILURE_CLASSES = [
     'timeout',
     'out_of_memory',
     'node_fail',
+    'preempted',
     'gate',
     'unverified',
     'lost',
     'cancelled',
     'disk_full',
+    'unschedulable',
 ];
 const failureClass = zod__WEBPACK_IMPORTED_MODULE_0__/* ["enum"] */ .k5n(FAILURE_CLASSES);
 const attemptSchema = zod__WEBPACK_IMPORTED_MODULE_0__/* .object */ .Ikc({
@@ -12065,6 +12068,13 @@ class TaskIndex {
     ids(status) {
         return this.byStatus.get(status);
     }
+    /** How many tasks have any of these statuses. */
+    count(statuses) {
+        let n = 0;
+        for (const s of statuses)
+            n += this.ids(s).size;
+        return n;
+    }
     /** The tasks that ended on a full disk, in the order they did. */
     diskFullIds() {
         return this.diskFull;
@@ -12155,13 +12165,17 @@ const MAX_HOPS = 8;
 
 
 
-/** Retries per class when the manifest says nothing: a vanished task or a failed node is not the task's fault. */
-const DEFAULT_ATTEMPTS = { lost: 2, node_fail: 2 };
+/**
+ * Retries per class when the manifest says nothing: a vanished task, a failed node or a
+ * preemption is not the task's fault.
+ */
+const DEFAULT_ATTEMPTS = { lost: 2, node_fail: 2, preempted: 3 };
 /** The manifest retry entry a class is governed by. */
 const ruleKey = (cls) => (cls === 'unverified' ? 'failed' : cls);
 /** The retry rule for a class, phase settings over defaults over built-in defaults. */
 function retryRule(phaseRetry, defaults, cls) {
-    if (cls === 'gate' || cls === 'cancelled' || cls === 'disk_full')
+    // Sent again as it is, an unschedulable task would only wait for ever again.
+    if (cls === 'gate' || cls === 'cancelled' || cls === 'disk_full' || cls === 'unschedulable')
         return { attempts: 0, delaySeconds: 0 };
     const key = cls === 'unverified' ? 'failed' : cls;
     const rule = phaseRetry?.[key] ?? defaults?.[key];
@@ -12543,8 +12557,7 @@ function dependencyOrder(plan) {
 function atRest(state, actions) {
     if (actions.length > 0)
         return false;
-    const index = indexOf(state.tasks);
-    return [...ACTIVE, 'retrying'].every((s) => index.ids(s).size === 0);
+    return indexOf(state.tasks).count([...ACTIVE, 'retrying']) === 0;
 }
 
 
