@@ -6,16 +6,21 @@
 import { posix } from 'node:path';
 import type { TaskSpec } from '../manifest/expand.js';
 import type { Manifest } from '../manifest/schema.js';
-import type { OutputFacts } from '../queue/checklist.js';
+import type { OutputRecords } from '../queue/attempt-end.js';
+import { fullRecordExpectation, type OutputFacts } from '../queue/checklist.js';
 import { manifestTaskEnv } from '../render/env.js';
 import { exportLines, shellQuote } from '../render/shell.js';
 import { UserError } from '../errors.js';
 import { resolveHome, type Transport } from './transport/transport.js';
 
+/** The largest output whose records are checked at completion: one read whole over the link. */
+export const RECORDS_READ_LIMIT = 64 * 1024 * 1024;
+
 export interface OutputFreshness {
   exists: boolean;
   fresh: boolean;
   path: string;
+  size?: number;
   /** Where the output really is, when a symlink puts it elsewhere. */
   linkedTo?: string;
 }
@@ -55,7 +60,18 @@ export class RemoteWorkdir {
       return { exists: true, fresh: false, path, linkedTo: real ?? 'a missing file' };
     }
     // SFTP gives whole seconds: an output written in the attempt's first second still counts.
-    return { exists: true, fresh: st.mtimeMs >= Math.floor(Date.parse(since) / 1000) * 1000, path };
+    return { exists: true, fresh: st.mtimeMs >= Math.floor(Date.parse(since) / 1000) * 1000, path, size: st.size };
+  }
+
+  /**
+   * A fresh output's text with what its phase expects it to hold, for classifyEnd; undefined
+   * where nothing is expected, or where it is too large to read whole (then it goes unchecked).
+   */
+  async records(task: TaskSpec, out: OutputFreshness): Promise<OutputRecords | undefined> {
+    const expect = fullRecordExpectation(this.manifest, task);
+    if (!expect || !out.fresh || out.linkedTo || (out.size ?? Infinity) > RECORDS_READ_LIMIT) return undefined;
+    const text = await this.transport.readFile(out.path, { maxBytes: RECORDS_READ_LIMIT });
+    return text === undefined ? undefined : { expect, text };
   }
 
   async outputFacts(task: TaskSpec, since: string, withText: boolean): Promise<OutputFacts> {

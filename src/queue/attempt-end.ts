@@ -4,6 +4,7 @@
  */
 import type { ExitMarker } from '../render/wrapper.js';
 import { GATE_EXIT, GATE_LINE } from '../render/task-script.js';
+import { recordProblems, type RecordExpectation } from './checklist.js';
 import type { FailureClass } from './state.js';
 
 /** What the usual CUDA and PyTorch out-of-memory messages say; a manifest's `oom.patterns` replace them. */
@@ -35,6 +36,20 @@ export interface EndInput {
   oomPatterns: readonly RegExp[];
   /** The declared output, and whether it exists and was written after the attempt began. */
   output?: { path: string; exists: boolean; fresh: boolean; linkedTo?: string };
+  /** The output's text and what it must hold, where its phase expects records of it. */
+  records?: OutputRecords;
+}
+
+export interface OutputRecords {
+  expect: RecordExpectation;
+  text: string;
+}
+
+/** A fresh output that does not hold the records its phase expects: unverified, with the first problem. */
+export function recordsVerdict(ended: string, path: string, records: OutputRecords | undefined): EndClass | undefined {
+  if (records === undefined) return undefined;
+  const problems = recordProblems(records.text, records.expect.count, records.expect.fields);
+  return problems.length === 0 ? undefined : { cls: 'unverified', reason: `${ended} but ${path}: ${problems[0]}` };
 }
 
 export interface EndClass {
@@ -59,7 +74,7 @@ export function classifyEnd(input: EndInput): EndClass {
     if (!out.exists) return diskFull(log) ?? { cls: 'unverified', reason: `exit 0 but ${out.path} does not exist` };
     if (out.linkedTo) return { cls: 'unverified', reason: `exit 0 but ${out.path} is a symlink to ${out.linkedTo}` };
     if (!out.fresh) return { cls: 'unverified', reason: `exit 0 but ${out.path} is older than the attempt` };
-    return { cls: 'completed' };
+    return recordsVerdict('exit 0', out.path, input.records) ?? { cls: 'completed' };
   }
   const full = diskFull(log);
   if (full) return full;

@@ -3,7 +3,7 @@
  * output files, check commands). A failed check carries its `otherwise` interpretation.
  */
 import type { TaskSpec } from '../manifest/expand.js';
-import type { Check } from '../manifest/schema.js';
+import type { Check, Manifest } from '../manifest/schema.js';
 import type { CheckResult, TaskState } from './state.js';
 
 export interface OutputFacts {
@@ -131,4 +131,25 @@ export function recordProblems(text: string, count: number | undefined, fields: 
     }
   }
   return problems;
+}
+
+/** What a full task's output must hold for its completion to count (see fullRecordExpectation). */
+export interface RecordExpectation {
+  count?: number;
+  fields: readonly string[];
+}
+
+/**
+ * What a full task's output must hold: the fields its phase's smoke `records` checks name, and
+ * one record per unit where the cost model counts records (`progress: { records: true }`).
+ * Undefined where the phase declares neither. Smoke tasks are judged by their checklist instead.
+ */
+export function fullRecordExpectation(manifest: Manifest, task: TaskSpec): RecordExpectation | undefined {
+  if (task.stage !== 'full' || task.output === undefined) return undefined;
+  const phase = manifest.phases.find((p) => p.name === task.phase);
+  const checks = phase?.smoke?.trigger ?? [];
+  const fields = [...new Set(checks.flatMap((c) => (c.check === 'records' ? (c.fields ?? []) : [])))];
+  const count = phase?.cost?.progress?.records === true ? task.units : undefined;
+  if (fields.length === 0 && count === undefined) return undefined;
+  return { fields, ...(count === undefined ? {} : { count }) };
 }

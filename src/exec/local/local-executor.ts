@@ -11,7 +11,7 @@ import { mkdir, readFile, realpath, rename, stat, writeFile } from 'node:fs/prom
 import { join } from 'node:path';
 import type { TaskSpec } from '../../manifest/expand.js';
 import type { Manifest } from '../../manifest/schema.js';
-import type { OutputFacts } from '../../queue/checklist.js';
+import { fullRecordExpectation, type OutputFacts } from '../../queue/checklist.js';
 import type { Submission, TaskEvent } from '../../queue/events.js';
 import { classifyEnd } from '../../queue/attempt-end.js';
 import type { Attempt } from '../../queue/state.js';
@@ -167,7 +167,10 @@ export class LocalExecutor implements Executor {
     log: string,
     walltimeSeconds: number,
   ): Promise<ReturnType<typeof classifyEnd>> {
-    const out = task.output === undefined || marker.code !== 0 ? undefined : await this.freshOutput(task, since, false);
+    const expect = fullRecordExpectation(this.opts.manifest, task);
+    const out =
+      task.output === undefined || marker.code !== 0 ? undefined : await this.freshOutput(task, since, !!expect);
+    const records = expect && out?.text !== undefined ? { expect, text: out.text } : undefined;
     return classifyEnd({
       marker,
       log,
@@ -175,6 +178,7 @@ export class LocalExecutor implements Executor {
       // Exit status 137 alone marks an out-of-memory end here: no GPU, no CUDA messages.
       oomPatterns: [],
       ...(out ? { output: { path: task.output!, ...out } } : {}),
+      ...(records ? { records } : {}),
     });
   }
 

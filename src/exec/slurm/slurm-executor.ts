@@ -16,7 +16,7 @@ import type { Attempt, FailureClass } from '../../queue/state.js';
 import { renderSbatch, rowAttempt } from '../../render/sbatch.js';
 import { shellQuote } from '../../render/shell.js';
 import { GATE_EXIT, GATE_LINE } from '../../render/task-script.js';
-import { diskFull } from '../../queue/attempt-end.js';
+import { diskFull, recordsVerdict } from '../../queue/attempt-end.js';
 import type { ActiveAttempt, Executor } from '../executor.js';
 import { RemoteWorkdir, type OutputFreshness } from '../remote-workdir.js';
 import { LinkError, type Transport } from '../transport/transport.js';
@@ -467,7 +467,7 @@ export class SlurmExecutor implements Executor {
     if (out.linkedTo)
       return { cls: 'unverified', reason: `COMPLETED but ${task.output} is a symlink to ${out.linkedTo}` };
     if (!out.fresh) return { cls: 'unverified', reason: `COMPLETED but ${task.output} is older than the attempt` };
-    return { cls: 'completed' };
+    return recordsVerdict('COMPLETED', task.output, await this.remote.records(task, out)) ?? { cls: 'completed' };
   }
 
   async readLog(_task: TaskSpec, attempt: Attempt): Promise<string> {

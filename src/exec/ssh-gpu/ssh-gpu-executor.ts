@@ -221,7 +221,15 @@ export class SshGpuExecutor implements Executor {
       if (!attempt.startedAt) events.push({ type: 'started', ...base, at: started });
       const log = await this.logForClassifying(attempt);
       const output = task.output === undefined ? undefined : await this.workdir.freshness(task, attempt.submittedAt);
-      const { cls, reason } = classifyEnd({ marker, log, walltimeSeconds, oomPatterns: this.patterns, output });
+      const records = output && marker.code === 0 ? await this.workdir.records(task, output) : undefined;
+      const { cls, reason } = classifyEnd({
+        marker,
+        log,
+        walltimeSeconds,
+        oomPatterns: this.patterns,
+        output,
+        ...(records ? { records } : {}),
+      });
       events.push({
         type: 'finished',
         ...base,

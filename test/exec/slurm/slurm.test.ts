@@ -211,6 +211,35 @@ describe.runIf(clusterUp)('slurm executor on the test cluster, over SSH', () => 
   );
 
   it(
+    'a COMPLETED job whose output ends in a record cut off mid-write is unverified, and its retry completes',
+    async () => {
+      if (!ready()) return;
+      const { dir, workdir, stateDir } = await campaignDir('cut');
+      const manifest = await writeManifest(
+        dir,
+        `${cluster(`cut-${RUN}`, workdir)}phases:
+  - name: p
+    command: >
+      for g in $(seq 1 \${units}); do printf '{"generation": %d}\\n' "$g"; done > \${output};
+      if [ \${attempt} = 1 ]; then printf '{"genera' >> \${output}; fi
+    output: out.jsonl
+    flush: per_generation
+    cost: { unit: generation, units: 2, per_unit: 1s, measured_on: campaign-test, progress: { records: true } }
+    retry: { failed: { attempts: 1 } }
+`,
+      );
+      const r = await run(manifest, stateDir);
+      expect(r.code, r.stdout + r.stderr).toBe(0);
+      const t = Object.values((await readState(stateDir)).tasks)[0]!;
+      expect(t.attempts.map((a) => [a.class, a.reason])).toEqual([
+        ['unverified', 'COMPLETED but out.jsonl: line 3 is not JSON (a record cut off mid-write?)'],
+        ['completed', undefined],
+      ]);
+    },
+    LONG,
+  );
+
+  it(
     'grid values full of quotes, $, backticks, blanks and newlines reach the program byte for byte',
     async () => {
       if (!ready()) return;
