@@ -12,7 +12,7 @@ import { formatFinding, lintText } from '../lint/lint.js';
 import { manifest as manifestSchema } from '../manifest/schema.js';
 import { PollPacer, pollLimits } from '../queue/poll.js';
 import type { CampaignState } from '../queue/state.js';
-import { diskFullTasks, startRun } from '../queue/transition.js';
+import { checklistsChanged, diskFullTasks, startRun } from '../queue/transition.js';
 import { allCompleted, phaseCounts, progressLine, renderSummary } from '../queue/summary.js';
 import type { Plan } from '../plan/plan.js';
 import { runCalibrate } from './calibrate.js';
@@ -188,6 +188,10 @@ async function run(argv: string[]): Promise<number> {
     const plan = opened.plan;
     const controller = new CampaignController({ manifest: c.manifest, plan, executor, store, warn });
     const progress = new Progress(process.stdout, plan);
+    for (const name of checklistsChanged(loaded, plan))
+      warn(
+        `phase ${name}: its checklist changed after it failed the smoke stage; the smoke stage runs again under the new one (a checklist is fixed before the smoke runs, never fitted to its results)`,
+      );
     let state = startRun(loaded, plan, { retryFailed: values['retry-failed'] === true });
     const pacer = new PollPacer(plan, pollLimits(c.manifest.cluster.executor, maxPoll));
     for (;;) {

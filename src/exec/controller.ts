@@ -9,7 +9,7 @@ import { renderPath, type TaskSpec } from '../manifest/expand.js';
 import type { Manifest } from '../manifest/schema.js';
 import { toShell } from '../manifest/template.js';
 import type { ArrayPlan, Plan } from '../plan/plan.js';
-import { evaluateChecklist, type SmokeFacts } from '../queue/checklist.js';
+import { checklistKey, evaluateChecklist, type SmokeFacts } from '../queue/checklist.js';
 import type { Action, CampaignEvent } from '../queue/events.js';
 import { retryPolicy } from '../queue/policy.js';
 import { scopeActions, scopeAtRest, type Scope } from '../queue/scope.js';
@@ -220,7 +220,15 @@ export class CampaignController {
             commands,
           });
         }
-        return [{ type: 'gate', phase: p.name, at: at(), results: evaluateChecklist(p.checklist, facts) }];
+        return [
+          {
+            type: 'gate',
+            phase: p.name,
+            at: at(),
+            results: evaluateChecklist(p.checklist, facts),
+            checklist: checklistKey(p.checklist),
+          },
+        ];
       }
     }
   }

@@ -27,6 +27,24 @@ export interface SmokeFacts {
   commands: Record<number, { exitCode: number; tail: string }>;
 }
 
+/**
+ * The checklist as a key to compare: the same checks give the same key, however their fields
+ * are ordered in the manifest. A gate keeps the key of the checklist it was judged by.
+ */
+export function checklistKey(checks: readonly Check[]): string {
+  const sorted = (v: unknown): unknown =>
+    Array.isArray(v)
+      ? v.map(sorted)
+      : v !== null && typeof v === 'object'
+        ? Object.fromEntries(
+            Object.entries(v)
+              .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+              .map(([k, x]) => [k, sorted(x)]),
+          )
+        : v;
+  return JSON.stringify(sorted(effectiveChecklist(checks)));
+}
+
 /** The checklist as evaluated: `all_completed` is always part of it. */
 export function effectiveChecklist(checks: readonly Check[]): Check[] {
   return checks.some((c) => c.check === 'all_completed') ? [...checks] : [{ check: 'all_completed' }, ...checks];

@@ -34,7 +34,8 @@ export type TaskEvent =
     };
 
 export type PhaseEvent =
-  | { type: 'gate'; phase: string; at: string; results: CheckResult[] }
+  /** `checklist`: the checklist evaluated, as checklistKey gives it. */
+  | { type: 'gate'; phase: string; at: string; results: CheckResult[]; checklist: string }
   | { type: 'preconditions'; phase: string; at: string; missing: string[] };
 
 export type CampaignEvent = TaskEvent | PhaseEvent;

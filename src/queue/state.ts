@@ -80,7 +80,15 @@ export type PhaseStatus = (typeof PHASE_STATUSES)[number];
 export const phaseStateSchema = z.object({
   status: z.enum(PHASE_STATUSES),
   reason: z.string().optional(),
-  gate: z.object({ passed: z.boolean(), at: z.string(), results: z.array(checkResultSchema) }).optional(),
+  gate: z
+    .object({
+      passed: z.boolean(),
+      at: z.string(),
+      results: z.array(checkResultSchema),
+      /** The checklist it was judged by (checklistKey); absent in states from before it was kept. */
+      checklist: z.string().optional(),
+    })
+    .optional(),
   preconditions: z.object({ at: z.string(), missing: z.array(z.string()) }).optional(),
 });
 export type PhaseState = z.infer<typeof phaseStateSchema>;

@@ -8,6 +8,7 @@ import type { Retry } from '../manifest/schema.js';
 import { parseDuration } from '../manifest/units.js';
 import type { ArrayPlan, Plan, PhasePlan } from '../plan/plan.js';
 import type { Action, CampaignEvent, Submission } from './events.js';
+import { checklistKey } from './checklist.js';
 import { copyTasks, indexOf, setTask } from './task-index.js';
 import { ACTIVE, TERMINAL, type CampaignState, type FailureClass, type PhaseState, type TaskState } from './state.js';
 
@@ -67,7 +68,10 @@ export function applyEvents(
       const prev: PhaseState = phases[e.phase] ?? { status: 'waiting' };
       phases[e.phase] =
         e.type === 'gate'
-          ? { ...prev, gate: { passed: e.results.every((r) => r.passed), at: e.at, results: e.results } }
+          ? {
+              ...prev,
+              gate: { passed: e.results.every((r) => r.passed), at: e.at, results: e.results, checklist: e.checklist },
+            }
           : { ...prev, preconditions: { at: e.at, missing: e.missing } };
       continue;
     }
@@ -161,6 +165,19 @@ function applyTaskEvent(t: TaskState, e: Exclude<CampaignEvent, { phase: string 
  * fixed), blocked tasks re-derived. With `retryFailed`, failed tasks and the smoke tasks of a
  * failed checklist run again, with their retry allowances afresh.
  */
+/**
+ * Phases whose smoke stage failed a checklist that the manifest has changed since. The checklist
+ * is fixed before the smoke runs: a changed one judges a new smoke stage, never the old results.
+ */
+export function checklistsChanged(state: CampaignState, plan: Plan): string[] {
+  return plan.phases
+    .filter((p) => {
+      const gate = state.phases[p.name]?.gate;
+      return gate && !gate.passed && gate.checklist !== undefined && gate.checklist !== checklistKey(p.checklist);
+    })
+    .map((p) => p.name);
+}
+
 export function startRun(state: CampaignState, plan: Plan, opts: { retryFailed: boolean }): CampaignState {
   const phases: Record<string, PhaseState> = {};
   // Made here, so that its index is kept from this first pass on.
@@ -171,6 +188,7 @@ export function startRun(state: CampaignState, plan: Plan, opts: { retryFailed: 
     const last = t.attempts[t.attempts.length - 1]?.n ?? 0;
     setTask(tasks, id, { status: 'pending', attempts: t.attempts, retryFrom: last });
   };
+  const changed = new Set(checklistsChanged(state, plan));
   for (const [name, p] of Object.entries(state.phases)) {
     const { gate, preconditions, ...rest } = p;
     phases[name] = {
@@ -178,7 +196,7 @@ export function startRun(state: CampaignState, plan: Plan, opts: { retryFailed: 
       ...(gate && gate.passed ? { gate } : {}),
       ...(preconditions && preconditions.missing.length === 0 ? { preconditions } : {}),
     };
-    if (opts.retryFailed && gate && !gate.passed)
+    if ((opts.retryFailed || changed.has(name)) && gate && !gate.passed)
       for (const t of plan.phases.find((x) => x.name === name)?.smoke ?? []) reset(t.id);
   }
   for (const [id, t] of Object.entries(tasks)) {

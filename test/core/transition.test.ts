@@ -8,6 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { manifest as manifestSchema, type Manifest } from '../../src/manifest/schema.js';
 import { planCampaign, type Plan } from '../../src/plan/plan.js';
 import type { Action, CampaignEvent, Submission } from '../../src/queue/events.js';
+import { checklistKey } from '../../src/queue/checklist.js';
 import { retryPolicy } from '../../src/queue/policy.js';
 import {
   emptyState,
@@ -19,7 +20,15 @@ import {
   type FailureClass,
 } from '../../src/queue/state.js';
 import { changedSince, indexOf, TaskIndex } from '../../src/queue/task-index.js';
-import { applyEvents, atRest, diskFullTasks, startRun, step, type RetryPolicy } from '../../src/queue/transition.js';
+import {
+  applyEvents,
+  atRest,
+  checklistsChanged,
+  diskFullTasks,
+  startRun,
+  step,
+  type RetryPolicy,
+} from '../../src/queue/transition.js';
 import { rng } from '../helpers/random.js';
 
 const T0 = Date.parse('2025-01-01T00:00:00.000Z');
@@ -117,7 +126,15 @@ describe('stages: smoke first, full only after a passing checklist', () => {
     expect(gate.state.phases.train!.status).toBe('gate');
     state = applyEvents(
       gate.state,
-      [{ type: 'gate', phase: 'train', at: at(3), results: [passed('all_completed'), passed('output_exists')] }],
+      [
+        {
+          type: 'gate',
+          phase: 'train',
+          at: at(3),
+          results: [passed('all_completed'), passed('output_exists')],
+          checklist: checklistKey(s.plan.phases[0]!.checklist),
+        },
+      ],
       s.policy,
     );
     const full = step(state, s.plan, at(4), 100);
@@ -146,6 +163,7 @@ describe('stages: smoke first, full only after a passing checklist', () => {
               otherwise: 'nothing was written',
             },
           ],
+          checklist: checklistKey(s.plan.phases[0]!.checklist),
         },
       ],
       s.policy,
@@ -165,6 +183,28 @@ describe('stages: smoke first, full only after a passing checklist', () => {
     const later = step(r.state, s.plan, at(60), 100);
     expect(later.actions).toEqual([]);
     expect(later.state.phases.train!.status).toBe('blocked');
+
+    // The next run under the same checklist judges the same smoke results again; nothing is resent.
+    expect(checklistsChanged(r.state, s.plan)).toEqual([]);
+    const same = step(startRun(r.state, s.plan, { retryFailed: false }), s.plan, at(70), 100);
+    expect(same.actions).toEqual([{ type: 'evaluate_gate', phase: 'train' }]);
+    // Under a checklist edited since (keys reordered does not count), a new smoke stage runs:
+    // a checklist is fixed before the smoke runs, never fitted to its results.
+    const reordered = setup([
+      phase,
+      { name: 'eval', depends_on: 'train', grid: { k: [1, 2] }, command: 'eval' },
+    ]).plan.phases.map((p) => ({
+      ...p,
+      checklist: p.checklist.map((c) => Object.fromEntries(Object.entries(c).reverse()) as typeof c),
+    }));
+    expect(checklistsChanged(r.state, { ...s.plan, phases: reordered })).toEqual([]);
+    const edited = setup([
+      { ...phase, smoke: { tasks: 1, trigger: [{ check: 'all_completed' }] } },
+      { name: 'eval', depends_on: 'train', grid: { k: [1, 2] }, command: 'eval' },
+    ]);
+    expect(checklistsChanged(r.state, edited.plan)).toEqual(['train']);
+    const again = submitStep(edited, startRun(r.state, edited.plan, { retryFailed: false }), at(80), 100);
+    expect(again.subs.map((x) => [x.task.id, x.attempt])).toEqual([['train/smoke/seed1', 2]]);
   });
 });
 
@@ -646,6 +686,7 @@ describe('the loop always comes to rest', () => {
                 phase: a.phase,
                 at: now,
                 results: [{ check: 'all_completed', passed: ok, detail: ok ? 'ok' : 'a smoke task failed' }],
+                checklist: checklistKey(s.plan.phases.find((p) => p.name === a.phase)!.checklist),
               });
             } else if (a.type === 'check_preconditions') {
               events.push({
