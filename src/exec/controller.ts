@@ -12,6 +12,7 @@ import type { ArrayPlan, Plan } from '../plan/plan.js';
 import { checklistKey, evaluateChecklist, type SmokeFacts } from '../queue/checklist.js';
 import type { Action, CampaignEvent } from '../queue/events.js';
 import { retryPolicy } from '../queue/policy.js';
+import { completedOutputs, outputsGone } from '../queue/reconcile.js';
 import { scopeActions, scopeAtRest, type Scope } from '../queue/scope.js';
 import { ACTIVE, campaignStateSchema, emptyState, type CampaignState, type TaskState } from '../queue/state.js';
 import { changedSince, indexOf } from '../queue/task-index.js';
@@ -143,6 +144,18 @@ export class CampaignController {
       await this.c.store.append(observed);
       await new Promise((r) => setTimeout(r, 500));
     }
+  }
+
+  /**
+   * Looks for the outputs of the tasks the state calls completed (one batched query) and fails
+   * those whose output is gone: the outputs, not the stored state, say what is done.
+   */
+  async reconcileOutputs(state: CampaignState): Promise<{ state: CampaignState; gone: Map<string, string> }> {
+    const outputs = completedOutputs(state, this.c.plan);
+    if (outputs.size === 0) return { state, gone: new Map() };
+    const missing = new Set(await this.c.executor.missing([...outputs.values()]));
+    const gone = new Map([...outputs].filter(([, path]) => missing.has(path)));
+    return { state: outputsGone(state, gone), gone };
   }
 
   /**

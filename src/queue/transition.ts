@@ -178,6 +178,10 @@ export function checklistsChanged(state: CampaignState, plan: Plan): string[] {
     .map((p) => p.name);
 }
 
+/** What a run says of a phase whose checklist changed after its smoke stage failed it. */
+export const checklistChangedWarning = (phase: string): string =>
+  `phase ${phase}: its checklist changed after it failed the smoke stage; the smoke stage runs again under the new one (a checklist is fixed before the smoke runs, never fitted to its results)`;
+
 export function startRun(state: CampaignState, plan: Plan, opts: { retryFailed: boolean }): CampaignState {
   const phases: Record<string, PhaseState> = {};
   // Made here, so that its index is kept from this first pass on.

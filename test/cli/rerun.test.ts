@@ -1,9 +1,10 @@
 /**
  * What a user does after a campaign stopped short: fix the cause, then run again. A new run
- * re-checks missing preconditions and re-evaluates a failed checklist; `--retry-failed` runs
+ * re-checks missing preconditions, re-evaluates a failed checklist (a new smoke stage where the
+ * checklist changed), and fails completed tasks whose outputs are gone; `--retry-failed` runs
  * failed tasks (and the smoke stage of a failed checklist) again with fresh retry allowances.
  */
-import { mkdir, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { readState, runCli, writeManifest, useBuiltCliAndTemp } from '../helpers/cli.js';
@@ -47,7 +48,7 @@ describe('a new run after the cause is fixed', () => {
     expect((await readState(c.stateDir)).tasks['use/task']?.status).toBe('completed');
   });
 
-  it('re-evaluates a checklist fixed in the manifest without rerunning the smoke tasks', async () => {
+  it('runs the smoke stage again under a checklist changed in the manifest, never judging the old results by it', async () => {
     const yaml = (count: number) => `${header}phases:
   - name: p
     grid: { seed: [1, 2] }
@@ -69,11 +70,15 @@ describe('a new run after the cause is fixed', () => {
     expect(blocked.phases.p?.status).toBe('blocked');
     expect(blocked.tasks['p/seed2']?.status).toBe('blocked');
 
+    // Loosened to what the smoke task wrote: judged again, the old result would now pass.
     await writeFile(c.manifest, yaml(1));
     const second = await run(c.manifest, c.stateDir);
     expect(second.code).toBe(0);
+    expect(second.stderr).toContain(
+      'phase p: its checklist changed after it failed the smoke stage; the smoke stage runs again under the new one',
+    );
     const done = await readState(c.stateDir);
-    expect(done.tasks['p/smoke/seed1']?.attempts).toHaveLength(1);
+    expect(done.tasks['p/smoke/seed1']?.attempts.map((a) => a.class)).toEqual(['completed', 'completed']);
     expect(done.tasks['p/seed1']?.status).toBe('completed');
     expect(done.tasks['p/seed2']?.status).toBe('completed');
   });
@@ -109,5 +114,39 @@ phases:
     expect(done.tasks['p/smoke/n1']?.attempts.map((a) => a.class)).toEqual(['failed', 'failed', 'completed']);
     expect(done.tasks['p/n1']?.status).toBe('completed');
     expect(done.tasks['p/n2']?.status).toBe('completed');
+  });
+
+  it('fails a completed task whose output is gone (a scratch purge), says so, and --retry-failed runs it again', async () => {
+    const c = await setup(
+      'purged',
+      `${header}phases:
+  - name: p
+    grid: { n: [1, 2, 3] }
+    command: echo \${n} > \${output}
+    output: out/\${n}.txt
+    walltime: 1m
+`,
+    );
+    expect((await run(c.manifest, c.stateDir)).code).toBe(0);
+    await rm(join(c.workdir, 'out/2.txt'));
+
+    const resumed = await run(c.manifest, c.stateDir);
+    expect(resumed.code).toBe(1);
+    expect(resumed.stderr).toContain(
+      '1 completed task no longer has its output (p/n2: out/2.txt): marked failed; run again with --retry-failed to run it again',
+    );
+    const state = await readState(c.stateDir);
+    expect(state.tasks['p/n2']).toMatchObject({
+      status: 'failed',
+      reason: 'its output out/2.txt was gone when the run resumed',
+    });
+    expect(state.tasks['p/n1']?.status).toBe('completed');
+    expect(state.tasks['p/n3']?.status).toBe('completed');
+
+    expect((await run(c.manifest, c.stateDir, '--retry-failed')).code).toBe(0);
+    const done = await readState(c.stateDir);
+    expect(done.tasks['p/n2']?.attempts.map((a) => a.class)).toEqual(['completed', 'completed']);
+    expect(await readFile(join(c.workdir, 'out/2.txt'), 'utf8')).toBe('2\n');
+    expect(done.tasks['p/n1']?.attempts).toHaveLength(1);
   });
 });
