@@ -45,4 +45,35 @@ phases:
     const used = expectOnePerGpu(await gpus.entries());
     expect([...used].sort()).toEqual([uuidOf(0), uuidOf(1)]);
   }, 120_000);
+
+  it('a full output that falls short of its records is unverified, read over the transport, and its retry completes', async () => {
+    const dir = join(tempRoot(), 'records');
+    const workdir = join(dir, 'work');
+    await mkdir(workdir, { recursive: true });
+    const gpus = await StandIn.install(join(dir, 'gpus'), [[0, uuidOf(0), 3]]);
+    const r = await runCampaign(
+      dir,
+      `campaign: records
+cluster:
+  executor: ssh-gpu
+  probe: ${gpus.probe}
+workdir: ${workdir}
+phases:
+  - name: p
+    command: |
+      for ((g = 1; g <= \${units}; g++)); do printf '{"g": %d}\\n' "$g"; done > \${output}
+      if [ \${attempt} = 1 ]; then printf '{"g"' >> \${output}; fi
+    output: out.jsonl
+    flush: per_step
+    cost: { unit: step, units: 2, per_unit: 1s, measured_on: here, progress: { records: true } }
+    retry: { failed: { attempts: 1 } }
+`,
+    );
+    expect(r.result.code, r.result.stderr).toBe(0);
+    const t = r.state.tasks['p/task']!;
+    expect(t.attempts.map((a) => [a.class, a.reason])).toEqual([
+      ['unverified', `exit 0 but ${workdir}/out.jsonl: line 3 is not JSON (a record cut off mid-write?)`],
+      ['completed', undefined],
+    ]);
+  }, 120_000);
 });
