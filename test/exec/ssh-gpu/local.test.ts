@@ -3,21 +3,16 @@
  * transport (no SSH), against the nvidia-smi stand-in. This is how the executor meets a real
  * GPU machine's nvidia-smi when campaign runs on it.
  */
-import { mkdir } from 'node:fs/promises';
-import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { useBuiltCliAndTemp } from '../../helpers/cli.js';
-import { expectOnePerGpu, runCampaign, StandIn, uuidOf } from './helpers.js';
+import { campaignDirs, expectOnePerGpu, runCampaign, uuidOf } from './helpers.js';
 
-const tempRoot = useBuiltCliAndTemp('ssh-gpu-local');
+const setUp = campaignDirs(useBuiltCliAndTemp('ssh-gpu-local'));
 
 describe('ssh-gpu on this machine, without login', () => {
   it('runs a grid on the GPUs the probe lists, one task per GPU at a time, with no SSH key at all', async () => {
-    const dir = join(tempRoot(), 'here');
-    const workdir = join(dir, 'work');
-    await mkdir(workdir, { recursive: true });
-    const gpus = await StandIn.install(
-      join(dir, 'gpus'),
+    const { dir, workdir, gpus } = await setUp(
+      'here',
       [0, 1].map((i) => [i, uuidOf(i), 3]),
     );
     const r = await runCampaign(
@@ -47,10 +42,7 @@ phases:
   }, 120_000);
 
   it('a full output that falls short of its records is unverified, read over the transport, and its retry completes', async () => {
-    const dir = join(tempRoot(), 'records');
-    const workdir = join(dir, 'work');
-    await mkdir(workdir, { recursive: true });
-    const gpus = await StandIn.install(join(dir, 'gpus'), [[0, uuidOf(0), 3]]);
+    const { dir, workdir, gpus } = await setUp('records', [[0, uuidOf(0), 3]]);
     const r = await runCampaign(
       dir,
       `campaign: records
