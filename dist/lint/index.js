@@ -12021,7 +12021,14 @@ const PHASE_STATUSES = ['waiting', 'smoke', 'gate', 'full', 'completed', 'failed
 const phaseStateSchema = zod__WEBPACK_IMPORTED_MODULE_0__/* .object */ .Ikc({
     status: zod__WEBPACK_IMPORTED_MODULE_0__/* ["enum"] */ .k5n(PHASE_STATUSES),
     reason: zod__WEBPACK_IMPORTED_MODULE_0__/* .string */ .YjP().optional(),
-    gate: zod__WEBPACK_IMPORTED_MODULE_0__/* .object */ .Ikc({ passed: zod__WEBPACK_IMPORTED_MODULE_0__/* .boolean */ .zMY(), at: zod__WEBPACK_IMPORTED_MODULE_0__/* .string */ .YjP(), results: zod__WEBPACK_IMPORTED_MODULE_0__/* .array */ .YOg(checkResultSchema) }).optional(),
+    gate: zod__WEBPACK_IMPORTED_MODULE_0__/* .object */ .Ikc({
+        passed: zod__WEBPACK_IMPORTED_MODULE_0__/* .boolean */ .zMY(),
+        at: zod__WEBPACK_IMPORTED_MODULE_0__/* .string */ .YjP(),
+        results: zod__WEBPACK_IMPORTED_MODULE_0__/* .array */ .YOg(checkResultSchema),
+        /** The checklist it was judged by (checklistKey); absent in states from before it was kept. */
+        checklist: zod__WEBPACK_IMPORTED_MODULE_0__/* .string */ .YjP().optional(),
+    })
+        .optional(),
     preconditions: zod__WEBPACK_IMPORTED_MODULE_0__/* .object */ .Ikc({ at: zod__WEBPACK_IMPORTED_MODULE_0__/* .string */ .YjP(), missing: zod__WEBPACK_IMPORTED_MODULE_0__/* .array */ .YOg(zod__WEBPACK_IMPORTED_MODULE_0__/* .string */ .YjP()) }).optional(),
 });
 const STATE_VERSION = 1;
@@ -12051,7 +12058,7 @@ __nccwpck_require__.d(__webpack_exports__, {
   g1: () => (/* binding */ dependencyOrder)
 });
 
-// UNUSED EXPORTS: applyEvents, atRest, diskFullTasks, retryRule, startRun, step
+// UNUSED EXPORTS: applyEvents, atRest, checklistChangedWarning, checklistsChanged, diskFullTasks, retryRule, startRun, step
 
 // EXTERNAL MODULE: ./lib/manifest/units.js
 var units = __nccwpck_require__(4906);
@@ -12165,6 +12172,7 @@ const MAX_HOPS = 8;
 
 
 
+
 /**
  * Retries per class when the manifest says nothing: a vanished task, a failed node or a
  * preemption is not the task's fault.
@@ -12206,7 +12214,10 @@ function applyEvents(state, events, policy, owned) {
             const prev = phases[e.phase] ?? { status: 'waiting' };
             phases[e.phase] =
                 e.type === 'gate'
-                    ? { ...prev, gate: { passed: e.results.every((r) => r.passed), at: e.at, results: e.results } }
+                    ? {
+                        ...prev,
+                        gate: { passed: e.results.every((r) => r.passed), at: e.at, results: e.results, checklist: e.checklist },
+                    }
                     : { ...prev, preconditions: { at: e.at, missing: e.missing } };
             continue;
         }
@@ -12304,6 +12315,20 @@ function applyTaskEvent(t, e, policy) {
  * fixed), blocked tasks re-derived. With `retryFailed`, failed tasks and the smoke tasks of a
  * failed checklist run again, with their retry allowances afresh.
  */
+/**
+ * Phases whose smoke stage failed a checklist that the manifest has changed since. The checklist
+ * is fixed before the smoke runs: a changed one judges a new smoke stage, never the old results.
+ */
+function checklistsChanged(state, plan) {
+    return plan.phases
+        .filter((p) => {
+        const gate = state.phases[p.name]?.gate;
+        return gate && !gate.passed && gate.checklist !== undefined && gate.checklist !== checklistKey(p.checklist);
+    })
+        .map((p) => p.name);
+}
+/** What a run says of a phase whose checklist changed after its smoke stage failed it. */
+const checklistChangedWarning = (phase) => `phase ${phase}: its checklist changed after it failed the smoke stage; the smoke stage runs again under the new one (a checklist is fixed before the smoke runs, never fitted to its results)`;
 function startRun(state, plan, opts) {
     const phases = {};
     // Made here, so that its index is kept from this first pass on.
@@ -12315,6 +12340,7 @@ function startRun(state, plan, opts) {
         const last = t.attempts[t.attempts.length - 1]?.n ?? 0;
         setTask(tasks, id, { status: 'pending', attempts: t.attempts, retryFrom: last });
     };
+    const changed = new Set(checklistsChanged(state, plan));
     for (const [name, p] of Object.entries(state.phases)) {
         const { gate, preconditions, ...rest } = p;
         phases[name] = {
@@ -12322,7 +12348,7 @@ function startRun(state, plan, opts) {
             ...(gate && gate.passed ? { gate } : {}),
             ...(preconditions && preconditions.missing.length === 0 ? { preconditions } : {}),
         };
-        if (opts.retryFailed && gate && !gate.passed)
+        if ((opts.retryFailed || changed.has(name)) && gate && !gate.passed)
             for (const t of plan.phases.find((x) => x.name === name)?.smoke ?? [])
                 reset(t.id);
     }
