@@ -10367,8 +10367,8 @@ function needsTwo(phase) {
 }
 /**
  * Explicit cells (`axis: values`) or a count. A count picks round-robin across strata so the
- * smoke stage touches every stratum it can. Never fewer than two when a check is about
- * collisions (and the grid has two cells).
+ * smoke stage touches every stratum it can, and within each the cell that differs most from
+ * those picked. Never fewer than two when a check is about collisions (and the grid has two cells).
  */
 function selectSmoke(phase, tasks) {
     const spec = phase.smoke?.tasks ?? 1;
@@ -10388,18 +10388,43 @@ function roundRobin(tasks, count) {
     const byStratum = new Map();
     for (const t of tasks) {
         const list = byStratum.get(t.stratum) ?? [];
-        if (list.length < count)
-            list.push(t);
+        list.push(t);
         byStratum.set(t.stratum, list);
     }
     const queues = [...byStratum.values()];
     const picked = [];
+    const seen = new Map();
     for (let round = 0; picked.length < count; round++) {
-        for (const q of queues)
-            if (q[round] && picked.length < count)
-                picked.push(q[round]);
+        for (const q of queues) {
+            if (picked.length >= count || round >= q.length)
+                continue;
+            const t = mostDifferent(q, picked, seen);
+            picked.push(t);
+            for (const [axis, v] of Object.entries(t.values))
+                seen.set(axis, (seen.get(axis) ?? new Set()).add(String(v)));
+        }
     }
     return picked;
+}
+/**
+ * The first of `candidates` not yet picked with a value not yet seen on the most axes: smoke
+ * tasks that differ on every axis they can show a value that does not reach the program (two
+ * outputs alike), which tasks alike but on one axis would not.
+ */
+function mostDifferent(candidates, picked, seen) {
+    let best;
+    let bestScore = -1;
+    for (const t of candidates) {
+        if (picked.includes(t))
+            continue;
+        let score = 0;
+        for (const [axis, v] of Object.entries(t.values))
+            if (!seen.get(axis)?.has(String(v)))
+                score++;
+        if (score > bestScore)
+            [best, bestScore] = [t, score];
+    }
+    return best;
 }
 
 ;// CONCATENATED MODULE: ./lib/plan/walltime.js
