@@ -404,8 +404,9 @@ export class SlurmExecutor implements Executor {
   }
 
   /**
-   * Cancels indices that would wait for ever and ends their attempts; an index the cancel did
-   * not reach (it started meanwhile, or the cancel failed) is looked at again next pass.
+   * Cancels indices that would wait for ever and ends their attempts; where the cancel failed,
+   * they are looked at again next pass. (An index that started in between is skipped by the
+   * cancel yet ended here: that needs its limit lifted in that very instant.)
    */
   private async cancelPending(found: { handle: string; event: TaskEvent }[]): Promise<TaskEvent[]> {
     if (found.length === 0) return [];
