@@ -24,9 +24,7 @@ import { FileStateStore } from '../exec/store/file-store.js';
 import type { Plan } from '../plan/plan.js';
 import { gateView, phaseTable } from '../queue/job-summary.js';
 import { PollPacer, pollLimits } from '../queue/poll.js';
-import { outputsGoneWarning } from '../queue/reconcile.js';
 import { startScopedRun, type Scope } from '../queue/scope.js';
-import { checklistChangedWarning, checklistsChanged } from '../queue/transition.js';
 import type { CampaignState } from '../queue/state.js';
 import { allCompleted, phaseCounts, renderSummary } from '../queue/summary.js';
 import type { GitHubServices } from './github/services.js';
@@ -124,10 +122,8 @@ async function advance(
     executor = opened.executor;
     const plan = opened.plan;
     const controller = new CampaignController({ manifest: c.manifest, plan, executor, store, scope });
-    for (const name of checklistsChanged(loaded, plan)) core.warning(checklistChangedWarning(name));
-    const reconciled = await controller.reconcileOutputs(loaded);
-    if (reconciled.gone.size > 0)
-      core.warning(outputsGoneWarning(reconciled.gone, 'run the workflow again with retry-failed: true'));
+    const reconciled = await controller.reconcile(loaded, 'run the workflow again with retry-failed: true');
+    for (const w of reconciled.warnings) core.warning(w);
     let state = startScopedRun(reconciled.state, plan, scope, { retryFailed: s['retry-failed'] });
     const pacer = new PollPacer(plan, pollLimits(c.manifest.cluster.executor));
     let atRest = false;

@@ -12,8 +12,7 @@ import { formatFinding, lintText } from '../lint/lint.js';
 import { manifest as manifestSchema } from '../manifest/schema.js';
 import { PollPacer, pollLimits } from '../queue/poll.js';
 import type { CampaignState } from '../queue/state.js';
-import { outputsGoneWarning } from '../queue/reconcile.js';
-import { checklistChangedWarning, checklistsChanged, diskFullTasks, startRun } from '../queue/transition.js';
+import { diskFullTasks, startRun } from '../queue/transition.js';
 import { allCompleted, phaseCounts, progressLine, renderSummary } from '../queue/summary.js';
 import type { Plan } from '../plan/plan.js';
 import { runCalibrate } from './calibrate.js';
@@ -189,9 +188,8 @@ async function run(argv: string[]): Promise<number> {
     const plan = opened.plan;
     const controller = new CampaignController({ manifest: c.manifest, plan, executor, store, warn });
     const progress = new Progress(process.stdout, plan);
-    for (const name of checklistsChanged(loaded, plan)) warn(checklistChangedWarning(name));
-    const reconciled = await controller.reconcileOutputs(loaded);
-    if (reconciled.gone.size > 0) warn(outputsGoneWarning(reconciled.gone, 'run again with --retry-failed'));
+    const reconciled = await controller.reconcile(loaded, 'run again with --retry-failed');
+    reconciled.warnings.forEach(warn);
     let state = startRun(reconciled.state, plan, { retryFailed: values['retry-failed'] === true });
     const pacer = new PollPacer(plan, pollLimits(c.manifest.cluster.executor, maxPoll));
     for (;;) {

@@ -12,11 +12,18 @@ import type { ArrayPlan, Plan } from '../plan/plan.js';
 import { checklistKey, evaluateChecklist, type SmokeFacts } from '../queue/checklist.js';
 import type { Action, CampaignEvent } from '../queue/events.js';
 import { retryPolicy } from '../queue/policy.js';
-import { completedOutputs, outputsGone } from '../queue/reconcile.js';
+import { completedOutputs, outputsGone, outputsGoneWarning } from '../queue/reconcile.js';
 import { scopeActions, scopeAtRest, type Scope } from '../queue/scope.js';
 import { ACTIVE, campaignStateSchema, emptyState, type CampaignState, type TaskState } from '../queue/state.js';
 import { changedSince, indexOf } from '../queue/task-index.js';
-import { applyEvents, atRest, step, type RetryPolicy } from '../queue/transition.js';
+import {
+  applyEvents,
+  atRest,
+  checklistChangedWarning,
+  checklistsChanged,
+  step,
+  type RetryPolicy,
+} from '../queue/transition.js';
 import type { ActiveAttempt, Executor } from './executor.js';
 import type { FileStateStore } from './store/file-store.js';
 import { LinkError } from './transport/transport.js';
@@ -147,15 +154,19 @@ export class CampaignController {
   }
 
   /**
-   * Looks for the outputs of the tasks the state calls completed (one batched query) and fails
-   * those whose output is gone: the outputs, not the stored state, say what is done.
+   * A loaded state checked before a run resumes it, with what the run is to say: phases whose
+   * checklist changed since a failed gate, and completed tasks whose outputs are gone (one
+   * batched query; the outputs, not the stored state, say what is done). `retryHow` names the
+   * way to run those again.
    */
-  async reconcileOutputs(state: CampaignState): Promise<{ state: CampaignState; gone: Map<string, string> }> {
+  async reconcile(state: CampaignState, retryHow: string): Promise<{ state: CampaignState; warnings: string[] }> {
+    const warnings = checklistsChanged(state, this.c.plan).map(checklistChangedWarning);
     const outputs = completedOutputs(state, this.c.plan);
-    if (outputs.size === 0) return { state, gone: new Map() };
+    if (outputs.size === 0) return { state, warnings };
     const missing = new Set(await this.c.executor.missing([...outputs.values()]));
     const gone = new Map([...outputs].filter(([, path]) => missing.has(path)));
-    return { state: outputsGone(state, gone), gone };
+    if (gone.size > 0) warnings.push(outputsGoneWarning(gone, retryHow));
+    return { state: outputsGone(state, gone), warnings };
   }
 
   /**
