@@ -8,6 +8,13 @@ module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("buffer");
 
 /***/ }),
 
+/***/ 7598:
+/***/ ((module) => {
+
+module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:crypto");
+
+/***/ }),
+
 /***/ 3024:
 /***/ ((module) => {
 
@@ -8610,30 +8617,22 @@ exports.visitAsync = visitAsync;
 
 /***/ }),
 
-/***/ 8985:
+/***/ 9350:
 /***/ ((__unused_webpack___webpack_module__, __webpack_exports__, __nccwpck_require__) => {
 
-
-// EXPORTS
-__nccwpck_require__.d(__webpack_exports__, {
-  fe: () => (/* binding */ appendSummary),
-  z3: () => (/* binding */ error),
-  V4: () => (/* binding */ getInput),
-  pq: () => (/* binding */ info),
-  C1: () => (/* binding */ setFailed),
-  uH: () => (/* binding */ setOutput),
-  $e: () => (/* binding */ warning)
-});
-
-;// CONCATENATED MODULE: external "node:crypto"
-const external_node_crypto_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:crypto");
-// EXTERNAL MODULE: external "node:fs"
-var external_node_fs_ = __nccwpck_require__(3024);
-// EXTERNAL MODULE: external "node:fs/promises"
-var promises_ = __nccwpck_require__(1455);
-// EXTERNAL MODULE: external "node:os"
-var external_node_os_ = __nccwpck_require__(8161);
-;// CONCATENATED MODULE: ./lib/action/commands.js
+/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
+/* harmony export */   $e: () => (/* binding */ warning),
+/* harmony export */   C1: () => (/* binding */ setFailed),
+/* harmony export */   V4: () => (/* binding */ getInput),
+/* harmony export */   fe: () => (/* binding */ appendSummary),
+/* harmony export */   pq: () => (/* binding */ info),
+/* harmony export */   uH: () => (/* binding */ setOutput),
+/* harmony export */   z3: () => (/* binding */ error)
+/* harmony export */ });
+/* harmony import */ var node_crypto__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(7598);
+/* harmony import */ var node_fs__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(3024);
+/* harmony import */ var node_fs_promises__WEBPACK_IMPORTED_MODULE_2__ = __nccwpck_require__(1455);
+/* harmony import */ var node_os__WEBPACK_IMPORTED_MODULE_3__ = __nccwpck_require__(8161);
 /**
  * The runner's workflow commands the lint action and the shared reporting use, written exactly
  * as @actions/core writes them (its command.js, file-command.js, summary.js). Not that library:
@@ -8649,7 +8648,7 @@ function getInput(name) {
     return (process.env[`INPUT_${name.replace(/ /g, '_').toUpperCase()}`] || '').trim();
 }
 function info(message) {
-    process.stdout.write(message + external_node_os_.EOL);
+    process.stdout.write(message + node_os__WEBPACK_IMPORTED_MODULE_3__.EOL);
 }
 function error(message, properties = {}) {
     issue('error', commandProperties(properties), message);
@@ -8665,19 +8664,19 @@ function setFailed(message) {
 function setOutput(name, value) {
     const file = process.env.GITHUB_OUTPUT || '';
     if (!file) {
-        process.stdout.write(external_node_os_.EOL);
+        process.stdout.write(node_os__WEBPACK_IMPORTED_MODULE_3__.EOL);
         issue('set-output', { name }, commandValue(value));
         return;
     }
-    if (!(0,external_node_fs_.existsSync)(file))
+    if (!(0,node_fs__WEBPACK_IMPORTED_MODULE_1__.existsSync)(file))
         throw new Error(`Missing file at path: ${file}`);
-    const delimiter = `ghadelimiter_${(0,external_node_crypto_namespaceObject.randomUUID)()}`;
+    const delimiter = `ghadelimiter_${(0,node_crypto__WEBPACK_IMPORTED_MODULE_0__.randomUUID)()}`;
     const text = commandValue(value);
     if (name.includes(delimiter))
         throw new Error(`Unexpected input: name should not contain the delimiter "${delimiter}"`);
     if (text.includes(delimiter))
         throw new Error(`Unexpected input: value should not contain the delimiter "${delimiter}"`);
-    (0,external_node_fs_.appendFileSync)(file, `${name}<<${delimiter}${external_node_os_.EOL}${text}${external_node_os_.EOL}${delimiter}${external_node_os_.EOL}`, { encoding: 'utf8' });
+    (0,node_fs__WEBPACK_IMPORTED_MODULE_1__.appendFileSync)(file, `${name}<<${delimiter}${node_os__WEBPACK_IMPORTED_MODULE_3__.EOL}${text}${node_os__WEBPACK_IMPORTED_MODULE_3__.EOL}${delimiter}${node_os__WEBPACK_IMPORTED_MODULE_3__.EOL}`, { encoding: 'utf8' });
 }
 /** Appends text and a line end to the job summary (GITHUB_STEP_SUMMARY). */
 async function appendSummary(text) {
@@ -8686,12 +8685,12 @@ async function appendSummary(text) {
         throw new Error('Unable to find environment variable for $GITHUB_STEP_SUMMARY. Check if your runtime environment supports job summaries.');
     }
     try {
-        await (0,promises_.access)(file, promises_.constants.R_OK | promises_.constants.W_OK);
+        await (0,node_fs_promises__WEBPACK_IMPORTED_MODULE_2__.access)(file, node_fs_promises__WEBPACK_IMPORTED_MODULE_2__.constants.R_OK | node_fs_promises__WEBPACK_IMPORTED_MODULE_2__.constants.W_OK);
     }
     catch {
         throw new Error(`Unable to access summary file: '${file}'. Check if the file has correct read/write permissions.`);
     }
-    await (0,promises_.appendFile)(file, text + external_node_os_.EOL, { encoding: 'utf8' });
+    await (0,node_fs_promises__WEBPACK_IMPORTED_MODULE_2__.appendFile)(file, text + node_os__WEBPACK_IMPORTED_MODULE_3__.EOL, { encoding: 'utf8' });
 }
 function commandProperties(p) {
     if (Object.keys(p).length === 0)
@@ -8712,7 +8711,7 @@ function issue(command, properties, message) {
         const set = Object.entries(properties).filter(([, v]) => v);
         text += ' ' + set.map(([k, v]) => `${k}=${escapeProperty(v)}`).join(',');
     }
-    process.stdout.write(`${text}::${escapeData(message)}${external_node_os_.EOL}`);
+    process.stdout.write(`${text}::${escapeData(message)}${node_os__WEBPACK_IMPORTED_MODULE_3__.EOL}`);
 }
 function commandValue(input) {
     if (input === null || input === undefined)
@@ -8734,7 +8733,7 @@ const escapeProperty = (s) => escapeData(s).replace(/:/g, '%3A').replace(/,/g, '
 /* harmony export */   f: () => (/* binding */ entry)
 /* harmony export */ });
 /* harmony import */ var _errors_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(6020);
-/* harmony import */ var _commands_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(8985);
+/* harmony import */ var _commands_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(9350);
 /* harmony import */ var _report_js__WEBPACK_IMPORTED_MODULE_2__ = __nccwpck_require__(2674);
 /** What both entry points do around their work: a user error is annotated and fails the step; anything else is a bug. */
 
@@ -8764,7 +8763,7 @@ async function entry(work) {
 /***/ ((__webpack_module__, __unused_webpack___webpack_exports__, __nccwpck_require__) => {
 
 __nccwpck_require__.a(__webpack_module__, async (__webpack_handle_async_dependencies__, __webpack_async_result__) => { try {
-/* harmony import */ var _commands_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(8985);
+/* harmony import */ var _commands_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(9350);
 /* harmony import */ var _entry_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(5170);
 /* harmony import */ var _lint_js__WEBPACK_IMPORTED_MODULE_2__ = __nccwpck_require__(5328);
 /* harmony import */ var _settings_js__WEBPACK_IMPORTED_MODULE_3__ = __nccwpck_require__(1720);
@@ -8800,8 +8799,8 @@ var external_node_path_ = __nccwpck_require__(6760);
 var external_node_os_ = __nccwpck_require__(8161);
 // EXTERNAL MODULE: ./lib/errors.js
 var errors = __nccwpck_require__(6020);
-// EXTERNAL MODULE: ./lib/lint/lint.js + 35 modules
-var lint = __nccwpck_require__(9251);
+// EXTERNAL MODULE: ./lib/lint/lint.js + 32 modules
+var lint = __nccwpck_require__(7815);
 ;// CONCATENATED MODULE: ./lib/cli/load.js
 /** Reading a manifest from disk for a command: lint first, refuse on errors, resolve its places. */
 
@@ -8855,8 +8854,8 @@ var dist = __nccwpck_require__(8379);
 var schemas = __nccwpck_require__(5584);
 // EXTERNAL MODULE: ./lib/manifest/units.js
 var units = __nccwpck_require__(4906);
-// EXTERNAL MODULE: ./lib/queue/transition.js + 1 modules
-var transition = __nccwpck_require__(3075);
+// EXTERNAL MODULE: ./lib/queue/transition.js + 2 modules
+var transition = __nccwpck_require__(20);
 ;// CONCATENATED MODULE: ./lib/workflow/render.js
 /**
  * The GitHub Actions workflow for a campaign, pure: one job per phase stage (smoke, gate,
@@ -9136,8 +9135,8 @@ async function staleWorkflowFinding(file, ctx) {
         : finding(`${shown} no longer matches this manifest (its phases, dependencies or path changed)`);
 }
 
-// EXTERNAL MODULE: ./lib/action/commands.js + 1 modules
-var commands = __nccwpck_require__(8985);
+// EXTERNAL MODULE: ./lib/action/commands.js
+var commands = __nccwpck_require__(9350);
 // EXTERNAL MODULE: ./lib/action/report.js
 var report = __nccwpck_require__(2674);
 ;// CONCATENATED MODULE: ./lib/action/lint.js
@@ -9207,8 +9206,8 @@ async function runLint(settings) {
 /* harmony export */ });
 /* unused harmony export ANNOTATIONS_PER_SEVERITY */
 /* harmony import */ var node_path__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(6760);
-/* harmony import */ var _lint_lint_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(9251);
-/* harmony import */ var _commands_js__WEBPACK_IMPORTED_MODULE_2__ = __nccwpck_require__(8985);
+/* harmony import */ var _lint_lint_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(7815);
+/* harmony import */ var _commands_js__WEBPACK_IMPORTED_MODULE_2__ = __nccwpck_require__(9350);
 /**
  * What a workflow run shows: findings as annotations on the manifest's lines (within GitHub's
  * per-step limits, the rest in the log), and the job summary (within its size limit).
@@ -9306,8 +9305,8 @@ var errors = __nccwpck_require__(6020);
 var units = __nccwpck_require__(4906);
 // EXTERNAL MODULE: ./lib/queue/state.js
 var state = __nccwpck_require__(6326);
-// EXTERNAL MODULE: ./lib/queue/transition.js + 1 modules
-var transition = __nccwpck_require__(3075);
+// EXTERNAL MODULE: ./lib/queue/transition.js + 2 modules
+var transition = __nccwpck_require__(20);
 ;// CONCATENATED MODULE: ./lib/queue/scope.js
 
 
@@ -9488,7 +9487,7 @@ function formatProblem(p) {
 
 /***/ }),
 
-/***/ 9251:
+/***/ 7815:
 /***/ ((__unused_webpack___webpack_module__, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -9500,387 +9499,8 @@ __nccwpck_require__.d(__webpack_exports__, {
 
 // EXTERNAL MODULE: ./lib/errors.js
 var errors = __nccwpck_require__(6020);
-// EXTERNAL MODULE: external "node:path"
-var external_node_path_ = __nccwpck_require__(6760);
-;// CONCATENATED MODULE: ./lib/manifest/grid.js
-/** Axes as lists: a scalar is a one-value axis. */
-function axesOf(grid) {
-    return Object.entries(grid ?? {}).map(([k, v]) => [k, Array.isArray(v) ? v : [v]]);
-}
-/** How many cells the grid has, computed without expanding it. */
-function cellCount(grid) {
-    return axesOf(grid).reduce((n, [, values]) => n * values.length, 1);
-}
-/** The cell at a given index (first axis slowest), without expanding the others. */
-function cellAt(axes, index) {
-    const cell = {};
-    let rest = index;
-    for (let i = axes.length - 1; i >= 0; i--) {
-        const [name, values] = axes[i];
-        cell[name] = values[rest % values.length];
-        rest = Math.floor(rest / values.length);
-    }
-    return orderLike(axes, cell);
-}
-function orderLike(axes, cell) {
-    const ordered = {};
-    for (const [name] of axes)
-        ordered[name] = cell[name];
-    return ordered;
-}
-function expandGrid(grid) {
-    const axes = axesOf(grid);
-    const n = cellCount(grid);
-    const cells = new Array(n);
-    for (let i = 0; i < n; i++)
-        cells[i] = cellAt(axes, i);
-    return cells;
-}
-const UNSAFE = /[^A-Za-z0-9.+-]+/g;
-/** A tag derived from the cell: axis name and value per axis, e.g. `N384_n50000_seed42`. */
-function tagOf(cell) {
-    const parts = Object.entries(cell).map(([k, v]) => `${k}${String(v).replace(UNSAFE, '-')}`);
-    return parts.length > 0 ? parts.join('_') : 'task';
-}
-/** "N=384,n=50000" for the values of the given axes. */
-function selectorOf(cell, axes) {
-    return axes.length > 0 ? axes.map((a) => `${a}=${String(cell[a])}`).join(',') : 'all';
-}
-/** Parses "N=384, n=50000" into pairs. */
-function parseSelector(key) {
-    return key.split(',').map((part) => {
-        const i = part.indexOf('=');
-        return [part.slice(0, i).trim(), part.slice(i + 1).trim()];
-    });
-}
-function matchesSelector(cell, key) {
-    return parseSelector(key).every(([axis, value]) => axis in cell && String(cell[axis]) === value);
-}
-
-;// CONCATENATED MODULE: ./lib/manifest/template.js
-const BUILTINS = ['output', 'tag', 'task', 'phase', 'campaign', 'stage', 'units', 'attempt'];
-/** Names usable where the value is a path known before a task runs (output, preconditions). */
-const PATH_BUILTINS = ['tag', 'phase', 'campaign'];
-const TOKEN = /\$\$\{|\$\{([^}]*)\}/g;
-function parseTemplate(text) {
-    const parts = [];
-    let last = 0;
-    for (const m of text.matchAll(TOKEN)) {
-        if (m.index > last)
-            parts.push({ literal: text.slice(last, m.index), offset: last });
-        parts.push(m[0] === '$${' ? { literal: '${', offset: m.index } : { name: m[1].trim(), offset: m.index });
-        last = m.index + m[0].length;
-    }
-    if (last < text.length)
-        parts.push({ literal: text.slice(last), offset: last });
-    return parts;
-}
-/** The variable names a template uses, in order of appearance. */
-function templateNames(text) {
-    return parseTemplate(text).flatMap((p) => (p.name === undefined ? [] : [p.name]));
-}
-/** The names a template uses that are not in `known`. */
-function unknownNames(text, known) {
-    return templateNames(text).filter((n) => !known.has(n));
-}
-/** The environment variable a template name is passed in. */
-function envName(name) {
-    return BUILTINS.includes(name) ? `CAMPAIGN_${name.toUpperCase()}` : `CAMPAIGN_AXIS_${name}`;
-}
-/**
- * Shell text with every variable turned into a quoted environment reference. The reference
- * fits the quoting the template puts it in, so the value stays one word with no expansion:
- * `"${NAME}"` outside quotes (and inside `$(…)` or backticks), `${NAME}` inside double quotes
- * (a nested `"` would end the user's quotes and leave the value to word splitting and globbing)
- * and in heredoc bodies (where quotes are literal text), and closed-and-reopened quotes inside
- * single quotes (where the shell expands nothing).
- */
-function toShell(text) {
-    const lexer = new QuoteLexer();
-    return parseTemplate(text)
-        .map((p) => {
-        if (p.name === undefined) {
-            lexer.feed(p.literal);
-            return p.literal;
-        }
-        lexer.feed('\u0000'); // a variable is never part of a heredoc delimiter line
-        const ref = `\${${envName(p.name)}}`;
-        switch (lexer.context()) {
-            case 'dq':
-            case 'heredoc':
-                return ref;
-            case 'sq':
-                return `'"${ref}"'`;
-            case 'ansi':
-                return `'"${ref}"$'`;
-            default:
-                return `"${ref}"`;
-        }
-    })
-        .join('');
-}
-/**
- * Tracks bash quoting through shell text: quotes, `$'…'`, `$(…)`, `$((…))` and backticks
- * (which start a fresh context even inside double quotes), heredoc bodies, backslash escapes
- * and comments.
- */
-class QuoteLexer {
-    stack = [{ kind: 'top', depth: 0 }];
-    escaped = false;
-    comment = false;
-    prev = '\n';
-    /** Heredocs opened on the current line, whose bodies start at the next newline. */
-    pending = [];
-    heredoc;
-    line = '';
-    context() {
-        return this.heredoc ? 'heredoc' : this.stack[this.stack.length - 1].kind;
-    }
-    feed(text) {
-        for (let i = 0; i < text.length; i++) {
-            const c = text[i];
-            const next = text[i + 1];
-            if (this.heredoc) {
-                if (c !== '\n') {
-                    this.line += c;
-                    continue;
-                }
-                const line = this.heredoc.tabs ? this.line.replace(/^\t+/, '') : this.line;
-                this.line = '';
-                if (line === this.heredoc.delimiter)
-                    this.heredoc = this.pending.shift();
-                continue;
-            }
-            const top = this.stack[this.stack.length - 1];
-            const prev = this.prev;
-            this.prev = c;
-            if (this.escaped) {
-                this.escaped = false;
-                continue;
-            }
-            if (c === '\n' && this.pending.length > 0 && !['sq', 'dq', 'ansi'].includes(top.kind)) {
-                this.comment = false;
-                this.heredoc = this.pending.shift();
-                continue;
-            }
-            if (this.comment) {
-                if (c === '\n')
-                    this.comment = false;
-                continue;
-            }
-            switch (top.kind) {
-                case 'sq':
-                    if (c === "'")
-                        this.stack.pop();
-                    break;
-                case 'ansi':
-                    if (c === '\\')
-                        this.escaped = true;
-                    else if (c === "'")
-                        this.stack.pop();
-                    break;
-                case 'dq':
-                    if (c === '\\')
-                        this.escaped = true;
-                    else if (c === '"')
-                        this.stack.pop();
-                    else if (c === '$' && next === '(')
-                        i = this.open(text, i);
-                    else if (c === '`')
-                        this.stack.push({ kind: 'bt', depth: 0 });
-                    break;
-                case 'arith':
-                    if (c === '(')
-                        top.depth++;
-                    else if (c === ')' && top.depth > 0)
-                        top.depth--;
-                    else if (c === ')' && next === ')') {
-                        this.stack.pop();
-                        i++;
-                    }
-                    else if (c === '"')
-                        this.stack.push({ kind: 'dq', depth: 0 });
-                    else if (c === '$' && next === '(')
-                        i = this.open(text, i);
-                    break;
-                default:
-                    if (c === '\\')
-                        this.escaped = true;
-                    else if (c === '#' && /[\s;&|()]/.test(prev))
-                        this.comment = true;
-                    else if (c === "'")
-                        this.stack.push({ kind: 'sq', depth: 0 });
-                    else if (c === '"')
-                        this.stack.push({ kind: 'dq', depth: 0 });
-                    else if (c === '$' && next === "'") {
-                        this.stack.push({ kind: 'ansi', depth: 0 });
-                        i++;
-                    }
-                    else if (c === '$' && next === '(')
-                        i = this.open(text, i);
-                    else if (c === '(' && next === '(' && /[\s;&|()]/.test(prev)) {
-                        this.stack.push({ kind: 'arith', depth: 0 });
-                        i++;
-                    }
-                    else if (c === '<' && next === '<')
-                        i = this.redirect(text, i);
-                    else if (c === '`') {
-                        if (top.kind === 'bt')
-                            this.stack.pop();
-                        else
-                            this.stack.push({ kind: 'bt', depth: 0 });
-                    }
-                    else if (top.kind === 'cmd' && c === '(')
-                        top.depth++;
-                    else if (top.kind === 'cmd' && c === ')') {
-                        if (top.depth === 0)
-                            this.stack.pop();
-                        else
-                            top.depth--;
-                    }
-            }
-        }
-    }
-    /** `$(` or `$((` at `i`; returns the index of its last character. */
-    open(text, i) {
-        const arith = text[i + 2] === '(';
-        this.stack.push({ kind: arith ? 'arith' : 'cmd', depth: 0 });
-        this.prev = '(';
-        return i + (arith ? 2 : 1);
-    }
-    /** `<<` at `i`: a here-string, or a heredoc whose body starts at the next newline. */
-    redirect(text, i) {
-        if (text[i + 2] === '<')
-            return i + 2;
-        const m = /^<<(-?)[ \t]*((?:[^\s;&|<>()'"\\]|'[^']*'|"[^"]*"|\\.)+)/.exec(text.slice(i));
-        if (!m)
-            return i + 1;
-        const delimiter = m[2].replace(/'([^']*)'|"([^"]*)"|\\(.)/g, (_, a, b, c) => a ?? b ?? c);
-        this.pending.push({ delimiter, tabs: m[1] === '-' });
-        this.prev = m[0][m[0].length - 1];
-        return i + m[0].length - 1;
-    }
-}
-/** The template with values substituted as plain text (for paths and for display). */
-function substitute(text, values) {
-    return compileTemplate(text)((name) => values[name]);
-}
-/**
- * A template parsed once, to be filled many times (a phase's output path for every task):
- * `lookup` gives the value of a name.
- */
-function compileTemplate(text) {
-    const parts = parseTemplate(text);
-    return (lookup) => {
-        let out = '';
-        for (const p of parts) {
-            if (p.name === undefined) {
-                out += p.literal;
-                continue;
-            }
-            const v = lookup(p.name);
-            if (v === undefined)
-                throw new Error(`template variable ${p.name} has no value (lint should have refused it)`);
-            out += String(v);
-        }
-        return out;
-    };
-}
-
-;// CONCATENATED MODULE: ./lib/manifest/expand.js
-/** The tasks of a phase: one per grid cell, with derived tag, id, stratum and output path. */
-
-
-
-/** Smoke outputs live apart from real results so that a smoke file is never taken for one. */
-const SMOKE_DIR = '_smoke';
-/** The largest grid a phase may have; larger ones are refused before any expansion. */
-const MAX_TASKS_PER_PHASE = 1_000_000;
-function dependsOn(phase) {
-    return phase.depends_on === undefined ? [] : Array.isArray(phase.depends_on) ? phase.depends_on : [phase.depends_on];
-}
-/** Axes the cost varies along: declared `strata`, else the axes named in per-stratum cost keys. */
-function strataAxes(phase) {
-    if (phase.strata)
-        return phase.strata;
-    const axes = new Set();
-    for (const field of [phase.cost?.per_unit, phase.cost?.units]) {
-        if (field !== undefined && typeof field === 'object') {
-            for (const key of Object.keys(field))
-                for (const part of key.split(','))
-                    axes.add(part.split('=')[0].trim());
-        }
-    }
-    return [...axes];
-}
-/** Values a path template (output, precondition) may use for one cell. */
-function pathValues(manifest, phase, cell, tag) {
-    return (name) => {
-        if (name in cell)
-            return cell[name];
-        if (name === 'tag')
-            return tag;
-        if (name === 'phase')
-            return phase.name;
-        return name === 'campaign' ? manifest.campaign : undefined;
-    };
-}
-/** Fills a path template for one cell. */
-function renderPath(manifest, phase, template, cell, tag) {
-    return compileTemplate(template)(pathValues(manifest, phase, cell, tag));
-}
-/** A relative path normalised, or undefined when it leaves the directory it is relative to. */
-function containedPath(path) {
-    if (path === '' || path.startsWith('/') || path.startsWith('~'))
-        return undefined;
-    const norm = external_node_path_.posix.normalize(path);
-    return norm === '..' || norm.startsWith('../') || norm === '.' ? undefined : norm;
-}
-function expandPhase(manifest, phase) {
-    const axes = axesOf(phase.grid);
-    const strata = strataAxes(phase);
-    const n = cellCount(phase.grid);
-    const output = phase.output === undefined ? undefined : compileTemplate(phase.output);
-    const tasks = new Array(n);
-    for (let i = 0; i < n; i++) {
-        const values = cellAt(axes, i);
-        const tag = tagOf(values);
-        const units = valueFor(phase.cost?.units, values);
-        const path = output?.(pathValues(manifest, phase, values, tag));
-        tasks[i] = {
-            id: `${phase.name}/${tag}`,
-            phase: phase.name,
-            stage: 'full',
-            cell: i,
-            tag,
-            values,
-            stratum: selectorOf(values, strata),
-            ...(units === undefined ? {} : { units }),
-            ...(path === undefined ? {} : { output: containedPath(path) ?? path }),
-        };
-    }
-    return tasks;
-}
-/** The smoke version of a task: its own id and an output apart from real results. */
-function asSmoke(task, units) {
-    return {
-        ...task,
-        id: `${task.phase}/smoke/${task.tag}`,
-        stage: 'smoke',
-        ...(task.output === undefined ? {} : { output: external_node_path_.posix.join(SMOKE_DIR, task.phase, task.output) }),
-        ...(units === undefined ? {} : { units }),
-    };
-}
-/** A value that may be given per stratum: the one value, or the value of the first matching selector. */
-function valueFor(field, cell) {
-    if (field === undefined || field === null || typeof field !== 'object')
-        return field;
-    for (const [key, value] of Object.entries(field))
-        if (matchesSelector(cell, key))
-            return value;
-    return undefined;
-}
-
+// EXTERNAL MODULE: ./lib/manifest/expand.js
+var expand = __nccwpck_require__(3941);
 // EXTERNAL MODULE: ./node_modules/yaml/dist/index.js
 var dist = __nccwpck_require__(8379);
 // EXTERNAL MODULE: ./node_modules/zod/v4/classic/schemas.js + 15 modules
@@ -9898,9 +9518,9 @@ const IDENT = /^[A-Za-z_][A-Za-z0-9_]*$/;
 const NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]*$/;
 const duration = schemas/* union */.KCZ([schemas/* string */.YjP(), schemas/* number */.aig().nonnegative()])
     .refine((v) => (0,manifest_units/* parseDuration */.E9)(v) !== undefined, {
-    message: 'not a duration: write e.g. 90s, 37s, 3h, 1h30m, 2d or 1-00:00:00',
+    message: 'not a duration: write e.g. 90s, 179ms, 0.5s, 3h, 1h30m, 2d or 1-00:00:00',
 })
-    .describe('A duration: 90s, 3h, 1h30m, 2d, or Slurm form 1-00:00:00; a number is seconds.');
+    .describe('A duration: 90s, 179ms, 0.5s, 3h, 1h30m, 2d, or Slurm form 1-00:00:00; a number is seconds.');
 const size = schemas/* union */.KCZ([schemas/* string */.YjP(), schemas/* number */.aig().nonnegative()])
     .refine((v) => (0,manifest_units/* parseSize */.DB)(v) !== undefined, {
     message: 'not a size: write e.g. 500M, 32G or 500MiB',
@@ -10359,6 +9979,8 @@ function knownKeys(schema, path, data) {
     return new Set(objectsAt(schema, path, data).flatMap((d) => Object.keys(d.shape)));
 }
 
+// EXTERNAL MODULE: ./lib/plan/definition.js + 1 modules
+var definition = __nccwpck_require__(9164);
 ;// CONCATENATED MODULE: ./lib/plan/smoke.js
 /** Checks whose meaning needs two tasks or more: one task cannot collide with anything. */
 const COLLISION_CHECKS = new Set(['distinct_outputs']);
@@ -10470,8 +10092,8 @@ function budgetFor(input) {
             arithmetic: `default ${(0,manifest_units/* formatDuration */.a3)(DEFAULT_WALLTIME_SECONDS)} (no cost model)`,
         });
     }
-    const rate = (0,manifest_units/* parseDuration */.E9)(valueFor(cost.per_unit, cell) ?? NaN);
-    const units = input.units ?? valueFor(cost.units, cell);
+    const rate = (0,manifest_units/* parseDuration */.E9)((0,expand/* valueFor */.Xx)(cost.per_unit, cell) ?? NaN);
+    const units = input.units ?? (0,expand/* valueFor */.Xx)(cost.units, cell);
     if (rate === undefined || units === undefined) {
         return {
             seconds: DEFAULT_WALLTIME_SECONDS,
@@ -10530,6 +10152,7 @@ function place(caps, forced, budget) {
 
 
 
+
 /** The largest array the executor takes in one submission. */
 function maxArraySize(manifest) {
     const c = manifest.cluster;
@@ -10538,11 +10161,11 @@ function maxArraySize(manifest) {
 function resourcesFor(manifest, phase, task) {
     const base = manifest.defaults?.resources ?? {};
     const own = phase.resources ?? {};
-    const mem = valueFor(own.mem ?? base.mem, task.values);
+    const mem = (0,expand/* valueFor */.Xx)(own.mem ?? base.mem, task.values);
     const partition = own.partition ?? base.partition;
     return {
-        gpus: valueFor(own.gpus ?? base.gpus, task.values) ?? (manifest.cluster.executor === 'ssh-gpu' ? 1 : 0),
-        cpus: valueFor(own.cpus ?? base.cpus, task.values) ?? 1,
+        gpus: (0,expand/* valueFor */.Xx)(own.gpus ?? base.gpus, task.values) ?? (manifest.cluster.executor === 'ssh-gpu' ? 1 : 0),
+        cpus: (0,expand/* valueFor */.Xx)(own.cpus ?? base.cpus, task.values) ?? 1,
         ...(mem === undefined ? {} : { memBytes: (0,manifest_units/* parseSize */.DB)(mem) }),
         ...(partition === undefined ? {} : { partition }),
     };
@@ -10554,12 +10177,28 @@ const classKey = (r) => `g${r.gpus}c${r.cpus}m${r.memBytes ?? '-'}`;
  */
 function planCampaign(manifest, expanded, clusterMaxArraySize = Number.MAX_SAFE_INTEGER) {
     const limit = Math.min(maxArraySize(manifest), clusterMaxArraySize);
-    const phases = manifest.phases.map((phase) => {
-        const tasks = expanded?.get(phase.name) ?? expandPhase(manifest, phase);
+    // Planned dependencies first: a task's definition holds those of the tasks whose outputs it reads.
+    const upstream = { outputs: new Map(), stages: new Map() };
+    const planned = new Map();
+    const planPhase = (phase) => {
+        const cells = expanded?.get(phase.name) ?? (0,expand/* expandPhase */._K)(manifest, phase);
         const overrides = phase.smoke?.overrides;
-        const chosen = phase.smoke ? selectSmoke(phase, tasks) : [];
+        const chosen = phase.smoke ? selectSmoke(phase, cells) : [];
         // A full-run smoke task is the full task itself: its result counts and it is not run again.
-        const smoke = phase.smoke?.full_run ? chosen : chosen.map((t) => asSmoke(t, overrides?.units ?? t.units));
+        const smokeCells = phase.smoke?.full_run ? chosen : chosen.map((t) => (0,expand/* asSmoke */.A)(t, overrides?.units ?? t.units));
+        const digests = (0,definition/* taskDefinitions */.sE)(manifest, phase, [...cells, ...smokeCells], (t) => resourcesFor(manifest, phase, t).gpus, upstream.outputs);
+        const defined = (t) => ({ ...t, definition: digests.get(t.id) });
+        const tasks = cells.map(defined);
+        const smoke = smokeCells.map(defined);
+        const reads = (0,expand/* dependsOn */.fr)(phase).map((d) => upstream.stages.get(d) ?? '');
+        const definitions = {
+            smoke: (0,definition/* stageDefinition */.aC)(manifest, phase, 'smoke', reads),
+            full: (0,definition/* stageDefinition */.aC)(manifest, phase, 'full', reads),
+        };
+        for (const t of tasks)
+            if (t.output !== undefined)
+                upstream.outputs.set(t.output, t.definition);
+        upstream.stages.set(phase.name, definitions.full.id);
         const arrays = [
             ...arraysFor(manifest, phase, 'smoke', smoke, limit),
             ...arraysFor(manifest, phase, 'full', tasks, limit),
@@ -10569,18 +10208,43 @@ function planCampaign(manifest, expanded, clusterMaxArraySize = Number.MAX_SAFE_
             .reduce((sum, a) => sum + (a.resources.gpus * a.budget.seconds * a.tasks.length) / 3600, 0);
         return {
             name: phase.name,
-            dependsOn: dependsOn(phase),
-            strata: strataAxes(phase),
+            dependsOn: (0,expand/* dependsOn */.fr)(phase),
+            strata: (0,expand/* strataAxes */.pM)(phase),
             tasks,
             smoke,
             checklist: phase.smoke?.trigger ?? [],
             preconditions: (phase.preconditions ?? []).map((p) => p.exists),
             arrays,
+            definitions,
             gpuHours: hours('full'),
             smokeGpuHours: hours('smoke'),
         };
-    });
+    };
+    for (const phase of dependenciesFirst(manifest.phases))
+        planned.set(phase.name, planPhase(phase));
+    const phases = manifest.phases.map((p) => planned.get(p.name));
     return { campaign: manifest.campaign, executor: manifest.cluster.executor, workdir: manifest.workdir, phases };
+}
+/** The phases with each one's dependencies before it, in manifest order where there is a choice (a cycle, which lint refuses, is cut). */
+function dependenciesFirst(phases) {
+    const byName = new Map(phases.map((p) => [p.name, p]));
+    const done = new Set();
+    const order = [];
+    const visit = (p, path) => {
+        if (done.has(p.name) || path.has(p.name))
+            return;
+        path.add(p.name);
+        for (const d of (0,expand/* dependsOn */.fr)(p)) {
+            const dep = byName.get(d);
+            if (dep)
+                visit(dep, path);
+        }
+        done.add(p.name);
+        order.push(p);
+    };
+    for (const p of phases)
+        visit(p, new Set());
+    return order;
 }
 /** One array per stratum and resource class, chunked to the executor's array size limit. */
 function arraysFor(manifest, phase, stage, tasks, limit) {
@@ -10705,7 +10369,7 @@ const dependencyCycle = {
                 firstIndex.set(p.name, i);
         });
         // Only the first phase of a name is a node: duplicate names are another rule's error.
-        const edges = manifest.phases.map((p, i) => firstIndex.get(p.name) === i ? dependsOn(p).flatMap((d) => (firstIndex.has(d) ? [firstIndex.get(d)] : [])) : []);
+        const edges = manifest.phases.map((p, i) => firstIndex.get(p.name) === i ? (0,expand/* dependsOn */.fr)(p).flatMap((d) => (firstIndex.has(d) ? [firstIndex.get(d)] : [])) : []);
         const cycles = components(edges)
             .filter((scc) => scc.length > 1 || edges[scc[0]].includes(scc[0]))
             .map((scc) => cycleThrough(Math.min(...scc), edges, new Set(scc)))
@@ -10715,7 +10379,7 @@ const dependencyCycle = {
             const phase = manifest.phases[i];
             const next = manifest.phases[cycle[1] ?? i].name;
             const names = [...cycle, i].map((k) => manifest.phases[k].name);
-            const j = dependsOn(phase).indexOf(next);
+            const j = (0,expand/* dependsOn */.fr)(phase).indexOf(next);
             const self = cycle.length === 1;
             findings.push({
                 message: self
@@ -10919,6 +10583,8 @@ const gpusBeyondServer = {
     },
 };
 
+// EXTERNAL MODULE: ./lib/manifest/grid.js
+var manifest_grid = __nccwpck_require__(6161);
 ;// CONCATENATED MODULE: ./lib/lint/rules/grid-too-large.js
 
 
@@ -10926,19 +10592,19 @@ const gpusBeyondServer = {
 const gridTooLarge = {
     id: 'grid-too-large',
     severity: 'error',
-    description: `a grid with more than ${MAX_TASKS_PER_PHASE.toLocaleString('en-US')} cells in one phase`,
+    description: `a grid with more than ${expand/* MAX_TASKS_PER_PHASE */.Ab.toLocaleString('en-US')} cells in one phase`,
     needs: 'manifest',
     check({ manifest, source }) {
         const findings = [];
         manifest.phases.forEach((phase, i) => {
-            const n = cellCount(phase.grid);
-            if (!(n > MAX_TASKS_PER_PHASE))
+            const n = (0,manifest_grid/* cellCount */.MX)(phase.grid);
+            if (!(n > expand/* MAX_TASKS_PER_PHASE */.Ab))
                 return;
-            const sizes = axesOf(phase.grid).map(([axis, values]) => `${values.length} ${axis}`);
+            const sizes = (0,manifest_grid/* axesOf */.vj)(phase.grid).map(([axis, values]) => `${values.length} ${axis}`);
             findings.push({
-                message: `the grid of phase "${phase.name}" has ${sizes.join(' × ')} = ${n.toLocaleString('en-US')} cells, above the limit of ${MAX_TASKS_PER_PHASE.toLocaleString('en-US')} tasks per phase`,
+                message: `the grid of phase "${phase.name}" has ${sizes.join(' × ')} = ${n.toLocaleString('en-US')} cells, above the limit of ${expand/* MAX_TASKS_PER_PHASE */.Ab.toLocaleString('en-US')} tasks per phase`,
                 position: source.at(['phases', i, 'grid'], { key: true }),
-                fix: `remove axis values or split the phase so that each grid has at most ${MAX_TASKS_PER_PHASE.toLocaleString('en-US')} cells`,
+                fix: `remove axis values or split the phase so that each grid has at most ${expand/* MAX_TASKS_PER_PHASE */.Ab.toLocaleString('en-US')} cells`,
             });
         });
         return findings;
@@ -10955,7 +10621,7 @@ function fieldSource(manifest, phase, i, f) {
     const field = own ?? manifest.defaults?.resources?.[f];
     const path = own !== undefined ? ['phases', i, 'resources', f] : ['defaults', 'resources', f];
     const axes = field !== undefined && typeof field === 'object'
-        ? [...new Set(Object.keys(field).flatMap((k) => parseSelector(k).map(([a]) => a)))]
+        ? [...new Set(Object.keys(field).flatMap((k) => (0,manifest_grid/* parseSelector */.Pl)(k).map(([a]) => a)))]
         : [];
     return { path, axes };
 }
@@ -11054,7 +10720,7 @@ function differing(field, norm) {
 }
 /** `N=384: <seconds>, N=512: <seconds>` for the first strata axis (or first grid axis). */
 function example(phase) {
-    const grid = new Map(axesOf(phase.grid));
+    const grid = new Map((0,manifest_grid/* axesOf */.vj)(phase.grid));
     const axis = phase.strata?.find((a) => grid.has(a)) ?? [...grid.keys()][0];
     const values = axis === undefined ? [] : grid.get(axis).slice(0, 3);
     return values.length > 0 ? values.map((v) => `${axis}=${String(v)}: <seconds>`).join(', ') : '<selector>: <seconds>';
@@ -11078,7 +10744,7 @@ const oneWalltimeForStrata = {
             if (units.length > 0)
                 reasons.push(`cost.units differs (${units.join(', ')})`);
             if (phase.strata) {
-                const grid = new Map(axesOf(phase.grid));
+                const grid = new Map((0,manifest_grid/* axesOf */.vj)(phase.grid));
                 const strata = phase.strata.filter((a) => grid.has(a));
                 const count = strata.reduce((n, a) => n * grid.get(a).length, 1);
                 if (count > 1)
@@ -11135,12 +10801,14 @@ const outputCollision = {
     },
 };
 
+// EXTERNAL MODULE: external "node:path"
+var external_node_path_ = __nccwpck_require__(6760);
 ;// CONCATENATED MODULE: ./lib/lint/rules/output-outside-workdir.js
 
 
 /** Why a rendered path is not inside the workdir, or undefined when it is. */
 function escapes(path) {
-    if (containedPath(path) !== undefined)
+    if ((0,expand/* containedPath */.fX)(path) !== undefined)
         return undefined;
     if (path.startsWith('/'))
         return 'is absolute';
@@ -11192,7 +10860,7 @@ const outputOutsideWorkdir = {
                 report(['phases', i, 'output'], 'the output', (t) => t.output ?? '', phaseTasks);
             }
             phase.preconditions?.forEach((p, j) => {
-                report(['phases', i, 'preconditions', j, 'exists'], 'the precondition path', (t) => renderPath(manifest, phase, p.exists, t.values, t.tag), phaseTasks);
+                report(['phases', i, 'preconditions', j, 'exists'], 'the precondition path', (t) => (0,expand/* renderPath */.i7)(manifest, phase, p.exists, t.values, t.tag), phaseTasks);
             });
         });
         return findings;
@@ -11236,14 +10904,16 @@ const rateElsewhere = {
     },
 };
 
+// EXTERNAL MODULE: ./lib/manifest/template.js
+var template = __nccwpck_require__(3775);
 ;// CONCATENATED MODULE: ./lib/lint/rules/reserved-axis.js
 
-const RESERVED = new Set(BUILTINS);
+const RESERVED = new Set(template/* BUILTINS */.H3);
 /** An axis named like a built-in would make `${name}` mean two things. */
 const reservedAxis = {
     id: 'reserved-axis',
     severity: 'error',
-    description: `a grid axis named like a built-in variable (${BUILTINS.join(', ')})`,
+    description: `a grid axis named like a built-in variable (${template/* BUILTINS */.H3.join(', ')})`,
     needs: 'manifest',
     check({ manifest, source }) {
         const findings = [];
@@ -11348,7 +11018,7 @@ const shellAntipattern = {
 
 /** How many cells a smoke `tasks` selection picks, counted without expanding the grid. */
 function selected(phase, spec) {
-    return axesOf(phase.grid).reduce((n, [axis, values]) => {
+    return (0,manifest_grid/* axesOf */.vj)(phase.grid).reduce((n, [axis, values]) => {
         const want = spec[axis];
         if (want === undefined)
             return n * values.length;
@@ -11366,7 +11036,7 @@ const smokeOneTaskCollision = {
         const findings = [];
         manifest.phases.forEach((phase, i) => {
             const smoke = phase.smoke;
-            if (!smoke || !needsTwo(phase) || cellCount(phase.grid) < 2)
+            if (!smoke || !needsTwo(phase) || (0,manifest_grid/* cellCount */.MX)(phase.grid) < 2)
                 return;
             const spec = smoke.tasks;
             const count = spec === undefined ? 1 : typeof spec === 'number' ? spec : selected(phase, spec);
@@ -11403,7 +11073,7 @@ const smokeUnitsUnused = {
             if (units === undefined)
                 return;
             const texts = [phase.command, phase.setup, phase.smoke?.overrides?.args, manifest.setup];
-            if (texts.some((t) => t !== undefined && templateNames(t).includes('units')))
+            if (texts.some((t) => t !== undefined && (0,template/* templateNames */.VQ)(t).includes('units')))
                 return;
             const unit = phase.cost?.unit ?? 'unit';
             findings.push({
@@ -11497,14 +11167,14 @@ const unknownAxis = {
         };
         const checkSelectors = (phase, field, where, path, axes) => {
             for (const key of perStratumKeys(field)) {
-                for (const [axis] of parseSelector(key)) {
+                for (const [axis] of (0,manifest_grid/* parseSelector */.Pl)(key)) {
                     if (!axes.has(axis))
                         unknown(phase, axis, `${where} selector "${key}"`, [...path, key], true);
                 }
             }
         };
         manifest.phases.forEach((phase, i) => {
-            const grid = new Map(axesOf(phase.grid));
+            const grid = new Map((0,manifest_grid/* axesOf */.vj)(phase.grid));
             const axes = new Set(grid.keys());
             phase.strata?.forEach((axis, k) => {
                 if (!axes.has(axis))
@@ -11549,7 +11219,7 @@ const unknownAxis = {
                 continue;
             const axes = new Set(users.flatMap((p) => Object.keys(p.grid ?? {})));
             for (const key of keys) {
-                for (const [axis] of parseSelector(key)) {
+                for (const [axis] of (0,manifest_grid/* parseSelector */.Pl)(key)) {
                     if (axes.has(axis))
                         continue;
                     const suggestion = closest(axis, axes);
@@ -11584,7 +11254,7 @@ const unknownDependency = {
         const known = new Set(names);
         manifest.phases.forEach((phase, i) => {
             const others = names.filter((n) => n !== phase.name);
-            dependsOn(phase).forEach((dep, j) => {
+            (0,expand/* dependsOn */.fr)(phase).forEach((dep, j) => {
                 if (known.has(dep))
                     return;
                 const suggestion = closest(dep, others);
@@ -11616,7 +11286,7 @@ const unknownVariable = {
         const report = (text, path, known) => {
             if (text === undefined)
                 return;
-            for (const name of unknownNames(text, known)) {
+            for (const name of (0,template/* unknownNames */.be)(text, known)) {
                 findings.push({
                     message: `unknown variable \${${name}}; known here: ${[...known].map((k) => `\${${k}}`).join(', ')}`,
                     position: source.within(path, `\${${name}`),
@@ -11624,13 +11294,13 @@ const unknownVariable = {
                 });
             }
         };
-        const globalKnown = new Set(BUILTINS);
+        const globalKnown = new Set(template/* BUILTINS */.H3);
         report(manifest.setup, ['setup'], globalKnown);
         report(manifest.gates?.capability, ['gates', 'capability'], globalKnown);
         manifest.phases.forEach((phase, i) => {
             const axes = Object.keys(phase.grid ?? {});
-            const all = new Set([...axes, ...BUILTINS]);
-            const paths = new Set([...axes, ...PATH_BUILTINS]);
+            const all = new Set([...axes, ...template/* BUILTINS */.H3]);
+            const paths = new Set([...axes, ...template/* PATH_BUILTINS */.rm]);
             report(phase.command, ['phases', i, 'command'], all);
             report(phase.setup, ['phases', i, 'setup'], all);
             report(phase.output, ['phases', i, 'output'], paths);
@@ -11683,7 +11353,7 @@ function locate(manifest, phase, i, array, cell) {
     if (array.budget.source === 'cost' && phase.cost) {
         const perUnit = phase.cost.per_unit;
         if (typeof perUnit === 'object' && cell) {
-            const key = Object.keys(perUnit).find((k) => matchesSelector(cell, k));
+            const key = Object.keys(perUnit).find((k) => (0,manifest_grid/* matchesSelector */.B5)(cell, k));
             if (key !== undefined)
                 return { path: ['phases', i, 'cost', 'per_unit', key], key: true, fix: split };
         }
@@ -11859,7 +11529,7 @@ function lintText(file, text, rules = RULES) {
     const ctx = {
         ...loaded,
         get tasks() {
-            tasks ??= new Map(loaded.manifest.phases.map((p) => [p.name, expandPhase(loaded.manifest, p)]));
+            tasks ??= new Map(loaded.manifest.phases.map((p) => [p.name, (0,expand/* expandPhase */._K)(loaded.manifest, p)]));
             return tasks;
         },
         get plan() {
@@ -11890,6 +11560,434 @@ function formatFinding(f) {
 
 /***/ }),
 
+/***/ 3941:
+/***/ ((__unused_webpack___webpack_module__, __webpack_exports__, __nccwpck_require__) => {
+
+/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
+/* harmony export */   A: () => (/* binding */ asSmoke),
+/* harmony export */   Ab: () => (/* binding */ MAX_TASKS_PER_PHASE),
+/* harmony export */   Ag: () => (/* binding */ SMOKE_DIR),
+/* harmony export */   Xx: () => (/* binding */ valueFor),
+/* harmony export */   _K: () => (/* binding */ expandPhase),
+/* harmony export */   fX: () => (/* binding */ containedPath),
+/* harmony export */   fr: () => (/* binding */ dependsOn),
+/* harmony export */   i7: () => (/* binding */ renderPath),
+/* harmony export */   pM: () => (/* binding */ strataAxes)
+/* harmony export */ });
+/* unused harmony export pathValues */
+/* harmony import */ var node_path__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(6760);
+/* harmony import */ var _grid_js__WEBPACK_IMPORTED_MODULE_2__ = __nccwpck_require__(6161);
+/* harmony import */ var _template_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(3775);
+/** The tasks of a phase: one per grid cell, with derived tag, id, stratum and output path. */
+
+
+
+/** Smoke outputs live apart from real results so that a smoke file is never taken for one. */
+const SMOKE_DIR = '_smoke';
+/** The largest grid a phase may have; larger ones are refused before any expansion. */
+const MAX_TASKS_PER_PHASE = 1_000_000;
+function dependsOn(phase) {
+    return phase.depends_on === undefined ? [] : Array.isArray(phase.depends_on) ? phase.depends_on : [phase.depends_on];
+}
+/** Axes the cost varies along: declared `strata`, else the axes named in per-stratum cost keys. */
+function strataAxes(phase) {
+    if (phase.strata)
+        return phase.strata;
+    const axes = new Set();
+    for (const field of [phase.cost?.per_unit, phase.cost?.units]) {
+        if (field !== undefined && typeof field === 'object') {
+            for (const key of Object.keys(field))
+                for (const part of key.split(','))
+                    axes.add(part.split('=')[0].trim());
+        }
+    }
+    return [...axes];
+}
+/** Values a path template (output, precondition) may use for one cell. */
+function pathValues(manifest, phase, cell, tag) {
+    return (name) => {
+        if (name in cell)
+            return cell[name];
+        if (name === 'tag')
+            return tag;
+        if (name === 'phase')
+            return phase.name;
+        return name === 'campaign' ? manifest.campaign : undefined;
+    };
+}
+/** Fills a path template for one cell. */
+function renderPath(manifest, phase, template, cell, tag) {
+    return (0,_template_js__WEBPACK_IMPORTED_MODULE_1__/* .compileTemplate */ .Gq)(template)(pathValues(manifest, phase, cell, tag));
+}
+/** A relative path normalised, or undefined when it leaves the directory it is relative to. */
+function containedPath(path) {
+    if (path === '' || path.startsWith('/') || path.startsWith('~'))
+        return undefined;
+    const norm = node_path__WEBPACK_IMPORTED_MODULE_0__.posix.normalize(path);
+    return norm === '..' || norm.startsWith('../') || norm === '.' ? undefined : norm;
+}
+function expandPhase(manifest, phase) {
+    const axes = (0,_grid_js__WEBPACK_IMPORTED_MODULE_2__/* .axesOf */ .vj)(phase.grid);
+    const strata = strataAxes(phase);
+    const n = (0,_grid_js__WEBPACK_IMPORTED_MODULE_2__/* .cellCount */ .MX)(phase.grid);
+    const output = phase.output === undefined ? undefined : (0,_template_js__WEBPACK_IMPORTED_MODULE_1__/* .compileTemplate */ .Gq)(phase.output);
+    const tasks = new Array(n);
+    for (let i = 0; i < n; i++) {
+        const values = (0,_grid_js__WEBPACK_IMPORTED_MODULE_2__/* .cellAt */ .G0)(axes, i);
+        const tag = (0,_grid_js__WEBPACK_IMPORTED_MODULE_2__/* .tagOf */ .cO)(values);
+        const units = valueFor(phase.cost?.units, values);
+        const path = output?.(pathValues(manifest, phase, values, tag));
+        tasks[i] = {
+            id: `${phase.name}/${tag}`,
+            phase: phase.name,
+            stage: 'full',
+            cell: i,
+            tag,
+            values,
+            stratum: (0,_grid_js__WEBPACK_IMPORTED_MODULE_2__/* .selectorOf */ .Bk)(values, strata),
+            ...(units === undefined ? {} : { units }),
+            ...(path === undefined ? {} : { output: containedPath(path) ?? path }),
+        };
+    }
+    return tasks;
+}
+/** The smoke version of a task: its own id and an output apart from real results. */
+function asSmoke(task, units) {
+    return {
+        ...task,
+        id: `${task.phase}/smoke/${task.tag}`,
+        stage: 'smoke',
+        ...(task.output === undefined ? {} : { output: node_path__WEBPACK_IMPORTED_MODULE_0__.posix.join(SMOKE_DIR, task.phase, task.output) }),
+        ...(units === undefined ? {} : { units }),
+    };
+}
+/** A value that may be given per stratum: the one value, or the value of the first matching selector. */
+function valueFor(field, cell) {
+    if (field === undefined || field === null || typeof field !== 'object')
+        return field;
+    for (const [key, value] of Object.entries(field))
+        if ((0,_grid_js__WEBPACK_IMPORTED_MODULE_2__/* .matchesSelector */ .B5)(cell, key))
+            return value;
+    return undefined;
+}
+
+
+/***/ }),
+
+/***/ 6161:
+/***/ ((__unused_webpack___webpack_module__, __webpack_exports__, __nccwpck_require__) => {
+
+/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
+/* harmony export */   B5: () => (/* binding */ matchesSelector),
+/* harmony export */   Bk: () => (/* binding */ selectorOf),
+/* harmony export */   G0: () => (/* binding */ cellAt),
+/* harmony export */   MX: () => (/* binding */ cellCount),
+/* harmony export */   Pl: () => (/* binding */ parseSelector),
+/* harmony export */   cO: () => (/* binding */ tagOf),
+/* harmony export */   vj: () => (/* binding */ axesOf)
+/* harmony export */ });
+/* unused harmony export expandGrid */
+/** Axes as lists: a scalar is a one-value axis. */
+function axesOf(grid) {
+    return Object.entries(grid ?? {}).map(([k, v]) => [k, Array.isArray(v) ? v : [v]]);
+}
+/** How many cells the grid has, computed without expanding it. */
+function cellCount(grid) {
+    return axesOf(grid).reduce((n, [, values]) => n * values.length, 1);
+}
+/** The cell at a given index (first axis slowest), without expanding the others. */
+function cellAt(axes, index) {
+    const cell = {};
+    let rest = index;
+    for (let i = axes.length - 1; i >= 0; i--) {
+        const [name, values] = axes[i];
+        cell[name] = values[rest % values.length];
+        rest = Math.floor(rest / values.length);
+    }
+    return orderLike(axes, cell);
+}
+function orderLike(axes, cell) {
+    const ordered = {};
+    for (const [name] of axes)
+        ordered[name] = cell[name];
+    return ordered;
+}
+function expandGrid(grid) {
+    const axes = axesOf(grid);
+    const n = cellCount(grid);
+    const cells = new Array(n);
+    for (let i = 0; i < n; i++)
+        cells[i] = cellAt(axes, i);
+    return cells;
+}
+const UNSAFE = /[^A-Za-z0-9.+-]+/g;
+/** A tag derived from the cell: axis name and value per axis, e.g. `N384_n50000_seed42`. */
+function tagOf(cell) {
+    const parts = Object.entries(cell).map(([k, v]) => `${k}${String(v).replace(UNSAFE, '-')}`);
+    return parts.length > 0 ? parts.join('_') : 'task';
+}
+/** "N=384,n=50000" for the values of the given axes. */
+function selectorOf(cell, axes) {
+    return axes.length > 0 ? axes.map((a) => `${a}=${String(cell[a])}`).join(',') : 'all';
+}
+/** Parses "N=384, n=50000" into pairs. */
+function parseSelector(key) {
+    return key.split(',').map((part) => {
+        const i = part.indexOf('=');
+        return [part.slice(0, i).trim(), part.slice(i + 1).trim()];
+    });
+}
+function matchesSelector(cell, key) {
+    return parseSelector(key).every(([axis, value]) => axis in cell && String(cell[axis]) === value);
+}
+
+
+/***/ }),
+
+/***/ 3775:
+/***/ ((__unused_webpack___webpack_module__, __webpack_exports__, __nccwpck_require__) => {
+
+/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
+/* harmony export */   Gq: () => (/* binding */ compileTemplate),
+/* harmony export */   H3: () => (/* binding */ BUILTINS),
+/* harmony export */   VQ: () => (/* binding */ templateNames),
+/* harmony export */   aB: () => (/* binding */ toShell),
+/* harmony export */   be: () => (/* binding */ unknownNames),
+/* harmony export */   rm: () => (/* binding */ PATH_BUILTINS)
+/* harmony export */ });
+/* unused harmony exports parseTemplate, envName, substitute */
+const BUILTINS = ['output', 'tag', 'task', 'phase', 'campaign', 'stage', 'units', 'attempt'];
+/** Names usable where the value is a path known before a task runs (output, preconditions). */
+const PATH_BUILTINS = ['tag', 'phase', 'campaign'];
+const TOKEN = /\$\$\{|\$\{([^}]*)\}/g;
+function parseTemplate(text) {
+    const parts = [];
+    let last = 0;
+    for (const m of text.matchAll(TOKEN)) {
+        if (m.index > last)
+            parts.push({ literal: text.slice(last, m.index), offset: last });
+        parts.push(m[0] === '$${' ? { literal: '${', offset: m.index } : { name: m[1].trim(), offset: m.index });
+        last = m.index + m[0].length;
+    }
+    if (last < text.length)
+        parts.push({ literal: text.slice(last), offset: last });
+    return parts;
+}
+/** The variable names a template uses, in order of appearance. */
+function templateNames(text) {
+    return parseTemplate(text).flatMap((p) => (p.name === undefined ? [] : [p.name]));
+}
+/** The names a template uses that are not in `known`. */
+function unknownNames(text, known) {
+    return templateNames(text).filter((n) => !known.has(n));
+}
+/** The environment variable a template name is passed in. */
+function envName(name) {
+    return BUILTINS.includes(name) ? `CAMPAIGN_${name.toUpperCase()}` : `CAMPAIGN_AXIS_${name}`;
+}
+/**
+ * Shell text with every variable turned into a quoted environment reference. The reference
+ * fits the quoting the template puts it in, so the value stays one word with no expansion:
+ * `"${NAME}"` outside quotes (and inside `$(…)` or backticks), `${NAME}` inside double quotes
+ * (a nested `"` would end the user's quotes and leave the value to word splitting and globbing)
+ * and in heredoc bodies (where quotes are literal text), and closed-and-reopened quotes inside
+ * single quotes (where the shell expands nothing).
+ */
+function toShell(text) {
+    const lexer = new QuoteLexer();
+    return parseTemplate(text)
+        .map((p) => {
+        if (p.name === undefined) {
+            lexer.feed(p.literal);
+            return p.literal;
+        }
+        lexer.feed('\u0000'); // a variable is never part of a heredoc delimiter line
+        const ref = `\${${envName(p.name)}}`;
+        switch (lexer.context()) {
+            case 'dq':
+            case 'heredoc':
+                return ref;
+            case 'sq':
+                return `'"${ref}"'`;
+            case 'ansi':
+                return `'"${ref}"$'`;
+            default:
+                return `"${ref}"`;
+        }
+    })
+        .join('');
+}
+/**
+ * Tracks bash quoting through shell text: quotes, `$'…'`, `$(…)`, `$((…))` and backticks
+ * (which start a fresh context even inside double quotes), heredoc bodies, backslash escapes
+ * and comments.
+ */
+class QuoteLexer {
+    stack = [{ kind: 'top', depth: 0 }];
+    escaped = false;
+    comment = false;
+    prev = '\n';
+    /** Heredocs opened on the current line, whose bodies start at the next newline. */
+    pending = [];
+    heredoc;
+    line = '';
+    context() {
+        return this.heredoc ? 'heredoc' : this.stack[this.stack.length - 1].kind;
+    }
+    feed(text) {
+        for (let i = 0; i < text.length; i++) {
+            const c = text[i];
+            const next = text[i + 1];
+            if (this.heredoc) {
+                if (c !== '\n') {
+                    this.line += c;
+                    continue;
+                }
+                const line = this.heredoc.tabs ? this.line.replace(/^\t+/, '') : this.line;
+                this.line = '';
+                if (line === this.heredoc.delimiter)
+                    this.heredoc = this.pending.shift();
+                continue;
+            }
+            const top = this.stack[this.stack.length - 1];
+            const prev = this.prev;
+            this.prev = c;
+            if (this.escaped) {
+                this.escaped = false;
+                continue;
+            }
+            if (c === '\n' && this.pending.length > 0 && !['sq', 'dq', 'ansi'].includes(top.kind)) {
+                this.comment = false;
+                this.heredoc = this.pending.shift();
+                continue;
+            }
+            if (this.comment) {
+                if (c === '\n')
+                    this.comment = false;
+                continue;
+            }
+            switch (top.kind) {
+                case 'sq':
+                    if (c === "'")
+                        this.stack.pop();
+                    break;
+                case 'ansi':
+                    if (c === '\\')
+                        this.escaped = true;
+                    else if (c === "'")
+                        this.stack.pop();
+                    break;
+                case 'dq':
+                    if (c === '\\')
+                        this.escaped = true;
+                    else if (c === '"')
+                        this.stack.pop();
+                    else if (c === '$' && next === '(')
+                        i = this.open(text, i);
+                    else if (c === '`')
+                        this.stack.push({ kind: 'bt', depth: 0 });
+                    break;
+                case 'arith':
+                    if (c === '(')
+                        top.depth++;
+                    else if (c === ')' && top.depth > 0)
+                        top.depth--;
+                    else if (c === ')' && next === ')') {
+                        this.stack.pop();
+                        i++;
+                    }
+                    else if (c === '"')
+                        this.stack.push({ kind: 'dq', depth: 0 });
+                    else if (c === '$' && next === '(')
+                        i = this.open(text, i);
+                    break;
+                default:
+                    if (c === '\\')
+                        this.escaped = true;
+                    else if (c === '#' && /[\s;&|()]/.test(prev))
+                        this.comment = true;
+                    else if (c === "'")
+                        this.stack.push({ kind: 'sq', depth: 0 });
+                    else if (c === '"')
+                        this.stack.push({ kind: 'dq', depth: 0 });
+                    else if (c === '$' && next === "'") {
+                        this.stack.push({ kind: 'ansi', depth: 0 });
+                        i++;
+                    }
+                    else if (c === '$' && next === '(')
+                        i = this.open(text, i);
+                    else if (c === '(' && next === '(' && /[\s;&|()]/.test(prev)) {
+                        this.stack.push({ kind: 'arith', depth: 0 });
+                        i++;
+                    }
+                    else if (c === '<' && next === '<')
+                        i = this.redirect(text, i);
+                    else if (c === '`') {
+                        if (top.kind === 'bt')
+                            this.stack.pop();
+                        else
+                            this.stack.push({ kind: 'bt', depth: 0 });
+                    }
+                    else if (top.kind === 'cmd' && c === '(')
+                        top.depth++;
+                    else if (top.kind === 'cmd' && c === ')') {
+                        if (top.depth === 0)
+                            this.stack.pop();
+                        else
+                            top.depth--;
+                    }
+            }
+        }
+    }
+    /** `$(` or `$((` at `i`; returns the index of its last character. */
+    open(text, i) {
+        const arith = text[i + 2] === '(';
+        this.stack.push({ kind: arith ? 'arith' : 'cmd', depth: 0 });
+        this.prev = '(';
+        return i + (arith ? 2 : 1);
+    }
+    /** `<<` at `i`: a here-string, or a heredoc whose body starts at the next newline. */
+    redirect(text, i) {
+        if (text[i + 2] === '<')
+            return i + 2;
+        const m = /^<<(-?)[ \t]*((?:[^\s;&|<>()'"\\]|'[^']*'|"[^"]*"|\\.)+)/.exec(text.slice(i));
+        if (!m)
+            return i + 1;
+        const delimiter = m[2].replace(/'([^']*)'|"([^"]*)"|\\(.)/g, (_, a, b, c) => a ?? b ?? c);
+        this.pending.push({ delimiter, tabs: m[1] === '-' });
+        this.prev = m[0][m[0].length - 1];
+        return i + m[0].length - 1;
+    }
+}
+/** The template with values substituted as plain text (for paths and for display). */
+function substitute(text, values) {
+    return compileTemplate(text)((name) => values[name]);
+}
+/**
+ * A template parsed once, to be filled many times (a phase's output path for every task):
+ * `lookup` gives the value of a name.
+ */
+function compileTemplate(text) {
+    const parts = parseTemplate(text);
+    return (lookup) => {
+        let out = '';
+        for (const p of parts) {
+            if (p.name === undefined) {
+                out += p.literal;
+                continue;
+            }
+            const v = lookup(p.name);
+            if (v === undefined)
+                throw new Error(`template variable ${p.name} has no value (lint should have refused it)`);
+            out += String(v);
+        }
+        return out;
+    };
+}
+
+
+/***/ }),
+
 /***/ 4906:
 /***/ ((__unused_webpack___webpack_module__, __webpack_exports__, __nccwpck_require__) => {
 
@@ -11899,9 +11997,10 @@ function formatFinding(f) {
 /* harmony export */   a3: () => (/* binding */ formatDuration)
 /* harmony export */ });
 /* unused harmony exports formatSlurmTime, formatSlurmMem */
-/** Durations ("90s", "37s", "3h", "1h30m", "2d", "1-00:00:00", "30:00") and sizes ("32G", "500MiB"). */
-const DURATION_PART = /(\d+(?:\.\d+)?)(d|h|m|s)/g;
-const UNIT_SECONDS = { d: 86400, h: 3600, m: 60, s: 1 };
+/** Durations ("90s", "179ms", "0.5s", "3h", "1h30m", "2d", "1-00:00:00", "30:00") and sizes ("32G", "500MiB"). */
+// `ms` before `m`: "179ms" is 179 milliseconds, never 179 minutes and a stray "s".
+const DURATION_PART = /(\d+(?:\.\d+)?|\.\d+)(ms|d|h|m|s)/g;
+const UNIT_SECONDS = { d: 86400, h: 3600, m: 60, s: 1, ms: 0.001 };
 /** Seconds in a duration, or undefined when the text is not one. */
 function parseDuration(text) {
     if (typeof text === 'number')
@@ -11918,12 +12017,13 @@ function parseDuration(text) {
         const [, h, m, sec] = clock;
         return Number(h ?? 0) * 3600 + Number(m) * 60 + Number(sec);
     }
-    if (!/^(\d+(?:\.\d+)?(d|h|m|s))+$/.test(s))
+    if (!/^((\d+(?:\.\d+)?|\.\d+)(ms|d|h|m|s))+$/.test(s))
         return undefined;
     let total = 0;
     for (const m of s.matchAll(DURATION_PART))
         total += Number(m[1]) * UNIT_SECONDS[m[2]];
-    return total;
+    // Summed in milliseconds' precision: 0.1s + 0.2s is 0.3 s, not 0.30000000000000004.
+    return Math.round(total * 1e6) / 1e6;
 }
 /** Slurm's `--time` form: D-HH:MM:SS, or HH:MM:SS below a day. */
 function formatSlurmTime(seconds) {
@@ -11940,7 +12040,7 @@ function formatDuration(seconds) {
         return `${Number(seconds.toFixed(seconds < 1 ? 2 : 1))}s`;
     let s = Math.round(seconds);
     const parts = [];
-    for (const [unit, size] of Object.entries(UNIT_SECONDS)) {
+    for (const [unit, size] of Object.entries(UNIT_SECONDS).filter(([u]) => u !== 'ms')) {
         const n = Math.floor(s / size);
         if (n > 0)
             parts.push(`${n}${unit}`);
@@ -11972,10 +12072,272 @@ function formatSlurmMem(bytes) {
 
 /***/ }),
 
+/***/ 9164:
+/***/ ((__unused_webpack___webpack_module__, __webpack_exports__, __nccwpck_require__) => {
+
+
+// EXPORTS
+__nccwpck_require__.d(__webpack_exports__, {
+  aC: () => (/* binding */ stageDefinition),
+  sE: () => (/* binding */ taskDefinitions)
+});
+
+// UNUSED EXPORTS: DEFINITION_PARTS, changedParts, definitionsDigest
+
+// EXTERNAL MODULE: external "node:crypto"
+var external_node_crypto_ = __nccwpck_require__(7598);
+// EXTERNAL MODULE: ./lib/manifest/expand.js
+var expand = __nccwpck_require__(3941);
+// EXTERNAL MODULE: ./lib/manifest/template.js
+var template = __nccwpck_require__(3775);
+;// CONCATENATED MODULE: ./lib/render/task-script.js
+/**
+ * The bash body every executor runs for one task: echo the mapping, run the gates (DESIGN
+ * rule 3) before the setup and the command, and write each gate's outcome to the log as a
+ * `[campaign] gate NAME: ok|FAIL reason` line the observer classifies. Manifest values arrive
+ * as environment variables (see manifest/template.ts), never spliced into the script.
+ */
+
+
+
+/** Exit status of a task stopped by a gate; with the log line, it classifies as `gate`. */
+const GATE_EXIT = 97;
+const GATE_LINE = /^\[campaign\] gate (\S+): FAIL(.*)$/m;
+function renderTaskScript(input) {
+    const lines = [
+        '#!/usr/bin/env bash',
+        ...(input.header ?? []),
+        `# campaign ${input.campaign}: one task. Generated; edits are overwritten.`,
+        'set -u',
+        'campaign_step=start',
+        'campaign_fail() { printf \'[campaign] gate %s: FAIL %s\\n\' "$1" "$2"; campaign_step=\'done\'; exit ' +
+            GATE_EXIT +
+            '; }',
+        'campaign_ok() { printf \'[campaign] gate %s: ok\\n\' "$1"; }',
+        'campaign_on_exit() {',
+        '  local rc=$?',
+        '  if [ "$campaign_step" = setup ]; then',
+        '    printf \'[campaign] gate setup: FAIL the setup stopped with exit status %s\\n\' "$rc"',
+        `    exit ${GATE_EXIT}`,
+        '  fi',
+        '}',
+        'trap campaign_on_exit EXIT',
+        ...(input.prelude ?? []),
+        `printf '[campaign] task %s -> %s\\n' ${input.index} "$CAMPAIGN_TASK"`,
+        'cd -- "$CAMPAIGN_WORKDIR" || campaign_fail workdir "cannot enter $CAMPAIGN_WORKDIR"',
+    ];
+    if (input.oneNode) {
+        lines.push('[ "${SLURM_JOB_NUM_NODES:-1}" -eq 1 ] || campaign_fail nodes "the job spans $SLURM_JOB_NUM_NODES nodes"', 'campaign_ok nodes');
+    }
+    if (input.gpus !== undefined && input.gpus > 0) {
+        lines.push('campaign_devices=0', 'if [ -n "${CUDA_VISIBLE_DEVICES:-}" ]; then', '  IFS=\',\' read -r -a campaign_list <<< "$CUDA_VISIBLE_DEVICES"', '  campaign_devices=${#campaign_list[@]}', 'fi', `[ "$campaign_devices" -eq ${input.gpus} ] || campaign_fail devices "asked for ${input.gpus} GPUs, got $campaign_devices (CUDA_VISIBLE_DEVICES=\${CUDA_VISIBLE_DEVICES:-})"`, 'campaign_ok devices');
+    }
+    // Template variables come from the task's environment; declaring them says so to shellcheck (SC2154).
+    const names = [...input.setup, input.capability ?? '', input.command].flatMap((t) => templateNames(t).map(envName));
+    const declared = [...new Set(names)].filter((n) => /^[A-Za-z_][A-Za-z0-9_]*$/.test(n));
+    if (declared.length > 0)
+        lines.push(`export ${declared.join(' ')}`);
+    lines.push('set +u', 'campaign_step=setup', 'set -e');
+    for (const s of input.setup)
+        lines.push(toShell(s));
+    lines.push('set +e', 'campaign_step=gates');
+    if (input.imports && input.imports.length > 0) {
+        const stmt = shellQuote(`import ${input.imports.join(', ')}`);
+        lines.push('campaign_python=$(command -v python || command -v python3) || campaign_fail imports "no python on PATH"', `campaign_err=$("$campaign_python" -c ${stmt} 2>&1) || campaign_fail imports "$(printf '%s' "$campaign_err" | tail -n 1)"`, 'campaign_ok imports');
+    }
+    if (input.capability !== undefined) {
+        lines.push(`( ${toShell(input.capability)}`, ') || campaign_fail capability "the capability check exited $?"', 'campaign_ok capability');
+    }
+    for (let i = 0; i < input.inputs; i++) {
+        lines.push(`[ -e "$CAMPAIGN_INPUT_${i}" ] || campaign_fail inputs "missing $CAMPAIGN_INPUT_${i}"`);
+    }
+    if (input.inputs > 0)
+        lines.push('campaign_ok inputs');
+    if (input.claimOutput) {
+        // The claim names campaign and task: a path is one task's of one campaign, never shared
+        // or adopted, and an output already there that no task claims was written by something
+        // campaign did not launch (it is refused, never overwritten).
+        lines.push('campaign_claim=".campaign/claims/$CAMPAIGN_OUTPUT"', 'campaign_me="$CAMPAIGN_CAMPAIGN $CAMPAIGN_TASK"', 'mkdir -p -- "$(dirname -- "$CAMPAIGN_OUTPUT")" "$(dirname -- "$campaign_claim")" || campaign_fail output "cannot create the output directory"', `if (set -o noclobber; printf '%s\\n' "$campaign_me" > "$campaign_claim") 2>/dev/null; then`, '  if [ -e "$CAMPAIGN_OUTPUT" ] || [ -L "$CAMPAIGN_OUTPUT" ]; then', '    rm -f -- "$campaign_claim"', '    campaign_fail output "$CAMPAIGN_OUTPUT is already there and no task of a campaign claims it (written by something campaign did not launch): move it away, or choose another output path"', '  fi', 'else', '  campaign_owner=$(head -n 1 "$campaign_claim" 2>/dev/null)', '  if [ "$campaign_owner" != "$campaign_me" ]; then', '    campaign_fail output "$CAMPAIGN_OUTPUT belongs to task ${campaign_owner#* } of campaign ${campaign_owner%% *}: choose another output path (or another workdir) for this campaign"', '  fi', 'fi', 'campaign_ok output');
+    }
+    lines.push("campaign_step='command'", toShell(input.command), "# shellcheck disable=SC2320 # the command's own status, even when it ends with echo or printf", 'campaign_rc=$?', "campaign_step='done'", 'exit "$campaign_rc"', '');
+    return lines.join('\n');
+}
+/** The command a phase runs at a stage: smoke `args` are appended to it. */
+function stageCommand(phase, stage) {
+    const args = stage === 'smoke' ? phase.smoke?.overrides?.args : undefined;
+    return args ? `${phase.command.trimEnd()} ${args}` : phase.command;
+}
+/** The paths a task needs before it runs: its phase's preconditions, rendered for its cell. */
+function taskInputs(manifest, task) {
+    const phase = manifest.phases.find((p) => p.name === task.phase);
+    return (phase.preconditions ?? []).map((p) => (0,expand/* renderPath */.i7)(manifest, phase, p.exists, task.values, task.tag));
+}
+/** The script input for one task of a manifest. */
+function scriptInputFor(manifest, task, index, gpus) {
+    const phase = manifest.phases.find((p) => p.name === task.phase);
+    return {
+        campaign: manifest.campaign,
+        index,
+        setup: [manifest.setup, phase.setup].filter((s) => s !== undefined),
+        command: stageCommand(phase, task.stage),
+        ...(manifest.gates?.imports ? { imports: manifest.gates.imports } : {}),
+        ...(manifest.gates?.capability ? { capability: manifest.gates.capability } : {}),
+        inputs: phase.preconditions?.length ?? 0,
+        claimOutput: task.output !== undefined,
+        ...(gpus === undefined ? {} : { gpus }),
+    };
+}
+
+;// CONCATENATED MODULE: ./lib/plan/definition.js
+/**
+ * What counts as the same task (DESIGN rule 11). A task's definition is everything that decides
+ * what it computes; its digest is recorded with every attempt, and a result made under another
+ * digest is not this task's result.
+ *
+ * In the definition, each for its reason:
+ * - `command`: the phase's command at this stage (smoke `args` appended), as the shell receives
+ *   it: template variables become quoted references to the task's environment, so `${ lr }` and
+ *   `${lr}` are the same command, and leading or trailing blank space is dropped.
+ * - `values`: the task's grid values, as its environment passes them (strings: `1` and `"1"` reach
+ *   the task alike), with its tag, phase, stage and campaign.
+ * - `units`: the units the task is told to do (`${units}`, and the record count its output must
+ *   hold); for a smoke task, the smoke override.
+ * - `setup`: the campaign's and the phase's setup, which run in the task's shell.
+ * - `gates`: the imports and the capability check that must pass before the command.
+ * - `inputs`: the paths its preconditions name for this cell.
+ * - `output`: the path it writes, and `workdir`, where it runs.
+ * - `gpus`: how many devices it runs on, which changes what a data-parallel run computes.
+ * - `upstream`: the definitions of the tasks (of the phases it depends on) whose outputs its
+ *   preconditions name: a result computed from results made anew is made anew too.
+ *
+ * Out of it, because they change only what a task costs or how it is run (the method's
+ * adapt-or-abort line: a shortfall in these is adapted to and recorded, never a new result):
+ * walltime and the cost model's rates, trend and margin, partition, memory, CPUs, retries,
+ * max_parallel, the executor and its cluster settings, and the smoke checklist (which judges
+ * results, and is kept with the verdict instead). The attempt number is out too: each attempt
+ * of a definition is the same task tried again.
+ */
+
+
+
+
+/** Changed whenever what the definition holds changes, so that no two meanings share a digest. */
+const DEFINITION_VERSION = 1;
+const DEFINITION_PARTS = [
+    'command',
+    'values',
+    'units',
+    'setup',
+    'gates',
+    'inputs',
+    'output',
+    'workdir',
+    'gpus',
+    'upstream',
+];
+const hash = (text, length) => (0,external_node_crypto_.createHash)('sha256').update(text).digest('hex').slice(0, length);
+const script = (text) => (text === undefined ? null : (0,template/* toShell */.aB)(text).trim());
+/** The GPU field a phase's tasks take their count from. */
+function gpusField(manifest, phase) {
+    return phase.resources?.gpus ?? manifest.defaults?.resources?.gpus ?? null;
+}
+/** What every task of a phase's stage shares: computed once per stage. */
+function stageShared(manifest, phase, stage) {
+    return JSON.stringify([
+        DEFINITION_VERSION,
+        manifest.campaign,
+        script(stageCommand(phase, stage)),
+        [script(manifest.setup), script(phase.setup)],
+        [manifest.gates?.imports ?? [], script(manifest.gates?.capability)],
+        manifest.workdir,
+    ]);
+}
+/**
+ * The digests of a phase's tasks (full and smoke alike), keyed by task id: one hash per task,
+ * over its stage's shared text and its own parts. `gpus` is the count the plan gives a task.
+ */
+function taskDefinitions(manifest, phase, tasks, gpus, 
+/** Output path → the definition of the task that writes it, for the phases planned before this one. */
+produced) {
+    const shared = new Map();
+    const out = new Map();
+    for (const t of tasks) {
+        let s = shared.get(t.stage);
+        if (s === undefined)
+            shared.set(t.stage, (s = stageShared(manifest, phase, t.stage)));
+        const values = Object.keys(t.values)
+            .sort()
+            .map((k) => [k, String(t.values[k])]);
+        const inputs = taskInputs(manifest, t);
+        const own = JSON.stringify([
+            t.phase,
+            t.stage,
+            t.tag,
+            values,
+            t.units ?? null,
+            inputs,
+            t.output ?? null,
+            gpus(t),
+            inputs.map((p) => produced.get(p) ?? null),
+        ]);
+        out.set(t.id, hash(`${s}\u0000${own}`, 16));
+    }
+    return out;
+}
+/**
+ * A phase stage's definition at the level of its templates (see StageDefinition); `reads` are
+ * the full-stage definition ids of the phases it depends on.
+ */
+function stageDefinition(manifest, phase, stage, reads) {
+    const units = stage === 'smoke' ? (phase.smoke?.overrides?.units ?? phase.cost?.units) : phase.cost?.units;
+    const output = phase.output === undefined ? null : stage === 'smoke' ? `${expand/* SMOKE_DIR */.Ag}/${phase.output}` : phase.output;
+    const raw = {
+        command: script(stageCommand(phase, stage)),
+        values: [manifest.campaign, phase.name, stage],
+        units: units ?? null,
+        setup: [script(manifest.setup), script(phase.setup)],
+        gates: [manifest.gates?.imports ?? [], script(manifest.gates?.capability)],
+        inputs: (phase.preconditions ?? []).map((p) => p.exists),
+        output,
+        workdir: manifest.workdir,
+        gpus: gpusField(manifest, phase),
+        upstream: reads,
+    };
+    const parts = Object.fromEntries(DEFINITION_PARTS.map((p) => [p, hash(JSON.stringify([DEFINITION_VERSION, raw[p]]), 8)]));
+    return { id: hash(DEFINITION_PARTS.map((p) => parts[p]).join(','), 12), parts };
+}
+/** Each part as a run names it when it changed. */
+const PART_NAMES = {
+    command: 'command',
+    values: 'grid values',
+    units: 'units',
+    setup: 'setup',
+    gates: 'gates',
+    inputs: 'preconditions',
+    output: 'output path',
+    workdir: 'workdir',
+    gpus: 'GPUs',
+    upstream: 'upstream results',
+};
+/** The names of the parts that differ between two stage definitions, in the definition's order. */
+function changedParts(before, now) {
+    if (before === undefined)
+        return ['its definition (not recorded)'];
+    const changed = DEFINITION_PARTS.filter((p) => before[p] !== now[p]).map((p) => PART_NAMES[p]);
+    return changed.length > 0 ? changed : ['its definition'];
+}
+/** One digest over the definitions of a stage's tasks: what a gate verdict was given for. */
+function definitionsDigest(definitions) {
+    return hash(definitions.join(','), 16);
+}
+
+
+/***/ }),
+
 /***/ 6326:
 /***/ ((__unused_webpack___webpack_module__, __webpack_exports__, __nccwpck_require__) => {
 
-/* unused harmony exports FAILURE_CLASSES, failureClass, attemptSchema, TASK_STATUSES, taskStatus, taskStateSchema, checkResultSchema, PHASE_STATUSES, phaseStateSchema, STATE_VERSION, campaignStateSchema, emptyState, ACTIVE, TERMINAL */
+/* unused harmony exports FAILURE_CLASSES, failureClass, attemptSchema, TASK_STATUSES, taskStatus, taskStateSchema, checkResultSchema, PHASE_STATUSES, phaseStateSchema, STATE_VERSION, campaignStateSchema, emptyState, definitionOf, stageDefinitionOf, ACTIVE, TERMINAL */
 /* harmony import */ var zod__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(5584);
 /** The campaign's tracked state: every task and every attempt, and what each phase decided. */
 
@@ -12007,10 +12369,26 @@ const attemptSchema = zod__WEBPACK_IMPORTED_MODULE_0__/* .object */ .Ikc({
     log: zod__WEBPACK_IMPORTED_MODULE_0__/* .string */ .YjP().optional(),
     /** The node it ran on, where the executor knows it. */
     node: zod__WEBPACK_IMPORTED_MODULE_0__/* .string */ .YjP().optional(),
+    /** The GPUs (UUIDs) it ran on, where the executor chose them. */
+    gpus: zod__WEBPACK_IMPORTED_MODULE_0__/* .array */ .YOg(zod__WEBPACK_IMPORTED_MODULE_0__/* .string */ .YjP()).optional(),
     /** The walltime it was submitted with, in seconds. */
     walltimeSeconds: zod__WEBPACK_IMPORTED_MODULE_0__/* .number */ .aig().optional(),
     /** Where the scheduler granted less than asked (time, GPUs, partition), in plain words. */
     adapted: zod__WEBPACK_IMPORTED_MODULE_0__/* .array */ .YOg(zod__WEBPACK_IMPORTED_MODULE_0__/* .string */ .YjP()).optional(),
+    /** The digest of the task's definition it ran under (plan/definition.ts). */
+    definition: zod__WEBPACK_IMPORTED_MODULE_0__/* .string */ .YjP().optional(),
+    /** Its stage's definition (an id of the state's `definitions`): which parts a later change touched. */
+    stageDefinition: zod__WEBPACK_IMPORTED_MODULE_0__/* .string */ .YjP().optional(),
+    /** Later definitions its result was kept for by the user's choice (`run --keep-changed`), oldest first. */
+    kept: zod__WEBPACK_IMPORTED_MODULE_0__/* .array */ .YOg(zod__WEBPACK_IMPORTED_MODULE_0__/* .object */ .Ikc({
+        definition: zod__WEBPACK_IMPORTED_MODULE_0__/* .string */ .YjP(),
+        stageDefinition: zod__WEBPACK_IMPORTED_MODULE_0__/* .string */ .YjP(),
+        at: zod__WEBPACK_IMPORTED_MODULE_0__/* .string */ .YjP(),
+        changed: zod__WEBPACK_IMPORTED_MODULE_0__/* .array */ .YOg(zod__WEBPACK_IMPORTED_MODULE_0__/* .string */ .YjP()),
+    }))
+        .optional(),
+    /** The git commit of the manifest when the attempt was sent, where it is in a git checkout. */
+    commit: zod__WEBPACK_IMPORTED_MODULE_0__/* .string */ .YjP().optional(),
 });
 const TASK_STATUSES = [
     'pending',
@@ -12052,6 +12430,8 @@ const phaseStateSchema = zod__WEBPACK_IMPORTED_MODULE_0__/* .object */ .Ikc({
         results: zod__WEBPACK_IMPORTED_MODULE_0__/* .array */ .YOg(checkResultSchema),
         /** The checklist it was judged by (checklistKey); absent in states from before it was kept. */
         checklist: zod__WEBPACK_IMPORTED_MODULE_0__/* .string */ .YjP().optional(),
+        /** The definitions of the smoke tasks it judged (definitionsDigest): it holds for those only. */
+        definitions: zod__WEBPACK_IMPORTED_MODULE_0__/* .string */ .YjP().optional(),
     })
         .optional(),
     preconditions: zod__WEBPACK_IMPORTED_MODULE_0__/* .object */ .Ikc({ at: zod__WEBPACK_IMPORTED_MODULE_0__/* .string */ .YjP(), missing: zod__WEBPACK_IMPORTED_MODULE_0__/* .array */ .YOg(zod__WEBPACK_IMPORTED_MODULE_0__/* .string */ .YjP()) }).optional(),
@@ -12064,9 +12444,19 @@ const campaignStateSchema = zod__WEBPACK_IMPORTED_MODULE_0__/* .object */ .Ikc({
     updated: zod__WEBPACK_IMPORTED_MODULE_0__/* .string */ .YjP(),
     phases: zod__WEBPACK_IMPORTED_MODULE_0__/* .record */ .g1P(zod__WEBPACK_IMPORTED_MODULE_0__/* .string */ .YjP(), phaseStateSchema),
     tasks: zod__WEBPACK_IMPORTED_MODULE_0__/* .record */ .g1P(zod__WEBPACK_IMPORTED_MODULE_0__/* .string */ .YjP(), taskStateSchema),
+    /** Stage definitions attempts ran under, by id: each part's hash (plan/definition.ts). */
+    definitions: zod__WEBPACK_IMPORTED_MODULE_0__/* .record */ .g1P(zod__WEBPACK_IMPORTED_MODULE_0__/* .string */ .YjP(), zod__WEBPACK_IMPORTED_MODULE_0__/* .record */ .g1P(zod__WEBPACK_IMPORTED_MODULE_0__/* .string */ .YjP(), zod__WEBPACK_IMPORTED_MODULE_0__/* .string */ .YjP())).optional(),
 });
 function emptyState(campaign, now) {
     return { version: STATE_VERSION, campaign, created: now, updated: now, phases: {}, tasks: {} };
+}
+/** The definition a task's attempt counts for now: the last it was kept for, else the one it ran under. */
+function definitionOf(a) {
+    return a.kept?.at(-1)?.definition ?? a.definition;
+}
+/** Its stage definition, likewise. */
+function stageDefinitionOf(a) {
+    return a.kept?.at(-1)?.stageDefinition ?? a.stageDefinition;
 }
 const ACTIVE = new Set(['submitted', 'running']);
 const TERMINAL = new Set(['completed', 'failed', 'blocked', 'stuck']);
@@ -12074,7 +12464,7 @@ const TERMINAL = new Set(['completed', 'failed', 'blocked', 'stuck']);
 
 /***/ }),
 
-/***/ 3075:
+/***/ 20:
 /***/ ((__unused_webpack___webpack_module__, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -12087,8 +12477,77 @@ __nccwpck_require__.d(__webpack_exports__, {
 
 // EXTERNAL MODULE: ./lib/manifest/units.js
 var units = __nccwpck_require__(4906);
+// EXTERNAL MODULE: ./lib/plan/definition.js + 1 modules
+var definition = __nccwpck_require__(9164);
 // EXTERNAL MODULE: ./lib/queue/state.js
 var state = __nccwpck_require__(6326);
+;// CONCATENATED MODULE: ./lib/queue/definition-changes.js
+
+
+const ENDED = new Set(['completed', 'failed', 'stuck']);
+/** The tasks of a phase by stage, each once (a full-run smoke stage holds full tasks). */
+function stagesOf(phase) {
+    const full = new Set(phase.tasks.map((t) => t.id));
+    return [
+        ['smoke', phase.smoke.filter((t) => !full.has(t.id))],
+        ['full', phase.tasks],
+    ];
+}
+function definition_changes_definitionChanges(state, plan) {
+    const out = [];
+    for (const phase of plan.phases) {
+        for (const [stage, specs] of stagesOf(phase)) {
+            const change = { phase: phase.name, stage, ended: [], running: [], parts: [] };
+            const parts = new Set();
+            for (const spec of specs) {
+                const t = state.tasks[spec.id];
+                const last = t?.attempts.at(-1);
+                // An attempt from before definitions were recorded cannot be judged: it is kept, as before.
+                const ranUnder = last === undefined ? undefined : definitionOf(last);
+                if (!t || !last || ranUnder === undefined || ranUnder === spec.definition)
+                    continue;
+                if (ENDED.has(t.status))
+                    change.ended.push({ id: spec.id, completed: t.status === 'completed' });
+                else if (t.status === 'submitted' || t.status === 'running')
+                    change.running.push(spec.id);
+                else
+                    continue;
+                const before = stageDefinitionOf(last);
+                const recorded = before === undefined ? undefined : state.definitions?.[before];
+                for (const p of changedParts(recorded, phase.definitions[spec.stage].parts))
+                    parts.add(p);
+            }
+            change.parts = [...parts];
+            if (change.ended.length + change.running.length > 0)
+                out.push(change);
+        }
+    }
+    return out;
+}
+/** What a run says of a change before it submits anything. */
+function definitionChangeLine(c, keep) {
+    const where = `phase ${c.phase}${c.stage === 'smoke' ? ' (smoke stage)' : ''}`;
+    const what = `${c.parts.join(', ')} changed`;
+    const completed = c.ended.filter((e) => e.completed).length;
+    const others = c.ended.length - completed;
+    const lines = [];
+    if (keep && completed > 0)
+        lines.push(`${completed} completed task${s(completed)} kept as they are, by --keep-changed (recorded with them)`);
+    else if (c.ended.length > 0)
+        lines.push(`${c.ended.length} task${s(c.ended.length)} will run again` +
+            (others > 0 && completed > 0 ? ` (${completed} completed, ${others} failed)` : ''));
+    if (keep && others > 0)
+        lines.push(`${others} failed task${s(others)} stay failed (--retry-failed runs them)`);
+    if (c.running.length > 0)
+        lines.push(`${c.running.length} running under the earlier definition; run again once they end to run them anew`);
+    return `${where}: ${what}: ${lines.join('; ')}`;
+}
+const s = (n) => (n === 1 ? '' : 's');
+/** The digest of the definitions a phase's smoke stage holds now: what its gate must have judged. */
+function definition_changes_smokeDefinitions(phase) {
+    return definitionsDigest(phase.smoke.map((t) => t.definition ?? ''));
+}
+
 ;// CONCATENATED MODULE: ./lib/queue/task-index.js
 
 class TaskIndex {
@@ -12198,6 +12657,7 @@ const MAX_HOPS = 8;
 
 
 
+
 /**
  * Retries per class when the manifest says nothing: a vanished task, a failed node or a
  * preemption is not the task's fault.
@@ -12217,6 +12677,14 @@ function retryRule(phaseRetry, defaults, cls) {
         attempts: rule?.attempts ?? DEFAULT_ATTEMPTS[cls] ?? 0,
         delaySeconds: rule?.delay === undefined ? 0 : parseDuration(rule.delay),
         ...(memFactor === undefined ? {} : { memFactor }),
+    };
+}
+/** What an attempt ran under, as its submission event says. */
+function definedBy(e) {
+    return {
+        ...(e.definition === undefined ? {} : { definition: e.definition }),
+        ...(e.stageDefinition === undefined ? {} : { stageDefinition: e.stageDefinition }),
+        ...(e.commit === undefined ? {} : { commit: e.commit }),
     };
 }
 const addSeconds = (iso, s) => new Date(Date.parse(iso) + s * 1000).toISOString();
@@ -12241,7 +12709,13 @@ function applyEvents(state, events, policy, owned) {
                 e.type === 'gate'
                     ? {
                         ...prev,
-                        gate: { passed: e.results.every((r) => r.passed), at: e.at, results: e.results, checklist: e.checklist },
+                        gate: {
+                            passed: e.results.every((r) => r.passed),
+                            at: e.at,
+                            results: e.results,
+                            checklist: e.checklist,
+                            definitions: e.definitions,
+                        },
                     }
                     : { ...prev, preconditions: { at: e.at, missing: e.missing } };
             continue;
@@ -12276,13 +12750,22 @@ function applyTaskEvent(t, e, policy) {
                 ...(e.memBytes === undefined ? {} : { memBytes: e.memBytes }),
                 ...(e.log === undefined ? {} : { log: e.log }),
                 ...(e.walltimeSeconds === undefined ? {} : { walltimeSeconds: e.walltimeSeconds }),
+                ...(e.gpus === undefined ? {} : { gpus: e.gpus }),
+                ...definedBy(e),
             });
             return { ...keep, status: 'submitted', attempts };
         }
         case 'submit_failed':
             if (i >= 0)
                 return t;
-            attempts.push({ n: e.attempt, submittedAt: e.at, endedAt: e.at, class: 'failed', reason: e.reason });
+            attempts.push({
+                n: e.attempt,
+                submittedAt: e.at,
+                endedAt: e.at,
+                class: 'failed',
+                reason: e.reason,
+                ...definedBy(e),
+            });
             return { ...keep, status: 'failed', attempts, reason: `could not start: ${e.reason}` };
         case 'queued':
             return i < 0 || t.status !== 'submitted' ? t : { ...t, waiting: e.waiting };
@@ -12358,6 +12841,7 @@ function startRun(state, plan, opts) {
     const phases = {};
     // Made here, so that its index is kept from this first pass on.
     const tasks = copyTasks(state.tasks);
+    let definitions = state.definitions;
     const reset = (id) => {
         const t = tasks[id];
         if (!t)
@@ -12365,16 +12849,53 @@ function startRun(state, plan, opts) {
         const last = t.attempts[t.attempts.length - 1]?.n ?? 0;
         setTask(tasks, id, { status: 'pending', attempts: t.attempts, retryFrom: last });
     };
+    // A changed definition runs again (or is kept by choice); a gate holds only for the smoke tasks it judged.
+    const regated = new Map();
+    for (const change of definitionChanges(state, plan)) {
+        const phase = plan.phases.find((p) => p.name === change.phase);
+        const smokeIds = new Set(phase.smoke.map((t) => t.id));
+        const specs = new Map([...phase.smoke, ...phase.tasks].map((t) => [t.id, t]));
+        for (const { id, completed } of change.ended) {
+            const touchesGate = smokeIds.has(id);
+            if (!opts.keepChanged) {
+                reset(id);
+                if (touchesGate)
+                    regated.set(phase.name, 'drop');
+                continue;
+            }
+            if (!completed)
+                continue;
+            const spec = specs.get(id);
+            const stage = phase.definitions[spec.stage];
+            const t = tasks[id];
+            const attempts = [...t.attempts];
+            const last = attempts.at(-1);
+            const kept = { definition: spec.definition, stageDefinition: stage.id, at: opts.now ?? state.updated };
+            attempts[attempts.length - 1] = { ...last, kept: [...(last.kept ?? []), { ...kept, changed: change.parts }] };
+            setTask(tasks, id, { ...t, attempts });
+            if (definitions?.[stage.id] === undefined)
+                definitions = { ...definitions, [stage.id]: stage.parts };
+            if (touchesGate && regated.get(phase.name) !== 'drop')
+                regated.set(phase.name, 'keep');
+        }
+    }
     const changed = new Set(checklistsChanged(state, plan));
     for (const [name, p] of Object.entries(state.phases)) {
         const { gate, preconditions, ...rest } = p;
+        const again = regated.get(name);
+        const planned = plan.phases.find((x) => x.name === name);
+        const held = gate && gate.passed && again !== 'drop'
+            ? again === 'keep' && planned
+                ? { ...gate, definitions: smokeDefinitions(planned) }
+                : gate
+            : undefined;
         phases[name] = {
             ...rest,
-            ...(gate && gate.passed ? { gate } : {}),
+            ...(held ? { gate: held } : {}),
             ...(preconditions && preconditions.missing.length === 0 ? { preconditions } : {}),
         };
         if ((opts.retryFailed || changed.has(name)) && gate && !gate.passed)
-            for (const t of plan.phases.find((x) => x.name === name)?.smoke ?? [])
+            for (const t of planned?.smoke ?? [])
                 reset(t.id);
     }
     for (const [id, t] of Object.entries(tasks)) {
@@ -12391,7 +12912,7 @@ function startRun(state, plan, opts) {
         else if (t.status === 'failed' && t.attempts.at(-1)?.class === 'disk_full')
             reset(id);
     }
-    return { ...state, phases, tasks };
+    return { ...state, phases, tasks, ...(definitions === undefined ? {} : { definitions }) };
 }
 /**
  * Decides what to do next. `capacity` is how many more tasks may be started now (the
@@ -12403,6 +12924,7 @@ function step(state, plan, now, capacity) {
     const own = () => (tasks === state.tasks ? (tasks = copyTasks(tasks)) : tasks);
     const set = (id, t) => setTask(own(), id, t);
     const phases = { ...state.phases };
+    let definitions = state.definitions ?? {};
     const actions = [];
     let room = capacity;
     if (indexOf(tasks).completeFor !== plan) {
@@ -12425,6 +12947,12 @@ function step(state, plan, now, capacity) {
             room -= submissions.length;
             if (submissions.length > 0)
                 actions.push({ type: 'submit', submissions });
+            // The stage definition the attempts are sent under, kept for telling later which part changed.
+            for (const s of submissions) {
+                const d = phase.definitions[s.task.stage];
+                if (definitions[d.id] === undefined)
+                    definitions = { ...definitions, [d.id]: d.parts };
+            }
         }
         if (next.action)
             actions.push(next.action);
@@ -12441,13 +12969,15 @@ function step(state, plan, now, capacity) {
     }
     // A pass that changed nothing leaves the state as it was: an idle pass then saves nothing.
     const samePhases = JSON.stringify(phases) === JSON.stringify(state.phases);
-    if (tasks === state.tasks && samePhases)
+    const sameDefinitions = definitions === (state.definitions ?? {});
+    if (tasks === state.tasks && samePhases && sameDefinitions)
         return { state, actions };
     return {
         state: {
             ...state,
             tasks,
             phases: samePhases ? state.phases : phases,
+            ...(sameDefinitions ? {} : { definitions }),
             updated: now > state.updated ? now : state.updated,
         },
         actions,
@@ -12573,6 +13103,7 @@ function dueSubmissions(from, tasks, now, room) {
             attempt: (last?.n ?? 0) + 1,
             array,
             index,
+            stageDefinition: from.phase.definitions[spec.stage].id,
             ...(mem === undefined ? {} : { memBytes: mem }),
             ...avoid(t),
         };

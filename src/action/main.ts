@@ -22,6 +22,7 @@ import { CampaignController, loadState } from '../exec/controller.js';
 import type { Executor } from '../exec/executor.js';
 import { FileStateStore } from '../exec/store/file-store.js';
 import type { Plan } from '../plan/plan.js';
+import { definitionChangeLine, definitionChanges } from '../queue/definition-changes.js';
 import { gateView, phaseTable } from '../queue/job-summary.js';
 import { PollPacer, pollLimits } from '../queue/poll.js';
 import { startScopedRun, type Scope } from '../queue/scope.js';
@@ -124,6 +125,8 @@ async function advance(
     const controller = new CampaignController({ manifest: c.manifest, plan, executor, store, scope });
     const reconciled = await controller.reconcile(loaded, 'run the workflow again with retry-failed: true');
     for (const w of reconciled.warnings) core.warning(w);
+    // Said before anything is submitted: which tasks a changed definition runs again.
+    for (const ch of definitionChanges(reconciled.state, plan)) core.notice(definitionChangeLine(ch, false));
     let state = startScopedRun(reconciled.state, plan, scope, { retryFailed: s['retry-failed'] });
     const pacer = new PollPacer(plan, pollLimits(c.manifest.cluster.executor));
     let atRest = false;

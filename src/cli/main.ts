@@ -11,7 +11,7 @@ import { LinkError } from '../exec/transport/transport.js';
 import { formatFinding, lintText } from '../lint/lint.js';
 import { manifest as manifestSchema } from '../manifest/schema.js';
 import { PollPacer, pollLimits } from '../queue/poll.js';
-import type { CampaignState } from '../queue/state.js';
+import { emptyState, type CampaignState } from '../queue/state.js';
 import { diskFullTasks, startRun } from '../queue/transition.js';
 import { allCompleted, phaseCounts, progressLine, renderSummary } from '../queue/summary.js';
 import type { Plan } from '../plan/plan.js';
@@ -23,21 +23,37 @@ import { renderPlanJson, renderPlanText } from './plan-table.js';
 import { DEFAULT_OPTIONS, staleWorkflowFinding, workflowTarget } from './workflow-file.js';
 import { renderWorkflow } from '../workflow/render.js';
 import { Progress } from './progress.js';
+import { manifestCommit } from './git.js';
+import { readProvenance, renderProvenance, workdirPath } from './provenance.js';
+import { definitionChangeLine, definitionChanges } from '../queue/definition-changes.js';
+import { provenanceIndex } from '../queue/provenance.js';
+import { asideDir } from '../render/set-aside.js';
 
 const USAGE = `usage: campaign <command> [options]
 
   lint FILE...        check manifests: file:line:col: severity rule: message
                       --format text|json   --strict (warnings fail too)
-  plan FILE           show phases, strata, arrays, walltimes with their arithmetic
                       --format text|json
-  run FILE            drive the campaign to its end (resumes where it stopped)
+  plan FILE           show phases, strata, arrays, walltimes with their arithmetic, and
+                      which tasks a changed definition runs again   --state-dir DIR
+  run FILE            drive the campaign to its end (resumes where it stopped; a task
+                      whose definition changed runs again, and the run says so first)
                       --state-dir DIR   --poll SECONDS (longest wait between passes)
                       --retry-failed (run failed tasks and failed smoke stages again)
+                      --keep-changed (keep the results of tasks whose definition
+                      changed, recording that choice in their provenance)
+                      --fresh (start over: the earlier state, attempts and outputs
+                      are moved aside, never deleted, never adopted)
   status FILE         the stored state per phase   --state-dir DIR
   cancel FILE         stop the campaign's running tasks (each one's whole process group)
                       and record them cancelled; for when no \`run\` drives it
                       --state-dir DIR
-  summary FILE        markdown summary   --state-dir DIR   --out FILE
+  summary FILE        markdown summary   --state-dir DIR   --out FILE (and the pictures
+                      and provenance.jsonl beside it)
+  provenance FILE PATH...
+                      what made each output: the record beside it (campaign, task,
+                      values, definition, attempt, job, node, GPUs, times, commit)
+                      --state-dir DIR   --format text|json
   calibrate FILE      measured seconds per unit per stratum against the declared rates,
                       headroom, the walltime the planner would now choose; writes the
                       cost sections' patch to calibrate.patch in the state dir
@@ -70,6 +86,8 @@ export async function main(argv: string[]): Promise<number> {
         return await cancel(rest);
       case 'summary':
         return await summary(rest);
+      case 'provenance':
+        return await provenance(rest);
       case 'calibrate':
         return await calibrateCommand(rest);
       case 'workflow':
@@ -147,12 +165,20 @@ function printWarnings(c: Campaign): void {
 }
 
 async function plan(argv: string[]): Promise<number> {
-  const { values, files } = args(argv, { format: { type: 'string' } });
-  const c = await loadCampaign(files[0]!);
+  const { values, files } = args(argv, { format: { type: 'string' }, 'state-dir': { type: 'string' } });
+  const c = await loadCampaign(files[0]!, values['state-dir'] as string | undefined);
   if (format(values.format) === 'json') process.stdout.write(renderPlanJson(c.plan) + '\n');
   else {
     printWarnings(c);
     process.stdout.write(renderPlanText(c.plan));
+    // Against the stored state, where there is one: which tasks a run would send again, and why.
+    const store = new FileStateStore(c.stateDir);
+    if ((await store.load()) !== undefined) {
+      const changes = definitionChanges(await storedState(c), c.plan);
+      process.stdout.write(`\nAgainst the stored state (${c.stateDir}):\n`);
+      if (changes.length === 0) process.stdout.write('  no definition changed: a run sends no completed task again\n');
+      for (const ch of changes) process.stdout.write(`  ${definitionChangeLine(ch, false)}\n`);
+    }
   }
   return EXIT.ok;
 }
@@ -166,7 +192,14 @@ async function run(argv: string[]): Promise<number> {
     'state-dir': { type: 'string' },
     poll: { type: 'string' },
     'retry-failed': { type: 'boolean' },
+    'keep-changed': { type: 'boolean' },
+    fresh: { type: 'boolean' },
   });
+  if (values.fresh === true && values['keep-changed'] === true)
+    throw new UserError({
+      message: '--fresh and --keep-changed contradict each other',
+      fix: 'a fresh start keeps no earlier result: give one of them',
+    });
   const c = await loadCampaign(files[0]!, values['state-dir'] as string | undefined);
   const maxPoll = values.poll === undefined ? undefined : Number(values.poll);
   if (maxPoll !== undefined && !(maxPoll > 0))
@@ -182,15 +215,36 @@ async function run(argv: string[]): Promise<number> {
   process.once('SIGTERM', stop);
   let executor: Executor | undefined;
   try {
-    const loaded = await loadState(store, c.manifest.campaign, new Date().toISOString());
+    let loaded = await loadState(store, c.manifest.campaign, new Date().toISOString());
     const opened = await openExecutor(c, { since: () => loaded.created, warn, checkCluster: true });
     executor = opened.executor;
+    if (values.fresh === true) loaded = await startFresh(c, store, executor, loaded);
     const plan = opened.plan;
-    const controller = new CampaignController({ manifest: c.manifest, plan, executor, store, warn });
+    const commit = await manifestCommit(c.file);
+    const controller = new CampaignController({
+      manifest: c.manifest,
+      plan,
+      executor,
+      store,
+      warn,
+      ...(commit === undefined ? {} : { commit }),
+    });
     const progress = new Progress(process.stdout, plan);
     const reconciled = await controller.reconcile(loaded, 'run again with --retry-failed');
     reconciled.warnings.forEach(warn);
-    let state = startRun(reconciled.state, plan, { retryFailed: values['retry-failed'] === true });
+    // Said before anything is submitted: which tasks a changed definition runs again (or keeps).
+    const keepChanged = values['keep-changed'] === true;
+    const changes = definitionChanges(reconciled.state, plan);
+    for (const ch of changes) note(definitionChangeLine(ch, keepChanged));
+    let state = startRun(reconciled.state, plan, {
+      retryFailed: values['retry-failed'] === true,
+      keepChanged,
+      now: new Date().toISOString(),
+    });
+    if (keepChanged) {
+      const kept = changes.flatMap((ch) => ch.ended.filter((e) => e.completed).map((e) => e.id));
+      await controller.recordProvenance(state, kept);
+    }
     const pacer = new PollPacer(plan, pollLimits(c.manifest.cluster.executor, maxPoll));
     for (;;) {
       const r = await controller.pass(state);
@@ -202,7 +256,13 @@ async function run(argv: string[]): Promise<number> {
       await store.compactIfDue(); // in the wait, so that no pass pays for it
       await new Promise((res) => setTimeout(res, wait - (Date.now() - from)));
     }
-    const text = await summaryText(plan, executor, state, await writePictures(c.stateDir, plan, state));
+    const text = await summaryText(
+      plan,
+      executor,
+      state,
+      await writePictures(c.stateDir, plan, state),
+      await writeProvenanceIndex(c.stateDir, plan, state),
+    );
     await writeFile(join(c.stateDir, 'summary.md'), text);
     process.stdout.write('\n' + text);
     const full = diskFullTasks(state);
@@ -266,6 +326,7 @@ export async function summaryText(
   executor: Executor,
   state: CampaignState,
   pictures: readonly { file: string; caption: string }[] = [],
+  provenance?: string,
 ): Promise<string> {
   const tails = new Map<string, string>();
   for (const p of plan.phases) {
@@ -277,7 +338,52 @@ export async function summaryText(
       }
     }
   }
-  return renderSummary({ plan, state, tails, pictures });
+  return renderSummary({ plan, state, tails, pictures, ...(provenance === undefined ? {} : { provenance }) });
+}
+
+/** The campaign's provenance index beside a summary in `dir`; its file name, or undefined when it holds no record. */
+export async function writeProvenanceIndex(dir: string, plan: Plan, state: CampaignState): Promise<string | undefined> {
+  const index = provenanceIndex(plan, state);
+  if (index === '') return undefined;
+  await mkdir(dir, { recursive: true });
+  await writeFile(join(dir, PROVENANCE_INDEX), index);
+  return PROVENANCE_INDEX;
+}
+
+const PROVENANCE_INDEX = 'provenance.jsonl';
+
+const note = (m: string): void => {
+  process.stderr.write(`campaign: ${m}\n`);
+};
+
+/**
+ * `run --fresh`: the campaign's earlier generation moved aside (its state in the state
+ * directory's `previous/`, its attempts and claimed outputs in the workdir's
+ * `.campaign/aside/`), never deleted, and a new state in its place. Refused while tasks run.
+ */
+async function startFresh(
+  c: Campaign,
+  store: FileStateStore,
+  executor: Executor,
+  loaded: CampaignState,
+): Promise<CampaignState> {
+  const running = Object.entries(loaded.tasks).filter(([, t]) => t.status === 'submitted' || t.status === 'running');
+  if (running.length > 0) {
+    throw new UserError({
+      message: `${running.length} task${running.length === 1 ? ' is' : 's are'} still running (${running[0]![0]}${running.length > 1 ? ', …' : ''}): a fresh start would leave them unwatched`,
+      fix: `stop them with \`campaign cancel ${c.file}\`, or let them end, then run --fresh again`,
+    });
+  }
+  const now = new Date().toISOString();
+  const stamp = now.replace(/[:.]/g, '-');
+  const aside = await executor.setAside(asideDir(c.manifest.campaign, stamp));
+  const moved = await store.setAside(join(c.stateDir, 'previous', stamp));
+  const parts = [
+    moved.length > 0 ? `the earlier state is in ${join(c.stateDir, 'previous', stamp)}` : 'there was no earlier state',
+    `${aside.outputs} output${aside.outputs === 1 ? '' : 's'}${aside.attempts ? ' and the attempts' : ''} moved to ${aside.dest} in the workdir`,
+  ];
+  note(`started afresh: ${parts.join('; ')}; nothing was deleted, and nothing earlier counts for this run`);
+  return emptyState(c.manifest.campaign, now);
 }
 
 async function summary(argv: string[]): Promise<number> {
@@ -288,14 +394,42 @@ async function summary(argv: string[]): Promise<number> {
   try {
     // The pictures go next to a summary written to a file, where its links find them.
     const out = typeof values.out === 'string' ? values.out : undefined;
-    const pics = out === undefined ? [] : await writePictures(dirname(resolve(out)), c.plan, state);
-    const text = await summaryText(c.plan, executor, state, pics);
+    const beside = out === undefined ? undefined : dirname(resolve(out));
+    const pics = beside === undefined ? [] : await writePictures(beside, c.plan, state);
+    const index = beside === undefined ? undefined : await writeProvenanceIndex(beside, c.plan, state);
+    const text = await summaryText(c.plan, executor, state, pics, index);
     if (out !== undefined) await writeFile(out, text);
     else process.stdout.write(text);
   } finally {
     await executor.close();
   }
   return allCompleted(c.plan, state) ? EXIT.ok : EXIT.incomplete;
+}
+
+/** `campaign provenance FILE PATH...`: what made each output, from the record beside it. */
+async function provenance(argv: string[]): Promise<number> {
+  const { values, files } = args(argv, { 'state-dir': { type: 'string' }, format: { type: 'string' } }, 2);
+  const fmt = format(values.format);
+  const c = await loadCampaign(files[0]!, values['state-dir'] as string | undefined);
+  const state = await storedState(c);
+  const { executor } = await openExecutor(c, { since: () => state.created, warn, checkCluster: false });
+  let missing = 0;
+  try {
+    for (const asked of files.slice(1)) {
+      const path = workdirPath(c, asked);
+      const found = await readProvenance(executor, path);
+      if ('error' in found) {
+        missing++;
+        process.stderr.write(`campaign: ${asked}: ${found.error}\n`);
+        continue;
+      }
+      if (fmt === 'json') process.stdout.write(JSON.stringify(found.record) + '\n');
+      else process.stdout.write(renderProvenance(found.record, state) + '\n');
+    }
+  } finally {
+    await executor.close();
+  }
+  return missing === 0 ? EXIT.ok : EXIT.incomplete;
 }
 
 async function workflow(argv: string[]): Promise<number> {

@@ -10,6 +10,8 @@ import type { Manifest } from '../manifest/schema.js';
 import { toShell } from '../manifest/template.js';
 import type { ArrayPlan, Plan } from '../plan/plan.js';
 import { checklistKey, evaluateChecklist, type SmokeFacts } from '../queue/checklist.js';
+import { smokeDefinitions } from '../queue/definition-changes.js';
+import { provenanceFiles } from '../queue/provenance.js';
 import type { Action, CampaignEvent } from '../queue/events.js';
 import { retryPolicy } from '../queue/policy.js';
 import { completedOutputs, outputsGone, outputsGoneWarning } from '../queue/reconcile.js';
@@ -38,6 +40,8 @@ export interface Controller {
   scope?: Scope;
   /** Told when a pass is cut short by the link to the cluster and will be made again. */
   warn?: (message: string) => void;
+  /** The git commit of the manifest, where it is in a git checkout: recorded with each attempt sent. */
+  commit?: string;
 }
 
 /** How long passes may keep being cut short by the link, with none getting through, before the controller gives up. */
@@ -105,6 +109,11 @@ export class CampaignController {
   private async passOnce(state: CampaignState): Promise<{ state: CampaignState; atRest: boolean }> {
     const observed = await this.c.executor.observe(this.activeAttempts(state));
     let next = applyEvents(state, observed, this.policy);
+    // Before the completions are saved: a pass cut short writes them again when it is made again.
+    await this.recordProvenance(
+      next,
+      observed.flatMap((e) => (e.type === 'finished' && e.class === 'completed' ? [e.task] : [])),
+    );
     // Every active task counts, those the plan no longer has too.
     const active = indexOf(next.tasks).count(ACTIVE);
     const decided = step(next, this.c.plan, this.now(), this.c.executor.capacity(active));
@@ -151,6 +160,17 @@ export class CampaignController {
       await this.c.store.append(observed);
       await new Promise((r) => setTimeout(r, 500));
     }
+  }
+
+  /** Writes the provenance record beside each of these tasks' completed outputs (queue/provenance.ts). */
+  async recordProvenance(state: CampaignState, taskIds: readonly string[]): Promise<void> {
+    if (taskIds.length === 0) return;
+    const files = provenanceFiles(this.c.plan, state, taskIds);
+    const failed = await this.c.executor.writeFiles(files);
+    if (failed.length > 0)
+      this.c.warn?.(
+        `could not write the provenance record of ${failed.length} output${failed.length === 1 ? '' : 's'} (${failed[0]}); the state keeps what it would say`,
+      );
   }
 
   /**
@@ -208,12 +228,22 @@ export class CampaignController {
     const phase = (name: string) => this.c.plan.phases.find((p) => p.name === name)!;
     switch (action.type) {
       case 'submit': {
-        // Each attempt keeps the walltime it ran under: headroom is judged against it after the manifest changes.
-        const walltime = new Map(action.submissions.map((s) => [`${s.task.id}:${s.attempt}`, s.array.budget.seconds]));
+        // Each attempt keeps the walltime it ran under (headroom is judged against it after the
+        // manifest changes) and the definition it ran under (a result counts for that one only).
+        const sent = new Map(action.submissions.map((s) => [`${s.task.id}:${s.attempt}`, s]));
         const events = await this.c.executor.submit(action.submissions);
-        return events.map((e) =>
-          e.type === 'submitted' ? { ...e, walltimeSeconds: walltime.get(`${e.task}:${e.attempt}`) } : e,
-        );
+        return events.map((e) => {
+          const s =
+            e.type === 'submitted' || e.type === 'submit_failed' ? sent.get(`${e.task}:${e.attempt}`) : undefined;
+          if (!s || (e.type !== 'submitted' && e.type !== 'submit_failed')) return e;
+          return {
+            ...e,
+            ...(e.type === 'submitted' ? { walltimeSeconds: s.array.budget.seconds } : {}),
+            ...(s.task.definition === undefined ? {} : { definition: s.task.definition }),
+            ...(s.stageDefinition === undefined ? {} : { stageDefinition: s.stageDefinition }),
+            ...(this.c.commit === undefined ? {} : { commit: this.c.commit }),
+          };
+        });
       }
       case 'check_preconditions': {
         const p = phase(action.phase);
@@ -251,6 +281,7 @@ export class CampaignController {
             at: at(),
             results: evaluateChecklist(p.checklist, facts),
             checklist: checklistKey(p.checklist),
+            definitions: smokeDefinitions(p),
           },
         ];
       }

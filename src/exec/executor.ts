@@ -3,6 +3,7 @@ import type { TaskSpec } from '../manifest/expand.js';
 import type { OutputFacts } from '../queue/checklist.js';
 import type { Submission, TaskEvent } from '../queue/events.js';
 import type { Attempt } from '../queue/state.js';
+import type { SetAsideResult } from '../render/set-aside.js';
 
 export interface ActiveAttempt {
   task: TaskSpec;
@@ -35,5 +36,17 @@ export interface Executor {
   runCheck(task: TaskSpec, command: string): Promise<{ exitCode: number; tail: string }>;
   /** Which of these workdir-relative paths do not exist. */
   missing(paths: readonly string[]): Promise<string[]>;
+  /**
+   * Writes these small files (workdir-relative paths), each whole or not at all (by rename), in
+   * one operation; returns the paths it could not write.
+   */
+  writeFiles(files: readonly { path: string; text: string }[]): Promise<string[]>;
+  /** A workdir-relative file's text; undefined when it does not exist. */
+  readFile(path: string): Promise<string | undefined>;
+  /**
+   * Moves the campaign's attempts and claimed outputs to `dest` (workdir-relative), for a
+   * campaign started over (render/set-aside.ts); throws a UserError when it cannot.
+   */
+  setAside(dest: string): Promise<SetAsideResult>;
   close(): Promise<void>;
 }

@@ -9,6 +9,7 @@ import type { Manifest } from '../manifest/schema.js';
 import type { OutputRecords } from '../queue/attempt-end.js';
 import { fullRecordExpectation, type OutputFacts } from '../queue/checklist.js';
 import { manifestTaskEnv } from '../render/env.js';
+import { parseSetAside, renderSetAside, type SetAsideResult } from '../render/set-aside.js';
 import { exportLines, shellQuote } from '../render/shell.js';
 import { UserError } from '../errors.js';
 import { resolveHome, type Transport } from './transport/transport.js';
@@ -23,6 +24,15 @@ export interface OutputFreshness {
   size?: number;
   /** Where the output really is, when a symlink puts it elsewhere. */
   linkedTo?: string;
+}
+
+/** A set-aside's result, or the UserError that says what could not be moved. */
+export function setAsideOrThrow(r: SetAsideResult | { error: string }, workdir: string): SetAsideResult {
+  if (!('error' in r)) return r;
+  throw new UserError({
+    message: `cannot move the campaign's earlier attempts and outputs aside in ${workdir}: ${r.error}`,
+    fix: 'fix the permissions named and run again: what was moved stays moved, and the rest follows',
+  });
 }
 
 export class RemoteWorkdir {
@@ -92,6 +102,35 @@ export class RemoteWorkdir {
       `cd -- ${shellQuote(workdir)} || exit 127\n${env}\ntimeout 600 bash -c ${shellQuote(command)} 2>&1`,
     );
     return { exitCode: r.code, tail: (r.stdout + r.stderr).slice(-4000) };
+  }
+
+  async writeFiles(files: readonly { path: string; text: string }[]): Promise<string[]> {
+    if (files.length === 0) return [];
+    const workdir = await this.path();
+    // Paths and contents travel on stdin (the contents as base64), never in the command's text.
+    const r = await this.transport.exec(
+      [
+        `cd -- ${shellQuote(workdir)} || exit 3`,
+        "while IFS= read -r -d '' p && IFS= read -r -d '' b; do",
+        '  { mkdir -p -- "$(dirname -- "$p")" && printf \'%s\' "$b" | base64 -d > "$p.tmp" && mv -f -- "$p.tmp" "$p"; } 2>/dev/null ||',
+        '    printf \'%s\\0\' "$p"',
+        'done',
+      ].join('\n'),
+      { stdin: files.map((f) => `${f.path}\0${Buffer.from(f.text).toString('base64')}\0`).join('') },
+    );
+    if (r.code === 3) return files.map((f) => f.path);
+    return r.stdout.split('\0').filter(Boolean);
+  }
+
+  /** renderSetAside run in the workdir; `attempts` is the executor's directory of the campaign's attempts. */
+  async setAside(attempts: string, dest: string): Promise<SetAsideResult> {
+    const workdir = await this.path();
+    const r = await this.transport.exec(renderSetAside({ workdir, campaign: this.manifest.campaign, attempts, dest }));
+    return setAsideOrThrow(parseSetAside(dest, r), workdir);
+  }
+
+  async readFile(path: string): Promise<string | undefined> {
+    return this.transport.readFile(`${await this.path()}/${path}`).catch(() => undefined);
   }
 
   async missing(paths: readonly string[]): Promise<string[]> {

@@ -20,6 +20,8 @@ export interface TaskSpec {
   /** Path relative to the workdir. */
   output?: string;
   units?: number;
+  /** The digest of its definition (plan/definition.ts), set by the plan. */
+  definition?: string;
 }
 
 /** Smoke outputs live apart from real results so that a smoke file is never taken for one. */

@@ -11,9 +11,9 @@ const NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]*$/;
 export const duration = z
   .union([z.string(), z.number().nonnegative()])
   .refine((v) => parseDuration(v) !== undefined, {
-    message: 'not a duration: write e.g. 90s, 37s, 3h, 1h30m, 2d or 1-00:00:00',
+    message: 'not a duration: write e.g. 90s, 179ms, 0.5s, 3h, 1h30m, 2d or 1-00:00:00',
   })
-  .describe('A duration: 90s, 3h, 1h30m, 2d, or Slurm form 1-00:00:00; a number is seconds.');
+  .describe('A duration: 90s, 179ms, 0.5s, 3h, 1h30m, 2d, or Slurm form 1-00:00:00; a number is seconds.');
 
 export const size = z
   .union([z.string(), z.number().nonnegative()])

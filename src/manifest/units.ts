@@ -1,7 +1,8 @@
-/** Durations ("90s", "37s", "3h", "1h30m", "2d", "1-00:00:00", "30:00") and sizes ("32G", "500MiB"). */
+/** Durations ("90s", "179ms", "0.5s", "3h", "1h30m", "2d", "1-00:00:00", "30:00") and sizes ("32G", "500MiB"). */
 
-const DURATION_PART = /(\d+(?:\.\d+)?)(d|h|m|s)/g;
-const UNIT_SECONDS: Record<string, number> = { d: 86400, h: 3600, m: 60, s: 1 };
+// `ms` before `m`: "179ms" is 179 milliseconds, never 179 minutes and a stray "s".
+const DURATION_PART = /(\d+(?:\.\d+)?|\.\d+)(ms|d|h|m|s)/g;
+const UNIT_SECONDS: Record<string, number> = { d: 86400, h: 3600, m: 60, s: 1, ms: 0.001 };
 
 /** Seconds in a duration, or undefined when the text is not one. */
 export function parseDuration(text: string | number): number | undefined {
@@ -18,10 +19,11 @@ export function parseDuration(text: string | number): number | undefined {
     const [, h, m, sec] = clock;
     return Number(h ?? 0) * 3600 + Number(m) * 60 + Number(sec);
   }
-  if (!/^(\d+(?:\.\d+)?(d|h|m|s))+$/.test(s)) return undefined;
+  if (!/^((\d+(?:\.\d+)?|\.\d+)(ms|d|h|m|s))+$/.test(s)) return undefined;
   let total = 0;
   for (const m of s.matchAll(DURATION_PART)) total += Number(m[1]) * UNIT_SECONDS[m[2]!]!;
-  return total;
+  // Summed in milliseconds' precision: 0.1s + 0.2s is 0.3 s, not 0.30000000000000004.
+  return Math.round(total * 1e6) / 1e6;
 }
 
 /** Slurm's `--time` form: D-HH:MM:SS, or HH:MM:SS below a day. */
@@ -39,7 +41,7 @@ export function formatDuration(seconds: number): string {
   if (seconds < 10) return `${Number(seconds.toFixed(seconds < 1 ? 2 : 1))}s`;
   let s = Math.round(seconds);
   const parts: string[] = [];
-  for (const [unit, size] of Object.entries(UNIT_SECONDS)) {
+  for (const [unit, size] of Object.entries(UNIT_SECONDS).filter(([u]) => u !== 'ms')) {
     const n = Math.floor(s / size);
     if (n > 0) parts.push(`${n}${unit}`);
     s -= n * size;

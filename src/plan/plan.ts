@@ -13,6 +13,7 @@ import {
 } from '../manifest/expand.js';
 import type { Check, Manifest, Phase } from '../manifest/schema.js';
 import { parseSize } from '../manifest/units.js';
+import { stageDefinition, taskDefinitions, type StageDefinition } from './definition.js';
 import { selectSmoke } from './smoke.js';
 import { budgetFor, type Budget } from './walltime.js';
 
@@ -45,6 +46,8 @@ export interface PhasePlan {
   /** Path templates that must exist before the phase's tasks start. */
   preconditions: string[];
   arrays: ArrayPlan[];
+  /** Each stage's definition at the level of its templates (see plan/definition.ts). */
+  definitions: Record<Stage, StageDefinition>;
   /** Budgeted GPU-hours of the full stage (walltime × GPUs, an upper bound). */
   gpuHours: number;
   smokeGpuHours: number;
@@ -88,12 +91,32 @@ export function planCampaign(
   clusterMaxArraySize = Number.MAX_SAFE_INTEGER,
 ): Plan {
   const limit = Math.min(maxArraySize(manifest), clusterMaxArraySize);
-  const phases = manifest.phases.map((phase): PhasePlan => {
-    const tasks = expanded?.get(phase.name) ?? expandPhase(manifest, phase);
+  // Planned dependencies first: a task's definition holds those of the tasks whose outputs it reads.
+  const upstream: Upstream = { outputs: new Map(), stages: new Map() };
+  const planned = new Map<string, PhasePlan>();
+  const planPhase = (phase: Phase): PhasePlan => {
+    const cells = expanded?.get(phase.name) ?? expandPhase(manifest, phase);
     const overrides = phase.smoke?.overrides;
-    const chosen = phase.smoke ? selectSmoke(phase, tasks) : [];
+    const chosen = phase.smoke ? selectSmoke(phase, cells) : [];
     // A full-run smoke task is the full task itself: its result counts and it is not run again.
-    const smoke = phase.smoke?.full_run ? chosen : chosen.map((t) => asSmoke(t, overrides?.units ?? t.units));
+    const smokeCells = phase.smoke?.full_run ? chosen : chosen.map((t) => asSmoke(t, overrides?.units ?? t.units));
+    const digests = taskDefinitions(
+      manifest,
+      phase,
+      [...cells, ...smokeCells],
+      (t) => resourcesFor(manifest, phase, t).gpus,
+      upstream.outputs,
+    );
+    const defined = (t: TaskSpec): TaskSpec => ({ ...t, definition: digests.get(t.id)! });
+    const tasks = cells.map(defined);
+    const smoke = smokeCells.map(defined);
+    const reads = dependsOn(phase).map((d) => upstream.stages.get(d) ?? '');
+    const definitions = {
+      smoke: stageDefinition(manifest, phase, 'smoke', reads),
+      full: stageDefinition(manifest, phase, 'full', reads),
+    };
+    for (const t of tasks) if (t.output !== undefined) upstream.outputs.set(t.output, t.definition!);
+    upstream.stages.set(phase.name, definitions.full.id);
     const arrays = [
       ...arraysFor(manifest, phase, 'smoke', smoke, limit),
       ...arraysFor(manifest, phase, 'full', tasks, limit),
@@ -111,11 +134,41 @@ export function planCampaign(
       checklist: phase.smoke?.trigger ?? [],
       preconditions: (phase.preconditions ?? []).map((p) => p.exists),
       arrays,
+      definitions,
       gpuHours: hours('full'),
       smokeGpuHours: hours('smoke'),
     };
-  });
+  };
+  for (const phase of dependenciesFirst(manifest.phases)) planned.set(phase.name, planPhase(phase));
+  const phases = manifest.phases.map((p) => planned.get(p.name)!);
   return { campaign: manifest.campaign, executor: manifest.cluster.executor, workdir: manifest.workdir, phases };
+}
+
+/** What the phases planned so far give those that depend on them. */
+interface Upstream {
+  /** Output path → the definition of the full task that writes it. */
+  outputs: Map<string, string>;
+  /** Phase → its full stage's definition id. */
+  stages: Map<string, string>;
+}
+
+/** The phases with each one's dependencies before it, in manifest order where there is a choice (a cycle, which lint refuses, is cut). */
+function dependenciesFirst(phases: readonly Phase[]): Phase[] {
+  const byName = new Map(phases.map((p) => [p.name, p]));
+  const done = new Set<string>();
+  const order: Phase[] = [];
+  const visit = (p: Phase, path: Set<string>): void => {
+    if (done.has(p.name) || path.has(p.name)) return;
+    path.add(p.name);
+    for (const d of dependsOn(p)) {
+      const dep = byName.get(d);
+      if (dep) visit(dep, path);
+    }
+    done.add(p.name);
+    order.push(p);
+  };
+  for (const p of phases) visit(p, new Set());
+  return order;
 }
 
 /** One array per stratum and resource class, chunked to the executor's array size limit. */

@@ -3,8 +3,15 @@ import type { TaskSpec } from '../manifest/expand.js';
 import type { ArrayPlan } from '../plan/plan.js';
 import type { CheckResult, FailureClass } from './state.js';
 
+/** What a sent attempt ran under (added by the controller from its submission). */
+export interface Defined {
+  definition?: string;
+  stageDefinition?: string;
+  commit?: string;
+}
+
 export type TaskEvent =
-  | {
+  | ({
       type: 'submitted';
       task: string;
       attempt: number;
@@ -14,8 +21,10 @@ export type TaskEvent =
       log?: string;
       /** The walltime it was submitted with, in seconds. */
       walltimeSeconds?: number;
-    }
-  | { type: 'submit_failed'; task: string; attempt: number; at: string; reason: string }
+      /** The GPUs (UUIDs) it runs on, where the executor chose them. */
+      gpus?: string[];
+    } & Defined)
+  | ({ type: 'submit_failed'; task: string; attempt: number; at: string; reason: string } & Defined)
   | { type: 'started'; task: string; attempt: number; at: string; node?: string }
   | { type: 'queued'; task: string; attempt: number; at: string; waiting: string }
   | {
@@ -35,7 +44,15 @@ export type TaskEvent =
 
 export type PhaseEvent =
   /** `checklist`: the checklist evaluated, as checklistKey gives it. */
-  | { type: 'gate'; phase: string; at: string; results: CheckResult[]; checklist: string }
+  | {
+      type: 'gate';
+      phase: string;
+      at: string;
+      results: CheckResult[];
+      checklist: string;
+      /** The definitions of the smoke tasks judged (definitionsDigest). */
+      definitions: string;
+    }
   | { type: 'preconditions'; phase: string; at: string; missing: string[] };
 
 export type CampaignEvent = TaskEvent | PhaseEvent;
@@ -49,6 +66,8 @@ export interface Submission {
   memBytes?: number;
   /** Nodes an earlier attempt failed on: submit elsewhere. */
   avoidNodes?: string[];
+  /** The id of the task's stage definition, as the plan gives it (the task's own digest is `task.definition`). */
+  stageDefinition?: string;
 }
 
 export type Action =

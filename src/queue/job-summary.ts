@@ -4,6 +4,7 @@
  */
 import type { Plan, PhasePlan } from '../plan/plan.js';
 import type { CampaignState } from './state.js';
+import { smokeDefinitions } from './definition-changes.js';
 import { phaseCounts } from './summary.js';
 
 export function phaseTable(plan: Plan, state: CampaignState): string {
@@ -37,6 +38,15 @@ export interface GateView {
 export function gateView(phase: PhasePlan, state: CampaignState): GateView {
   const ps = state.phases[phase.name];
   const gate = ps?.gate;
+  // A verdict holds for the smoke tasks it judged: a state written before this commit's
+  // definitions changed says nothing of them (and a verdict that recorded none is not trusted).
+  if (gate && gate.definitions !== smokeDefinitions(phase)) {
+    return {
+      conclusion: 'pending',
+      title: 'The checklist has not judged this definition yet',
+      text: `The smoke checklist of ${phase.name} was last evaluated (${gate.passed ? 'passed' : 'failed'}, ${gate.at}) for smoke tasks whose definition has changed since: a new smoke stage must run before it says anything of this one.`,
+    };
+  }
   if (!gate) {
     const where = ps ? `the phase is ${ps.status}${ps.reason ? `: ${ps.reason}` : ''}` : 'the phase has not started';
     const stopped = ps?.status === 'blocked' || ps?.status === 'failed';

@@ -31,10 +31,29 @@ export const attemptSchema = z.object({
   log: z.string().optional(),
   /** The node it ran on, where the executor knows it. */
   node: z.string().optional(),
+  /** The GPUs (UUIDs) it ran on, where the executor chose them. */
+  gpus: z.array(z.string()).optional(),
   /** The walltime it was submitted with, in seconds. */
   walltimeSeconds: z.number().optional(),
   /** Where the scheduler granted less than asked (time, GPUs, partition), in plain words. */
   adapted: z.array(z.string()).optional(),
+  /** The digest of the task's definition it ran under (plan/definition.ts). */
+  definition: z.string().optional(),
+  /** Its stage's definition (an id of the state's `definitions`): which parts a later change touched. */
+  stageDefinition: z.string().optional(),
+  /** Later definitions its result was kept for by the user's choice (`run --keep-changed`), oldest first. */
+  kept: z
+    .array(
+      z.object({
+        definition: z.string(),
+        stageDefinition: z.string(),
+        at: z.string(),
+        changed: z.array(z.string()),
+      }),
+    )
+    .optional(),
+  /** The git commit of the manifest when the attempt was sent, where it is in a git checkout. */
+  commit: z.string().optional(),
 });
 export type Attempt = z.infer<typeof attemptSchema>;
 
@@ -87,6 +106,8 @@ export const phaseStateSchema = z.object({
       results: z.array(checkResultSchema),
       /** The checklist it was judged by (checklistKey); absent in states from before it was kept. */
       checklist: z.string().optional(),
+      /** The definitions of the smoke tasks it judged (definitionsDigest): it holds for those only. */
+      definitions: z.string().optional(),
     })
     .optional(),
   preconditions: z.object({ at: z.string(), missing: z.array(z.string()) }).optional(),
@@ -102,11 +123,23 @@ export const campaignStateSchema = z.object({
   updated: z.string(),
   phases: z.record(z.string(), phaseStateSchema),
   tasks: z.record(z.string(), taskStateSchema),
+  /** Stage definitions attempts ran under, by id: each part's hash (plan/definition.ts). */
+  definitions: z.record(z.string(), z.record(z.string(), z.string())).optional(),
 });
 export type CampaignState = z.infer<typeof campaignStateSchema>;
 
 export function emptyState(campaign: string, now: string): CampaignState {
   return { version: STATE_VERSION, campaign, created: now, updated: now, phases: {}, tasks: {} };
+}
+
+/** The definition a task's attempt counts for now: the last it was kept for, else the one it ran under. */
+export function definitionOf(a: Attempt): string | undefined {
+  return a.kept?.at(-1)?.definition ?? a.definition;
+}
+
+/** Its stage definition, likewise. */
+export function stageDefinitionOf(a: Attempt): string | undefined {
+  return a.kept?.at(-1)?.stageDefinition ?? a.stageDefinition;
 }
 
 export const ACTIVE: ReadonlySet<TaskStatus> = new Set(['submitted', 'running']);

@@ -1,7 +1,7 @@
 /** Counts per phase for progress lines, and the markdown summary of a campaign. */
 import { formatDuration } from '../manifest/units.js';
 import type { Plan, PhasePlan } from '../plan/plan.js';
-import type { CampaignState, TaskState } from './state.js';
+import { definitionOf, type CampaignState, type TaskState } from './state.js';
 
 export interface PhaseCounts {
   phase: string;
@@ -17,6 +17,19 @@ export interface PhaseCounts {
   /** Submitted and not started: with the most common reason the scheduler gives. */
   queued: number;
   waiting?: string;
+}
+
+/**
+ * The retries of a task: its attempts under its current definition after the first. The
+ * attempts of an earlier definition are runs of another task, not retries of this one.
+ */
+function retriesOf(s: TaskState | undefined, definition: string | undefined): number {
+  if (!s) return 0;
+  const own = s.attempts.filter((a) => {
+    const d = definitionOf(a);
+    return d === undefined || d === definition;
+  });
+  return Math.max(0, own.length - 1);
 }
 
 export function phaseCounts(plan: Plan, state: CampaignState): PhaseCounts[] {
@@ -36,7 +49,7 @@ export function phaseCounts(plan: Plan, state: CampaignState): PhaseCounts[] {
         if (s?.waiting) reasons.set(s.waiting, (reasons.get(s.waiting) ?? 0) + 1);
       } else if (status === 'failed' || status === 'stuck') c.failed++;
       else c.pending++;
-      c.retries += Math.max(0, (s?.attempts.length ?? 0) - 1);
+      c.retries += retriesOf(s, t.definition);
     }
     const waiting = [...reasons.entries()].sort((a, b) => b[1] - a[1])[0]?.[0];
     return {
@@ -70,6 +83,8 @@ export interface SummaryInput {
   tails: ReadonlyMap<string, string>;
   /** Pictures written next to the summary (file names relative to it), linked from it. */
   pictures?: readonly { file: string; caption: string }[];
+  /** The provenance index written next to the summary (its file name relative to it), linked from it. */
+  provenance?: string;
 }
 
 const escapeCell = (s: string): string => s.replace(/\|/g, '\\|').replace(/\n/g, ' ');
@@ -97,7 +112,7 @@ function span(states: TaskState[]): { wall?: number; mean?: number } {
   };
 }
 
-export function renderSummary({ plan, state, tails, pictures = [] }: SummaryInput): string {
+export function renderSummary({ plan, state, tails, pictures = [], provenance }: SummaryInput): string {
   const ok = allCompleted(plan, state);
   const out: string[] = [
     `# Campaign ${plan.campaign}`,
@@ -111,7 +126,7 @@ export function renderSummary({ plan, state, tails, pictures = [] }: SummaryInpu
     const states = p.tasks.map((t) => state.tasks[t.id]).filter((s): s is TaskState => s !== undefined);
     const completed = states.filter((s) => s.status === 'completed').length;
     const failed = states.filter((s) => s.status === 'failed' || s.status === 'stuck').length;
-    const retries = states.reduce((n, s) => n + Math.max(0, s.attempts.length - 1), 0);
+    const retries = p.tasks.reduce((n, t) => n + retriesOf(state.tasks[t.id], t.definition), 0);
     const { wall, mean } = span(states);
     const ps = state.phases[p.name];
     const status = `${ps?.status ?? 'waiting'}${ps?.reason ? `: ${ps.reason}` : ''}`;
@@ -125,6 +140,7 @@ export function renderSummary({ plan, state, tails, pictures = [] }: SummaryInpu
   }
   for (const p of plan.phases) out.push(...gateSection(p, state));
   out.push(...adaptedSection(plan, state));
+  out.push(...provenanceSection(plan, state, provenance));
   const unfinished = plan.phases
     .flatMap((p) => [...p.smoke, ...p.tasks])
     .filter((t) => {
@@ -150,6 +166,32 @@ export function renderSummary({ plan, state, tails, pictures = [] }: SummaryInpu
 }
 
 /** DESIGN rule 9: a task that ran with less than it asked says so next to its result. */
+/** Where to find what made each result, and the results kept by choice under a changed definition. */
+function provenanceSection(plan: Plan, state: CampaignState, index: string | undefined): string[] {
+  let results = 0;
+  let kept = 0;
+  for (const p of plan.phases) {
+    for (const t of p.tasks) {
+      const last = state.tasks[t.id]?.attempts.at(-1);
+      if (!t.output || last?.class !== 'completed') continue;
+      results++;
+      if (last.kept?.length) kept++;
+    }
+  }
+  if (results === 0) return [];
+  const all = index === undefined ? '' : ` All of them, one JSON line each: [${index}](${index}).`;
+  const keptLine =
+    kept > 0
+      ? ` ${kept} of the ${results} results were kept, by choice (\`run --keep-changed\`), under a definition changed since they were made; their records say what changed.`
+      : '';
+  return [
+    '',
+    '## Provenance',
+    '',
+    `Each of the ${results} results has beside it a record of what made it (\`.NAME.provenance.json\` in its directory: task, grid values, definition, attempt, where and when it ran, the manifest's commit); \`campaign provenance MANIFEST PATH\` prints it.${all}${keptLine}`,
+  ];
+}
+
 function adaptedSection(plan: Plan, state: CampaignState): string[] {
   const rows: string[] = [];
   for (const t of plan.phases.flatMap((p) => [...p.smoke, ...p.tasks])) {

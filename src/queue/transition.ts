@@ -7,8 +7,9 @@ import type { TaskSpec } from '../manifest/expand.js';
 import type { Retry } from '../manifest/schema.js';
 import { parseDuration } from '../manifest/units.js';
 import type { ArrayPlan, Plan, PhasePlan } from '../plan/plan.js';
-import type { Action, CampaignEvent, Submission } from './events.js';
+import type { Action, CampaignEvent, Defined, Submission } from './events.js';
 import { checklistKey } from './checklist.js';
+import { definitionChanges, smokeDefinitions } from './definition-changes.js';
 import { copyTasks, indexOf, setTask } from './task-index.js';
 import { ACTIVE, TERMINAL, type CampaignState, type FailureClass, type PhaseState, type TaskState } from './state.js';
 
@@ -43,6 +44,15 @@ export function retryRule(phaseRetry: Retry | undefined, defaults: Retry | undef
   };
 }
 
+/** What an attempt ran under, as its submission event says. */
+function definedBy(e: Defined): Defined {
+  return {
+    ...(e.definition === undefined ? {} : { definition: e.definition }),
+    ...(e.stageDefinition === undefined ? {} : { stageDefinition: e.stageDefinition }),
+    ...(e.commit === undefined ? {} : { commit: e.commit }),
+  };
+}
+
 const addSeconds = (iso: string, s: number): string => new Date(Date.parse(iso) + s * 1000).toISOString();
 
 /**
@@ -70,7 +80,13 @@ export function applyEvents(
         e.type === 'gate'
           ? {
               ...prev,
-              gate: { passed: e.results.every((r) => r.passed), at: e.at, results: e.results, checklist: e.checklist },
+              gate: {
+                passed: e.results.every((r) => r.passed),
+                at: e.at,
+                results: e.results,
+                checklist: e.checklist,
+                definitions: e.definitions,
+              },
             }
           : { ...prev, preconditions: { at: e.at, missing: e.missing } };
       continue;
@@ -103,12 +119,21 @@ function applyTaskEvent(t: TaskState, e: Exclude<CampaignEvent, { phase: string 
         ...(e.memBytes === undefined ? {} : { memBytes: e.memBytes }),
         ...(e.log === undefined ? {} : { log: e.log }),
         ...(e.walltimeSeconds === undefined ? {} : { walltimeSeconds: e.walltimeSeconds }),
+        ...(e.gpus === undefined ? {} : { gpus: e.gpus }),
+        ...definedBy(e),
       });
       return { ...keep, status: 'submitted', attempts };
     }
     case 'submit_failed':
       if (i >= 0) return t;
-      attempts.push({ n: e.attempt, submittedAt: e.at, endedAt: e.at, class: 'failed', reason: e.reason });
+      attempts.push({
+        n: e.attempt,
+        submittedAt: e.at,
+        endedAt: e.at,
+        class: 'failed',
+        reason: e.reason,
+        ...definedBy(e),
+      });
       return { ...keep, status: 'failed', attempts, reason: `could not start: ${e.reason}` };
     case 'queued':
       return i < 0 || t.status !== 'submitted' ? t : { ...t, waiting: e.waiting };
@@ -182,26 +207,72 @@ export function checklistsChanged(state: CampaignState, plan: Plan): string[] {
 export const checklistChangedWarning = (phase: string): string =>
   `phase ${phase}: its checklist changed after it failed the smoke stage; the smoke stage runs again under the new one (a checklist is fixed before the smoke runs, never fitted to its results)`;
 
-export function startRun(state: CampaignState, plan: Plan, opts: { retryFailed: boolean }): CampaignState {
+export interface StartOptions {
+  retryFailed: boolean;
+  /**
+   * Keep the completed results of tasks whose definition changed, by the user's choice that the
+   * change is harmless (recorded with each result), instead of running them again.
+   */
+  keepChanged?: boolean;
+  /** When the run starts (the time a kept result records). */
+  now?: string;
+}
+
+export function startRun(state: CampaignState, plan: Plan, opts: StartOptions): CampaignState {
   const phases: Record<string, PhaseState> = {};
   // Made here, so that its index is kept from this first pass on.
   const tasks = copyTasks(state.tasks);
+  let definitions = state.definitions;
   const reset = (id: string): void => {
     const t = tasks[id];
     if (!t) return;
     const last = t.attempts[t.attempts.length - 1]?.n ?? 0;
     setTask(tasks, id, { status: 'pending', attempts: t.attempts, retryFrom: last });
   };
+  // A changed definition runs again (or is kept by choice); a gate holds only for the smoke tasks it judged.
+  const regated = new Map<string, 'drop' | 'keep'>();
+  for (const change of definitionChanges(state, plan)) {
+    const phase = plan.phases.find((p) => p.name === change.phase)!;
+    const smokeIds = new Set(phase.smoke.map((t) => t.id));
+    const specs = new Map([...phase.smoke, ...phase.tasks].map((t) => [t.id, t]));
+    for (const { id, completed } of change.ended) {
+      const touchesGate = smokeIds.has(id);
+      if (!opts.keepChanged) {
+        reset(id);
+        if (touchesGate) regated.set(phase.name, 'drop');
+        continue;
+      }
+      if (!completed) continue;
+      const spec = specs.get(id)!;
+      const stage = phase.definitions[spec.stage];
+      const t = tasks[id]!;
+      const attempts = [...t.attempts];
+      const last = attempts.at(-1)!;
+      const kept = { definition: spec.definition!, stageDefinition: stage.id, at: opts.now ?? state.updated };
+      attempts[attempts.length - 1] = { ...last, kept: [...(last.kept ?? []), { ...kept, changed: change.parts }] };
+      setTask(tasks, id, { ...t, attempts });
+      if (definitions?.[stage.id] === undefined) definitions = { ...definitions, [stage.id]: stage.parts };
+      if (touchesGate && regated.get(phase.name) !== 'drop') regated.set(phase.name, 'keep');
+    }
+  }
   const changed = new Set(checklistsChanged(state, plan));
   for (const [name, p] of Object.entries(state.phases)) {
     const { gate, preconditions, ...rest } = p;
+    const again = regated.get(name);
+    const planned = plan.phases.find((x) => x.name === name);
+    const held =
+      gate && gate.passed && again !== 'drop'
+        ? again === 'keep' && planned
+          ? { ...gate, definitions: smokeDefinitions(planned) }
+          : gate
+        : undefined;
     phases[name] = {
       ...rest,
-      ...(gate && gate.passed ? { gate } : {}),
+      ...(held ? { gate: held } : {}),
       ...(preconditions && preconditions.missing.length === 0 ? { preconditions } : {}),
     };
     if ((opts.retryFailed || changed.has(name)) && gate && !gate.passed)
-      for (const t of plan.phases.find((x) => x.name === name)?.smoke ?? []) reset(t.id);
+      for (const t of planned?.smoke ?? []) reset(t.id);
   }
   for (const [id, t] of Object.entries(tasks)) {
     if (t.status === 'blocked') {
@@ -214,7 +285,7 @@ export function startRun(state: CampaignState, plan: Plan, opts: { retryFailed: 
     // The disk was full, not the task wrong: once there is room, it runs again with its retries intact.
     else if (t.status === 'failed' && t.attempts.at(-1)?.class === 'disk_full') reset(id);
   }
-  return { ...state, phases, tasks };
+  return { ...state, phases, tasks, ...(definitions === undefined ? {} : { definitions }) };
 }
 
 export interface StepResult {
@@ -232,6 +303,7 @@ export function step(state: CampaignState, plan: Plan, now: string, capacity: nu
   const own = (): Record<string, TaskState> => (tasks === state.tasks ? (tasks = copyTasks(tasks)) : tasks);
   const set = (id: string, t: TaskState): void => setTask(own(), id, t);
   const phases = { ...state.phases };
+  let definitions = state.definitions ?? {};
   const actions: Action[] = [];
   let room = capacity;
   if (indexOf(tasks).completeFor !== plan) {
@@ -250,6 +322,11 @@ export function step(state: CampaignState, plan: Plan, now: string, capacity: nu
       const submissions = dueSubmissions(next.submitFrom, tasks, now, room);
       room -= submissions.length;
       if (submissions.length > 0) actions.push({ type: 'submit', submissions });
+      // The stage definition the attempts are sent under, kept for telling later which part changed.
+      for (const s of submissions) {
+        const d = phase.definitions[s.task.stage];
+        if (definitions[d.id] === undefined) definitions = { ...definitions, [d.id]: d.parts };
+      }
     }
     if (next.action) actions.push(next.action);
     if (next.block) {
@@ -265,12 +342,14 @@ export function step(state: CampaignState, plan: Plan, now: string, capacity: nu
   }
   // A pass that changed nothing leaves the state as it was: an idle pass then saves nothing.
   const samePhases = JSON.stringify(phases) === JSON.stringify(state.phases);
-  if (tasks === state.tasks && samePhases) return { state, actions };
+  const sameDefinitions = definitions === (state.definitions ?? {});
+  if (tasks === state.tasks && samePhases && sameDefinitions) return { state, actions };
   return {
     state: {
       ...state,
       tasks,
       phases: samePhases ? state.phases : phases,
+      ...(sameDefinitions ? {} : { definitions }),
       updated: now > state.updated ? now : state.updated,
     },
     actions,
@@ -426,6 +505,7 @@ function dueSubmissions(
       attempt: (last?.n ?? 0) + 1,
       array,
       index,
+      stageDefinition: from.phase.definitions[spec.stage].id,
       ...(mem === undefined ? {} : { memBytes: mem }),
       ...avoid(t),
     };

@@ -26,6 +26,8 @@ export function taskEnv(
   for (const [name, value] of Object.entries(builtins)) env[envName(name)] = value ?? '';
   inputs.forEach((path, i) => (env[`CAMPAIGN_INPUT_${i}`] = path));
   env.CAMPAIGN_WORKDIR = workdir;
+  // The task may record it with its own results; a Slurm task table keeps it to find the attempt again.
+  if (task.definition !== undefined) env.CAMPAIGN_DEFINITION = task.definition;
   return env;
 }
 

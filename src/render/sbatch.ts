@@ -71,8 +71,10 @@ export function tableRow(index: number, env: Readonly<Record<string, string>>): 
   return `${index}\t${Buffer.from(pairs, 'utf8').toString('base64')}`;
 }
 
-/** The task and attempt a task-table row runs: tableRow read back, to find a submission again. */
-export function rowAttempt(line: string): { index: number; task: string; attempt: number } | undefined {
+/** The task, attempt and definition a task-table row runs: tableRow read back, to find a submission again. */
+export function rowAttempt(
+  line: string,
+): { index: number; task: string; attempt: number; definition: string } | undefined {
   const [index = '', data = ''] = line.split('\t');
   if (!/^\d+$/.test(index)) return undefined;
   const env = new Map(
@@ -83,7 +85,10 @@ export function rowAttempt(line: string): { index: number; task: string; attempt
   );
   const task = env.get(envName('task'));
   const attempt = Number(env.get(envName('attempt')));
-  return task && Number.isInteger(attempt) && attempt > 0 ? { index: Number(index), task, attempt } : undefined;
+  const definition = env.get('CAMPAIGN_DEFINITION') ?? '';
+  return task && Number.isInteger(attempt) && attempt > 0
+    ? { index: Number(index), task, attempt, definition }
+    : undefined;
 }
 
 export function renderSbatch(input: SbatchInput): { script: string; table: string } {

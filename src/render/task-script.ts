@@ -108,12 +108,23 @@ export function renderTaskScript(input: TaskScriptInput): string {
   }
   if (input.inputs > 0) lines.push('campaign_ok inputs');
   if (input.claimOutput) {
+    // The claim names campaign and task: a path is one task's of one campaign, never shared
+    // or adopted, and an output already there that no task claims was written by something
+    // campaign did not launch (it is refused, never overwritten).
     lines.push(
       'campaign_claim=".campaign/claims/$CAMPAIGN_OUTPUT"',
+      'campaign_me="$CAMPAIGN_CAMPAIGN $CAMPAIGN_TASK"',
       'mkdir -p -- "$(dirname -- "$CAMPAIGN_OUTPUT")" "$(dirname -- "$campaign_claim")" || campaign_fail output "cannot create the output directory"',
-      `if ! (set -o noclobber; printf '%s\\n' "$CAMPAIGN_TASK" > "$campaign_claim") 2>/dev/null; then`,
+      `if (set -o noclobber; printf '%s\\n' "$campaign_me" > "$campaign_claim") 2>/dev/null; then`,
+      '  if [ -e "$CAMPAIGN_OUTPUT" ] || [ -L "$CAMPAIGN_OUTPUT" ]; then',
+      '    rm -f -- "$campaign_claim"',
+      '    campaign_fail output "$CAMPAIGN_OUTPUT is already there and no task of a campaign claims it (written by something campaign did not launch): move it away, or choose another output path"',
+      '  fi',
+      'else',
       '  campaign_owner=$(head -n 1 "$campaign_claim" 2>/dev/null)',
-      '  [ "$campaign_owner" = "$CAMPAIGN_TASK" ] || campaign_fail output "$CAMPAIGN_OUTPUT belongs to task $campaign_owner"',
+      '  if [ "$campaign_owner" != "$campaign_me" ]; then',
+      '    campaign_fail output "$CAMPAIGN_OUTPUT belongs to task ${campaign_owner#* } of campaign ${campaign_owner%% *}: choose another output path (or another workdir) for this campaign"',
+      '  fi',
       'fi',
       'campaign_ok output',
     );

@@ -3,9 +3,10 @@
  * then `campaign status`, then `run` again, which must find nothing left to do.
  */
 import { copyFile, mkdir, readFile, rm } from 'node:fs/promises';
-import { join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
+  attemptDir,
   attemptDirs,
   ensureBuilt,
   makeTemp,
@@ -105,6 +106,48 @@ describe('campaign run examples/quickstart.yml', () => {
     expect(state.phases.evaluate!.status).toBe('completed');
     expect(state.phases.train!.gate?.passed).toBe(true);
     expect(state.phases.evaluate!.gate?.passed).toBe(true);
+  });
+});
+
+describe('provenance', () => {
+  it("every completed output has a record beside it naming the attempt that wrote it, as that attempt's own log says", async () => {
+    const state = await readState(stateDir);
+    for (const t of tasks) {
+      const [dir, name] = [dirname(t.output!), basename(t.output!)];
+      const record = JSON.parse(await readFile(join(workdir, dir, `.${name}.provenance.json`), 'utf8'));
+      const attempt = state.tasks[t.id]!.attempts.at(-1)!;
+      expect(record).toMatchObject({
+        campaign: 'quickstart',
+        task: t.id,
+        stage: t.stage,
+        output: t.output,
+        attempt: attempt.n,
+        definition: attempt.definition,
+        handle: attempt.handle,
+        exit_status: 0,
+      });
+      expect(record.definition).toBe(t.definition);
+      expect(record.values).toEqual(t.values);
+      // The log it names is that attempt's own, and says it ran this task.
+      expect(record.log).toBe(join(attemptDir(workdir, t.id, attempt.n), 'log'));
+      const log = await readFile(record.log, 'utf8');
+      expect(log).toMatch(new RegExp(`^\\[campaign\\] task \\d+ -> ${t.id.replace(/[/.]/g, '\\$&')}$`, 'm'));
+      expect(log).toMatch(/^\[campaign\] gate output: ok$/m);
+    }
+  });
+
+  it('the summary links the index, one line per result, and `campaign provenance` answers for a file', async () => {
+    expect(first.stdout).toContain('[provenance.jsonl](provenance.jsonl)');
+    const index = (await readFile(join(stateDir, 'provenance.jsonl'), 'utf8')).trim().split('\n');
+    expect(index.map((l) => JSON.parse(l).task).sort()).toEqual(tasks.map((t) => t.id).sort());
+    const out = tasks.find((t) => t.id === 'train/seed2_width16')!.output!;
+    const r = await runCli(['provenance', manifest, '--state-dir', stateDir, join(workdir, out)]);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/campaign quickstart, phase train, task train\/seed2_width16 \(full\): seed=2 width=16/);
+    expect(r.stdout).toMatch(/the campaign's current result for this task/);
+    const none = await runCli(['provenance', manifest, '--state-dir', stateDir, 'eval/nothing.json']);
+    expect(none.code).toBe(1);
+    expect(none.stderr).toMatch(/no such output, and no provenance record/);
   });
 });
 

@@ -2,6 +2,7 @@
 import { expect, test } from 'vitest';
 import { manifest as manifestSchema } from '../../src/manifest/schema.js';
 import { planCampaign } from '../../src/plan/plan.js';
+import { smokeDefinitions } from '../../src/queue/definition-changes.js';
 import { gateView, phaseTable } from '../../src/queue/job-summary.js';
 import { emptyState, type CampaignState } from '../../src/queue/state.js';
 
@@ -31,7 +32,11 @@ const withPhase = (phase: CampaignState['phases'][string]): CampaignState => ({
 });
 
 test('only an evaluated, passing checklist is a success', () => {
-  const passed = gateView(a, withPhase({ status: 'full', gate: { passed: true, at: NOW, results: [] } }));
+  const judged = smokeDefinitions(a);
+  const passed = gateView(
+    a,
+    withPhase({ status: 'full', gate: { passed: true, at: NOW, results: [], definitions: judged } }),
+  );
   expect(passed.conclusion).toBe('success');
   const failed = gateView(
     a,
@@ -40,6 +45,7 @@ test('only an evaluated, passing checklist is a success', () => {
       gate: {
         passed: false,
         at: NOW,
+        definitions: judged,
         results: [
           { check: 'all_completed', passed: true, detail: '1 smoke task ok' },
           { check: 'records', passed: false, detail: 'a|b', otherwise: 'the writer lost records' },
@@ -55,6 +61,20 @@ test('only an evaluated, passing checklist is a success', () => {
   const blocked = gateView(a, withPhase({ status: 'blocked', reason: 'precondition missing: x' }));
   expect(blocked.conclusion).toBe('failure');
   expect(blocked.text).toContain('precondition missing: x');
+});
+
+test('a verdict given for other smoke definitions (a state of an older commit) is never published for these', () => {
+  for (const definitions of [undefined, 'another']) {
+    const view = gateView(
+      a,
+      withPhase({
+        status: 'full',
+        gate: { passed: true, at: NOW, results: [], ...(definitions ? { definitions } : {}) },
+      }),
+    );
+    expect(view.conclusion).toBe('pending');
+    expect(view.title).toBe('The checklist has not judged this definition yet');
+  }
 });
 
 test('the phase table counts the stage the phase is in and shows the GPU-hour budget', () => {

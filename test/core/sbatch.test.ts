@@ -147,19 +147,25 @@ describe('sbatch script', () => {
 });
 
 describe('task-table rows read back (finding a submission again)', () => {
-  it('gives the task and attempt a row was written for, whatever the other values hold', () => {
+  it('gives the task, attempt and definition a row was written for, whatever the other values hold', () => {
     fc.assert(
       fc.property(
         fc.nat(100_000),
         fc.string({ minLength: 1 }).filter((s) => !s.includes('\0')),
         fc.integer({ min: 1, max: 50 }),
+        fc.stringMatching(/^[0-9a-f]{16}$/),
         fc.dictionary(
           fc.stringMatching(/^CAMPAIGN_AXIS_[a-z]{1,8}$/),
           fc.string().filter((s) => !s.includes('\0')),
         ),
-        (index, task, attempt, axes) => {
-          const row = tableRow(index, { ...axes, CAMPAIGN_TASK: task, CAMPAIGN_ATTEMPT: String(attempt) });
-          expect(rowAttempt(row)).toEqual({ index, task, attempt });
+        (index, task, attempt, definition, axes) => {
+          const row = tableRow(index, {
+            ...axes,
+            CAMPAIGN_TASK: task,
+            CAMPAIGN_ATTEMPT: String(attempt),
+            CAMPAIGN_DEFINITION: definition,
+          });
+          expect(rowAttempt(row)).toEqual({ index, task, attempt, definition });
         },
       ),
     );

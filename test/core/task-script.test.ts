@@ -294,9 +294,35 @@ describe('running the script', () => {
     expect(gateLines(first)).toEqual(['[campaign] gate output: ok']);
     const second = run(input, { CAMPAIGN_TASK: 'p/b' });
     expect(second.status).toBe(GATE_EXIT);
-    expect(gateLines(second)).toEqual(['[campaign] gate output: FAIL results/x y.jsonl belongs to task p/a']);
+    expect(gateLines(second)).toEqual([
+      '[campaign] gate output: FAIL results/x y.jsonl belongs to task p/a of campaign c: choose another output path (or another workdir) for this campaign',
+    ]);
     // The second task never wrote into the first one's result.
     expect(readFileSync(join(workdir, 'results/x y.jsonl'), 'utf8')).toBe('p/a\n');
+    // Its own task again (a retry) may write it.
+    expect(run(input, { CAMPAIGN_TASK: 'p/a' }).status).toBe(0);
+  });
+
+  it('a task of another campaign with the same task id is stopped, naming the campaign that owns the path', () => {
+    const input = { ...base, output: 'out.txt', command: 'echo "$CAMPAIGN_CAMPAIGN" > out.txt' };
+    expect(run(input, { CAMPAIGN_CAMPAIGN: 'first' }).status).toBe(0);
+    const second = run(input, { CAMPAIGN_CAMPAIGN: 'second' });
+    expect(second.status).toBe(GATE_EXIT);
+    expect(gateLines(second)).toEqual([
+      '[campaign] gate output: FAIL out.txt belongs to task p/a of campaign first: choose another output path (or another workdir) for this campaign',
+    ]);
+    expect(readFileSync(join(workdir, 'out.txt'), 'utf8')).toBe('first\n');
+  });
+
+  it('an output already there that no task claims is refused, left as it was, and not claimed', () => {
+    mkdirSync(join(workdir, 'results'));
+    writeFileSync(join(workdir, 'results/old.json'), 'by hand\n');
+    const input = { ...base, output: 'results/old.json', command: 'echo new > results/old.json' };
+    const r = run(input);
+    expect(r.status).toBe(GATE_EXIT);
+    expect(gateLines(r)[0]).toMatch(/results\/old.json is already there and no task of a campaign claims it/);
+    expect(readFileSync(join(workdir, 'results/old.json'), 'utf8')).toBe('by hand\n');
+    expect(existsSync(join(workdir, '.campaign/claims/results/old.json'))).toBe(false);
   });
 
   it('the same task run again (a retry) may reclaim its own output', () => {

@@ -3,6 +3,7 @@
  * checklist releases the full arrays, failures block dependents with a reason, retries are
  * bounded, and a campaign always comes to rest (DESIGN rules 6 and 10).
  */
+import { smokeDefinitions } from '../../src/queue/definition-changes.js';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { manifest as manifestSchema, type Manifest } from '../../src/manifest/schema.js';
@@ -133,6 +134,7 @@ describe('stages: smoke first, full only after a passing checklist', () => {
           at: at(3),
           results: [passed('all_completed'), passed('output_exists')],
           checklist: checklistKey(s.plan.phases[0]!.checklist),
+          definitions: smokeDefinitions(s.plan.phases[0]!),
         },
       ],
       s.policy,
@@ -164,6 +166,7 @@ describe('stages: smoke first, full only after a passing checklist', () => {
             },
           ],
           checklist: checklistKey(s.plan.phases[0]!.checklist),
+          definitions: smokeDefinitions(s.plan.phases[0]!),
         },
       ],
       s.policy,
@@ -687,6 +690,7 @@ describe('the loop always comes to rest', () => {
                 at: now,
                 results: [{ check: 'all_completed', passed: ok, detail: ok ? 'ok' : 'a smoke task failed' }],
                 checklist: checklistKey(s.plan.phases.find((p) => p.name === a.phase)!.checklist),
+                definitions: smokeDefinitions(s.plan.phases.find((p) => p.name === a.phase)!),
               });
             } else if (a.type === 'check_preconditions') {
               events.push({

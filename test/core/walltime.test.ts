@@ -256,6 +256,11 @@ describe('durations as users and Slurm write them', () => {
     ['1-00:00:00', 86400], // D-HH:MM:SS, as sinfo prints MaxTime
     ['1-12', 129600], // D-HH
     ['1-02:30', 95400], // D-HH:MM: the field after the day is hours, not minutes
+    ['179ms', 0.179], // milliseconds, as the method's rates are measured: never 179 minutes
+    ['0.5s', 0.5],
+    ['.25s', 0.25],
+    ['1m30s500ms', 90.5],
+    ['0.1s0.2s', 0.3], // summed without floating-point dust
     [3600, 3600],
   ])('%s is %d seconds', (text, seconds) => {
     expect(parseDuration(text)).toBe(seconds);

@@ -69,6 +69,15 @@ class RecordingExecutor implements Executor {
   missing(): Promise<string[]> {
     return Promise.resolve([]);
   }
+  writeFiles(): Promise<string[]> {
+    return Promise.resolve([]);
+  }
+  readFile(): Promise<string | undefined> {
+    return Promise.resolve(undefined);
+  }
+  setAside(dest: string): ReturnType<Executor['setAside']> {
+    return Promise.resolve({ outputs: 0, attempts: false, dest });
+  }
   close(): Promise<void> {
     return Promise.resolve();
   }

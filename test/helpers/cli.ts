@@ -3,12 +3,14 @@
  * in temp directories, and reading what it leaves on disk.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
+import { readdirSync } from 'node:fs';
 import { createHash } from 'node:crypto';
 import { mkdir, mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { isMainThread } from 'node:worker_threads';
+import { localAttemptsDir } from '../../src/exec/local/local-executor.js';
 import { campaignStateSchema, type CampaignState } from '../../src/queue/state.js';
 import { afterAll, beforeAll } from 'vitest';
 
@@ -147,10 +149,26 @@ export async function readState(stateDir: string): Promise<CampaignState> {
   return campaignStateSchema.parse(JSON.parse(await readFile(join(stateDir, 'state.json'), 'utf8')));
 }
 
-/** The attempt directories the local executor made under a workdir: task id → attempt numbers. */
+/** The campaigns the local executor keeps attempts of under a workdir. */
+function localCampaigns(workdir: string): string[] {
+  try {
+    return readdirSync(join(workdir, '.campaign', 'local'));
+  } catch {
+    return [];
+  }
+}
+
+/**
+ * The attempt directories the local executor made under a workdir: task id → attempt numbers,
+ * of every campaign there (tests keep one campaign per workdir unless they say otherwise).
+ */
 export async function attemptDirs(workdir: string): Promise<Map<string, number[]>> {
-  const root = join(workdir, '.campaign', 'attempts');
   const out = new Map<string, number[]>();
+  for (const campaign of localCampaigns(workdir)) await walkAttempts(join(workdir, ...localAttemptsDir(campaign)), out);
+  return out;
+}
+
+async function walkAttempts(root: string, out: Map<string, number[]>): Promise<void> {
   const walk = async (dir: string): Promise<void> => {
     const entries = await readdir(dir, { withFileTypes: true }).catch(() => []);
     for (const e of entries) {
@@ -168,12 +186,12 @@ export async function attemptDirs(workdir: string): Promise<Map<string, number[]
     }
   };
   await walk(root);
-  return out;
 }
 
-/** The directory of one attempt, as the local executor lays it out. */
-export function attemptDir(workdir: string, taskId: string, attempt: number): string {
-  return join(workdir, '.campaign', 'attempts', ...taskId.split('/'), String(attempt));
+/** The directory of one attempt, as the local executor lays it out (the workdir's one campaign, unless named). */
+export function attemptDir(workdir: string, taskId: string, attempt: number, campaign?: string): string {
+  const name = campaign ?? localCampaigns(workdir)[0] ?? '';
+  return join(workdir, ...localAttemptsDir(name), ...taskId.split('/'), String(attempt));
 }
 
 /** Polls `probe` until it returns a value other than undefined; throws after `timeoutMs`. */
@@ -212,6 +230,9 @@ export interface PlannedTask {
   id: string;
   stage: 'smoke' | 'full';
   output?: string;
+  values: Record<string, string | number | boolean>;
+  /** The digest of its definition. */
+  definition: string;
 }
 
 /** The tasks of a manifest's plan, smoke tasks included, as `campaign plan --format json` gives them. */

@@ -8,7 +8,8 @@ import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import { mkdir, readFile, realpath, rename, stat, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { hostname } from 'node:os';
+import { dirname, join } from 'node:path';
 import type { TaskSpec } from '../../manifest/expand.js';
 import type { Manifest } from '../../manifest/schema.js';
 import { fullRecordExpectation, type OutputFacts } from '../../queue/checklist.js';
@@ -19,6 +20,8 @@ import { manifestTaskEnv } from '../../render/env.js';
 import { environmentWithoutSecrets } from '../secrets.js';
 import { renderTaskScript, scriptInputFor } from '../../render/task-script.js';
 import { parseExitMarker, renderWrapper, type ExitMarker } from '../../render/wrapper.js';
+import { parseSetAside, renderSetAside, type SetAsideResult } from '../../render/set-aside.js';
+import { setAsideOrThrow } from '../remote-workdir.js';
 import type { ActiveAttempt, Executor } from '../executor.js';
 import { processAlive, waitFor } from './process.js';
 
@@ -32,6 +35,9 @@ export interface LocalExecutorOptions {
   workdir: string;
   now?: () => string;
 }
+
+/** The campaign's attempt directories, relative to the workdir. */
+export const localAttemptsDir = (campaign: string): string[] => ['.campaign', 'local', campaign, 'attempts'];
 
 export class LocalExecutor implements Executor {
   private readonly maxParallel: number;
@@ -48,9 +54,17 @@ export class LocalExecutor implements Executor {
     return Math.max(0, this.maxParallel - active);
   }
 
-  /** Where one attempt keeps its script, pid, exit marker and log. */
+  /**
+   * Where one attempt keeps its script, pid, exit marker and log: under the campaign's own
+   * directory, so that two campaigns sharing a workdir never see each other's attempts.
+   */
   attemptDir(taskId: string, attempt: number): string {
-    return join(this.opts.workdir, '.campaign', 'attempts', ...taskId.split('/'), String(attempt));
+    return join(
+      this.opts.workdir,
+      ...localAttemptsDir(this.opts.manifest.campaign),
+      ...taskId.split('/'),
+      String(attempt),
+    );
   }
 
   async submit(submissions: readonly Submission[]): Promise<TaskEvent[]> {
@@ -66,7 +80,7 @@ export class LocalExecutor implements Executor {
         log: join(dir, 'log'),
         ...(sub.memBytes === undefined ? {} : { memBytes: sub.memBytes }),
       });
-      const adopted = await this.adopt(dir);
+      const adopted = await this.adopt(dir, sub.task.definition);
       if (adopted) {
         events.push(event(adopted.at, adopted.pid));
         continue;
@@ -83,10 +97,19 @@ export class LocalExecutor implements Executor {
     return events;
   }
 
-  /** An attempt launched by an earlier pass: its pid and launch time. */
-  private async adopt(dir: string): Promise<{ pid: number; at: string } | undefined> {
+  /**
+   * An attempt launched by an earlier pass under the same definition: its pid and launch time.
+   * One of another definition (left by a state that was lost before the manifest changed) is
+   * not this attempt: it is moved aside, never adopted.
+   */
+  private async adopt(dir: string, definition: string | undefined): Promise<{ pid: number; at: string } | undefined> {
     const at = await readFile(join(dir, 'launched'), 'utf8').catch(() => undefined);
     if (at === undefined) return undefined;
+    const ranUnder = (await readFile(join(dir, 'definition'), 'utf8').catch(() => '')).trim();
+    if (definition !== undefined && ranUnder !== definition) {
+      await rename(dir, `${dir}.superseded-${Date.now()}`);
+      return undefined;
+    }
     // The wrapper writes its pid first thing; give a launch cut short by a crash a moment.
     const pid = await waitFor(() => readPid(dir), 3_000);
     return pid === undefined ? undefined : { pid, at: at.trim() };
@@ -102,6 +125,7 @@ export class LocalExecutor implements Executor {
       join(dir, 'wrapper.sh'),
       renderWrapper({ dir, walltimeSeconds: sub.array.budget.seconds, killAfterSeconds: KILL_AFTER }),
     );
+    if (sub.task.definition !== undefined) await writeFile(join(dir, 'definition'), `${sub.task.definition}\n`);
     await writeFile(join(dir, 'launched'), `${at}\n`);
     const env = {
       ...environmentWithoutSecrets(),
@@ -155,6 +179,7 @@ export class LocalExecutor implements Executor {
         class: cls,
         exitCode: marker.code,
         ...(reason ? { reason } : {}),
+        node: hostname(),
       });
     }
     return events;
@@ -231,11 +256,48 @@ export class LocalExecutor implements Executor {
     return out;
   }
 
+  async writeFiles(files: readonly { path: string; text: string }[]): Promise<string[]> {
+    const failed: string[] = [];
+    for (const f of files) {
+      const path = join(this.opts.workdir, f.path);
+      try {
+        await mkdir(dirname(path), { recursive: true });
+        await writeAtomic(path, f.text, 0o644);
+      } catch {
+        failed.push(f.path);
+      }
+    }
+    return failed;
+  }
+
+  async setAside(dest: string): Promise<SetAsideResult> {
+    const command = renderSetAside({
+      workdir: this.opts.workdir,
+      campaign: this.opts.manifest.campaign,
+      attempts: localAttemptsDir(this.opts.manifest.campaign).slice(0, -1).join('/'),
+      dest,
+    });
+    const r = await new Promise<{ code: number; stdout: string; stderr: string }>((resolve) => {
+      const child = spawn('bash', ['-c', command], { stdio: ['ignore', 'pipe', 'pipe'] });
+      let stdout = '';
+      let stderr = '';
+      child.stdout.on('data', (b: Buffer) => (stdout += b.toString()));
+      child.stderr.on('data', (b: Buffer) => (stderr += b.toString()));
+      child.on('error', (e) => resolve({ code: 127, stdout, stderr: e.message }));
+      child.on('close', (code) => resolve({ code: code ?? 128, stdout, stderr }));
+    });
+    return setAsideOrThrow(parseSetAside(dest, r), this.opts.workdir);
+  }
+
+  readFile(path: string): Promise<string | undefined> {
+    return readFile(join(this.opts.workdir, path), 'utf8').catch(() => undefined);
+  }
+
   async close(): Promise<void> {}
 }
 
-async function writeAtomic(path: string, text: string): Promise<void> {
-  await writeFile(`${path}.tmp`, text, { mode: 0o755 });
+async function writeAtomic(path: string, text: string, mode = 0o755): Promise<void> {
+  await writeFile(`${path}.tmp`, text, { mode });
   await rename(`${path}.tmp`, path);
 }
 

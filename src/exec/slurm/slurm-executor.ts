@@ -17,6 +17,7 @@ import { renderSbatch, rowAttempt } from '../../render/sbatch.js';
 import { shellQuote } from '../../render/shell.js';
 import { GATE_EXIT, GATE_LINE } from '../../render/task-script.js';
 import { diskFull, recordsVerdict } from '../../queue/attempt-end.js';
+import type { SetAsideResult } from '../../render/set-aside.js';
 import type { ActiveAttempt, Executor } from '../executor.js';
 import { RemoteWorkdir, type OutputFreshness } from '../remote-workdir.js';
 import { LinkError, type Transport } from '../transport/transport.js';
@@ -173,14 +174,14 @@ export class SlurmExecutor implements Executor {
     const events: TaskEvent[] = [];
     for (const whole of groupSubmissions(submissions)) {
       for (const s of whole) {
-        const found = record.get(attemptKey(s.task.id, s.attempt));
+        const found = record.get(attemptKey(s));
         if (found) events.push(submittedEvent(s, this.now(), found.handle, found.log));
       }
-      const group = whole.filter((s) => !record.has(attemptKey(s.task.id, s.attempt)));
+      const group = whole.filter((s) => !record.has(attemptKey(s)));
       if (group.length === 0) continue;
-      const key = submissionKey(this.opts.manifest.campaign, group);
+      const key = submissionKey(this.opts.manifest.campaign, this.opts.since, group);
       const name = `${this.prefix}${key}`;
-      const dir = `${workdir}/.campaign/slurm/${key}`;
+      const dir = `${this.root(workdir)}/${key}`;
       let jobId = known.get(name);
       if (jobId === undefined) {
         const avoid = group[0]!.avoidNodes?.join(', ');
@@ -214,7 +215,7 @@ export class SlurmExecutor implements Executor {
       const at = this.now();
       for (const s of group) {
         const where = { handle: `${jobId}_${s.index}`, log: `${dir}/logs/${s.index}.log` };
-        record.set(attemptKey(s.task.id, s.attempt), where);
+        record.set(attemptKey(s), where);
         events.push(submittedEvent(s, at, where.handle, where.log));
       }
     }
@@ -226,7 +227,7 @@ export class SlurmExecutor implements Executor {
    * whose jobs the scheduler knows (by the name the table's key gives), with their ids.
    */
   private async readRecord(workdir: string): Promise<Map<string, { handle: string; log: string }>> {
-    const root = `${workdir}/.campaign/slurm`;
+    const root = this.root(workdir);
     const r = await this.opts.transport.exec(
       [
         `cd -- ${shellQuote(root)} 2>/dev/null || exit 0`,
@@ -261,12 +262,17 @@ export class SlurmExecutor implements Executor {
       const jobId = jobs.get(key);
       const row = jobId === undefined ? undefined : rowAttempt(line);
       if (!row) continue;
-      record.set(attemptKey(row.task, row.attempt), {
+      record.set(attemptKey({ task: { id: row.task, definition: row.definition }, attempt: row.attempt }), {
         handle: `${jobId}_${row.index}`,
         log: `${root}/${key}/logs/${row.index}.log`,
       });
     }
     return record;
+  }
+
+  /** The campaign's job scripts, task tables and logs: its own directory, apart from other campaigns'. */
+  private root(workdir: string): string {
+    return `${workdir}/.campaign/slurm/${this.opts.manifest.campaign}`;
   }
 
   private async sbatch(
@@ -493,12 +499,29 @@ export class SlurmExecutor implements Executor {
     return this.remote.missing(paths);
   }
 
+  writeFiles(files: readonly { path: string; text: string }[]): Promise<string[]> {
+    return this.remote.writeFiles(files);
+  }
+
+  setAside(dest: string): Promise<SetAsideResult> {
+    return this.remote.setAside(`.campaign/slurm/${this.opts.manifest.campaign}`, dest);
+  }
+
+  readFile(path: string): Promise<string | undefined> {
+    return this.remote.readFile(path);
+  }
+
   async close(): Promise<void> {
     await this.opts.transport.close();
   }
 }
 
-const attemptKey = (task: string, attempt: number): string => `${task}\u0000${attempt}`;
+/**
+ * An attempt on record: its task, number and definition. An attempt of the same number under
+ * another definition (a state lost before the manifest changed) is another attempt.
+ */
+const attemptKey = (s: { task: { id: string; definition?: string | undefined }; attempt: number }): string =>
+  `${s.task.id}\u0000${s.attempt}\u0000${s.task.definition ?? ''}`;
 
 function submittedEvent(s: Submission, at: string, handle: string, log: string): TaskEvent {
   return {
@@ -529,12 +552,16 @@ function groupSubmissions(subs: readonly Submission[]): Submission[][] {
   return [...groups.values()];
 }
 
-/** Derived from what is submitted, so the same submission after a crash has the same key. */
-export function submissionKey(campaign: string, group: readonly Submission[]): string {
+/**
+ * Derived from what is submitted, so the same submission after a crash has the same key: the
+ * tasks with their attempts and definitions, and when the campaign began (`since`, the state's
+ * creation), so that a campaign started afresh never takes an earlier one's job for its own.
+ */
+export function submissionKey(campaign: string, since: string, group: readonly Submission[]): string {
   const h = createHash('sha256');
   h.update(
-    `${campaign}\u0000${group[0]!.array.id}\u0000${group[0]!.memBytes ?? ''}\u0000${(group[0]!.avoidNodes ?? []).join(',')}`,
+    `${campaign}\u0000${since}\u0000${group[0]!.array.id}\u0000${group[0]!.memBytes ?? ''}\u0000${(group[0]!.avoidNodes ?? []).join(',')}`,
   );
-  for (const s of group) h.update(`\u0000${s.task.id}:${s.attempt}`);
+  for (const s of group) h.update(`\u0000${s.task.id}:${s.attempt}:${s.task.definition ?? ''}`);
   return h.digest('hex').slice(0, 12);
 }

@@ -29,6 +29,7 @@ import { exportLines, shellQuote } from '../../render/shell.js';
 import { renderCancel, renderLaunch, renderQuery } from '../../render/ssh-gpu.js';
 import { renderTaskScript, scriptInputFor } from '../../render/task-script.js';
 import { CANCEL_FILE, parseExitMarker, renderWrapper } from '../../render/wrapper.js';
+import type { SetAsideResult } from '../../render/set-aside.js';
 import type { ActiveAttempt, Executor } from '../executor.js';
 import { RemoteWorkdir } from '../remote-workdir.js';
 import type { Transport } from '../transport/transport.js';
@@ -344,6 +345,12 @@ export class SshGpuExecutor implements Executor {
       sub.attempt > 1 ? list(await read(`${await this.attemptDir(sub.task.id, sub.attempt - 1)}/gpus`)) : [];
     const launched = await read(`${dir}/launched`);
     if (launched === undefined) return { before };
+    // Left under another definition by a state lost before the manifest changed: not this attempt.
+    const ranUnder = (await read(`${dir}/definition`))?.trim() ?? '';
+    if (sub.task.definition !== undefined && ranUnder !== sub.task.definition) {
+      await this.opts.transport.exec(`mv -- ${shellQuote(dir)} ${shellQuote(`${dir}.superseded-${Date.now()}`)}`);
+      return { before };
+    }
     let pid: string | undefined;
     for (let waited = 0; waited <= 3000; waited += 100) {
       pid = (await read(`${dir}/pid`))?.trim();
@@ -363,6 +370,7 @@ export class SshGpuExecutor implements Executor {
       at,
       handle: handleOf(pid, gpus),
       log: `${dir}/log`,
+      gpus: [...gpus],
       ...(sub.memBytes === undefined ? {} : { memBytes: sub.memBytes }),
     };
   }
@@ -397,6 +405,7 @@ export class SshGpuExecutor implements Executor {
             t.writeFile(`${dir}/task.sh`, script, { mode: 0o755 }),
             t.writeFile(`${dir}/env.sh`, `${exportLines(env)}\n`),
             t.writeFile(`${dir}/gpus`, `${gpus.join(',')}\n`),
+            t.writeFile(`${dir}/definition`, `${sub.task.definition ?? ''}\n`),
             t.writeFile(`${dir}/wrapper.sh`, wrapper, { mode: 0o755 }),
           ]);
           ready.push(it);
@@ -456,6 +465,18 @@ export class SshGpuExecutor implements Executor {
 
   missing(paths: readonly string[]): Promise<string[]> {
     return this.workdir.missing(paths);
+  }
+
+  writeFiles(files: readonly { path: string; text: string }[]): Promise<string[]> {
+    return this.workdir.writeFiles(files);
+  }
+
+  setAside(dest: string): Promise<SetAsideResult> {
+    return this.workdir.setAside(`.campaign/ssh-gpu/${this.opts.manifest.campaign}`, dest);
+  }
+
+  readFile(path: string): Promise<string | undefined> {
+    return this.workdir.readFile(path);
   }
 
   async close(): Promise<void> {

@@ -22,7 +22,7 @@
  */
 import { type FileHandle, link, mkdir, open, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { hostname } from 'node:os';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { UserError } from '../../errors.js';
 import {
   changes,
@@ -162,6 +162,29 @@ export class FileStateStore {
     } finally {
       await rm(tmp, { force: true });
     }
+  }
+
+  /**
+   * Moves the saved state, its journal, previous copy and event log into `dest` (a campaign
+   * started over keeps its earlier generation, never deletes it); the next save starts anew.
+   * Returns the files moved.
+   */
+  async setAside(dest: string): Promise<string[]> {
+    await mkdir(dest, { recursive: true });
+    const moved: string[] = [];
+    for (const path of [this.statePath, this.journalPath, this.prevPath, this.eventsPath]) {
+      const to = join(dest, basename(path));
+      try {
+        await rename(path, to);
+        moved.push(to);
+      } catch (e) {
+        if (errorCode(e) !== 'ENOENT') throw e;
+      }
+    }
+    this.lastJson = undefined;
+    this.journaled = undefined;
+    this.journalUnknown = true;
+    return moved;
   }
 
   /** The saved state (state.json and the journal's later saves), or undefined before the first save. */

@@ -43,13 +43,22 @@ describe('examples/gpu-box.yml', () => {
     expect(out).toContain('**Every task completed.**');
     const state = await readState(join(dir, 'state'));
     expect(Object.values(state.tasks).filter((t) => t.status === 'completed')).toHaveLength(38);
-    const figures = await readdir(join(dir, 'work', 'figures'));
+    // Each figure with the record of what made it beside it, hidden from a glob over the results.
+    const files = await readdir(join(dir, 'work', 'figures'));
+    const figures = files.filter((f) => !f.startsWith('.'));
     expect(figures).toHaveLength(36);
+    expect(files.filter((f) => f.endsWith('.provenance.json')).sort()).toEqual(
+      figures.map((f) => `.${f}.provenance.json`).sort(),
+    );
     const table = await readFile(join(dir, 'gpus', 'table'), 'utf8');
     for (const f of figures) {
       const r = JSON.parse(await readFile(join(dir, 'work', 'figures', f), 'utf8')) as { gpu: string; out: string };
       expect(table).toContain(`, ${r.gpu}, `);
       expect(r.out).toBe(`figures/${f}`);
+      const made = JSON.parse(await readFile(join(dir, 'work', 'figures', `.${f}.provenance.json`), 'utf8')) as {
+        gpus: string[];
+      };
+      expect(made.gpus).toContain(r.gpu);
     }
   }, 300_000);
 });

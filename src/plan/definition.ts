@@ -1,0 +1,176 @@
+/**
+ * What counts as the same task (DESIGN rule 11). A task's definition is everything that decides
+ * what it computes; its digest is recorded with every attempt, and a result made under another
+ * digest is not this task's result.
+ *
+ * In the definition, each for its reason:
+ * - `command`: the phase's command at this stage (smoke `args` appended), as the shell receives
+ *   it: template variables become quoted references to the task's environment, so `${ lr }` and
+ *   `${lr}` are the same command, and leading or trailing blank space is dropped.
+ * - `values`: the task's grid values, as its environment passes them (strings: `1` and `"1"` reach
+ *   the task alike), with its tag, phase, stage and campaign.
+ * - `units`: the units the task is told to do (`${units}`, and the record count its output must
+ *   hold); for a smoke task, the smoke override.
+ * - `setup`: the campaign's and the phase's setup, which run in the task's shell.
+ * - `gates`: the imports and the capability check that must pass before the command.
+ * - `inputs`: the paths its preconditions name for this cell.
+ * - `output`: the path it writes, and `workdir`, where it runs.
+ * - `gpus`: how many devices it runs on, which changes what a data-parallel run computes.
+ * - `upstream`: the definitions of the tasks (of the phases it depends on) whose outputs its
+ *   preconditions name: a result computed from results made anew is made anew too.
+ *
+ * Out of it, because they change only what a task costs or how it is run (the method's
+ * adapt-or-abort line: a shortfall in these is adapted to and recorded, never a new result):
+ * walltime and the cost model's rates, trend and margin, partition, memory, CPUs, retries,
+ * max_parallel, the executor and its cluster settings, and the smoke checklist (which judges
+ * results, and is kept with the verdict instead). The attempt number is out too: each attempt
+ * of a definition is the same task tried again.
+ */
+import { createHash } from 'node:crypto';
+import { SMOKE_DIR, type Stage, type TaskSpec } from '../manifest/expand.js';
+import type { Manifest, Phase } from '../manifest/schema.js';
+import { toShell } from '../manifest/template.js';
+import { stageCommand, taskInputs } from '../render/task-script.js';
+
+/** Changed whenever what the definition holds changes, so that no two meanings share a digest. */
+const DEFINITION_VERSION = 1;
+
+export const DEFINITION_PARTS = [
+  'command',
+  'values',
+  'units',
+  'setup',
+  'gates',
+  'inputs',
+  'output',
+  'workdir',
+  'gpus',
+  'upstream',
+] as const;
+export type DefinitionPart = (typeof DEFINITION_PARTS)[number];
+
+/**
+ * A phase stage's definition as its templates give it, before any cell fills them: its id
+ * names it in the state, and its part hashes say which part of a changed definition changed.
+ */
+export interface StageDefinition {
+  id: string;
+  parts: Record<DefinitionPart, string>;
+}
+
+const hash = (text: string, length: number): string => createHash('sha256').update(text).digest('hex').slice(0, length);
+
+const script = (text: string | undefined): string | null => (text === undefined ? null : toShell(text).trim());
+
+/** The GPU field a phase's tasks take their count from. */
+function gpusField(manifest: Manifest, phase: Phase): unknown {
+  return phase.resources?.gpus ?? manifest.defaults?.resources?.gpus ?? null;
+}
+
+/** What every task of a phase's stage shares: computed once per stage. */
+function stageShared(manifest: Manifest, phase: Phase, stage: Stage): string {
+  return JSON.stringify([
+    DEFINITION_VERSION,
+    manifest.campaign,
+    script(stageCommand(phase, stage)),
+    [script(manifest.setup), script(phase.setup)],
+    [manifest.gates?.imports ?? [], script(manifest.gates?.capability)],
+    manifest.workdir,
+  ]);
+}
+
+/**
+ * The digests of a phase's tasks (full and smoke alike), keyed by task id: one hash per task,
+ * over its stage's shared text and its own parts. `gpus` is the count the plan gives a task.
+ */
+export function taskDefinitions(
+  manifest: Manifest,
+  phase: Phase,
+  tasks: readonly TaskSpec[],
+  gpus: (task: TaskSpec) => number,
+  /** Output path → the definition of the task that writes it, for the phases planned before this one. */
+  produced: ReadonlyMap<string, string>,
+): Map<string, string> {
+  const shared = new Map<Stage, string>();
+  const out = new Map<string, string>();
+  for (const t of tasks) {
+    let s = shared.get(t.stage);
+    if (s === undefined) shared.set(t.stage, (s = stageShared(manifest, phase, t.stage)));
+    const values = Object.keys(t.values)
+      .sort()
+      .map((k) => [k, String(t.values[k])]);
+    const inputs = taskInputs(manifest, t);
+    const own = JSON.stringify([
+      t.phase,
+      t.stage,
+      t.tag,
+      values,
+      t.units ?? null,
+      inputs,
+      t.output ?? null,
+      gpus(t),
+      inputs.map((p) => produced.get(p) ?? null),
+    ]);
+    out.set(t.id, hash(`${s}\u0000${own}`, 16));
+  }
+  return out;
+}
+
+/**
+ * A phase stage's definition at the level of its templates (see StageDefinition); `reads` are
+ * the full-stage definition ids of the phases it depends on.
+ */
+export function stageDefinition(
+  manifest: Manifest,
+  phase: Phase,
+  stage: Stage,
+  reads: readonly string[],
+): StageDefinition {
+  const units = stage === 'smoke' ? (phase.smoke?.overrides?.units ?? phase.cost?.units) : phase.cost?.units;
+  const output = phase.output === undefined ? null : stage === 'smoke' ? `${SMOKE_DIR}/${phase.output}` : phase.output;
+  const raw: Record<DefinitionPart, unknown> = {
+    command: script(stageCommand(phase, stage)),
+    values: [manifest.campaign, phase.name, stage],
+    units: units ?? null,
+    setup: [script(manifest.setup), script(phase.setup)],
+    gates: [manifest.gates?.imports ?? [], script(manifest.gates?.capability)],
+    inputs: (phase.preconditions ?? []).map((p) => p.exists),
+    output,
+    workdir: manifest.workdir,
+    gpus: gpusField(manifest, phase),
+    upstream: reads,
+  };
+  const parts = Object.fromEntries(
+    DEFINITION_PARTS.map((p) => [p, hash(JSON.stringify([DEFINITION_VERSION, raw[p]]), 8)]),
+  ) as Record<DefinitionPart, string>;
+  return { id: hash(DEFINITION_PARTS.map((p) => parts[p]).join(','), 12), parts };
+}
+
+/** Each part as a run names it when it changed. */
+const PART_NAMES: Record<DefinitionPart, string> = {
+  command: 'command',
+  values: 'grid values',
+  units: 'units',
+  setup: 'setup',
+  gates: 'gates',
+  inputs: 'preconditions',
+  output: 'output path',
+  workdir: 'workdir',
+  gpus: 'GPUs',
+  upstream: 'upstream results',
+};
+
+/** The names of the parts that differ between two stage definitions, in the definition's order. */
+export function changedParts(
+  before: Readonly<Record<string, string>> | undefined,
+  now: Readonly<Record<DefinitionPart, string>>,
+): string[] {
+  if (before === undefined) return ['its definition (not recorded)'];
+  const changed = DEFINITION_PARTS.filter((p) => before[p] !== now[p]).map((p) => PART_NAMES[p]);
+  return changed.length > 0 ? changed : ['its definition'];
+}
+
+/** One digest over the definitions of a stage's tasks: what a gate verdict was given for. */
+export function definitionsDigest(definitions: readonly string[]): string {
+  return hash(definitions.join(','), 16);
+}

@@ -1,0 +1,115 @@
+/**
+ * What made a result (DESIGN rule 11): one record per completed output, written beside it as a
+ * hidden sidecar `.<name>.provenance.json` in the output's directory (hidden, so that a glob over
+ * the results never takes it for one; beside the output, so that it travels with it), and
+ * gathered from the state into the campaign's `provenance.jsonl` index for the summary.
+ */
+import { posix } from 'node:path';
+import { z } from 'zod';
+import type { TaskSpec } from '../manifest/expand.js';
+import type { Plan } from '../plan/plan.js';
+import { definitionOf, type Attempt, type CampaignState } from './state.js';
+
+export const PROVENANCE_VERSION = 1;
+
+export const provenanceSchema = z.object({
+  provenance: z.literal(PROVENANCE_VERSION),
+  campaign: z.string(),
+  phase: z.string(),
+  task: z.string(),
+  stage: z.enum(['smoke', 'full']),
+  values: z.record(z.string(), z.union([z.string(), z.number(), z.boolean()])),
+  output: z.string(),
+  /** The digest of the definition the attempt ran under. */
+  definition: z.string().nullable(),
+  /** Later definitions the result was kept for by the user's choice, with what had changed. */
+  kept: z.array(z.object({ definition: z.string(), at: z.string(), changed: z.array(z.string()) })),
+  attempt: z.number().int(),
+  /** The executor's handle: a Slurm job and array index (`1234_5`), or a process (`pid:…`). */
+  handle: z.string().nullable(),
+  node: z.string().nullable(),
+  gpus: z.array(z.string()),
+  log: z.string().nullable(),
+  submitted: z.string(),
+  started: z.string().nullable(),
+  ended: z.string().nullable(),
+  exit_status: z.number().int().nullable(),
+  /** Where the cluster granted less than asked, adapted to (DESIGN rule 9). */
+  adapted: z.array(z.string()),
+  /** The manifest's git commit when the attempt was sent, where it was in a git checkout. */
+  commit: z.string().nullable(),
+});
+export type Provenance = z.infer<typeof provenanceSchema>;
+
+/** Where the record of an output lives: beside it, hidden. */
+export function provenancePath(output: string): string {
+  const norm = posix.normalize(output).replace(/\/+$/, '');
+  return posix.join(posix.dirname(norm), `.${posix.basename(norm)}.provenance.json`);
+}
+
+export function provenanceRecord(campaign: string, task: TaskSpec, attempt: Attempt): Provenance {
+  return {
+    provenance: PROVENANCE_VERSION,
+    campaign,
+    phase: task.phase,
+    task: task.id,
+    stage: task.stage,
+    values: { ...task.values },
+    output: task.output ?? '',
+    definition: attempt.definition ?? null,
+    kept: (attempt.kept ?? []).map(({ definition, at, changed }) => ({ definition, at, changed })),
+    attempt: attempt.n,
+    handle: attempt.handle ?? null,
+    node: attempt.node ?? null,
+    gpus: attempt.gpus ?? [],
+    log: attempt.log ?? null,
+    submitted: attempt.submittedAt,
+    started: attempt.startedAt ?? null,
+    ended: attempt.endedAt ?? null,
+    exit_status: attempt.exitCode ?? null,
+    adapted: attempt.adapted ?? [],
+    commit: attempt.commit ?? null,
+  };
+}
+
+/** The sidecar files of these tasks' completed attempts, ready to be written in the workdir. */
+export function provenanceFiles(
+  plan: Plan,
+  state: CampaignState,
+  taskIds: Iterable<string>,
+): { path: string; text: string }[] {
+  const specs = specsById(plan);
+  const out: { path: string; text: string }[] = [];
+  for (const id of taskIds) {
+    const spec = specs.get(id);
+    const last = state.tasks[id]?.attempts.at(-1);
+    if (!spec?.output || last?.class !== 'completed') continue;
+    out.push({
+      path: provenancePath(spec.output),
+      text: JSON.stringify(provenanceRecord(plan.campaign, spec, last), null, 2) + '\n',
+    });
+  }
+  return out;
+}
+
+/** Every completed result of the plan's tasks, one JSON line each: the campaign's provenance index. */
+export function provenanceIndex(plan: Plan, state: CampaignState): string {
+  const lines: string[] = [];
+  for (const spec of specsById(plan).values()) {
+    const last = state.tasks[spec.id]?.attempts.at(-1);
+    if (spec.output && last?.class === 'completed' && definitionOf(last) === spec.definition)
+      lines.push(JSON.stringify(provenanceRecord(plan.campaign, spec, last)));
+  }
+  return lines.length > 0 ? lines.join('\n') + '\n' : '';
+}
+
+const specsOf = new WeakMap<Plan, Map<string, TaskSpec>>();
+
+function specsById(plan: Plan): Map<string, TaskSpec> {
+  let m = specsOf.get(plan);
+  if (!m) {
+    m = new Map(plan.phases.flatMap((p) => [...p.smoke, ...p.tasks].map((t) => [t.id, t] as const)));
+    specsOf.set(plan, m);
+  }
+  return m;
+}
