@@ -8947,6 +8947,7 @@ function renderWorkflow(plan, opts) {
         stage,
         budget: opts.budget,
         'retry-failed': '${{ inputs.retry_failed || false }}',
+        'keep-changed': '${{ inputs.keep_changed || false }}',
         ...ssh,
     });
     const outputs = (names) => Object.fromEntries(names.map((n) => [n, `\${{ steps.campaign.outputs.${n} }}`]));
@@ -9043,6 +9044,11 @@ function renderWorkflow(plan, opts) {
                 inputs: {
                     retry_failed: {
                         description: 'Run failed tasks and failed smoke stages again, with their retry allowances afresh',
+                        type: 'boolean',
+                        default: false,
+                    },
+                    keep_changed: {
+                        description: 'Keep the results of tasks whose definition changed (a change declared harmless), recorded with each result',
                         type: 'boolean',
                         default: false,
                     },
@@ -9355,10 +9361,10 @@ function scopeAtRest(plan, state, scopedActions, scope) {
  * later job of the same run does not reset a task an earlier job saw fail.
  */
 function startScopedRun(state, plan, scope, opts) {
-    const kept = startRun(state, plan, { retryFailed: false });
+    const kept = startRun(state, plan, { ...opts, retryFailed: false });
     if (!opts.retryFailed)
         return kept;
-    const retried = startRun(state, plan, { retryFailed: true });
+    const retried = startRun(state, plan, { ...opts, retryFailed: true });
     const tasks = { ...kept.tasks };
     for (const p of plan.phases) {
         for (const t of p.smoke)
@@ -9413,6 +9419,7 @@ const mainInputs = schemas/* object */.Ikc({
         .transform((s) => (s === '' ? 'dispatch' : s))
         .pipe(schemas/* enum */.k5n(['dispatch', 'none'], { error: 'is not dispatch or none' })),
     'retry-failed': bool(false),
+    'keep-changed': bool(false),
     'state-dir': optional,
     'ssh-key': optional,
     'ssh-passphrase': optional,
@@ -12542,6 +12549,8 @@ function definitionChangeLine(c, keep) {
         lines.push(`${c.running.length} running under the earlier definition; run again once they end to run them anew`);
     return `${where}: ${what}: ${lines.join('; ')}`;
 }
+/** The completed tasks a keep (`--keep-changed`) keeps: their provenance records say so anew. */
+const keptTasks = (changes) => changes.flatMap((ch) => ch.ended.filter((e) => e.completed).map((e) => e.id));
 const s = (n) => (n === 1 ? '' : 's');
 /** The digest of the definitions a phase's smoke stage holds now: what its gate must have judged. */
 function definition_changes_smokeDefinitions(phase) {

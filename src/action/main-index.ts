@@ -15,5 +15,6 @@ await entry(async () => {
   return run(settings, services, {
     job: process.env.GITHUB_JOB ?? 'campaign',
     tempDir: process.env.RUNNER_TEMP ?? tmpdir(),
+    ...(process.env.GITHUB_SHA ? { commit: process.env.GITHUB_SHA } : {}),
   });
 });

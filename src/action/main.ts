@@ -22,7 +22,7 @@ import { CampaignController, loadState } from '../exec/controller.js';
 import type { Executor } from '../exec/executor.js';
 import { FileStateStore } from '../exec/store/file-store.js';
 import type { Plan } from '../plan/plan.js';
-import { definitionChangeLine, definitionChanges } from '../queue/definition-changes.js';
+import { definitionChangeLine, definitionChanges, keptTasks } from '../queue/definition-changes.js';
 import { gateView, phaseTable } from '../queue/job-summary.js';
 import { PollPacer, pollLimits } from '../queue/poll.js';
 import { startScopedRun, type Scope } from '../queue/scope.js';
@@ -37,6 +37,8 @@ export interface RunContext {
   job: string;
   /** Where the state directory goes when no `state-dir` is given (RUNNER_TEMP on a runner). */
   tempDir: string;
+  /** The commit the workflow runs (GITHUB_SHA): recorded with each attempt sent. */
+  commit?: string;
   /** Milliseconds now; tests may drive it. */
   now?: () => number;
   /** Waits between passes; tests may shorten it. */
@@ -122,12 +124,26 @@ async function advance(
     });
     executor = opened.executor;
     const plan = opened.plan;
-    const controller = new CampaignController({ manifest: c.manifest, plan, executor, store, scope });
+    const controller = new CampaignController({
+      manifest: c.manifest,
+      plan,
+      executor,
+      store,
+      scope,
+      ...(ctx.commit === undefined ? {} : { commit: ctx.commit }),
+    });
     const reconciled = await controller.reconcile(loaded, 'run the workflow again with retry-failed: true');
     for (const w of reconciled.warnings) core.warning(w);
-    // Said before anything is submitted: which tasks a changed definition runs again.
-    for (const ch of definitionChanges(reconciled.state, plan)) core.notice(definitionChangeLine(ch, false));
-    let state = startScopedRun(reconciled.state, plan, scope, { retryFailed: s['retry-failed'] });
+    // Said before anything is submitted: which tasks a changed definition runs again (or keeps).
+    const keepChanged = s['keep-changed'];
+    const changes = definitionChanges(reconciled.state, plan);
+    for (const ch of changes) core.notice(definitionChangeLine(ch, keepChanged));
+    let state = startScopedRun(reconciled.state, plan, scope, {
+      retryFailed: s['retry-failed'],
+      keepChanged,
+      now: new Date(now()).toISOString(),
+    });
+    if (keepChanged) await controller.recordProvenance(state, keptTasks(changes));
     const pacer = new PollPacer(plan, pollLimits(c.manifest.cluster.executor));
     let atRest = false;
     for (;;) {

@@ -54,6 +54,7 @@ const mainInputs = z
       .transform((s) => (s === '' ? 'dispatch' : s))
       .pipe(z.enum(['dispatch', 'none'], { error: 'is not dispatch or none' })),
     'retry-failed': bool(false),
+    'keep-changed': bool(false),
     'state-dir': optional,
     'ssh-key': optional,
     'ssh-passphrase': optional,

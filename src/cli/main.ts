@@ -25,7 +25,7 @@ import { renderWorkflow } from '../workflow/render.js';
 import { Progress } from './progress.js';
 import { manifestCommit } from './git.js';
 import { readProvenance, renderProvenance, workdirPath } from './provenance.js';
-import { definitionChangeLine, definitionChanges } from '../queue/definition-changes.js';
+import { definitionChangeLine, definitionChanges, keptTasks } from '../queue/definition-changes.js';
 import { provenanceIndex } from '../queue/provenance.js';
 import { asideDir } from '../render/set-aside.js';
 
@@ -241,10 +241,7 @@ async function run(argv: string[]): Promise<number> {
       keepChanged,
       now: new Date().toISOString(),
     });
-    if (keepChanged) {
-      const kept = changes.flatMap((ch) => ch.ended.filter((e) => e.completed).map((e) => e.id));
-      await controller.recordProvenance(state, kept);
-    }
+    if (keepChanged) await controller.recordProvenance(state, keptTasks(changes));
     const pacer = new PollPacer(plan, pollLimits(c.manifest.cluster.executor, maxPoll));
     for (;;) {
       const r = await controller.pass(state);

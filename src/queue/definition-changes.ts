@@ -76,6 +76,10 @@ export function definitionChangeLine(c: DefinitionChange, keep: boolean): string
   return `${where}: ${what}: ${lines.join('; ')}`;
 }
 
+/** The completed tasks a keep (`--keep-changed`) keeps: their provenance records say so anew. */
+export const keptTasks = (changes: readonly DefinitionChange[]): string[] =>
+  changes.flatMap((ch) => ch.ended.filter((e) => e.completed).map((e) => e.id));
+
 const s = (n: number): string => (n === 1 ? '' : 's');
 
 /** The digest of the definitions a phase's smoke stage holds now: what its gate must have judged. */

@@ -7,7 +7,7 @@
 import type { Plan } from '../plan/plan.js';
 import type { Action } from './events.js';
 import { ACTIVE, type CampaignState } from './state.js';
-import { startRun } from './transition.js';
+import { startRun, type StartOptions } from './transition.js';
 
 export const STAGES = ['smoke', 'full', 'all'] as const;
 export type ScopeStage = (typeof STAGES)[number];
@@ -60,15 +60,10 @@ export function scopeAtRest(plan: Plan, state: CampaignState, scopedActions: rea
  * `startRun` for a scoped job: `retryFailed` resets only this scope's failed tasks, so that a
  * later job of the same run does not reset a task an earlier job saw fail.
  */
-export function startScopedRun(
-  state: CampaignState,
-  plan: Plan,
-  scope: Scope,
-  opts: { retryFailed: boolean },
-): CampaignState {
-  const kept = startRun(state, plan, { retryFailed: false });
+export function startScopedRun(state: CampaignState, plan: Plan, scope: Scope, opts: StartOptions): CampaignState {
+  const kept = startRun(state, plan, { ...opts, retryFailed: false });
   if (!opts.retryFailed) return kept;
-  const retried = startRun(state, plan, { retryFailed: true });
+  const retried = startRun(state, plan, { ...opts, retryFailed: true });
   const tasks = { ...kept.tasks };
   for (const p of plan.phases) {
     for (const t of p.smoke)

@@ -98,6 +98,7 @@ export function renderWorkflow(plan: Plan, opts: WorkflowOptions): string {
       stage,
       budget: opts.budget,
       'retry-failed': '${{ inputs.retry_failed || false }}',
+      'keep-changed': '${{ inputs.keep_changed || false }}',
       ...ssh,
     });
   const outputs = (names: string[]) => Object.fromEntries(names.map((n) => [n, `\${{ steps.campaign.outputs.${n} }}`]));
@@ -196,6 +197,12 @@ export function renderWorkflow(plan: Plan, opts: WorkflowOptions): string {
         inputs: {
           retry_failed: {
             description: 'Run failed tasks and failed smoke stages again, with their retry allowances afresh',
+            type: 'boolean',
+            default: false,
+          },
+          keep_changed: {
+            description:
+              'Keep the results of tasks whose definition changed (a change declared harmless), recorded with each result',
             type: 'boolean',
             default: false,
           },

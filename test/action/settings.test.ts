@@ -16,6 +16,7 @@ test('defaults and conversions', () => {
     budget: 5 * 3600,
     handover: 'dispatch',
     'retry-failed': false,
+    'keep-changed': false,
   });
   const s = readMainSettings(
     reader({
@@ -25,10 +26,18 @@ test('defaults and conversions', () => {
       stage: 'smoke',
       budget: '1h30m',
       'retry-failed': 'TRUE',
+      'keep-changed': 'true',
       'ssh-key': 'KEY',
     }),
   );
-  expect(s).toMatchObject({ phase: 'train', stage: 'smoke', budget: 5400, 'retry-failed': true, 'ssh-key': 'KEY' });
+  expect(s).toMatchObject({
+    phase: 'train',
+    stage: 'smoke',
+    budget: 5400,
+    'retry-failed': true,
+    'keep-changed': true,
+    'ssh-key': 'KEY',
+  });
   expect(readLintSettings(reader({}))).toEqual({ manifests: ['campaigns'], strict: false, 'check-workflow': true });
   expect(readLintSettings(reader({ manifests: 'a.yml\nb.yml, dir\n' })).manifests).toEqual(['a.yml', 'b.yml', 'dir']);
 });

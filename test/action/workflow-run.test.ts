@@ -102,7 +102,7 @@ async function runWorkflow(text: string, opts: { budget?: string; workspace?: st
       const inputs = Object.fromEntries(
         Object.entries(step.with ?? {}).map(([k, v]) => [
           k,
-          v.includes('${{') ? (k === 'retry-failed' ? 'false' : '') : v,
+          v.includes('${{') ? (k === 'retry-failed' || k === 'keep-changed' ? 'false' : '') : v,
         ]),
       );
       const services = githubServices(env, standin.issueToken(permissions(job.permissions)));
