@@ -8734,7 +8734,7 @@ const escapeProperty = (s) => escapeData(s).replace(/:/g, '%3A').replace(/,/g, '
 /* harmony export */ });
 /* harmony import */ var _errors_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(6020);
 /* harmony import */ var _commands_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(9350);
-/* harmony import */ var _report_js__WEBPACK_IMPORTED_MODULE_2__ = __nccwpck_require__(2674);
+/* harmony import */ var _report_js__WEBPACK_IMPORTED_MODULE_2__ = __nccwpck_require__(1854);
 /** What both entry points do around their work: a user error is annotated and fails the step; anything else is a bug. */
 
 
@@ -8808,11 +8808,26 @@ var lint = __nccwpck_require__(7815);
 
 
 
+/**
+ * A manifest is a few kilobytes (a grid is written as its axes); past this it is not one, and
+ * parsing it would take minutes and gigabytes before saying so.
+ */
+const MAX_MANIFEST_BYTES = 16 * 2 ** 20;
 async function readManifest(file) {
     try {
+        const st = await (0,promises_.stat)(file);
+        if (!st.isFile())
+            throw new errors/* UserError */.yo({ message: `${file} is not a file`, fix: 'give the path of a campaign manifest (.yml)' });
+        if (st.size > MAX_MANIFEST_BYTES)
+            throw new errors/* UserError */.yo({
+                message: `${file} is ${(st.size / 2 ** 20).toFixed(1)} MiB; a manifest is at most ${MAX_MANIFEST_BYTES / 2 ** 20} MiB`,
+                fix: 'write each grid as its axes (seed: [1, 2, 3]), not as a list of its cells',
+            });
         return await (0,promises_.readFile)(file, 'utf8');
     }
     catch (e) {
+        if (e instanceof errors/* UserError */.yo)
+            throw e;
         throw new errors/* UserError */.yo({
             message: `cannot read ${file}: ${e.code ?? e.message}`,
             fix: 'give the path of a campaign manifest (.yml)',
@@ -9143,8 +9158,8 @@ async function staleWorkflowFinding(file, ctx) {
 
 // EXTERNAL MODULE: ./lib/action/commands.js
 var commands = __nccwpck_require__(9350);
-// EXTERNAL MODULE: ./lib/action/report.js
-var report = __nccwpck_require__(2674);
+// EXTERNAL MODULE: ./lib/action/report.js + 1 modules
+var report = __nccwpck_require__(1854);
 ;// CONCATENATED MODULE: ./lib/action/lint.js
 /**
  * The lint action: every manifest given (files, or directories of `.yml`), each finding an
@@ -9201,23 +9216,48 @@ async function runLint(settings) {
 
 /***/ }),
 
-/***/ 2674:
+/***/ 1854:
 /***/ ((__unused_webpack___webpack_module__, __webpack_exports__, __nccwpck_require__) => {
 
-/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
-/* harmony export */   Ek: () => (/* binding */ problemFindings),
-/* harmony export */   O9: () => (/* binding */ findingsMarkdown),
-/* harmony export */   Sy: () => (/* binding */ writeSummary),
-/* harmony export */   fz: () => (/* binding */ annotate)
-/* harmony export */ });
-/* unused harmony export ANNOTATIONS_PER_SEVERITY */
-/* harmony import */ var node_path__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(6760);
-/* harmony import */ var _lint_lint_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(7815);
-/* harmony import */ var _commands_js__WEBPACK_IMPORTED_MODULE_2__ = __nccwpck_require__(9350);
+
+// EXPORTS
+__nccwpck_require__.d(__webpack_exports__, {
+  fz: () => (/* binding */ annotate),
+  O9: () => (/* binding */ findingsMarkdown),
+  Ek: () => (/* binding */ problemFindings),
+  Sy: () => (/* binding */ writeSummary)
+});
+
+// UNUSED EXPORTS: ANNOTATIONS_PER_SEVERITY
+
+// EXTERNAL MODULE: external "node:path"
+var external_node_path_ = __nccwpck_require__(6760);
+// EXTERNAL MODULE: ./lib/lint/lint.js + 32 modules
+var lint = __nccwpck_require__(7815);
+;// CONCATENATED MODULE: ./lib/queue/markdown.js
+/**
+ * Text from logs, checks and manifests put into markdown (summaries, job summaries, check runs)
+ * so that it stays what it is: a table cell stays one cell, a log stays inside its code block.
+ */
+/** One table cell: `|` escaped and line breaks made spaces, so that the row stays one row. */
+function tableCell(text) {
+    return text.replace(/\|/g, '\\|').replace(/\r?\n|\r/g, ' ');
+}
+/** A fenced code block that no run of backticks in the text can close (CommonMark: a longer fence). */
+function codeBlock(text) {
+    const longest = Math.max(0, ...[...text.matchAll(/`+/g)].map((m) => m[0].length));
+    const fence = '`'.repeat(Math.max(3, longest + 1));
+    return [fence, text, fence];
+}
+
+// EXTERNAL MODULE: ./lib/action/commands.js
+var commands = __nccwpck_require__(9350);
+;// CONCATENATED MODULE: ./lib/action/report.js
 /**
  * What a workflow run shows: findings as annotations on the manifest's lines (within GitHub's
  * per-step limits, the rest in the log), and the job summary (within its size limit).
  */
+
 
 
 
@@ -9229,7 +9269,7 @@ function annotate(findings) {
     const shown = { error: 0, warning: 0 };
     for (const f of findings) {
         if (shown[f.severity] >= ANNOTATIONS_PER_SEVERITY) {
-            _commands_js__WEBPACK_IMPORTED_MODULE_2__/* .info */ .pq((0,_lint_lint_js__WEBPACK_IMPORTED_MODULE_1__/* .formatFinding */ .t)(f));
+            commands/* info */.pq((0,lint/* formatFinding */.t)(f));
             continue;
         }
         shown[f.severity]++;
@@ -9237,17 +9277,17 @@ function annotate(findings) {
         const p = { ...f.position, file: workspacePath(f.position.file) };
         const props = p.line > 0 ? { title: f.rule, file: p.file, startLine: p.line, startColumn: p.column } : { title: f.rule };
         if (f.severity === 'error')
-            _commands_js__WEBPACK_IMPORTED_MODULE_2__/* .error */ .z3(message, props);
+            commands/* error */.z3(message, props);
         else
-            _commands_js__WEBPACK_IMPORTED_MODULE_2__/* .warning */ .$e(message, props);
+            commands/* warning */.$e(message, props);
     }
     const hidden = findings.length - shown.error - shown.warning;
     if (hidden > 0)
-        _commands_js__WEBPACK_IMPORTED_MODULE_2__/* .info */ .pq(`${hidden} more findings than GitHub shows as annotations: the job summary lists all of them`);
+        commands/* info */.pq(`${hidden} more findings than GitHub shows as annotations: the job summary lists all of them`);
 }
 /** GitHub places an annotation by its path from the workspace root. */
 function workspacePath(file) {
-    return (0,node_path__WEBPACK_IMPORTED_MODULE_0__.isAbsolute)(file) ? (0,node_path__WEBPACK_IMPORTED_MODULE_0__.relative)(process.env.GITHUB_WORKSPACE ?? process.cwd(), file) : file;
+    return (0,external_node_path_.isAbsolute)(file) ? (0,external_node_path_.relative)(process.env.GITHUB_WORKSPACE ?? process.cwd(), file) : file;
 }
 /** A user error's problems as findings, so a bad manifest met by any command is annotated on its line. */
 function problemFindings(e, rule = 'campaign') {
@@ -9259,20 +9299,19 @@ function problemFindings(e, rule = 'campaign') {
         position: p.position ?? { file: '', line: 0, column: 0 },
     }));
 }
-const cell = (s) => s.replace(/\|/g, '\\|').replace(/\n/g, ' ');
 function findingsMarkdown(findings) {
     if (findings.length === 0)
         return 'No findings.\n';
     const rows = findings.map((f) => {
         const where = f.position.line > 0 ? `${f.position.file}:${f.position.line}:${f.position.column}` : '';
-        return `| ${cell(where)} | ${f.severity} | ${f.rule} | ${cell(f.message)} | ${cell(f.fix ?? '')} |`;
+        return `| ${tableCell(where)} | ${f.severity} | ${f.rule} | ${tableCell(f.message)} | ${tableCell(f.fix ?? '')} |`;
     });
     return ['| where | severity | rule | finding | fix |', '| --- | --- | --- | --- | --- |', ...rows, ''].join('\n');
 }
 /** Appends to the job summary, cut at GitHub's limit with a note saying so. */
 async function writeSummary(markdown) {
     if (!process.env.GITHUB_STEP_SUMMARY) {
-        _commands_js__WEBPACK_IMPORTED_MODULE_2__/* .info */ .pq(markdown);
+        commands/* info */.pq(markdown);
         return;
     }
     let text = markdown;
@@ -9284,7 +9323,7 @@ async function writeSummary(markdown) {
                 .replace(/\uFFFD$/, '') +
                 '\n\n… cut at GitHub’s 1 MiB job summary limit: the summary artifact and `campaign summary` have it all.\n';
     }
-    await _commands_js__WEBPACK_IMPORTED_MODULE_2__/* .appendSummary */ .fe(text);
+    await commands/* appendSummary */.fe(text);
 }
 
 
@@ -12893,11 +12932,10 @@ function startRun(state, plan, opts) {
         const { gate, preconditions, ...rest } = p;
         const again = regated.get(name);
         const planned = plan.phases.find((x) => x.name === name);
-        const held = gate && gate.passed && again !== 'drop'
-            ? again === 'keep' && planned
-                ? { ...gate, definitions: smokeDefinitions(planned) }
-                : gate
-            : undefined;
+        // A passed gate holds unless its smoke tasks run again; kept by choice, it holds for their new definitions.
+        let held = gate?.passed && again !== 'drop' ? gate : undefined;
+        if (held && again === 'keep' && planned)
+            held = { ...held, definitions: smokeDefinitions(planned) };
         phases[name] = {
             ...rest,
             ...(held ? { gate: held } : {}),

@@ -6,6 +6,7 @@ import { isAbsolute, relative } from 'node:path';
 import { UserError } from '../errors.js';
 import { formatFinding } from '../lint/lint.js';
 import type { Finding } from '../lint/rule.js';
+import { tableCell } from '../queue/markdown.js';
 import * as core from './commands.js';
 
 /** GitHub shows 10 error and 10 warning annotations per step; more are dropped silently. */
@@ -49,13 +50,11 @@ export function problemFindings(e: UserError, rule = 'campaign'): Finding[] {
   }));
 }
 
-const cell = (s: string): string => s.replace(/\|/g, '\\|').replace(/\n/g, ' ');
-
 export function findingsMarkdown(findings: readonly Finding[]): string {
   if (findings.length === 0) return 'No findings.\n';
   const rows = findings.map((f) => {
     const where = f.position.line > 0 ? `${f.position.file}:${f.position.line}:${f.position.column}` : '';
-    return `| ${cell(where)} | ${f.severity} | ${f.rule} | ${cell(f.message)} | ${cell(f.fix ?? '')} |`;
+    return `| ${tableCell(where)} | ${f.severity} | ${f.rule} | ${tableCell(f.message)} | ${tableCell(f.fix ?? '')} |`;
   });
   return ['| where | severity | rule | finding | fix |', '| --- | --- | --- | --- | --- |', ...rows, ''].join('\n');
 }

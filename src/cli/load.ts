@@ -1,5 +1,5 @@
 /** Reading a manifest from disk for a command: lint first, refuse on errors, resolve its places. */
-import { readFile } from 'node:fs/promises';
+import { readFile, stat } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
 import { UserError } from '../errors.js';
@@ -17,10 +17,25 @@ export interface Campaign {
   stateDir: string;
 }
 
+/**
+ * A manifest is a few kilobytes (a grid is written as its axes); past this it is not one, and
+ * parsing it would take minutes and gigabytes before saying so.
+ */
+const MAX_MANIFEST_BYTES = 16 * 2 ** 20;
+
 export async function readManifest(file: string): Promise<string> {
   try {
+    const st = await stat(file);
+    if (!st.isFile())
+      throw new UserError({ message: `${file} is not a file`, fix: 'give the path of a campaign manifest (.yml)' });
+    if (st.size > MAX_MANIFEST_BYTES)
+      throw new UserError({
+        message: `${file} is ${(st.size / 2 ** 20).toFixed(1)} MiB; a manifest is at most ${MAX_MANIFEST_BYTES / 2 ** 20} MiB`,
+        fix: 'write each grid as its axes (seed: [1, 2, 3]), not as a list of its cells',
+      });
     return await readFile(file, 'utf8');
   } catch (e) {
+    if (e instanceof UserError) throw e;
     throw new UserError({
       message: `cannot read ${file}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`,
       fix: 'give the path of a campaign manifest (.yml)',

@@ -172,7 +172,7 @@ async function plan(argv: string[]): Promise<number> {
     printWarnings(c);
     process.stdout.write(renderPlanText(c.plan));
     // Against the stored state, where there is one: which tasks a run would send again, and why.
-    const store = new FileStateStore(c.stateDir);
+    const store = new FileStateStore(c.stateDir, { readOnly: true });
     if ((await store.load()) !== undefined) {
       const changes = definitionChanges(await storedState(c), c.plan);
       process.stdout.write(`\nAgainst the stored state (${c.stateDir}):\n`);
@@ -278,8 +278,9 @@ async function run(argv: string[]): Promise<number> {
   }
 }
 
+/** The stored state, for a command that only reads it (it holds no lock, and repairs nothing). */
 function storedState(c: Campaign): Promise<CampaignState> {
-  return loadState(new FileStateStore(c.stateDir), c.manifest.campaign, new Date().toISOString());
+  return loadState(new FileStateStore(c.stateDir, { readOnly: true }), c.manifest.campaign, new Date().toISOString());
 }
 
 async function cancel(argv: string[]): Promise<number> {

@@ -5,6 +5,7 @@
 import type { Plan, PhasePlan } from '../plan/plan.js';
 import type { CampaignState } from './state.js';
 import { smokeDefinitions } from './definition-changes.js';
+import { tableCell } from './markdown.js';
 import { phaseCounts } from './summary.js';
 
 export function phaseTable(plan: Plan, state: CampaignState): string {
@@ -15,7 +16,7 @@ export function phaseTable(plan: Plan, state: CampaignState): string {
   ];
   for (const c of phaseCounts(plan, state)) {
     const p = budget.get(c.phase)!;
-    const why = c.reason ? `: ${c.reason.replace(/\|/g, '\\|').replace(/\n/g, ' ')}` : '';
+    const why = c.reason ? `: ${tableCell(c.reason)}` : '';
     out.push(
       `| ${c.phase} | ${c.status}${why} | ${c.stage} | ${c.done}/${c.total} | ${c.running} | ${c.queued} | ${c.pending} | ${c.failed} | ${c.retries} | ${p.gpuHours.toFixed(1)} (+${p.smokeGpuHours.toFixed(2)} smoke) |`,
     );
@@ -59,7 +60,7 @@ export function gateView(phase: PhasePlan, state: CampaignState): GateView {
   const passed = gate.results.filter((r) => r.passed).length;
   const rows = gate.results.map(
     (r) =>
-      `| ${r.check} | ${r.passed ? 'pass' : '**FAIL**'} | ${r.detail.replace(/\|/g, '\\|')} | ${(r.otherwise ?? '').replace(/\|/g, '\\|')} |`,
+      `| ${r.check} | ${r.passed ? 'pass' : '**FAIL**'} | ${tableCell(r.detail)} | ${tableCell(r.otherwise ?? '')} |`,
   );
   return {
     conclusion: gate.passed ? 'success' : 'failure',

@@ -1,6 +1,7 @@
 /** Counts per phase for progress lines, and the markdown summary of a campaign. */
 import { formatDuration } from '../manifest/units.js';
 import type { Plan, PhasePlan } from '../plan/plan.js';
+import { codeBlock, tableCell } from './markdown.js';
 import { definitionOf, type CampaignState, type TaskState } from './state.js';
 
 export interface PhaseCounts {
@@ -87,8 +88,6 @@ export interface SummaryInput {
   provenance?: string;
 }
 
-const escapeCell = (s: string): string => s.replace(/\|/g, '\\|').replace(/\n/g, ' ');
-
 const adaptedNote = (s: TaskState): string => {
   const a = s.attempts[s.attempts.length - 1]?.adapted;
   return a && a.length > 0 ? `; it ran with less than it asked: ${a.join('; ')}` : '';
@@ -131,7 +130,7 @@ export function renderSummary({ plan, state, tails, pictures = [], provenance }:
     const ps = state.phases[p.name];
     const status = `${ps?.status ?? 'waiting'}${ps?.reason ? `: ${ps.reason}` : ''}`;
     out.push(
-      `| ${p.name} | ${escapeCell(status)} | ${p.tasks.length} | ${completed} | ${failed} | ${retries} | ${wall === undefined ? '' : formatDuration(wall)} | ${mean === undefined ? '' : formatDuration(mean)} |`,
+      `| ${p.name} | ${tableCell(status)} | ${p.tasks.length} | ${completed} | ${failed} | ${retries} | ${wall === undefined ? '' : formatDuration(wall)} | ${mean === undefined ? '' : formatDuration(mean)} |`,
     );
   }
   if (pictures.length > 0) {
@@ -158,7 +157,7 @@ export function renderSummary({ plan, state, tails, pictures = [], provenance }:
         '',
       );
       const tail = tails.get(t.id);
-      if (tail) out.push('```', tail.trimEnd(), '```', '');
+      if (tail) out.push(...codeBlock(tail.trimEnd()), '');
     }
     if (unfinished.length > 50) out.push(`… and ${unfinished.length - 50} more (see \`campaign status\`).`);
   }
@@ -198,7 +197,7 @@ function adaptedSection(plan: Plan, state: CampaignState): string[] {
     for (const a of state.tasks[t.id]?.attempts ?? []) {
       if (!a.adapted || a.adapted.length === 0) continue;
       const result = a.class ?? 'running';
-      rows.push(`| ${t.id} | ${a.n} | ${escapeCell(result)} | ${escapeCell(a.adapted.join('; '))} |`);
+      rows.push(`| ${t.id} | ${a.n} | ${tableCell(result)} | ${tableCell(a.adapted.join('; '))} |`);
     }
   }
   if (rows.length === 0) return [];
@@ -228,7 +227,7 @@ function gateSection(p: PhasePlan, state: CampaignState): string[] {
   );
   for (const r of gate.results) {
     out.push(
-      `| ${r.check} | ${r.passed ? 'pass' : '**FAIL**'} | ${escapeCell(r.detail)} | ${escapeCell(r.otherwise ?? '')} |`,
+      `| ${r.check} | ${r.passed ? 'pass' : '**FAIL**'} | ${tableCell(r.detail)} | ${tableCell(r.otherwise ?? '')} |`,
     );
   }
   return out;

@@ -260,12 +260,9 @@ export function startRun(state: CampaignState, plan: Plan, opts: StartOptions): 
     const { gate, preconditions, ...rest } = p;
     const again = regated.get(name);
     const planned = plan.phases.find((x) => x.name === name);
-    const held =
-      gate && gate.passed && again !== 'drop'
-        ? again === 'keep' && planned
-          ? { ...gate, definitions: smokeDefinitions(planned) }
-          : gate
-        : undefined;
+    // A passed gate holds unless its smoke tasks run again; kept by choice, it holds for their new definitions.
+    let held = gate?.passed && again !== 'drop' ? gate : undefined;
+    if (held && again === 'keep' && planned) held = { ...held, definitions: smokeDefinitions(planned) };
     phases[name] = {
       ...rest,
       ...(held ? { gate: held } : {}),

@@ -185,6 +185,62 @@ describe("state artifacts (against a local stand-in of GitHub's artifact service
     60_000,
   );
 
+  it('restores only a state its owners could have written: never a fork’s, a pull request’s, another branch’s or another workflow’s, and says why', async () => {
+    const campaign = 'trust';
+    const trusted = gh.newRun({ event: 'schedule' });
+    const kept = await asJob(trusted, 'settle').services.state.save(
+      campaign,
+      await stateDir(campaign, 'trusted'),
+      'settle',
+    );
+    const origins = [
+      [{ event: 'pull_request', headRepository: 'mallory/experiments' }, /from mallory\/experiments \(a fork\)/],
+      [{ event: 'pull_request' }, /made by a pull_request run; only push, workflow_dispatch and schedule/],
+      [{ event: 'pull_request_target' }, /made by a pull_request_target run/],
+      [{ branch: 'feature' }, /made on branch feature, not main/],
+      [
+        { workflowFile: 'other.yml' },
+        /made by workflow \.github\/workflows\/other\.yml, not \.github\/workflows\/campaign\.yml/,
+      ],
+    ] as const;
+    const planted: { name: string }[] = [];
+    for (const [origin] of origins) {
+      // Each plants a newer state whose gate passed, with a lock that would break every later run.
+      const dir = await stateDir(campaign, `planted-${JSON.stringify(origin)}`);
+      planted.push(await asJob(gh.newRun(origin), 'settle').services.state.save(campaign, dir, 'settle'));
+    }
+    const dir = join(root, 'fresh-trust');
+    await mkdir(dir, { recursive: true });
+    await writeFile(join(dir, 'notes.txt'), 'mine');
+    const { services, warnings } = asJob(gh.newRun({ event: 'workflow_dispatch' }), 'resume');
+    const got = await services.state.restoreNewest(campaign, dir);
+    expect(got).toEqual({ name: kept.name, id: kept.id, runId: trusted.id });
+    expect(await marker(dir)).toBe('trusted');
+    for (const [i, [, why]] of origins.entries()) {
+      const said = warnings.find((w) => w.includes(planted[i]!.name));
+      expect(said, planted[i]!.name).toMatch(why);
+      expect(said).toMatch(/is not restored: /);
+    }
+    // Only the state's files came: no planted lock; and nothing of the directory was removed.
+    await expect(readFile(join(dir, 'lock'))).rejects.toThrow(/ENOENT/);
+    expect(await readFile(join(dir, 'notes.txt'), 'utf8')).toBe('mine');
+  });
+
+  it('with only untrusted states, restores none, and a user’s state directory is never deleted', async () => {
+    const campaign = 'trust-none';
+    await asJob(
+      gh.newRun({ event: 'pull_request', headRepository: 'mallory/experiments' }),
+      'settle',
+    ).services.state.save(campaign, await stateDir(campaign, 'planted'), 'settle');
+    const dir = await stateDir(campaign, 'local');
+    await writeFile(join(dir, 'results.csv'), 'precious');
+    const { services, warnings } = asJob(gh.newRun(), 'resume');
+    expect(await services.state.restoreNewest(campaign, dir)).toBeUndefined();
+    expect(warnings.join('\n')).toMatch(/is not restored: it was made by a run from mallory\/experiments \(a fork\)/);
+    expect(await marker(dir)).toBe('local');
+    expect(await readFile(join(dir, 'results.csv'), 'utf8')).toBe('precious');
+  });
+
   it('keeps the local state when every artifact is damaged, and says how to go on', async () => {
     const campaign = 'eta';
     const saved = await asJob(gh.newRun(), 'settle').services.state.save(

@@ -49,12 +49,15 @@ test('only an evaluated, passing checklist is a success', () => {
         results: [
           { check: 'all_completed', passed: true, detail: '1 smoke task ok' },
           { check: 'records', passed: false, detail: 'a|b', otherwise: 'the writer lost records' },
+          { check: 'command', passed: false, detail: 'exit 1:\n| x | y |\nz', otherwise: 'one\nline' },
         ],
       },
     }),
   );
-  expect(failed).toMatchObject({ conclusion: 'failure', title: '1 of 2 checks passed' });
+  expect(failed).toMatchObject({ conclusion: 'failure', title: '1 of 3 checks passed' });
   expect(failed.text).toContain('| records | **FAIL** | a\\|b | the writer lost records |');
+  // A detail's line breaks and bars stay inside its cell: the check run's table keeps its rows.
+  expect(failed.text).toContain('| command | **FAIL** | exit 1: \\| x \\| y \\| z | one line |');
   // Not evaluated: pending while it may still be, a failure once it cannot be.
   expect(gateView(a, withPhase({ status: 'smoke' })).conclusion).toBe('pending');
   expect(gateView(a, emptyState('c', NOW)).conclusion).toBe('pending');

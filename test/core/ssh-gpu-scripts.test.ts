@@ -46,3 +46,30 @@ describe('generated ssh-gpu scripts', () => {
     expect(shellcheck([join(dir, 'nvidia-smi'), join(dir, 'gpu-hold')])).toEqual([]);
   });
 });
+
+describe('the cancel, run with real bash', () => {
+  // kill and setsid are shadowed by functions that record their arguments: nothing is signalled.
+  const cancel = (pgid: string): { kills: string; marked: boolean } => {
+    const dir = mkdtempSync(join(root, 'cancel-'));
+    writeFileSync(join(dir, 'pgid'), `${pgid}\n`);
+    const log = join(dir, 'kills');
+    const shadow = `kill() { printf 'kill %s\\n' "$*" >> ${JSON.stringify(log)}; }\nsetsid() { printf 'setsid\\n' >> ${JSON.stringify(log)}; }\n`;
+    const r = spawnSync('bash', ['-c', shadow + renderCancel(CANCEL_FILE, 10)], {
+      input: `${dir}\n`,
+      encoding: 'utf8',
+    });
+    if (r.error) throw r.error;
+    const kills = spawnSync('cat', [log], { encoding: 'utf8' }).stdout;
+    return { kills, marked: spawnSync('test', ['-e', join(dir, CANCEL_FILE)]).status === 0 };
+  };
+
+  it('signals the process group its pgid file names', () => {
+    expect(cancel('4242')).toEqual({ kills: 'kill -TERM -- -4242\nsetsid\n', marked: true });
+  });
+
+  it('never signals a pgid that is not a number above 1 (kill -- -1 would reach every process of the user)', () => {
+    for (const bad of ['1', '0', '-1', '', '1 2', '$(touch x)', '12a']) {
+      expect(cancel(bad), JSON.stringify(bad)).toEqual({ kills: '', marked: false });
+    }
+  });
+});

@@ -52,4 +52,23 @@ describe('summary', () => {
     expect(text).toContain('### p/n1\n\nfailed: FAILED (exit 3) (1 attempt)');
     expect(text).toContain('```\nTraceback: the model diverged\n```');
   });
+
+  it('a log that holds backticks stays inside its code block, and a reason with | and line breaks stays one cell', () => {
+    const state = stateWith({
+      'p/n1': {
+        status: 'failed',
+        reason: 'failed: a | b\nc',
+        attempts: [{ n: 1, submittedAt: at, endedAt: at, class: 'failed', exitCode: 3 }],
+      },
+    });
+    const tail = 'before\n```\n# Injected heading\n````\nafter';
+    const text = renderSummary({
+      plan,
+      state: { ...state, phases: { p: { status: 'failed', reason: 'x | y\nz' } } },
+      tails: new Map([['p/n1', tail]]),
+    });
+    // The fence is longer than any run of backticks in the log, so nothing in it closes the block.
+    expect(text).toContain(`\`\`\`\`\`\n${tail}\n\`\`\`\`\``);
+    expect(text).toMatch(/^\| p \| failed: x \\\| y z \| 5 \|/m);
+  });
 });

@@ -23,10 +23,20 @@ beforeAll(async () => {
   if (sshd) keyText = await readFile(sshd.keyFile, 'utf8');
 }, 300_000);
 
-/** Pieces of the secrets long enough to mean a leak: each base64 line of the key, and the passphrase. */
+/** What a GitHub runner holds beside the key: the action's inputs, the job's tokens, its service credentials. */
+const RUNNER = {
+  'INPUT_SSH-PASSPHRASE': 'input passphrase 4c1e9d0b77',
+  INPUT_TOKEN: 'ghs_inputtoken0123456789abcdef',
+  GITHUB_TOKEN: 'ghs_githubtoken0123456789abcdef',
+  ACTIONS_RUNTIME_TOKEN: 'runtime-token-9a8b7c6d5e4f3a2b',
+  ACTIONS_ID_TOKEN_REQUEST_TOKEN: 'id-token-request-1f2e3d4c5b6a',
+};
+
+/** Pieces of the secrets long enough to mean a leak: each base64 line of the key, the passphrase, the runner's tokens. */
 const secretPieces = (): string[] => [
   ...keyText.split('\n').filter((l) => l.length >= 16 && !l.startsWith('-----')),
   PASSPHRASE,
+  ...Object.values(RUNNER),
 ];
 
 async function filesUnder(dir: string): Promise<string[]> {
@@ -53,6 +63,11 @@ const phase = `phases:
     command: env > \${output}; env
     output: env_\${k}.txt
     walltime: 5m
+    smoke:
+      tasks: 1
+      trigger:
+        - check: command
+          run: env > check_env.txt
 `;
 
 async function setup(label: string, cluster: string) {
@@ -72,11 +87,18 @@ describe('secrets never leak into what campaign produces', () => {
     const s = await setup('local', 'cluster: { executor: local }\n');
     const r = await runCli(['run', s.manifest, '--state-dir', s.stateDir], {
       timeoutMs: 120_000,
-      env: { ...process.env, CAMPAIGN_SSH_KEY: keyText, CAMPAIGN_SSH_PASSPHRASE: PASSPHRASE },
+      env: {
+        ...process.env,
+        ...RUNNER,
+        'INPUT_SSH-KEY': keyText,
+        CAMPAIGN_SSH_KEY: keyText,
+        CAMPAIGN_SSH_PASSPHRASE: PASSPHRASE,
+      },
     });
     expect(r.code, r.stdout + r.stderr).toBe(0);
-    // The tasks did print their environment: the scan reads real dumps.
+    // The tasks and the check command did print their environment: the scan reads real dumps.
     expect(await readFile(join(s.workdir, 'env_1.txt'), 'utf8')).toMatch(/^CAMPAIGN_TASK=p\//m);
+    expect(await readFile(join(s.workdir, 'check_env.txt'), 'utf8')).toMatch(/^CAMPAIGN_TASK=p\/smoke\//m);
     expect(await expectNoSecret(r, [s.dir])).toBeGreaterThan(5);
   });
 
@@ -111,7 +133,13 @@ describe('secrets never leak into what campaign produces', () => {
       );
       const r = await runCli(['run', s.manifest, '--state-dir', s.stateDir, '--poll', '1'], {
         timeoutMs: 300_000,
-        env: { ...process.env, ...clusterEnv(), CAMPAIGN_SSH_KEY: keyText, CAMPAIGN_SSH_PASSPHRASE: PASSPHRASE },
+        env: {
+          ...process.env,
+          ...clusterEnv(),
+          ...RUNNER,
+          CAMPAIGN_SSH_KEY: keyText,
+          CAMPAIGN_SSH_PASSPHRASE: PASSPHRASE,
+        },
       });
       expect(r.code, r.stdout + r.stderr).toBe(0);
       expect(await readFile(join(s.workdir, 'env_1.txt'), 'utf8')).toMatch(/^SLURM_JOB_ID=/m);

@@ -27,7 +27,18 @@ export interface Run {
   /** The results service's id of the run, as the runtime token names it. */
   backendId: string;
   attempt: number;
+  /** What started it (push, workflow_dispatch, schedule, pull_request, …). */
+  event: string;
+  /** The branch it ran on. */
+  branch: string;
+  /** The repository its head commit came from: another one for a fork's pull request. */
+  headRepository: string;
+  /** Its workflow file, under .github/workflows/. */
+  workflowFile: string;
 }
+
+/** How a run differs from a push to main of this workflow in this repository. */
+export type RunOrigin = Partial<Pick<Run, 'event' | 'branch' | 'headRepository' | 'workflowFile'>>;
 
 export interface StoredArtifact {
   id: number;
@@ -135,8 +146,17 @@ export class GitHubStandin {
     return token;
   }
 
-  newRun(): Run {
-    const run = { id: 7_000_000 + this.runs.length + 1, backendId: randomUUID(), attempt: 1 };
+  newRun(origin: RunOrigin = {}): Run {
+    const run: Run = {
+      id: 7_000_000 + this.runs.length + 1,
+      backendId: randomUUID(),
+      attempt: 1,
+      event: 'push',
+      branch: 'main',
+      headRepository: `${this.owner}/${this.repo}`,
+      workflowFile: this.workflowFile,
+      ...origin,
+    };
     this.runs.push(run);
     return run;
   }
@@ -166,12 +186,12 @@ export class GitHubStandin {
       GITHUB_RUN_ATTEMPT: String(run.attempt),
       GITHUB_RUN_NUMBER: String(this.runs.indexOf(run) + 1),
       GITHUB_SHA: o.sha ?? this.sha,
-      GITHUB_REF: 'refs/heads/main',
-      GITHUB_REF_NAME: 'main',
+      GITHUB_REF: `refs/heads/${run.branch}`,
+      GITHUB_REF_NAME: run.branch,
       GITHUB_WORKFLOW: 'campaign',
-      GITHUB_WORKFLOW_REF: `${this.owner}/${this.repo}/.github/workflows/${this.workflowFile}@refs/heads/main`,
+      GITHUB_WORKFLOW_REF: `${this.owner}/${this.repo}/.github/workflows/${run.workflowFile}@refs/heads/${run.branch}`,
       GITHUB_JOB: o.job,
-      GITHUB_EVENT_NAME: 'push',
+      GITHUB_EVENT_NAME: run.event,
       GITHUB_ACTIONS: 'true',
       GITHUB_WORKSPACE: o.workspace,
       RUNNER_TEMP: o.workspace,
@@ -444,6 +464,22 @@ export class GitHubStandin {
     if (get && path === '/actions/artifacts') {
       if (need('actions:read')) paged(this.artifacts);
       return;
+    }
+    if (get && (m = /^\/actions\/runs\/(\d+)$/.exec(path))) {
+      if (!need('actions:read')) return;
+      const run = this.runs.find((r) => r.id === Number(m![1]));
+      if (!run) return send(404, { message: 'Not Found' });
+      // The fields of GitHub's workflow run object that say where a run came from.
+      return send(200, {
+        id: run.id,
+        run_attempt: run.attempt,
+        event: run.event,
+        head_branch: run.branch,
+        head_sha: this.sha,
+        path: `.github/workflows/${run.workflowFile}`,
+        repository: { full_name: `${this.owner}/${this.repo}` },
+        head_repository: { full_name: run.headRepository },
+      });
     }
     if (get && (m = /^\/actions\/runs\/(\d+)\/artifacts$/.exec(path))) {
       if (need('actions:read')) paged(this.artifacts.filter((a) => a.runId === Number(m![1])));

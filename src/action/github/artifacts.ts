@@ -6,16 +6,27 @@
  * state parses; otherwise it falls back to the next newest, so a damaged artifact costs a
  * reconciliation with the cluster, not the campaign. The cache is not used: artifacts alone
  * are durable for their 90-day retention, and the state is small.
+ *
+ * A state decides what runs and what passed, so an earlier run's artifact is restored only when
+ * that run is one the repository's owners control: a run of this workflow file, in this
+ * repository (not a fork's head), on this run's branch, started by push, workflow_dispatch or
+ * schedule. Anyone who can open a pull request can make a run upload an artifact of any name;
+ * none of those runs qualifies. A run whose origin cannot be read is not trusted either. Only
+ * the state's own files are restored, never a `lock` or anything else an artifact holds.
  */
 import { DefaultArtifactClient } from '@actions/artifact';
 import { mkdir, mkdtemp, readdir, readFile, rename, rm } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { z } from 'zod';
 import { UserError } from '../../errors.js';
-import type { GitHubRest, RunContext } from './rest.js';
+import { workflowFilePath, type GitHubRest, type RunContext } from './rest.js';
 import type { StateArtifactRef, StateArtifacts } from './services.js';
 
 const PREFIX = 'campaign-state';
+/** The files a state directory is restored with: what the state store reads (exec/store/file-store.ts). */
+const STATE_FILES = ['state.json', 'state.prev.json', 'state.journal.jsonl', 'events.jsonl'];
+/** The events whose runs only the repository's writers can start. */
+const TRUSTED_EVENTS = new Set(['push', 'workflow_dispatch', 'schedule']);
 /** Files of the state directory that belong to a live process, never to the stored state. */
 const NOT_STATE = /^(lock|lock\.takeover)$|\.tmp/;
 /** Earlier runs' artifacts are listed newest first; the state is on the first pages or expired. */
@@ -65,6 +76,14 @@ const restArtifacts = z.object({
 
 const storedState = z.object({ campaign: z.string() });
 
+const restRun = z.object({
+  event: z.string(),
+  head_branch: z.string().nullable(),
+  path: z.string(),
+  repository: z.object({ full_name: z.string() }),
+  head_repository: z.object({ full_name: z.string() }).nullable(),
+});
+
 export interface ArtifactStateOptions {
   ctx: RunContext;
   rest: GitHubRest;
@@ -75,6 +94,8 @@ export interface ArtifactStateOptions {
 
 export class ArtifactStateStore implements StateArtifacts {
   private readonly client: DefaultArtifactClient;
+  /** Per earlier run: why its artifacts are not trusted, or undefined when they are. */
+  private readonly untrusted = new Map<number, Promise<string | undefined>>();
 
   constructor(private readonly o: ArtifactStateOptions) {
     this.client = o.client ?? new DefaultArtifactClient();
@@ -147,6 +168,11 @@ export class ArtifactStateStore implements StateArtifacts {
       for (const a of res.artifacts) {
         const run = a.workflow_run?.id;
         if (a.expired || !run || run === runId || parseStateArtifactName(a.name)?.campaign !== campaign) continue;
+        const why = await this.whyUntrusted(run);
+        if (why !== undefined) {
+          this.o.warn(`state artifact ${a.name} (run ${run}) is not restored: ${why}`);
+          continue;
+        }
         found.push({
           name: a.name,
           id: a.id,
@@ -166,7 +192,46 @@ export class ArtifactStateStore implements StateArtifacts {
     return newestFirst(found);
   }
 
-  /** Downloads next to `dir` and swaps it in only when whole; returns what is wrong otherwise. */
+  /**
+   * Why an earlier run's artifacts are not to be trusted (see the module's comment), or
+   * undefined when its run is this workflow's, in this repository, on this branch, from a
+   * trusted event. Asked once per run.
+   */
+  private whyUntrusted(runId: number): Promise<string | undefined> {
+    let why = this.untrusted.get(runId);
+    if (why === undefined) {
+      why = this.readOrigin(runId);
+      this.untrusted.set(runId, why);
+    }
+    return why;
+  }
+
+  private async readOrigin(runId: number): Promise<string | undefined> {
+    const { owner, repo, ref, workflowPath } = this.o.ctx;
+    const branch = ref?.startsWith('refs/heads/') ? ref.slice('refs/heads/'.length) : undefined;
+    if (branch === undefined || workflowPath === undefined)
+      return 'this run names no branch or workflow file (GITHUB_REF, GITHUB_WORKFLOW_REF) to check its origin against';
+    let run: z.infer<typeof restRun>;
+    try {
+      run = await this.o.rest.call(
+        { method: 'GET', path: `/repos/${owner}/${repo}/actions/runs/${runId}`, permission: 'actions: read' },
+        restRun,
+      );
+    } catch (e) {
+      return `its run's origin cannot be read (${(e as Error).message})`;
+    }
+    const here = `${owner}/${repo}`.toLowerCase();
+    if (run.repository.full_name.toLowerCase() !== here || run.head_repository?.full_name.toLowerCase() !== here)
+      return `it was made by a run from ${run.head_repository?.full_name ?? 'an unknown repository'} (a fork), not from ${owner}/${repo}`;
+    if (!TRUSTED_EVENTS.has(run.event))
+      return `it was made by a ${run.event} run; only push, workflow_dispatch and schedule runs are trusted`;
+    if (run.head_branch !== branch) return `it was made on branch ${run.head_branch ?? '(none)'}, not ${branch}`;
+    const file = workflowFilePath(run.path);
+    if (file !== workflowPath) return `it was made by workflow ${file ?? run.path}, not ${workflowPath}`;
+    return undefined;
+  }
+
+  /** Downloads next to `dir` and puts the state's files in only when whole; returns what is wrong otherwise. */
   private async tryRestore(c: Candidate, campaign: string, dir: string): Promise<string | undefined> {
     await mkdir(dirname(dir), { recursive: true });
     const tmp = await mkdtemp(join(dirname(dir), `.${basename(dir)}.download-`));
@@ -189,12 +254,15 @@ export class ArtifactStateStore implements StateArtifacts {
       }
       const parsed = storedState.safeParse(stored);
       if (!parsed.success || parsed.data.campaign !== campaign) return 'state.json is not this campaign’s state';
-      const old = `${tmp}.old`;
-      await rename(dir, old).catch((e: NodeJS.ErrnoException) => {
-        if (e.code !== 'ENOENT') throw e;
-      });
-      await rename(tmp, dir);
-      await rm(old, { recursive: true, force: true });
+      // The state's own files only, into the directory as it is: nothing else of it is moved or removed.
+      // Each by rename (state.json last), and one the download lacks removed: no file of an older state stays.
+      await mkdir(dir, { recursive: true });
+      for (const f of [...STATE_FILES.slice(1), STATE_FILES[0]!]) {
+        await rename(join(tmp, f), join(dir, f)).catch(async (e: NodeJS.ErrnoException) => {
+          if (e.code !== 'ENOENT') throw e;
+          await rm(join(dir, f), { force: true });
+        });
+      }
       return undefined;
     } catch (e) {
       const status = (e as { status?: unknown }).status;

@@ -26,8 +26,15 @@ export interface RunContext {
   sha: string;
   /** The workflow file's name (e.g. `campaign.yml`), when the runner named it. */
   workflow?: string;
+  /** The workflow file's path in the repository (`.github/workflows/campaign.yml`), when the runner named it. */
+  workflowPath?: string;
   /** The ref this run is on (e.g. `refs/heads/main`). */
   ref?: string;
+}
+
+/** The workflow file's path in a workflow ref or a run's `path` (`owner/repo/.github/workflows/x.yml@ref`, or bare). */
+export function workflowFilePath(ref: string): string | undefined {
+  return /(?:^|\/)(\.github\/workflows\/[^@/]+)(?:@|$)/.exec(ref)?.[1];
 }
 
 /** The run's coordinates from the variables the runner sets; throws naming the missing one. */
@@ -42,8 +49,8 @@ export function runContext(env: NodeJS.ProcessEnv): RunContext {
   }
   const e = parsed.data;
   const [owner, repo] = e.GITHUB_REPOSITORY.split('/') as [string, string];
-  const workflowPath = e.GITHUB_WORKFLOW_REF?.split('@')[0];
-  const workflow = workflowPath?.match(/\/\.github\/workflows\/([^/]+)$/)?.[1];
+  const workflowPath = e.GITHUB_WORKFLOW_REF === undefined ? undefined : workflowFilePath(e.GITHUB_WORKFLOW_REF);
+  const workflow = workflowPath?.slice('.github/workflows/'.length);
   return {
     apiUrl: e.GITHUB_API_URL.replace(/\/+$/, ''),
     owner,
@@ -51,7 +58,7 @@ export function runContext(env: NodeJS.ProcessEnv): RunContext {
     runId: Number(e.GITHUB_RUN_ID),
     runAttempt: Number(e.GITHUB_RUN_ATTEMPT),
     sha: e.GITHUB_SHA,
-    ...(workflow ? { workflow } : {}),
+    ...(workflow ? { workflow, workflowPath } : {}),
     ...(e.GITHUB_REF ? { ref: e.GITHUB_REF } : {}),
   };
 }

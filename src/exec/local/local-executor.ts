@@ -278,7 +278,10 @@ export class LocalExecutor implements Executor {
       dest,
     });
     const r = await new Promise<{ code: number; stdout: string; stderr: string }>((resolve) => {
-      const child = spawn('bash', ['-c', command], { stdio: ['ignore', 'pipe', 'pipe'] });
+      const child = spawn('bash', ['-c', command], {
+        stdio: ['ignore', 'pipe', 'pipe'],
+        env: environmentWithoutSecrets(),
+      });
       let stdout = '';
       let stderr = '';
       child.stdout.on('data', (b: Buffer) => (stdout += b.toString()));

@@ -477,8 +477,12 @@ export class SlurmExecutor implements Executor {
     return recordsVerdict('COMPLETED', task.output, await this.remote.records(task, out)) ?? { cls: 'completed' };
   }
 
+  /**
+   * The attempt's log, where the state says it is only if that is where this executor puts logs
+   * (`<campaign dir>/<key>/logs/<index>.log`): a state is not trusted to name any other file.
+   */
   async readLog(_task: TaskSpec, attempt: Attempt): Promise<string> {
-    if (!attempt.log) return '';
+    if (!attempt.log || !isJobLog(this.root(await this.workdir()), attempt.log)) return '';
     return (await this.opts.transport.readFile(attempt.log, { maxBytes: LOG_LIMIT }).catch(() => undefined)) ?? '';
   }
 
@@ -514,6 +518,11 @@ export class SlurmExecutor implements Executor {
   async close(): Promise<void> {
     await this.opts.transport.close();
   }
+}
+
+/** Whether `path` is a job log of the campaign whose job directories are under `root`. */
+export function isJobLog(root: string, path: string): boolean {
+  return path.startsWith(`${root}/`) && /^[0-9a-f]{12}\/logs\/\d+\.log$/.test(path.slice(root.length + 1));
 }
 
 /**

@@ -220,7 +220,7 @@ export class SshGpuExecutor implements Executor {
       const marker = parseExitMarker(what.slice(5), this.now());
       const started = marker.startedAt ?? marker.at;
       if (!attempt.startedAt) events.push({ type: 'started', ...base, at: started });
-      const log = await this.logForClassifying(attempt);
+      const log = await this.logForClassifying(dirs[i]!);
       const output = task.output === undefined ? undefined : await this.workdir.freshness(task, attempt.submittedAt);
       const records = output && marker.code === 0 ? await this.workdir.records(task, output) : undefined;
       const { cls, reason } = classifyEnd({
@@ -244,13 +244,15 @@ export class SshGpuExecutor implements Executor {
     return events;
   }
 
-  /** The whole log; one too large to read is searched on the server, for its gate line and the patterns. */
-  private async logForClassifying(attempt: Attempt): Promise<string> {
-    if (!attempt.log) return '';
+  /**
+   * The whole log of the attempt in `dir`; one too large to read is searched on the server, for
+   * its gate line and the patterns.
+   */
+  private async logForClassifying(dir: string): Promise<string> {
     try {
-      return (await this.opts.transport.readFile(attempt.log, { maxBytes: LOG_LIMIT })) ?? '';
+      return (await this.opts.transport.readFile(`${dir}/log`, { maxBytes: LOG_LIMIT })) ?? '';
     } catch {
-      const log = shellQuote(attempt.log);
+      const log = shellQuote(`${dir}/log`);
       const args = this.patterns.map((p) => `-e ${shellQuote(p.source)}`).join(' ');
       const r = await this.opts.transport.exec(
         `head -c 1048576 ${log}; echo; grep -a -m 5 -P ${args} ${log}; echo; tail -c 1048576 ${log}`,
@@ -450,9 +452,10 @@ export class SshGpuExecutor implements Executor {
     if (r.code !== 0) throw new Error(`cancelling failed (exit ${r.code}): ${r.stderr.trim()}`);
   }
 
-  async readLog(_task: TaskSpec, attempt: Attempt): Promise<string> {
-    if (!attempt.log) return '';
-    return (await this.opts.transport.readFile(attempt.log, { maxBytes: LOG_LIMIT }).catch(() => undefined)) ?? '';
+  /** The log is where this executor puts it, never where a state says: a state is not trusted to name files. */
+  async readLog(task: TaskSpec, attempt: Attempt): Promise<string> {
+    const log = `${await this.attemptDir(task.id, attempt.n)}/log`;
+    return (await this.opts.transport.readFile(log, { maxBytes: LOG_LIMIT }).catch(() => undefined)) ?? '';
   }
 
   outputFacts(task: TaskSpec, attempt: Attempt, withText: boolean): Promise<OutputFacts> {

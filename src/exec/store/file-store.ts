@@ -63,6 +63,11 @@ export interface FileStateStoreOptions {
    * state.json's size (a save, once past SAVE_COMPACTS_PAST times that). Default 0.5.
    */
   compactAbove?: number;
+  /**
+   * For commands that only read (status, summary, plan, calibrate): they hold no lock, so a
+   * corrupt state.json is said, never repaired from state.prev.json (that is a run's to do).
+   */
+  readOnly?: boolean;
 }
 
 const JOURNAL_ABOVE = 4 * 1024 * 1024;
@@ -107,6 +112,7 @@ export class FileStateStore {
   private lastJson: string | undefined;
   private readonly journalAbove: number;
   private readonly compactAbove: number;
+  private readonly readOnly: boolean;
   /** Set while state.json is a journal-mode snapshot that this store wrote or read. */
   private journaled: Journaled | undefined;
   /**
@@ -133,6 +139,7 @@ export class FileStateStore {
     this.warn = opts.onWarning ?? (() => {});
     this.journalAbove = opts.journalAbove ?? JOURNAL_ABOVE;
     this.compactAbove = opts.compactAbove ?? COMPACT_ABOVE;
+    this.readOnly = opts.readOnly ?? false;
   }
 
   /** Takes the campaign's lock, or throws a UserError naming the process that holds it. */
@@ -195,7 +202,14 @@ export class FileStateStore {
       this.journalUnknown = true; // until a journal-mode state.json says which lines follow it
       if (read === undefined) return undefined;
       const parsed = parse(read.text);
-      if (!('value' in parsed)) return this.recover(parsed.error);
+      if (!('value' in parsed)) {
+        if (this.readOnly)
+          throw new UserError({
+            message: `campaign state file ${this.statePath} is corrupt: ${parsed.error.message}`,
+            fix: 'this command changes nothing: `campaign run` falls back to state.prev.json (keeping the corrupt file), or restore it yourself',
+          });
+        return this.recover(parsed.error);
+      }
       const seq = snapshotSeq(parsed.value);
       if (seq === undefined) {
         this.lastJson = read.text;
@@ -593,13 +607,27 @@ async function snapshot(path: string): Promise<Snapshot | undefined> {
     throw e;
   }
   try {
+    const st = await fh.stat();
+    // Said as what it is, with the way out, instead of a crash deep in a read.
+    if (!st.isFile())
+      throw new UserError({
+        message: `${path} is not a file`,
+        fix: `move it away: the next run rebuilds the state from the executor's records and the outputs`,
+      });
+    if (st.size > MAX_STATE_BYTES)
+      throw new UserError({
+        message: `${path} is ${Math.round(st.size / 2 ** 20)} MiB, more than a state can be (${MAX_STATE_BYTES / 2 ** 20} MiB)`,
+        fix: 'it is not a campaign state: move it away, or restore it from state.prev.json or an artifact',
+      });
     const buf = await fh.readFile();
-    const { mtimeMs, ino } = await fh.stat();
-    return { text: buf.toString('utf8'), size: buf.length, mtimeMs, ino };
+    return { text: buf.toString('utf8'), size: buf.length, mtimeMs: st.mtimeMs, ino: st.ino };
   } finally {
     await fh.close();
   }
 }
+
+/** Above this, a file cannot be read into one string (V8's limit is just under 512 MiB). */
+const MAX_STATE_BYTES = 500 * 2 ** 20;
 
 function parseHolder(text: string): LockHolder | undefined {
   const parsed = parse(text);
