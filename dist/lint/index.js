@@ -8799,8 +8799,8 @@ var external_node_path_ = __nccwpck_require__(6760);
 var external_node_os_ = __nccwpck_require__(8161);
 // EXTERNAL MODULE: ./lib/errors.js
 var errors = __nccwpck_require__(6020);
-// EXTERNAL MODULE: ./lib/lint/lint.js + 32 modules
-var lint = __nccwpck_require__(7815);
+// EXTERNAL MODULE: ./lib/lint/lint.js + 34 modules
+var lint = __nccwpck_require__(9656);
 ;// CONCATENATED MODULE: ./lib/cli/load.js
 /** Reading a manifest from disk for a command: lint first, refuse on errors, resolve its places. */
 
@@ -9232,8 +9232,8 @@ __nccwpck_require__.d(__webpack_exports__, {
 
 // EXTERNAL MODULE: external "node:path"
 var external_node_path_ = __nccwpck_require__(6760);
-// EXTERNAL MODULE: ./lib/lint/lint.js + 32 modules
-var lint = __nccwpck_require__(7815);
+// EXTERNAL MODULE: ./lib/lint/lint.js + 34 modules
+var lint = __nccwpck_require__(9656);
 ;// CONCATENATED MODULE: ./lib/queue/markdown.js
 /**
  * Text from logs, checks and manifests put into markdown (summaries, job summaries, check runs)
@@ -9533,7 +9533,7 @@ function formatProblem(p) {
 
 /***/ }),
 
-/***/ 7815:
+/***/ 9656:
 /***/ ((__unused_webpack___webpack_module__, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -10227,15 +10227,15 @@ function planCampaign(manifest, expanded, clusterMaxArraySize = Number.MAX_SAFE_
     const upstream = { outputs: new Map(), stages: new Map() };
     const planned = new Map();
     const planPhase = (phase) => {
-        const cells = expanded?.get(phase.name) ?? (0,expand/* expandPhase */._K)(manifest, phase);
+        const tasks = expanded?.get(phase.name) ?? (0,expand/* expandPhase */._K)(manifest, phase);
         const overrides = phase.smoke?.overrides;
-        const chosen = phase.smoke ? selectSmoke(phase, cells) : [];
+        const chosen = phase.smoke ? selectSmoke(phase, tasks) : [];
         // A full-run smoke task is the full task itself: its result counts and it is not run again.
-        const smokeCells = phase.smoke?.full_run ? chosen : chosen.map((t) => (0,expand/* asSmoke */.A)(t, overrides?.units ?? t.units));
-        const digests = (0,definition/* taskDefinitions */.sE)(manifest, phase, [...cells, ...smokeCells], (t) => resourcesFor(manifest, phase, t).gpus, upstream.outputs);
-        const defined = (t) => ({ ...t, definition: digests.get(t.id) });
-        const tasks = cells.map(defined);
-        const smoke = smokeCells.map(defined);
+        const smoke = phase.smoke?.full_run ? chosen : chosen.map((t) => (0,expand/* asSmoke */.A)(t, overrides?.units ?? t.units));
+        const specs = phase.smoke?.full_run ? tasks : [...tasks, ...smoke];
+        const digests = (0,definition/* taskDefinitions */.sE)(manifest, phase, specs, (t) => resourcesFor(manifest, phase, t).gpus, upstream.outputs);
+        // Set on the specs in place: they were expanded for this plan, and copying 100,000 costs a tenth of a second.
+        specs.forEach((t, i) => (t.definition = digests[i]));
         const reads = (0,expand/* dependsOn */.fr)(phase).map((d) => upstream.stages.get(d) ?? '');
         const definitions = {
             smoke: (0,definition/* stageDefinition */.aC)(manifest, phase, 'smoke', reads),
@@ -11180,6 +11180,35 @@ const tagCollision = {
     },
 };
 
+;// CONCATENATED MODULE: ./lib/lint/rules/tag-too-long.js
+/**
+ * A task's tag names directories (its attempts, and `${tag}` in paths): past a file system's
+ * 255 bytes for one name, every attempt would fail to start (ENAMETOOLONG). Bounded below that,
+ * for the suffixes campaign adds.
+ */
+const MAX_TAG_BYTES = 200;
+const tagTooLong = {
+    id: 'tag-too-long',
+    severity: 'error',
+    description: 'a task tag too long to be a file name',
+    needs: 'tasks',
+    check({ manifest, source, tasks }) {
+        const findings = [];
+        manifest.phases.forEach((phase, i) => {
+            const long = (tasks.get(phase.name) ?? []).filter((t) => Buffer.byteLength(t.tag) > MAX_TAG_BYTES);
+            const first = long[0];
+            if (!first)
+                return;
+            findings.push({
+                message: `the tag of cell ${first.cell + 1} of phase "${phase.name}" is ${Buffer.byteLength(first.tag)} bytes (${long.length} tag${long.length === 1 ? '' : 's'} over ${MAX_TAG_BYTES}): a tag names directories, and a file name holds at most 255 bytes`,
+                position: source.at(['phases', i, 'grid'], { key: true }),
+                fix: 'shorten the long values (e.g. an axis of short names, with the long text looked up by the program)',
+            });
+        });
+        return findings;
+    },
+};
+
 ;// CONCATENATED MODULE: ./lib/lint/rules/unknown-axis.js
 
 
@@ -11360,6 +11389,38 @@ const unknownVariable = {
     },
 };
 
+;// CONCATENATED MODULE: ./lib/lint/rules/value-not-carried.js
+
+/**
+ * A grid value reaches its task through the environment and, on Slurm, through a task table of
+ * NUL-separated pairs: a NUL byte can travel through neither (the environment would cut the
+ * value short, the table would split it), so the task would run with another value than its
+ * name says (DESIGN rule 9).
+ */
+const valueNotCarried = {
+    id: 'value-not-carried',
+    severity: 'error',
+    description: 'a grid value holding a NUL byte, which no task environment can carry',
+    needs: 'manifest',
+    check({ manifest, source }) {
+        const findings = [];
+        manifest.phases.forEach((phase, i) => {
+            for (const [axis, values] of (0,manifest_grid/* axesOf */.vj)(phase.grid)) {
+                const k = values.findIndex((v) => typeof v === 'string' && v.includes('\0'));
+                if (k < 0)
+                    continue;
+                const many = Array.isArray(phase.grid?.[axis]);
+                findings.push({
+                    message: `value ${k + 1} of axis "${axis}" in phase "${phase.name}" holds a NUL byte, which a task's environment cannot carry`,
+                    position: source.at(many ? ['phases', i, 'grid', axis, k] : ['phases', i, 'grid', axis]),
+                    fix: 'remove the NUL byte (write the value another way, e.g. as an escape the program decodes)',
+                });
+            }
+        });
+        return findings;
+    },
+};
+
 ;// CONCATENATED MODULE: ./lib/lint/rules/walltime-budget.js
 
 
@@ -11515,6 +11576,8 @@ const walltimeNotMeasured = {
 
 
 
+
+
 const RULES = [
     // The manifest itself: phases and their dependencies, then grids, then names used in them.
     duplicatePhase,
@@ -11522,6 +11585,7 @@ const RULES = [
     dependencyCycle,
     emptyAxis,
     duplicateValue,
+    valueNotCarried,
     gridTooLarge,
     reservedAxis,
     unknownAxis,
@@ -11539,6 +11603,7 @@ const RULES = [
     // Expanded tasks (only when the manifest has no error).
     outputOutsideWorkdir,
     tagCollision,
+    tagTooLong,
     outputCollision,
     // The plan.
     walltimeBudget,
@@ -11613,6 +11678,7 @@ function formatFinding(f) {
 /* harmony export */   A: () => (/* binding */ asSmoke),
 /* harmony export */   Ab: () => (/* binding */ MAX_TASKS_PER_PHASE),
 /* harmony export */   Ag: () => (/* binding */ SMOKE_DIR),
+/* harmony export */   IB: () => (/* binding */ pathValues),
 /* harmony export */   Xx: () => (/* binding */ valueFor),
 /* harmony export */   _K: () => (/* binding */ expandPhase),
 /* harmony export */   fX: () => (/* binding */ containedPath),
@@ -11620,7 +11686,6 @@ function formatFinding(f) {
 /* harmony export */   i7: () => (/* binding */ renderPath),
 /* harmony export */   pM: () => (/* binding */ strataAxes)
 /* harmony export */ });
-/* unused harmony export pathValues */
 /* harmony import */ var node_path__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(6760);
 /* harmony import */ var _grid_js__WEBPACK_IMPORTED_MODULE_2__ = __nccwpck_require__(6161);
 /* harmony import */ var _template_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(3775);
@@ -12216,7 +12281,7 @@ function stageCommand(phase, stage) {
 /** The paths a task needs before it runs: its phase's preconditions, rendered for its cell. */
 function taskInputs(manifest, task) {
     const phase = manifest.phases.find((p) => p.name === task.phase);
-    return (phase.preconditions ?? []).map((p) => (0,expand/* renderPath */.i7)(manifest, phase, p.exists, task.values, task.tag));
+    return (phase.preconditions ?? []).map((p) => renderPath(manifest, phase, p.exists, task.values, task.tag));
 }
 /** The script input for one task of a manifest. */
 function scriptInputFor(manifest, task, index, gpus) {
@@ -12299,36 +12364,35 @@ function stageShared(manifest, phase, stage) {
     ]);
 }
 /**
- * The digests of a phase's tasks (full and smoke alike), keyed by task id: one hash per task,
+ * The digests of a phase's tasks (full and smoke alike), in their order: one hash per task,
  * over its stage's shared text and its own parts. `gpus` is the count the plan gives a task.
+ * Made for 100,000 tasks at a time: the templates are compiled and the axes sorted once.
  */
 function taskDefinitions(manifest, phase, tasks, gpus, 
 /** Output path → the definition of the task that writes it, for the phases planned before this one. */
 produced) {
     const shared = new Map();
-    const out = new Map();
-    for (const t of tasks) {
+    const preconditions = (phase.preconditions ?? []).map((p) => (0,template/* compileTemplate */.Gq)(p.exists));
+    const axes = Object.keys(tasks[0]?.values ?? {}).sort();
+    return tasks.map((t) => {
         let s = shared.get(t.stage);
         if (s === undefined)
             shared.set(t.stage, (s = stageShared(manifest, phase, t.stage)));
-        const values = Object.keys(t.values)
-            .sort()
-            .map((k) => [k, String(t.values[k])]);
-        const inputs = taskInputs(manifest, t);
+        const values = axes.map((k) => JSON.stringify(String(t.values[k])));
+        const at = (0,expand/* pathValues */.IB)(manifest, phase, t.values, t.tag);
+        const inputs = preconditions.map((render) => render(at));
         const own = JSON.stringify([
             t.phase,
             t.stage,
             t.tag,
-            values,
             t.units ?? null,
             inputs,
             t.output ?? null,
             gpus(t),
             inputs.map((p) => produced.get(p) ?? null),
         ]);
-        out.set(t.id, hash(`${s}\u0000${own}`, 16));
-    }
-    return out;
+        return hash(`${s}\u0000${axes.join(',')}\u0000${values.join(',')}\u0000${own}`, 16);
+    });
 }
 /**
  * A phase stage's definition at the level of its templates (see StageDefinition); `reads` are

@@ -27,10 +27,10 @@
  * of a definition is the same task tried again.
  */
 import { createHash } from 'node:crypto';
-import { SMOKE_DIR, type Stage, type TaskSpec } from '../manifest/expand.js';
+import { pathValues, SMOKE_DIR, type Stage, type TaskSpec } from '../manifest/expand.js';
 import type { Manifest, Phase } from '../manifest/schema.js';
-import { toShell } from '../manifest/template.js';
-import { stageCommand, taskInputs } from '../render/task-script.js';
+import { compileTemplate, toShell } from '../manifest/template.js';
+import { stageCommand } from '../render/task-script.js';
 
 /** Changed whenever what the definition holds changes, so that no two meanings share a digest. */
 const DEFINITION_VERSION = 1;
@@ -80,8 +80,9 @@ function stageShared(manifest: Manifest, phase: Phase, stage: Stage): string {
 }
 
 /**
- * The digests of a phase's tasks (full and smoke alike), keyed by task id: one hash per task,
+ * The digests of a phase's tasks (full and smoke alike), in their order: one hash per task,
  * over its stage's shared text and its own parts. `gpus` is the count the plan gives a task.
+ * Made for 100,000 tasks at a time: the templates are compiled and the axes sorted once.
  */
 export function taskDefinitions(
   manifest: Manifest,
@@ -90,30 +91,28 @@ export function taskDefinitions(
   gpus: (task: TaskSpec) => number,
   /** Output path → the definition of the task that writes it, for the phases planned before this one. */
   produced: ReadonlyMap<string, string>,
-): Map<string, string> {
+): string[] {
   const shared = new Map<Stage, string>();
-  const out = new Map<string, string>();
-  for (const t of tasks) {
+  const preconditions = (phase.preconditions ?? []).map((p) => compileTemplate(p.exists));
+  const axes = Object.keys(tasks[0]?.values ?? {}).sort();
+  return tasks.map((t) => {
     let s = shared.get(t.stage);
     if (s === undefined) shared.set(t.stage, (s = stageShared(manifest, phase, t.stage)));
-    const values = Object.keys(t.values)
-      .sort()
-      .map((k) => [k, String(t.values[k])]);
-    const inputs = taskInputs(manifest, t);
+    const values = axes.map((k) => JSON.stringify(String(t.values[k])));
+    const at = pathValues(manifest, phase, t.values, t.tag);
+    const inputs = preconditions.map((render) => render(at));
     const own = JSON.stringify([
       t.phase,
       t.stage,
       t.tag,
-      values,
       t.units ?? null,
       inputs,
       t.output ?? null,
       gpus(t),
       inputs.map((p) => produced.get(p) ?? null),
     ]);
-    out.set(t.id, hash(`${s}\u0000${own}`, 16));
-  }
-  return out;
+    return hash(`${s}\u0000${axes.join(',')}\u0000${values.join(',')}\u0000${own}`, 16);
+  });
 }
 
 /**

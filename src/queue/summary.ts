@@ -187,7 +187,7 @@ function provenanceSection(plan: Plan, state: CampaignState, index: string | und
     '',
     '## Provenance',
     '',
-    `Each of the ${results} results has beside it a record of what made it (\`.NAME.provenance.json\` in its directory: task, grid values, definition, attempt, where and when it ran, the manifest's commit); \`campaign provenance MANIFEST PATH\` prints it.${all}${keptLine}`,
+    `${results === 1 ? 'The result has' : `Each of the ${results} results has`} beside it a record of what made it (\`.NAME.provenance.json\` in its directory: task, grid values, definition, attempt, where and when it ran, the manifest's commit); \`campaign provenance MANIFEST PATH\` prints it.${all}${keptLine}`,
   ];
 }
 

@@ -110,7 +110,8 @@ export function renderSbatch(input: SbatchInput): { script: string; table: strin
     ...(r.gpus > 0 ? [directive('gres', `gpu:${r.gpus}`)] : []),
     ...(mem === undefined ? [] : [directive('mem', formatSlurmMem(mem))]),
     directive('chdir', input.workdir),
-    directive('output', `${input.logDir}/%a.log`),
+    // sbatch expands %-patterns in --output: a % of the path itself is written %%.
+    directive('output', `${input.logDir.replace(/%/g, '%%')}/%a.log`),
     ...(input.exclude && input.exclude.length > 0 ? [directive('exclude', input.exclude.join(','))] : []),
     // A failed node is the controller's to handle (that index alone, elsewhere), not Slurm's.
     '#SBATCH --no-requeue',

@@ -4,7 +4,7 @@
  * reaching the program byte for byte, and shellcheck on the script.
  */
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
@@ -75,6 +75,13 @@ function runIndex(script: string, workdir: string, index: string) {
 }
 
 describe('sbatch script', () => {
+  it('writes a % of the log directory as %%, which sbatch reads back as the path itself', () => {
+    const dir = join(root, 'at_100%');
+    mkdirSync(dir);
+    const { out } = render(['a'], dir);
+    expect(out.script).toContain(`#SBATCH --output=${join(root, 'at_100%%')}/logs/%a.log`);
+  });
+
   it('carries the directives the plan asks for', () => {
     const { out } = render(['a', 'b', 'c'], root);
     const directives = out.script.split('\n').filter((l) => l.startsWith('#SBATCH'));

@@ -312,6 +312,26 @@ describe.each(Object.entries(CASES))('%s', (rule, cases) => {
   });
 });
 
+describe('values a run could not use', () => {
+  it('refuses a grid value holding a NUL byte, at the value', () => {
+    const bad = edit(BASE, ['      seed: [1, 2]', '      seed: [1, "a\\0b"]']);
+    const found = of(lint(bad), 'value-not-carried');
+    expect(found.map((f) => [f.severity, f.position.line])).toEqual([['error', lineOf(bad, 'seed: [1,')]]);
+    expect(found[0]!.message).toMatch(/value 2 of axis "seed" in phase "train" holds a NUL byte/);
+  });
+
+  it('refuses a tag too long to be a file name, and passes one that fits', () => {
+    const bad = edit(BASE, ['      seed: [1, 2]', `      seed: [1, ${'x'.repeat(300)}]`]);
+    const found = of(lint(bad), 'tag-too-long');
+    expect(found).toHaveLength(1);
+    expect(found[0]!.severity).toBe('error');
+    expect(found[0]!.message).toMatch(/the tag of cell 2 of phase "train" is \d+ bytes \(2 tags over 200\)/);
+    expect(of(lint(edit(BASE, ['      seed: [1, 2]', `      seed: [1, ${'x'.repeat(150)}]`])), 'tag-too-long')).toEqual(
+      [],
+    );
+  });
+});
+
 describe('positions and messages', () => {
   it('points a shell antipattern at the match itself', () => {
     const text = edit(BASE, ['    command: python', '    command: eval "$(conda shell.bash hook)" && python']);

@@ -19,9 +19,11 @@ import { shellAntipattern } from './shell-antipattern.js';
 import { smokeOneTaskCollision } from './smoke-one-task-collision.js';
 import { smokeUnitsUnused } from './smoke-units-unused.js';
 import { tagCollision } from './tag-collision.js';
+import { tagTooLong } from './tag-too-long.js';
 import { unknownAxis } from './unknown-axis.js';
 import { unknownDependency } from './unknown-dependency.js';
 import { unknownVariable } from './unknown-variable.js';
+import { valueNotCarried } from './value-not-carried.js';
 import { walltimeBudget } from './walltime-budget.js';
 import { walltimeNotMeasured } from './walltime-not-measured.js';
 
@@ -32,6 +34,7 @@ export const RULES: readonly Rule[] = [
   dependencyCycle,
   emptyAxis,
   duplicateValue,
+  valueNotCarried,
   gridTooLarge,
   reservedAxis,
   unknownAxis,
@@ -49,6 +52,7 @@ export const RULES: readonly Rule[] = [
   // Expanded tasks (only when the manifest has no error).
   outputOutsideWorkdir,
   tagCollision,
+  tagTooLong,
   outputCollision,
   // The plan.
   walltimeBudget,
