@@ -82,8 +82,8 @@ async function setup(label: string, cluster: string) {
 }
 
 describe('secrets never leak into what campaign produces', () => {
-  it('local executor: tasks do not inherit the key or passphrase from campaign', async () => {
-    if (!sshd) return;
+  it('local executor: tasks do not inherit the key or passphrase from campaign', async (ctx) => {
+    if (!sshd) return ctx.skip();
     const s = await setup('local', 'cluster: { executor: local }\n');
     const r = await runCli(['run', s.manifest, '--state-dir', s.stateDir], {
       timeoutMs: 120_000,
@@ -104,8 +104,8 @@ describe('secrets never leak into what campaign produces', () => {
 
   it.runIf(clusterUp)(
     'slurm over SSH with the key in CAMPAIGN_SSH_KEY: output, state, summary, scripts, tables and logs hold none of it',
-    async () => {
-      if (!sshd) return;
+    async (ctx) => {
+      if (!sshd) return ctx.skip();
       const s = await setup(
         'ssh',
         `cluster:\n  executor: slurm\n  name: campaign-test\n  login: ${sshd.target}\n  host_key: ${sshd.fingerprint}\n  partitions: [{ name: debug, max_time: 30m }]\n`,
@@ -125,8 +125,8 @@ describe('secrets never leak into what campaign produces', () => {
 
   it.runIf(clusterUp)(
     'slurm with sbatch on this machine: the batch jobs do not inherit the key from campaign',
-    async () => {
-      if (!sshd) return;
+    async (ctx) => {
+      if (!sshd) return ctx.skip();
       const s = await setup(
         'sbatch',
         'cluster:\n  executor: slurm\n  name: campaign-test\n  partitions: [{ name: debug, max_time: 30m }]\n',
@@ -148,8 +148,8 @@ describe('secrets never leak into what campaign produces', () => {
     400_000,
   );
 
-  it('a refused key or passphrase is named by its variable in the error, never shown', async () => {
-    if (!sshd) return;
+  it('a refused key or passphrase is named by its variable in the error, never shown', async (ctx) => {
+    if (!sshd) return ctx.skip();
     const s = await setup(
       'refused',
       `cluster:\n  executor: slurm\n  name: campaign-test\n  login: ${sshd.target}\n  host_key: ${sshd.fingerprint}\n  partitions: [{ name: debug, max_time: 30m }]\n`,

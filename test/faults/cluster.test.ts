@@ -80,8 +80,8 @@ const grid = (sleep: number, ks: number[]) => `  - name: p
 `;
 
 describe.runIf(clusterUp)('cluster daemons failing under a campaign (real cluster, over SSH)', () => {
-  it('slurmctld stopped and started again mid-campaign: the controller waits it out, nothing is sent twice', async () => {
-    if (!sshd) return;
+  it('slurmctld stopped and started again mid-campaign: the controller waits it out, nothing is sent twice', async (ctx) => {
+    if (!sshd) return ctx.skip();
     const c = await campaign('ctld', grid(6, [1, 2, 3, 4]));
     try {
       await waitUntil(
@@ -113,8 +113,8 @@ describe.runIf(clusterUp)('cluster daemons failing under a campaign (real cluste
     for (const k of [1, 2, 3, 4]) expect((await readFile(join(c.workdir, `o_${k}.txt`), 'utf8')).trim()).toBe(`${k}`);
   }, 400_000);
 
-  it('slurmdbd down for the whole campaign: it says so, watches the queue, and judges ended tasks by their outputs', async () => {
-    if (!sshd) return;
+  it('slurmdbd down for the whole campaign: it says so, watches the queue, and judges ended tasks by their outputs', async (ctx) => {
+    if (!sshd) return ctx.skip();
     await stop('slurmdbd');
     const c = await campaign('dbd', grid(1, [1, 2, 3]));
     let r;
@@ -131,8 +131,8 @@ describe.runIf(clusterUp)('cluster daemons failing under a campaign (real cluste
     await waitUntil('accounting to catch up', async () => (jobsNamed(`${c.name}~`).length === 1 ? true : undefined));
   }, 400_000);
 
-  it('a pending array index cancelled behind its back is sent again, that index alone, and the campaign completes', async () => {
-    if (!sshd) return;
+  it('a pending array index cancelled behind its back is sent again, that index alone, and the campaign completes', async (ctx) => {
+    if (!sshd) return ctx.skip();
     const c = await campaign('scancel', grid(8, [1, 2, 3]), 1);
     try {
       const pending = await waitUntil(
@@ -162,8 +162,8 @@ describe.runIf(clusterUp)('cluster daemons failing under a campaign (real cluste
     expect(arrayTasksNamed(`${c.name}~`).filter((t) => t.job === jobs[1])).toHaveLength(1);
     for (const k of [1, 2, 3]) expect((await readFile(join(c.workdir, `o_${k}.txt`), 'utf8')).trim()).toBe(`${k}`);
   }, 400_000);
-  it('a requeue behind its back is refused by Slurm (its jobs are --no-requeue): the attempt runs on, once', async () => {
-    if (!sshd) return;
+  it('a requeue behind its back is refused by Slurm (its jobs are --no-requeue): the attempt runs on, once', async (ctx) => {
+    if (!sshd) return ctx.skip();
     const c = await campaign('requeue', grid(8, [1, 2]));
     let refused = '';
     try {

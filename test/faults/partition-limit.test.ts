@@ -28,8 +28,8 @@ afterAll(() => {
 });
 
 describe.runIf(clusterUp)("a partition's MaxTime lowered under queued tasks (real cluster, over SSH)", () => {
-  it('cancels the indices that would wait for ever, ends them unschedulable with the reason, and --retry-failed completes later', async () => {
-    if (!sshd) return;
+  it('cancels the indices that would wait for ever, ends them unschedulable with the reason, and --retry-failed completes later', async (ctx) => {
+    if (!sshd) return ctx.skip();
     const { name, workdir, manifest, stateDir } = await slurmCampaign(
       tempRoot(),
       'maxtime',

@@ -20,8 +20,8 @@ beforeAll(async () => {
 }, 300_000);
 
 describe.runIf(clusterUp)('running tasks preempted by a job of higher priority (real cluster, over SSH)', () => {
-  it('records them preempted, sends each again, and the campaign completes', async () => {
-    if (!sshd) return;
+  it('records them preempted, sends each again, and the campaign completes', async (ctx) => {
+    if (!sshd) return ctx.skip();
     const { name, workdir, manifest, stateDir } = await slurmCampaign(
       tempRoot(),
       'preempt',
@@ -51,7 +51,19 @@ describe.runIf(clusterUp)('running tasks preempted by a job of higher priority (
         500,
       );
       // The whole node, at once: it can only start by preempting both.
-      slurm('sbatch', ['-p', 'urgent', '--exclusive', '--mem', '100M', '-J', `${name}-urgent`, '--wrap', 'sleep 2']);
+      slurm('sbatch', [
+        '-p',
+        'urgent',
+        '--exclusive',
+        '--mem',
+        '100M',
+        '-J',
+        `${name}-urgent`,
+        '-o',
+        '/dev/null',
+        '--wrap',
+        'sleep 2',
+      ]);
       const r = await run.done;
       expect(r.code, r.stdout + r.stderr).toBe(0);
     } finally {

@@ -41,8 +41,8 @@ const scontrol = (...args: string[]): string =>
   execFileSync('scontrol', args, { encoding: 'utf8', env: { ...process.env, ...clusterEnv() } });
 
 describe.runIf(clusterUp)('adaptations on the test cluster', () => {
-  it('a cut time limit and a move to another partition are recorded next to the result', async () => {
-    if (!sshd) return;
+  it('a cut time limit and a move to another partition are recorded next to the result', async (ctx) => {
+    if (!sshd) return ctx.skip();
     const dir = join(tempRoot(), 'adapted');
     const workdir = join(dir, 'work');
     await mkdir(workdir, { recursive: true });

@@ -28,8 +28,8 @@ describe('examples/gpu-box.yml', () => {
     expect(p.phases[0]!.smoke).toHaveLength(2);
   });
 
-  it('runs to its end with scripts/gpu-stand-in/demo: every task completed, each output written on a GPU of the stand-in', async () => {
-    if (!sshd) return;
+  it('runs to its end with scripts/gpu-stand-in/demo: every task completed, each output written on a GPU of the stand-in', async (ctx) => {
+    if (!sshd) return ctx.skip();
     const dir = join(tempRoot(), 'demo');
     const child = spawn('bash', [join(REPO, 'scripts/gpu-stand-in/demo'), dir], {
       env: { ...process.env, POLL: '0.5' },

@@ -92,8 +92,8 @@ trap '' TERM
 while :; do sleep 0.1; done`;
 
 describe('the ssh-gpu executor', () => {
-  it('the walltime kills the whole process group, SIGKILL for what ignores SIGTERM; classed timeout; no GPU memory left', async () => {
-    if (!sshd) return;
+  it('the walltime kills the whole process group, SIGKILL for what ignores SIGTERM; classed timeout; no GPU memory left', async (ctx) => {
+    if (!sshd) return ctx.skip();
     const { sub, open, gpus, workdir } = await setUp('walltime', STUBBORN, 2);
     const executor = open();
     const [launched] = await executor.submit([sub]);
@@ -110,8 +110,8 @@ describe('the ssh-gpu executor', () => {
     expect(await gpus.read()).not.toContain(', 3003, ');
   }, 120_000);
 
-  it('a cancel kills the whole process group, escalating to SIGKILL; classed cancelled; no GPU memory left', async () => {
-    if (!sshd) return;
+  it('a cancel kills the whole process group, escalating to SIGKILL; classed cancelled; no GPU memory left', async (ctx) => {
+    if (!sshd) return ctx.skip();
     const { sub, open, gpus, workdir } = await setUp('cancel', STUBBORN);
     const executor = open();
     const [launched] = await executor.submit([sub]);
@@ -129,8 +129,8 @@ describe('the ssh-gpu executor', () => {
     expect(await gpus.read()).not.toContain(', 3003, ');
   }, 120_000);
 
-  it('a launch is found by a fresh executor (a controller that crashed before saving) and not launched again', async () => {
-    if (!sshd) return;
+  it('a launch is found by a fresh executor (a controller that crashed before saving) and not launched again', async (ctx) => {
+    if (!sshd) return ctx.skip();
     const { sub, open, gpus } = await setUp('found', (bin) => `printf 'start\\n' >> ${bin}/../ledger\nsleep 2`);
     const [first] = await open().submit([sub]);
     const [again] = await open().submit([sub]);
@@ -141,8 +141,8 @@ describe('the ssh-gpu executor', () => {
     expect(await gpus.entries()).toEqual([['start']]);
   }, 120_000);
 
-  it('observing while the probe hangs returns, still sees attempts end, and says the probe did not answer', async () => {
-    if (!sshd) return;
+  it('observing while the probe hangs returns, still sees attempts end, and says the probe did not answer', async (ctx) => {
+    if (!sshd) return ctx.skip();
     const { sub, open, gpus, warnings } = await setUp('hang', () => 'true');
     const executor = open();
     const [launched] = await executor.submit([sub]);

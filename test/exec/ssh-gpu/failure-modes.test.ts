@@ -90,34 +90,34 @@ phases:
     );
   }, 240_000);
 
-  it('ends with exit status 0 and every task completed', () => {
-    if (!sshd) return;
+  it('ends with exit status 0 and every task completed', (ctx) => {
+    if (!sshd) return ctx.skip();
     expect(ran.result.code, ran.result.stderr).toBe(0);
     for (const [id, t] of Object.entries(ran.state.tasks)) expect(t.status, id).toBe('completed');
   });
 
-  it('depends_on given as a single string is honoured: b starts only after a ended', async () => {
-    if (!sshd) return;
+  it('depends_on given as a single string is honoured: b starts only after a ended', async (ctx) => {
+    if (!sshd) return ctx.skip();
     const words = (await gpus.entries()).map((e) => e[0]);
     expect(words.indexOf('end')).toBeGreaterThanOrEqual(0);
     expect(words.indexOf('end')).toBeLessThan(words.indexOf('start'));
   });
 
-  it('a folded YAML command (trailing newline, lines joined) runs as written', async () => {
-    if (!sshd) return;
+  it('a folded YAML command (trailing newline, lines joined) runs as written', async (ctx) => {
+    if (!sshd) return ctx.skip();
     expect(ran.state.tasks['b/task']!.attempts.map((a) => a.class)).toEqual(['completed']);
   });
 
-  it('GPU pinning covers every command of a chain, by UUID: CUDA_VISIBLE_DEVICES is the same in each', async () => {
-    if (!sshd) return;
+  it('GPU pinning covers every command of a chain, by UUID: CUDA_VISIBLE_DEVICES is the same in each', async (ctx) => {
+    if (!sshd) return ctx.skip();
     const [gpu] = gpusOfHandle(ran.state.tasks['b/task']!.attempts[0]!.handle);
     expect([0, 1, 2, 3].map(uuidOf)).toContain(gpu);
     for (const f of ['b/first.txt', 'b/second.txt', 'b/pins.txt'])
       expect(await readFile(join(workdir, f), 'utf8'), f).toBe(`${gpu}\n`);
   });
 
-  it('ids and values with quotes, spaces, $( ), ; and backquotes reach the command byte for byte, never as shell code', async () => {
-    if (!sshd) return;
+  it('ids and values with quotes, spaces, $( ), ; and backquotes reach the command byte for byte, never as shell code', async (ctx) => {
+    if (!sshd) return ctx.skip();
     const outputs = Object.values(ran.state.tasks).length;
     expect(outputs).toBeGreaterThan(ODD.length);
     const texts = await Promise.all(
@@ -129,8 +129,8 @@ phases:
     for (const f of ['pwned', 'pwned2', 'pwned3']) expect(existsSync(join(workdir, f)), f).toBe(false);
   });
 
-  it('an output written in the first moment of the attempt is fresh, not stale', () => {
-    if (!sshd) return;
+  it('an output written in the first moment of the attempt is fresh, not stale', (ctx) => {
+    if (!sshd) return ctx.skip();
     for (const [id, t] of Object.entries(ran.state.tasks)) {
       if (id.startsWith('values/'))
         expect(
@@ -140,21 +140,21 @@ phases:
     }
   });
 
-  it('an OOM message in the log of a run that exited 0 with its output is completed, never rerun', () => {
-    if (!sshd) return;
+  it('an OOM message in the log of a run that exited 0 with its output is completed, never rerun', (ctx) => {
+    if (!sshd) return ctx.skip();
     for (const [id, t] of Object.entries(ran.state.tasks)) {
       if (id.startsWith('values/')) expect(t.attempts, id).toHaveLength(1);
     }
   });
 
-  it('the OOM retry of the last task is not skipped: it waits out the delay and runs', () => {
-    if (!sshd) return;
+  it('the OOM retry of the last task is not skipped: it waits out the delay and runs', (ctx) => {
+    if (!sshd) return ctx.skip();
     const t = ran.state.tasks['last/seed3']!;
     expect(t.attempts.map((a) => a.class)).toEqual(['out_of_memory', 'completed']);
   });
 
-  it('a child that ignores SIGHUP and SIGTERM is killed with its task: it keeps no GPU memory', async () => {
-    if (!sshd) return;
+  it('a child that ignores SIGHUP and SIGTERM is killed with its task: it keeps no GPU memory', async (ctx) => {
+    if (!sshd) return ctx.skip();
     const pid = Number(await readFile(join(workdir, 'orphan.pid'), 'utf8'));
     expect(pid).toBeGreaterThan(0);
     await waitUntil('the orphan to be gone', async () => ((await alive(pid)) ? undefined : true), 15_000);
@@ -196,29 +196,29 @@ phases:
     manifest = join(s.dir, 'campaign.yml');
   }, 240_000);
 
-  it('an upstream phase that fails blocks its dependents with the reason; the run ends instead of hanging', () => {
-    if (!sshd) return;
+  it('an upstream phase that fails blocks its dependents with the reason; the run ends instead of hanging', (ctx) => {
+    if (!sshd) return ctx.skip();
     expect(ran.state.phases.down!.status).toBe('blocked');
     expect(ran.state.phases.down!.reason).toMatch(/^dependency up failed: 1 of 1 tasks did not complete/);
     expect(ran.state.tasks['down/task']).toMatchObject({ status: 'blocked', attempts: [] });
   });
 
-  it('the controller ends with exit status 1, and campaign status says 1 too', async () => {
-    if (!sshd) return;
+  it('the controller ends with exit status 1, and campaign status says 1 too', async (ctx) => {
+    if (!sshd) return ctx.skip();
     expect(ran.result.code).toBe(1);
     const status = await runCli(['status', manifest, '--state-dir', ran.stateDir]);
     expect(status.code).toBe(1);
     expect(status.stdout).toMatch(/up\/task: failed: exit 3/);
   });
 
-  it("an output path that is a prefix of a sibling's (seed1 / seed10) is not satisfied by the sibling's file", () => {
-    if (!sshd) return;
+  it("an output path that is a prefix of a sibling's (seed1 / seed10) is not satisfied by the sibling's file", (ctx) => {
+    if (!sshd) return ctx.skip();
     expect(ran.state.tasks['sibling/seed1']!.attempts[0]!.class).toBe('unverified');
     expect(ran.state.tasks['sibling/seed10']!.attempts[0]!.class).toBe('completed');
   });
 
-  it('a failing setup leaves an exit marker naming the step, and is a gate failure, not a lost task', async () => {
-    if (!sshd) return;
+  it('a failing setup leaves an exit marker naming the step, and is a gate failure, not a lost task', async (ctx) => {
+    if (!sshd) return ctx.skip();
     const a = ran.state.tasks['env/task']!.attempts[0]!;
     expect(a.class).toBe('gate');
     expect(a.reason).toMatch(/^gate setup: the setup stopped/);
@@ -229,8 +229,8 @@ phases:
 });
 
 describe('refused before anything runs', () => {
-  it('a misspelled dependency: exit 2, naming the line and the phase meant', async () => {
-    if (!sshd) return;
+  it('a misspelled dependency: exit 2, naming the line and the phase meant', async (ctx) => {
+    if (!sshd) return ctx.skip();
     const { dir, gpus } = await setUp('misspelled');
     const file = await writeManifest(
       dir,
@@ -252,8 +252,8 @@ phases:
     expect(await gpus.probes()).toBe(0);
   });
 
-  it('a phase with no tasks (an empty grid axis): exit 2, naming the line', async () => {
-    if (!sshd) return;
+  it('a phase with no tasks (an empty grid axis): exit 2, naming the line', async (ctx) => {
+    if (!sshd) return ctx.skip();
     const { dir, gpus } = await setUp('empty');
     const file = await writeManifest(
       dir,
@@ -271,8 +271,8 @@ phases:
     expect(r.stderr).toMatch(/campaign\.yml:\d+:\d+: .*seed/);
   });
 
-  it('a probe that fails outright (not installed): exit 2 before any launch, naming the probe and the fix', async () => {
-    if (!sshd) return;
+  it('a probe that fails outright (not installed): exit 2 before any launch, naming the probe and the fix', async (ctx) => {
+    if (!sshd) return ctx.skip();
     const { dir, gpus } = await setUp('no-probe');
     const file = await writeManifest(
       dir,
@@ -291,8 +291,8 @@ phases:
     expect(existsSync(join(dir, 'a.txt'))).toBe(false);
   });
 
-  it('cluster.gpus naming a GPU the server does not have: exit 2, naming it and what the server lists', async () => {
-    if (!sshd) return;
+  it('cluster.gpus naming a GPU the server does not have: exit 2, naming it and what the server lists', async (ctx) => {
+    if (!sshd) return ctx.skip();
     const { dir, gpus } = await setUp('no-gpu7');
     const file = await writeManifest(
       dir,
@@ -313,8 +313,8 @@ phases:
 });
 
 describe('around the controller', () => {
-  it('two campaigns with the same task names in one workdir, at once: neither touches the other', async () => {
-    if (!sshd) return;
+  it('two campaigns with the same task names in one workdir, at once: neither touches the other', async (ctx) => {
+    if (!sshd) return ctx.skip();
     const { dir, workdir, gpus } = await setUp('two');
     const yaml = (name: string) => `campaign: ${name}
 ${cluster(sshd!, gpus)}workdir: ${workdir}
@@ -350,8 +350,8 @@ phases:
     }
   }, 180_000);
 
-  it('a second controller on the same state is refused (exit 2, naming the first); the first finishes', async () => {
-    if (!sshd) return;
+  it('a second controller on the same state is refused (exit 2, naming the first); the first finishes', async (ctx) => {
+    if (!sshd) return ctx.skip();
     const { dir, workdir, gpus } = await setUp('two-controllers');
     const file = await writeManifest(
       dir,
@@ -376,8 +376,8 @@ phases:
     expect(await gpus.entries()).toHaveLength(1);
   }, 120_000);
 
-  it('a hung probe does not freeze the controller: passes go on, nothing starts, and it resumes when the probe answers', async () => {
-    if (!sshd) return;
+  it('a hung probe does not freeze the controller: passes go on, nothing starts, and it resumes when the probe answers', async (ctx) => {
+    if (!sshd) return ctx.skip();
     const { dir, workdir, gpus } = await setUp('hung');
     await gpus.hang(true);
     const file = await writeManifest(
@@ -405,8 +405,8 @@ phases:
     expect((await gpus.entries()).map((e) => e[0])).toEqual(['answered', 'start', 'start']);
   }, 120_000);
 
-  it('a probe that never answers does not make the campaign wait forever: after 20 tries its tasks fail, exit 1', async () => {
-    if (!sshd) return;
+  it('a probe that never answers does not make the campaign wait forever: after 20 tries its tasks fail, exit 1', async (ctx) => {
+    if (!sshd) return ctx.skip();
     const { dir, workdir, gpus } = await setUp('never');
     await gpus.hang(true);
     const r = await runCampaign(
@@ -429,8 +429,8 @@ phases:
     await gpus.hang(false);
   }, 240_000);
 
-  it('campaign cancel stops the running tasks, each whole process group, and records them cancelled; a later run starts none again', async () => {
-    if (!sshd) return;
+  it('campaign cancel stops the running tasks, each whole process group, and records them cancelled; a later run starts none again', async (ctx) => {
+    if (!sshd) return ctx.skip();
     const { dir, workdir, gpus } = await setUp('cancel');
     const file = await writeManifest(
       dir,
@@ -476,8 +476,8 @@ phases:
     expect((await gpus.entries()).filter((e) => e[0] === 'start')).toHaveLength(2);
   }, 120_000);
 
-  it('[N/A] in the probe output marks that GPU unusable and says so; the campaign runs on the others', async () => {
-    if (!sshd) return;
+  it('[N/A] in the probe output marks that GPU unusable and says so; the campaign runs on the others', async (ctx) => {
+    if (!sshd) return ctx.skip();
     const rows = fourGpus();
     rows[1] = [1, uuidOf(1), '[N/A]'];
     const { dir, workdir, gpus } = await setUp('na', rows);
@@ -502,8 +502,8 @@ phases:
     expect(used.size).toBe(3);
   }, 120_000);
 
-  it('a launch that failed is shown failed ("could not start", exit 1), never running', async () => {
-    if (!sshd) return;
+  it('a launch that failed is shown failed ("could not start", exit 1), never running', async (ctx) => {
+    if (!sshd) return ctx.skip();
     const { dir, gpus } = await setUp('launch-fails');
     // The workdir is a file: no attempt directory can be made in it.
     const workdir = join(dir, 'not-a-dir');

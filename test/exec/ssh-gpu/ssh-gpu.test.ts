@@ -20,8 +20,8 @@ beforeAll(async () => {
 const setUp = campaignDirs(tempRoot);
 
 describe('ssh-gpu over SSH, with the GPU stand-in', () => {
-  it('a 12-task grid on 4 GPUs completes with at most one task per GPU at a time', async () => {
-    if (!sshd) return;
+  it('a 12-task grid on 4 GPUs completes with at most one task per GPU at a time', async (ctx) => {
+    if (!sshd) return ctx.skip();
     const { dir, workdir, gpus } = await setUp('grid');
     const r = await runCampaign(
       dir,
@@ -51,8 +51,8 @@ phases:
     expect(used.size).toBeGreaterThan(1);
   }, 180_000);
 
-  it('a task that runs out of memory is retried after the delay on another free GPU, and completes', async () => {
-    if (!sshd) return;
+  it('a task that runs out of memory is retried after the delay on another free GPU, and completes', async (ctx) => {
+    if (!sshd) return ctx.skip();
     const { dir, workdir, gpus } = await setUp('oom');
     const r = await runCampaign(
       dir,
@@ -84,8 +84,8 @@ phases:
     expect((await gpus.entries()).map((e) => e[1])).toEqual([g1, g2]);
   }, 120_000);
 
-  it('retries exhausted: the task ends failed with the reason, and blocks its dependents', async () => {
-    if (!sshd) return;
+  it('retries exhausted: the task ends failed with the reason, and blocks its dependents', async (ctx) => {
+    if (!sshd) return ctx.skip();
     const { dir, workdir, gpus } = await setUp('oom-exhausted');
     const r = await runCampaign(
       dir,
@@ -113,8 +113,8 @@ phases:
     expect(await gpus.entries()).toEqual([]);
   }, 120_000);
 
-  it('a GPU whose memory is in use by someone else is not used until it frees', async () => {
-    if (!sshd) return;
+  it('a GPU whose memory is in use by someone else is not used until it frees', async (ctx) => {
+    if (!sshd) return ctx.skip();
     const rows: [number, string, number][] = [
       [0, uuidOf(0), 3],
       [1, uuidOf(1), 30_000],
@@ -155,8 +155,8 @@ phases:
     expectOnePerGpu(entries);
   }, 120_000);
 
-  it('waves mode starts a wave only after every task of the last one exited and its GPUs settled', async () => {
-    if (!sshd) return;
+  it('waves mode starts a wave only after every task of the last one exited and its GPUs settled', async (ctx) => {
+    if (!sshd) return ctx.skip();
     const { dir, workdir, gpus } = await setUp('waves');
     const linger = join(gpus.dir, 'holders', `${uuidOf(0)}.linger`);
     const manifest = await writeManifest(
@@ -193,8 +193,8 @@ phases:
     expect(r.stderr).toMatch(/the next wave waits: GPU 0 of the last wave still has 2003 MiB in use/);
   }, 120_000);
 
-  it('the controller killed mid-run and started again reattaches to its tasks without launching any twice', async () => {
-    if (!sshd) return;
+  it('the controller killed mid-run and started again reattaches to its tasks without launching any twice', async (ctx) => {
+    if (!sshd) return ctx.skip();
     const { dir, workdir, gpus } = await setUp('restart');
     const release = join(dir, 'release');
     const manifest = await writeManifest(
