@@ -22,6 +22,7 @@ import { renderTaskScript, scriptInputFor } from '../../render/task-script.js';
 import { parseExitMarker, renderWrapper, type ExitMarker } from '../../render/wrapper.js';
 import { parseSetAside, renderSetAside, type SetAsideResult } from '../../render/set-aside.js';
 import { setAsideOrThrow } from '../remote-workdir.js';
+import { LocalTransport } from '../transport/local.js';
 import type { ActiveAttempt, Executor } from '../executor.js';
 import { processAlive, waitFor } from './process.js';
 
@@ -277,18 +278,8 @@ export class LocalExecutor implements Executor {
       attempts: localAttemptsDir(this.opts.manifest.campaign).slice(0, -1).join('/'),
       dest,
     });
-    const r = await new Promise<{ code: number; stdout: string; stderr: string }>((resolve) => {
-      const child = spawn('bash', ['-c', command], {
-        stdio: ['ignore', 'pipe', 'pipe'],
-        env: environmentWithoutSecrets(),
-      });
-      let stdout = '';
-      let stderr = '';
-      child.stdout.on('data', (b: Buffer) => (stdout += b.toString()));
-      child.stderr.on('data', (b: Buffer) => (stderr += b.toString()));
-      child.on('error', (e) => resolve({ code: 127, stdout, stderr: e.message }));
-      child.on('close', (code) => resolve({ code: code ?? 128, stdout, stderr }));
-    });
+    // The set-aside names its directories absolutely: the transport's home does not matter.
+    const r = await new LocalTransport().exec(command);
     return setAsideOrThrow(parseSetAside(dest, r), this.opts.workdir);
   }
 
