@@ -3,7 +3,8 @@
  * lines its log carries or the records its output holds, and, where progress lines carry
  * timestamps, when each unit was done.
  */
-import { progressPattern, type Progress } from '../manifest/schema.js';
+import { compilePattern } from '../manifest/pattern.js';
+import type { Progress } from '../manifest/schema.js';
 
 /** Units done by a moment of the run (seconds on the task's own clock). */
 export interface ProgressPoint {
@@ -31,21 +32,21 @@ function seconds(text: string | undefined): number | undefined {
  * restarted count does not undo finished work); without one, each matching line is a unit.
  */
 export function logProgress(pattern: string, log: string): TaskProgress | undefined {
-  const re = progressPattern(pattern)!;
+  const re = compilePattern(pattern);
   let count = 0;
   let best = 0;
   let named = false;
   const points: ProgressPoint[] = [];
-  for (const m of log.matchAll(re)) {
-    if (m[0] === '') continue;
+  for (const m of re.matches(log)) {
+    if (m.text === '') continue;
     count++;
-    const u = m.groups?.units === undefined ? undefined : Number(m.groups.units);
+    const u = m.groups.units === undefined ? undefined : Number(m.groups.units);
     if (u !== undefined && Number.isFinite(u)) {
       named = true;
       best = Math.max(best, u);
     }
     const units = named ? (u ?? best) : count;
-    const at = seconds(m.groups?.at);
+    const at = seconds(m.groups.at);
     if (at !== undefined) points.push({ units, at });
   }
   if (count === 0) return undefined;

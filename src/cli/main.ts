@@ -61,7 +61,7 @@ const USAGE = `usage: campaign <command> [options]
   workflow FILE       write the GitHub Actions workflow for a manifest to
                       .github/workflows/campaign-NAME.yml   --uses OWNER/REPO@REF
                       --branch NAME   --budget DURATION   --environment NAME
-                      --runs-on LABEL   --stdout
+                      --runs-on LABEL   --handover dispatch|none   --stdout
   schema              the manifest's JSON Schema
 
 Exit status: 0 success (run: every task completed), 1 lint errors or an incomplete
@@ -437,6 +437,7 @@ async function workflow(argv: string[]): Promise<number> {
     budget: { type: 'string' },
     environment: { type: 'string' },
     'runs-on': { type: 'string' },
+    handover: { type: 'string' },
     stdout: { type: 'boolean' },
   });
   const c = await loadCampaign(files[0]!);
@@ -445,7 +446,14 @@ async function workflow(argv: string[]): Promise<number> {
   const was = target.existing?.options ?? DEFAULT_OPTIONS;
   const flag = (name: string): string | undefined => values[name] as string | undefined;
   const environment = flag('environment') ?? target.existing?.options?.environment;
+  const handover = flag('handover') ?? was.handover;
+  if (handover !== undefined && handover !== 'dispatch' && handover !== 'none')
+    throw new UserError({
+      message: `--handover ${handover} is not dispatch or none`,
+      fix: 'dispatch: a job whose budget runs out starts the workflow again; none: a schedule or a person does',
+    });
   const text = renderWorkflow(c.plan, {
+    ...(handover ? { handover } : {}),
     manifest: target.manifest,
     uses: flag('uses') ?? was.uses,
     branch: flag('branch') ?? was.branch,

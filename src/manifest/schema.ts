@@ -3,10 +3,18 @@
  * here through `z.infer`; the published JSON Schema is generated from the same objects.
  */
 import { z } from 'zod';
+import { patternError } from './pattern.js';
 import { parseDuration, parseSize } from './units.js';
 
 const IDENT = /^[A-Za-z_][A-Za-z0-9_]*$/;
 const NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]*$/;
+
+/** A regular expression RE2 compiles (see pattern.ts); the issue is RE2's own reason. */
+const pattern = z.string().superRefine((p, ctx) => {
+  const error = patternError(p);
+  if (error !== undefined)
+    ctx.addIssue({ code: 'custom', message: `not a regular expression campaign can match: ${error}` });
+});
 
 export const duration = z
   .union([z.string(), z.number().nonnegative()])
@@ -130,19 +138,7 @@ const sshGpuCluster = z.strictObject({
   oom: z
     .strictObject({
       patterns: z
-        .array(
-          z.string().refine(
-            (p) => {
-              try {
-                new RegExp(p);
-                return true;
-              } catch {
-                return false;
-              }
-            },
-            { message: 'not a regular expression (JavaScript syntax): escape ( [ { . with a backslash' },
-          ),
-        )
+        .array(pattern)
         .optional()
         .describe('Regular expressions that mark an out-of-memory log (searched in the whole log).'),
       retry: retryClass.optional(),
@@ -155,20 +151,9 @@ export const cluster = z
   .describe('Where tasks run.');
 export type Cluster = z.infer<typeof cluster>;
 
-/** A pattern `campaign calibrate` can compile: JS syntax, with Python's `(?P<name>` accepted too. */
-export function progressPattern(pattern: string): RegExp | undefined {
-  try {
-    return new RegExp(pattern.replace(/\(\?P</g, '(?<'), 'gm');
-  } catch {
-    return undefined;
-  }
-}
-
 export const progress = z
   .strictObject({
-    log: z
-      .string()
-      .refine((p) => progressPattern(p) !== undefined, { message: 'not a valid regular expression' })
+    log: pattern
       .optional()
       .describe(
         'A regular expression matching a progress line in the task log. Its group (?<units>…) is the units done so far (without it, each matching line is one unit); an optional (?<at>…) is a timestamp (seconds, or an ISO date-time) that gives the trend within a run.',
@@ -204,7 +189,7 @@ export const check = z.discriminatedUnion('check', [
   z.strictObject({ check: z.literal('all_completed'), ...checkBase }),
   z.strictObject({
     check: z.literal('log_contains'),
-    pattern: z.string().describe('A regular expression (multiline) every smoke task log must match.'),
+    pattern: pattern.describe('A regular expression (RE2 syntax, multiline) every smoke task log must match.'),
     ...checkBase,
   }),
   z.strictObject({ check: z.literal('output_exists'), ...checkBase }),

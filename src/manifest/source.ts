@@ -32,12 +32,16 @@ export class SourceMap {
 
   /**
    * Where `needle` appears inside the source of the value at `path` (for a template
-   * variable inside a multi-line command); the value's own position when not found.
+   * variable inside a multi-line command), its `nth` appearance from 0; the value's own
+   * position when not found.
    */
-  within(path: Path, needle: string): Position {
+  within(path: Path, needle: string, nth = 0): Position {
     const range = this.range(path, false);
     if (!range) return this.at(path);
-    const i = this.text.slice(range[0], range[1]).indexOf(needle);
+    const value = this.text.slice(range[0], range[1]);
+    let i = value.indexOf(needle);
+    for (let k = 0; k < nth && i >= 0; k++) i = value.indexOf(needle, i + 1);
+    if (i < 0) i = value.indexOf(needle);
     return this.offset(i >= 0 ? range[0] + i : range[0]);
   }
 

@@ -50,24 +50,71 @@ export function envName(name: string): string {
 }
 
 /**
+ * How bash reads the place a variable stands in: its quoting context, and whether bash
+ * evaluates the text around it as code of its own (lint refuses the uses that would let a value
+ * run: `value-becomes-code`).
+ */
+export interface VariableUse {
+  name: string;
+  /** Offset of `${` in the template text. */
+  offset: number;
+  context: QuoteContext;
+  /** In a heredoc body: whether its delimiter is quoted, and whether its line only writes text (a plain `cat` or `tee`). */
+  heredoc?: { quoted: boolean; writesText: boolean };
+  /**
+   * Bash evaluates the text as arithmetic, where it expands `$(…)` and `a[…]` in a value:
+   * `$((…))`, `((…))`, `$[…]`, inside `${…}` (a subscript, an offset) and a `[[ … ]]` that
+   * compares with -eq, -lt and the like.
+   */
+  arithmetic: boolean;
+}
+
+/** Every variable of shell text, in order, with the context bash reads it in. */
+export function variableUses(text: string): VariableUse[] {
+  const lexer = new QuoteLexer();
+  const uses: (VariableUse & { cond?: number })[] = [];
+  for (const p of parseTemplate(text)) {
+    if (p.name === undefined) {
+      lexer.feed(p.literal!);
+      continue;
+    }
+    lexer.feed('\u0000'); // a variable is never part of a heredoc delimiter line
+    const context = lexer.context();
+    const heredoc = lexer.heredocBody();
+    uses.push({
+      name: p.name,
+      offset: p.offset,
+      context,
+      ...(heredoc ? { heredoc: { quoted: heredoc.quoted, writesText: heredoc.writesText } } : {}),
+      arithmetic: context === 'arith' || context === 'param',
+      ...(context === 'cond' ? { cond: lexer.openCond() } : {}),
+    });
+  }
+  return uses.map(({ cond, ...use }) =>
+    cond === undefined ? use : { ...use, arithmetic: ARITHMETIC_TEST.test(lexer.condText(cond)) },
+  );
+}
+
+/** A `[[ … ]]` operator that evaluates both sides as arithmetic. */
+const ARITHMETIC_TEST = /\s-(?:eq|ne|lt|le|gt|ge)\s/;
+
+/**
  * Shell text with every variable turned into a quoted environment reference. The reference
  * fits the quoting the template puts it in, so the value stays one word with no expansion:
  * `"${NAME}"` outside quotes (and inside `$(…)` or backticks), `${NAME}` inside double quotes
  * (a nested `"` would end the user's quotes and leave the value to word splitting and globbing)
  * and in heredoc bodies (where quotes are literal text), and closed-and-reopened quotes inside
- * single quotes (where the shell expands nothing).
+ * single quotes (where the shell expands nothing; lint refuses a run of these, since the
+ * quoted text may be code for another shell or interpreter).
  */
 export function toShell(text: string): string {
-  const lexer = new QuoteLexer();
+  const uses = variableUses(text);
+  let k = 0;
   return parseTemplate(text)
     .map((p) => {
-      if (p.name === undefined) {
-        lexer.feed(p.literal!);
-        return p.literal;
-      }
-      lexer.feed('\u0000'); // a variable is never part of a heredoc delimiter line
+      if (p.name === undefined) return p.literal;
       const ref = `\${${envName(p.name)}}`;
-      switch (lexer.context()) {
+      switch (uses[k++]!.context) {
         case 'dq':
         case 'heredoc':
           return ref;
@@ -82,21 +129,37 @@ export function toShell(text: string): string {
     .join('');
 }
 
-type QuoteContext = 'top' | 'dq' | 'sq' | 'ansi' | 'cmd' | 'bt' | 'arith' | 'heredoc';
+export type QuoteContext = 'top' | 'dq' | 'sq' | 'ansi' | 'cmd' | 'bt' | 'arith' | 'param' | 'cond' | 'heredoc';
 
 interface Heredoc {
   delimiter: string;
   /** `<<-`: leading tabs are stripped from body lines. */
   tabs: boolean;
+  /** `<<'EOF'`, `<<"EOF"`, `<<\EOF`: the body is not expanded. */
+  quoted: boolean;
+  /** Its line is one `cat` or `tee`, piped nowhere: the body is written as text, not run. */
+  writesText: boolean;
 }
 
+interface Frame {
+  kind: QuoteContext;
+  depth: number;
+  /** What closes an `arith` frame: `))` or, for `$[…]`, `]`. */
+  close?: string;
+  /** Where a `cond` frame starts in the text fed so far. */
+  start?: number;
+}
+
+/** Is the heredoc's whole line one plain `cat` or `tee` (redirections allowed, nothing after)? */
+const WRITES_TEXT = /^\s*(?:cat|tee)(?:\s[^;&|`()]*)?$/;
+
 /**
- * Tracks bash quoting through shell text: quotes, `$'…'`, `$(…)`, `$((…))` and backticks
- * (which start a fresh context even inside double quotes), heredoc bodies, backslash escapes
- * and comments.
+ * Tracks bash quoting through shell text: quotes, `$'…'`, `$(…)`, `$((…))`, `$[…]`, `${…}`
+ * and backticks (which start a fresh context even inside double quotes), `[[ … ]]`, heredoc
+ * bodies, backslash escapes and comments.
  */
 class QuoteLexer {
-  private readonly stack: { kind: QuoteContext; depth: number }[] = [{ kind: 'top', depth: 0 }];
+  private readonly stack: Frame[] = [{ kind: 'top', depth: 0 }];
   private escaped = false;
   private comment = false;
   private prev = '\n';
@@ -104,12 +167,33 @@ class QuoteLexer {
   private pending: Heredoc[] = [];
   private heredoc: Heredoc | undefined;
   private line = '';
+  /** Everything fed so far, for the text of a `[[ … ]]` and of a heredoc's line. */
+  private fed = '';
+  private readonly conds: { start: number; end?: number }[] = [];
 
   context(): QuoteContext {
     return this.heredoc ? 'heredoc' : this.stack[this.stack.length - 1]!.kind;
   }
 
+  heredocBody(): Heredoc | undefined {
+    return this.heredoc;
+  }
+
+  /** The index of the innermost open `[[ … ]]`. */
+  openCond(): number {
+    for (let k = this.conds.length - 1; k >= 0; k--) if (this.conds[k]!.end === undefined) return k;
+    return -1;
+  }
+
+  /** The text of a `[[ … ]]`, to its end or to the end of the text. */
+  condText(index: number): string {
+    const c = this.conds[index]!;
+    return this.fed.slice(c.start, c.end);
+  }
+
   feed(text: string): void {
+    const base = this.fed.length;
+    this.fed += text;
     for (let i = 0; i < text.length; i++) {
       const c = text[i]!;
       const next = text[i + 1];
@@ -132,6 +216,8 @@ class QuoteLexer {
       }
       if (c === '\n' && this.pending.length > 0 && !['sq', 'dq', 'ansi'].includes(top.kind)) {
         this.comment = false;
+        const line = this.fed.slice(this.fed.lastIndexOf('\n', base + i - 1) + 1, base + i);
+        for (const h of this.pending) h.writesText = WRITES_TEXT.test(line);
         this.heredoc = this.pending.shift();
         continue;
       }
@@ -150,17 +236,30 @@ class QuoteLexer {
         case 'dq':
           if (c === '\\') this.escaped = true;
           else if (c === '"') this.stack.pop();
-          else if (c === '$' && next === '(') i = this.open(text, i);
+          else if (c === '$' && (next === '(' || next === '[' || next === '{')) i = this.open(text, i);
           else if (c === '`') this.stack.push({ kind: 'bt', depth: 0 });
           break;
+        case 'param':
+          if (c === '\\') this.escaped = true;
+          else if (c === '"') this.stack.push({ kind: 'dq', depth: 0 });
+          else if (c === '$' && (next === '(' || next === '[' || next === '{')) i = this.open(text, i);
+          else if (c === '{') top.depth++;
+          else if (c === '}' && top.depth > 0) top.depth--;
+          else if (c === '}') this.stack.pop();
+          break;
         case 'arith':
-          if (c === '(') top.depth++;
+          if (top.close === ']') {
+            if (c === '[') top.depth++;
+            else if (c === ']' && top.depth > 0) top.depth--;
+            else if (c === ']') this.stack.pop();
+          } else if (c === '(') top.depth++;
           else if (c === ')' && top.depth > 0) top.depth--;
           else if (c === ')' && next === ')') {
             this.stack.pop();
             i++;
-          } else if (c === '"') this.stack.push({ kind: 'dq', depth: 0 });
-          else if (c === '$' && next === '(') i = this.open(text, i);
+          }
+          if (c === '"') this.stack.push({ kind: 'dq', depth: 0 });
+          else if (c === '$' && (next === '(' || next === '[' || next === '{')) i = this.open(text, i);
           break;
         default:
           if (c === '\\') this.escaped = true;
@@ -170,9 +269,17 @@ class QuoteLexer {
           else if (c === '$' && next === "'") {
             this.stack.push({ kind: 'ansi', depth: 0 });
             i++;
-          } else if (c === '$' && next === '(') i = this.open(text, i);
+          } else if (c === '$' && (next === '(' || next === '[' || next === '{')) i = this.open(text, i);
           else if (c === '(' && next === '(' && /[\s;&|()]/.test(prev)) {
-            this.stack.push({ kind: 'arith', depth: 0 });
+            this.stack.push({ kind: 'arith', depth: 0, close: '))' });
+            i++;
+          } else if (c === '[' && next === '[' && /[\s;&|()]/.test(prev) && /\s/.test(text[i + 2] ?? '')) {
+            this.conds.push({ start: base + i });
+            this.stack.push({ kind: 'cond', depth: 0, start: base + i });
+            i++;
+          } else if (top.kind === 'cond' && c === ']' && next === ']' && /\s/.test(prev)) {
+            this.conds[this.openCond()]!.end = base + i + 2;
+            this.stack.pop();
             i++;
           } else if (c === '<' && next === '<') i = this.redirect(text, i);
           else if (c === '`') {
@@ -187,10 +294,21 @@ class QuoteLexer {
     }
   }
 
-  /** `$(` or `$((` at `i`; returns the index of its last character. */
+  /** `$(`, `$((`, `$[` or `${` at `i`; returns the index of its last character. */
   private open(text: string, i: number): number {
+    const next = text[i + 1];
+    if (next === '[') {
+      this.stack.push({ kind: 'arith', depth: 0, close: ']' });
+      this.prev = '[';
+      return i + 1;
+    }
+    if (next === '{') {
+      this.stack.push({ kind: 'param', depth: 0 });
+      this.prev = '{';
+      return i + 1;
+    }
     const arith = text[i + 2] === '(';
-    this.stack.push({ kind: arith ? 'arith' : 'cmd', depth: 0 });
+    this.stack.push(arith ? { kind: 'arith', depth: 0, close: '))' } : { kind: 'cmd', depth: 0 });
     this.prev = '(';
     return i + (arith ? 2 : 1);
   }
@@ -201,7 +319,7 @@ class QuoteLexer {
     const m = /^<<(-?)[ \t]*((?:[^\s;&|<>()'"\\]|'[^']*'|"[^"]*"|\\.)+)/.exec(text.slice(i));
     if (!m) return i + 1;
     const delimiter = m[2]!.replace(/'([^']*)'|"([^"]*)"|\\(.)/g, (_, a, b, c) => a ?? b ?? c);
-    this.pending.push({ delimiter, tabs: m[1] === '-' });
+    this.pending.push({ delimiter, tabs: m[1] === '-', quoted: delimiter !== m[2], writesText: false });
     this.prev = m[0][m[0].length - 1]!;
     return i + m[0].length - 1;
   }

@@ -2,6 +2,7 @@
  * How an ended attempt is classed from what it left: its exit marker, its log and its output.
  * Pure: the executors read those and ask here.
  */
+import { compilePattern, type Pattern } from '../manifest/pattern.js';
 import type { ExitMarker } from '../render/wrapper.js';
 import { GATE_EXIT, GATE_LINE } from '../render/task-script.js';
 import { recordProblems, type RecordExpectation } from './checklist.js';
@@ -33,7 +34,7 @@ export interface EndInput {
   log: string;
   walltimeSeconds: number;
   /** Patterns that mark an out-of-memory log; none: only exit status 137 does. */
-  oomPatterns: readonly RegExp[];
+  oomPatterns: readonly Pattern[];
   /** The declared output, and whether it exists and was written after the attempt began. */
   output?: { path: string; exists: boolean; fresh: boolean; linkedTo?: string };
   /** The output's text and what it must hold, where its phase expects records of it. */
@@ -87,6 +88,6 @@ export function classifyEnd(input: EndInput): EndClass {
 }
 
 /** The manifest's patterns compiled (multiline, so `^` and `$` match at any line of the log). */
-export function oomPatterns(patterns: readonly string[] | undefined): RegExp[] {
-  return (patterns ?? DEFAULT_OOM_PATTERNS).map((p) => new RegExp(p, 'm'));
+export function oomPatterns(patterns: readonly string[] | undefined): Pattern[] {
+  return (patterns ?? DEFAULT_OOM_PATTERNS).map(compilePattern);
 }

@@ -2,6 +2,7 @@
  * The smoke stage's trigger checklist, evaluated over facts the adapters collected (logs,
  * output files, check commands). A failed check carries its `otherwise` interpretation.
  */
+import { compilePattern } from '../manifest/pattern.js';
 import type { TaskSpec } from '../manifest/expand.js';
 import type { Check, Manifest } from '../manifest/schema.js';
 import type { CheckResult, TaskState } from './state.js';
@@ -77,7 +78,7 @@ function evaluate(c: Check, facts: readonly SmokeFacts[], declared: readonly Che
         .filter((f) => f.state.status !== 'completed')
         .map((f) => `${name(f)} ${f.state.status}${f.state.reason ? ` (${f.state.reason})` : ''}`);
     case 'log_contains': {
-      const re = new RegExp(c.pattern, 'm');
+      const re = compilePattern(c.pattern);
       return facts.filter((f) => !re.test(f.log)).map((f) => `${name(f)}: log has no line matching /${c.pattern}/`);
     }
     case 'output_exists':

@@ -23,8 +23,13 @@ export const workflowOptions = z.object({
   /** A GitHub environment the release jobs wait in, for a person to approve the full arrays. */
   environment: z.string().optional(),
   runsOn: z.string(),
+  /**
+   * `dispatch`: a job whose budget runs out starts the workflow again (it needs `actions: write`);
+   * `none`: a schedule or a person does, and no job may write to the repository's Actions.
+   */
+  handover: z.enum(['dispatch', 'none']).default('dispatch'),
 });
-export type WorkflowOptions = z.infer<typeof workflowOptions>;
+export type WorkflowOptions = z.input<typeof workflowOptions>;
 
 /** The first lines of every generated workflow: the options are kept so a check can render it again. */
 export const HEADER =
@@ -78,7 +83,9 @@ function jobIds(plan: Plan): Map<string, string> {
   return ids;
 }
 
-export function renderWorkflow(plan: Plan, opts: WorkflowOptions): string {
+export function renderWorkflow(plan: Plan, options: WorkflowOptions): string {
+  const opts = workflowOptions.parse(options);
+  refuseExpressions(opts);
   const budgetMinutes = Math.ceil(budgetSeconds(opts.budget) / 60);
   const ids = jobIds(plan);
   const common = { manifest: opts.manifest };
@@ -97,6 +104,7 @@ export function renderWorkflow(plan: Plan, opts: WorkflowOptions): string {
       phase,
       stage,
       budget: opts.budget,
+      ...(opts.handover === 'none' ? { handover: 'none' } : {}),
       'retry-failed': '${{ inputs.retry_failed || false }}',
       'keep-changed': '${{ inputs.keep_changed || false }}',
       ...ssh,
@@ -129,12 +137,16 @@ export function renderWorkflow(plan: Plan, opts: WorkflowOptions): string {
           if: ['!cancelled()', ...required.map((j) => `needs.${j}.result == 'success'`)].join(' && '),
         }
       : { needs: required };
-    // actions: write lists earlier runs' state artifacts and dispatches the next run; checks:
-    // write publishes the gate, which only the smoke stage and the gate job do.
+    // actions: read lists earlier runs' state artifacts, write also dispatches the next run;
+    // checks: write publishes the gate, which only the smoke stage and the gate job do.
     const advancing = (checks: boolean) => ({
       'runs-on': opts.runsOn,
       'timeout-minutes': advanceMinutes,
-      permissions: { contents: 'read', actions: 'write', ...(checks ? { checks: 'write' } : {}) },
+      permissions: {
+        contents: 'read',
+        actions: opts.handover === 'dispatch' ? 'write' : 'read',
+        ...(checks ? { checks: 'write' } : {}),
+      },
     });
     if (p.smoke.length === 0) {
       jobs[id] = {
@@ -214,7 +226,34 @@ export function renderWorkflow(plan: Plan, opts: WorkflowOptions): string {
     permissions: {},
     jobs,
   };
-  return `${HEADER}\n${OPTIONS_PREFIX}${JSON.stringify(workflowOptions.parse(opts))}\n${stringify(workflow, { lineWidth: 0, aliasDuplicateObjects: false })}`;
+  // The default handover is left out, so workflows written before the option stay current.
+  const { handover, ...kept } = opts;
+  const header = JSON.stringify(handover === 'dispatch' ? kept : opts);
+  return `${HEADER}\n${OPTIONS_PREFIX}${header}\n${stringify(workflow, { lineWidth: 0, aliasDuplicateObjects: false })}`;
+}
+
+/**
+ * GitHub evaluates `${{ … }}` wherever the workflow holds it: a branch or a runner label holding
+ * one would run an expression nobody wrote in the workflow (reading secrets, or the event's
+ * text that a pull request's author controls).
+ */
+function refuseExpressions(opts: z.infer<typeof workflowOptions>): void {
+  const names: Record<string, string> = {
+    manifest: 'the manifest path',
+    uses: '--uses',
+    branch: '--branch',
+    budget: '--budget',
+    environment: '--environment',
+    runsOn: '--runs-on',
+  };
+  for (const [key, name] of Object.entries(names)) {
+    const value = opts[key as keyof typeof opts];
+    if (typeof value === 'string' && value.includes('${{'))
+      throw new UserError({
+        message: `${name} holds "\${{", which GitHub would evaluate as an expression in the workflow: ${JSON.stringify(value)}`,
+        fix: 'give the value itself, without ${{ … }}',
+      });
+  }
 }
 
 function budgetSeconds(budget: string): number {

@@ -149,6 +149,52 @@ describe('campaign workflow', () => {
     expect(jobs['train_teachers-gate']!.steps[1]!.with).not.toHaveProperty('ssh-key');
   });
 
+  test('--handover none: no job may write to Actions, and advance is told not to dispatch', async () => {
+    const plan = planOf('examples/distill.yml', await readFile(join(REPO, 'examples/distill.yml'), 'utf8'));
+    const base = {
+      manifest: 'campaigns/distill.yml',
+      uses: 'o/c@v1',
+      branch: 'main',
+      budget: '5h',
+      runsOn: 'ubuntu-latest',
+    };
+    const none = renderWorkflow(plan, { ...base, handover: 'none' });
+    expect(await workflowErrors('none.yml', none)).toEqual([]);
+    const jobs = (parse(none) as { jobs: Record<string, Job> }).jobs;
+    for (const [id, job] of Object.entries(jobs)) {
+      expect(job.permissions.actions ?? 'none', id).not.toBe('write');
+      const advance = job.steps.find((s) => s.with?.command === 'advance');
+      if (advance) expect(advance.with!.handover, id).toBe('none');
+    }
+    expect(readOptions(none)).toMatchObject({ handover: 'none' });
+    // The default keeps the handover, and writes the options as before it existed.
+    const dispatch = renderWorkflow(plan, base);
+    expect((parse(dispatch) as { jobs: Record<string, Job> }).jobs['train_teachers-smoke']!.permissions.actions).toBe(
+      'write',
+    );
+    expect(dispatch).not.toContain('handover');
+  });
+
+  test.each([
+    ['branch', { branch: 'main${{ secrets.CAMPAIGN_SSH_KEY }}' }, '--branch'],
+    ['runs-on', { runsOn: '${{ github.event.pull_request.title }}' }, '--runs-on'],
+    ['uses', { uses: 'o/c@${{ github.head_ref }}' }, '--uses'],
+    ['environment', { environment: '${{ github.actor }}' }, '--environment'],
+    ['manifest path', { manifest: 'campaigns/${{ github.head_ref }}.yml' }, 'the manifest path'],
+  ])('refuses an expression in the %s it copies into the workflow', async (_, option, name) => {
+    const plan = planOf('examples/distill.yml', await readFile(join(REPO, 'examples/distill.yml'), 'utf8'));
+    const base = {
+      manifest: 'campaigns/distill.yml',
+      uses: 'o/c@v1',
+      branch: 'main',
+      budget: '5h',
+      runsOn: 'ubuntu-latest',
+    };
+    expect(() => renderWorkflow(plan, { ...base, ...option })).toThrow(
+      new RegExp(`^${name.replace(/[-]/g, '\\$&')} holds "\\$\\{\\{", which GitHub would evaluate`),
+    );
+  });
+
   test('lint fails on a stale committed workflow, at the campaign line, and passes once it is written again', async () => {
     await ensureBuilt();
     const repo = await makeTemp('workflow-repo');

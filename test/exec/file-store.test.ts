@@ -205,6 +205,23 @@ describe('events', () => {
     expect(await readEvents(s.eventsPath)).toEqual([{ id: 1 }, { id: 3 }, { id: 4 }, { id: 5 }]);
   });
 
+  it('an event log past what one string can hold (600 MiB, sparse) is read and appended to, line by line', async () => {
+    // On a log read whole, V8 cannot make the string (its limit is just under 512 MiB).
+    const { store: s, warnings } = store();
+    await s.append([{ id: 1 }]);
+    await truncate(s.eventsPath, 600 * 2 ** 20); // the rest is one "line" of NUL bytes, no newline
+    expect(await readEvents(s.eventsPath)).toEqual([{ id: 1 }]);
+    await s.append([{ id: 2 }]);
+    expect(warnings.join()).toMatch(/ended in 600 MiB without a line break, which is no event; dropped it/);
+    expect(await readEvents(s.eventsPath)).toEqual([{ id: 1 }, { id: 2 }]);
+    // In the middle, a line that long is damage, said at its line.
+    await truncate(s.eventsPath, 600 * 2 ** 20);
+    await writeFile(s.eventsPath, '\n{"id": 3}\n', { flag: 'a' });
+    const err = await errorOf(readEvents(s.eventsPath));
+    expect(err).toBeInstanceOf(UserError);
+    expect(err.message).toMatch(/:3:1.*a line over 16 MiB/s);
+  });
+
   it('throws a UserError for a corrupt line in the middle', async () => {
     const { store: s } = store();
     await mkdir(s.dir, { recursive: true });

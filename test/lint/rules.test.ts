@@ -220,6 +220,20 @@ const CASES: Record<string, Case[]> = {
       good: BASE,
     },
   ],
+  'pattern-nested-quantifier': [
+    {
+      name: 'a nested quantifier in a log_contains check',
+      bad: edit(BASE, [
+        '        - check: distinct_outputs\n',
+        '        - check: distinct_outputs\n        - check: log_contains\n          pattern: "^epoch (\\\\d+ )+done$"\n',
+      ]),
+      at: 'pattern: "^epoch',
+      good: edit(BASE, [
+        '        - check: distinct_outputs\n',
+        '        - check: distinct_outputs\n        - check: log_contains\n          pattern: "^epoch [\\\\d ]+done$"\n',
+      ]),
+    },
+  ],
   'shell-antipattern': [
     {
       name: 'eval "$(...)" in the command',

@@ -9,6 +9,7 @@
  */
 import { UserError } from '../../errors.js';
 import type { TaskSpec } from '../../manifest/expand.js';
+import type { Pattern } from '../../manifest/pattern.js';
 import type { Manifest } from '../../manifest/schema.js';
 import { parseDuration, parseSize } from '../../manifest/units.js';
 import { classifyEnd, oomPatterns } from '../../queue/attempt-end.js';
@@ -81,7 +82,7 @@ export class SshGpuExecutor implements Executor {
   private readonly freeBelowMiB: number;
   private readonly probeTimeoutS: number;
   private readonly killAfterS: number;
-  private readonly patterns: RegExp[];
+  private readonly patterns: Pattern[];
   private view: View | undefined;
   /** Probes that have failed in a row. */
   private probeFailures = 0;

@@ -435,6 +435,14 @@ export class FileStateStore {
     const { size } = await fh.stat();
     const start = await lastLineStart(fh, size);
     if (start === size) return;
+    if (size - start > MAX_EVENT_BYTES) {
+      // No event is this long: the last line is not one, and reading it whole could exhaust memory.
+      await fh.truncate(start);
+      this.warn(
+        `${this.eventsPath} ended in ${Math.round((size - start) / 2 ** 20)} MiB without a line break, which is no event; dropped it`,
+      );
+      return;
+    }
     const tail = Buffer.alloc(size - start);
     await fh.read(tail, 0, tail.length, start);
     if ('value' in parse(tail.toString('utf8'))) {
@@ -570,23 +578,81 @@ export class FileStateStore {
  * anywhere else means the log is damaged.
  */
 export async function readEvents(path: string): Promise<unknown[]> {
-  const text = await readIfExists(path);
-  if (text === undefined) return [];
-  const lines = text.split('\n'); // the last element is '' when the file ends with a newline
   const events: unknown[] = [];
-  for (const [i, line] of lines.entries()) {
-    const parsed = parse(line);
-    if ('value' in parsed) {
-      events.push(parsed.value);
-    } else if (i < lines.length - 1) {
-      throw new UserError({
-        message: `campaign event log line is corrupt: ${parsed.error.message}`,
-        position: { file: path, line: i + 1, column: 1 },
-        fix: `repair or delete that line in ${path}`,
-      });
-    }
-  }
+  let bad: { line: number; error: Error } | undefined;
+  let n = 0;
+  const take = (line: string | Error): boolean => {
+    n++;
+    if (bad) return false;
+    const parsed = line instanceof Error ? { error: line } : parse(line);
+    if ('value' in parsed) events.push(parsed.value);
+    else bad = { line: n, error: parsed.error };
+    return true;
+  };
+  const ended = await eachLine(path, take);
+  if (ended === undefined) return [];
+  // Only a last line without its newline is an interrupted append; any other is damage.
+  if (bad && (n > bad.line || ended === 'newline'))
+    throw new UserError({
+      message: `campaign event log line is corrupt: ${bad.error.message}`,
+      position: { file: path, line: bad.line, column: 1 },
+      fix: `repair or delete that line in ${path}`,
+    });
   return events;
+}
+
+/**
+ * Feeds `take` each line of a file, read in chunks: an event log may outgrow the longest string
+ * V8 can hold (512 MiB). A line over MAX_EVENT_BYTES is passed as an error, unread. Stops when
+ * `take` returns false. Says how the file ended; undefined when there is no file.
+ */
+async function eachLine(
+  path: string,
+  take: (line: string | Error) => boolean,
+): Promise<'newline' | 'partial' | undefined> {
+  let fh: FileHandle;
+  try {
+    fh = await open(path, 'r');
+  } catch (e) {
+    if (errorCode(e) === 'ENOENT') return undefined;
+    throw e;
+  }
+  try {
+    const chunk = Buffer.alloc(1024 * 1024);
+    let parts: Buffer[] = [];
+    let length = 0;
+    let tooLong = false;
+    let ended: 'newline' | 'partial' = 'newline';
+    for (;;) {
+      const { bytesRead } = await fh.read(chunk, 0, chunk.length, null);
+      if (bytesRead === 0) break;
+      let from = 0;
+      for (let nl = chunk.indexOf(0x0a, 0); nl !== -1 && nl < bytesRead; nl = chunk.indexOf(0x0a, from)) {
+        if (!tooLong) parts.push(Buffer.from(chunk.subarray(from, nl)));
+        const line = tooLong
+          ? new Error(`a line over ${MAX_EVENT_BYTES / 2 ** 20} MiB`)
+          : Buffer.concat(parts).toString('utf8');
+        parts = [];
+        length = 0;
+        tooLong = false;
+        from = nl + 1;
+        if (!take(line)) return 'newline';
+      }
+      ended = from < bytesRead ? 'partial' : 'newline';
+      if (from < bytesRead && !tooLong) {
+        length += bytesRead - from;
+        if (length > MAX_EVENT_BYTES) {
+          tooLong = true;
+          parts = [];
+        } else parts.push(Buffer.from(chunk.subarray(from, bytesRead)));
+      }
+    }
+    if (ended === 'partial')
+      take(tooLong ? new Error(`a line over ${MAX_EVENT_BYTES / 2 ** 20} MiB`) : Buffer.concat(parts).toString('utf8'));
+    return ended;
+  } finally {
+    await fh.close();
+  }
 }
 
 interface Snapshot {
@@ -628,6 +694,9 @@ async function snapshot(path: string): Promise<Snapshot | undefined> {
 
 /** Above this, a file cannot be read into one string (V8's limit is just under 512 MiB). */
 const MAX_STATE_BYTES = 500 * 2 ** 20;
+
+/** Far more than any one event (an attempt's record is a few hundred bytes). */
+const MAX_EVENT_BYTES = 16 * 2 ** 20;
 
 function parseHolder(text: string): LockHolder | undefined {
   const parsed = parse(text);

@@ -13,6 +13,7 @@ import { noSmokeTrigger } from './no-smoke-trigger.js';
 import { oneWalltimeForStrata } from './one-walltime-for-strata.js';
 import { outputCollision } from './output-collision.js';
 import { outputOutsideWorkdir } from './output-outside-workdir.js';
+import { patternNestedQuantifier } from './pattern-nested-quantifier.js';
 import { rateElsewhere } from './rate-elsewhere.js';
 import { reservedAxis } from './reserved-axis.js';
 import { shellAntipattern } from './shell-antipattern.js';
@@ -23,6 +24,7 @@ import { tagTooLong } from './tag-too-long.js';
 import { unknownAxis } from './unknown-axis.js';
 import { unknownDependency } from './unknown-dependency.js';
 import { unknownVariable } from './unknown-variable.js';
+import { valueBecomesCode } from './value-becomes-code.js';
 import { valueNotCarried } from './value-not-carried.js';
 import { walltimeBudget } from './walltime-budget.js';
 import { walltimeNotMeasured } from './walltime-not-measured.js';
@@ -39,6 +41,7 @@ export const RULES: readonly Rule[] = [
   reservedAxis,
   unknownAxis,
   unknownVariable,
+  valueBecomesCode,
   fullRunOverridden,
   // Method warnings on the manifest: cost model, staging, shell text, flushing.
   walltimeNotMeasured,
@@ -48,6 +51,7 @@ export const RULES: readonly Rule[] = [
   smokeOneTaskCollision,
   smokeUnitsUnused,
   shellAntipattern,
+  patternNestedQuantifier,
   flushNotFiner,
   // Expanded tasks (only when the manifest has no error).
   outputOutsideWorkdir,

@@ -1,5 +1,6 @@
 import type { Path } from '../../manifest/source.js';
 import type { Rule, RuleFinding } from '../rule.js';
+import { shellTexts } from '../shell-texts.js';
 
 interface Pattern {
   re: RegExp;
@@ -53,8 +54,7 @@ export const shellAntipattern: Rule = {
   check({ manifest, source }) {
     const findings: RuleFinding[] = [];
     const seen = new Set<string>();
-    const scan = (text: string | undefined, path: Path): void => {
-      if (text === undefined) return;
+    const scan = (text: string, path: Path): void => {
       const start = source.at(path);
       for (const p of PATTERNS) {
         for (const m of text.matchAll(p.re)) {
@@ -75,15 +75,7 @@ export const shellAntipattern: Rule = {
         }
       }
     };
-    scan(manifest.setup, ['setup']);
-    scan(manifest.gates?.capability, ['gates', 'capability']);
-    manifest.phases.forEach((phase, i) => {
-      scan(phase.setup, ['phases', i, 'setup']);
-      scan(phase.command, ['phases', i, 'command']);
-      phase.smoke?.trigger?.forEach((c, j) => {
-        if (c.check === 'command') scan(c.run, ['phases', i, 'smoke', 'trigger', j, 'run']);
-      });
-    });
+    for (const { text, path } of shellTexts(manifest)) scan(text, path);
     return findings;
   },
 };

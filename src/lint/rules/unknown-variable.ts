@@ -1,6 +1,7 @@
 import { BUILTINS, PATH_BUILTINS, unknownNames } from '../../manifest/template.js';
 import type { Path } from '../../manifest/source.js';
 import type { Rule, RuleFinding } from '../rule.js';
+import { shellTexts } from '../shell-texts.js';
 
 /** Every `${name}` must be a grid axis of its phase or a built-in; nothing is left for the shell. */
 export const unknownVariable: Rule = {
@@ -20,20 +21,15 @@ export const unknownVariable: Rule = {
         });
       }
     };
-    const globalKnown = new Set<string>(BUILTINS);
-    report(manifest.setup, ['setup'], globalKnown);
-    report(manifest.gates?.capability, ['gates', 'capability'], globalKnown);
+    const builtins = new Set<string>(BUILTINS);
+    const known = new Map(
+      manifest.phases.map((phase) => [phase, new Set<string>([...Object.keys(phase.grid ?? {}), ...BUILTINS])]),
+    );
+    for (const { text, path, phase } of shellTexts(manifest)) report(text, path, phase ? known.get(phase)! : builtins);
     manifest.phases.forEach((phase, i) => {
-      const axes = Object.keys(phase.grid ?? {});
-      const all = new Set<string>([...axes, ...BUILTINS]);
-      const paths = new Set<string>([...axes, ...PATH_BUILTINS]);
-      report(phase.command, ['phases', i, 'command'], all);
-      report(phase.setup, ['phases', i, 'setup'], all);
+      const paths = new Set<string>([...Object.keys(phase.grid ?? {}), ...PATH_BUILTINS]);
       report(phase.output, ['phases', i, 'output'], paths);
       phase.preconditions?.forEach((p, j) => report(p.exists, ['phases', i, 'preconditions', j, 'exists'], paths));
-      phase.smoke?.trigger?.forEach((c, j) => {
-        if (c.check === 'command') report(c.run, ['phases', i, 'smoke', 'trigger', j, 'run'], all);
-      });
     });
     return findings;
   },
