@@ -4,10 +4,13 @@ export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
     // They break the shared test cluster on purpose: vitest.faults.config.ts runs them alone.
-    exclude: ['test/faults/**', 'node_modules/**'],
+    exclude: ['test/faults/exclusive/**', 'node_modules/**'],
+    // Most tests wait on a real server (sshd, Slurm) rather than compute: more files than cores
+    // run at once, so the suite takes about its longest files, not their sum.
+    maxWorkers: 4,
     testTimeout: 60_000,
     // Under CI=true a skipped test (a real server missing) fails the run.
-    reporters: ['default', './test/helpers/skipped-fail-ci.ts'],
+    reporters: ['default', './test/helpers/skipped-fail-ci.ts', './test/helpers/slowest.ts'],
     hookTimeout: 60_000,
     // GitHub's workflow parser imports its JSON schema without an import attribute, which plain
     // Node rejects: let vite load it.

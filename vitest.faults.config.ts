@@ -6,10 +6,10 @@ import { defineConfig } from 'vitest/config';
  */
 export default defineConfig({
   test: {
-    include: ['test/faults/**/*.test.ts'],
+    include: ['test/faults/exclusive/**/*.test.ts'],
     fileParallelism: false,
     // Under CI=true a skipped test (a real server missing) fails the run.
-    reporters: ['default', './test/helpers/skipped-fail-ci.ts'],
+    reporters: ['default', './test/helpers/skipped-fail-ci.ts', './test/helpers/slowest.ts'],
     testTimeout: 60_000,
     hookTimeout: 300_000,
   },

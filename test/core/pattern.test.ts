@@ -55,11 +55,11 @@ describe('patterns match in linear time', () => {
 
   it('in oom.patterns', () => {
     const end = classifyEnd({
-      marker: { code: 1 },
+      marker: { code: 1, at: '2026-01-01T00:00:00Z', cause: 'exit' },
       log: LOG,
       walltimeSeconds: 60,
       oomPatterns: oomPatterns([EVIL]),
-    } as Parameters<typeof classifyEnd>[0]);
+    });
     expect(end).toMatchObject({ cls: 'failed', reason: 'exit 1' });
   });
 

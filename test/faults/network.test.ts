@@ -18,7 +18,8 @@ import { sshdDown, sshdUp, type Sshd } from '../exec/transport/sshd.js';
 const clusterUp = clusterIsUp('network fault tests');
 const tempRoot = useBuiltCliAndTemp('net-faults');
 const SSHD_DIR = '/tmp/campaign-sshd-faults';
-const SSHD_PORT = 16023;
+// An sshd of this test's own (16023 is the SSH transport tests' restart server).
+const SSHD_PORT = 16024;
 let sshd: Sshd | undefined;
 let relay: TcpRelay | undefined;
 const hooks = join(SSHD_DIR, 'hooks');

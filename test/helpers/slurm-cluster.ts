@@ -7,7 +7,7 @@ import { readFileSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Sshd } from '../exec/transport/sshd.js';
-import { REPO, writeManifest } from './cli.js';
+import { REPO, startCli, writeManifest } from './cli.js';
 
 export const CLUSTER_DIR = process.env.CAMPAIGN_CLUSTER_DIR ?? '/tmp/campaign-cluster';
 
@@ -112,3 +112,20 @@ export async function slurmCampaign(
   );
   return { name, dir, workdir, manifest, stateDir: join(dir, 'state') };
 }
+
+/** A campaign on the test cluster, started by the CLI with a 1 s poll and the test sshd's key. */
+export async function runSlurmCampaign(root: string, label: string, sshd: Sshd, phases: string, maxParallel = 4) {
+  const c = await slurmCampaign(root, label, sshd, phases, maxParallel);
+  const run = startCli(['run', c.manifest, '--state-dir', c.stateDir, '--poll', '1'], {
+    env: { ...process.env, CAMPAIGN_SSH_KEY_FILE: sshd.keyFile },
+  });
+  return { ...c, run };
+}
+
+/** A phase `p` whose tasks sleep, then write their `k` to o_<k>.txt. */
+export const sleepingPhase = (sleep: number, ks: number[]): string => `  - name: p
+    grid: { k: [${ks.join(', ')}] }
+    command: sleep ${sleep}; echo \${k} > \${output}
+    output: o_\${k}.txt
+    walltime: 5m
+`;

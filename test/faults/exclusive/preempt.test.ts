@@ -7,9 +7,9 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { readState, startCli, useBuiltCliAndTemp, waitUntil } from '../helpers/cli.js';
-import { arrayTasksNamed, clusterIsUp, slurm, slurmCampaign } from '../helpers/slurm-cluster.js';
-import { sshdUp, type Sshd } from '../exec/transport/sshd.js';
+import { readState, startCli, useBuiltCliAndTemp, waitUntil } from '../../helpers/cli.js';
+import { arrayTasksNamed, clusterIsUp, slurm, slurmCampaign } from '../../helpers/slurm-cluster.js';
+import { sshdUp, type Sshd } from '../../exec/transport/sshd.js';
 
 const clusterUp = clusterIsUp('preemption fault tests');
 const tempRoot = useBuiltCliAndTemp('preempt');

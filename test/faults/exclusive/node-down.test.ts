@@ -6,9 +6,16 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { readState, startCli, useBuiltCliAndTemp, waitUntil } from '../helpers/cli.js';
-import { arrayTasksNamed, clusterEnv, clusterIsUp, jobsNamed, slurm, slurmCampaign } from '../helpers/slurm-cluster.js';
-import { sshdUp, type Sshd } from '../exec/transport/sshd.js';
+import { readState, startCli, useBuiltCliAndTemp, waitUntil } from '../../helpers/cli.js';
+import {
+  arrayTasksNamed,
+  clusterEnv,
+  clusterIsUp,
+  jobsNamed,
+  slurm,
+  slurmCampaign,
+} from '../../helpers/slurm-cluster.js';
+import { sshdUp, type Sshd } from '../../exec/transport/sshd.js';
 
 const clusterUp = clusterIsUp('node fault tests');
 const tempRoot = useBuiltCliAndTemp('node-down');

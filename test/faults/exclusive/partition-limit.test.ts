@@ -8,9 +8,9 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { readState, runCli, startCli, useBuiltCliAndTemp, waitUntil } from '../helpers/cli.js';
-import { arrayTasksNamed, clusterIsUp, slurm, slurmCampaign } from '../helpers/slurm-cluster.js';
-import { sshdUp, type Sshd } from '../exec/transport/sshd.js';
+import { readState, runCli, startCli, useBuiltCliAndTemp, waitUntil } from '../../helpers/cli.js';
+import { arrayTasksNamed, clusterIsUp, slurm, slurmCampaign } from '../../helpers/slurm-cluster.js';
+import { sshdUp, type Sshd } from '../../exec/transport/sshd.js';
 
 const clusterUp = clusterIsUp('partition limit fault tests');
 const tempRoot = useBuiltCliAndTemp('partition-limit');

@@ -1,24 +1,24 @@
 /**
  * The test cluster's daemons failing under a running campaign (over real SSH): slurmctld
- * stopped and started again, slurmdbd down for a whole campaign, a pending array index
- * cancelled and a running one requeued behind the tool's back. Each breaks the shared
- * cluster or races with its neighbours, so these run alone.
+ * stopped and started again, slurmdbd down for a whole campaign. Each breaks the shared
+ * cluster, so these run alone, after the rest of the suite.
  */
 import { execFileSync } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { readState, startCli, useBuiltCliAndTemp, waitUntil } from '../helpers/cli.js';
+import { readState, useBuiltCliAndTemp, waitUntil } from '../../helpers/cli.js';
 import {
   arrayTasksNamed,
   CLUSTER_DIR,
   clusterEnv,
   clusterIsUp,
   jobsNamed,
+  runSlurmCampaign,
   slurm,
-  slurmCampaign,
-} from '../helpers/slurm-cluster.js';
-import { sshdUp, type Sshd } from '../exec/transport/sshd.js';
+  sleepingPhase,
+} from '../../helpers/slurm-cluster.js';
+import { sshdUp, type Sshd } from '../../exec/transport/sshd.js';
 
 const clusterUp = clusterIsUp('cluster fault tests');
 const tempRoot = useBuiltCliAndTemp('cluster-faults');
@@ -61,28 +61,16 @@ beforeAll(async () => {
 
 afterAll(async () => {
   // Whatever happened, the cluster is whole again for whoever uses it next.
-  if (clusterUp) execFileSync('bash', [join(import.meta.dirname, '../../scripts/cluster/up')], { stdio: 'ignore' });
+  if (clusterUp) execFileSync('bash', [join(import.meta.dirname, '../../../scripts/cluster/up')], { stdio: 'ignore' });
 }, 300_000);
 
-async function campaign(label: string, phases: string, parallel = 4) {
-  const c = await slurmCampaign(tempRoot(), label, sshd!, phases, parallel);
-  const run = startCli(['run', c.manifest, '--state-dir', c.stateDir, '--poll', '1'], {
-    env: { ...process.env, CAMPAIGN_SSH_KEY_FILE: sshd!.keyFile },
-  });
-  return { ...c, run };
-}
-
-const grid = (sleep: number, ks: number[]) => `  - name: p
-    grid: { k: [${ks.join(', ')}] }
-    command: sleep ${sleep}; echo \${k} > \${output}
-    output: o_\${k}.txt
-    walltime: 5m
-`;
+const campaign = (label: string, phases: string, parallel?: number) =>
+  runSlurmCampaign(tempRoot(), label, sshd!, phases, parallel);
 
 describe.runIf(clusterUp)('cluster daemons failing under a campaign (real cluster, over SSH)', () => {
   it('slurmctld stopped and started again mid-campaign: the controller waits it out, nothing is sent twice', async (ctx) => {
     if (!sshd) return ctx.skip();
-    const c = await campaign('ctld', grid(6, [1, 2, 3, 4]));
+    const c = await campaign('ctld', sleepingPhase(6, [1, 2, 3, 4]));
     try {
       await waitUntil(
         'a running task',
@@ -116,7 +104,7 @@ describe.runIf(clusterUp)('cluster daemons failing under a campaign (real cluste
   it('slurmdbd down for the whole campaign: it says so, watches the queue, and judges ended tasks by their outputs', async (ctx) => {
     if (!sshd) return ctx.skip();
     await stop('slurmdbd');
-    const c = await campaign('dbd', grid(1, [1, 2, 3]));
+    const c = await campaign('dbd', sleepingPhase(1, [1, 2, 3]));
     let r;
     try {
       r = await c.run.done;
@@ -129,63 +117,5 @@ describe.runIf(clusterUp)('cluster daemons failing under a campaign (real cluste
     const state = await readState(c.stateDir);
     for (const t of Object.values(state.tasks)) expect(t.attempts.map((a) => a.class)).toEqual(['completed']);
     await waitUntil('accounting to catch up', async () => (jobsNamed(`${c.name}~`).length === 1 ? true : undefined));
-  }, 400_000);
-
-  it('a pending array index cancelled behind its back is sent again, that index alone, and the campaign completes', async (ctx) => {
-    if (!sshd) return ctx.skip();
-    const c = await campaign('scancel', grid(8, [1, 2, 3]), 1);
-    try {
-      const pending = await waitUntil(
-        'a pending index behind the throttle',
-        async () => {
-          const waiting = slurm('squeue', ['-h', '-r', '-t', 'PD', '-o', '%i|%j']).split('\n');
-          const ids = waiting.filter((l) => l.split('|')[1]?.startsWith(`${c.name}~`)).map((l) => l.split('|')[0]!);
-          const running = arrayTasksNamed(`${c.name}~`).some((t) => t.state === 'RUNNING');
-          return running && ids.length > 0 ? ids[ids.length - 1] : undefined;
-        },
-        120_000,
-        300,
-      );
-      slurm('scancel', [pending]);
-      const r = await c.run.done;
-      expect(r.code, r.stdout + r.stderr).toBe(0);
-    } finally {
-      c.run.child.kill('SIGKILL');
-    }
-    const state = await readState(c.stateDir);
-    const retried = Object.values(state.tasks).filter((t) => t.attempts.length > 1);
-    expect(retried).toHaveLength(1);
-    expect(retried[0]!.attempts.map((a) => a.class)).toEqual(['lost', 'completed']);
-    expect(retried[0]!.attempts[0]!.reason).toMatch(/vanished from Slurm/);
-    const jobs = jobsNamed(`${c.name}~`);
-    expect(jobs).toHaveLength(2);
-    expect(arrayTasksNamed(`${c.name}~`).filter((t) => t.job === jobs[1])).toHaveLength(1);
-    for (const k of [1, 2, 3]) expect((await readFile(join(c.workdir, `o_${k}.txt`), 'utf8')).trim()).toBe(`${k}`);
-  }, 400_000);
-  it('a requeue behind its back is refused by Slurm (its jobs are --no-requeue): the attempt runs on, once', async (ctx) => {
-    if (!sshd) return ctx.skip();
-    const c = await campaign('requeue', grid(8, [1, 2]));
-    let refused = '';
-    try {
-      const running = await waitUntil(
-        'a running index',
-        async () => arrayTasksNamed(`${c.name}~`).find((t) => t.state === 'RUNNING'),
-        120_000,
-        300,
-      );
-      try {
-        slurm('scontrol', ['requeue', `${running.job}_${running.index}`]);
-      } catch (e) {
-        refused = String((e as { stderr?: string }).stderr ?? e);
-      }
-      const r = await c.run.done;
-      expect(r.code, r.stdout + r.stderr).toBe(0);
-    } finally {
-      c.run.child.kill('SIGKILL');
-    }
-    expect(refused).toMatch(/presently disabled/);
-    const state = await readState(c.stateDir);
-    for (const t of Object.values(state.tasks)) expect(t.attempts.map((a) => a.class)).toEqual(['completed']);
-    expect(jobsNamed(`${c.name}~`)).toHaveLength(1);
   }, 400_000);
 });
