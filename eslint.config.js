@@ -14,7 +14,7 @@ export default tseslint.config(
     },
   },
   {
-    // The core decides, adapters act: only exec/ and cli/ may touch processes, files or the network.
+    // The core decides, adapters act: only exec/, app/ and the front ends may touch processes, files or the network.
     files: [
       'src/manifest/**/*.ts',
       'src/plan/**/*.ts',
@@ -30,9 +30,25 @@ export default tseslint.config(
         'error',
         {
           paths: ['node:fs', 'node:fs/promises', 'node:child_process', 'fs', 'child_process', 'ssh2', 'node:net'],
-          patterns: ['@actions/*', '../exec/*', '../cli/*', '../../exec/*', '../../cli/*'],
+          patterns: ['@actions/*', '../exec/*', '../cli/*', '../app/*', '../action/*', '../../exec/*', '../../cli/*'],
         },
       ],
+    },
+  },
+  {
+    // Two front ends over one application layer (src/app): neither imports the other, and the
+    // application layer imports neither.
+    files: ['src/cli/**/*.ts'],
+    rules: { 'no-restricted-imports': ['error', { patterns: ['../action/*', '../../action/*'] }] },
+  },
+  {
+    files: ['src/action/**/*.ts'],
+    rules: { 'no-restricted-imports': ['error', { patterns: ['../cli/*', '../../cli/*'] }] },
+  },
+  {
+    files: ['src/app/**/*.ts'],
+    rules: {
+      'no-restricted-imports': ['error', { patterns: ['../cli/*', '../action/*', '@actions/*'] }],
     },
   },
 );

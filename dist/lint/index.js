@@ -8726,16 +8726,88 @@ const escapeProperty = (s) => escapeData(s).replace(/:/g, '%3A').replace(/,/g, '
 
 /***/ }),
 
-/***/ 5170:
+/***/ 9576:
 /***/ ((__unused_webpack___webpack_module__, __webpack_exports__, __nccwpck_require__) => {
 
-/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
-/* harmony export */   f: () => (/* binding */ entry)
-/* harmony export */ });
-/* harmony import */ var _errors_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(6020);
-/* harmony import */ var _commands_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(9350);
-/* harmony import */ var _report_js__WEBPACK_IMPORTED_MODULE_2__ = __nccwpck_require__(1854);
-/** What both entry points do around their work: a user error is annotated and fails the step; anything else is a bug. */
+
+// EXPORTS
+__nccwpck_require__.d(__webpack_exports__, {
+  f: () => (/* binding */ entry)
+});
+
+// EXTERNAL MODULE: ./lib/errors.js
+var errors = __nccwpck_require__(6020);
+;// CONCATENATED MODULE: ./lib/exec/transport/transport.js
+/**
+ * How an executor talks to the machine its jobs run from (a cluster's login node over SSH, or
+ * this machine). Paths may start with `~/`, meaning the target user's home directory; relative
+ * paths and commands are taken from that home directory too, as an SSH login would.
+ */
+/** A command's timeout when the caller gives none: long enough for a busy scheduler. */
+const DEFAULT_COMMAND_TIMEOUT_MS = 120_000;
+/** The most readFile returns when the caller gives no limit. */
+const DEFAULT_MAX_READ_BYTES = (/* unused pure expression or super */ null && (64 * 1024 * 1024));
+/** The command's first word, to name it in errors without echoing its arguments. */
+function firstWord(command) {
+    return command.trim().split(/\s+/, 1)[0] ?? '';
+}
+/**
+ * The link to the target failed: the connection dropped, a command outlived its timeout or
+ * could not start, or the scheduler behind it did not answer. What was sent may or may not
+ * have run; the next pass finds out which.
+ */
+class LinkError extends Error {
+    name = 'LinkError';
+}
+/** The error a command gets when it outlives its timeout. */
+function commandTimeout(command, timeoutMs, where) {
+    return new LinkError(`command \`${firstWord(command)}\` did not finish within ${timeoutMs} ms on ${where}; it was killed`);
+}
+/** `~` and `~/…` relative to `home`; a relative path relative to `home`; others unchanged. */
+function resolveHome(path, home) {
+    if (path === '~')
+        return home;
+    if (path.startsWith('~/'))
+        return `${home}/${path.slice(2)}`;
+    if (path.startsWith('/'))
+        return path;
+    return `${home}/${path}`;
+}
+/** A temporary name in the same directory as `path`, so the final rename is atomic. */
+function tempPathFor(path) {
+    const slash = path.lastIndexOf('/');
+    const dir = path.slice(0, slash + 1);
+    const base = path.slice(slash + 1);
+    return `${dir}.${base}.tmp-${process.pid}-${Math.random().toString(36).slice(2, 10)}`;
+}
+function tooLarge(path, size, maxBytes) {
+    return new Error(`${path} is ${size} bytes, more than the ${maxBytes} bytes allowed to read`);
+}
+
+;// CONCATENATED MODULE: ./lib/app/errors.js
+/**
+ * What went wrong, said once for both front ends: a mistake the user can fix (a UserError), a
+ * link to the cluster that failed (the user can retry), or a bug in campaign (with its trace).
+ */
+
+
+function classify(e) {
+    if (e instanceof errors/* UserError */.yo)
+        return { kind: 'user', error: e };
+    if (e instanceof LinkError)
+        return { kind: 'link', message: `${e.message} (fix: check the connection to the cluster and run it again)` };
+    return {
+        kind: 'bug',
+        message: `internal error (a bug in campaign; please report it with this trace):\n${e.stack ?? String(e)}`,
+    };
+}
+
+// EXTERNAL MODULE: ./lib/action/commands.js
+var commands = __nccwpck_require__(9350);
+// EXTERNAL MODULE: ./lib/action/report.js + 1 modules
+var report = __nccwpck_require__(1854);
+;// CONCATENATED MODULE: ./lib/action/entry.js
+/** What both entry points do around their work: a user error is annotated, and any failure fails the step. */
 
 
 
@@ -8743,16 +8815,16 @@ async function entry(work) {
     try {
         const failure = await work();
         if (failure !== undefined)
-            _commands_js__WEBPACK_IMPORTED_MODULE_1__/* .setFailed */ .C1(failure);
+            commands/* setFailed */.C1(failure);
     }
     catch (e) {
-        if (e instanceof _errors_js__WEBPACK_IMPORTED_MODULE_0__/* .UserError */ .yo) {
-            (0,_report_js__WEBPACK_IMPORTED_MODULE_2__/* .annotate */ .fz)((0,_report_js__WEBPACK_IMPORTED_MODULE_2__/* .problemFindings */ .Ek)(e));
-            _commands_js__WEBPACK_IMPORTED_MODULE_1__/* .setFailed */ .C1(e.message);
+        const failure = classify(e);
+        if (failure.kind === 'user') {
+            (0,report/* annotate */.fz)((0,report/* problemFindings */.Ek)(failure.error));
+            commands/* setFailed */.C1(failure.error.message);
         }
-        else {
-            _commands_js__WEBPACK_IMPORTED_MODULE_1__/* .setFailed */ .C1(`internal error (a bug in campaign; please report it with this trace):\n${e.stack ?? String(e)}`);
-        }
+        else
+            commands/* setFailed */.C1(failure.message);
     }
 }
 
@@ -8764,8 +8836,8 @@ async function entry(work) {
 
 __nccwpck_require__.a(__webpack_module__, async (__webpack_handle_async_dependencies__, __webpack_async_result__) => { try {
 /* harmony import */ var _commands_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(9350);
-/* harmony import */ var _entry_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(5170);
-/* harmony import */ var _lint_js__WEBPACK_IMPORTED_MODULE_2__ = __nccwpck_require__(5328);
+/* harmony import */ var _entry_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(9576);
+/* harmony import */ var _lint_js__WEBPACK_IMPORTED_MODULE_2__ = __nccwpck_require__(661);
 /* harmony import */ var _settings_js__WEBPACK_IMPORTED_MODULE_3__ = __nccwpck_require__(1720);
 /** Entry point of the lint action (lint/action.yml → dist/lint/index.js). */
 
@@ -8782,7 +8854,7 @@ __webpack_async_result__();
 
 /***/ }),
 
-/***/ 5328:
+/***/ 661:
 /***/ ((__unused_webpack___webpack_module__, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -8795,13 +8867,13 @@ __nccwpck_require__.d(__webpack_exports__, {
 var promises_ = __nccwpck_require__(1455);
 // EXTERNAL MODULE: external "node:path"
 var external_node_path_ = __nccwpck_require__(6760);
-// EXTERNAL MODULE: external "node:os"
-var external_node_os_ = __nccwpck_require__(8161);
 // EXTERNAL MODULE: ./lib/errors.js
 var errors = __nccwpck_require__(6020);
-// EXTERNAL MODULE: ./lib/lint/lint.js + 39 modules
-var lint = __nccwpck_require__(923);
-;// CONCATENATED MODULE: ./lib/cli/load.js
+// EXTERNAL MODULE: ./lib/lint/lint.js + 40 modules
+var lint = __nccwpck_require__(44);
+// EXTERNAL MODULE: external "node:os"
+var external_node_os_ = __nccwpck_require__(8161);
+;// CONCATENATED MODULE: ./lib/app/load.js
 /** Reading a manifest from disk for a command: lint first, refuse on errors, resolve its places. */
 
 
@@ -9126,7 +9198,7 @@ function budgetSeconds(budget) {
     return seconds;
 }
 
-;// CONCATENATED MODULE: ./lib/cli/workflow-file.js
+;// CONCATENATED MODULE: ./lib/app/workflow-file.js
 /**
  * The committed workflow of a manifest: where it lives, writing it, and the lint check that it
  * still matches what `campaign workflow` would write (file I/O, so not in the pure lint rules).
@@ -9194,6 +9266,47 @@ async function staleWorkflowFinding(file, ctx) {
         : finding(`${shown} no longer matches this manifest (its phases, dependencies or path changed)`);
 }
 
+;// CONCATENATED MODULE: ./lib/app/lint-files.js
+/** Linting as both front ends do it: files and directories of `.yml`, and each committed workflow's freshness. */
+
+
+
+
+
+
+/** The manifests `paths` name: each file, and the `.yml`/`.yaml` files of each directory, in order. */
+async function manifestFiles(paths, given) {
+    const files = [];
+    for (const p of paths) {
+        const st = await (0,promises_.stat)(p).catch(() => undefined);
+        if (!st) {
+            throw new errors/* UserError */.yo({
+                message: `${given}: ${p} does not exist`,
+                fix: 'give manifest files, or directories holding them',
+            });
+        }
+        if (!st.isDirectory())
+            files.push(p);
+        else
+            for (const name of (await (0,promises_.readdir)(p)).sort())
+                if (/\.ya?ml$/.test(name))
+                    files.push((0,external_node_path_.join)(p, name));
+    }
+    return files;
+}
+/** Every finding of every file, with a stale generated workflow as an error when `checkWorkflow`. */
+async function lintManifests(files, checkWorkflow) {
+    const findings = [];
+    for (const file of files) {
+        const result = (0,lint/* lintText */.D)(file, await readManifest(file));
+        findings.push(...result.findings);
+        const stale = checkWorkflow && result.context && (await staleWorkflowFinding(file, result.context));
+        if (stale)
+            findings.push(stale);
+    }
+    return findings;
+}
+
 // EXTERNAL MODULE: ./lib/action/commands.js
 var commands = __nccwpck_require__(9350);
 // EXTERNAL MODULE: ./lib/action/report.js + 1 modules
@@ -9207,40 +9320,9 @@ var report = __nccwpck_require__(1854);
 
 
 
-
-
-
-
-
-async function manifests(paths) {
-    const files = [];
-    for (const p of paths) {
-        const st = await (0,promises_.stat)(p).catch(() => undefined);
-        if (!st) {
-            throw new errors/* UserError */.yo({
-                message: `input "manifests": ${p} does not exist`,
-                fix: 'give manifest files or directories holding them, relative to the repository root',
-            });
-        }
-        if (!st.isDirectory())
-            files.push(p);
-        else
-            for (const name of (await (0,promises_.readdir)(p)).sort())
-                if (/\.ya?ml$/.test(name))
-                    files.push((0,external_node_path_.join)(p, name));
-    }
-    return files;
-}
 async function runLint(settings) {
-    const files = await manifests(settings.manifests);
-    const findings = [];
-    for (const file of files) {
-        const result = (0,lint/* lintText */.D)(file, await readManifest(file));
-        findings.push(...result.findings);
-        const stale = settings['check-workflow'] && result.context && (await staleWorkflowFinding(file, result.context));
-        if (stale)
-            findings.push(stale);
-    }
+    const files = await manifestFiles(settings.manifests, 'input "manifests"');
+    const findings = await lintManifests(files, settings['check-workflow']);
     const errors = findings.filter((f) => f.severity === 'error').length;
     const warnings = findings.length - errors;
     (0,report/* annotate */.fz)(findings);
@@ -9270,8 +9352,8 @@ __nccwpck_require__.d(__webpack_exports__, {
 
 // EXTERNAL MODULE: external "node:path"
 var external_node_path_ = __nccwpck_require__(6760);
-// EXTERNAL MODULE: ./lib/lint/lint.js + 39 modules
-var lint = __nccwpck_require__(923);
+// EXTERNAL MODULE: ./lib/lint/lint.js + 40 modules
+var lint = __nccwpck_require__(44);
 ;// CONCATENATED MODULE: ./lib/queue/markdown.js
 /**
  * Text from logs, checks and manifests put into markdown (summaries, job summaries, check runs)
@@ -9571,7 +9653,7 @@ function formatProblem(p) {
 
 /***/ }),
 
-/***/ 923:
+/***/ 44:
 /***/ ((__unused_webpack___webpack_module__, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -16981,6 +17063,17 @@ function knownKeys(schema, path, data) {
     return new Set(objectsAt(schema, path, data).flatMap((d) => Object.keys(d.shape)));
 }
 
+;// CONCATENATED MODULE: ./lib/plan/executor-kinds.js
+const EXECUTOR_KINDS = {
+    local: { maxArraySize: () => Number.MAX_SAFE_INTEGER, defaultGpus: 0, pollSeconds: [0.1, 2], costlyPolls: false },
+    slurm: { maxArraySize: (c) => c.max_array_size ?? 1000, defaultGpus: 0, pollSeconds: [2, 30], costlyPolls: true },
+    'ssh-gpu': { maxArraySize: () => Number.MAX_SAFE_INTEGER, defaultGpus: 1, pollSeconds: [2, 30], costlyPolls: false },
+};
+/** The traits of a cluster's kind, typed for it. */
+function traitsOf(cluster) {
+    return EXECUTOR_KINDS[cluster.executor];
+}
+
 // EXTERNAL MODULE: ./lib/plan/definition.js + 1 modules
 var definition = __nccwpck_require__(9164);
 ;// CONCATENATED MODULE: ./lib/plan/smoke.js
@@ -17155,10 +17248,10 @@ function place(caps, forced, budget) {
 
 
 
+
 /** The largest array the executor takes in one submission. */
 function maxArraySize(manifest) {
-    const c = manifest.cluster;
-    return c.executor === 'slurm' ? (c.max_array_size ?? 1000) : Number.MAX_SAFE_INTEGER;
+    return traitsOf(manifest.cluster).maxArraySize(manifest.cluster);
 }
 function resourcesFor(manifest, phase, task) {
     const base = manifest.defaults?.resources ?? {};
@@ -17166,7 +17259,7 @@ function resourcesFor(manifest, phase, task) {
     const mem = (0,expand/* valueFor */.Xx)(own.mem ?? base.mem, task.values);
     const partition = own.partition ?? base.partition;
     return {
-        gpus: (0,expand/* valueFor */.Xx)(own.gpus ?? base.gpus, task.values) ?? (manifest.cluster.executor === 'ssh-gpu' ? 1 : 0),
+        gpus: (0,expand/* valueFor */.Xx)(own.gpus ?? base.gpus, task.values) ?? traitsOf(manifest.cluster).defaultGpus,
         cpus: (0,expand/* valueFor */.Xx)(own.cpus ?? base.cpus, task.values) ?? 1,
         ...(mem === undefined ? {} : { memBytes: (0,manifest_units/* parseSize */.DB)(mem) }),
         ...(partition === undefined ? {} : { partition }),

@@ -1,5 +1,5 @@
-/** What both entry points do around their work: a user error is annotated and fails the step; anything else is a bug. */
-import { UserError } from '../errors.js';
+/** What both entry points do around their work: a user error is annotated, and any failure fails the step. */
+import { classify } from '../app/errors.js';
 import * as core from './commands.js';
 import { annotate, problemFindings } from './report.js';
 
@@ -8,13 +8,10 @@ export async function entry(work: () => Promise<string | undefined>): Promise<vo
     const failure = await work();
     if (failure !== undefined) core.setFailed(failure);
   } catch (e) {
-    if (e instanceof UserError) {
-      annotate(problemFindings(e));
-      core.setFailed(e.message);
-    } else {
-      core.setFailed(
-        `internal error (a bug in campaign; please report it with this trace):\n${(e as Error).stack ?? String(e)}`,
-      );
-    }
+    const failure = classify(e);
+    if (failure.kind === 'user') {
+      annotate(problemFindings(failure.error));
+      core.setFailed(failure.error.message);
+    } else core.setFailed(failure.message);
   }
 }

@@ -12,11 +12,11 @@
 import * as core from '@actions/core';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { openExecutor, KEY_ENV, PASSPHRASE_ENV } from '../cli/executors.js';
-import { loadCampaign, type Campaign } from '../cli/load.js';
-import { summaryText } from '../cli/main.js';
-import { writePictures } from '../cli/pictures.js';
-import { renderPlanText } from '../cli/plan-table.js';
+import { openExecutor, sshSecretsFrom, type SshSecrets } from '../app/executors.js';
+import { loadCampaign, type Campaign } from '../app/load.js';
+import { driveCampaign, systemClock, type Clock } from '../app/drive.js';
+import { campaignSummary } from '../app/summary.js';
+import { renderPlanText } from '../app/plan-table.js';
 import { UserError } from '../errors.js';
 import { CampaignController, loadState } from '../exec/controller.js';
 import type { Executor } from '../exec/executor.js';
@@ -27,7 +27,7 @@ import { gateView, phaseTable } from '../queue/job-summary.js';
 import { PollPacer, pollLimits } from '../queue/poll.js';
 import { startScopedRun, type Scope } from '../queue/scope.js';
 import type { CampaignState } from '../queue/state.js';
-import { allCompleted, phaseCounts, renderSummary } from '../queue/summary.js';
+import { allCompleted, phaseCounts } from '../queue/summary.js';
 import type { GitHubServices } from './github/services.js';
 import { annotate, writeSummary } from './report.js';
 import type { MainSettings } from './settings.js';
@@ -39,24 +39,23 @@ export interface RunContext {
   tempDir: string;
   /** The commit the workflow runs (GITHUB_SHA): recorded with each attempt sent. */
   commit?: string;
-  /** Milliseconds now; tests may drive it. */
-  now?: () => number;
-  /** Waits between passes; tests may shorten it. */
-  sleep?: (ms: number) => Promise<void>;
+  /** The clock between passes; tests may drive it. */
+  clock?: Clock;
 }
 
 /** Runs one command; returns a failure message for the step, or undefined when it succeeded. */
 export async function run(s: MainSettings, services: GitHubServices, ctx: RunContext): Promise<string | undefined> {
-  // Masked before anything could print them; the executor reads them from the environment.
-  for (const [value, env] of [
-    [s['ssh-key'], KEY_ENV],
-    [s['ssh-passphrase'], PASSPHRASE_ENV],
-  ] as const) {
+  // Masked before anything could print them; handed to the executor, never put in process.env.
+  for (const value of [s['ssh-key'], s['ssh-passphrase']]) {
     if (value === undefined) continue;
     core.setSecret(value);
     for (const line of value.split('\n')) if (line.trim().length > 8) core.setSecret(line.trim());
-    process.env[env] = value;
   }
+  const ssh: SshSecrets = {
+    ...sshSecretsFrom(process.env),
+    ...(s['ssh-key'] === undefined ? {} : { key: s['ssh-key'] }),
+    ...(s['ssh-passphrase'] === undefined ? {} : { passphrase: s['ssh-passphrase'] }),
+  };
   const loaded = await loadCampaign(s.manifest, s['state-dir']);
   // The runner's temp directory, not the checkout: the state must not end up in a commit.
   const c = s['state-dir']
@@ -75,11 +74,11 @@ export async function run(s: MainSettings, services: GitHubServices, ctx: RunCon
       core.setOutput('gpu-hours', c.plan.phases.reduce((n, p) => n + p.gpuHours + p.smokeGpuHours, 0).toFixed(2));
       return undefined;
     case 'advance':
-      return advance(s, c, services, ctx);
+      return advance(s, c, services, ctx, ssh);
     case 'gate':
       return gate(s.phase!, c, services);
     case 'summary':
-      return summary(c, services);
+      return summary(c, services, ssh);
   }
 }
 
@@ -94,10 +93,10 @@ async function advance(
   c: Campaign,
   services: GitHubServices,
   ctx: RunContext,
+  ssh: SshSecrets,
 ): Promise<string | undefined> {
-  const now = ctx.now ?? Date.now;
-  const sleep = ctx.sleep ?? ((ms: number) => new Promise<void>((r) => setTimeout(r, ms)));
-  const deadline = now() + s.budget * 1000;
+  const clock = ctx.clock ?? systemClock;
+  const deadline = clock.now() + s.budget * 1000;
   const scope: Scope = { ...(s.phase === undefined ? {} : { phase: s.phase }), stage: s.stage };
   await restore(c, services);
   const store = new FileStateStore(c.stateDir, { onWarning: (m) => core.warning(m) });
@@ -106,18 +105,17 @@ async function advance(
   let passes = 0;
   // A cancelled job gets SIGINT, then SIGTERM, seconds before it is killed: stop after the
   // current pass and save, instead of losing what this job did.
-  let cancelled = false;
-  let wake = (): void => {};
+  const cancelling = new AbortController();
   const cancel = (): void => {
-    cancelled = true;
-    core.warning('the job is being cancelled: saving the state after this pass');
-    wake();
+    if (!cancelling.signal.aborted) core.warning('the job is being cancelled: saving the state after this pass');
+    cancelling.abort();
   };
   process.on('SIGINT', cancel);
   process.on('SIGTERM', cancel);
   try {
     const loaded = await loadState(store, c.manifest.campaign, new Date().toISOString());
     const opened = await openExecutor(c, {
+      ssh,
       since: () => loaded.created,
       warn: (m) => core.warning(m),
       checkCluster: true,
@@ -141,28 +139,27 @@ async function advance(
     let state = startScopedRun(reconciled.state, plan, scope, {
       retryFailed: s['retry-failed'],
       keepChanged,
-      now: new Date(now()).toISOString(),
+      now: new Date(clock.now()).toISOString(),
     });
     if (keepChanged) await controller.recordProvenance(state, keptTasks(changes));
     const pacer = new PollPacer(plan, pollLimits(c.manifest.cluster.executor));
-    let atRest = false;
-    for (;;) {
-      const r = await controller.pass(state);
-      passes++;
-      state = r.state;
-      atRest = r.atRest;
-      if (atRest || cancelled || now() >= deadline) break;
-      const until = Math.min(now() + pacer.next(state, now()) * 1000, deadline);
-      const woken = new Promise<void>((r) => (wake = r)); // a cancel during the compaction skips the wait
-      await store.compactIfDue(); // in the wait, so that no pass pays for it
-      await Promise.race([sleep(Math.max(0, until - now())), woken]);
-    }
+    const driven = await driveCampaign(state, {
+      controller,
+      store,
+      pacer,
+      clock,
+      deadline,
+      signal: cancelling.signal,
+      onPass: () => passes++,
+    });
+    state = driven.state;
+    const atRest = driven.atRest;
     // The summary travels in the state artifact too: a download that reads without the run's page.
     const markdown = await summaryMarkdown(c, plan, state, executor);
     await writeFile(join(c.stateDir, 'summary.md'), markdown);
     const saved = (await services.state.save(c.manifest.campaign, c.stateDir, ctx.job)).name;
     core.setOutput('state-artifact', saved);
-    const handOver = !atRest && !cancelled && s.handover === 'dispatch';
+    const handOver = !atRest && !cancelling.signal.aborted && s.handover === 'dispatch';
     if (handOver) {
       // No inputs: a calling workflow may declare none, and GitHub refuses inputs it does not declare.
       await services.handover.dispatchAgain({});
@@ -219,12 +216,12 @@ async function gate(phase: string, c: Campaign, services: GitHubServices): Promi
   return view.conclusion === 'success' ? undefined : `the smoke gate of ${phase} did not pass: ${view.title}`;
 }
 
-async function summary(c: Campaign, services: GitHubServices): Promise<string | undefined> {
+async function summary(c: Campaign, services: GitHubServices, ssh: SshSecrets): Promise<string | undefined> {
   const state = await restore(c, services);
   let executor: Executor | undefined;
   try {
     executor = (
-      await openExecutor(c, { since: () => state.created, warn: (m) => core.warning(m), checkCluster: false })
+      await openExecutor(c, { ssh, since: () => state.created, warn: (m) => core.warning(m), checkCluster: false })
     ).executor;
   } catch (e) {
     core.warning(`no log tails in the summary: the cluster could not be reached (${(e as Error).message})`);
@@ -246,11 +243,7 @@ async function summaryMarkdown(
   state: CampaignState,
   executor: Executor | undefined,
 ): Promise<string> {
-  const pictures = await writePictures(c.stateDir, plan, state);
-  const body = executor
-    ? await summaryText(plan, executor, state, pictures)
-    : renderSummary({ plan, state, tails: new Map(), pictures });
-  return `${phaseTable(plan, state)}\n${body}`;
+  return `${phaseTable(plan, state)}\n${await campaignSummary(plan, state, executor, c.stateDir)}`;
 }
 
 /** The job summary and outputs; a failure message when a phase in scope failed or is blocked. */

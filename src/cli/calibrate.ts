@@ -6,7 +6,7 @@ import { patchManifest, unifiedDiff } from '../calibrate/patch.js';
 import { renderCalibration } from '../calibrate/report.js';
 import type { Executor } from '../exec/executor.js';
 import type { CampaignState } from '../queue/state.js';
-import { readManifest, type Campaign } from './load.js';
+import { readManifest, type Campaign } from '../app/load.js';
 
 /** The attempts calibration can learn from, with the text their phase's progress is read from. */
 async function samples(c: Campaign, executor: Executor, state: CampaignState): Promise<Sample[]> {

@@ -1,5 +1,5 @@
 /** The `campaign` command. */
-import { mkdir, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { dirname, join, relative, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { z } from 'zod';
@@ -7,119 +7,169 @@ import { UserError } from '../errors.js';
 import { CampaignController, loadState } from '../exec/controller.js';
 import type { Executor } from '../exec/executor.js';
 import { FileStateStore } from '../exec/store/file-store.js';
-import { LinkError } from '../exec/transport/transport.js';
-import { formatFinding, lintText } from '../lint/lint.js';
+import { formatFinding } from '../lint/lint.js';
 import { manifest as manifestSchema } from '../manifest/schema.js';
+import { closest } from '../manifest/suggest.js';
 import { PollPacer, pollLimits } from '../queue/poll.js';
 import { emptyState, type CampaignState } from '../queue/state.js';
 import { diskFullTasks, startRun } from '../queue/transition.js';
-import { allCompleted, phaseCounts, progressLine, renderSummary } from '../queue/summary.js';
-import type { Plan } from '../plan/plan.js';
+import { allCompleted, phaseCounts, progressLine } from '../queue/summary.js';
 import { runCalibrate } from './calibrate.js';
-import { openExecutor } from './executors.js';
-import { writePictures } from './pictures.js';
-import { loadCampaign, readManifest, type Campaign } from './load.js';
-import { renderPlanJson, renderPlanText } from './plan-table.js';
-import { DEFAULT_OPTIONS, staleWorkflowFinding, workflowTarget } from './workflow-file.js';
+import { openExecutor, sshSecretsFrom } from '../app/executors.js';
+import { driveCampaign, systemClock } from '../app/drive.js';
+import { classify } from '../app/errors.js';
+import { campaignSummary } from '../app/summary.js';
+import { lintManifests, manifestFiles } from '../app/lint-files.js';
+import { loadCampaign, type Campaign } from '../app/load.js';
+import { renderPlanJson, renderPlanText } from '../app/plan-table.js';
+import { DEFAULT_OPTIONS, workflowTarget } from '../app/workflow-file.js';
 import { renderWorkflow } from '../workflow/render.js';
 import { Progress } from './progress.js';
 import { manifestCommit } from './git.js';
 import { readProvenance, renderProvenance, workdirPath } from './provenance.js';
 import { definitionChangeLine, definitionChanges, keptTasks } from '../queue/definition-changes.js';
-import { provenanceIndex } from '../queue/provenance.js';
 import { asideDir } from '../render/set-aside.js';
 
-const USAGE = `usage: campaign <command> [options]
+/** A command: its synopsis, what it does and its options (for `campaign help` and `--help`), and how it runs. */
+interface Command {
+  synopsis: string;
+  help: string;
+  run(argv: string[]): Promise<number>;
+}
 
-  lint FILE...        check manifests: file:line:col: severity rule: message
-                      --format text|json   --strict (warnings fail too)
-                      --format text|json
-  plan FILE           show phases, strata, arrays, walltimes with their arithmetic, and
-                      which tasks a changed definition runs again   --state-dir DIR
-  run FILE            drive the campaign to its end (resumes where it stopped; a task
-                      whose definition changed runs again, and the run says so first)
-                      --state-dir DIR   --poll SECONDS (longest wait between passes)
-                      --retry-failed (run failed tasks and failed smoke stages again)
-                      --keep-changed (keep the results of tasks whose definition
-                      changed, recording that choice in their provenance)
-                      --fresh (start over: the earlier state, attempts and outputs
-                      are moved aside, never deleted, never adopted)
-  status FILE         the stored state per phase   --state-dir DIR
-  cancel FILE         stop the campaign's running tasks (each one's whole process group)
-                      and record them cancelled; for when no \`run\` drives it
-                      --state-dir DIR
-  summary FILE        markdown summary   --state-dir DIR   --out FILE (and the pictures
-                      and provenance.jsonl beside it)
-  provenance FILE PATH...
-                      what made each output: the record beside it (campaign, task,
-                      values, definition, attempt, job, node, GPUs, times, commit)
-                      --state-dir DIR   --format text|json
-  calibrate FILE      measured seconds per unit per stratum against the declared rates,
-                      headroom, the walltime the planner would now choose; writes the
-                      cost sections' patch to calibrate.patch in the state dir
-                      --state-dir DIR   --write (apply it to FILE)   --format text|json
-  workflow FILE       write the GitHub Actions workflow for a manifest to
-                      .github/workflows/campaign-NAME.yml   --uses OWNER/REPO@REF
-                      --branch NAME   --budget DURATION   --environment NAME
-                      --runs-on LABEL   --handover dispatch|none   --stdout
-  schema              the manifest's JSON Schema
+const COMMANDS: Record<string, Command> = {
+  lint: {
+    synopsis: 'lint FILE|DIR...',
+    help: `check manifests (and the .yml files of each directory): file:line:col: severity rule: message
+--format text|json   --strict (warnings fail too)`,
+    run: lint,
+  },
+  plan: {
+    synopsis: 'plan FILE',
+    help: `show phases, strata, arrays, walltimes with their arithmetic, and which tasks a changed
+definition runs again   --state-dir DIR   --format text|json`,
+    run: plan,
+  },
+  run: {
+    synopsis: 'run FILE',
+    help: `drive the campaign to its end (resumes where it stopped; a task whose definition changed
+runs again, and the run says so first)
+--state-dir DIR   --poll SECONDS (longest wait between passes)
+--retry-failed (run failed tasks and failed smoke stages again)
+--keep-changed (keep the results of tasks whose definition changed, recording that choice in
+their provenance)
+--fresh (start over: the earlier state, attempts and outputs are moved aside, never deleted,
+never adopted)`,
+    run,
+  },
+  status: {
+    synopsis: 'status FILE',
+    help: 'the stored state per phase, and the tasks that stopped   --state-dir DIR   --format text|json',
+    run: status,
+  },
+  cancel: {
+    synopsis: 'cancel FILE',
+    help: `stop the campaign's running tasks (each one's whole process group) and record them
+cancelled; for when no \`run\` drives it   --state-dir DIR`,
+    run: cancel,
+  },
+  summary: {
+    synopsis: 'summary FILE',
+    help: 'markdown summary   --state-dir DIR   --out FILE (and the pictures and provenance.jsonl beside it)',
+    run: summary,
+  },
+  provenance: {
+    synopsis: 'provenance FILE PATH...',
+    help: `what made each output: the record beside it (campaign, task, values, definition, attempt,
+job, node, GPUs, times, commit)   --state-dir DIR   --format text|json`,
+    run: provenance,
+  },
+  calibrate: {
+    synopsis: 'calibrate FILE',
+    help: `measured seconds per unit per stratum against the declared rates, headroom, the walltime
+the planner would now choose; writes the cost sections' patch to calibrate.patch in the state dir
+--state-dir DIR   --write (apply it to FILE)   --format text|json`,
+    run: calibrateCommand,
+  },
+  workflow: {
+    synopsis: 'workflow FILE',
+    help: `write the GitHub Actions workflow for a manifest to .github/workflows/campaign-NAME.yml
+--uses OWNER/REPO@REF   --branch NAME   --budget DURATION   --environment NAME
+--runs-on LABEL   --handover dispatch|none   --stdout`,
+    run: workflow,
+  },
+  schema: {
+    synopsis: 'schema',
+    help: "the manifest's JSON Schema",
+    run: async () => {
+      process.stdout.write(JSON.stringify(jsonSchema(), null, 2) + '\n');
+      return EXIT.ok;
+    },
+  },
+};
 
-Exit status: 0 success (run: every task completed), 1 lint errors or an incomplete
+const EXIT_STATUS = `Exit status: 0 success (run: every task completed), 1 lint errors or an incomplete
 campaign, 2 a usage or input error, 3 a bug in campaign.`;
+
+const indent = (text: string, by: number): string =>
+  text
+    .split('\n')
+    .map((l) => ' '.repeat(by) + l)
+    .join('\n');
+
+function usage(): string {
+  const lines = Object.values(COMMANDS).map((c) => `  ${c.synopsis}\n${indent(c.help, 6)}`);
+  return `usage: campaign <command> [options]   (campaign <command> --help, campaign --version)\n\n${lines.join('\n')}\n\n${EXIT_STATUS}`;
+}
+
+function commandHelp(c: Command): string {
+  return `usage: campaign ${c.synopsis} [options]\n\n${c.help}\n\n${EXIT_STATUS}`;
+}
+
+/** The version in the package.json beside the built code; "unknown" where there is none. */
+async function version(): Promise<string> {
+  try {
+    const pkg = JSON.parse(await readFile(new URL('../../package.json', import.meta.url), 'utf8')) as {
+      version?: string;
+    };
+    return pkg.version ?? 'unknown';
+  } catch {
+    return 'unknown';
+  }
+}
 
 /** Exit statuses. */
 const EXIT = { ok: 0, incomplete: 1, user: 2, bug: 3 } as const;
 
 export async function main(argv: string[]): Promise<number> {
-  const [command, ...rest] = argv;
+  const [name, ...rest] = argv;
   try {
-    switch (command) {
-      case 'lint':
-        return await lint(rest);
-      case 'plan':
-        return await plan(rest);
-      case 'run':
-        return await run(rest);
-      case 'status':
-        return await status(rest);
-      case 'cancel':
-        return await cancel(rest);
-      case 'summary':
-        return await summary(rest);
-      case 'provenance':
-        return await provenance(rest);
-      case 'calibrate':
-        return await calibrateCommand(rest);
-      case 'workflow':
-        return await workflow(rest);
-      case 'schema':
-        process.stdout.write(JSON.stringify(jsonSchema(), null, 2) + '\n');
-        return EXIT.ok;
-      case undefined:
-      case '-h':
-      case '--help':
-      case 'help':
-        process.stdout.write(USAGE + '\n');
-        return command === undefined ? EXIT.user : EXIT.ok;
-      default:
-        throw new UserError({ message: `unknown command "${command}"`, fix: 'run `campaign help`' });
+    if (name === undefined || name === '-h' || name === '--help' || name === 'help') {
+      const about = name === 'help' && rest[0] !== undefined ? COMMANDS[rest[0]] : undefined;
+      process.stdout.write((about ? commandHelp(about) : usage()) + '\n');
+      return name === undefined ? EXIT.user : EXIT.ok;
     }
+    if (name === '--version' || name === '-V' || name === 'version') {
+      process.stdout.write(`campaign ${await version()}\n`);
+      return EXIT.ok;
+    }
+    const command = Object.hasOwn(COMMANDS, name) ? COMMANDS[name] : undefined;
+    if (!command) {
+      const near = closest(name, Object.keys(COMMANDS));
+      throw new UserError({
+        message: `unknown command "${name}"${near ? `; did you mean "${near}"?` : ''}`,
+        fix: near ? `campaign ${near} ${rest.join(' ')}`.trim() : 'run `campaign help` for the commands',
+      });
+    }
+    if (rest.includes('--help') || rest.includes('-h')) {
+      process.stdout.write(commandHelp(command) + '\n');
+      return EXIT.ok;
+    }
+    return await command.run(rest);
   } catch (e) {
-    if (e instanceof UserError) {
-      process.stderr.write(`campaign: ${e.message}\n`);
-      return EXIT.user;
-    }
-    // Outside a pass (opening the executor, the summary) a failed link is not a bug either.
-    if (e instanceof LinkError) {
-      process.stderr.write(
-        `campaign: ${e.message} (fix: check the connection to the cluster and run the command again)\n`,
-      );
-      return EXIT.user;
-    }
-    process.stderr.write(
-      `campaign: internal error (a bug; please report it with this trace):\n${(e as Error).stack ?? String(e)}\n`,
-    );
-    return EXIT.bug;
+    const failure = classify(e);
+    process.stderr.write(`campaign: ${failure.kind === 'user' ? failure.error.message : failure.message}\n`);
+    return failure.kind === 'bug' ? EXIT.bug : EXIT.user;
   }
 }
 
@@ -127,16 +177,30 @@ export function jsonSchema(): unknown {
   return z.toJSONSchema(manifestSchema, { io: 'input', unrepresentable: 'any' });
 }
 
-function args(argv: string[], options: Record<string, { type: 'string' | 'boolean' }>, minFiles = 1) {
+/**
+ * The options and files of a command. `files` is how many positionals it takes: one (a
+ * manifest), or at least `min` when `many` (lint's manifests, provenance's paths).
+ */
+function args(
+  argv: string[],
+  options: Record<string, { type: 'string' | 'boolean' }>,
+  files: { min: number; many: boolean } = { min: 1, many: false },
+) {
   let parsed;
   try {
     parsed = parseArgs({ args: argv, options, allowPositionals: true, strict: true });
   } catch (e) {
-    throw new UserError({ message: (e as Error).message, fix: 'run `campaign help`' });
+    throw new UserError({ message: (e as Error).message, fix: 'run `campaign <command> --help`' });
   }
-  if (parsed.positionals.length < minFiles)
+  const given = parsed.positionals;
+  if (given.length < files.min)
     throw new UserError({ message: 'no manifest given', fix: 'campaign <command> campaigns/NAME.yml' });
-  return { values: parsed.values as Record<string, string | boolean | undefined>, files: parsed.positionals };
+  if (!files.many && given.length > files.min)
+    throw new UserError({
+      message: `this command takes one manifest; also given: ${given.slice(files.min).join(' ')}`,
+      fix: 'run it once per manifest',
+    });
+  return { values: parsed.values as Record<string, string | boolean | undefined>, files: given };
 }
 
 function format(v: string | boolean | undefined): 'text' | 'json' {
@@ -145,15 +209,13 @@ function format(v: string | boolean | undefined): 'text' | 'json' {
 }
 
 async function lint(argv: string[]): Promise<number> {
-  const { values, files } = args(argv, { format: { type: 'string' }, strict: { type: 'boolean' } });
+  const { values, files } = args(
+    argv,
+    { format: { type: 'string' }, strict: { type: 'boolean' } },
+    { min: 1, many: true },
+  );
   const fmt = format(values.format);
-  const all = [];
-  for (const f of files) {
-    const result = lintText(f, await readManifest(f));
-    all.push(...result.findings);
-    const stale = result.context && (await staleWorkflowFinding(f, result.context));
-    if (stale) all.push(stale);
-  }
+  const all = await lintManifests(await manifestFiles(files, 'lint'), true);
   if (fmt === 'json') process.stdout.write(JSON.stringify(all, null, 2) + '\n');
   else for (const f of all) process.stdout.write(formatFinding(f) + '\n');
   const failing = all.some((f) => f.severity === 'error' || (values.strict === true && f.severity === 'warning'));
@@ -187,6 +249,10 @@ const warn = (m: string): void => {
   process.stderr.write(`campaign: warning: ${m}\n`);
 };
 
+/** The campaign's executor, with the SSH key and passphrase the environment gives. */
+const openFor = (c: Campaign, since: () => string, checkCluster: boolean) =>
+  openExecutor(c, { ssh: sshSecretsFrom(process.env), since, warn, checkCluster });
+
 async function run(argv: string[]): Promise<number> {
   const { values, files } = args(argv, {
     'state-dir': { type: 'string' },
@@ -216,7 +282,7 @@ async function run(argv: string[]): Promise<number> {
   let executor: Executor | undefined;
   try {
     let loaded = await loadState(store, c.manifest.campaign, new Date().toISOString());
-    const opened = await openExecutor(c, { since: () => loaded.created, warn, checkCluster: true });
+    const opened = await openFor(c, () => loaded.created, true);
     executor = opened.executor;
     if (values.fresh === true) loaded = await startFresh(c, store, executor, loaded);
     const plan = opened.plan;
@@ -243,23 +309,14 @@ async function run(argv: string[]): Promise<number> {
     });
     if (keepChanged) await controller.recordProvenance(state, keptTasks(changes));
     const pacer = new PollPacer(plan, pollLimits(c.manifest.cluster.executor, maxPoll));
-    for (;;) {
-      const r = await controller.pass(state);
-      state = r.state;
-      progress.update(state);
-      if (r.atRest) break;
-      const from = Date.now();
-      const wait = pacer.next(state, from) * 1000;
-      await store.compactIfDue(); // in the wait, so that no pass pays for it
-      await new Promise((res) => setTimeout(res, wait - (Date.now() - from)));
-    }
-    const text = await summaryText(
-      plan,
-      executor,
-      state,
-      await writePictures(c.stateDir, plan, state),
-      await writeProvenanceIndex(c.stateDir, plan, state),
-    );
+    ({ state } = await driveCampaign(state, {
+      controller,
+      store,
+      pacer,
+      clock: systemClock,
+      onPass: (s) => progress.update(s),
+    }));
+    const text = await campaignSummary(plan, state, executor, c.stateDir);
     await writeFile(join(c.stateDir, 'summary.md'), text);
     process.stdout.write('\n' + text);
     const full = diskFullTasks(state);
@@ -292,7 +349,7 @@ async function cancel(argv: string[]): Promise<number> {
   let executor: Executor | undefined;
   try {
     const state = await loadState(store, c.manifest.campaign, new Date().toISOString());
-    executor = (await openExecutor(c, { since: () => state.created, warn, checkCluster: false })).executor;
+    executor = (await openFor(c, () => state.created, false)).executor;
     const controller = new CampaignController({ manifest: c.manifest, plan: c.plan, executor, store });
     // The grace between SIGTERM and SIGKILL is 10 s; the rest is for the marker to be seen.
     const r = await controller.cancel(state, 60_000);
@@ -309,46 +366,25 @@ async function cancel(argv: string[]): Promise<number> {
 }
 
 async function status(argv: string[]): Promise<number> {
-  const { values, files } = args(argv, { 'state-dir': { type: 'string' } });
+  const { values, files } = args(argv, { 'state-dir': { type: 'string' }, format: { type: 'string' } });
+  const fmt = format(values.format);
   const c = await loadCampaign(files[0]!, values['state-dir'] as string | undefined);
   const state = await storedState(c);
-  for (const counts of phaseCounts(c.plan, state)) process.stdout.write(progressLine(counts) + '\n');
+  const counts = phaseCounts(c.plan, state);
   const stopped = Object.entries(state.tasks).filter(([, t]) => t.status === 'failed' || t.status === 'stuck');
-  for (const [id, t] of stopped.slice(0, 20)) process.stdout.write(`  ${id}: ${t.reason ?? t.status}\n`);
-  if (stopped.length > 20) process.stdout.write(`  … and ${stopped.length - 20} more (campaign summary lists them)\n`);
+  if (fmt === 'json') {
+    const tasks = stopped.map(([id, t]) => ({ id, status: t.status, ...(t.reason ? { reason: t.reason } : {}) }));
+    process.stdout.write(
+      JSON.stringify({ phases: counts, stopped: tasks, complete: allCompleted(c.plan, state) }, null, 2) + '\n',
+    );
+  } else {
+    for (const phase of counts) process.stdout.write(progressLine(phase) + '\n');
+    for (const [id, t] of stopped.slice(0, 20)) process.stdout.write(`  ${id}: ${t.reason ?? t.status}\n`);
+    if (stopped.length > 20)
+      process.stdout.write(`  … and ${stopped.length - 20} more (campaign summary lists them)\n`);
+  }
   return allCompleted(c.plan, state) ? EXIT.ok : EXIT.incomplete;
 }
-
-export async function summaryText(
-  plan: Plan,
-  executor: Executor,
-  state: CampaignState,
-  pictures: readonly { file: string; caption: string }[] = [],
-  provenance?: string,
-): Promise<string> {
-  const tails = new Map<string, string>();
-  for (const p of plan.phases) {
-    for (const t of [...p.smoke, ...p.tasks]) {
-      const s = state.tasks[t.id];
-      const last = s?.attempts[s.attempts.length - 1];
-      if (last && (s.status === 'failed' || s.status === 'stuck') && tails.size < 50) {
-        tails.set(t.id, (await executor.readLog(t, last)).split('\n').slice(-20).join('\n'));
-      }
-    }
-  }
-  return renderSummary({ plan, state, tails, pictures, ...(provenance === undefined ? {} : { provenance }) });
-}
-
-/** The campaign's provenance index beside a summary in `dir`; its file name, or undefined when it holds no record. */
-export async function writeProvenanceIndex(dir: string, plan: Plan, state: CampaignState): Promise<string | undefined> {
-  const index = provenanceIndex(plan, state);
-  if (index === '') return undefined;
-  await mkdir(dir, { recursive: true });
-  await writeFile(join(dir, PROVENANCE_INDEX), index);
-  return PROVENANCE_INDEX;
-}
-
-const PROVENANCE_INDEX = 'provenance.jsonl';
 
 const note = (m: string): void => {
   process.stderr.write(`campaign: ${m}\n`);
@@ -388,14 +424,12 @@ async function summary(argv: string[]): Promise<number> {
   const { values, files } = args(argv, { 'state-dir': { type: 'string' }, out: { type: 'string' } });
   const c = await loadCampaign(files[0]!, values['state-dir'] as string | undefined);
   const state = await storedState(c);
-  const { executor } = await openExecutor(c, { since: () => state.created, warn, checkCluster: false });
+  const { executor } = await openFor(c, () => state.created, false);
   try {
     // The pictures go next to a summary written to a file, where its links find them.
     const out = typeof values.out === 'string' ? values.out : undefined;
     const beside = out === undefined ? undefined : dirname(resolve(out));
-    const pics = beside === undefined ? [] : await writePictures(beside, c.plan, state);
-    const index = beside === undefined ? undefined : await writeProvenanceIndex(beside, c.plan, state);
-    const text = await summaryText(c.plan, executor, state, pics, index);
+    const text = await campaignSummary(c.plan, state, executor, beside);
     if (out !== undefined) await writeFile(out, text);
     else process.stdout.write(text);
   } finally {
@@ -406,11 +440,15 @@ async function summary(argv: string[]): Promise<number> {
 
 /** `campaign provenance FILE PATH...`: what made each output, from the record beside it. */
 async function provenance(argv: string[]): Promise<number> {
-  const { values, files } = args(argv, { 'state-dir': { type: 'string' }, format: { type: 'string' } }, 2);
+  const { values, files } = args(
+    argv,
+    { 'state-dir': { type: 'string' }, format: { type: 'string' } },
+    { min: 2, many: true },
+  );
   const fmt = format(values.format);
   const c = await loadCampaign(files[0]!, values['state-dir'] as string | undefined);
   const state = await storedState(c);
-  const { executor } = await openExecutor(c, { since: () => state.created, warn, checkCluster: false });
+  const { executor } = await openFor(c, () => state.created, false);
   let missing = 0;
   try {
     for (const asked of files.slice(1)) {
@@ -480,7 +518,7 @@ async function calibrateCommand(argv: string[]): Promise<number> {
   const fmt = format(values.format);
   const c = await loadCampaign(files[0]!, values['state-dir'] as string | undefined);
   const state = await storedState(c);
-  const { executor } = await openExecutor(c, { since: () => state.created, warn, checkCluster: false });
+  const { executor } = await openFor(c, () => state.created, false);
   try {
     const r = await runCalibrate(c, executor, state, { write: values.write === true });
     if (fmt === 'json') process.stdout.write(JSON.stringify({ ...r.calibration, diff: r.diff }, null, 2) + '\n');

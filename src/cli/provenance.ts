@@ -5,7 +5,7 @@ import type { Executor } from '../exec/executor.js';
 import { containedPath } from '../manifest/expand.js';
 import { provenancePath, provenanceSchema, type Provenance } from '../queue/provenance.js';
 import { definitionOf, type CampaignState } from '../queue/state.js';
-import { localWorkdir, type Campaign } from './load.js';
+import { localWorkdir, type Campaign } from '../app/load.js';
 
 /**
  * An output path as the workdir knows it. On this machine (the local executor, or a cluster

@@ -2,6 +2,7 @@
  * The Plan: a plain value saying, per phase, which tasks run in which array, with what
  * resources and walltime, and which of them form the smoke stage.
  */
+import { traitsOf } from './executor-kinds.js';
 import {
   asSmoke,
   dependsOn,
@@ -62,8 +63,7 @@ export interface Plan {
 
 /** The largest array the executor takes in one submission. */
 export function maxArraySize(manifest: Manifest): number {
-  const c = manifest.cluster;
-  return c.executor === 'slurm' ? (c.max_array_size ?? 1000) : Number.MAX_SAFE_INTEGER;
+  return traitsOf(manifest.cluster).maxArraySize(manifest.cluster);
 }
 
 export function resourcesFor(manifest: Manifest, phase: Phase, task: TaskSpec): TaskResources {
@@ -72,7 +72,7 @@ export function resourcesFor(manifest: Manifest, phase: Phase, task: TaskSpec): 
   const mem = valueFor<string | number>(own.mem ?? base.mem, task.values);
   const partition = own.partition ?? base.partition;
   return {
-    gpus: valueFor<number>(own.gpus ?? base.gpus, task.values) ?? (manifest.cluster.executor === 'ssh-gpu' ? 1 : 0),
+    gpus: valueFor<number>(own.gpus ?? base.gpus, task.values) ?? traitsOf(manifest.cluster).defaultGpus,
     cpus: valueFor<number>(own.cpus ?? base.cpus, task.values) ?? 1,
     ...(mem === undefined ? {} : { memBytes: parseSize(mem)! }),
     ...(partition === undefined ? {} : { partition }),

@@ -7,6 +7,7 @@
  * looked at soon, then less and less often. Processes that are free to look at (no scheduler)
  * are looked at again soon after anything changed, less often while nothing does.
  */
+import { EXECUTOR_KINDS, type ExecutorKind } from '../plan/executor-kinds.js';
 import type { Plan } from '../plan/plan.js';
 import type { CampaignState } from './state.js';
 import { phaseCounts } from './summary.js';
@@ -104,12 +105,9 @@ function dueTimes(state: CampaignState, plan: Plan, expected: ReadonlyMap<string
   return due;
 }
 
-/**
- * The limits for an executor: Slurm is a scheduler; local processes are looked at often, an SSH
- * GPU server less often (each look is a round trip). `maxSeconds` overrides the longest wait.
- */
-export function pollLimits(executor: 'local' | 'slurm' | 'ssh-gpu', maxSeconds?: number): PollLimits {
-  const [min, max] = executor === 'local' ? [0.1, 2] : [2, 30];
-  const longest = maxSeconds ?? max;
-  return { costly: executor === 'slurm', minSeconds: Math.min(min, longest), maxSeconds: longest };
+/** The limits for an executor kind (its traits); `maxSeconds` overrides the longest wait. */
+export function pollLimits(executor: ExecutorKind, maxSeconds?: number): PollLimits {
+  const { pollSeconds, costlyPolls } = EXECUTOR_KINDS[executor];
+  const longest = maxSeconds ?? pollSeconds[1];
+  return { costly: costlyPolls, minSeconds: Math.min(pollSeconds[0], longest), maxSeconds: longest };
 }

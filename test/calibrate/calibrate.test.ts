@@ -215,7 +215,7 @@ describe('cost.progress in the schema', () => {
     } catch (e) {
       expect(e).toBeInstanceOf(UserError);
       expect((e as UserError).message).toMatch(
-        /^x\.yml:21:\d+: phases\.0\.cost\.progress\.log: not a valid regular expression/,
+        /^x\.yml:21:\d+: phases\.0\.cost\.progress\.log: not a regular expression campaign can match: missing closing \)/,
       );
     }
   });

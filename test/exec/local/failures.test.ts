@@ -6,7 +6,7 @@
 import { mkdir, readFile, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadCampaign, localWorkdir, type Campaign } from '../../../src/cli/load.js';
+import { loadCampaign, localWorkdir, type Campaign } from '../../../src/app/load.js';
 import type { ActiveAttempt } from '../../../src/exec/executor.js';
 import { LocalExecutor } from '../../../src/exec/local/local-executor.js';
 import type { Submission, TaskEvent } from '../../../src/queue/events.js';

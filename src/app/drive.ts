@@ -1,0 +1,66 @@
+/**
+ * The loop that drives a campaign, for both front ends: a controller pass, then a wait the
+ * pacer chooses (the state file compacted during it), until the campaign is at rest, the
+ * deadline passes or the signal asks to stop. The clock is a parameter, so tests drive it.
+ */
+import type { CampaignState } from '../queue/state.js';
+
+export interface Clock {
+  /** Milliseconds. */
+  now(): number;
+  /** Resolves after `ms`, or at once when `signal` aborts. */
+  sleep(ms: number, signal?: AbortSignal): Promise<void>;
+}
+
+export const systemClock: Clock = {
+  now: () => Date.now(),
+  sleep: (ms, signal) =>
+    new Promise<void>((resolve) => {
+      if (signal?.aborted) return resolve();
+      const done = (): void => {
+        clearTimeout(timer);
+        signal?.removeEventListener('abort', done);
+        resolve();
+      };
+      const timer = setTimeout(done, ms);
+      signal?.addEventListener('abort', done, { once: true });
+    }),
+};
+
+export interface DriveParts {
+  controller: { pass(state: CampaignState): Promise<{ state: CampaignState; atRest: boolean }> };
+  store: { compactIfDue(): Promise<unknown> };
+  /** Seconds to wait before the next pass. */
+  pacer: { next(state: CampaignState, nowMs: number): number };
+  clock: Clock;
+  /** No pass starts after this moment (on the clock); a wait ends at it. */
+  deadline?: number;
+  /** When aborted, the loop ends after the pass under way, without waiting. */
+  signal?: AbortSignal;
+  /** After each pass (the live display). */
+  onPass?: (state: CampaignState) => void;
+}
+
+export interface Driven {
+  state: CampaignState;
+  atRest: boolean;
+  passes: number;
+}
+
+export async function driveCampaign(start: CampaignState, parts: DriveParts): Promise<Driven> {
+  const { controller, store, pacer, clock, deadline = Infinity, signal } = parts;
+  let state = start;
+  let passes = 0;
+  for (;;) {
+    const r = await controller.pass(state);
+    passes++;
+    state = r.state;
+    parts.onPass?.(state);
+    if (r.atRest || signal?.aborted || clock.now() >= deadline) return { state, atRest: r.atRest, passes };
+    const from = clock.now();
+    const until = Math.min(from + pacer.next(state, from) * 1000, deadline);
+    await store.compactIfDue(); // in the wait, so that no pass pays for it
+    await clock.sleep(Math.max(0, until - clock.now()), signal);
+    if (signal?.aborted) return { state, atRest: false, passes };
+  }
+}

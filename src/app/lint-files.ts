@@ -1,0 +1,37 @@
+/** Linting as both front ends do it: files and directories of `.yml`, and each committed workflow's freshness. */
+import { readdir, stat } from 'node:fs/promises';
+import { join } from 'node:path';
+import { UserError } from '../errors.js';
+import { lintText } from '../lint/lint.js';
+import type { Finding } from '../lint/rule.js';
+import { readManifest } from './load.js';
+import { staleWorkflowFinding } from './workflow-file.js';
+
+/** The manifests `paths` name: each file, and the `.yml`/`.yaml` files of each directory, in order. */
+export async function manifestFiles(paths: readonly string[], given: string): Promise<string[]> {
+  const files: string[] = [];
+  for (const p of paths) {
+    const st = await stat(p).catch(() => undefined);
+    if (!st) {
+      throw new UserError({
+        message: `${given}: ${p} does not exist`,
+        fix: 'give manifest files, or directories holding them',
+      });
+    }
+    if (!st.isDirectory()) files.push(p);
+    else for (const name of (await readdir(p)).sort()) if (/\.ya?ml$/.test(name)) files.push(join(p, name));
+  }
+  return files;
+}
+
+/** Every finding of every file, with a stale generated workflow as an error when `checkWorkflow`. */
+export async function lintManifests(files: readonly string[], checkWorkflow: boolean): Promise<Finding[]> {
+  const findings: Finding[] = [];
+  for (const file of files) {
+    const result = lintText(file, await readManifest(file));
+    findings.push(...result.findings);
+    const stale = checkWorkflow && result.context && (await staleWorkflowFinding(file, result.context));
+    if (stale) findings.push(stale);
+  }
+  return findings;
+}

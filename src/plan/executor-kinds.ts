@@ -1,0 +1,34 @@
+/**
+ * What the core knows of each executor kind, in one table keyed by `cluster.executor`: the
+ * mapped type makes a kind the schema gains and this table lacks a compile error. How a kind
+ * is opened is the adapters' table (src/app/executors.ts), checked the same way.
+ */
+import type { Cluster } from '../manifest/schema.js';
+
+export type ExecutorKind = Cluster['executor'];
+export type ClusterOf<K extends ExecutorKind> = Extract<Cluster, { executor: K }>;
+
+export interface KindTraits<C extends Cluster> {
+  /** The largest array one submission takes. */
+  maxArraySize(cluster: C): number;
+  /** GPUs a task asks when the manifest says nothing. */
+  defaultGpus: number;
+  /**
+   * Seconds between passes, shortest and longest: local processes are looked at often, a
+   * server over SSH less often (each look is a round trip).
+   */
+  pollSeconds: [number, number];
+  /** Whether each look costs a scheduler RPCs, so that the pacer waits for expected ends. */
+  costlyPolls: boolean;
+}
+
+export const EXECUTOR_KINDS: { [K in ExecutorKind]: KindTraits<ClusterOf<K>> } = {
+  local: { maxArraySize: () => Number.MAX_SAFE_INTEGER, defaultGpus: 0, pollSeconds: [0.1, 2], costlyPolls: false },
+  slurm: { maxArraySize: (c) => c.max_array_size ?? 1000, defaultGpus: 0, pollSeconds: [2, 30], costlyPolls: true },
+  'ssh-gpu': { maxArraySize: () => Number.MAX_SAFE_INTEGER, defaultGpus: 1, pollSeconds: [2, 30], costlyPolls: false },
+};
+
+/** The traits of a cluster's kind, typed for it. */
+export function traitsOf<C extends Cluster>(cluster: C): KindTraits<C> {
+  return EXECUTOR_KINDS[cluster.executor] as unknown as KindTraits<C>;
+}

@@ -1,0 +1,83 @@
+/**
+ * The command line keeps the conventions users expect: `--help` on every command, `--version`,
+ * a "did you mean" for a mistyped command, lint over folders, no manifest silently ignored,
+ * and `status --format json`.
+ */
+import { readFile, mkdir, copyFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { REPO, runCli, useBuiltCliAndTemp } from '../helpers/cli.js';
+
+const tempRoot = useBuiltCliAndTemp('conventions');
+const COMMANDS = [
+  'lint',
+  'plan',
+  'run',
+  'status',
+  'cancel',
+  'summary',
+  'provenance',
+  'calibrate',
+  'workflow',
+  'schema',
+];
+
+describe('the command line', () => {
+  it.each(COMMANDS)('campaign %s --help says how to use it, and exits 0', async (command) => {
+    const r = await runCli([command, '--help']);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toMatch(new RegExp(`^usage: campaign ${command}\\b`));
+    expect(r.stdout).toContain('Exit status');
+  });
+
+  it('campaign help lists every command; campaign help CMD is that command', async () => {
+    const all = await runCli(['help']);
+    for (const c of COMMANDS) expect(all.stdout).toMatch(new RegExp(`^  ${c}\\b`, 'm'));
+    expect((await runCli(['help', 'status'])).stdout).toMatch(/^usage: campaign status FILE/);
+  });
+
+  it('campaign --version prints the package version', async () => {
+    const { version } = JSON.parse(await readFile(join(REPO, 'package.json'), 'utf8')) as { version: string };
+    for (const flag of ['--version', '-V']) expect((await runCli([flag])).stdout).toBe(`campaign ${version}\n`);
+  });
+
+  it('a mistyped command gets a "did you mean", exit 2', async () => {
+    const r = await runCli(['lnt', 'examples']);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toBe('campaign: unknown command "lnt"; did you mean "lint"? (fix: campaign lint examples)\n');
+    expect((await runCli(['frobnicate'])).stderr).toMatch(/unknown command "frobnicate" \(fix: run `campaign help`/);
+  });
+
+  it('a second manifest is refused, not ignored', async () => {
+    const r = await runCli(['plan', 'examples/quickstart.yml', 'examples/distill.yml']);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/takes one manifest; also given: examples\/distill\.yml/);
+  });
+
+  it('lint takes folders, as the lint action does', async () => {
+    const dir = join(tempRoot(), 'manifests');
+    await mkdir(dir, { recursive: true });
+    await copyFile(join(REPO, 'examples/quickstart.yml'), join(dir, 'a.yml'));
+    await copyFile(join(REPO, 'test/fixtures/broken/unknown-variable.yml'), join(dir, 'b.yaml'));
+    const r = await runCli(['lint', dir]);
+    expect(r.code).toBe(1);
+    expect(r.stdout).toContain(`${join(dir, 'b.yaml')}:10:`);
+    expect(r.stdout).toContain('error unknown-variable');
+    const missing = await runCli(['lint', join(dir, 'nope')]);
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toMatch(/lint: .*nope does not exist/);
+  });
+
+  it('status --format json: the phases, the stopped tasks, whether it is complete', async () => {
+    const dir = join(tempRoot(), 'status');
+    await mkdir(dir, { recursive: true });
+    const manifest = join(dir, 'quickstart.yml');
+    await copyFile(join(REPO, 'examples/quickstart.yml'), manifest);
+    const r = await runCli(['status', manifest, '--format', 'json', '--state-dir', join(dir, 'state')]);
+    expect(r.code).toBe(1);
+    const status = JSON.parse(r.stdout) as { phases: { phase: string }[]; stopped: unknown[]; complete: boolean };
+    expect(status.complete).toBe(false);
+    expect(status.stopped).toEqual([]);
+    expect(status.phases.length).toBeGreaterThan(0);
+  });
+});
