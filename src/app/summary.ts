@@ -8,7 +8,7 @@ import type { Executor } from '../exec/executor.js';
 import type { Plan } from '../plan/plan.js';
 import { provenanceIndex } from '../queue/provenance.js';
 import type { CampaignState } from '../queue/state.js';
-import { renderSummary } from '../queue/summary.js';
+import { allCompleted, phaseCounts, renderSummary, type LogTail } from '../queue/summary.js';
 import { writePictures } from './pictures.js';
 
 /** At most this many failed tasks' log tails, of this many lines each. */
@@ -30,18 +30,38 @@ export async function campaignSummary(
 ): Promise<string> {
   const pictures = beside === undefined ? [] : await writePictures(beside, plan, state);
   const provenance = beside === undefined ? undefined : await writeProvenanceIndex(beside, plan, state);
-  const tails = executor ? await logTails(plan, executor, state) : new Map<string, string>();
+  const tails = executor ? await logTails(plan, executor, state) : new Map<string, LogTail>();
   return renderSummary({ plan, state, tails, pictures, ...(provenance === undefined ? {} : { provenance }) });
 }
 
-async function logTails(plan: Plan, executor: Executor, state: CampaignState): Promise<Map<string, string>> {
-  const tails = new Map<string, string>();
+/**
+ * The campaign's state as data (`status --format json`, and with the log tails of the tasks
+ * that stopped, `summary --format json`): per phase its counts, and each task that stopped.
+ */
+export async function summaryRecord(plan: Plan, state: CampaignState, executor: Executor | undefined) {
+  const tails = executor ? await logTails(plan, executor, state) : undefined;
+  const stopped = Object.entries(state.tasks)
+    .filter(([, t]) => t.status === 'failed' || t.status === 'stuck')
+    .map(([id, t]) => ({
+      id,
+      status: t.status,
+      ...(t.reason ? { reason: t.reason } : {}),
+      attempts: t.attempts.length,
+      ...(tails?.has(id) ? { log: tails.get(id)! } : {}),
+    }));
+  return { campaign: plan.campaign, complete: allCompleted(plan, state), phases: phaseCounts(plan, state), stopped };
+}
+
+async function logTails(plan: Plan, executor: Executor, state: CampaignState): Promise<Map<string, LogTail>> {
+  const tails = new Map<string, LogTail>();
   for (const p of plan.phases) {
     for (const t of [...p.smoke, ...p.tasks]) {
       const s = state.tasks[t.id];
       const last = s?.attempts[s.attempts.length - 1];
       if (last && (s.status === 'failed' || s.status === 'stuck') && tails.size < TAILS) {
-        tails.set(t.id, (await executor.readLog(t, last)).split('\n').slice(-TAIL_LINES).join('\n'));
+        const text = (await executor.readLog(t, last)).split('\n').slice(-TAIL_LINES).join('\n');
+        const path = await executor.logPath(t, last);
+        tails.set(t.id, { text, ...(path === undefined ? {} : { path }) });
       }
     }
   }

@@ -73,6 +73,13 @@ never adopted)`,
 cancelled; for when no \`run\` drives it   --state-dir DIR`,
     run: cancel,
   },
+  logs: {
+    synopsis: 'logs FILE TASK',
+    help: `a task's log, from wherever it ran (its last attempt, or --attempt N)
+--follow (print what it writes until the attempt ends, while a run drives the campaign)
+--state-dir DIR`,
+    run: logs,
+  },
   summary: {
     synopsis: 'summary FILE',
     help: 'markdown summary   --state-dir DIR   --out FILE (and the pictures and provenance.jsonl beside it)',
@@ -319,6 +326,10 @@ async function run(argv: string[]): Promise<number> {
     const text = await campaignSummary(plan, state, executor, c.stateDir);
     await writeFile(join(c.stateDir, 'summary.md'), text);
     process.stdout.write('\n' + text);
+    const shown = relative(process.cwd(), c.stateDir) || '.';
+    note(
+      `the summary is in ${join(shown, 'summary.md')}, its pictures beside it; a task's log: campaign logs ${files[0]!} TASK`,
+    );
     const full = diskFullTasks(state);
     if (full.length > 0) {
       warn(
@@ -437,6 +448,60 @@ async function summary(argv: string[]): Promise<number> {
   }
   return allCompleted(c.plan, state) ? EXIT.ok : EXIT.incomplete;
 }
+
+/** `campaign logs FILE TASK`: the task's log, read where its executor put it. */
+async function logs(argv: string[]): Promise<number> {
+  const { values, files } = args(
+    argv,
+    { 'state-dir': { type: 'string' }, attempt: { type: 'string' }, follow: { type: 'boolean' } },
+    { min: 2, many: false },
+  );
+  const c = await loadCampaign(files[0]!, values['state-dir'] as string | undefined);
+  const id = files[1]!;
+  const tasks = c.plan.phases.flatMap((p) => [...p.smoke, ...p.tasks]);
+  const task = tasks.find((t) => t.id === id);
+  if (!task) {
+    const near = closest(
+      id,
+      tasks.map((t) => t.id),
+    );
+    throw new UserError({
+      message: `${c.manifest.campaign} has no task ${id}${near ? `; did you mean ${near}?` : ''}`,
+      fix: 'give a task id as `campaign status` and the summary show them (phase/tag)',
+    });
+  }
+  let state = await storedState(c);
+  const attempts = state.tasks[id]?.attempts ?? [];
+  const n = values.attempt === undefined ? attempts.length : Number(values.attempt);
+  if (!attempts.some((a) => a.n === n))
+    throw new UserError({
+      message:
+        attempts.length === 0
+          ? `${id} has not run yet`
+          : `${id} has no attempt ${String(values.attempt)}; it has ${attempts.map((a) => a.n).join(', ')}`,
+      fix: attempts.length === 0 ? 'run the campaign first' : 'give one of those to --attempt',
+    });
+  const { executor } = await openFor(c, () => state.created, false);
+  try {
+    let shown = 0;
+    for (;;) {
+      const attempt = state.tasks[id]!.attempts.find((a) => a.n === n)!;
+      const text = await executor.readLog(task, attempt);
+      // A log only grows; one read shorter than what was shown was rewritten, so it is shown again.
+      process.stdout.write(text.length >= shown ? text.slice(shown) : text);
+      shown = text.length;
+      if (values.follow !== true || attempt.class !== undefined) break;
+      await systemClock.sleep(FOLLOW_MS);
+      state = await storedState(c);
+    }
+  } finally {
+    await executor.close();
+  }
+  return EXIT.ok;
+}
+
+/** How often `logs --follow` reads the log again. */
+const FOLLOW_MS = 1000;
 
 /** `campaign provenance FILE PATH...`: what made each output, from the record beside it. */
 async function provenance(argv: string[]): Promise<number> {

@@ -30,6 +30,8 @@ export interface Executor {
    */
   cancel?(active: readonly ActiveAttempt[]): Promise<void>;
   readLog(task: TaskSpec, attempt: Attempt): Promise<string>;
+  /** Where the attempt's log is (on the machine it ran on), for messages; undefined where it has none yet. */
+  logPath(task: TaskSpec, attempt: Attempt): Promise<string | undefined>;
   /** The task's output as this attempt left it (fresh = written after the attempt began, by the executor's clock). */
   outputFacts(task: TaskSpec, attempt: Attempt, withText: boolean): Promise<OutputFacts>;
   /** Runs a check command for a task in the workdir; its exit status and the end of its output. */

@@ -24,22 +24,29 @@ const MORE_TO_COME = new Set(['waiting', 'smoke', 'gate']);
 /** After an expected end, accounting needs a moment to record it. */
 const SETTLE_SECONDS = 1;
 
+/** The expected seconds of each task whose phase has a cost model, by task id. */
+export function expectedSeconds(plan: Plan): Map<string, number> {
+  const expected = new Map<string, number>();
+  for (const phase of plan.phases)
+    for (const array of phase.arrays) {
+      const seconds = array.budget.costSeconds;
+      if (seconds !== undefined) for (const id of array.tasks) expected.set(id, seconds);
+    }
+  return expected;
+}
+
 export class PollPacer {
   private wait: number;
   private counts = '';
   /** Expected seconds of each task that has a cost model. */
-  private readonly expected = new Map<string, number>();
+  private readonly expected: ReadonlyMap<string, number>;
 
   constructor(
     private readonly plan: Plan,
     private readonly limits: PollLimits,
   ) {
     this.wait = limits.minSeconds;
-    for (const phase of plan.phases)
-      for (const array of phase.arrays) {
-        const seconds = array.budget.costSeconds;
-        if (seconds !== undefined) for (const id of array.tasks) this.expected.set(id, seconds);
-      }
+    this.expected = expectedSeconds(plan);
   }
 
   /** Seconds to wait after a pass that left `state`, at `nowMs`. */

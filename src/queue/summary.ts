@@ -77,11 +77,16 @@ export function allCompleted(plan: Plan, state: CampaignState): boolean {
   return plan.phases.every((p) => state.phases[p.name]?.status === 'completed');
 }
 
+export interface LogTail {
+  text: string;
+  path?: string;
+}
+
 export interface SummaryInput {
   plan: Plan;
   state: CampaignState;
-  /** Log tails of tasks that did not complete, by task id. */
-  tails: ReadonlyMap<string, string>;
+  /** Log tails of tasks that did not complete, by task id, with where each log is. */
+  tails: ReadonlyMap<string, LogTail>;
   /** Pictures written next to the summary (file names relative to it), linked from it. */
   pictures?: readonly { file: string; caption: string }[];
   /** The provenance index written next to the summary (its file name relative to it), linked from it. */
@@ -99,14 +104,18 @@ function span(states: TaskState[]): { wall?: number; mean?: number } {
   const durations: number[] = [];
   for (const s of states) {
     for (const a of s.attempts) {
-      starts.push(Date.parse(a.submittedAt));
+      // The start and the end from one clock where there is one: the executor's (the cluster's)
+      // start against its end; the submission is this machine's clock, which may run ahead.
+      const start = Date.parse(a.startedAt ?? a.submittedAt);
+      starts.push(start);
       if (a.endedAt) ends.push(Date.parse(a.endedAt));
-      if (a.endedAt && a.class === 'completed')
-        durations.push(Date.parse(a.endedAt) - Date.parse(a.startedAt ?? a.submittedAt));
+      if (a.endedAt && a.class === 'completed') durations.push(Math.max(0, Date.parse(a.endedAt) - start));
     }
   }
   return {
-    ...(starts.length > 0 && ends.length > 0 ? { wall: (Math.max(...ends) - Math.min(...starts)) / 1000 } : {}),
+    ...(starts.length > 0 && ends.length > 0
+      ? { wall: Math.max(0, Math.max(...ends) - Math.min(...starts)) / 1000 }
+      : {}),
     ...(durations.length > 0 ? { mean: durations.reduce((a, b) => a + b, 0) / durations.length / 1000 } : {}),
   };
 }
@@ -157,7 +166,10 @@ export function renderSummary({ plan, state, tails, pictures = [], provenance }:
         '',
       );
       const tail = tails.get(t.id);
-      if (tail) out.push(...codeBlock(tail.trimEnd()), '');
+      const where = tail?.path ? ` (${tail.path})` : '';
+      if (tail && tail.text.trim() !== '')
+        out.push(`The end of its log${where}:`, '', ...codeBlock(tail.text.trimEnd()), '');
+      else if (tail) out.push(`Its log is empty${where}: the task printed nothing before it ended.`, '');
     }
     if (unfinished.length > 50) out.push(`… and ${unfinished.length - 50} more (see \`campaign status\`).`);
   }

@@ -93,3 +93,24 @@ export function parseExitMarker(text: string, now: string): ExitMarker {
     ...(step && step !== '-' ? { step } : {}),
   };
 }
+
+/**
+ * Cancels the attempts whose directories are on stdin: marks each so its exit marker says
+ * `cancel`, sends SIGTERM to its task's process group, and leaves a detached SIGKILL for the
+ * group after the grace period, which holds even if the controller goes away meanwhile.
+ */
+export function renderCancel(cancelFile: string, killAfterSeconds: number): string {
+  return [
+    'set -u',
+    'while IFS= read -r d; do',
+    '  [ -s "$d/exit" ] && continue',
+    '  pgid=$(cat -- "$d/pgid" 2>/dev/null) || continue',
+    // A process group is a number above 1: `kill -- -1` would signal every process of the user.
+    '  case $pgid in "" | *[!0-9]* | 0 | 1) continue ;; esac',
+    `  : > "$d/${cancelFile}"`,
+    '  kill -TERM -- "-$pgid" 2>/dev/null',
+    `  setsid -f bash -c 'sleep "$1"; kill -KILL -- "-$2" 2>/dev/null' _ ${Math.max(1, Math.ceil(killAfterSeconds))} "$pgid" < /dev/null > /dev/null 2>&1`,
+    'done',
+    '',
+  ].join('\n');
+}

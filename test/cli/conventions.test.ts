@@ -3,18 +3,36 @@
  * a "did you mean" for a mistyped command, lint over folders, no manifest silently ignored,
  * and `status --format json`.
  */
-import { readFile, mkdir, copyFile } from 'node:fs/promises';
+import { copyFile, mkdir, readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
-import { REPO, runCli, useBuiltCliAndTemp } from '../helpers/cli.js';
+import { afterAll, describe, expect, it, vi } from 'vitest';
+import { main } from '../../src/cli/main.js';
+import { REPO, makeTemp } from '../helpers/cli.js';
 
-const tempRoot = useBuiltCliAndTemp('conventions');
+/** `campaign ...args` in this process (each command's text is all it needs), with what it wrote. */
+async function runCli(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  let stdout = '';
+  let stderr = '';
+  const out = vi.spyOn(process.stdout, 'write').mockImplementation((chunk) => ((stdout += String(chunk)), true));
+  const err = vi.spyOn(process.stderr, 'write').mockImplementation((chunk) => ((stderr += String(chunk)), true));
+  try {
+    return { code: await main(args), stdout, stderr };
+  } finally {
+    out.mockRestore();
+    err.mockRestore();
+  }
+}
+
+let root: string | undefined;
+const tempRoot = async (): Promise<string> => (root ??= await makeTemp('conventions'));
+afterAll(() => (root ? rm(root, { recursive: true, force: true }) : undefined));
 const COMMANDS = [
   'lint',
   'plan',
   'run',
   'status',
   'cancel',
+  'logs',
   'summary',
   'provenance',
   'calibrate',
@@ -55,7 +73,7 @@ describe('the command line', () => {
   });
 
   it('lint takes folders, as the lint action does', async () => {
-    const dir = join(tempRoot(), 'manifests');
+    const dir = join(await tempRoot(), 'manifests');
     await mkdir(dir, { recursive: true });
     await copyFile(join(REPO, 'examples/quickstart.yml'), join(dir, 'a.yml'));
     await copyFile(join(REPO, 'test/fixtures/broken/unknown-variable.yml'), join(dir, 'b.yaml'));
@@ -69,7 +87,7 @@ describe('the command line', () => {
   });
 
   it('status --format json: the phases, the stopped tasks, whether it is complete', async () => {
-    const dir = join(tempRoot(), 'status');
+    const dir = join(await tempRoot(), 'status');
     await mkdir(dir, { recursive: true });
     const manifest = join(dir, 'quickstart.yml');
     await copyFile(join(REPO, 'examples/quickstart.yml'), manifest);

@@ -58,7 +58,7 @@ describe('campaign run examples/quickstart.yml', () => {
     }
     expect(first.stdout).not.toContain('**FAIL**');
     // Live progress went to stdout before the summary.
-    expect(first.stdout).toMatch(/\[campaign\] train \[completed\] 6\/6 done/);
+    expect(first.stdout).toMatch(/\[campaign \S+\] train \[completed\] 6\/6 done/);
   });
 
   it('writes the same summary to summary.md in the state directory', async () => {

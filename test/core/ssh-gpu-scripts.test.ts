@@ -9,8 +9,8 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { DEFAULT_PROBE } from '../../src/queue/gpu.js';
-import { renderCancel, renderLaunch, renderQuery } from '../../src/render/ssh-gpu.js';
-import { CANCEL_FILE, renderWrapper } from '../../src/render/wrapper.js';
+import { renderLaunch, renderQuery } from '../../src/render/ssh-gpu.js';
+import { CANCEL_FILE, renderCancel, renderWrapper } from '../../src/render/wrapper.js';
 
 const root = mkdtempSync(join(tmpdir(), 'campaign-ssh-gpu-sc-'));
 afterAll(() => rmSync(root, { recursive: true, force: true }));

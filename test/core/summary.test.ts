@@ -47,10 +47,40 @@ describe('summary', () => {
         attempts: [{ n: 1, submittedAt: at, endedAt: at, class: 'failed', exitCode: 3 }],
       },
     });
-    const text = renderSummary({ plan, state, tails: new Map([['p/n1', 'Traceback: the model diverged']]) });
+    const text = renderSummary({
+      plan,
+      state,
+      tails: new Map([['p/n1', { text: 'Traceback: the model diverged', path: '/w/p/n1/log' }]]),
+    });
     expect(text).toContain('**The campaign did not complete:**');
     expect(text).toContain('### p/n1\n\nfailed: FAILED (exit 3) (1 attempt)');
-    expect(text).toContain('```\nTraceback: the model diverged\n```');
+    expect(text).toContain('The end of its log (/w/p/n1/log):\n\n```\nTraceback: the model diverged\n```');
+  });
+
+  it('an empty log says so and where it is, and times from two clocks never make a negative wall time', () => {
+    // The task failed at once: the cluster's clock put its start and end a little before this
+    // machine's clock put its submission.
+    const state = stateWith({
+      'p/n1': {
+        status: 'failed',
+        reason: 'failed: exit 1',
+        attempts: [
+          {
+            n: 1,
+            submittedAt: '2026-01-01T00:00:00.500Z',
+            startedAt: '2026-01-01T00:00:00.250Z',
+            endedAt: '2026-01-01T00:00:00.380Z',
+            class: 'failed',
+            exitCode: 1,
+          },
+        ],
+      },
+    });
+    const text = renderSummary({ plan, state, tails: new Map([['p/n1', { text: '\n', path: '/w/logs/0.log' }]]) });
+    expect(text).toContain('Its log is empty (/w/logs/0.log): the task printed nothing before it ended.');
+    expect(text).not.toContain('```');
+    expect(text).not.toMatch(/-\d/);
+    expect(text).toMatch(/^\| p \| .* \| 0\.13s \|/m);
   });
 
   it('a log that holds backticks stays inside its code block, and a reason with | and line breaks stays one cell', () => {
@@ -65,7 +95,7 @@ describe('summary', () => {
     const text = renderSummary({
       plan,
       state: { ...state, phases: { p: { status: 'failed', reason: 'x | y\nz' } } },
-      tails: new Map([['p/n1', tail]]),
+      tails: new Map([['p/n1', { text: tail }]]),
     });
     // The fence is longer than any run of backticks in the log, so nothing in it closes the block.
     expect(text).toContain(`\`\`\`\`\`\n${tail}\n\`\`\`\`\``);

@@ -60,6 +60,9 @@ class RecordingExecutor implements Executor {
   readLog(): Promise<string> {
     return Promise.resolve('');
   }
+  logPath(): Promise<string | undefined> {
+    return Promise.resolve(undefined);
+  }
   outputFacts(): ReturnType<Executor['outputFacts']> {
     return Promise.resolve({ exists: true, fresh: true, digest: 'd' });
   }

@@ -19,7 +19,7 @@ import type { Attempt } from '../../queue/state.js';
 import { manifestTaskEnv } from '../../render/env.js';
 import { environmentWithoutSecrets } from '../secrets.js';
 import { renderTaskScript, scriptInputFor } from '../../render/task-script.js';
-import { parseExitMarker, renderWrapper, type ExitMarker } from '../../render/wrapper.js';
+import { CANCEL_FILE, parseExitMarker, renderCancel, renderWrapper, type ExitMarker } from '../../render/wrapper.js';
 import { parseSetAside, renderSetAside, type SetAsideResult } from '../../render/set-aside.js';
 import { setAsideOrThrow } from '../remote-workdir.js';
 import { LocalTransport } from '../transport/local.js';
@@ -53,6 +53,19 @@ export class LocalExecutor implements Executor {
 
   capacity(active: number): number {
     return Math.max(0, this.maxParallel - active);
+  }
+
+  /**
+   * Stops the attempts with the script ssh-gpu runs on its server: SIGTERM to each one's
+   * process group, SIGKILL after the grace period. Their ends (class `cancelled`) are reported
+   * by the next observation.
+   */
+  async cancel(active: readonly ActiveAttempt[]): Promise<void> {
+    const dirs = active.map((a) => this.attemptDir(a.task.id, a.attempt.n));
+    const r = await new LocalTransport().exec(renderCancel(CANCEL_FILE, KILL_AFTER), {
+      stdin: dirs.map((d) => `${d}\n`).join(''),
+    });
+    if (r.code !== 0) throw new Error(`cancelling failed (exit ${r.code}): ${r.stderr.trim()}`);
   }
 
   /**
@@ -209,7 +222,11 @@ export class LocalExecutor implements Executor {
   }
 
   async readLog(task: TaskSpec, attempt: Attempt): Promise<string> {
-    return readFile(join(this.attemptDir(task.id, attempt.n), 'log'), 'utf8').catch(() => '');
+    return readFile(await this.logPath(task, attempt), 'utf8').catch(() => '');
+  }
+
+  async logPath(task: TaskSpec, attempt: Attempt): Promise<string> {
+    return join(this.attemptDir(task.id, attempt.n), 'log');
   }
 
   outputFacts(task: TaskSpec, attempt: Attempt, withText: boolean): Promise<OutputFacts> {

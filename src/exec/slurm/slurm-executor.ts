@@ -481,9 +481,15 @@ export class SlurmExecutor implements Executor {
    * The attempt's log, where the state says it is only if that is where this executor puts logs
    * (`<campaign dir>/<key>/logs/<index>.log`): a state is not trusted to name any other file.
    */
-  async readLog(_task: TaskSpec, attempt: Attempt): Promise<string> {
-    if (!attempt.log || !isJobLog(this.root(await this.workdir()), attempt.log)) return '';
-    return (await this.opts.transport.readFile(attempt.log, { maxBytes: LOG_LIMIT }).catch(() => undefined)) ?? '';
+  async readLog(task: TaskSpec, attempt: Attempt): Promise<string> {
+    const log = await this.logPath(task, attempt);
+    if (log === undefined) return '';
+    return (await this.opts.transport.readFile(log, { maxBytes: LOG_LIMIT }).catch(() => undefined)) ?? '';
+  }
+
+  /** The job's log as Slurm reported it, only where this executor's layout puts logs. */
+  async logPath(_task: TaskSpec, attempt: Attempt): Promise<string | undefined> {
+    return attempt.log && isJobLog(this.root(await this.workdir()), attempt.log) ? attempt.log : undefined;
   }
 
   /** Both times are the cluster's: the job's start from accounting, the file's mtime. */

@@ -27,9 +27,9 @@ import {
 import type { Attempt } from '../../queue/state.js';
 import { manifestTaskEnv } from '../../render/env.js';
 import { exportLines, shellQuote } from '../../render/shell.js';
-import { renderCancel, renderLaunch, renderQuery } from '../../render/ssh-gpu.js';
+import { renderLaunch, renderQuery } from '../../render/ssh-gpu.js';
 import { renderTaskScript, scriptInputFor } from '../../render/task-script.js';
-import { CANCEL_FILE, parseExitMarker, renderWrapper } from '../../render/wrapper.js';
+import { CANCEL_FILE, parseExitMarker, renderCancel, renderWrapper } from '../../render/wrapper.js';
 import type { SetAsideResult } from '../../render/set-aside.js';
 import type { ActiveAttempt, Executor } from '../executor.js';
 import { RemoteWorkdir } from '../remote-workdir.js';
@@ -455,8 +455,12 @@ export class SshGpuExecutor implements Executor {
 
   /** The log is where this executor puts it, never where a state says: a state is not trusted to name files. */
   async readLog(task: TaskSpec, attempt: Attempt): Promise<string> {
-    const log = `${await this.attemptDir(task.id, attempt.n)}/log`;
+    const log = await this.logPath(task, attempt);
     return (await this.opts.transport.readFile(log, { maxBytes: LOG_LIMIT }).catch(() => undefined)) ?? '';
+  }
+
+  async logPath(task: TaskSpec, attempt: Attempt): Promise<string> {
+    return `${await this.attemptDir(task.id, attempt.n)}/log`;
   }
 
   outputFacts(task: TaskSpec, attempt: Attempt, withText: boolean): Promise<OutputFacts> {
