@@ -16649,16 +16649,17 @@ const retryClass = schemas/* strictObject */.rej({
 const retry = schemas/* strictObject */.rej({
     out_of_memory: retryClass
         .extend({ mem_factor: schemas/* number */.aig().min(1).optional().describe('Multiply memory per retry.') })
-        .optional(),
-    node_fail: retryClass.optional(),
+        .optional()
+        .describe('A task killed for memory (Slurm OUT_OF_MEMORY, an out-of-memory log, exit 137).'),
+    node_fail: retryClass.optional().describe('A node that failed under the task (Slurm NODE_FAIL).'),
     preempted: retryClass.optional().describe('A job stopped for one of higher priority (Slurm PREEMPTED).'),
-    timeout: retryClass.optional(),
+    timeout: retryClass.optional().describe('A task that reached its walltime; retried with the same walltime.'),
     failed: retryClass.optional().describe('A non-zero exit that is none of the above.'),
     lost: retryClass.optional().describe('A task that vanished (its process or record is gone).'),
 })
     .describe('How many times each class of failure is retried.');
 const partition = schemas/* strictObject */.rej({
-    name: schemas/* string */.YjP().min(1),
+    name: schemas/* string */.YjP().min(1).describe('The partition, as sinfo names it.'),
     max_time: duration.describe('The partition MaxTime.'),
 });
 const common = {
@@ -16666,30 +16667,40 @@ const common = {
     max_parallel: schemas/* number */.aig().int().positive().optional().describe('Tasks running at once.'),
 };
 const localCluster = schemas/* strictObject */.rej({
-    executor: schemas/* literal */.euz('local'),
+    executor: schemas/* literal */.euz('local').describe('Tasks run as processes on this machine.'),
     ...common,
 });
-const slurmCluster = schemas/* strictObject */.rej({
-    executor: schemas/* literal */.euz('slurm'),
-    ...common,
-    login: schemas/* string */.YjP().optional().describe('user@host:port of the login node; omit to run sbatch here.'),
+/** How the host a login reaches is verified: one of the two, or both (each must agree). */
+const hostKey = {
     host_key: schemas/* string */.YjP()
         .regex(/^SHA256:[A-Za-z0-9+/]{43}=?$/)
         .optional()
-        .describe('Pinned SHA256 host key fingerprint.'),
-    known_hosts: schemas/* string */.YjP().optional().describe('A known_hosts file to verify the host key against.'),
-    account: schemas/* string */.YjP().optional(),
-    partitions: schemas/* array */.YOg(partition).min(1).optional(),
-    max_array_size: schemas/* number */.aig().int().positive().optional(),
+        .describe('The host key pinned by its SHA256 fingerprint, as `ssh-keygen -lf` prints it (e.g. SHA256:abc…).'),
+    known_hosts: schemas/* string */.YjP()
+        .optional()
+        .describe('A known_hosts file (relative to the manifest) that lists the host key, as OpenSSH writes it.'),
+};
+const slurmCluster = schemas/* strictObject */.rej({
+    executor: schemas/* literal */.euz('slurm').describe('Tasks run as Slurm job arrays, submitted on the login node.'),
+    ...common,
+    login: schemas/* string */.YjP().optional().describe('user@host:port of the login node; omit to run sbatch here.'),
+    ...hostKey,
+    account: schemas/* string */.YjP().optional().describe('The Slurm account jobs are charged to (sbatch --account).'),
+    partitions: schemas/* array */.YOg(partition)
+        .min(1)
+        .optional()
+        .describe("The partitions walltimes are fitted into, with each one's MaxTime (default: the cluster's default partition)."),
+    max_array_size: schemas/* number */.aig()
+        .int()
+        .positive()
+        .optional()
+        .describe('The largest array one sbatch may submit (Slurm MaxArraySize; default 1000, read from the cluster when it can be).'),
 });
 const sshGpuCluster = schemas/* strictObject */.rej({
-    executor: schemas/* literal */.euz('ssh-gpu'),
+    executor: schemas/* literal */.euz('ssh-gpu').describe('Tasks run on the GPUs of one server, one task per free GPU.'),
     ...common,
     login: schemas/* string */.YjP().optional().describe("user@host:port of the GPU server; without it, this machine's GPUs (no SSH)."),
-    host_key: schemas/* string */.YjP()
-        .regex(/^SHA256:[A-Za-z0-9+/]{43}=?$/)
-        .optional(),
-    known_hosts: schemas/* string */.YjP().optional(),
+    ...hostKey,
     gpus: schemas/* array */.YOg(schemas/* number */.aig().int().nonnegative())
         .min(1)
         .optional()
@@ -16707,9 +16718,10 @@ const sshGpuCluster = schemas/* strictObject */.rej({
         patterns: schemas/* array */.YOg(pattern)
             .optional()
             .describe('Regular expressions that mark an out-of-memory log (searched in the whole log).'),
-        retry: retryClass.optional(),
+        retry: retryClass.optional().describe('How often a task that ran out of GPU memory is retried on a free GPU.'),
     })
-        .optional(),
+        .optional()
+        .describe('How an out-of-memory end is recognised on the GPU server, and retried.'),
 });
 const cluster = schemas/* discriminatedUnion */.gMt('executor', [localCluster, slurmCluster, sshGpuCluster])
     .describe('Where tasks run.');
@@ -16738,22 +16750,29 @@ const cost = schemas/* strictObject */.rej({
     .describe('The cost model the walltime is budgeted from.');
 const checkBase = { otherwise: schemas/* string */.YjP().optional().describe('What a failure of this check means.') };
 const check = schemas/* discriminatedUnion */.gMt('check', [
-    schemas/* strictObject */.rej({ check: schemas/* literal */.euz('all_completed'), ...checkBase }),
+    schemas/* strictObject */.rej({ check: schemas/* literal */.euz('all_completed').describe('Every smoke task completed.'), ...checkBase }),
     schemas/* strictObject */.rej({
-        check: schemas/* literal */.euz('log_contains'),
+        check: schemas/* literal */.euz('log_contains').describe('Every smoke log has a line matching pattern.'),
         pattern: pattern.describe('A regular expression (RE2 syntax, multiline) every smoke task log must match.'),
         ...checkBase,
     }),
-    schemas/* strictObject */.rej({ check: schemas/* literal */.euz('output_exists'), ...checkBase }),
-    schemas/* strictObject */.rej({ check: schemas/* literal */.euz('distinct_outputs'), ...checkBase }),
     schemas/* strictObject */.rej({
-        check: schemas/* literal */.euz('records'),
+        check: schemas/* literal */.euz('output_exists').describe('Every smoke task wrote its output, after it started.'),
+        ...checkBase,
+    }),
+    schemas/* strictObject */.rej({
+        check: schemas/* literal */.euz('distinct_outputs')
+            .describe('No two smoke outputs are identical (each value reached the program).'),
+        ...checkBase,
+    }),
+    schemas/* strictObject */.rej({
+        check: schemas/* literal */.euz('records').describe('Each smoke output holds JSON records: count lines, with these fields.'),
         count: schemas/* number */.aig().int().nonnegative().optional().describe('JSON lines expected in each output.'),
         fields: schemas/* array */.YOg(schemas/* string */.YjP()).optional().describe('Fields every record must hold.'),
         ...checkBase,
     }),
     schemas/* strictObject */.rej({
-        check: schemas/* literal */.euz('command'),
+        check: schemas/* literal */.euz('command').describe('A command run after the smoke tasks; exit 0 passes.'),
         run: schemas/* string */.YjP().describe('A command run once per smoke task in the workdir; it must exit 0.'),
         ...checkBase,
     }),
@@ -16768,9 +16787,10 @@ const smoke = schemas/* strictObject */.rej({
     overrides: schemas/* strictObject */.rej({
         units: schemas/* number */.aig().positive().optional().describe('Units per smoke task (${units}).'),
         args: schemas/* string */.YjP().optional().describe('Appended to the command of smoke tasks.'),
-        walltime: duration.optional(),
+        walltime: duration.optional().describe('The walltime of smoke tasks (default: planned from the smoke units).'),
     })
-        .optional(),
+        .optional()
+        .describe('What smoke tasks change: fewer units, extra arguments, their walltime.'),
     trigger: schemas/* array */.YOg(check).optional().describe('The checklist that releases the full arrays.'),
     full_run: schemas/* boolean */.zMY()
         .optional()
@@ -16779,13 +16799,22 @@ const smoke = schemas/* strictObject */.rej({
     .describe('A cheap first stage running the same machinery.');
 const gridAxis = schemas/* union */.KCZ([scalar, schemas/* array */.YOg(scalar)]);
 const phase = schemas/* strictObject */.rej({
-    name: schemas/* string */.YjP().regex(NAME, 'a phase name is letters, digits, "_", "." or "-"'),
-    depends_on: schemas/* union */.KCZ([schemas/* string */.YjP(), schemas/* array */.YOg(schemas/* string */.YjP())]).optional(),
+    name: schemas/* string */.YjP()
+        .regex(NAME, 'a phase name is letters, digits, "_", "." or "-"')
+        .describe('The phase, unique in the campaign (e.g. train, evaluate).'),
+    depends_on: schemas/* union */.KCZ([schemas/* string */.YjP(), schemas/* array */.YOg(schemas/* string */.YjP())])
+        .optional()
+        .describe('Phases whose every task must complete before this one starts.'),
     preconditions: schemas/* array */.YOg(schemas/* strictObject */.rej({ exists: schemas/* string */.YjP().describe('A path (templated) that must exist.') }))
-        .optional(),
-    grid: schemas/* record */.g1P(schemas/* string */.YjP().regex(IDENT, 'an axis name is a shell-style identifier'), gridAxis).optional(),
+        .optional()
+        .describe("Files each task needs before it is submitted, e.g. an upstream phase's output."),
+    grid: schemas/* record */.g1P(schemas/* string */.YjP().regex(IDENT, 'an axis name is a shell-style identifier'), gridAxis)
+        .optional()
+        .describe('The axes and their values: every combination is one task (e.g. seed: [1, 2, 3]).'),
     strata: schemas/* array */.YOg(schemas/* string */.YjP()).optional().describe('Axes the cost varies along: one array per stratum.'),
-    command: schemas/* string */.YjP().min(1),
+    command: schemas/* string */.YjP()
+        .min(1)
+        .describe('The shell command of each task; ${axis} and the built-ins (${output}, ${tag}, …) are its values.'),
     output: schemas/* string */.YjP().optional().describe('Path (templated, under the workdir) this task writes.'),
     flush: schemas/* string */.YjP()
         .regex(/^(per_[A-Za-z_][A-Za-z0-9_]*|at_end)$/)
@@ -16796,7 +16825,9 @@ const phase = schemas/* strictObject */.rej({
     walltime: duration.optional().describe('A fixed walltime (prefer a cost model).'),
     resources: resources.optional(),
     retry: retry.optional(),
-    setup: schemas/* string */.YjP().optional(),
+    setup: schemas/* string */.YjP()
+        .optional()
+        .describe("Shell run before this phase's command (same shell), after the campaign's setup."),
     smoke: smoke.optional(),
 });
 const gates = schemas/* strictObject */.rej({
@@ -16807,8 +16838,10 @@ const gates = schemas/* strictObject */.rej({
 })
     .describe('Checks run before the command, cheapest and most fatal first.');
 const manifest = schemas/* strictObject */.rej({
-    $schema: schemas/* string */.YjP().optional(),
-    campaign: schemas/* string */.YjP().regex(NAME, 'a campaign name is letters, digits, "_", "." or "-"'),
+    $schema: schemas/* string */.YjP().optional().describe('The JSON Schema an editor checks this file against.'),
+    campaign: schemas/* string */.YjP()
+        .regex(NAME, 'a campaign name is letters, digits, "_", "." or "-"')
+        .describe('The campaign: names its state, its jobs on the cluster and its workflow.'),
     cluster,
     workdir: schemas/* string */.YjP().min(1).describe('Where tasks run; outputs stay under it.'),
     setup: schemas/* string */.YjP().optional().describe('Shell run before every command (same shell).'),
@@ -16816,10 +16849,11 @@ const manifest = schemas/* strictObject */.rej({
     defaults: schemas/* strictObject */.rej({
         resources: resources.optional(),
         retry: retry.optional(),
-        walltime: duration.optional(),
+        walltime: duration.optional().describe('The walltime of phases without a cost model or a walltime.'),
     })
-        .optional(),
-    phases: schemas/* array */.YOg(phase).min(1),
+        .optional()
+        .describe('What every phase gets unless it says otherwise.'),
+    phases: schemas/* array */.YOg(phase).min(1).describe('The stages of the campaign, run in the order their dependencies allow.'),
 });
 
 ;// CONCATENATED MODULE: ./lib/manifest/source.js

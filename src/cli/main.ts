@@ -18,12 +18,13 @@ import { runCalibrate } from './calibrate.js';
 import { openExecutor, sshSecretsFrom } from '../app/executors.js';
 import { driveCampaign, systemClock } from '../app/drive.js';
 import { classify } from '../app/errors.js';
-import { campaignSummary } from '../app/summary.js';
+import { campaignSummary, summaryRecord } from '../app/summary.js';
 import { lintManifests, manifestFiles } from '../app/lint-files.js';
 import { loadCampaign, type Campaign } from '../app/load.js';
 import { renderPlanJson, renderPlanText } from '../app/plan-table.js';
 import { DEFAULT_OPTIONS, workflowTarget } from '../app/workflow-file.js';
 import { renderWorkflow } from '../workflow/render.js';
+import { campaignName, starterManifest } from './init.js';
 import { Progress } from './progress.js';
 import { manifestCommit } from './git.js';
 import { readProvenance, renderProvenance, workdirPath } from './provenance.js';
@@ -38,6 +39,12 @@ interface Command {
 }
 
 const COMMANDS: Record<string, Command> = {
+  init: {
+    synopsis: 'init FILE',
+    help: `write a commented starter manifest to FILE (it runs on this machine as it is)
+--workflow (and its GitHub Actions workflow, as campaign workflow writes it)`,
+    run: init,
+  },
   lint: {
     synopsis: 'lint FILE|DIR...',
     help: `check manifests (and the .yml files of each directory): file:line:col: severity rule: message
@@ -82,7 +89,8 @@ cancelled; for when no \`run\` drives it   --state-dir DIR`,
   },
   summary: {
     synopsis: 'summary FILE',
-    help: 'markdown summary   --state-dir DIR   --out FILE (and the pictures and provenance.jsonl beside it)',
+    help: `markdown summary   --state-dir DIR   --out FILE (and the pictures and provenance.jsonl beside it)
+--format markdown|json (json: per phase its counts, each stopped task with its log's tail)`,
     run: summary,
   },
   provenance: {
@@ -327,8 +335,9 @@ async function run(argv: string[]): Promise<number> {
     await writeFile(join(c.stateDir, 'summary.md'), text);
     process.stdout.write('\n' + text);
     const shown = relative(process.cwd(), c.stateDir) || '.';
-    note(
-      `the summary is in ${join(shown, 'summary.md')}, its pictures beside it; a task's log: campaign logs ${files[0]!} TASK`,
+    // On stdout after the summary, where the eye is when the run ends; stderr keeps the notes.
+    process.stdout.write(
+      `\nThe summary is in ${join(shown, 'summary.md')}, its pictures beside it; a task's log: campaign logs ${files[0]!} TASK\n`,
     );
     const full = diskFullTasks(state);
     if (full.length > 0) {
@@ -381,15 +390,11 @@ async function status(argv: string[]): Promise<number> {
   const fmt = format(values.format);
   const c = await loadCampaign(files[0]!, values['state-dir'] as string | undefined);
   const state = await storedState(c);
-  const counts = phaseCounts(c.plan, state);
-  const stopped = Object.entries(state.tasks).filter(([, t]) => t.status === 'failed' || t.status === 'stuck');
-  if (fmt === 'json') {
-    const tasks = stopped.map(([id, t]) => ({ id, status: t.status, ...(t.reason ? { reason: t.reason } : {}) }));
-    process.stdout.write(
-      JSON.stringify({ phases: counts, stopped: tasks, complete: allCompleted(c.plan, state) }, null, 2) + '\n',
-    );
-  } else {
-    for (const phase of counts) process.stdout.write(progressLine(phase) + '\n');
+  if (fmt === 'json')
+    process.stdout.write(JSON.stringify(await summaryRecord(c.plan, state, undefined), null, 2) + '\n');
+  else {
+    for (const phase of phaseCounts(c.plan, state)) process.stdout.write(progressLine(phase) + '\n');
+    const stopped = Object.entries(state.tasks).filter(([, t]) => t.status === 'failed' || t.status === 'stuck');
     for (const [id, t] of stopped.slice(0, 20)) process.stdout.write(`  ${id}: ${t.reason ?? t.status}\n`);
     if (stopped.length > 20)
       process.stdout.write(`  … and ${stopped.length - 20} more (campaign summary lists them)\n`);
@@ -432,7 +437,17 @@ async function startFresh(
 }
 
 async function summary(argv: string[]): Promise<number> {
-  const { values, files } = args(argv, { 'state-dir': { type: 'string' }, out: { type: 'string' } });
+  const { values, files } = args(argv, {
+    'state-dir': { type: 'string' },
+    out: { type: 'string' },
+    format: { type: 'string' },
+  });
+  const json = values.format === 'json';
+  if (!json && values.format !== undefined && values.format !== 'markdown')
+    throw new UserError({
+      message: `--format ${String(values.format)} is not known`,
+      fix: 'use --format markdown or --format json',
+    });
   const c = await loadCampaign(files[0]!, values['state-dir'] as string | undefined);
   const state = await storedState(c);
   const { executor } = await openFor(c, () => state.created, false);
@@ -440,7 +455,9 @@ async function summary(argv: string[]): Promise<number> {
     // The pictures go next to a summary written to a file, where its links find them.
     const out = typeof values.out === 'string' ? values.out : undefined;
     const beside = out === undefined ? undefined : dirname(resolve(out));
-    const text = await campaignSummary(c.plan, state, executor, beside);
+    const text = json
+      ? JSON.stringify(await summaryRecord(c.plan, state, executor), null, 2) + '\n'
+      : await campaignSummary(c.plan, state, executor, beside);
     if (out !== undefined) await writeFile(out, text);
     else process.stdout.write(text);
   } finally {
@@ -531,6 +548,24 @@ async function provenance(argv: string[]): Promise<number> {
     await executor.close();
   }
   return missing === 0 ? EXIT.ok : EXIT.incomplete;
+}
+
+/** `campaign init FILE`: a starter manifest, never over an existing file; with --workflow, its workflow too. */
+async function init(argv: string[]): Promise<number> {
+  const { values, files } = args(argv, { workflow: { type: 'boolean' } });
+  const file = files[0]!;
+  await mkdir(dirname(resolve(file)), { recursive: true });
+  try {
+    await writeFile(file, starterManifest(campaignName(file)), { flag: 'wx' });
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
+    throw new UserError({
+      message: `${file} exists; init writes only a new file`,
+      fix: 'give another path, or edit that one',
+    });
+  }
+  process.stdout.write(`wrote ${file}: run it with \`campaign run ${file}\`\n`);
+  return values.workflow === true ? workflow([file]) : EXIT.ok;
 }
 
 async function workflow(argv: string[]): Promise<number> {

@@ -26,6 +26,14 @@ export interface OutputFreshness {
   linkedTo?: string;
 }
 
+/** The error of a cancel script that failed: the tasks may still run, and the user can stop them. */
+export function cancelFailed(code: number, stderr: string): UserError {
+  return new UserError({
+    message: `cancelling failed (exit ${code}): ${stderr.trim()}`,
+    fix: "stop the tasks by hand: each attempt's directory holds its process group in pgid (kill -- -PGID)",
+  });
+}
+
 /** A set-aside's result, or the UserError that says what could not be moved. */
 export function setAsideOrThrow(r: SetAsideResult | { error: string }, workdir: string): SetAsideResult {
   if (!('error' in r)) return r;

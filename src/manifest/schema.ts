@@ -66,10 +66,11 @@ export const retry = z
   .strictObject({
     out_of_memory: retryClass
       .extend({ mem_factor: z.number().min(1).optional().describe('Multiply memory per retry.') })
-      .optional(),
-    node_fail: retryClass.optional(),
+      .optional()
+      .describe('A task killed for memory (Slurm OUT_OF_MEMORY, an out-of-memory log, exit 137).'),
+    node_fail: retryClass.optional().describe('A node that failed under the task (Slurm NODE_FAIL).'),
     preempted: retryClass.optional().describe('A job stopped for one of higher priority (Slurm PREEMPTED).'),
-    timeout: retryClass.optional(),
+    timeout: retryClass.optional().describe('A task that reached its walltime; retried with the same walltime.'),
     failed: retryClass.optional().describe('A non-zero exit that is none of the above.'),
     lost: retryClass.optional().describe('A task that vanished (its process or record is gone).'),
   })
@@ -77,7 +78,7 @@ export const retry = z
 export type Retry = z.infer<typeof retry>;
 
 const partition = z.strictObject({
-  name: z.string().min(1),
+  name: z.string().min(1).describe('The partition, as sinfo names it.'),
   max_time: duration.describe('The partition MaxTime.'),
 });
 
@@ -87,34 +88,51 @@ const common = {
 };
 
 const localCluster = z.strictObject({
-  executor: z.literal('local'),
+  executor: z.literal('local').describe('Tasks run as processes on this machine.'),
   ...common,
 });
 
-const slurmCluster = z.strictObject({
-  executor: z.literal('slurm'),
-  ...common,
-  login: z.string().optional().describe('user@host:port of the login node; omit to run sbatch here.'),
+/** How the host a login reaches is verified: one of the two, or both (each must agree). */
+const hostKey = {
   host_key: z
     .string()
     .regex(/^SHA256:[A-Za-z0-9+/]{43}=?$/)
     .optional()
-    .describe('Pinned SHA256 host key fingerprint.'),
-  known_hosts: z.string().optional().describe('A known_hosts file to verify the host key against.'),
-  account: z.string().optional(),
-  partitions: z.array(partition).min(1).optional(),
-  max_array_size: z.number().int().positive().optional(),
+    .describe('The host key pinned by its SHA256 fingerprint, as `ssh-keygen -lf` prints it (e.g. SHA256:abc…).'),
+  known_hosts: z
+    .string()
+    .optional()
+    .describe('A known_hosts file (relative to the manifest) that lists the host key, as OpenSSH writes it.'),
+};
+
+const slurmCluster = z.strictObject({
+  executor: z.literal('slurm').describe('Tasks run as Slurm job arrays, submitted on the login node.'),
+  ...common,
+  login: z.string().optional().describe('user@host:port of the login node; omit to run sbatch here.'),
+  ...hostKey,
+  account: z.string().optional().describe('The Slurm account jobs are charged to (sbatch --account).'),
+  partitions: z
+    .array(partition)
+    .min(1)
+    .optional()
+    .describe(
+      "The partitions walltimes are fitted into, with each one's MaxTime (default: the cluster's default partition).",
+    ),
+  max_array_size: z
+    .number()
+    .int()
+    .positive()
+    .optional()
+    .describe(
+      'The largest array one sbatch may submit (Slurm MaxArraySize; default 1000, read from the cluster when it can be).',
+    ),
 });
 
 const sshGpuCluster = z.strictObject({
-  executor: z.literal('ssh-gpu'),
+  executor: z.literal('ssh-gpu').describe('Tasks run on the GPUs of one server, one task per free GPU.'),
   ...common,
   login: z.string().optional().describe("user@host:port of the GPU server; without it, this machine's GPUs (no SSH)."),
-  host_key: z
-    .string()
-    .regex(/^SHA256:[A-Za-z0-9+/]{43}=?$/)
-    .optional(),
-  known_hosts: z.string().optional(),
+  ...hostKey,
   gpus: z
     .array(z.number().int().nonnegative())
     .min(1)
@@ -141,9 +159,10 @@ const sshGpuCluster = z.strictObject({
         .array(pattern)
         .optional()
         .describe('Regular expressions that mark an out-of-memory log (searched in the whole log).'),
-      retry: retryClass.optional(),
+      retry: retryClass.optional().describe('How often a task that ran out of GPU memory is retried on a free GPU.'),
     })
-    .optional(),
+    .optional()
+    .describe('How an out-of-memory end is recognised on the GPU server, and retried.'),
 });
 
 export const cluster = z
@@ -186,22 +205,30 @@ export type Cost = z.infer<typeof cost>;
 const checkBase = { otherwise: z.string().optional().describe('What a failure of this check means.') };
 
 export const check = z.discriminatedUnion('check', [
-  z.strictObject({ check: z.literal('all_completed'), ...checkBase }),
+  z.strictObject({ check: z.literal('all_completed').describe('Every smoke task completed.'), ...checkBase }),
   z.strictObject({
-    check: z.literal('log_contains'),
+    check: z.literal('log_contains').describe('Every smoke log has a line matching pattern.'),
     pattern: pattern.describe('A regular expression (RE2 syntax, multiline) every smoke task log must match.'),
     ...checkBase,
   }),
-  z.strictObject({ check: z.literal('output_exists'), ...checkBase }),
-  z.strictObject({ check: z.literal('distinct_outputs'), ...checkBase }),
   z.strictObject({
-    check: z.literal('records'),
+    check: z.literal('output_exists').describe('Every smoke task wrote its output, after it started.'),
+    ...checkBase,
+  }),
+  z.strictObject({
+    check: z
+      .literal('distinct_outputs')
+      .describe('No two smoke outputs are identical (each value reached the program).'),
+    ...checkBase,
+  }),
+  z.strictObject({
+    check: z.literal('records').describe('Each smoke output holds JSON records: count lines, with these fields.'),
     count: z.number().int().nonnegative().optional().describe('JSON lines expected in each output.'),
     fields: z.array(z.string()).optional().describe('Fields every record must hold.'),
     ...checkBase,
   }),
   z.strictObject({
-    check: z.literal('command'),
+    check: z.literal('command').describe('A command run after the smoke tasks; exit 0 passes.'),
     run: z.string().describe('A command run once per smoke task in the workdir; it must exit 0.'),
     ...checkBase,
   }),
@@ -221,9 +248,10 @@ export const smoke = z
       .strictObject({
         units: z.number().positive().optional().describe('Units per smoke task (${units}).'),
         args: z.string().optional().describe('Appended to the command of smoke tasks.'),
-        walltime: duration.optional(),
+        walltime: duration.optional().describe('The walltime of smoke tasks (default: planned from the smoke units).'),
       })
-      .optional(),
+      .optional()
+      .describe('What smoke tasks change: fewer units, extra arguments, their walltime.'),
     trigger: z.array(check).optional().describe('The checklist that releases the full arrays.'),
     full_run: z
       .boolean()
@@ -236,14 +264,27 @@ export type Smoke = z.infer<typeof smoke>;
 const gridAxis = z.union([scalar, z.array(scalar)]);
 
 export const phase = z.strictObject({
-  name: z.string().regex(NAME, 'a phase name is letters, digits, "_", "." or "-"'),
-  depends_on: z.union([z.string(), z.array(z.string())]).optional(),
+  name: z
+    .string()
+    .regex(NAME, 'a phase name is letters, digits, "_", "." or "-"')
+    .describe('The phase, unique in the campaign (e.g. train, evaluate).'),
+  depends_on: z
+    .union([z.string(), z.array(z.string())])
+    .optional()
+    .describe('Phases whose every task must complete before this one starts.'),
   preconditions: z
     .array(z.strictObject({ exists: z.string().describe('A path (templated) that must exist.') }))
-    .optional(),
-  grid: z.record(z.string().regex(IDENT, 'an axis name is a shell-style identifier'), gridAxis).optional(),
+    .optional()
+    .describe("Files each task needs before it is submitted, e.g. an upstream phase's output."),
+  grid: z
+    .record(z.string().regex(IDENT, 'an axis name is a shell-style identifier'), gridAxis)
+    .optional()
+    .describe('The axes and their values: every combination is one task (e.g. seed: [1, 2, 3]).'),
   strata: z.array(z.string()).optional().describe('Axes the cost varies along: one array per stratum.'),
-  command: z.string().min(1),
+  command: z
+    .string()
+    .min(1)
+    .describe('The shell command of each task; ${axis} and the built-ins (${output}, ${tag}, …) are its values.'),
   output: z.string().optional().describe('Path (templated, under the workdir) this task writes.'),
   flush: z
     .string()
@@ -255,7 +296,10 @@ export const phase = z.strictObject({
   walltime: duration.optional().describe('A fixed walltime (prefer a cost model).'),
   resources: resources.optional(),
   retry: retry.optional(),
-  setup: z.string().optional(),
+  setup: z
+    .string()
+    .optional()
+    .describe("Shell run before this phase's command (same shell), after the campaign's setup."),
   smoke: smoke.optional(),
 });
 export type Phase = z.infer<typeof phase>;
@@ -271,8 +315,11 @@ export const gates = z
   .describe('Checks run before the command, cheapest and most fatal first.');
 
 export const manifest = z.strictObject({
-  $schema: z.string().optional(),
-  campaign: z.string().regex(NAME, 'a campaign name is letters, digits, "_", "." or "-"'),
+  $schema: z.string().optional().describe('The JSON Schema an editor checks this file against.'),
+  campaign: z
+    .string()
+    .regex(NAME, 'a campaign name is letters, digits, "_", "." or "-"')
+    .describe('The campaign: names its state, its jobs on the cluster and its workflow.'),
   cluster,
   workdir: z.string().min(1).describe('Where tasks run; outputs stay under it.'),
   setup: z.string().optional().describe('Shell run before every command (same shell).'),
@@ -281,9 +328,10 @@ export const manifest = z.strictObject({
     .strictObject({
       resources: resources.optional(),
       retry: retry.optional(),
-      walltime: duration.optional(),
+      walltime: duration.optional().describe('The walltime of phases without a cost model or a walltime.'),
     })
-    .optional(),
-  phases: z.array(phase).min(1),
+    .optional()
+    .describe('What every phase gets unless it says otherwise.'),
+  phases: z.array(phase).min(1).describe('The stages of the campaign, run in the order their dependencies allow.'),
 });
 export type Manifest = z.infer<typeof manifest>;

@@ -27,6 +27,7 @@ let root: string | undefined;
 const tempRoot = async (): Promise<string> => (root ??= await makeTemp('conventions'));
 afterAll(() => (root ? rm(root, { recursive: true, force: true }) : undefined));
 const COMMANDS = [
+  'init',
   'lint',
   'plan',
   'run',
@@ -97,5 +98,22 @@ describe('the command line', () => {
     expect(status.complete).toBe(false);
     expect(status.stopped).toEqual([]);
     expect(status.phases.length).toBeGreaterThan(0);
+    const summary = await runCli(['summary', manifest, '--format', 'json', '--state-dir', join(dir, 'state')]);
+    expect(JSON.parse(summary.stdout)).toMatchObject({ campaign: 'quickstart', complete: false, stopped: [] });
+  });
+
+  it('init writes a starter manifest that lints clean, never over a file, and with --workflow its workflow', async () => {
+    const repo = join(await tempRoot(), 'repo');
+    await mkdir(join(repo, '.git'), { recursive: true });
+    const file = join(repo, 'campaigns', 'sweep.yml');
+    const r = await runCli(['init', file, '--workflow']);
+    expect(r.code, r.stderr).toBe(0);
+    const lint = await runCli(['lint', file]);
+    expect(lint.code).toBe(0);
+    expect(lint.stdout).toBe('');
+    expect(await readFile(join(repo, '.github/workflows/campaign-sweep.yml'), 'utf8')).toContain('campaigns/sweep.yml');
+    const again = await runCli(['init', file]);
+    expect(again.code).toBe(2);
+    expect(again.stderr).toMatch(/sweep\.yml exists; init writes only a new file/);
   });
 });

@@ -21,7 +21,7 @@ import { environmentWithoutSecrets } from '../secrets.js';
 import { renderTaskScript, scriptInputFor } from '../../render/task-script.js';
 import { CANCEL_FILE, parseExitMarker, renderCancel, renderWrapper, type ExitMarker } from '../../render/wrapper.js';
 import { parseSetAside, renderSetAside, type SetAsideResult } from '../../render/set-aside.js';
-import { setAsideOrThrow } from '../remote-workdir.js';
+import { cancelFailed, setAsideOrThrow } from '../remote-workdir.js';
 import { LocalTransport } from '../transport/local.js';
 import type { ActiveAttempt, Executor } from '../executor.js';
 import { processAlive, waitFor } from './process.js';
@@ -65,7 +65,7 @@ export class LocalExecutor implements Executor {
     const r = await new LocalTransport().exec(renderCancel(CANCEL_FILE, KILL_AFTER), {
       stdin: dirs.map((d) => `${d}\n`).join(''),
     });
-    if (r.code !== 0) throw new Error(`cancelling failed (exit ${r.code}): ${r.stderr.trim()}`);
+    if (r.code !== 0) throw cancelFailed(r.code, r.stderr);
   }
 
   /**

@@ -32,7 +32,7 @@ import { renderTaskScript, scriptInputFor } from '../../render/task-script.js';
 import { CANCEL_FILE, parseExitMarker, renderCancel, renderWrapper } from '../../render/wrapper.js';
 import type { SetAsideResult } from '../../render/set-aside.js';
 import type { ActiveAttempt, Executor } from '../executor.js';
-import { RemoteWorkdir } from '../remote-workdir.js';
+import { cancelFailed, RemoteWorkdir } from '../remote-workdir.js';
 import type { Transport } from '../transport/transport.js';
 
 type SshGpuCluster = Extract<Manifest['cluster'], { executor: 'ssh-gpu' }>;
@@ -167,7 +167,11 @@ export class SshGpuExecutor implements Executor {
       renderQuery(this.cluster.probe ?? DEFAULT_PROBE, this.probeTimeoutS, `${await this.base()}/wave`),
       { stdin: dirs.map((d) => `${d}\n`).join(''), timeoutMs: (this.probeTimeoutS + 60) * 1000 },
     );
-    if (r.code !== 0) throw new Error(`reading the GPU server failed (exit ${r.code}): ${r.stderr.trim()}`);
+    if (r.code !== 0)
+      throw new UserError({
+        message: `reading the GPU server failed (exit ${r.code}): ${r.stderr.trim()}`,
+        fix: 'check that the probe (nvidia-smi, or cluster.probe) runs on the server as the login user',
+      });
     const attempts = new Map<number, string>();
     const view: View = { at: Date.now(), wave: [] };
     for (const line of r.stdout.split('\n')) {
@@ -450,7 +454,7 @@ export class SshGpuExecutor implements Executor {
     const r = await this.opts.transport.exec(renderCancel(CANCEL_FILE, this.killAfterS), {
       stdin: dirs.map((d) => `${d}\n`).join(''),
     });
-    if (r.code !== 0) throw new Error(`cancelling failed (exit ${r.code}): ${r.stderr.trim()}`);
+    if (r.code !== 0) throw cancelFailed(r.code, r.stderr);
   }
 
   /** The log is where this executor puts it, never where a state says: a state is not trusted to name files. */

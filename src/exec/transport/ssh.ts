@@ -202,7 +202,11 @@ export class SshTransport implements Transport {
       const make = async (dir: string): Promise<void> => {
         const s = await call<Stats>((cb) => sftp.stat(dir, cb)).catch(ifMissing(undefined));
         if (s?.isDirectory()) return;
-        if (s) throw new Error(`${dir} exists and is not a directory`);
+        if (s)
+          throw new UserError({
+            message: `${dir} on ${this.name} exists and is not a directory`,
+            fix: 'move that file away, or give a workdir where campaign can make its directories',
+          });
         const parent = dir.slice(0, dir.lastIndexOf('/'));
         if (parent !== '') await make(parent);
         await done((cb) => sftp.mkdir(dir, cb)).catch(async (e: unknown) => {
@@ -354,9 +358,14 @@ export class SshTransport implements Transport {
     } catch (e) {
       if (e instanceof UserError || e === job.signal.reason) throw e;
       // An SFTP status (no such file, permission denied) is the server's answer; anything else is the link.
+      // The server's answer is for the user to act on (a permission, a full disk).
       const answered = typeof (e as { code?: unknown }).code === 'number';
       const message = `${what} ${path} on ${this.name} failed: ${this.redact((e as Error).message)}`;
-      throw answered ? new Error(message, { cause: e }) : new LinkError(message, { cause: e });
+      if (!answered) throw new LinkError(message, { cause: e });
+      throw new UserError({
+        message,
+        fix: `check that the login user may ${what === 'readFile' || what === 'stat' || what === 'realpath' ? 'read' : 'write'} there, and that its disk has room`,
+      });
     } finally {
       clearTimeout(timer);
     }

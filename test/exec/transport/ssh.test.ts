@@ -10,6 +10,7 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { UserError } from '../../../src/errors.js';
 import { SshTransport, type SshTransportOptions } from '../../../src/exec/transport/ssh.js';
+import { LinkError } from '../../../src/exec/transport/transport.js';
 import { errorOf } from '../../helpers/errors.js';
 import { TcpRelay } from '../../helpers/tcp-relay.js';
 import { transportBattery } from './battery.js';
@@ -67,6 +68,29 @@ afterAll(async () => {
 
 describe('SshTransport', () => {
   transportBattery({ transport: () => transport, home: () => userInfo().homedir });
+});
+
+describe("SshTransport: what the server refuses is the user's to fix", () => {
+  beforeEach((ctx) => {
+    if (!transport) ctx.skip();
+  });
+
+  it('a directory to make where a file is: a UserError naming the path and the way out', async () => {
+    const file = join(scratch, 'a-file');
+    await writeFile(file, 'x');
+    const e = await errorOf(transport!.mkdirp(`${file}/sub`));
+    expect(e).toBeInstanceOf(UserError);
+    expect(e.message).toMatch(/a-file on .* exists and is not a directory \(fix: move that file away/);
+  });
+
+  it('a write the server refuses (SFTP status): a UserError, not a bug nor a dropped link', async () => {
+    const e = await errorOf(transport!.writeFile('/proc/campaign-test/x', 'y'));
+    expect(e).toBeInstanceOf(UserError);
+    expect(e).not.toBeInstanceOf(LinkError);
+    expect(e.message).toMatch(
+      /writeFile \/proc\/campaign-test\/x on .* failed: .*\(fix: check that the login user may write there/,
+    );
+  });
 });
 
 describe('SshTransport host key verification', () => {
