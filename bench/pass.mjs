@@ -17,8 +17,8 @@ import { fileURLToPath } from 'node:url';
 import { CampaignController } from '../lib/exec/controller.js';
 import { FileStateStore } from '../lib/exec/store/file-store.js';
 import { lintText } from '../lib/lint/lint.js';
-import { startRun } from '../lib/queue/transition.js';
-import { emptyState } from '../lib/queue/state.js';
+import { startRun } from '../lib/decide/transition.js';
+import { emptyState } from '../lib/state/state.js';
 import { sweepManifest } from './sweep-manifest.mjs';
 
 const SIZES = [1_000, 10_000, 100_000];

@@ -12,7 +12,7 @@ import { FileStateStore } from '../lib/exec/store/file-store.js';
 import { SshTransport } from '../lib/exec/transport/ssh.js';
 import { parseManifest } from '../lib/manifest/load.js';
 import { planCampaign } from '../lib/plan/plan.js';
-import { emptyState } from '../lib/queue/state.js';
+import { emptyState } from '../lib/state/state.js';
 import { clusterHead, slurmEnv, sshd } from './test-servers.mjs';
 
 const TASKS = Number(process.env.TASKS ?? 1000);

@@ -6396,7 +6396,7 @@ var schema$1 = __nccwpck_require__(5443);
 var binary = __nccwpck_require__(8791);
 var merge = __nccwpck_require__(8296);
 var omap = __nccwpck_require__(1003);
-var pairs = __nccwpck_require__(5893);
+var pairs = __nccwpck_require__(8274);
 var schema$2 = __nccwpck_require__(8181);
 var set = __nccwpck_require__(9452);
 var timestamp = __nccwpck_require__(4284);
@@ -6825,7 +6825,7 @@ var identity = __nccwpck_require__(7283);
 var toJS = __nccwpck_require__(5519);
 var YAMLMap = __nccwpck_require__(2506);
 var YAMLSeq = __nccwpck_require__(8115);
-var pairs = __nccwpck_require__(5893);
+var pairs = __nccwpck_require__(8274);
 
 class YAMLOMap extends YAMLSeq.YAMLSeq {
     constructor() {
@@ -6900,7 +6900,7 @@ exports.omap = omap;
 
 /***/ }),
 
-/***/ 5893:
+/***/ 8274:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
@@ -7004,7 +7004,7 @@ var float = __nccwpck_require__(6938);
 var int = __nccwpck_require__(2589);
 var merge = __nccwpck_require__(8296);
 var omap = __nccwpck_require__(1003);
-var pairs = __nccwpck_require__(5893);
+var pairs = __nccwpck_require__(8274);
 var set = __nccwpck_require__(9452);
 var timestamp = __nccwpck_require__(4284);
 
@@ -8805,7 +8805,7 @@ function classify(e) {
 // EXTERNAL MODULE: ./lib/action/commands.js
 var commands = __nccwpck_require__(9350);
 // EXTERNAL MODULE: ./lib/action/report.js + 1 modules
-var report = __nccwpck_require__(1854);
+var report = __nccwpck_require__(5893);
 ;// CONCATENATED MODULE: ./lib/action/entry.js
 /** What both entry points do around their work: a user error is annotated, and any failure fails the step. */
 
@@ -8838,7 +8838,7 @@ __nccwpck_require__.a(__webpack_module__, async (__webpack_handle_async_dependen
 /* harmony import */ var _commands_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(9350);
 /* harmony import */ var _entry_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(9576);
 /* harmony import */ var _lint_js__WEBPACK_IMPORTED_MODULE_2__ = __nccwpck_require__(661);
-/* harmony import */ var _settings_js__WEBPACK_IMPORTED_MODULE_3__ = __nccwpck_require__(1720);
+/* harmony import */ var _settings_js__WEBPACK_IMPORTED_MODULE_3__ = __nccwpck_require__(612);
 /** Entry point of the lint action (lint/action.yml → dist/lint/index.js). */
 
 
@@ -8941,8 +8941,8 @@ var dist = __nccwpck_require__(8379);
 var schemas = __nccwpck_require__(5584);
 // EXTERNAL MODULE: ./lib/manifest/units.js
 var units = __nccwpck_require__(4906);
-// EXTERNAL MODULE: ./lib/queue/transition.js + 2 modules
-var transition = __nccwpck_require__(20);
+// EXTERNAL MODULE: ./lib/decide/transition.js + 2 modules
+var transition = __nccwpck_require__(777);
 ;// CONCATENATED MODULE: ./lib/workflow/render.js
 /**
  * The GitHub Actions workflow for a campaign, pure: one job per phase stage (smoke, gate,
@@ -9310,7 +9310,7 @@ async function lintManifests(files, checkWorkflow) {
 // EXTERNAL MODULE: ./lib/action/commands.js
 var commands = __nccwpck_require__(9350);
 // EXTERNAL MODULE: ./lib/action/report.js + 1 modules
-var report = __nccwpck_require__(1854);
+var report = __nccwpck_require__(5893);
 ;// CONCATENATED MODULE: ./lib/action/lint.js
 /**
  * The lint action: every manifest given (files, or directories of `.yml`), each finding an
@@ -9336,7 +9336,7 @@ async function runLint(settings) {
 
 /***/ }),
 
-/***/ 1854:
+/***/ 5893:
 /***/ ((__unused_webpack___webpack_module__, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -9354,7 +9354,7 @@ __nccwpck_require__.d(__webpack_exports__, {
 var external_node_path_ = __nccwpck_require__(6760);
 // EXTERNAL MODULE: ./lib/lint/lint.js + 40 modules
 var lint = __nccwpck_require__(44);
-;// CONCATENATED MODULE: ./lib/queue/markdown.js
+;// CONCATENATED MODULE: ./lib/report/markdown.js
 /**
  * Text from logs, checks and manifests put into markdown (summaries, job summaries, check runs)
  * so that it stays what it is: a table cell stays one cell, a log stays inside its code block.
@@ -9449,7 +9449,7 @@ async function writeSummary(markdown) {
 
 /***/ }),
 
-/***/ 1720:
+/***/ 612:
 /***/ ((__unused_webpack___webpack_module__, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -9468,11 +9468,11 @@ var core = __nccwpck_require__(5108);
 var errors = __nccwpck_require__(6020);
 // EXTERNAL MODULE: ./lib/manifest/units.js
 var units = __nccwpck_require__(4906);
-// EXTERNAL MODULE: ./lib/queue/state.js
-var state = __nccwpck_require__(6326);
-// EXTERNAL MODULE: ./lib/queue/transition.js + 2 modules
-var transition = __nccwpck_require__(20);
-;// CONCATENATED MODULE: ./lib/queue/scope.js
+// EXTERNAL MODULE: ./lib/state/state.js
+var state = __nccwpck_require__(5824);
+// EXTERNAL MODULE: ./lib/decide/transition.js + 2 modules
+var transition = __nccwpck_require__(777);
+;// CONCATENATED MODULE: ./lib/decide/scope.js
 
 
 const STAGES = ['smoke', 'full', 'all'];
@@ -9616,6 +9616,688 @@ function readMainSettings(read) {
 }
 function readLintSettings(read) {
     return parse(lintInputs, Object.keys(lintInputs.shape), read);
+}
+
+
+/***/ }),
+
+/***/ 777:
+/***/ ((__unused_webpack___webpack_module__, __webpack_exports__, __nccwpck_require__) => {
+
+
+// EXPORTS
+__nccwpck_require__.d(__webpack_exports__, {
+  g1: () => (/* binding */ dependencyOrder)
+});
+
+// UNUSED EXPORTS: applyEvents, atRest, checklistChangedWarning, checklistsChanged, diskFullTasks, retryRule, startRun, step
+
+// EXTERNAL MODULE: ./lib/manifest/units.js
+var units = __nccwpck_require__(4906);
+// EXTERNAL MODULE: ./lib/plan/definition.js + 1 modules
+var definition = __nccwpck_require__(9164);
+// EXTERNAL MODULE: ./lib/state/state.js
+var state = __nccwpck_require__(5824);
+;// CONCATENATED MODULE: ./lib/decide/definition-changes.js
+
+
+const ENDED = new Set(['completed', 'failed', 'stuck']);
+/** The tasks of a phase by stage, each once (a full-run smoke stage holds full tasks). */
+function stagesOf(phase) {
+    const full = new Set(phase.tasks.map((t) => t.id));
+    return [
+        ['smoke', phase.smoke.filter((t) => !full.has(t.id))],
+        ['full', phase.tasks],
+    ];
+}
+function definition_changes_definitionChanges(state, plan) {
+    const out = [];
+    for (const phase of plan.phases) {
+        for (const [stage, specs] of stagesOf(phase)) {
+            const change = { phase: phase.name, stage, ended: [], running: [], parts: [] };
+            const parts = new Set();
+            for (const spec of specs) {
+                const t = state.tasks[spec.id];
+                const last = t?.attempts.at(-1);
+                // An attempt from before definitions were recorded cannot be judged: it is kept, as before.
+                const ranUnder = last === undefined ? undefined : definitionOf(last);
+                if (!t || !last || ranUnder === undefined || ranUnder === spec.definition)
+                    continue;
+                if (ENDED.has(t.status))
+                    change.ended.push({ id: spec.id, completed: t.status === 'completed' });
+                else if (t.status === 'submitted' || t.status === 'running')
+                    change.running.push(spec.id);
+                else
+                    continue;
+                const before = stageDefinitionOf(last);
+                const recorded = before === undefined ? undefined : state.definitions?.[before];
+                for (const p of changedParts(recorded, phase.definitions[spec.stage].parts))
+                    parts.add(p);
+            }
+            change.parts = [...parts];
+            if (change.ended.length + change.running.length > 0)
+                out.push(change);
+        }
+    }
+    return out;
+}
+/** What a run says of a change before it submits anything. */
+function definitionChangeLine(c, keep) {
+    const where = `phase ${c.phase}${c.stage === 'smoke' ? ' (smoke stage)' : ''}`;
+    const what = `${c.parts.join(', ')} changed`;
+    const completed = c.ended.filter((e) => e.completed).length;
+    const others = c.ended.length - completed;
+    const lines = [];
+    if (keep && completed > 0)
+        lines.push(`${completed} completed task${s(completed)} kept as they are, by --keep-changed (recorded with them)`);
+    else if (c.ended.length > 0)
+        lines.push(`${c.ended.length} task${s(c.ended.length)} will run again` +
+            (others > 0 && completed > 0 ? ` (${completed} completed, ${others} failed)` : ''));
+    if (keep && others > 0)
+        lines.push(`${others} failed task${s(others)} stay failed (--retry-failed runs them)`);
+    if (c.running.length > 0)
+        lines.push(`${c.running.length} running under the earlier definition; run again once they end to run them anew`);
+    return `${where}: ${what}: ${lines.join('; ')}`;
+}
+/** The completed tasks a keep (`--keep-changed`) keeps: their provenance records say so anew. */
+const keptTasks = (changes) => changes.flatMap((ch) => ch.ended.filter((e) => e.completed).map((e) => e.id));
+const s = (n) => (n === 1 ? '' : 's');
+/** The digest of the definitions a phase's smoke stage holds now: what its gate must have judged. */
+function definition_changes_smokeDefinitions(phase) {
+    return definitionsDigest(phase.smoke.map((t) => t.definition ?? ''));
+}
+
+;// CONCATENATED MODULE: ./lib/state/task-index.js
+
+class TaskIndex {
+    byStatus = new Map(TASK_STATUSES.map((s) => [s, new Set()]));
+    diskFull = new Set();
+    /** The plan whose every task the record holds, once a step has added them. */
+    completeFor;
+    /** The ids of the tasks with this status, in the order they came to it. */
+    ids(status) {
+        return this.byStatus.get(status);
+    }
+    /** How many tasks have any of these statuses. */
+    count(statuses) {
+        let n = 0;
+        for (const s of statuses)
+            n += this.ids(s).size;
+        return n;
+    }
+    /** The tasks that ended on a full disk, in the order they did. */
+    diskFullIds() {
+        return this.diskFull;
+    }
+    /** Records that task `id` went from `was` (undefined: new) to `is`. */
+    change(id, was, is) {
+        if (was?.status !== is.status) {
+            if (was)
+                this.byStatus.get(was.status).delete(id);
+            this.byStatus.get(is.status).add(id);
+        }
+        if (isDiskFull(is))
+            this.diskFull.add(id);
+        else
+            this.diskFull.delete(id);
+    }
+    static build(tasks) {
+        const index = new TaskIndex();
+        for (const id of Object.keys(tasks))
+            index.change(id, undefined, tasks[id]);
+        return index;
+    }
+}
+const isDiskFull = (t) => t.status === 'failed' && t.attempts.at(-1)?.class === 'disk_full';
+/** The records made in transition.ts, and the index each one holds. */
+const made = new WeakSet();
+const indexes = new WeakMap();
+/**
+ * Where each record made here came from, and the tasks set in it since: a save can then write
+ * what changed without comparing every task. The record it came from is held weakly: lineage
+ * keeps no old state alive.
+ */
+const lineage = new WeakMap();
+/** The index of a record: its own, or one built now (kept only for a record made here). */
+function task_index_indexOf(tasks) {
+    let index = indexes.get(tasks);
+    if (index === undefined) {
+        index = TaskIndex.build(tasks);
+        if (made.has(tasks))
+            indexes.set(tasks, index);
+    }
+    return index;
+}
+/**
+ * A copy of a record, key order kept, that takes over the original's index (the caller tells it
+ * each change it makes). At 100,000 tasks a loop over the keys costs a third of what a spread
+ * does (the record is a dictionary to V8, and the spread takes its slow path).
+ */
+function task_index_copyTasks(tasks) {
+    const out = {};
+    for (const k of Object.keys(tasks))
+        out[k] = tasks[k];
+    const index = indexes.get(tasks) ?? TaskIndex.build(tasks);
+    indexes.delete(tasks);
+    made.add(out);
+    indexes.set(out, index);
+    lineage.set(out, { from: new WeakRef(tasks), changed: new Set() });
+    return out;
+}
+/** Sets task `id` in a record made here (by copyTasks), keeping its index up to date. */
+function task_index_setTask(tasks, id, t) {
+    task_index_indexOf(tasks).change(id, tasks[id], t);
+    lineage.get(tasks)?.changed.add(id);
+    tasks[id] = t;
+}
+/**
+ * The ids of the tasks that may differ between `older` and `newer` (set or added: none is ever
+ * removed), where `newer` was made from `older` here by a few copies; undefined where that is not
+ * known (a record from elsewhere, or one whose ancestor is gone): the caller compares every task.
+ */
+function changedSince(older, newer) {
+    const ids = new Set();
+    for (let r = newer, hops = 0; r !== older; hops++) {
+        const from = lineage.get(r);
+        const parent = from?.from.deref();
+        if (from === undefined || parent === undefined || hops >= MAX_HOPS)
+            return undefined;
+        for (const id of from.changed)
+            ids.add(id);
+        r = parent;
+    }
+    return ids;
+}
+/** A pass makes one to three records: a save that finds more between its two states compares every task. */
+const MAX_HOPS = 8;
+
+;// CONCATENATED MODULE: ./lib/decide/transition.js
+
+
+
+
+
+/**
+ * Retries per class when the manifest says nothing: a vanished task, a failed node or a
+ * preemption is not the task's fault.
+ */
+const DEFAULT_ATTEMPTS = { lost: 2, node_fail: 2, preempted: 3 };
+/** The manifest retry entry a class is governed by. */
+const ruleKey = (cls) => (cls === 'unverified' ? 'failed' : cls);
+/** The retry rule for a class, phase settings over defaults over built-in defaults. */
+function retryRule(phaseRetry, defaults, cls) {
+    // Sent again as it is, an unschedulable task would only wait for ever again.
+    if (cls === 'gate' || cls === 'cancelled' || cls === 'disk_full' || cls === 'unschedulable')
+        return { attempts: 0, delaySeconds: 0 };
+    const key = cls === 'unverified' ? 'failed' : cls;
+    const rule = phaseRetry?.[key] ?? defaults?.[key];
+    const memFactor = key === 'out_of_memory' ? rule?.mem_factor : undefined;
+    return {
+        attempts: rule?.attempts ?? DEFAULT_ATTEMPTS[cls] ?? 0,
+        delaySeconds: rule?.delay === undefined ? 0 : parseDuration(rule.delay),
+        ...(memFactor === undefined ? {} : { memFactor }),
+    };
+}
+/** What an attempt ran under, as its submission event says. */
+function definedBy(e) {
+    return {
+        ...(e.definition === undefined ? {} : { definition: e.definition }),
+        ...(e.stageDefinition === undefined ? {} : { stageDefinition: e.stageDefinition }),
+        ...(e.commit === undefined ? {} : { commit: e.commit }),
+    };
+}
+const addSeconds = (iso, s) => new Date(Date.parse(iso) + s * 1000).toISOString();
+/**
+ * Folds observations into the state. The input state is not changed, with one exception for
+ * the caller that made the state's tasks record itself and lets no one else see it: passed as
+ * `owned`, that record is changed in place rather than copied.
+ */
+function applyEvents(state, events, policy, owned) {
+    if (events.length === 0)
+        return state;
+    // Copied on the first change only: a pass's events touch a few of many tasks.
+    let tasks = state.tasks;
+    let copy = tasks !== owned;
+    const phases = { ...state.phases };
+    let updated = state.updated;
+    for (const e of events) {
+        updated = e.at > updated ? e.at : updated;
+        if (e.type === 'gate' || e.type === 'preconditions') {
+            const prev = phases[e.phase] ?? { status: 'waiting' };
+            phases[e.phase] =
+                e.type === 'gate'
+                    ? {
+                        ...prev,
+                        gate: {
+                            passed: e.results.every((r) => r.passed),
+                            at: e.at,
+                            results: e.results,
+                            checklist: e.checklist,
+                            definitions: e.definitions,
+                        },
+                    }
+                    : { ...prev, preconditions: { at: e.at, missing: e.missing } };
+            continue;
+        }
+        const prev = tasks[e.task];
+        if (!prev)
+            continue;
+        const next = applyTaskEvent(prev, e, policy);
+        if (next === prev)
+            continue;
+        if (copy) {
+            tasks = copyTasks(tasks);
+            copy = false;
+        }
+        setTask(tasks, e.task, next);
+    }
+    return { ...state, tasks, phases, updated };
+}
+function applyTaskEvent(t, e, policy) {
+    const attempts = [...t.attempts];
+    const i = attempts.findIndex((a) => a.n === e.attempt);
+    // A `--retry-failed` reset lasts for the task's life: retries are counted after it.
+    const keep = t.retryFrom === undefined ? {} : { retryFrom: t.retryFrom };
+    switch (e.type) {
+        case 'submitted': {
+            if (i >= 0)
+                return t; // a replayed submission: the attempt is already recorded
+            attempts.push({
+                n: e.attempt,
+                submittedAt: e.at,
+                handle: e.handle,
+                ...(e.memBytes === undefined ? {} : { memBytes: e.memBytes }),
+                ...(e.log === undefined ? {} : { log: e.log }),
+                ...(e.walltimeSeconds === undefined ? {} : { walltimeSeconds: e.walltimeSeconds }),
+                ...(e.gpus === undefined ? {} : { gpus: e.gpus }),
+                ...definedBy(e),
+            });
+            return { ...keep, status: 'submitted', attempts };
+        }
+        case 'submit_failed':
+            if (i >= 0)
+                return t;
+            attempts.push({
+                n: e.attempt,
+                submittedAt: e.at,
+                endedAt: e.at,
+                class: 'failed',
+                reason: e.reason,
+                ...definedBy(e),
+            });
+            return { ...keep, status: 'failed', attempts, reason: `could not start: ${e.reason}` };
+        case 'queued':
+            return i < 0 || t.status !== 'submitted' ? t : { ...t, waiting: e.waiting };
+        case 'started': {
+            if (i < 0 || t.status !== 'submitted')
+                return t;
+            attempts[i] = { ...attempts[i], startedAt: e.at, ...(e.node === undefined ? {} : { node: e.node }) };
+            return { ...t, waiting: undefined, status: 'running', attempts };
+        }
+        case 'finished': {
+            if (i < 0 || attempts[i].class !== undefined)
+                return t; // unknown or already finished: finish once
+            const a = {
+                ...attempts[i],
+                endedAt: e.at,
+                class: e.class,
+                ...(e.exitCode === undefined ? {} : { exitCode: e.exitCode }),
+                ...(e.reason === undefined ? {} : { reason: e.reason }),
+                ...(e.node === undefined ? {} : { node: e.node }),
+                ...(e.adapted === undefined || e.adapted.length === 0 ? {} : { adapted: e.adapted }),
+                ...(e.startedAt === undefined ? {} : { startedAt: e.startedAt }),
+            };
+            attempts[i] = a;
+            if (e.class === 'completed')
+                return { ...keep, status: 'completed', attempts };
+            const rule = policy(e.task, e.class);
+            // Classes that share a rule share its allowance (`unverified` is counted with `failed`).
+            const since = t.retryFrom ?? 0;
+            const used = attempts.filter((x) => x.n > since && x.class !== undefined && ruleKey(x.class) === ruleKey(e.class)).length -
+                1;
+            const why = `${e.class}${e.reason ? `: ${e.reason}` : ''}`;
+            if (used >= rule.attempts) {
+                return {
+                    ...keep,
+                    status: 'failed',
+                    attempts,
+                    reason: rule.attempts > 0 ? `${why} (after ${rule.attempts} retries)` : why,
+                };
+            }
+            const mem = rule.memFactor && a.memBytes ? Math.ceil(a.memBytes * rule.memFactor) : undefined;
+            return {
+                ...keep,
+                status: 'retrying',
+                attempts,
+                reason: why,
+                notBefore: addSeconds(e.at, rule.delaySeconds),
+                ...(mem === undefined ? {} : { nextMemBytes: mem }),
+            };
+        }
+    }
+}
+/**
+ * A new run looks again at what an outside change may have mended: missing preconditions are
+ * checked again, failed checklists evaluated again (the manifest's checklist may have been
+ * fixed), blocked tasks re-derived. With `retryFailed`, failed tasks and the smoke tasks of a
+ * failed checklist run again, with their retry allowances afresh.
+ */
+/**
+ * Phases whose smoke stage failed a checklist that the manifest has changed since. The checklist
+ * is fixed before the smoke runs: a changed one judges a new smoke stage, never the old results.
+ */
+function checklistsChanged(state, plan) {
+    return plan.phases
+        .filter((p) => {
+        const gate = state.phases[p.name]?.gate;
+        return gate && !gate.passed && gate.checklist !== undefined && gate.checklist !== checklistKey(p.checklist);
+    })
+        .map((p) => p.name);
+}
+/** What a run says of a phase whose checklist changed after its smoke stage failed it. */
+const checklistChangedWarning = (phase) => `phase ${phase}: its checklist changed after it failed the smoke stage; the smoke stage runs again under the new one (a checklist is fixed before the smoke runs, never fitted to its results)`;
+function startRun(state, plan, opts) {
+    const phases = {};
+    // Made here, so that its index is kept from this first pass on.
+    const tasks = copyTasks(state.tasks);
+    let definitions = state.definitions;
+    const reset = (id) => {
+        const t = tasks[id];
+        if (!t)
+            return;
+        const last = t.attempts[t.attempts.length - 1]?.n ?? 0;
+        setTask(tasks, id, { status: 'pending', attempts: t.attempts, retryFrom: last });
+    };
+    // A changed definition runs again (or is kept by choice); a gate holds only for the smoke tasks it judged.
+    const regated = new Map();
+    for (const change of definitionChanges(state, plan)) {
+        const phase = plan.phases.find((p) => p.name === change.phase);
+        const smokeIds = new Set(phase.smoke.map((t) => t.id));
+        const specs = new Map([...phase.smoke, ...phase.tasks].map((t) => [t.id, t]));
+        for (const { id, completed } of change.ended) {
+            const touchesGate = smokeIds.has(id);
+            if (!opts.keepChanged) {
+                reset(id);
+                if (touchesGate)
+                    regated.set(phase.name, 'drop');
+                continue;
+            }
+            if (!completed)
+                continue;
+            const spec = specs.get(id);
+            const stage = phase.definitions[spec.stage];
+            const t = tasks[id];
+            const attempts = [...t.attempts];
+            const last = attempts.at(-1);
+            const kept = { definition: spec.definition, stageDefinition: stage.id, at: opts.now ?? state.updated };
+            attempts[attempts.length - 1] = { ...last, kept: [...(last.kept ?? []), { ...kept, changed: change.parts }] };
+            setTask(tasks, id, { ...t, attempts });
+            if (definitions?.[stage.id] === undefined)
+                definitions = { ...definitions, [stage.id]: stage.parts };
+            if (touchesGate && regated.get(phase.name) !== 'drop')
+                regated.set(phase.name, 'keep');
+        }
+    }
+    const changed = new Set(checklistsChanged(state, plan));
+    for (const [name, p] of Object.entries(state.phases)) {
+        const { gate, preconditions, ...rest } = p;
+        const again = regated.get(name);
+        const planned = plan.phases.find((x) => x.name === name);
+        // A passed gate holds unless its smoke tasks run again; kept by choice, it holds for their new definitions.
+        let held = gate?.passed && again !== 'drop' ? gate : undefined;
+        if (held && again === 'keep' && planned)
+            held = { ...held, definitions: smokeDefinitions(planned) };
+        phases[name] = {
+            ...rest,
+            ...(held ? { gate: held } : {}),
+            ...(preconditions && preconditions.missing.length === 0 ? { preconditions } : {}),
+        };
+        if ((opts.retryFailed || changed.has(name)) && gate && !gate.passed)
+            for (const t of planned?.smoke ?? [])
+                reset(t.id);
+    }
+    for (const [id, t] of Object.entries(tasks)) {
+        if (t.status === 'blocked') {
+            setTask(tasks, id, {
+                status: 'pending',
+                attempts: t.attempts,
+                ...(t.retryFrom === undefined ? {} : { retryFrom: t.retryFrom }),
+            });
+        }
+        else if (opts.retryFailed && (t.status === 'failed' || t.status === 'stuck'))
+            reset(id);
+        // The disk was full, not the task wrong: once there is room, it runs again with its retries intact.
+        else if (t.status === 'failed' && t.attempts.at(-1)?.class === 'disk_full')
+            reset(id);
+    }
+    return { ...state, phases, tasks, ...(definitions === undefined ? {} : { definitions }) };
+}
+/**
+ * Decides what to do next. `capacity` is how many more tasks may be started now (the
+ * executor's free slots); phases are visited in dependency order, smoke before full.
+ */
+function step(state, plan, now, capacity) {
+    // The tasks are copied on the first change only: most passes change none of them here.
+    let tasks = state.tasks;
+    const own = () => (tasks === state.tasks ? (tasks = copyTasks(tasks)) : tasks);
+    const set = (id, t) => setTask(own(), id, t);
+    const phases = { ...state.phases };
+    let definitions = state.definitions ?? {};
+    const actions = [];
+    let room = capacity;
+    if (indexOf(tasks).completeFor !== plan) {
+        for (const p of plan.phases) {
+            for (const t of p.smoke)
+                if (!tasks[t.id])
+                    set(t.id, { status: 'pending', attempts: [] });
+            for (const t of p.tasks)
+                if (!tasks[t.id])
+                    set(t.id, { status: 'pending', attempts: [] });
+        }
+        indexOf(tasks).completeFor = plan;
+    }
+    pauseOnFullDisk(tasks, set);
+    for (const phase of dependencyOrder(plan)) {
+        const prev = phases[phase.name] ?? { status: 'waiting' };
+        const next = decidePhase(phase, prev, phases, tasks);
+        if (next.submitFrom) {
+            const submissions = dueSubmissions(next.submitFrom, tasks, now, room);
+            room -= submissions.length;
+            if (submissions.length > 0)
+                actions.push({ type: 'submit', submissions });
+            // The stage definition the attempts are sent under, kept for telling later which part changed.
+            for (const s of submissions) {
+                const d = phase.definitions[s.task.stage];
+                if (definitions[d.id] === undefined)
+                    definitions = { ...definitions, [d.id]: d.parts };
+            }
+        }
+        if (next.action)
+            actions.push(next.action);
+        if (next.block) {
+            for (const stage of [phase.smoke, phase.tasks]) {
+                for (const t of stage) {
+                    const ts = tasks[t.id];
+                    if (!TERMINAL.has(ts.status) && !ACTIVE.has(ts.status))
+                        set(t.id, { ...ts, status: 'blocked', reason: next.state.reason });
+                }
+            }
+        }
+        phases[phase.name] = next.state;
+    }
+    // A pass that changed nothing leaves the state as it was: an idle pass then saves nothing.
+    const samePhases = JSON.stringify(phases) === JSON.stringify(state.phases);
+    const sameDefinitions = definitions === (state.definitions ?? {});
+    if (tasks === state.tasks && samePhases && sameDefinitions)
+        return { state, actions };
+    return {
+        state: {
+            ...state,
+            tasks,
+            phases: samePhases ? state.phases : phases,
+            ...(sameDefinitions ? {} : { definitions }),
+            updated: now > state.updated ? now : state.updated,
+        },
+        actions,
+    };
+}
+/** Tasks that ended on a full disk: the campaign is paused while there are any. */
+function diskFullTasks(state) {
+    return [...indexOf(state.tasks).diskFullIds()];
+}
+/**
+ * While a task has found the disk full, the tasks not yet sent are held back (blocked, with
+ * the reason; tasks running go on): they would only fail the same way and spend their
+ * retries. The next run (startRun) sends them, and the tasks that found the disk full, again.
+ */
+function pauseOnFullDisk(tasks, set) {
+    const index = indexOf(tasks);
+    const full = [...index.diskFullIds()];
+    if (full.length === 0)
+        return;
+    const more = full.length > 1 ? ` and ${full.length - 1} more` : '';
+    const reason = `paused: the disk is full (${full[0]}${more}); free space and run again`;
+    for (const id of [...index.ids('pending'), ...index.ids('retrying')])
+        set(id, { ...tasks[id], status: 'blocked', reason });
+}
+function decidePhase(phase, prev, phases, tasks) {
+    const keep = {
+        ...(prev.gate ? { gate: prev.gate } : {}),
+        ...(prev.preconditions ? { preconditions: prev.preconditions } : {}),
+    };
+    const at = (status, reason) => ({
+        ...keep,
+        status,
+        ...(reason ? { reason } : {}),
+    });
+    // Nothing here is sticky: the status is derived afresh from the tasks, the gate and the
+    // preconditions on every pass, so tasks added to a finished phase by an edited manifest run.
+    for (const dep of phase.dependsOn) {
+        const d = phases[dep];
+        if (d?.status === 'failed' || d?.status === 'blocked') {
+            return { state: at('blocked', `dependency ${dep} ${d.status}${d.reason ? `: ${d.reason}` : ''}`), block: true };
+        }
+    }
+    const waitingOn = phase.dependsOn.filter((dep) => phases[dep]?.status !== 'completed');
+    if (waitingOn.length > 0)
+        return { state: at('waiting', `waiting for ${waitingOn.join(', ')}`) };
+    if (phase.preconditions.length > 0 && !prev.preconditions) {
+        return {
+            state: at('waiting', 'checking preconditions'),
+            action: { type: 'check_preconditions', phase: phase.name },
+        };
+    }
+    if (prev.preconditions && prev.preconditions.missing.length > 0) {
+        const shown = prev.preconditions.missing.slice(0, 3).join(', ');
+        const more = prev.preconditions.missing.length > 3 ? ` and ${prev.preconditions.missing.length - 3} more` : '';
+        return { state: at('blocked', `precondition missing: ${shown}${more}`), block: true };
+    }
+    if (phase.smoke.length > 0 && !prev.gate?.passed) {
+        if (!phase.smoke.every((t) => TERMINAL.has(tasks[t.id].status))) {
+            return { state: at('smoke'), submitFrom: { phase, stage: 'smoke' } };
+        }
+        if (!prev.gate)
+            return { state: at('gate'), action: { type: 'evaluate_gate', phase: phase.name } };
+        const failed = prev.gate.results.filter((r) => !r.passed);
+        const why = failed.map((r) => `${r.check}: ${r.detail}${r.otherwise ? ` → ${r.otherwise}` : ''}`).join('; ');
+        return { state: at('blocked', `smoke checklist failed: ${why}`), block: true };
+    }
+    let bad = 0;
+    for (const t of phase.tasks) {
+        const s = tasks[t.id];
+        if (!TERMINAL.has(s.status))
+            return { state: at('full'), submitFrom: { phase, stage: 'full' } };
+        if (s.status !== 'completed')
+            bad++;
+    }
+    if (bad === 0)
+        return { state: at('completed') };
+    return { state: at('failed', `${bad} of ${phase.tasks.length} tasks did not complete`) };
+}
+const slotsOf = new WeakMap();
+/**
+ * The slots of a phase's tasks, by stage and id, made once per plan. By stage: a smoke stage of
+ * full runs has the ids of full tasks.
+ */
+function slots(phase) {
+    let out = slotsOf.get(phase);
+    if (out === undefined) {
+        const specs = {
+            smoke: new Map(phase.smoke.map((t) => [t.id, t])),
+            full: new Map(phase.tasks.map((t) => [t.id, t])),
+        };
+        const made = { smoke: new Map(), full: new Map() };
+        phase.arrays.forEach((array, order) => array.tasks.forEach((id, index) => made[array.stage].set(id, { spec: specs[array.stage].get(id), array, order, index })));
+        slotsOf.set(phase, (out = made));
+    }
+    return out;
+}
+/**
+ * The tasks of a stage that are due, up to `room`, in array order. Found among the pending and
+ * retrying tasks: a walk over every task of the phase cost a twentieth of a second at 100,000.
+ */
+function dueSubmissions(from, tasks, now, room) {
+    if (room <= 0)
+        return [];
+    const index = indexOf(tasks);
+    const where = slots(from.phase)[from.stage];
+    const due = [];
+    for (const status of ['pending', 'retrying']) {
+        for (const id of index.ids(status)) {
+            const slot = where.get(id);
+            if (slot === undefined)
+                continue;
+            const t = tasks[id];
+            if (status === 'pending' || t.notBefore === undefined || t.notBefore <= now)
+                due.push({ slot, t });
+        }
+    }
+    due.sort((a, b) => a.slot.order - b.slot.order || a.slot.index - b.slot.index);
+    return due.slice(0, room).map(({ slot: { spec, array, index }, t }) => {
+        const last = t.attempts[t.attempts.length - 1];
+        const mem = t.nextMemBytes ?? last?.memBytes ?? array.resources.memBytes;
+        return {
+            task: spec,
+            attempt: (last?.n ?? 0) + 1,
+            array,
+            index,
+            stageDefinition: from.phase.definitions[spec.stage].id,
+            ...(mem === undefined ? {} : { memBytes: mem }),
+            ...avoid(t),
+        };
+    });
+}
+/** The nodes earlier attempts of a task failed on, for the next submission to avoid. */
+function avoid(t) {
+    const nodes = [...new Set(t.attempts.flatMap((a) => (a.class === 'node_fail' && a.node ? [a.node] : [])))];
+    return nodes.length > 0 ? { avoidNodes: nodes } : {};
+}
+/** Phases with their dependencies first (the plan's order where there is a choice). */
+function dependencyOrder(plan) {
+    const byName = new Map(plan.phases.map((p) => [p.name, p]));
+    const done = new Set();
+    const order = [];
+    const visit = (p, path) => {
+        if (done.has(p.name) || path.has(p.name))
+            return;
+        path.add(p.name);
+        for (const d of p.dependsOn) {
+            const dep = byName.get(d);
+            if (dep)
+                visit(dep, path);
+        }
+        done.add(p.name);
+        order.push(p);
+    };
+    for (const p of plan.phases)
+        visit(p, new Set());
+    return order;
+}
+/** True when nothing more will happen without an outside change: no task active, nothing to do. */
+function atRest(state, actions) {
+    if (actions.length > 0)
+        return false;
+    return indexOf(state.tasks).count([...ACTIVE, 'retrying']) === 0;
 }
 
 
@@ -19742,7 +20424,7 @@ function definitionsDigest(definitions) {
 
 /***/ }),
 
-/***/ 6326:
+/***/ 5824:
 /***/ ((__unused_webpack___webpack_module__, __webpack_exports__, __nccwpck_require__) => {
 
 /* unused harmony exports FAILURE_CLASSES, failureClass, attemptSchema, TASK_STATUSES, taskStatus, taskStateSchema, checkResultSchema, PHASE_STATUSES, phaseStateSchema, STATE_VERSION, campaignStateSchema, emptyState, definitionOf, stageDefinitionOf, ACTIVE, TERMINAL */
@@ -19868,688 +20550,6 @@ function stageDefinitionOf(a) {
 }
 const ACTIVE = new Set(['submitted', 'running']);
 const TERMINAL = new Set(['completed', 'failed', 'blocked', 'stuck']);
-
-
-/***/ }),
-
-/***/ 20:
-/***/ ((__unused_webpack___webpack_module__, __webpack_exports__, __nccwpck_require__) => {
-
-
-// EXPORTS
-__nccwpck_require__.d(__webpack_exports__, {
-  g1: () => (/* binding */ dependencyOrder)
-});
-
-// UNUSED EXPORTS: applyEvents, atRest, checklistChangedWarning, checklistsChanged, diskFullTasks, retryRule, startRun, step
-
-// EXTERNAL MODULE: ./lib/manifest/units.js
-var units = __nccwpck_require__(4906);
-// EXTERNAL MODULE: ./lib/plan/definition.js + 1 modules
-var definition = __nccwpck_require__(9164);
-// EXTERNAL MODULE: ./lib/queue/state.js
-var state = __nccwpck_require__(6326);
-;// CONCATENATED MODULE: ./lib/queue/definition-changes.js
-
-
-const ENDED = new Set(['completed', 'failed', 'stuck']);
-/** The tasks of a phase by stage, each once (a full-run smoke stage holds full tasks). */
-function stagesOf(phase) {
-    const full = new Set(phase.tasks.map((t) => t.id));
-    return [
-        ['smoke', phase.smoke.filter((t) => !full.has(t.id))],
-        ['full', phase.tasks],
-    ];
-}
-function definition_changes_definitionChanges(state, plan) {
-    const out = [];
-    for (const phase of plan.phases) {
-        for (const [stage, specs] of stagesOf(phase)) {
-            const change = { phase: phase.name, stage, ended: [], running: [], parts: [] };
-            const parts = new Set();
-            for (const spec of specs) {
-                const t = state.tasks[spec.id];
-                const last = t?.attempts.at(-1);
-                // An attempt from before definitions were recorded cannot be judged: it is kept, as before.
-                const ranUnder = last === undefined ? undefined : definitionOf(last);
-                if (!t || !last || ranUnder === undefined || ranUnder === spec.definition)
-                    continue;
-                if (ENDED.has(t.status))
-                    change.ended.push({ id: spec.id, completed: t.status === 'completed' });
-                else if (t.status === 'submitted' || t.status === 'running')
-                    change.running.push(spec.id);
-                else
-                    continue;
-                const before = stageDefinitionOf(last);
-                const recorded = before === undefined ? undefined : state.definitions?.[before];
-                for (const p of changedParts(recorded, phase.definitions[spec.stage].parts))
-                    parts.add(p);
-            }
-            change.parts = [...parts];
-            if (change.ended.length + change.running.length > 0)
-                out.push(change);
-        }
-    }
-    return out;
-}
-/** What a run says of a change before it submits anything. */
-function definitionChangeLine(c, keep) {
-    const where = `phase ${c.phase}${c.stage === 'smoke' ? ' (smoke stage)' : ''}`;
-    const what = `${c.parts.join(', ')} changed`;
-    const completed = c.ended.filter((e) => e.completed).length;
-    const others = c.ended.length - completed;
-    const lines = [];
-    if (keep && completed > 0)
-        lines.push(`${completed} completed task${s(completed)} kept as they are, by --keep-changed (recorded with them)`);
-    else if (c.ended.length > 0)
-        lines.push(`${c.ended.length} task${s(c.ended.length)} will run again` +
-            (others > 0 && completed > 0 ? ` (${completed} completed, ${others} failed)` : ''));
-    if (keep && others > 0)
-        lines.push(`${others} failed task${s(others)} stay failed (--retry-failed runs them)`);
-    if (c.running.length > 0)
-        lines.push(`${c.running.length} running under the earlier definition; run again once they end to run them anew`);
-    return `${where}: ${what}: ${lines.join('; ')}`;
-}
-/** The completed tasks a keep (`--keep-changed`) keeps: their provenance records say so anew. */
-const keptTasks = (changes) => changes.flatMap((ch) => ch.ended.filter((e) => e.completed).map((e) => e.id));
-const s = (n) => (n === 1 ? '' : 's');
-/** The digest of the definitions a phase's smoke stage holds now: what its gate must have judged. */
-function definition_changes_smokeDefinitions(phase) {
-    return definitionsDigest(phase.smoke.map((t) => t.definition ?? ''));
-}
-
-;// CONCATENATED MODULE: ./lib/queue/task-index.js
-
-class TaskIndex {
-    byStatus = new Map(TASK_STATUSES.map((s) => [s, new Set()]));
-    diskFull = new Set();
-    /** The plan whose every task the record holds, once a step has added them. */
-    completeFor;
-    /** The ids of the tasks with this status, in the order they came to it. */
-    ids(status) {
-        return this.byStatus.get(status);
-    }
-    /** How many tasks have any of these statuses. */
-    count(statuses) {
-        let n = 0;
-        for (const s of statuses)
-            n += this.ids(s).size;
-        return n;
-    }
-    /** The tasks that ended on a full disk, in the order they did. */
-    diskFullIds() {
-        return this.diskFull;
-    }
-    /** Records that task `id` went from `was` (undefined: new) to `is`. */
-    change(id, was, is) {
-        if (was?.status !== is.status) {
-            if (was)
-                this.byStatus.get(was.status).delete(id);
-            this.byStatus.get(is.status).add(id);
-        }
-        if (isDiskFull(is))
-            this.diskFull.add(id);
-        else
-            this.diskFull.delete(id);
-    }
-    static build(tasks) {
-        const index = new TaskIndex();
-        for (const id of Object.keys(tasks))
-            index.change(id, undefined, tasks[id]);
-        return index;
-    }
-}
-const isDiskFull = (t) => t.status === 'failed' && t.attempts.at(-1)?.class === 'disk_full';
-/** The records made in transition.ts, and the index each one holds. */
-const made = new WeakSet();
-const indexes = new WeakMap();
-/**
- * Where each record made here came from, and the tasks set in it since: a save can then write
- * what changed without comparing every task. The record it came from is held weakly: lineage
- * keeps no old state alive.
- */
-const lineage = new WeakMap();
-/** The index of a record: its own, or one built now (kept only for a record made here). */
-function task_index_indexOf(tasks) {
-    let index = indexes.get(tasks);
-    if (index === undefined) {
-        index = TaskIndex.build(tasks);
-        if (made.has(tasks))
-            indexes.set(tasks, index);
-    }
-    return index;
-}
-/**
- * A copy of a record, key order kept, that takes over the original's index (the caller tells it
- * each change it makes). At 100,000 tasks a loop over the keys costs a third of what a spread
- * does (the record is a dictionary to V8, and the spread takes its slow path).
- */
-function task_index_copyTasks(tasks) {
-    const out = {};
-    for (const k of Object.keys(tasks))
-        out[k] = tasks[k];
-    const index = indexes.get(tasks) ?? TaskIndex.build(tasks);
-    indexes.delete(tasks);
-    made.add(out);
-    indexes.set(out, index);
-    lineage.set(out, { from: new WeakRef(tasks), changed: new Set() });
-    return out;
-}
-/** Sets task `id` in a record made here (by copyTasks), keeping its index up to date. */
-function task_index_setTask(tasks, id, t) {
-    task_index_indexOf(tasks).change(id, tasks[id], t);
-    lineage.get(tasks)?.changed.add(id);
-    tasks[id] = t;
-}
-/**
- * The ids of the tasks that may differ between `older` and `newer` (set or added: none is ever
- * removed), where `newer` was made from `older` here by a few copies; undefined where that is not
- * known (a record from elsewhere, or one whose ancestor is gone): the caller compares every task.
- */
-function changedSince(older, newer) {
-    const ids = new Set();
-    for (let r = newer, hops = 0; r !== older; hops++) {
-        const from = lineage.get(r);
-        const parent = from?.from.deref();
-        if (from === undefined || parent === undefined || hops >= MAX_HOPS)
-            return undefined;
-        for (const id of from.changed)
-            ids.add(id);
-        r = parent;
-    }
-    return ids;
-}
-/** A pass makes one to three records: a save that finds more between its two states compares every task. */
-const MAX_HOPS = 8;
-
-;// CONCATENATED MODULE: ./lib/queue/transition.js
-
-
-
-
-
-/**
- * Retries per class when the manifest says nothing: a vanished task, a failed node or a
- * preemption is not the task's fault.
- */
-const DEFAULT_ATTEMPTS = { lost: 2, node_fail: 2, preempted: 3 };
-/** The manifest retry entry a class is governed by. */
-const ruleKey = (cls) => (cls === 'unverified' ? 'failed' : cls);
-/** The retry rule for a class, phase settings over defaults over built-in defaults. */
-function retryRule(phaseRetry, defaults, cls) {
-    // Sent again as it is, an unschedulable task would only wait for ever again.
-    if (cls === 'gate' || cls === 'cancelled' || cls === 'disk_full' || cls === 'unschedulable')
-        return { attempts: 0, delaySeconds: 0 };
-    const key = cls === 'unverified' ? 'failed' : cls;
-    const rule = phaseRetry?.[key] ?? defaults?.[key];
-    const memFactor = key === 'out_of_memory' ? rule?.mem_factor : undefined;
-    return {
-        attempts: rule?.attempts ?? DEFAULT_ATTEMPTS[cls] ?? 0,
-        delaySeconds: rule?.delay === undefined ? 0 : parseDuration(rule.delay),
-        ...(memFactor === undefined ? {} : { memFactor }),
-    };
-}
-/** What an attempt ran under, as its submission event says. */
-function definedBy(e) {
-    return {
-        ...(e.definition === undefined ? {} : { definition: e.definition }),
-        ...(e.stageDefinition === undefined ? {} : { stageDefinition: e.stageDefinition }),
-        ...(e.commit === undefined ? {} : { commit: e.commit }),
-    };
-}
-const addSeconds = (iso, s) => new Date(Date.parse(iso) + s * 1000).toISOString();
-/**
- * Folds observations into the state. The input state is not changed, with one exception for
- * the caller that made the state's tasks record itself and lets no one else see it: passed as
- * `owned`, that record is changed in place rather than copied.
- */
-function applyEvents(state, events, policy, owned) {
-    if (events.length === 0)
-        return state;
-    // Copied on the first change only: a pass's events touch a few of many tasks.
-    let tasks = state.tasks;
-    let copy = tasks !== owned;
-    const phases = { ...state.phases };
-    let updated = state.updated;
-    for (const e of events) {
-        updated = e.at > updated ? e.at : updated;
-        if (e.type === 'gate' || e.type === 'preconditions') {
-            const prev = phases[e.phase] ?? { status: 'waiting' };
-            phases[e.phase] =
-                e.type === 'gate'
-                    ? {
-                        ...prev,
-                        gate: {
-                            passed: e.results.every((r) => r.passed),
-                            at: e.at,
-                            results: e.results,
-                            checklist: e.checklist,
-                            definitions: e.definitions,
-                        },
-                    }
-                    : { ...prev, preconditions: { at: e.at, missing: e.missing } };
-            continue;
-        }
-        const prev = tasks[e.task];
-        if (!prev)
-            continue;
-        const next = applyTaskEvent(prev, e, policy);
-        if (next === prev)
-            continue;
-        if (copy) {
-            tasks = copyTasks(tasks);
-            copy = false;
-        }
-        setTask(tasks, e.task, next);
-    }
-    return { ...state, tasks, phases, updated };
-}
-function applyTaskEvent(t, e, policy) {
-    const attempts = [...t.attempts];
-    const i = attempts.findIndex((a) => a.n === e.attempt);
-    // A `--retry-failed` reset lasts for the task's life: retries are counted after it.
-    const keep = t.retryFrom === undefined ? {} : { retryFrom: t.retryFrom };
-    switch (e.type) {
-        case 'submitted': {
-            if (i >= 0)
-                return t; // a replayed submission: the attempt is already recorded
-            attempts.push({
-                n: e.attempt,
-                submittedAt: e.at,
-                handle: e.handle,
-                ...(e.memBytes === undefined ? {} : { memBytes: e.memBytes }),
-                ...(e.log === undefined ? {} : { log: e.log }),
-                ...(e.walltimeSeconds === undefined ? {} : { walltimeSeconds: e.walltimeSeconds }),
-                ...(e.gpus === undefined ? {} : { gpus: e.gpus }),
-                ...definedBy(e),
-            });
-            return { ...keep, status: 'submitted', attempts };
-        }
-        case 'submit_failed':
-            if (i >= 0)
-                return t;
-            attempts.push({
-                n: e.attempt,
-                submittedAt: e.at,
-                endedAt: e.at,
-                class: 'failed',
-                reason: e.reason,
-                ...definedBy(e),
-            });
-            return { ...keep, status: 'failed', attempts, reason: `could not start: ${e.reason}` };
-        case 'queued':
-            return i < 0 || t.status !== 'submitted' ? t : { ...t, waiting: e.waiting };
-        case 'started': {
-            if (i < 0 || t.status !== 'submitted')
-                return t;
-            attempts[i] = { ...attempts[i], startedAt: e.at, ...(e.node === undefined ? {} : { node: e.node }) };
-            return { ...t, waiting: undefined, status: 'running', attempts };
-        }
-        case 'finished': {
-            if (i < 0 || attempts[i].class !== undefined)
-                return t; // unknown or already finished: finish once
-            const a = {
-                ...attempts[i],
-                endedAt: e.at,
-                class: e.class,
-                ...(e.exitCode === undefined ? {} : { exitCode: e.exitCode }),
-                ...(e.reason === undefined ? {} : { reason: e.reason }),
-                ...(e.node === undefined ? {} : { node: e.node }),
-                ...(e.adapted === undefined || e.adapted.length === 0 ? {} : { adapted: e.adapted }),
-                ...(e.startedAt === undefined ? {} : { startedAt: e.startedAt }),
-            };
-            attempts[i] = a;
-            if (e.class === 'completed')
-                return { ...keep, status: 'completed', attempts };
-            const rule = policy(e.task, e.class);
-            // Classes that share a rule share its allowance (`unverified` is counted with `failed`).
-            const since = t.retryFrom ?? 0;
-            const used = attempts.filter((x) => x.n > since && x.class !== undefined && ruleKey(x.class) === ruleKey(e.class)).length -
-                1;
-            const why = `${e.class}${e.reason ? `: ${e.reason}` : ''}`;
-            if (used >= rule.attempts) {
-                return {
-                    ...keep,
-                    status: 'failed',
-                    attempts,
-                    reason: rule.attempts > 0 ? `${why} (after ${rule.attempts} retries)` : why,
-                };
-            }
-            const mem = rule.memFactor && a.memBytes ? Math.ceil(a.memBytes * rule.memFactor) : undefined;
-            return {
-                ...keep,
-                status: 'retrying',
-                attempts,
-                reason: why,
-                notBefore: addSeconds(e.at, rule.delaySeconds),
-                ...(mem === undefined ? {} : { nextMemBytes: mem }),
-            };
-        }
-    }
-}
-/**
- * A new run looks again at what an outside change may have mended: missing preconditions are
- * checked again, failed checklists evaluated again (the manifest's checklist may have been
- * fixed), blocked tasks re-derived. With `retryFailed`, failed tasks and the smoke tasks of a
- * failed checklist run again, with their retry allowances afresh.
- */
-/**
- * Phases whose smoke stage failed a checklist that the manifest has changed since. The checklist
- * is fixed before the smoke runs: a changed one judges a new smoke stage, never the old results.
- */
-function checklistsChanged(state, plan) {
-    return plan.phases
-        .filter((p) => {
-        const gate = state.phases[p.name]?.gate;
-        return gate && !gate.passed && gate.checklist !== undefined && gate.checklist !== checklistKey(p.checklist);
-    })
-        .map((p) => p.name);
-}
-/** What a run says of a phase whose checklist changed after its smoke stage failed it. */
-const checklistChangedWarning = (phase) => `phase ${phase}: its checklist changed after it failed the smoke stage; the smoke stage runs again under the new one (a checklist is fixed before the smoke runs, never fitted to its results)`;
-function startRun(state, plan, opts) {
-    const phases = {};
-    // Made here, so that its index is kept from this first pass on.
-    const tasks = copyTasks(state.tasks);
-    let definitions = state.definitions;
-    const reset = (id) => {
-        const t = tasks[id];
-        if (!t)
-            return;
-        const last = t.attempts[t.attempts.length - 1]?.n ?? 0;
-        setTask(tasks, id, { status: 'pending', attempts: t.attempts, retryFrom: last });
-    };
-    // A changed definition runs again (or is kept by choice); a gate holds only for the smoke tasks it judged.
-    const regated = new Map();
-    for (const change of definitionChanges(state, plan)) {
-        const phase = plan.phases.find((p) => p.name === change.phase);
-        const smokeIds = new Set(phase.smoke.map((t) => t.id));
-        const specs = new Map([...phase.smoke, ...phase.tasks].map((t) => [t.id, t]));
-        for (const { id, completed } of change.ended) {
-            const touchesGate = smokeIds.has(id);
-            if (!opts.keepChanged) {
-                reset(id);
-                if (touchesGate)
-                    regated.set(phase.name, 'drop');
-                continue;
-            }
-            if (!completed)
-                continue;
-            const spec = specs.get(id);
-            const stage = phase.definitions[spec.stage];
-            const t = tasks[id];
-            const attempts = [...t.attempts];
-            const last = attempts.at(-1);
-            const kept = { definition: spec.definition, stageDefinition: stage.id, at: opts.now ?? state.updated };
-            attempts[attempts.length - 1] = { ...last, kept: [...(last.kept ?? []), { ...kept, changed: change.parts }] };
-            setTask(tasks, id, { ...t, attempts });
-            if (definitions?.[stage.id] === undefined)
-                definitions = { ...definitions, [stage.id]: stage.parts };
-            if (touchesGate && regated.get(phase.name) !== 'drop')
-                regated.set(phase.name, 'keep');
-        }
-    }
-    const changed = new Set(checklistsChanged(state, plan));
-    for (const [name, p] of Object.entries(state.phases)) {
-        const { gate, preconditions, ...rest } = p;
-        const again = regated.get(name);
-        const planned = plan.phases.find((x) => x.name === name);
-        // A passed gate holds unless its smoke tasks run again; kept by choice, it holds for their new definitions.
-        let held = gate?.passed && again !== 'drop' ? gate : undefined;
-        if (held && again === 'keep' && planned)
-            held = { ...held, definitions: smokeDefinitions(planned) };
-        phases[name] = {
-            ...rest,
-            ...(held ? { gate: held } : {}),
-            ...(preconditions && preconditions.missing.length === 0 ? { preconditions } : {}),
-        };
-        if ((opts.retryFailed || changed.has(name)) && gate && !gate.passed)
-            for (const t of planned?.smoke ?? [])
-                reset(t.id);
-    }
-    for (const [id, t] of Object.entries(tasks)) {
-        if (t.status === 'blocked') {
-            setTask(tasks, id, {
-                status: 'pending',
-                attempts: t.attempts,
-                ...(t.retryFrom === undefined ? {} : { retryFrom: t.retryFrom }),
-            });
-        }
-        else if (opts.retryFailed && (t.status === 'failed' || t.status === 'stuck'))
-            reset(id);
-        // The disk was full, not the task wrong: once there is room, it runs again with its retries intact.
-        else if (t.status === 'failed' && t.attempts.at(-1)?.class === 'disk_full')
-            reset(id);
-    }
-    return { ...state, phases, tasks, ...(definitions === undefined ? {} : { definitions }) };
-}
-/**
- * Decides what to do next. `capacity` is how many more tasks may be started now (the
- * executor's free slots); phases are visited in dependency order, smoke before full.
- */
-function step(state, plan, now, capacity) {
-    // The tasks are copied on the first change only: most passes change none of them here.
-    let tasks = state.tasks;
-    const own = () => (tasks === state.tasks ? (tasks = copyTasks(tasks)) : tasks);
-    const set = (id, t) => setTask(own(), id, t);
-    const phases = { ...state.phases };
-    let definitions = state.definitions ?? {};
-    const actions = [];
-    let room = capacity;
-    if (indexOf(tasks).completeFor !== plan) {
-        for (const p of plan.phases) {
-            for (const t of p.smoke)
-                if (!tasks[t.id])
-                    set(t.id, { status: 'pending', attempts: [] });
-            for (const t of p.tasks)
-                if (!tasks[t.id])
-                    set(t.id, { status: 'pending', attempts: [] });
-        }
-        indexOf(tasks).completeFor = plan;
-    }
-    pauseOnFullDisk(tasks, set);
-    for (const phase of dependencyOrder(plan)) {
-        const prev = phases[phase.name] ?? { status: 'waiting' };
-        const next = decidePhase(phase, prev, phases, tasks);
-        if (next.submitFrom) {
-            const submissions = dueSubmissions(next.submitFrom, tasks, now, room);
-            room -= submissions.length;
-            if (submissions.length > 0)
-                actions.push({ type: 'submit', submissions });
-            // The stage definition the attempts are sent under, kept for telling later which part changed.
-            for (const s of submissions) {
-                const d = phase.definitions[s.task.stage];
-                if (definitions[d.id] === undefined)
-                    definitions = { ...definitions, [d.id]: d.parts };
-            }
-        }
-        if (next.action)
-            actions.push(next.action);
-        if (next.block) {
-            for (const stage of [phase.smoke, phase.tasks]) {
-                for (const t of stage) {
-                    const ts = tasks[t.id];
-                    if (!TERMINAL.has(ts.status) && !ACTIVE.has(ts.status))
-                        set(t.id, { ...ts, status: 'blocked', reason: next.state.reason });
-                }
-            }
-        }
-        phases[phase.name] = next.state;
-    }
-    // A pass that changed nothing leaves the state as it was: an idle pass then saves nothing.
-    const samePhases = JSON.stringify(phases) === JSON.stringify(state.phases);
-    const sameDefinitions = definitions === (state.definitions ?? {});
-    if (tasks === state.tasks && samePhases && sameDefinitions)
-        return { state, actions };
-    return {
-        state: {
-            ...state,
-            tasks,
-            phases: samePhases ? state.phases : phases,
-            ...(sameDefinitions ? {} : { definitions }),
-            updated: now > state.updated ? now : state.updated,
-        },
-        actions,
-    };
-}
-/** Tasks that ended on a full disk: the campaign is paused while there are any. */
-function diskFullTasks(state) {
-    return [...indexOf(state.tasks).diskFullIds()];
-}
-/**
- * While a task has found the disk full, the tasks not yet sent are held back (blocked, with
- * the reason; tasks running go on): they would only fail the same way and spend their
- * retries. The next run (startRun) sends them, and the tasks that found the disk full, again.
- */
-function pauseOnFullDisk(tasks, set) {
-    const index = indexOf(tasks);
-    const full = [...index.diskFullIds()];
-    if (full.length === 0)
-        return;
-    const more = full.length > 1 ? ` and ${full.length - 1} more` : '';
-    const reason = `paused: the disk is full (${full[0]}${more}); free space and run again`;
-    for (const id of [...index.ids('pending'), ...index.ids('retrying')])
-        set(id, { ...tasks[id], status: 'blocked', reason });
-}
-function decidePhase(phase, prev, phases, tasks) {
-    const keep = {
-        ...(prev.gate ? { gate: prev.gate } : {}),
-        ...(prev.preconditions ? { preconditions: prev.preconditions } : {}),
-    };
-    const at = (status, reason) => ({
-        ...keep,
-        status,
-        ...(reason ? { reason } : {}),
-    });
-    // Nothing here is sticky: the status is derived afresh from the tasks, the gate and the
-    // preconditions on every pass, so tasks added to a finished phase by an edited manifest run.
-    for (const dep of phase.dependsOn) {
-        const d = phases[dep];
-        if (d?.status === 'failed' || d?.status === 'blocked') {
-            return { state: at('blocked', `dependency ${dep} ${d.status}${d.reason ? `: ${d.reason}` : ''}`), block: true };
-        }
-    }
-    const waitingOn = phase.dependsOn.filter((dep) => phases[dep]?.status !== 'completed');
-    if (waitingOn.length > 0)
-        return { state: at('waiting', `waiting for ${waitingOn.join(', ')}`) };
-    if (phase.preconditions.length > 0 && !prev.preconditions) {
-        return {
-            state: at('waiting', 'checking preconditions'),
-            action: { type: 'check_preconditions', phase: phase.name },
-        };
-    }
-    if (prev.preconditions && prev.preconditions.missing.length > 0) {
-        const shown = prev.preconditions.missing.slice(0, 3).join(', ');
-        const more = prev.preconditions.missing.length > 3 ? ` and ${prev.preconditions.missing.length - 3} more` : '';
-        return { state: at('blocked', `precondition missing: ${shown}${more}`), block: true };
-    }
-    if (phase.smoke.length > 0 && !prev.gate?.passed) {
-        if (!phase.smoke.every((t) => TERMINAL.has(tasks[t.id].status))) {
-            return { state: at('smoke'), submitFrom: { phase, stage: 'smoke' } };
-        }
-        if (!prev.gate)
-            return { state: at('gate'), action: { type: 'evaluate_gate', phase: phase.name } };
-        const failed = prev.gate.results.filter((r) => !r.passed);
-        const why = failed.map((r) => `${r.check}: ${r.detail}${r.otherwise ? ` → ${r.otherwise}` : ''}`).join('; ');
-        return { state: at('blocked', `smoke checklist failed: ${why}`), block: true };
-    }
-    let bad = 0;
-    for (const t of phase.tasks) {
-        const s = tasks[t.id];
-        if (!TERMINAL.has(s.status))
-            return { state: at('full'), submitFrom: { phase, stage: 'full' } };
-        if (s.status !== 'completed')
-            bad++;
-    }
-    if (bad === 0)
-        return { state: at('completed') };
-    return { state: at('failed', `${bad} of ${phase.tasks.length} tasks did not complete`) };
-}
-const slotsOf = new WeakMap();
-/**
- * The slots of a phase's tasks, by stage and id, made once per plan. By stage: a smoke stage of
- * full runs has the ids of full tasks.
- */
-function slots(phase) {
-    let out = slotsOf.get(phase);
-    if (out === undefined) {
-        const specs = {
-            smoke: new Map(phase.smoke.map((t) => [t.id, t])),
-            full: new Map(phase.tasks.map((t) => [t.id, t])),
-        };
-        const made = { smoke: new Map(), full: new Map() };
-        phase.arrays.forEach((array, order) => array.tasks.forEach((id, index) => made[array.stage].set(id, { spec: specs[array.stage].get(id), array, order, index })));
-        slotsOf.set(phase, (out = made));
-    }
-    return out;
-}
-/**
- * The tasks of a stage that are due, up to `room`, in array order. Found among the pending and
- * retrying tasks: a walk over every task of the phase cost a twentieth of a second at 100,000.
- */
-function dueSubmissions(from, tasks, now, room) {
-    if (room <= 0)
-        return [];
-    const index = indexOf(tasks);
-    const where = slots(from.phase)[from.stage];
-    const due = [];
-    for (const status of ['pending', 'retrying']) {
-        for (const id of index.ids(status)) {
-            const slot = where.get(id);
-            if (slot === undefined)
-                continue;
-            const t = tasks[id];
-            if (status === 'pending' || t.notBefore === undefined || t.notBefore <= now)
-                due.push({ slot, t });
-        }
-    }
-    due.sort((a, b) => a.slot.order - b.slot.order || a.slot.index - b.slot.index);
-    return due.slice(0, room).map(({ slot: { spec, array, index }, t }) => {
-        const last = t.attempts[t.attempts.length - 1];
-        const mem = t.nextMemBytes ?? last?.memBytes ?? array.resources.memBytes;
-        return {
-            task: spec,
-            attempt: (last?.n ?? 0) + 1,
-            array,
-            index,
-            stageDefinition: from.phase.definitions[spec.stage].id,
-            ...(mem === undefined ? {} : { memBytes: mem }),
-            ...avoid(t),
-        };
-    });
-}
-/** The nodes earlier attempts of a task failed on, for the next submission to avoid. */
-function avoid(t) {
-    const nodes = [...new Set(t.attempts.flatMap((a) => (a.class === 'node_fail' && a.node ? [a.node] : [])))];
-    return nodes.length > 0 ? { avoidNodes: nodes } : {};
-}
-/** Phases with their dependencies first (the plan's order where there is a choice). */
-function dependencyOrder(plan) {
-    const byName = new Map(plan.phases.map((p) => [p.name, p]));
-    const done = new Set();
-    const order = [];
-    const visit = (p, path) => {
-        if (done.has(p.name) || path.has(p.name))
-            return;
-        path.add(p.name);
-        for (const d of p.dependsOn) {
-            const dep = byName.get(d);
-            if (dep)
-                visit(dep, path);
-        }
-        done.add(p.name);
-        order.push(p);
-    };
-    for (const p of plan.phases)
-        visit(p, new Set());
-    return order;
-}
-/** True when nothing more will happen without an outside change: no task active, nothing to do. */
-function atRest(state, actions) {
-    if (actions.length > 0)
-        return false;
-    return indexOf(state.tasks).count([...ACTIVE, 'retrying']) === 0;
-}
 
 
 /***/ }),

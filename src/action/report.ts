@@ -6,7 +6,7 @@ import { isAbsolute, relative } from 'node:path';
 import { UserError } from '../errors.js';
 import { formatFinding } from '../lint/lint.js';
 import type { Finding } from '../lint/rule.js';
-import { tableCell } from '../queue/markdown.js';
+import { tableCell } from '../report/markdown.js';
 import * as core from './commands.js';
 
 /** GitHub shows 10 error and 10 warning annotations per step; more are dropped silently. */

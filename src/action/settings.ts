@@ -5,7 +5,7 @@
 import { z } from 'zod';
 import { UserError } from '../errors.js';
 import { parseDuration } from '../manifest/units.js';
-import { STAGES } from '../queue/scope.js';
+import { STAGES } from '../decide/scope.js';
 
 export const COMMANDS = ['plan', 'advance', 'gate', 'summary'] as const;
 

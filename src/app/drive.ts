@@ -3,7 +3,7 @@
  * pacer chooses (the state file compacted during it), until the campaign is at rest, the
  * deadline passes or the signal asks to stop. The clock is a parameter, so tests drive it.
  */
-import type { CampaignState } from '../queue/state.js';
+import type { CampaignState } from '../state/state.js';
 
 export interface Clock {
   /** Milliseconds. */

@@ -2,7 +2,7 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Plan } from '../plan/plan.js';
-import type { CampaignState } from '../queue/state.js';
+import type { CampaignState } from '../state/state.js';
 import { pictures } from '../report/pictures.js';
 
 export async function writePictures(

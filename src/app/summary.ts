@@ -6,9 +6,9 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Executor } from '../exec/executor.js';
 import type { Plan } from '../plan/plan.js';
-import { provenanceIndex } from '../queue/provenance.js';
-import type { CampaignState } from '../queue/state.js';
-import { allCompleted, phaseCounts, renderSummary, type LogTail } from '../queue/summary.js';
+import { provenanceIndex } from '../state/provenance.js';
+import type { CampaignState } from '../state/state.js';
+import { allCompleted, phaseCounts, renderSummary, type LogTail } from '../report/summary.js';
 import { writePictures } from './pictures.js';
 
 /** At most this many failed tasks' log tails, of this many lines each. */

@@ -9,7 +9,7 @@ import type { Cost, Manifest, Phase } from '../manifest/schema.js';
 import { parseDuration } from '../manifest/units.js';
 import { resourcesFor, type Plan } from '../plan/plan.js';
 import { budgetFor, type Budget } from '../plan/walltime.js';
-import type { Attempt } from '../queue/state.js';
+import type { Attempt } from '../state/state.js';
 import { taskProgress, type TaskProgress } from './progress.js';
 
 /** A measured rate further than this from the declared one is flagged. */

@@ -5,7 +5,7 @@ import { calibrate, type Calibration, type Sample } from '../calibrate/calibrate
 import { patchManifest, unifiedDiff } from '../calibrate/patch.js';
 import { renderCalibration } from '../calibrate/report.js';
 import type { Executor } from '../exec/executor.js';
-import type { CampaignState } from '../queue/state.js';
+import type { CampaignState } from '../state/state.js';
 import { readManifest, type Campaign } from '../app/load.js';
 
 /** The attempts calibration can learn from, with the text their phase's progress is read from. */

@@ -10,10 +10,10 @@ import { FileStateStore } from '../exec/store/file-store.js';
 import { formatFinding } from '../lint/lint.js';
 import { manifest as manifestSchema } from '../manifest/schema.js';
 import { closest } from '../manifest/suggest.js';
-import { PollPacer, pollLimits } from '../queue/poll.js';
-import { emptyState, type CampaignState } from '../queue/state.js';
-import { diskFullTasks, startRun } from '../queue/transition.js';
-import { allCompleted, phaseCounts, progressLine } from '../queue/summary.js';
+import { PollPacer, pollLimits } from '../decide/poll.js';
+import { emptyState, type CampaignState } from '../state/state.js';
+import { diskFullTasks, startRun } from '../decide/transition.js';
+import { allCompleted, phaseCounts, progressLine } from '../report/summary.js';
 import { runCalibrate } from './calibrate.js';
 import { openExecutor, sshSecretsFrom } from '../app/executors.js';
 import { driveCampaign, systemClock } from '../app/drive.js';
@@ -28,7 +28,7 @@ import { campaignName, starterManifest } from './init.js';
 import { Progress } from './progress.js';
 import { manifestCommit } from './git.js';
 import { readProvenance, renderProvenance, workdirPath } from './provenance.js';
-import { definitionChangeLine, definitionChanges, keptTasks } from '../queue/definition-changes.js';
+import { definitionChangeLine, definitionChanges, keptTasks } from '../decide/definition-changes.js';
 import { asideDir } from '../render/set-aside.js';
 
 /** A command: its synopsis, what it does and its options (for `campaign help` and `--help`), and how it runs. */

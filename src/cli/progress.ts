@@ -6,9 +6,9 @@
  */
 import { formatDuration } from '../manifest/units.js';
 import type { Plan } from '../plan/plan.js';
-import { ACTIVE, TERMINAL, type CampaignState } from '../queue/state.js';
-import { expectedSeconds } from '../queue/poll.js';
-import { phaseCounts, progressLine } from '../queue/summary.js';
+import { ACTIVE, TERMINAL, type CampaignState } from '../state/state.js';
+import { expectedSeconds } from '../decide/poll.js';
+import { phaseCounts, progressLine } from '../report/summary.js';
 
 /** What the display writes to: a stream, and whether it is a terminal of how many columns. */
 export interface ProgressOut {

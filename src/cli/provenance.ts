@@ -3,8 +3,8 @@ import { isAbsolute, relative, resolve } from 'node:path';
 import { UserError } from '../errors.js';
 import type { Executor } from '../exec/executor.js';
 import { containedPath } from '../manifest/expand.js';
-import { provenancePath, provenanceSchema, type Provenance } from '../queue/provenance.js';
-import { definitionOf, type CampaignState } from '../queue/state.js';
+import { provenancePath, provenanceSchema, type Provenance } from '../state/provenance.js';
+import { definitionOf, type CampaignState } from '../state/state.js';
 import { localWorkdir, type Campaign } from '../app/load.js';
 
 /**

@@ -9,15 +9,15 @@ import { renderPath, type TaskSpec } from '../manifest/expand.js';
 import type { Manifest } from '../manifest/schema.js';
 import { toShell } from '../manifest/template.js';
 import type { ArrayPlan, Plan } from '../plan/plan.js';
-import { checklistKey, evaluateChecklist, type SmokeFacts } from '../queue/checklist.js';
-import { smokeDefinitions } from '../queue/definition-changes.js';
-import { provenanceFiles } from '../queue/provenance.js';
-import type { Action, CampaignEvent } from '../queue/events.js';
-import { retryPolicy } from '../queue/policy.js';
-import { completedOutputs, outputsGone, outputsGoneWarning } from '../queue/reconcile.js';
-import { scopeActions, scopeAtRest, type Scope } from '../queue/scope.js';
-import { ACTIVE, campaignStateSchema, emptyState, type CampaignState, type TaskState } from '../queue/state.js';
-import { changedSince, indexOf } from '../queue/task-index.js';
+import { checklistKey, evaluateChecklist, type SmokeFacts } from '../judge/checklist.js';
+import { smokeDefinitions } from '../decide/definition-changes.js';
+import { provenanceFiles } from '../state/provenance.js';
+import type { Action, CampaignEvent } from '../state/events.js';
+import { retryPolicy } from '../decide/policy.js';
+import { completedOutputs, outputsGone, outputsGoneWarning } from '../decide/reconcile.js';
+import { scopeActions, scopeAtRest, type Scope } from '../decide/scope.js';
+import { ACTIVE, campaignStateSchema, emptyState, type CampaignState, type TaskState } from '../state/state.js';
+import { changedSince, indexOf } from '../state/task-index.js';
 import {
   applyEvents,
   atRest,
@@ -25,7 +25,7 @@ import {
   checklistsChanged,
   step,
   type RetryPolicy,
-} from '../queue/transition.js';
+} from '../decide/transition.js';
 import type { ActiveAttempt, Executor } from './executor.js';
 import type { FileStateStore } from './store/file-store.js';
 import { LinkError } from './transport/transport.js';
@@ -162,7 +162,7 @@ export class CampaignController {
     }
   }
 
-  /** Writes the provenance record beside each of these tasks' completed outputs (queue/provenance.ts). */
+  /** Writes the provenance record beside each of these tasks' completed outputs (state/provenance.ts). */
   async recordProvenance(state: CampaignState, taskIds: readonly string[]): Promise<void> {
     if (taskIds.length === 0) return;
     const files = provenanceFiles(this.c.plan, state, taskIds);

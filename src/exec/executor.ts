@@ -1,8 +1,8 @@
 /** What every executor (local, slurm, ssh-gpu) offers the controller. */
 import type { TaskSpec } from '../manifest/expand.js';
-import type { OutputFacts } from '../queue/checklist.js';
-import type { Submission, TaskEvent } from '../queue/events.js';
-import type { Attempt } from '../queue/state.js';
+import type { OutputFacts } from '../judge/checklist.js';
+import type { Submission, TaskEvent } from '../state/events.js';
+import type { Attempt } from '../state/state.js';
 import type { SetAsideResult } from '../render/set-aside.js';
 
 export interface ActiveAttempt {

@@ -6,8 +6,8 @@
 import { posix } from 'node:path';
 import type { TaskSpec } from '../manifest/expand.js';
 import type { Manifest } from '../manifest/schema.js';
-import type { OutputRecords } from '../queue/attempt-end.js';
-import { fullRecordExpectation, type OutputFacts } from '../queue/checklist.js';
+import type { OutputRecords } from '../judge/attempt-end.js';
+import { fullRecordExpectation, type OutputFacts } from '../judge/checklist.js';
 import { manifestTaskEnv } from '../render/env.js';
 import { parseSetAside, renderSetAside, type SetAsideResult } from '../render/set-aside.js';
 import { exportLines, shellQuote } from '../render/shell.js';

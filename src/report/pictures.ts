@@ -1,6 +1,6 @@
 /** The summary's pictures: file name, caption, and the SVG text, from the plan and the state. */
 import type { Plan } from '../plan/plan.js';
-import type { CampaignState } from '../queue/state.js';
+import type { CampaignState } from '../state/state.js';
 import { phasesSvg } from './svg/phases.js';
 import { runtimesSvg } from './svg/runtimes.js';
 import { timelineSvg } from './svg/timeline.js';

@@ -9,7 +9,7 @@ import { z } from 'zod';
 import { UserError } from '../errors.js';
 import { parseDuration } from '../manifest/units.js';
 import type { Plan } from '../plan/plan.js';
-import { dependencyOrder } from '../queue/transition.js';
+import { dependencyOrder } from '../decide/transition.js';
 
 export const workflowOptions = z.object({
   /** The manifest's path from the repository root, as the workflow's steps see it. */

@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { driveCampaign, systemClock, type Clock, type DriveParts } from '../../src/app/drive.js';
-import { emptyState, type CampaignState } from '../../src/queue/state.js';
+import { emptyState, type CampaignState } from '../../src/state/state.js';
 
 /** A clock whose sleeps pass at once and add to its time; it records each wait. */
 function fakeClock(): Clock & { waits: number[]; t: number } {

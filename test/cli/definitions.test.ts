@@ -7,7 +7,7 @@
 import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import type { CampaignState } from '../../src/queue/state.js';
+import type { CampaignState } from '../../src/state/state.js';
 import { readState, runCli, useBuiltCliAndTemp, writeManifest } from '../helpers/cli.js';
 
 const tempRoot = useBuiltCliAndTemp('definitions');

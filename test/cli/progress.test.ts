@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { Progress } from '../../src/cli/progress.js';
 import { manifest as manifestSchema } from '../../src/manifest/schema.js';
 import { planCampaign } from '../../src/plan/plan.js';
-import { emptyState, type CampaignState, type TaskState } from '../../src/queue/state.js';
+import { emptyState, type CampaignState, type TaskState } from '../../src/state/state.js';
 
 const T0 = Date.parse('2026-11-30T12:00:00.000Z');
 const iso = (s: number): string => new Date(T0 + s * 1000).toISOString();

@@ -1,13 +1,13 @@
 /**
- * What an output must hold (queue/checklist.ts, queue/attempt-end.ts): the records check the
+ * What an output must hold (judge/checklist.ts, judge/attempt-end.ts): the records check the
  * smoke checklist runs, and the same expectation carried to full tasks at completion.
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { asSmoke, expandPhase } from '../../src/manifest/expand.js';
 import { manifest as manifestSchema, type Manifest } from '../../src/manifest/schema.js';
-import { recordsVerdict } from '../../src/queue/attempt-end.js';
-import { fullRecordExpectation, recordProblems } from '../../src/queue/checklist.js';
+import { recordsVerdict } from '../../src/judge/attempt-end.js';
+import { fullRecordExpectation, recordProblems } from '../../src/judge/checklist.js';
 
 const jsonl = (records: object[]): string => records.map((r) => JSON.stringify(r) + '\n').join('');
 

@@ -4,8 +4,8 @@
  */
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { classifyEnd, oomPatterns } from '../../src/queue/attempt-end.js';
-import { gpuStatus, parseProbe, placeTasks, waveMayStart, type GpuStatus } from '../../src/queue/gpu.js';
+import { classifyEnd, oomPatterns } from '../../src/judge/attempt-end.js';
+import { gpuStatus, parseProbe, placeTasks, waveMayStart, type GpuStatus } from '../../src/decide/gpu.js';
 import { parseExitMarker, type ExitMarker } from '../../src/render/wrapper.js';
 
 /** A line as nvidia-smi prints it for the default query. */

@@ -1,10 +1,10 @@
-/** The smoke gate as a check shows it, and the per-phase table of a job summary (queue/job-summary.ts). */
+/** The smoke gate as a check shows it, and the per-phase table of a job summary (report/job-summary.ts). */
 import { expect, test } from 'vitest';
 import { manifest as manifestSchema } from '../../src/manifest/schema.js';
 import { planCampaign } from '../../src/plan/plan.js';
-import { smokeDefinitions } from '../../src/queue/definition-changes.js';
-import { gateView, phaseTable } from '../../src/queue/job-summary.js';
-import { emptyState, type CampaignState } from '../../src/queue/state.js';
+import { smokeDefinitions } from '../../src/decide/definition-changes.js';
+import { gateView, phaseTable } from '../../src/report/job-summary.js';
+import { emptyState, type CampaignState } from '../../src/state/state.js';
 
 const NOW = '2025-01-01T00:00:00.000Z';
 const plan = planCampaign(

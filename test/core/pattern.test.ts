@@ -16,9 +16,9 @@ import {
   patternError,
 } from '../../src/manifest/pattern.js';
 import { manifest as manifestSchema } from '../../src/manifest/schema.js';
-import { classifyEnd, oomPatterns } from '../../src/queue/attempt-end.js';
-import { evaluateChecklist, type SmokeFacts } from '../../src/queue/checklist.js';
-import type { TaskState } from '../../src/queue/state.js';
+import { classifyEnd, oomPatterns } from '../../src/judge/attempt-end.js';
+import { evaluateChecklist, type SmokeFacts } from '../../src/judge/checklist.js';
+import type { TaskState } from '../../src/state/state.js';
 
 const EVIL = '^step (a+)+$';
 /** 44 characters that almost match: 2^39 ways to split the a's for a backtracking engine. */

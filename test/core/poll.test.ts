@@ -3,8 +3,8 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { manifest as manifestSchema } from '../../src/manifest/schema.js';
 import { planCampaign } from '../../src/plan/plan.js';
-import { PollPacer, pollLimits } from '../../src/queue/poll.js';
-import { emptyState, TASK_STATUSES, type CampaignState, type TaskState } from '../../src/queue/state.js';
+import { PollPacer, pollLimits } from '../../src/decide/poll.js';
+import { emptyState, TASK_STATUSES, type CampaignState, type TaskState } from '../../src/state/state.js';
 
 const T0 = Date.parse('2026-11-30T12:00:00.000Z');
 const iso = (offsetSeconds: number): string => new Date(T0 + offsetSeconds * 1000).toISOString();

@@ -1,15 +1,15 @@
 /**
- * A controller confined to a phase and stage (queue/scope.ts), as the jobs of a generated
+ * A controller confined to a phase and stage (decide/scope.ts), as the jobs of a generated
  * workflow run it: the smoke job never releases the full arrays (the release job does, after
  * the gate job), and no job submits another phase's tasks or resets them.
  */
 import { expect, test } from 'vitest';
 import { manifest as manifestSchema } from '../../src/manifest/schema.js';
 import { planCampaign } from '../../src/plan/plan.js';
-import type { Action } from '../../src/queue/events.js';
-import { scopeActions, scopeAtRest, startScopedRun, WHOLE, type Scope } from '../../src/queue/scope.js';
-import { emptyState, type CampaignState } from '../../src/queue/state.js';
-import { step } from '../../src/queue/transition.js';
+import type { Action } from '../../src/state/events.js';
+import { scopeActions, scopeAtRest, startScopedRun, WHOLE, type Scope } from '../../src/decide/scope.js';
+import { emptyState, type CampaignState } from '../../src/state/state.js';
+import { step } from '../../src/decide/transition.js';
 
 const NOW = '2025-01-01T00:00:00.000Z';
 const manifest = manifestSchema.parse({

@@ -8,7 +8,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { DEFAULT_PROBE } from '../../src/queue/gpu.js';
+import { DEFAULT_PROBE } from '../../src/decide/gpu.js';
 import { renderLaunch, renderQuery } from '../../src/render/ssh-gpu.js';
 import { CANCEL_FILE, renderCancel, renderWrapper } from '../../src/render/wrapper.js';
 

@@ -1,16 +1,16 @@
 /**
- * The controller's decisions (queue/transition.ts, queue/policy.ts): smoke before full, the
+ * The controller's decisions (decide/transition.ts, decide/policy.ts): smoke before full, the
  * checklist releases the full arrays, failures block dependents with a reason, retries are
  * bounded, and a campaign always comes to rest (DESIGN rules 6 and 10).
  */
-import { smokeDefinitions } from '../../src/queue/definition-changes.js';
+import { smokeDefinitions } from '../../src/decide/definition-changes.js';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { manifest as manifestSchema, type Manifest } from '../../src/manifest/schema.js';
 import { planCampaign, type Plan } from '../../src/plan/plan.js';
-import type { Action, CampaignEvent, Submission } from '../../src/queue/events.js';
-import { checklistKey } from '../../src/queue/checklist.js';
-import { retryPolicy } from '../../src/queue/policy.js';
+import type { Action, CampaignEvent, Submission } from '../../src/state/events.js';
+import { checklistKey } from '../../src/judge/checklist.js';
+import { retryPolicy } from '../../src/decide/policy.js';
 import {
   emptyState,
   FAILURE_CLASSES,
@@ -19,8 +19,8 @@ import {
   type CampaignState,
   type CheckResult,
   type FailureClass,
-} from '../../src/queue/state.js';
-import { changedSince, indexOf, TaskIndex } from '../../src/queue/task-index.js';
+} from '../../src/state/state.js';
+import { changedSince, indexOf, TaskIndex } from '../../src/state/task-index.js';
 import {
   applyEvents,
   atRest,
@@ -29,7 +29,7 @@ import {
   startRun,
   step,
   type RetryPolicy,
-} from '../../src/queue/transition.js';
+} from '../../src/decide/transition.js';
 import { rng } from '../helpers/random.js';
 
 const T0 = Date.parse('2025-01-01T00:00:00.000Z');

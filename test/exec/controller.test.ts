@@ -16,8 +16,8 @@ import type { ActiveAttempt, Executor } from '../../src/exec/executor.js';
 import { FileStateStore } from '../../src/exec/store/file-store.js';
 import { manifest as manifestSchema } from '../../src/manifest/schema.js';
 import { planCampaign } from '../../src/plan/plan.js';
-import type { TaskEvent } from '../../src/queue/events.js';
-import { ACTIVE, emptyState, type CampaignState } from '../../src/queue/state.js';
+import type { TaskEvent } from '../../src/state/events.js';
+import { ACTIVE, emptyState, type CampaignState } from '../../src/state/state.js';
 import { rng } from '../helpers/random.js';
 
 const roots: string[] = [];

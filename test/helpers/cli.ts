@@ -11,7 +11,7 @@ import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { isMainThread } from 'node:worker_threads';
 import { localAttemptsDir } from '../../src/exec/local/local-executor.js';
-import { campaignStateSchema, type CampaignState } from '../../src/queue/state.js';
+import { campaignStateSchema, type CampaignState } from '../../src/state/state.js';
 import { afterAll, beforeAll } from 'vitest';
 
 export const REPO = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');

@@ -3,9 +3,9 @@ import { describe, expect, it } from 'vitest';
 import { parseSacct, shortfalls } from '../../src/exec/slurm/accounting.js';
 import { manifest as manifestSchema } from '../../src/manifest/schema.js';
 import { planCampaign } from '../../src/plan/plan.js';
-import { emptyState, type CampaignState } from '../../src/queue/state.js';
-import { renderSummary } from '../../src/queue/summary.js';
-import { applyEvents } from '../../src/queue/transition.js';
+import { emptyState, type CampaignState } from '../../src/state/state.js';
+import { renderSummary } from '../../src/report/summary.js';
+import { applyEvents } from '../../src/decide/transition.js';
 
 const line = (limit: string, partition: string, req: string, alloc: string): string =>
   `77_3|c~k|COMPLETED|0:0|1764493200|1764493260|vm|None|${limit}|${partition}|${req}|${alloc}`;

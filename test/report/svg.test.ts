@@ -3,7 +3,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { manifest as manifestSchema } from '../../src/manifest/schema.js';
 import { planCampaign } from '../../src/plan/plan.js';
-import { emptyState, type CampaignState } from '../../src/queue/state.js';
+import { emptyState, type CampaignState } from '../../src/state/state.js';
 import { pictures } from '../../src/report/pictures.js';
 import { escapeXml } from '../../src/report/svg/svg.js';
 

@@ -4,7 +4,7 @@
  * Pure: text in, records out.
  */
 import { formatDuration, parseDuration } from '../../manifest/units.js';
-import type { FailureClass } from '../../queue/state.js';
+import type { FailureClass } from '../../state/state.js';
 
 export interface JobRecord {
   /** `<array job id>_<index>`: the handle of one attempt. */

@@ -12,9 +12,9 @@ import type { TaskSpec } from '../../manifest/expand.js';
 import type { Pattern } from '../../manifest/pattern.js';
 import type { Manifest } from '../../manifest/schema.js';
 import { parseDuration, parseSize } from '../../manifest/units.js';
-import { classifyEnd, oomPatterns } from '../../queue/attempt-end.js';
-import type { OutputFacts } from '../../queue/checklist.js';
-import type { Submission, TaskEvent } from '../../queue/events.js';
+import { classifyEnd, oomPatterns } from '../../judge/attempt-end.js';
+import type { OutputFacts } from '../../judge/checklist.js';
+import type { Submission, TaskEvent } from '../../state/events.js';
 import {
   DEFAULT_PROBE,
   gpuStatus,
@@ -23,8 +23,8 @@ import {
   waveMayStart,
   type GpuStatus,
   type ProbeTable,
-} from '../../queue/gpu.js';
-import type { Attempt } from '../../queue/state.js';
+} from '../../decide/gpu.js';
+import type { Attempt } from '../../state/state.js';
 import { manifestTaskEnv } from '../../render/env.js';
 import { exportLines, shellQuote } from '../../render/shell.js';
 import { renderLaunch, renderQuery } from '../../render/ssh-gpu.js';

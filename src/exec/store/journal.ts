@@ -5,7 +5,7 @@
  * ones it removed. The store decides when to write them, and keeps them safe on disk.
  */
 import { UserError } from '../../errors.js';
-import { changedSince } from '../../queue/task-index.js';
+import { changedSince } from '../../state/task-index.js';
 
 export type Entries = Record<string, unknown>;
 /** A state the journal can hold: an object with a `tasks` record. */

@@ -3,8 +3,8 @@
  * state, with its counts; arrows run from a phase to the phases that depend on it.
  */
 import type { Plan } from '../../plan/plan.js';
-import type { CampaignState } from '../../queue/state.js';
-import { phaseCounts } from '../../queue/summary.js';
+import type { CampaignState } from '../../state/state.js';
+import { phaseCounts } from '../summary.js';
 import { COLORS, el, svgDocument, text, title } from './svg.js';
 
 const BOX_W = 210;

@@ -4,7 +4,7 @@
  */
 import { formatDuration } from '../../manifest/units.js';
 import type { Plan } from '../../plan/plan.js';
-import type { CampaignState } from '../../queue/state.js';
+import type { CampaignState } from '../../state/state.js';
 import { classColor, COLORS, el, niceStep, svgDocument, text, title } from './svg.js';
 
 interface Row {

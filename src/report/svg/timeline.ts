@@ -5,7 +5,7 @@
  */
 import { formatDuration } from '../../manifest/units.js';
 import type { Plan } from '../../plan/plan.js';
-import type { Attempt, CampaignState } from '../../queue/state.js';
+import type { Attempt, CampaignState } from '../../state/state.js';
 import { classColor, COLORS, el, svgDocument, text, timeStep, title } from './svg.js';
 
 interface Bar {

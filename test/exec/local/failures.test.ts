@@ -9,10 +9,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadCampaign, localWorkdir, type Campaign } from '../../../src/app/load.js';
 import type { ActiveAttempt } from '../../../src/exec/executor.js';
 import { LocalExecutor } from '../../../src/exec/local/local-executor.js';
-import type { Submission, TaskEvent } from '../../../src/queue/events.js';
-import { retryPolicy } from '../../../src/queue/policy.js';
-import { emptyState, type CampaignState } from '../../../src/queue/state.js';
-import { applyEvents, step } from '../../../src/queue/transition.js';
+import type { Submission, TaskEvent } from '../../../src/state/events.js';
+import { retryPolicy } from '../../../src/decide/policy.js';
+import { emptyState, type CampaignState } from '../../../src/state/state.js';
+import { applyEvents, step } from '../../../src/decide/transition.js';
 import {
   alive,
   attemptDirs,

@@ -10,7 +10,7 @@ import { UserError } from '../../../src/errors.js';
 import { parseManifest } from '../../../src/manifest/load.js';
 import { planCampaign, type Plan } from '../../../src/plan/plan.js';
 import type { Manifest } from '../../../src/manifest/schema.js';
-import type { Submission } from '../../../src/queue/events.js';
+import type { Submission } from '../../../src/state/events.js';
 import { SlurmExecutor } from '../../../src/exec/slurm/slurm-executor.js';
 import { SshTransport } from '../../../src/exec/transport/ssh.js';
 import { readState, runCli, useBuiltCliAndTemp, writeManifest } from '../../helpers/cli.js';

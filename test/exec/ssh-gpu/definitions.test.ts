@@ -9,8 +9,8 @@ import { mkdir, readdir, readFile, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { readState, runCli, startCli, useBuiltCliAndTemp, waitUntil, writeManifest } from '../../helpers/cli.js';
-import type { Provenance } from '../../../src/queue/provenance.js';
-import type { CampaignState } from '../../../src/queue/state.js';
+import type { Provenance } from '../../../src/state/provenance.js';
+import type { CampaignState } from '../../../src/state/state.js';
 import { campaignDirs, cluster, sshdUp, uuidOf, type Ran, type Row, type Sshd, type StandIn } from './helpers.js';
 
 const tempRoot = useBuiltCliAndTemp('ssh-gpu-definitions');

@@ -11,7 +11,7 @@ import { SshGpuExecutor } from '../../../src/exec/ssh-gpu/ssh-gpu-executor.js';
 import { SshTransport } from '../../../src/exec/transport/ssh.js';
 import { parseManifest } from '../../../src/manifest/load.js';
 import { planCampaign } from '../../../src/plan/plan.js';
-import type { Submission, TaskEvent } from '../../../src/queue/events.js';
+import type { Submission, TaskEvent } from '../../../src/state/events.js';
 import { alive, makeTemp, waitUntil } from '../../helpers/cli.js';
 import { cluster, fourGpus, sshdUp, StandIn, type Sshd } from './helpers.js';
 

@@ -7,8 +7,8 @@
 import { copyFile, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { readState, runCli, writeManifest, type CliResult } from '../../helpers/cli.js';
-import type { CampaignState } from '../../../src/queue/state.js';
-import { DEFAULT_PROBE } from '../../../src/queue/gpu.js';
+import type { CampaignState } from '../../../src/state/state.js';
+import { DEFAULT_PROBE } from '../../../src/decide/gpu.js';
 import { sshdUp, type Sshd } from '../transport/sshd.js';
 
 const STAND_IN = resolve(import.meta.dirname, '../../../scripts/gpu-stand-in');

@@ -5,8 +5,8 @@
  * pass still reconciles every active task.
  */
 import type { Plan } from '../plan/plan.js';
-import type { Action } from './events.js';
-import { ACTIVE, type CampaignState } from './state.js';
+import type { Action } from '../state/events.js';
+import { ACTIVE, type CampaignState } from '../state/state.js';
 import { startRun, type StartOptions } from './transition.js';
 
 export const STAGES = ['smoke', 'full', 'all'] as const;

@@ -6,7 +6,7 @@
 import type { Stage, TaskSpec } from '../manifest/expand.js';
 import { changedParts, definitionsDigest } from '../plan/definition.js';
 import type { PhasePlan, Plan } from '../plan/plan.js';
-import { definitionOf, stageDefinitionOf, type CampaignState, type TaskState } from './state.js';
+import { definitionOf, stageDefinitionOf, type CampaignState, type TaskState } from '../state/state.js';
 
 export interface DefinitionChange {
   phase: string;

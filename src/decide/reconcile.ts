@@ -3,8 +3,8 @@
  * recorded completed whose output is gone (a scratch purge, a cleanup) is completed no longer.
  */
 import type { Plan } from '../plan/plan.js';
-import type { CampaignState } from './state.js';
-import { copyTasks, indexOf, setTask } from './task-index.js';
+import type { CampaignState } from '../state/state.js';
+import { copyTasks, indexOf, setTask } from '../state/task-index.js';
 
 /** The completed full tasks that declare an output: id → output path (workdir-relative). */
 export function completedOutputs(state: CampaignState, plan: Plan): Map<string, string> {

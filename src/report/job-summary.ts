@@ -3,8 +3,8 @@
  * phase stage with the GPU-hour budget, and a phase's smoke gate as a check's title and text.
  */
 import type { Plan, PhasePlan } from '../plan/plan.js';
-import type { CampaignState } from './state.js';
-import { smokeDefinitions } from './definition-changes.js';
+import type { CampaignState } from '../state/state.js';
+import { smokeDefinitions } from '../decide/definition-changes.js';
 import { tableCell } from './markdown.js';
 import { phaseCounts } from './summary.js';
 

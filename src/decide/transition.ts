@@ -7,11 +7,18 @@ import type { TaskSpec } from '../manifest/expand.js';
 import type { Retry } from '../manifest/schema.js';
 import { parseDuration } from '../manifest/units.js';
 import type { ArrayPlan, Plan, PhasePlan } from '../plan/plan.js';
-import type { Action, CampaignEvent, Defined, Submission } from './events.js';
-import { checklistKey } from './checklist.js';
+import type { Action, CampaignEvent, Defined, Submission } from '../state/events.js';
+import { checklistKey } from '../judge/checklist.js';
 import { definitionChanges, smokeDefinitions } from './definition-changes.js';
-import { copyTasks, indexOf, setTask } from './task-index.js';
-import { ACTIVE, TERMINAL, type CampaignState, type FailureClass, type PhaseState, type TaskState } from './state.js';
+import { copyTasks, indexOf, setTask } from '../state/task-index.js';
+import {
+  ACTIVE,
+  TERMINAL,
+  type CampaignState,
+  type FailureClass,
+  type PhaseState,
+  type TaskState,
+} from '../state/state.js';
 
 export interface RetryRule {
   attempts: number;

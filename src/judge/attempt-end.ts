@@ -6,7 +6,7 @@ import { compilePattern, type Pattern } from '../manifest/pattern.js';
 import type { ExitMarker } from '../render/wrapper.js';
 import { GATE_EXIT, GATE_LINE } from '../render/task-script.js';
 import { recordProblems, type RecordExpectation } from './checklist.js';
-import type { FailureClass } from './state.js';
+import type { FailureClass } from '../state/state.js';
 
 /** What the usual CUDA and PyTorch out-of-memory messages say; a manifest's `oom.patterns` replace them. */
 export const DEFAULT_OOM_PATTERNS = [

@@ -9,9 +9,9 @@
  */
 import { EXECUTOR_KINDS, type ExecutorKind } from '../plan/executor-kinds.js';
 import type { Plan } from '../plan/plan.js';
-import type { CampaignState } from './state.js';
-import { phaseCounts } from './summary.js';
-import { indexOf } from './task-index.js';
+import type { CampaignState } from '../state/state.js';
+import { phaseCounts } from '../report/summary.js';
+import { indexOf } from '../state/task-index.js';
 
 export interface PollLimits {
   /** Asks a scheduler (each look costs it) or looks at processes (free). */

@@ -5,7 +5,7 @@
 import { compilePattern } from '../manifest/pattern.js';
 import type { TaskSpec } from '../manifest/expand.js';
 import type { Check, Manifest } from '../manifest/schema.js';
-import type { CheckResult, TaskState } from './state.js';
+import type { CheckResult, TaskState } from '../state/state.js';
 
 export interface OutputFacts {
   exists: boolean;

@@ -2,7 +2,7 @@
 import { formatDuration } from '../manifest/units.js';
 import type { Plan, PhasePlan } from '../plan/plan.js';
 import { codeBlock, tableCell } from './markdown.js';
-import { definitionOf, type CampaignState, type TaskState } from './state.js';
+import { definitionOf, type CampaignState, type TaskState } from '../state/state.js';
 
 export interface PhaseCounts {
   phase: string;
