@@ -35,7 +35,7 @@ export interface DriveParts {
   clock: Clock;
   /** No pass starts after this moment (on the clock); a wait ends at it. */
   deadline?: number;
-  /** When aborted, the loop ends after the pass under way, without waiting. */
+  /** When aborted, the loop ends after the pass under way (or before the first), without waiting. */
   signal?: AbortSignal;
   /** After each pass (the live display). */
   onPass?: (state: CampaignState) => void;
@@ -52,6 +52,7 @@ export async function driveCampaign(start: CampaignState, parts: DriveParts): Pr
   let state = start;
   let passes = 0;
   for (;;) {
+    if (signal?.aborted) return { state, atRest: false, passes };
     const r = await controller.pass(state);
     passes++;
     state = r.state;
@@ -61,6 +62,5 @@ export async function driveCampaign(start: CampaignState, parts: DriveParts): Pr
     const until = Math.min(from + pacer.next(state, from) * 1000, deadline);
     await store.compactIfDue(); // in the wait, so that no pass pays for it
     await clock.sleep(Math.max(0, until - clock.now()), signal);
-    if (signal?.aborted) return { state, atRest: false, passes };
   }
 }

@@ -153,8 +153,10 @@ async function version(): Promise<string> {
   }
 }
 
-/** Exit statuses. */
-const EXIT = { ok: 0, incomplete: 1, user: 2, bug: 3 } as const;
+/** Exit statuses; `interrupted` is a shell's for a command ended by SIGINT. */
+const EXIT = { ok: 0, incomplete: 1, user: 2, bug: 3, interrupted: 130 } as const;
+
+const STOPPED = 'stopped; running tasks go on. Run the same command again to reattach.';
 
 export async function main(argv: string[]): Promise<number> {
   const [name, ...rest] = argv;
@@ -288,12 +290,20 @@ async function run(argv: string[]): Promise<number> {
   printWarnings(c);
   const store = new FileStateStore(c.stateDir, { onWarning: warn });
   const lock = await store.acquire(`campaign run ${files[0]!}`);
+  // The first Ctrl-C (or SIGTERM) stops after the pass under way, so that what it submitted is
+  // saved; a second one leaves at once. Running tasks go on either way.
+  const stopping = new AbortController();
   const stop = (): void => {
-    process.stderr.write('\ncampaign: stopped; running tasks go on. Run the same command again to reattach.\n');
-    void lock.release().finally(() => process.exit(130));
+    if (!stopping.signal.aborted) {
+      process.stderr.write('\ncampaign: stopping after this pass (again to stop at once); running tasks go on\n');
+      stopping.abort();
+      return;
+    }
+    process.stderr.write(`\ncampaign: ${STOPPED}\n`);
+    void lock.release().finally(() => process.exit(EXIT.interrupted));
   };
-  process.once('SIGINT', stop);
-  process.once('SIGTERM', stop);
+  process.on('SIGINT', stop);
+  process.on('SIGTERM', stop);
   let executor: Executor | undefined;
   try {
     let loaded = await loadState(store, c.manifest.campaign, new Date().toISOString());
@@ -329,8 +339,13 @@ async function run(argv: string[]): Promise<number> {
       store,
       pacer,
       clock: systemClock,
+      signal: stopping.signal,
       onPass: (s) => progress.update(s),
     }));
+    if (stopping.signal.aborted) {
+      process.stderr.write(`campaign: ${STOPPED}\n`);
+      return EXIT.interrupted;
+    }
     const text = await campaignSummary(plan, state, executor, c.stateDir);
     await writeFile(join(c.stateDir, 'summary.md'), text);
     process.stdout.write('\n' + text);

@@ -72,7 +72,7 @@ describe('driveCampaign (fake clock)', () => {
     expect(clock.waits.at(-1)).toBe(7_000);
   });
 
-  it('a cancel during a wait ends the loop without another pass; one during a pass, after it', async () => {
+  it('a cancel during a wait ends the loop without another pass; one during a pass, after it; one before, at once', async () => {
     const clock = fakeClock();
     const during = new AbortController();
     const { p, log } = parts(clock, 100);
@@ -94,6 +94,13 @@ describe('driveCampaign (fake clock)', () => {
     });
     expect(r2).toMatchObject({ atRest: false, passes: 1 });
     expect(second.log).toEqual(['pass 1 at 0']);
+
+    // Cancelled before the loop began: not a single pass.
+    const before = new AbortController();
+    before.abort();
+    const third = parts(fakeClock(), 100);
+    expect(await driveCampaign(state, { ...third.p, signal: before.signal })).toMatchObject({ passes: 0 });
+    expect(third.log).toEqual([]);
   });
 
   it("the system clock's sleep ends early when its signal aborts", async () => {
