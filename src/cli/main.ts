@@ -13,7 +13,7 @@ import { closest } from '../manifest/suggest.js';
 import { PollPacer, pollLimits } from '../decide/poll.js';
 import { emptyState, type CampaignState } from '../state/state.js';
 import { diskFullTasks, startRun } from '../decide/transition.js';
-import { allCompleted, phaseCounts, progressLine } from '../report/summary.js';
+import { allCompleted, progressLine } from '../report/summary.js';
 import { runCalibrate } from './calibrate.js';
 import { openExecutor, sshSecretsFrom } from '../app/executors.js';
 import { driveCampaign, systemClock } from '../app/drive.js';
@@ -405,16 +405,15 @@ async function status(argv: string[]): Promise<number> {
   const fmt = format(values.format);
   const c = await loadCampaign(files[0]!, values['state-dir'] as string | undefined);
   const state = await storedState(c);
-  if (fmt === 'json')
-    process.stdout.write(JSON.stringify(await summaryRecord(c.plan, state, undefined), null, 2) + '\n');
+  const record = await summaryRecord(c.plan, state, undefined);
+  if (fmt === 'json') process.stdout.write(JSON.stringify(record, null, 2) + '\n');
   else {
-    for (const phase of phaseCounts(c.plan, state)) process.stdout.write(progressLine(phase) + '\n');
-    const stopped = Object.entries(state.tasks).filter(([, t]) => t.status === 'failed' || t.status === 'stuck');
-    for (const [id, t] of stopped.slice(0, 20)) process.stdout.write(`  ${id}: ${t.reason ?? t.status}\n`);
-    if (stopped.length > 20)
-      process.stdout.write(`  … and ${stopped.length - 20} more (campaign summary lists them)\n`);
+    for (const phase of record.phases) process.stdout.write(progressLine(phase) + '\n');
+    for (const t of record.stopped.slice(0, 20)) process.stdout.write(`  ${t.id}: ${t.reason ?? t.status}\n`);
+    if (record.stopped.length > 20)
+      process.stdout.write(`  … and ${record.stopped.length - 20} more (campaign summary lists them)\n`);
   }
-  return allCompleted(c.plan, state) ? EXIT.ok : EXIT.incomplete;
+  return record.complete ? EXIT.ok : EXIT.incomplete;
 }
 
 const note = (m: string): void => {

@@ -96,6 +96,17 @@ test('the example generated workflow is what campaign workflow writes for exampl
   expect(renderWorkflow(plan, options!)).toBe(committed);
 });
 
+/** examples/distill.yml's plan, and options for a workflow of it. */
+const distillPlan = async () =>
+  planOf('examples/distill.yml', await readFile(join(REPO, 'examples/distill.yml'), 'utf8'));
+const base = {
+  manifest: 'campaigns/distill.yml',
+  uses: 'o/c@v1',
+  branch: 'main',
+  budget: '5h',
+  runsOn: 'ubuntu-latest',
+};
+
 interface Job {
   needs?: string[];
   if?: string;
@@ -150,14 +161,7 @@ describe('campaign workflow', () => {
   });
 
   test('--handover none: no job may write to Actions, and advance is told not to dispatch', async () => {
-    const plan = planOf('examples/distill.yml', await readFile(join(REPO, 'examples/distill.yml'), 'utf8'));
-    const base = {
-      manifest: 'campaigns/distill.yml',
-      uses: 'o/c@v1',
-      branch: 'main',
-      budget: '5h',
-      runsOn: 'ubuntu-latest',
-    };
+    const plan = await distillPlan();
     const none = renderWorkflow(plan, { ...base, handover: 'none' });
     expect(await workflowErrors('none.yml', none)).toEqual([]);
     const jobs = (parse(none) as { jobs: Record<string, Job> }).jobs;
@@ -182,14 +186,7 @@ describe('campaign workflow', () => {
     ['environment', { environment: '${{ github.actor }}' }, '--environment'],
     ['manifest path', { manifest: 'campaigns/${{ github.head_ref }}.yml' }, 'the manifest path'],
   ])('refuses an expression in the %s it copies into the workflow', async (_, option, name) => {
-    const plan = planOf('examples/distill.yml', await readFile(join(REPO, 'examples/distill.yml'), 'utf8'));
-    const base = {
-      manifest: 'campaigns/distill.yml',
-      uses: 'o/c@v1',
-      branch: 'main',
-      budget: '5h',
-      runsOn: 'ubuntu-latest',
-    };
+    const plan = await distillPlan();
     expect(() => renderWorkflow(plan, { ...base, ...option })).toThrow(
       new RegExp(`^${name.replace(/[-]/g, '\\$&')} holds "\\$\\{\\{", which GitHub would evaluate`),
     );

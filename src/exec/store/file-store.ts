@@ -610,13 +610,8 @@ async function eachLine(
   path: string,
   take: (line: string | Error) => boolean,
 ): Promise<'newline' | 'partial' | undefined> {
-  let fh: FileHandle;
-  try {
-    fh = await open(path, 'r');
-  } catch (e) {
-    if (errorCode(e) === 'ENOENT') return undefined;
-    throw e;
-  }
+  const fh = await openIfExists(path);
+  if (!fh) return undefined;
   try {
     const chunk = Buffer.alloc(1024 * 1024);
     let parts: Buffer[] = [];
@@ -629,9 +624,7 @@ async function eachLine(
       let from = 0;
       for (let nl = chunk.indexOf(0x0a, 0); nl !== -1 && nl < bytesRead; nl = chunk.indexOf(0x0a, from)) {
         if (!tooLong) parts.push(Buffer.from(chunk.subarray(from, nl)));
-        const line = tooLong
-          ? new Error(`a line over ${MAX_EVENT_BYTES / 2 ** 20} MiB`)
-          : Buffer.concat(parts).toString('utf8');
+        const line = tooLong ? tooLongLine() : Buffer.concat(parts).toString('utf8');
         parts = [];
         length = 0;
         tooLong = false;
@@ -647,13 +640,14 @@ async function eachLine(
         } else parts.push(Buffer.from(chunk.subarray(from, bytesRead)));
       }
     }
-    if (ended === 'partial')
-      take(tooLong ? new Error(`a line over ${MAX_EVENT_BYTES / 2 ** 20} MiB`) : Buffer.concat(parts).toString('utf8'));
+    if (ended === 'partial') take(tooLong ? tooLongLine() : Buffer.concat(parts).toString('utf8'));
     return ended;
   } finally {
     await fh.close();
   }
 }
+
+const tooLongLine = (): Error => new Error(`a line over ${MAX_EVENT_BYTES / 2 ** 20} MiB`);
 
 interface Snapshot {
   text: string;
@@ -665,13 +659,8 @@ interface Snapshot {
 
 /** A file's text and what stat says of it, read through one handle; undefined if it does not exist. */
 async function snapshot(path: string): Promise<Snapshot | undefined> {
-  let fh: FileHandle;
-  try {
-    fh = await open(path, 'r');
-  } catch (e) {
-    if (errorCode(e) === 'ENOENT') return undefined;
-    throw e;
-  }
+  const fh = await openIfExists(path);
+  if (!fh) return undefined;
   try {
     const st = await fh.stat();
     // Said as what it is, with the way out, instead of a crash deep in a read.
@@ -789,6 +778,16 @@ function toJson(value: unknown): string {
   // JSON.stringify(undefined) (or a function) gives undefined, which would be written as "undefined".
   if (json === undefined) throw new TypeError(`cannot save ${typeof value} as JSON`);
   return json;
+}
+
+/** A handle to read `path`; undefined when there is no such file. */
+async function openIfExists(path: string): Promise<FileHandle | undefined> {
+  try {
+    return await open(path, 'r');
+  } catch (e) {
+    if (errorCode(e) === 'ENOENT') return undefined;
+    throw e;
+  }
 }
 
 async function readIfExists(path: string): Promise<string | undefined> {
