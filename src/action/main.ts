@@ -12,7 +12,8 @@
 import * as core from '@actions/core';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { openExecutor, sshSecretsFrom, type SshSecrets } from '../app/executors.js';
+import { openExecutor } from '../app/executors.js';
+import { sshSecretsFrom, type SshSecrets } from '../app/transport-for.js';
 import { loadCampaign, type Campaign } from '../app/load.js';
 import { driveCampaign, systemClock, type Clock } from '../app/drive.js';
 import { campaignSummary } from '../app/summary.js';

@@ -4,6 +4,7 @@
  */
 import { z } from 'zod';
 import { patternError } from './pattern.js';
+import { slurmArgProblem } from './slurm-args.js';
 import { parseDuration, parseSize } from './units.js';
 
 const IDENT = /^[A-Za-z_][A-Za-z0-9_]*$/;
@@ -46,13 +47,36 @@ function perStratum<T extends z.ZodType>(value: T) {
   ]);
 }
 
+/** A Slurm name (account, QOS, reservation, GPU type): one word sbatch reads as it is. */
+const slurmWord = z.string().regex(/^[A-Za-z0-9_.+:-]+$/, 'letters, digits, "_", ".", "+", ":" or "-" only');
+
 export const resources = z
   .strictObject({
     gpus: perStratum(z.number().int().nonnegative()).optional().describe('GPUs per task (on one node).'),
+    gpu_type: perStratum(slurmWord)
+      .optional()
+      .describe('The GPU model, as the cluster types its gres (e.g. h100, a100): sbatch --gres=gpu:<type>:<gpus>.'),
     cpus: perStratum(z.number().int().positive()).optional().describe('CPUs per task.'),
-    mem: perStratum(size).optional().describe('Memory per task.'),
+    mem: perStratum(size).optional().describe('Memory per task (sbatch --mem).'),
+    mem_per_cpu: perStratum(size)
+      .optional()
+      .describe('Memory per CPU instead of per task (sbatch --mem-per-cpu); not with mem.'),
     nodes: z.literal(1).optional().describe('Always 1: a task never spans nodes.'),
     partition: z.string().optional().describe('Force a partition instead of choosing by walltime.'),
+    account: perStratum(slurmWord).optional().describe('The Slurm account (sbatch --account), over cluster.account.'),
+    qos: perStratum(slurmWord).optional().describe('The quality of service (sbatch --qos).'),
+    constraint: perStratum(
+      z.string().regex(/^[A-Za-z0-9_.&|,*[\]()!:-]+$/, 'a Slurm feature expression without blanks or quotes'),
+    )
+      .optional()
+      .describe('Node features the job needs, as sbatch --constraint takes them (e.g. cascade, "v100|a100").'),
+    reservation: perStratum(slurmWord).optional().describe('A reservation to run in (sbatch --reservation).'),
+    exclude: perStratum(z.string().regex(/^[A-Za-z0-9_.,[\]-]+$/, 'a Slurm host list such as node[1-3],node7'))
+      .optional()
+      .describe('Nodes the job must not run on, as a Slurm host list (sbatch --exclude), e.g. node[1-3],node7.'),
+  })
+  .refine((r) => r.mem === undefined || r.mem_per_cpu === undefined, {
+    message: 'give mem or mem_per_cpu, not both (Slurm takes one)',
   })
   .describe('What one task asks for.');
 export type Resources = z.infer<typeof resources>;
@@ -105,11 +129,38 @@ const hostKey = {
     .describe('A known_hosts file (relative to the manifest) that lists the host key, as OpenSSH writes it.'),
 };
 
+/** How a login is reached: the target or a Host of the SSH config, through bastions, each verified. */
+const sshAccess = {
+  ...hostKey,
+  ssh_config: z
+    .string()
+    .optional()
+    .describe(
+      'The OpenSSH client config a login alias is looked up in (relative to the manifest; default ~/.ssh/config).',
+    ),
+  jump: z
+    .array(
+      z
+        .strictObject({
+          login: z.string().min(1).describe('user@host:port of the bastion, or a Host of the SSH config.'),
+          ...hostKey,
+        })
+        .describe('One bastion, verified like the login.'),
+    )
+    .optional()
+    .describe(
+      "Bastions to pass through in order (as ProxyJump), each with its own host key; overrides the config's ProxyJump.",
+    ),
+};
+
 const slurmCluster = z.strictObject({
   executor: z.literal('slurm').describe('Tasks run as Slurm job arrays, submitted on the login node.'),
   ...common,
-  login: z.string().optional().describe('user@host:port of the login node; omit to run sbatch here.'),
-  ...hostKey,
+  login: z
+    .string()
+    .optional()
+    .describe('user@host:port of the login node, or a Host of the SSH config; omit to run sbatch here.'),
+  ...sshAccess,
   account: z.string().optional().describe('The Slurm account jobs are charged to (sbatch --account).'),
   partitions: z
     .array(partition)
@@ -131,8 +182,13 @@ const slurmCluster = z.strictObject({
 const sshGpuCluster = z.strictObject({
   executor: z.literal('ssh-gpu').describe('Tasks run on the GPUs of one server, one task per free GPU.'),
   ...common,
-  login: z.string().optional().describe("user@host:port of the GPU server; without it, this machine's GPUs (no SSH)."),
-  ...hostKey,
+  login: z
+    .string()
+    .optional()
+    .describe(
+      "user@host:port of the GPU server, or a Host of the SSH config; without it, this machine's GPUs (no SSH).",
+    ),
+  ...sshAccess,
   gpus: z
     .array(z.number().int().nonnegative())
     .min(1)
@@ -261,6 +317,41 @@ export const smoke = z
   .describe('A cheap first stage running the same machinery.');
 export type Smoke = z.infer<typeof smoke>;
 
+export const environment = z
+  .strictObject({
+    modules: z
+      .array(z.string().regex(/^[A-Za-z0-9_.+/-]+$/, 'a module name is letters, digits, "_", ".", "+", "/" or "-"'))
+      .optional()
+      .describe('Modules loaded (after `module purge`) before the setup, e.g. [StdEnv/2023, python/3.11].'),
+    conda: z
+      .string()
+      .regex(/^[A-Za-z0-9_.+/~-]+$/, 'a conda environment name or path without blanks or quotes')
+      .optional()
+      .describe('A conda environment (name, or path) activated in the batch shell; campaign renders the activation.'),
+    venv: z
+      .string()
+      .regex(/^[A-Za-z0-9_.+/~-]+$/, 'a path without blanks or quotes')
+      .optional()
+      .describe(
+        'A Python virtual environment (its directory, relative to the workdir or absolute) activated before the setup.',
+      ),
+  })
+  .refine((e) => e.conda === undefined || e.venv === undefined, { message: 'give conda or venv, not both' })
+  .describe(
+    'The software environment a task runs in, activated before the setup and checked as the gate `environment`.',
+  );
+export type Environment = z.infer<typeof environment>;
+
+/** Options passed to sbatch as they are; those campaign manages are refused (see slurm-args.ts). */
+export const slurmArgs = z
+  .array(
+    z.string().superRefine((arg, ctx) => {
+      const problem = slurmArgProblem(arg);
+      if (problem !== undefined) ctx.addIssue({ code: 'custom', message: problem });
+    }),
+  )
+  .describe('sbatch options passed through, e.g. ["--mail-type=END"]; options campaign manages are refused.');
+
 const gridAxis = z.union([scalar, z.array(scalar)]);
 
 export const phase = z.strictObject({
@@ -295,6 +386,14 @@ export const phase = z.strictObject({
   cost: cost.optional(),
   walltime: duration.optional().describe('A fixed walltime (prefer a cost model).'),
   resources: resources.optional(),
+  slurm_args: slurmArgs
+    .optional()
+    .describe("sbatch options for this phase's jobs, instead of the defaults' (Slurm only)."),
+  environment: environment
+    .optional()
+    .describe(
+      "This phase's environment: each key it sets replaces the campaign's (conda and venv replace each other).",
+    ),
   retry: retry.optional(),
   setup: z
     .string()
@@ -322,12 +421,14 @@ export const manifest = z.strictObject({
     .describe('The campaign: names its state, its jobs on the cluster and its workflow.'),
   cluster,
   workdir: z.string().min(1).describe('Where tasks run; outputs stay under it.'),
+  environment: environment.optional(),
   setup: z.string().optional().describe('Shell run before every command (same shell).'),
   gates: gates.optional(),
   defaults: z
     .strictObject({
       resources: resources.optional(),
       retry: retry.optional(),
+      slurm_args: slurmArgs.optional().describe("sbatch options for every phase's jobs (Slurm only)."),
       walltime: duration.optional().describe('The walltime of phases without a cost model or a walltime.'),
     })
     .optional()
