@@ -11,7 +11,10 @@
  *   the task alike), with its tag, phase, stage and campaign.
  * - `units`: the units the task is told to do (`${units}`, and the record count its output must
  *   hold); for a smoke task, the smoke override.
- * - `setup`: the campaign's and the phase's setup, which run in the task's shell.
+ * - `setup`: the campaign's and the phase's setup, which run in the task's shell, and the
+ *   phase's environment (modules, conda or venv: activated in that shell before the setup, it
+ *   changes what the setup and command run with). It is appended only when there is one, so a
+ *   manifest without an environment keeps the digests it had before environments existed.
  * - `gates`: the imports and the capability check that must pass before the command.
  * - `inputs`: the paths its preconditions name for this cell.
  * - `output`: the path it writes, and `workdir`, where it runs.
@@ -30,6 +33,7 @@ import { createHash } from 'node:crypto';
 import { pathValues, SMOKE_DIR, type Stage, type TaskSpec } from '../manifest/expand.js';
 import type { Manifest, Phase } from '../manifest/schema.js';
 import { compileTemplate, toShell } from '../manifest/template.js';
+import { environmentFor } from '../render/environment.js';
 import { stageCommand } from '../render/task-script.js';
 
 /** Changed whenever what the definition holds changes, so that no two meanings share a digest. */
@@ -62,6 +66,12 @@ const hash = (text: string, length: number): string => createHash('sha256').upda
 
 const script = (text: string | undefined): string | null => (text === undefined ? null : toShell(text).trim());
 
+/** The setup part: both setups, then the environment where the phase has one. */
+function setupPart(manifest: Manifest, phase: Phase): unknown[] {
+  const environment = environmentFor(manifest, phase);
+  return [script(manifest.setup), script(phase.setup), ...(environment ? [environment] : [])];
+}
+
 /** The GPU field a phase's tasks take their count from. */
 function gpusField(manifest: Manifest, phase: Phase): unknown {
   return phase.resources?.gpus ?? manifest.defaults?.resources?.gpus ?? null;
@@ -73,7 +83,7 @@ function stageShared(manifest: Manifest, phase: Phase, stage: Stage): string {
     DEFINITION_VERSION,
     manifest.campaign,
     script(stageCommand(phase, stage)),
-    [script(manifest.setup), script(phase.setup)],
+    setupPart(manifest, phase),
     [manifest.gates?.imports ?? [], script(manifest.gates?.capability)],
     manifest.workdir,
   ]);
@@ -131,7 +141,7 @@ export function stageDefinition(
     command: script(stageCommand(phase, stage)),
     values: [manifest.campaign, phase.name, stage],
     units: units ?? null,
-    setup: [script(manifest.setup), script(phase.setup)],
+    setup: setupPart(manifest, phase),
     gates: [manifest.gates?.imports ?? [], script(manifest.gates?.capability)],
     inputs: (phase.preconditions ?? []).map((p) => p.exists),
     output,

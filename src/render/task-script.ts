@@ -5,8 +5,9 @@
  * as environment variables (see manifest/template.ts), never spliced into the script.
  */
 import { renderPath, type TaskSpec } from '../manifest/expand.js';
-import type { Manifest, Phase } from '../manifest/schema.js';
+import type { Environment, Manifest, Phase } from '../manifest/schema.js';
 import { envName, templateNames, toShell } from '../manifest/template.js';
+import { environmentFor, environmentLines } from './environment.js';
 import { shellQuote } from './shell.js';
 
 /** Exit status of a task stopped by a gate; with the log line, it classifies as `gate`. */
@@ -26,6 +27,8 @@ export interface TaskScriptInput {
   prelude?: readonly string[];
   /** Check that the task runs on one node (a scheduler's job could span several). */
   oneNode?: boolean;
+  /** The modules, conda or venv activated before the setup, checked as the gate `environment`. */
+  environment?: Environment;
   setup: readonly string[];
   command: string;
   imports?: readonly string[];
@@ -85,7 +88,9 @@ export function renderTaskScript(input: TaskScriptInput): string {
   const names = [...input.setup, input.capability ?? '', input.command].flatMap((t) => templateNames(t).map(envName));
   const declared = [...new Set(names)].filter((n) => /^[A-Za-z_][A-Za-z0-9_]*$/.test(n));
   if (declared.length > 0) lines.push(`export ${declared.join(' ')}`);
-  lines.push('set +u', 'campaign_step=setup', 'set -e');
+  lines.push('set +u');
+  if (input.environment) lines.push(...environmentLines(input.environment));
+  lines.push('campaign_step=setup', 'set -e');
   for (const s of input.setup) lines.push(toShell(s));
   lines.push('set +e', 'campaign_step=gates');
   if (input.imports && input.imports.length > 0) {
@@ -156,9 +161,11 @@ export function taskInputs(manifest: Manifest, task: TaskSpec): string[] {
 /** The script input for one task of a manifest. */
 export function scriptInputFor(manifest: Manifest, task: TaskSpec, index: number, gpus?: number): TaskScriptInput {
   const phase = manifest.phases.find((p) => p.name === task.phase)!;
+  const environment = environmentFor(manifest, phase);
   return {
     campaign: manifest.campaign,
     index,
+    ...(environment ? { environment } : {}),
     setup: [manifest.setup, phase.setup].filter((s): s is string => s !== undefined),
     command: stageCommand(phase, task.stage),
     ...(manifest.gates?.imports ? { imports: manifest.gates.imports } : {}),

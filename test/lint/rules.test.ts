@@ -269,13 +269,34 @@ const CASES: Record<string, Case[]> = {
       name: 'pkill -f in a multi-line phase setup',
       bad: edit(BASE, [
         '    flush: per_epoch\n',
-        '    flush: per_epoch\n    setup: |\n      module load cuda\n      pkill -f old_server || true\n',
+        '    flush: per_epoch\n    setup: |\n      export CUDA_HOME=/opt/cuda\n      pkill -f old_server || true\n',
       ]),
       at: 'pkill -f old_server',
       good: edit(BASE, [
         '    flush: per_epoch\n',
-        '    flush: per_epoch\n    setup: |\n      module load cuda\n      kill "$(cat server.pid)" || true\n',
+        '    flush: per_epoch\n    setup: |\n      export CUDA_HOME=/opt/cuda\n      kill "$(cat server.pid)" || true\n',
       ]),
+    },
+    {
+      name: 'eval "$(conda shell.bash hook)" and conda activate in the setup',
+      bad: edit(BASE, [
+        'workdir: runs\n',
+        'workdir: runs\nsetup: |\n  eval "$(conda shell.bash hook)"\n  conda activate distill\n',
+      ]),
+      at: 'conda activate distill',
+      good: edit(BASE, ['workdir: runs\n', 'workdir: runs\nenvironment: { conda: distill }\n']),
+    },
+    {
+      name: 'module load in a phase setup',
+      bad: edit(BASE, ['    flush: per_epoch\n', '    flush: per_epoch\n    setup: module load cuda/12.2\n']),
+      at: 'module load cuda',
+      good: edit(BASE, ['    flush: per_epoch\n', '    flush: per_epoch\n    environment: { modules: [cuda/12.2] }\n']),
+    },
+    {
+      name: 'a venv sourced in the setup',
+      bad: edit(BASE, ['workdir: runs\n', 'workdir: runs\nsetup: source .venv/bin/activate && export A=1\n']),
+      at: 'source .venv',
+      good: edit(BASE, ['workdir: runs\n', 'workdir: runs\nenvironment: { venv: .venv }\nsetup: export A=1\n']),
     },
   ],
   'flush-not-finer': [
@@ -347,6 +368,31 @@ describe('values a run could not use', () => {
 });
 
 describe('positions and messages', () => {
+  it('points an environment activated in a setup at the manifest key that does it', () => {
+    const text = edit(BASE, [
+      'workdir: runs\n',
+      'workdir: runs\nsetup: |\n  module load python/3.11\n  eval "$(/opt/miniforge3/bin/conda shell.bash hook)"\n  conda activate distill\n  . venv/bin/activate\n',
+    ]);
+    const fixes = of(lint(text), 'shell-antipattern')
+      .map((f) => [f.position.line, f.fix] as const)
+      .sort((a, b) => a[0] - b[0]);
+    expect(fixes).toEqual([
+      [lineOf(text, 'module load'), expect.stringContaining('environment.modules')],
+      [lineOf(text, 'eval "$('), expect.stringContaining('environment.conda')],
+      [lineOf(text, 'conda activate'), expect.stringContaining('environment.conda')],
+      [lineOf(text, '. venv/bin'), expect.stringContaining('environment.venv')],
+    ]);
+  });
+
+  it('leaves module load and conda activate alone outside a setup, and keeps the eval warning there', () => {
+    const text = edit(BASE, ['    command: python', '    command: module load x && conda activate y && python']);
+    expect(of(lint(text), 'shell-antipattern')).toEqual([]);
+    const evalText = edit(BASE, ['    command: python', '    command: eval "$(ssh-agent -s)" && python']);
+    expect(of(lint(evalText), 'shell-antipattern').map((f) => f.fix)).toEqual([
+      'run the command directly, or keep its output as data: x="$(cmd)"',
+    ]);
+  });
+
   it('points a shell antipattern at the match itself', () => {
     const text = edit(BASE, ['    command: python', '    command: eval "$(conda shell.bash hook)" && python']);
     const [f] = of(lint(text), 'shell-antipattern');

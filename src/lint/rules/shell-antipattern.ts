@@ -8,11 +8,20 @@ interface Pattern {
   word: string;
   message: string;
   fix: string;
+  /** Only in a setup (the campaign's or a phase's): what the manifest's `environment` does instead. */
+  setupOnly?: boolean;
 }
 
 const WATCH_FIX = 'watch the process by its pid ($! saved to a pid file) or by a sentinel file it writes';
 
 const PATTERNS: readonly Pattern[] = [
+  // Before the general eval "$(...)": the same match, with the fix that applies to conda's hook.
+  {
+    re: /\beval\s+"?\$\(\s*["']?[^\s"'()]*conda["']?\s+["']?shell\.\w+["']?\s+["']?hook\b/g,
+    word: 'eval',
+    message: 'eval "$(conda shell.bash hook)" runs text produced at run time as shell code',
+    fix: 'name the environment in environment.conda: campaign finds conda, renders its activation before the setup and checks it as the gate environment',
+  },
   {
     re: /\beval\s+"?\$\(/g,
     word: 'eval',
@@ -38,6 +47,30 @@ const PATTERNS: readonly Pattern[] = [
     fix: 'kill the process by the pid you saved when you started it: kill "$(cat server.pid)"',
   },
   {
+    re: /\bconda\s+activate\b/g,
+    word: 'conda',
+    message:
+      "conda activate in a setup needs conda's shell hook, which a batch shell has not run, and its failure reads as a setup failure",
+    fix: 'name the environment in environment.conda: campaign activates it before the setup and checks it as the gate environment',
+    setupOnly: true,
+  },
+  {
+    re: /\bmodule\s+load\b/g,
+    word: 'module',
+    message:
+      'module load in a setup needs a module command, which a batch shell may not define, and its failure reads as a setup failure',
+    fix: 'list the modules in environment.modules: campaign finds the module system, loads them after module purge and checks them as the gate environment',
+    setupOnly: true,
+  },
+  {
+    re: /(?<![\w./-])(?:source|\.)\s+["']?[^\s"';&|]*bin\/activate\b/g,
+    word: 'activate',
+    message:
+      'a virtual environment activated in a setup, when it is missing, fails the task as a setup failure that gives only an exit status',
+    fix: 'give its directory as environment.venv: campaign activates it before the setup and checks it as the gate environment',
+    setupOnly: true,
+  },
+  {
     re: /(?<![\w.-])ps\b[^|;&\n]*\|\s*grep\b/g,
     word: 'ps ',
     message: 'ps ... | grep matches a pattern against the process list: the grep can match itself, or another task',
@@ -45,18 +78,24 @@ const PATTERNS: readonly Pattern[] = [
   },
 ];
 
-/** DESIGN rules 4 and 7: no poll can match itself, nothing uses eval "$(...)". */
+/**
+ * DESIGN rules 4 and 7: no poll can match itself, nothing uses eval "$(...)"; and a setup that
+ * activates modules, conda or a venv itself is pointed at the manifest's `environment`.
+ */
 export const shellAntipattern: Rule = {
   id: 'shell-antipattern',
   severity: 'warning',
-  description: 'eval "$(...)", pgrep -f, pkill -f or ps | grep in shell text',
+  description:
+    'eval "$(...)", pgrep -f, pkill -f or ps | grep in shell text; module load, conda activate or a venv activated in a setup',
   needs: 'manifest',
   check({ manifest, source }) {
     const findings: RuleFinding[] = [];
     const seen = new Set<string>();
     const scan = (text: string, path: Path): void => {
       const start = source.at(path);
+      const isSetup = path[path.length - 1] === 'setup';
       for (const p of PATTERNS) {
+        if (p.setupOnly && !isSetup) continue;
         for (const m of text.matchAll(p.re)) {
           // The value may be folded or escaped in the YAML source: try the match, its first line, then the word.
           const needles = [m[0], m[0].split('\n')[0]!, p.word];
