@@ -2,11 +2,15 @@
 import type { Executor } from '../exec/executor.js';
 import { LocalExecutor } from '../exec/local/local-executor.js';
 import { SlurmExecutor } from '../exec/slurm/slurm-executor.js';
+import { RemoteWorkdir } from '../exec/remote-workdir.js';
 import { SshGpuExecutor } from '../exec/ssh-gpu/ssh-gpu-executor.js';
+import { LocalTransport } from '../exec/transport/local.js';
+import type { Transport } from '../exec/transport/transport.js';
 import type { Cluster } from '../manifest/schema.js';
 import type { ClusterOf, ExecutorKind } from '../plan/executor-kinds.js';
 import { planCampaign, type Plan } from '../plan/plan.js';
 import { localWorkdir, type Campaign } from './load.js';
+import { failedItems, runPreflight, type PreflightItem } from './preflight.js';
 import { type SshSecrets, transportFor } from './transport-for.js';
 
 export interface OpenOptions {
@@ -18,10 +22,35 @@ export interface OpenOptions {
   checkCluster: boolean;
 }
 
-/** How a kind is opened, with its pre-flight (reading the cluster, fitting the plan to it). */
-interface Opener<C extends Cluster> {
-  open(c: Campaign, cluster: C, opts: OpenOptions): Promise<{ executor: Executor; plan: Plan }>;
+/** An executor with the transport it reaches its machines by, and where its workdir is there. */
+interface Made {
+  executor: Executor;
+  transport: Transport;
+  /** Where the campaign's workdir is, how it is named in messages. */
+  where: string;
+  workdir: () => Promise<string>;
 }
+
+/** How a kind is opened, and what it adds to the pre-flight. */
+interface Opener<C extends Cluster> {
+  make(c: Campaign, cluster: C, opts: OpenOptions): Made;
+  /** Reads the cluster and fits the plan to it before anything is submitted; throws a UserError for what it refuses. */
+  fit(made: Made, c: Campaign): Promise<Plan>;
+  /** The kind's own pre-flight checks, after the shared ones (`campaign check`). */
+  preflight(made: Made, c: Campaign): Promise<PreflightItem[]>;
+}
+
+function remote(c: Campaign, opts: OpenOptions): { transport: Transport; where: string } {
+  const cluster = c.manifest.cluster;
+  const login = cluster.executor === 'local' ? undefined : cluster.login;
+  return { transport: transportFor(c, opts.ssh), where: login ?? 'this machine' };
+}
+
+/** The workdir behind a transport (`~` is the home there). */
+const remoteWorkdir = (c: Campaign, transport: Transport) => {
+  const w = new RemoteWorkdir(transport, c.manifest);
+  return () => w.path();
+};
 
 /**
  * Every executor kind, keyed by `cluster.executor`: a kind the schema gains and this table
@@ -29,46 +58,103 @@ interface Opener<C extends Cluster> {
  */
 const OPENERS: { [K in ExecutorKind]: Opener<ClusterOf<K>> } = {
   local: {
-    open: async (c) => ({
+    make: (c) => ({
       executor: new LocalExecutor({ manifest: c.manifest, workdir: localWorkdir(c) }),
-      plan: c.plan,
+      transport: new LocalTransport(),
+      where: 'this machine',
+      workdir: () => Promise.resolve(localWorkdir(c)),
     }),
+    fit: async (_made, c) => c.plan,
+    preflight: async () => [],
   },
   'ssh-gpu': {
-    async open(c, _cluster, opts) {
-      const executor = new SshGpuExecutor({
-        manifest: c.manifest,
-        transport: transportFor(c, opts.ssh),
-        warn: opts.warn,
-      });
-      if (opts.checkCluster) await closingOnError(executor, () => executor.check());
-      return { executor, plan: c.plan };
+    make(c, _cluster, opts) {
+      const { transport, where } = remote(c, opts);
+      const executor = new SshGpuExecutor({ manifest: c.manifest, transport, warn: opts.warn });
+      return { executor, transport, where, workdir: remoteWorkdir(c, transport) };
+    },
+    async fit(made, c) {
+      await (made.executor as SshGpuExecutor).check();
+      return c.plan;
+    },
+    async preflight(made) {
+      try {
+        await (made.executor as SshGpuExecutor).check();
+        return [{ check: 'gpus', status: 'ok', detail: 'the probe lists the GPUs the manifest names' }];
+      } catch (e) {
+        return failedItems('gpus', e);
+      }
     },
   },
   slurm: {
-    async open(c, _cluster, opts) {
+    make(c, _cluster, opts) {
+      const { transport, where } = remote(c, opts);
       const executor = new SlurmExecutor({
         manifest: c.manifest,
-        transport: transportFor(c, opts.ssh),
+        transport,
         get since() {
           return opts.since();
         },
         warn: opts.warn,
       });
-      if (!opts.checkCluster) return { executor, plan: c.plan };
-      return closingOnError(executor, async () => {
+      return { executor, transport, where, workdir: remoteWorkdir(c, transport) };
+    },
+    async fit(made, c) {
+      const executor = made.executor as SlurmExecutor;
+      const limits = await executor.limits();
+      const plan = planCampaign(c.manifest, undefined, limits.maxArraySize);
+      SlurmExecutor.checkPlan(plan, limits);
+      const refusals = await executor.testSubmissions(plan);
+      if (refusals.length > 0) throw SlurmExecutor.refused(refusals);
+      return plan;
+    },
+    async preflight(made, c) {
+      const executor = made.executor as SlurmExecutor;
+      let plan: Plan;
+      try {
         const limits = await executor.limits();
-        const plan = planCampaign(c.manifest, undefined, limits.maxArraySize);
+        plan = planCampaign(c.manifest, undefined, limits.maxArraySize);
         SlurmExecutor.checkPlan(plan, limits);
-        return { executor, plan };
-      });
+      } catch (e) {
+        return failedItems('cluster', e);
+      }
+      const items: PreflightItem[] = [
+        { check: 'cluster', status: 'ok', detail: 'partitions, walltime caps and MaxArraySize fit the plan' },
+      ];
+      const refusals = await executor.testSubmissions(plan);
+      for (const r of refusals) items.push(...failedItems('submission', SlurmExecutor.refused([r]), [r.phase]));
+      const arrays = plan.phases.reduce((n, p) => n + p.arrays.length, 0);
+      if (refusals.length === 0)
+        items.push({ check: 'submission', status: 'ok', detail: `sbatch --test-only accepts the ${arrays} arrays` });
+      return items;
     },
   },
 };
 
-export function openExecutor(c: Campaign, opts: OpenOptions): Promise<{ executor: Executor; plan: Plan }> {
-  const opener = OPENERS[c.manifest.cluster.executor] as Opener<Cluster>;
-  return opener.open(c, c.manifest.cluster, opts);
+function opener(c: Campaign): Opener<Cluster> {
+  return OPENERS[c.manifest.cluster.executor] as Opener<Cluster>;
+}
+
+export async function openExecutor(c: Campaign, opts: OpenOptions): Promise<{ executor: Executor; plan: Plan }> {
+  const kind = opener(c);
+  const made = kind.make(c, c.manifest.cluster, opts);
+  if (!opts.checkCluster) return { executor: made.executor, plan: c.plan };
+  const plan = await closingOnError(made.executor, () => kind.fit(made, c));
+  return { executor: made.executor, plan };
+}
+
+/** `campaign check`: the shared pre-flight, then the kind's own; nothing is submitted. */
+export async function preflightCampaign(
+  c: Campaign,
+  opts: Omit<OpenOptions, 'checkCluster'>,
+): Promise<PreflightItem[]> {
+  const kind = opener(c);
+  const made = kind.make(c, c.manifest.cluster, { ...opts, checkCluster: false });
+  try {
+    return await runPreflight(c, c.plan, made, () => kind.preflight(made, c));
+  } finally {
+    await made.executor.close();
+  }
 }
 
 /** `work`'s result; the executor closed when it throws (its connection would hold the process). */

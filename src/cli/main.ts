@@ -23,6 +23,8 @@ import { campaignSummary, summaryRecord } from '../app/summary.js';
 import { lintManifests, manifestFiles } from '../app/lint-files.js';
 import { loadCampaign, type Campaign } from '../app/load.js';
 import { renderPlanJson, renderPlanText } from '../app/plan-table.js';
+import { shownWorkdir, writeSubmissionScripts } from '../app/scripts.js';
+import { checkCampaign } from './check.js';
 import { DEFAULT_OPTIONS, workflowTarget } from '../app/workflow-file.js';
 import { renderWorkflow } from '../workflow/render.js';
 import { campaignName, starterManifest } from './init.js';
@@ -55,8 +57,16 @@ const COMMANDS: Record<string, Command> = {
   plan: {
     synopsis: 'plan FILE',
     help: `show phases, strata, arrays, walltimes with their arithmetic, and which tasks a changed
-definition runs again   --state-dir DIR   --format text|json`,
+definition runs again   --state-dir DIR   --format text|json
+--scripts DIR (write every batch script and task table as the first submission would send them)`,
     run: plan,
+  },
+  check: {
+    synopsis: 'check FILE',
+    help: `the pre-flight, submitting nothing: the login (through its bastions), the workdir and its
+disk, the environment on the login node, the first phases' preconditions, the partitions and
+caps, and (Slurm) sbatch --test-only of each array; exits 1 when anything blocks`,
+    run: check,
   },
   run: {
     synopsis: 'run FILE',
@@ -245,8 +255,20 @@ function printWarnings(c: Campaign): void {
 }
 
 async function plan(argv: string[]): Promise<number> {
-  const { values, files } = args(argv, { format: { type: 'string' }, 'state-dir': { type: 'string' } });
+  const { values, files } = args(argv, {
+    format: { type: 'string' },
+    'state-dir': { type: 'string' },
+    scripts: { type: 'string' },
+  });
   const c = await loadCampaign(files[0]!, values['state-dir'] as string | undefined);
+  if (typeof values.scripts === 'string') {
+    const written = await writeSubmissionScripts(c.manifest, c.plan, values.scripts);
+    const arrays = new Set(written.map((w) => w.array)).size;
+    process.stdout.write(
+      `wrote ${written.length} files for ${arrays} arrays to ${values.scripts} (workdir ${shownWorkdir(c.manifest)})\n`,
+    );
+    return EXIT.ok;
+  }
   if (format(values.format) === 'json') process.stdout.write(renderPlanJson(c.plan) + '\n');
   else {
     printWarnings(c);
@@ -270,6 +292,13 @@ const warn = (m: string): void => {
 /** The campaign's executor, with the SSH key and passphrase the environment gives. */
 const openFor = (c: Campaign, since: () => string, checkCluster: boolean) =>
   openExecutor(c, { ssh: sshSecretsFrom(process.env), since, warn, checkCluster });
+
+async function check(argv: string[]): Promise<number> {
+  const { files } = args(argv, {});
+  const c = await loadCampaign(files[0]!);
+  printWarnings(c);
+  return (await checkCampaign(c, warn)) ? EXIT.ok : EXIT.incomplete;
+}
 
 async function run(argv: string[]): Promise<number> {
   const { values, files } = args(argv, {

@@ -2,6 +2,7 @@
  * The Plan: a plain value saying, per phase, which tasks run in which array, with what
  * resources and walltime, and which of them form the smoke stage.
  */
+import { createHash } from 'node:crypto';
 import { traitsOf } from './executor-kinds.js';
 import {
   asSmoke,
@@ -21,8 +22,17 @@ import { budgetFor, type Budget } from './walltime.js';
 export interface TaskResources {
   gpus: number;
   cpus: number;
+  /** The task's memory: `mem`, or `mem_per_cpu` × cpus (what a retry for memory multiplies). */
   memBytes?: number;
+  /** Asked per CPU (sbatch --mem-per-cpu) rather than per task. */
+  memPerCpu?: true;
   partition?: string;
+  gpuType?: string;
+  account?: string;
+  qos?: string;
+  constraint?: string;
+  reservation?: string;
+  exclude?: string;
 }
 
 export interface ArrayPlan {
@@ -69,17 +79,45 @@ export function maxArraySize(manifest: Manifest): number {
 export function resourcesFor(manifest: Manifest, phase: Phase, task: TaskSpec): TaskResources {
   const base = manifest.defaults?.resources ?? {};
   const own = phase.resources ?? {};
-  const mem = valueFor<string | number>(own.mem ?? base.mem, task.values);
-  const partition = own.partition ?? base.partition;
+  const pick = <K extends keyof typeof own>(k: K) => own[k] ?? base[k];
+  const cpus = valueFor<number>(pick('cpus'), task.values) ?? 1;
+  // A phase's own memory replaces the default's, whichever way either is asked.
+  const memField = own.mem !== undefined || own.mem_per_cpu !== undefined ? own : base;
+  const mem = valueFor<string | number>(memField.mem, task.values);
+  const perCpu = valueFor<string | number>(memField.mem_per_cpu, task.values);
+  const partition = pick('partition');
+  const words = {
+    gpuType: valueFor<string>(pick('gpu_type'), task.values),
+    account: valueFor<string>(pick('account'), task.values),
+    qos: valueFor<string>(pick('qos'), task.values),
+    constraint: valueFor<string>(pick('constraint'), task.values),
+    reservation: valueFor<string>(pick('reservation'), task.values),
+    exclude: valueFor<string>(pick('exclude'), task.values),
+  };
   return {
-    gpus: valueFor<number>(own.gpus ?? base.gpus, task.values) ?? traitsOf(manifest.cluster).defaultGpus,
-    cpus: valueFor<number>(own.cpus ?? base.cpus, task.values) ?? 1,
-    ...(mem === undefined ? {} : { memBytes: parseSize(mem)! }),
+    gpus: valueFor<number>(pick('gpus'), task.values) ?? traitsOf(manifest.cluster).defaultGpus,
+    cpus,
+    ...(mem !== undefined ? { memBytes: parseSize(mem)! } : {}),
+    ...(mem === undefined && perCpu !== undefined ? { memBytes: parseSize(perCpu)! * cpus, memPerCpu: true } : {}),
     ...(partition === undefined ? {} : { partition }),
+    ...Object.fromEntries(Object.entries(words).filter(([, v]) => v !== undefined)),
   };
 }
 
-const classKey = (r: TaskResources): string => `g${r.gpus}c${r.cpus}m${r.memBytes ?? '-'}`;
+/**
+ * The resource class arrays are grouped by, and named by when a stratum has several. What
+ * came after the first three fields joins as a short digest, only when set: the array ids of
+ * manifests without them stay as they were, and an id never holds a feature expression.
+ */
+function classKey(r: TaskResources): string {
+  const base = `g${r.gpus}c${r.cpus}m${r.memBytes ?? '-'}`;
+  const extra = (['memPerCpu', 'gpuType', 'account', 'qos', 'constraint', 'reservation', 'exclude'] as const)
+    .filter((k) => r[k] !== undefined)
+    .map((k) => `${k}=${String(r[k])}`);
+  return extra.length === 0
+    ? base
+    : `${base}x${createHash('sha256').update(extra.join('\n')).digest('hex').slice(0, 6)}`;
+}
 
 /**
  * `clusterMaxArraySize`: the cluster's own limit (`scontrol show config`), when known; arrays

@@ -4,12 +4,14 @@
  * exports the row as the task's CAMPAIGN_* environment without `eval`, echoes the mapping,
  * then runs the shared task body (gates, setup, command).
  */
+import { createHash } from 'node:crypto';
 import { UserError } from '../errors.js';
 import type { TaskSpec } from '../manifest/expand.js';
 import type { Manifest } from '../manifest/schema.js';
 import { envName } from '../manifest/template.js';
 import { formatSlurmMem, formatSlurmTime } from '../manifest/units.js';
 import type { ArrayPlan } from '../plan/plan.js';
+import type { Submission } from '../state/events.js';
 import { manifestTaskEnv } from './env.js';
 import { shellQuote } from './shell.js';
 import { renderTaskScript, scriptInputFor } from './task-script.js';
@@ -48,6 +50,12 @@ function directive(option: string, value: string | number): string {
     });
   }
   return `#SBATCH --${option}=${text}`;
+}
+
+/** A `#SBATCH` option without a value (e.g. --exclusive). */
+function flag(option: string): string {
+  if (!/^[a-z][a-z0-9-]*$/.test(option)) throw new Error(`not an sbatch option name: ${option}`);
+  return `#SBATCH --${option}`;
 }
 
 /** `0-3,7,9`: indices as sbatch's --array wants them, runs folded into ranges. */
@@ -97,22 +105,38 @@ export function renderSbatch(input: SbatchInput): { script: string; table: strin
   const r = array.resources;
   const throttle = cluster.max_parallel;
   const mem = input.memBytes ?? r.memBytes;
+  const account = r.account ?? (cluster.executor === 'slurm' ? cluster.account : undefined);
+  const exclude = [...(r.exclude ? [r.exclude] : []), ...(input.exclude ?? [])];
+  const phase = manifest.phases.find((p) => p.name === array.phase);
+  const passed = phase?.slurm_args ?? manifest.defaults?.slurm_args ?? [];
   const header = [
     directive('job-name', input.jobName),
     directive('comment', input.key),
     directive('array', `${arraySpec(input.rows.map((x) => x.index))}${throttle ? `%${throttle}` : ''}`),
     directive('time', formatSlurmTime(array.budget.seconds)),
     ...(array.budget.partition ? [directive('partition', array.budget.partition)] : []),
-    ...(cluster.executor === 'slurm' && cluster.account ? [directive('account', cluster.account)] : []),
+    ...(account ? [directive('account', account)] : []),
+    ...(r.qos ? [directive('qos', r.qos)] : []),
+    ...(r.constraint ? [directive('constraint', r.constraint)] : []),
+    ...(r.reservation ? [directive('reservation', r.reservation)] : []),
     directive('nodes', 1),
     directive('ntasks', 1),
     directive('cpus-per-task', r.cpus),
-    ...(r.gpus > 0 ? [directive('gres', `gpu:${r.gpus}`)] : []),
-    ...(mem === undefined ? [] : [directive('mem', formatSlurmMem(mem))]),
+    ...(r.gpus > 0 ? [directive('gres', `gpu:${r.gpuType ? `${r.gpuType}:` : ''}${r.gpus}`)] : []),
+    ...(mem === undefined
+      ? []
+      : r.memPerCpu
+        ? [directive('mem-per-cpu', formatSlurmMem(Math.ceil(mem / r.cpus)))]
+        : [directive('mem', formatSlurmMem(mem))]),
     directive('chdir', input.workdir),
     // sbatch expands %-patterns in --output: a % of the path itself is written %%.
     directive('output', `${input.logDir.replace(/%/g, '%%')}/%a.log`),
-    ...(input.exclude && input.exclude.length > 0 ? [directive('exclude', input.exclude.join(','))] : []),
+    ...(exclude.length > 0 ? [directive('exclude', exclude.join(','))] : []),
+    // Passed through as written; the schema refused the options campaign sets itself.
+    ...passed.map((arg) => {
+      const [option = '', ...value] = arg.slice(2).split('=');
+      return value.length === 0 ? flag(option) : directive(option, value.join('='));
+    }),
     // A failed node is the controller's to handle (that index alone, elsewhere), not Slurm's.
     '#SBATCH --no-requeue',
   ];
@@ -140,4 +164,44 @@ export function renderSbatch(input: SbatchInput): { script: string; table: strin
     .map((row) => tableRow(row.index, manifestTaskEnv(manifest, row.task, row.attempt, input.workdir)))
     .join('\n');
   return { script, table: `${table}\n` };
+}
+
+/** The campaign's job scripts, task tables and logs: its own directory, apart from other campaigns'. */
+export function slurmRoot(workdir: string, campaign: string): string {
+  return `${workdir}/.campaign/slurm/${campaign}`;
+}
+
+/** The batch script and task table of one sbatch: `dir` is the submission's own directory. */
+export function submissionFiles(
+  manifest: Manifest,
+  group: readonly Submission[],
+  where: { name: string; dir: string; workdir: string; exclude: boolean },
+): { script: string; table: string } {
+  const first = group[0]!;
+  return renderSbatch({
+    manifest,
+    array: first.array,
+    jobName: where.name,
+    key: first.array.id,
+    rows: group.map((s) => ({ index: s.index, task: s.task, attempt: s.attempt })),
+    workdir: where.workdir,
+    tablePath: `${where.dir}/table.tsv`,
+    logDir: `${where.dir}/logs`,
+    ...(first.memBytes === undefined ? {} : { memBytes: first.memBytes }),
+    ...(where.exclude && first.avoidNodes ? { exclude: first.avoidNodes } : {}),
+  });
+}
+
+/**
+ * Derived from what is submitted, so the same submission after a crash has the same key: the
+ * tasks with their attempts and definitions, and when the campaign began (`since`, the state's
+ * creation), so that a campaign started afresh never takes an earlier one's job for its own.
+ */
+export function submissionKey(campaign: string, since: string, group: readonly Submission[]): string {
+  const h = createHash('sha256');
+  h.update(
+    `${campaign}\u0000${since}\u0000${group[0]!.array.id}\u0000${group[0]!.memBytes ?? ''}\u0000${(group[0]!.avoidNodes ?? []).join(',')}`,
+  );
+  for (const s of group) h.update(`\u0000${s.task.id}:${s.attempt}:${s.task.definition ?? ''}`);
+  return h.digest('hex').slice(0, 12);
 }

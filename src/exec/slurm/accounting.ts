@@ -83,11 +83,15 @@ export function parseSacct(text: string, namePrefix: string): JobRecord[] {
   return out;
 }
 
-/** GPUs in a TRES list (`cpu=1,gres/gpu=2,mem=200M`); undefined when the list is empty (not allocated yet). */
-function tresGpus(tres: string | undefined): number | undefined {
+/**
+ * GPUs in a TRES list (`cpu=1,gres/gpu=2,mem=200M`); undefined when the list is empty (not
+ * allocated yet). A cluster that accounts typed GPUs only (`gres/gpu:h100=2`) is summed by type.
+ */
+export function tresGpus(tres: string | undefined): number | undefined {
   if (!tres) return undefined;
-  const m = /(?:^|,)gres\/gpu=(\d+)/.exec(tres);
-  return m ? Number(m[1]) : 0;
+  const all = /(?:^|,)gres\/gpu=(\d+)/.exec(tres);
+  if (all) return Number(all[1]);
+  return [...tres.matchAll(/(?:^|,)gres\/gpu:[^=,]+=(\d+)/g)].reduce((sum, m) => sum + Number(m[1]), 0);
 }
 
 /**

@@ -4,7 +4,6 @@
  * so a pass that crashed after `sbatch` finds its job on the next pass instead of submitting
  * again. Each pass sends one query command (sacct and squeue together) for the whole campaign.
  */
-import { createHash } from 'node:crypto';
 import { UserError } from '../../errors.js';
 import type { TaskSpec } from '../../manifest/expand.js';
 import type { Manifest } from '../../manifest/schema.js';
@@ -13,13 +12,14 @@ import type { Plan } from '../../plan/plan.js';
 import type { OutputFacts } from '../../judge/checklist.js';
 import type { Submission, TaskEvent } from '../../state/events.js';
 import type { Attempt, FailureClass } from '../../state/state.js';
-import { renderSbatch, rowAttempt } from '../../render/sbatch.js';
+import { rowAttempt, slurmRoot, submissionFiles, submissionKey } from '../../render/sbatch.js';
 import { shellQuote } from '../../render/shell.js';
 import { GATE_EXIT, GATE_LINE } from '../../render/task-script.js';
 import { diskFull, recordsVerdict } from '../../judge/attempt-end.js';
 import type { SetAsideResult } from '../../render/set-aside.js';
 import type { ActiveAttempt, Executor } from '../executor.js';
 import { RemoteWorkdir, type OutputFreshness } from '../remote-workdir.js';
+import { parseTestOnly, renderTestOnly, type Refusal, type TestedArray } from './test-only.js';
 import { LinkError, type Transport } from '../transport/transport.js';
 import {
   classify,
@@ -129,6 +129,44 @@ export class SlurmExecutor implements Executor {
       if (/\bDefault=YES\b/.test(line)) defaultPartition = name;
     }
     return { maxArraySize: max ? Number(max[1]) : 1001, partitions, ...(defaultPartition ? { defaultPartition } : {}) };
+  }
+
+  /**
+   * What the cluster would refuse of the plan as campaign would send it: the first task of each
+   * distinct submission through `sbatch --test-only`, in one command; nothing is queued.
+   */
+  async testSubmissions(plan: Plan): Promise<Refusal[]> {
+    const workdir = await this.workdir();
+    const where = { name: `${this.prefix}test-only`, dir: `${this.root(workdir)}/test-only`, workdir, exclude: false };
+    const arrays = new Map<string, TestedArray>();
+    for (const phase of plan.phases) {
+      const specs = new Map([...phase.tasks, ...phase.smoke].map((t) => [t.id, t]));
+      for (const array of phase.arrays) {
+        const task = specs.get(array.tasks[0]!);
+        if (!task) continue;
+        const { script } = submissionFiles(this.opts.manifest, [{ task, attempt: 1, array, index: 0 }], where);
+        // Arrays that differ only in their tasks ask the same of the cluster: one test each.
+        const asks = script
+          .split('\n')
+          .filter((l) => l.startsWith('#SBATCH') && !/^#SBATCH --(comment|array)=/.test(l))
+          .join('\n');
+        if (!arrays.has(asks)) arrays.set(asks, { array: array.id, phase: phase.name, script });
+      }
+    }
+    const tested = [...arrays.values()];
+    if (tested.length === 0) return [];
+    const r = await this.opts.transport.exec(renderTestOnly(tested), { timeoutMs: 30_000 + 5_000 * tested.length });
+    return parseTestOnly(tested, `${r.stdout}\n${r.stderr}`);
+  }
+
+  /** The refusals of testSubmissions as the error that stops a run before anything is sent. */
+  static refused(refusals: readonly Refusal[]): UserError {
+    return new UserError(
+      refusals.map((r) => ({
+        message: `sbatch --test-only refuses array ${r.array} (phase ${r.phase})${r.option ? `, for ${r.option}` : ''}: ${r.error}`,
+        fix: r.fix,
+      })),
+    );
   }
 
   /** Refuses a plan the cluster would refuse, before anything is submitted. */
@@ -270,9 +308,8 @@ export class SlurmExecutor implements Executor {
     return record;
   }
 
-  /** The campaign's job scripts, task tables and logs: its own directory, apart from other campaigns'. */
   private root(workdir: string): string {
-    return `${workdir}/.campaign/slurm/${this.opts.manifest.campaign}`;
+    return slurmRoot(workdir, this.opts.manifest.campaign);
   }
 
   private async sbatch(
@@ -283,19 +320,7 @@ export class SlurmExecutor implements Executor {
     workdir: string,
     exclude: boolean,
   ): Promise<{ jobId: string } | { error: string; transient: boolean }> {
-    const first = group[0]!;
-    const { script, table } = renderSbatch({
-      manifest: this.opts.manifest,
-      array: first.array,
-      jobName: name,
-      key: first.array.id,
-      rows: group.map((s) => ({ index: s.index, task: s.task, attempt: s.attempt })),
-      workdir,
-      tablePath: `${dir}/table.tsv`,
-      logDir: `${dir}/logs`,
-      ...(first.memBytes === undefined ? {} : { memBytes: first.memBytes }),
-      ...(exclude && first.avoidNodes ? { exclude: first.avoidNodes } : {}),
-    });
+    const { script, table } = submissionFiles(this.opts.manifest, group, { name, dir, workdir, exclude });
     const t = this.opts.transport;
     await t.mkdirp(`${dir}/logs`);
     await t.writeFile(`${dir}/table.tsv`, table);
@@ -565,18 +590,4 @@ function groupSubmissions(subs: readonly Submission[]): Submission[][] {
     else groups.set(k, [s]);
   }
   return [...groups.values()];
-}
-
-/**
- * Derived from what is submitted, so the same submission after a crash has the same key: the
- * tasks with their attempts and definitions, and when the campaign began (`since`, the state's
- * creation), so that a campaign started afresh never takes an earlier one's job for its own.
- */
-export function submissionKey(campaign: string, since: string, group: readonly Submission[]): string {
-  const h = createHash('sha256');
-  h.update(
-    `${campaign}\u0000${since}\u0000${group[0]!.array.id}\u0000${group[0]!.memBytes ?? ''}\u0000${(group[0]!.avoidNodes ?? []).join(',')}`,
-  );
-  for (const s of group) h.update(`\u0000${s.task.id}:${s.attempt}:${s.task.definition ?? ''}`);
-  return h.digest('hex').slice(0, 12);
 }
