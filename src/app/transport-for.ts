@@ -1,52 +1,96 @@
 /** The transport a campaign's cluster is reached by: this machine, or SSH to its login. */
 import { existsSync } from 'node:fs';
-import { homedir } from 'node:os';
+import { homedir, userInfo } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { UserError } from '../errors.js';
 import { KEY_ENV, KEY_FILE_ENV, PASSPHRASE_ENV } from '../exec/secrets.js';
 import { LocalTransport } from '../exec/transport/local.js';
+import {
+  type ConfigFile,
+  type LocalContext,
+  isExplicitTarget,
+  readSshConfig,
+  resolveAccess,
+} from '../exec/transport/ssh-config.js';
 import { SshTransport } from '../exec/transport/ssh.js';
+import { askOnTerminal } from '../exec/transport/terminal-prompt.js';
 import type { Transport } from '../exec/transport/transport.js';
 import type { Campaign } from './load.js';
 
-/** The SSH key (its text, or its file) and passphrase, handed over by the front end. */
+/** The SSH key (its text, or its file) and passphrase, and the ssh-agent, handed over by the front end. */
 export interface SshSecrets {
   key?: string;
   keyFile?: string;
   passphrase?: string;
+  /** The ssh-agent's socket. */
+  agent?: string;
 }
 
-/** The secrets as the environment gives them: CAMPAIGN_SSH_KEY, _KEY_FILE and _PASSPHRASE. */
+/** The secrets as the environment gives them: CAMPAIGN_SSH_KEY, _KEY_FILE and _PASSPHRASE, and SSH_AUTH_SOCK. */
 export function sshSecretsFrom(env: NodeJS.ProcessEnv): SshSecrets {
   return {
     ...(env[KEY_ENV] ? { key: env[KEY_ENV] } : {}),
     ...(env[KEY_FILE_ENV] ? { keyFile: env[KEY_FILE_ENV] } : {}),
     ...(env[PASSPHRASE_ENV] ? { passphrase: env[PASSPHRASE_ENV] } : {}),
+    ...(env.SSH_AUTH_SOCK ? { agent: env.SSH_AUTH_SOCK } : {}),
   };
 }
+
+/** The keys ssh tries when the config names none (those ssh2 can use). */
+const DEFAULT_KEYS = ['id_ed25519', 'id_ecdsa', 'id_rsa'];
 
 export function transportFor(c: Campaign, ssh: SshSecrets): Transport {
   const cluster = c.manifest.cluster;
   if (cluster.executor === 'local' || !cluster.login) return new LocalTransport();
   const base = dirname(c.file);
-  const keyFile = ssh.keyFile ?? defaultKey();
-  if (!ssh.key && !keyFile) {
-    throw new UserError({
-      message: `no SSH key for ${cluster.login}`,
-      fix: `put the private key's text in ${KEY_ENV}, or its path in ${KEY_FILE_ENV}`,
-    });
-  }
+  const user = userInfo();
+  const local: LocalContext = { home: homedir(), localUser: user.username, uid: user.uid };
+  const access = {
+    login: cluster.login,
+    ...(cluster.host_key ? { host_key: cluster.host_key } : {}),
+    ...(cluster.known_hosts ? { known_hosts: resolve(base, cluster.known_hosts) } : {}),
+    ...(cluster.jump
+      ? {
+          jump: cluster.jump.map((j) => ({
+            login: j.login,
+            ...(j.host_key ? { host_key: j.host_key } : {}),
+            ...(j.known_hosts ? { known_hosts: resolve(base, j.known_hosts) } : {}),
+          })),
+        }
+      : {}),
+  };
+  const logins = [access.login, ...(access.jump ?? []).map((j) => j.login)];
+  // The config is read only when some login names a Host of it.
+  const config: ConfigFile = logins.every(isExplicitTarget)
+    ? { path: '(none)', lines: [] }
+    : sshConfig(cluster.ssh_config === undefined ? undefined : resolve(base, cluster.ssh_config), local.home);
+  const hops = resolveAccess(access, config, local).map((hop) => ({
+    ...hop,
+    identityFiles: hop.identityFiles ?? DEFAULT_KEYS.map((k) => join(local.home, '.ssh', k)),
+  }));
+  const target = hops.pop()!;
   return new SshTransport({
-    target: cluster.login,
-    ...(cluster.host_key ? { hostKeyFingerprint: cluster.host_key } : {}),
-    ...(cluster.known_hosts ? { knownHostsFile: resolve(base, cluster.known_hosts) } : {}),
+    ...target,
+    jumps: hops,
     // Looked up in an environment of their own, never process.env: no child can inherit them.
-    ...(ssh.key ? { keyEnv: KEY_ENV } : { keyFile: keyFile! }),
+    ...(ssh.key ? { keyEnv: KEY_ENV } : ssh.keyFile ? { keyFile: ssh.keyFile } : {}),
     passphraseEnv: PASSPHRASE_ENV,
     env: { [KEY_ENV]: ssh.key, [PASSPHRASE_ENV]: ssh.passphrase },
+    ...(ssh.agent ? { agent: ssh.agent } : {}),
+    // A second factor is asked for only where someone can answer it.
+    ...(process.stdin.isTTY ? { keyboardInteractive: askOnTerminal } : {}),
   });
 }
 
-function defaultKey(): string | undefined {
-  return ['id_ed25519', 'id_ecdsa', 'id_rsa'].map((k) => join(homedir(), '.ssh', k)).find((p) => existsSync(p));
+/** The manifest's ssh_config, which must exist, or ~/.ssh/config, which may not. */
+function sshConfig(path: string | undefined, home: string): ConfigFile {
+  if (path === undefined) return readSshConfig(join(home, '.ssh', 'config'), home);
+  const config = readSshConfig(path, home);
+  if (config.lines.length === 0 && !existsSync(path)) {
+    throw new UserError({
+      message: `the SSH config ${path} (ssh_config in the manifest) does not exist`,
+      fix: 'point ssh_config at the OpenSSH client config that has the Host, relative to the manifest',
+    });
+  }
+  return config;
 }

@@ -1,14 +1,23 @@
 /**
  * Deciding whether to trust the host key a server presents. Verification is mandatory: the
- * key must match a pinned SHA256 fingerprint or a known_hosts file (each source given must
+ * key must match a pinned SHA256 fingerprint or a known_hosts source (each source given must
  * accept it), and there is deliberately no way to turn this off.
  */
 import { createHash } from 'node:crypto';
 import { UserError } from '../../errors.js';
 import { blobType, knownHostsName, lookupKnownHosts } from './known-hosts.js';
 
+export interface KnownHostsFile {
+  path: string;
+  text: string;
+}
+
+/**
+ * A pinned fingerprint, or known_hosts files read as one, as `ssh` reads its
+ * UserKnownHostsFile list: a key listed in any of them is known, one revoked in any is refused.
+ */
 export type HostKeySource =
-  { kind: 'fingerprint'; fingerprint: string } | { kind: 'known_hosts'; path: string; text: string };
+  { kind: 'fingerprint'; fingerprint: string } | { kind: 'known_hosts'; files: readonly KnownHostsFile[] };
 
 /** `SHA256:<base64 without padding>` of the raw key blob, exactly as `ssh-keygen -lf` prints it. */
 export function fingerprint(blob: Buffer): string {
@@ -47,22 +56,23 @@ export function checkHostKey(
         fix: `if the host was reinstalled, check its new key out of band, then pin the line of \`${pin}\` for that key type`,
       });
     }
-    const { keys, revoked } = lookupKnownHosts(source.text, host, port);
+    const { keys, revoked } = lookupKnownHosts(joined(source.files), host, port);
     const name = knownHostsName(host, port);
+    const path = source.files.map((f) => f.path).join(' or ');
     if (revoked.some((k) => k.equals(blob))) {
       return new UserError({
-        message: `host key of ${where} is marked @revoked for ${name} in ${source.path}: the server presented ${presented}`,
+        message: `host key of ${where} is marked @revoked for ${name} in ${path}: the server presented ${presented}`,
         fix: 'do not connect; ask the cluster admins which key the host should have',
       });
     }
     if (keys.some((k) => k.blob.equals(blob))) continue;
     const problem =
       keys.length === 0
-        ? `${source.path} has no entry for ${name}`
-        : `${source.path} lists other keys for ${name} (${keys.map((k) => fingerprint(k.blob)).join(', ')}), which can mean the host was reinstalled or someone is intercepting the connection`;
+        ? `${path} has no entry for ${name}`
+        : `${path} lists other keys for ${name} (${keys.map((k) => fingerprint(k.blob)).join(', ')}), which can mean the host was reinstalled or someone is intercepting the connection`;
     return new UserError({
       message: `host key of ${where} is not trusted: the server presented ${presented}; ${problem}`,
-      fix: `check the key out of band, then add the output of \`ssh-keyscan -p ${port} ${host}\` to ${source.path} (or pin one fingerprint from \`${pin}\`)`,
+      fix: `check the key out of band, then add the output of \`ssh-keyscan -p ${port} ${host}\` to ${source.files[0]!.path} (or pin one fingerprint from \`${pin}\`)`,
     });
   }
   return undefined;
@@ -84,9 +94,16 @@ const ALGORITHMS: Record<string, string[]> = {
  * algorithm already in its default list, hence the whole list.)
  */
 export function hostKeyAlgorithms(host: string, port: number, sources: readonly HostKeySource[]): string[] | undefined {
-  const known = sources.flatMap((s) => (s.kind === 'known_hosts' ? lookupKnownHosts(s.text, host, port).keys : []));
+  const known = sources.flatMap((s) =>
+    s.kind === 'known_hosts' ? lookupKnownHosts(joined(s.files), host, port).keys : [],
+  );
   const first = [...new Set(known.flatMap((k) => ALGORITHMS[k.type] ?? []))];
   if (first.length === 0) return undefined;
   const all = Object.values(ALGORITHMS).flat();
   return [...first, ...all.filter((a) => !first.includes(a))];
+}
+
+/** Files read as one: a line never spans two, so their lines together are the set ssh reads. */
+function joined(files: readonly KnownHostsFile[]): string {
+  return files.map((f) => f.text).join('\n');
 }

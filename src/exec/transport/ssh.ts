@@ -1,26 +1,51 @@
 /**
  * The transport to a cluster's login node: one SSH connection (ssh2) that carries every
- * command as its own channel, plus one SFTP session for files.
+ * command as its own channel, plus one SFTP session for files. The connection may pass through
+ * bastions, as OpenSSH's ProxyJump does: each hop is an ssh2 client whose socket is a channel
+ * forwarded by the hop before it.
  *
- * - The host key is always verified (pinned fingerprint and/or known_hosts); there is no
- *   switch to turn that off.
+ * - Every hop's host key is always verified (pinned fingerprint and/or known_hosts); there is
+ *   no switch to turn that off.
+ * - Keys are tried in order: the key's text from a variable, the key file, the ssh-agent, then
+ *   the hop's identity files (the config's, or the default ones). A keyboard-interactive
+ *   prompt (a second factor) is answered only through the `keyboardInteractive` function,
+ *   which the front end gives when there is a terminal to ask on.
  * - Every command has a timeout covering all of it: waiting for a channel, (re)connecting and
  *   running. On timeout its channel is sent SIGKILL and closed, and `timeout` on the server
  *   kills the command's process group a moment later in any case.
- * - When the connection drops, commands in flight reject: they may or may not have run, and
- *   only the caller knows whether running one again is safe. The next call reconnects, with
- *   backoff between failed attempts.
- * - The private key's text and passphrase never appear in an error message: errors that come
- *   from ssh2 pass through `redact` before they reach one.
+ * - When the connection (any hop of it) drops, commands in flight reject: they may or may not
+ *   have run, and only the caller knows whether running one again is safe. The next call
+ *   reconnects, with backoff between failed attempts.
+ * - No private key's text nor passphrase appears in an error message: errors that come from
+ *   ssh2 pass through `redact` before they reach one.
  */
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { constants } from 'node:os';
 import ssh2 from 'ssh2';
-import type { Client, ClientChannel, ConnectConfig, ParsedKey, SFTPWrapper, ServerHostKeyAlgorithm, Stats } from 'ssh2';
+import type {
+  AnyAuthMethod,
+  AuthHandlerMiddleware,
+  Client,
+  ClientChannel,
+  ConnectConfig,
+  NextAuthHandler,
+  ParsedKey,
+  Prompt,
+  SFTPWrapper,
+  ServerHostKeyAlgorithm,
+  Stats,
+} from 'ssh2';
 import { UserError } from '../../errors.js';
 import { shellQuote } from '../../render/shell.js';
-import { type HostKeySource, checkHostKey, hostKeyAlgorithms, normalizeFingerprint } from './host-key.js';
+import { KEY_ENV, KEY_FILE_ENV } from '../secrets.js';
+import {
+  type HostKeySource,
+  type KnownHostsFile,
+  checkHostKey,
+  hostKeyAlgorithms,
+  normalizeFingerprint,
+} from './host-key.js';
 import { type SshTarget, formatTarget, parseTarget } from './target.js';
 import {
   LinkError,
@@ -36,13 +61,42 @@ import {
 } from './transport.js';
 import { Slots, abortable } from './waiting.js';
 
-export interface SshTransportOptions {
+/** One host on the way: how it is reached, verified and logged in to. */
+export interface SshHop {
   /** `user@host:port`. */
   target: string;
+  /** The name the user gave it (a Host of the SSH config), for messages. */
+  alias?: string;
   /** The host key's `SHA256:<base64>` fingerprint, as `ssh-keygen -lf` prints it. */
   hostKeyFingerprint?: string;
-  /** An OpenSSH known_hosts file (on this machine) that lists the host's key. */
+  /** An OpenSSH known_hosts file (on this machine) that must list the host's key. */
   knownHostsFile?: string;
+  /**
+   * known_hosts files any one of which may list the key, as `ssh` reads its
+   * UserKnownHostsFile list (those that do not exist are skipped).
+   */
+  knownHostsFiles?: readonly string[];
+  /** Private key files tried after the variables and the agent (the config's IdentityFile). */
+  identityFiles?: readonly string[];
+  /** The config's IdentitiesOnly: no keys from the agent. */
+  identitiesOnly?: boolean;
+}
+
+/** One keyboard-interactive round: the server's prompts, answered in order. */
+export interface KeyboardInteractiveRequest {
+  /** The host asking, as messages name it. */
+  host: string;
+  name: string;
+  instructions: string;
+  prompts: readonly Prompt[];
+}
+
+/** Asks the user; rejects when the user will not answer. */
+export type KeyboardInteractive = (request: KeyboardInteractiveRequest) => Promise<string[]>;
+
+export interface SshTransportOptions extends SshHop {
+  /** The bastions passed through in order before the target, each verified like it. */
+  jumps?: readonly SshHop[];
   /** The private key's file. */
   keyFile?: string;
   /** The name of an environment variable holding the private key's text (e.g. a CI secret). */
@@ -51,10 +105,14 @@ export interface SshTransportOptions {
   passphraseEnv?: string;
   /** Where keyEnv and passphraseEnv are looked up; process.env by default. */
   env?: Readonly<Record<string, string | undefined>>;
+  /** The ssh-agent's socket (SSH_AUTH_SOCK). */
+  agent?: string;
+  /** Answers keyboard-interactive prompts; without it a server asking for one is refused. */
+  keyboardInteractive?: KeyboardInteractive;
   /** A keepalive every this many ms; the connection counts as dropped after keepaliveCountMax unanswered. */
   keepaliveIntervalMs?: number;
   keepaliveCountMax?: number;
-  /** How long one connection attempt may take up to a logged-in session. */
+  /** How long one connection attempt may take up to a logged-in session, per hop. */
   readyTimeoutMs?: number;
   /** A command's timeout when exec is given none. */
   commandTimeoutMs?: number;
@@ -66,14 +124,37 @@ export interface SshTransportOptions {
   maxChannels?: number;
 }
 
-/** One established connection and what is opened on it lazily. */
+/** One established connection (through every hop) and what is opened on it lazily. */
 interface Connection {
+  /** The client logged in to the target. */
   client: Client;
+  /** Every hop's client, the target's last. */
+  clients: Client[];
+  /** Settled as each of them closes. */
+  closed: Promise<void>[];
   alive: boolean;
   /** Told once, when the connection ends, why it did. */
   readonly onDrop: Set<(why: Error) => void>;
   sftp?: Promise<SFTPWrapper>;
   home?: Promise<string>;
+}
+
+/** A private key ready to offer, and where it came from (as messages say it). */
+interface Key {
+  text: string;
+  passphrase: string | undefined;
+  source: string;
+}
+
+/** A hop as the transport keeps it, checked. */
+interface Hop {
+  target: SshTarget;
+  /** How messages name it: the target, or which bastion it is. */
+  name: string;
+  options: SshHop;
+  /** The identity files that hold a usable key, and what became of the others. */
+  keys: Key[];
+  skipped: string[];
 }
 
 /** OpenSSH's default MaxSessions is 10: the SFTP session takes one, and one stays spare. */
@@ -86,12 +167,17 @@ const SERVER_KILL_GRACE_MS = 1_000;
 const CLOSE_WAIT_MS = 2_000;
 /** SFTP status code for a path with nothing there. */
 const NO_SUCH_FILE = 2;
+/** SSH channel open failure: the server's policy forbids it (e.g. AllowTcpForwarding no). */
+const ADMINISTRATIVELY_PROHIBITED = 1;
 
 export class SshTransport implements Transport {
+  private readonly hops: Hop[];
   private readonly target: SshTarget;
   /** The target as messages name it. */
   private readonly name: string;
-  private readonly key: { text: string; passphrase: string | undefined; source: string };
+  /** The keys every hop is offered first: the variable's and the key file's. */
+  private readonly keys: Key[];
+  private readonly agent: string | undefined;
   private readonly redact: (message: string) => string;
   private readonly slots: Slots;
   private readonly retryDelaysMs: readonly number[];
@@ -100,19 +186,38 @@ export class SshTransport implements Transport {
   private closed = false;
   private sent = 0;
 
-  /** Checks the options and reads the key; throws a UserError for anything the user must fix. */
+  /** Checks the options and reads the keys; throws a UserError for anything the user must fix. */
   constructor(private readonly opts: SshTransportOptions) {
-    this.target = parseTarget(opts.target);
-    this.name = formatTarget(this.target);
-    if (opts.hostKeyFingerprint === undefined && opts.knownHostsFile === undefined) {
-      throw new UserError({
-        message: `no host key to verify ${this.name} against: give a pinned fingerprint or a known_hosts file`,
-        fix: `check the host's key out of band and pin its fingerprint from \`${this.keyscan()} | ssh-keygen -lf -\``,
-      });
+    const all = [...(opts.jumps ?? []), opts];
+    this.keys = readKeys(opts);
+    this.agent = opts.agent !== undefined && existsSync(opts.agent) ? opts.agent : undefined;
+    this.hops = all.map((hop, i) => {
+      const target = parseTarget(hop.target);
+      const where = hop.alias === undefined ? formatTarget(target) : `${hop.alias}, ${formatTarget(target)}`;
+      const name = i === all.length - 1 ? where : `jump host ${i + 1} of ${all.length - 1} (${where})`;
+      return { target, name, options: hop, ...readIdentityFiles(hop.identityFiles ?? [], opts) };
+    });
+    this.target = this.hops.at(-1)!.target;
+    this.name = this.hops.at(-1)!.name;
+    for (const hop of this.hops) {
+      const o = hop.options;
+      if (o.hostKeyFingerprint === undefined && o.knownHostsFile === undefined && !o.knownHostsFiles?.length) {
+        throw new UserError({
+          message: `no host key to verify ${hop.name} against: give a pinned fingerprint or a known_hosts file`,
+          fix: `check the host's key out of band and pin its fingerprint from \`${keyscan(hop.target)} | ssh-keygen -lf -\``,
+        });
+      }
+      if (o.hostKeyFingerprint !== undefined) normalizeFingerprint(o.hostKeyFingerprint);
+      const usesAgent = this.agent !== undefined && !o.identitiesOnly;
+      if (this.keys.length === 0 && hop.keys.length === 0 && !usesAgent) {
+        throw new UserError({
+          message: `no SSH key to log in to ${hop.name} with: ${this.noKeyReasons(hop).join('; ')}`,
+          fix: `put the private key's text in ${KEY_ENV} or its path in ${KEY_FILE_ENV}, add it to a running ssh-agent (SSH_AUTH_SOCK), or name it as IdentityFile in the SSH config`,
+        });
+      }
     }
-    if (opts.hostKeyFingerprint !== undefined) normalizeFingerprint(opts.hostKeyFingerprint);
-    this.key = readKey(opts);
-    this.redact = redactor([this.key.text, this.key.passphrase ?? '']);
+    const secrets = [...this.keys, ...this.hops.flatMap((h) => h.keys)].flatMap((k) => [k.text, k.passphrase ?? '']);
+    this.redact = redactor(secrets);
     this.slots = new Slots(opts.maxChannels ?? DEFAULT_MAX_CHANNELS);
     this.retryDelaysMs = opts.retryDelaysMs ?? DEFAULT_RETRY_DELAYS_MS;
   }
@@ -225,10 +330,11 @@ export class SshTransport implements Transport {
     if (!conn?.alive) return;
     await new Promise<void>((resolve) => {
       const timer = setTimeout(resolve, CLOSE_WAIT_MS);
-      conn.onDrop.add(() => {
+      void Promise.all(conn.closed).then(() => {
         clearTimeout(timer);
         resolve();
       });
+      // The target first; its end drops the connection, which ends the bastions' clients.
       conn.client.end();
     });
   }
@@ -403,7 +509,7 @@ export class SshTransport implements Transport {
       try {
         const conn = await this.connectOnce();
         if (this.closed) {
-          conn.client.end();
+          for (const c of conn.clients) c.end();
           throw new Error(`the transport to ${this.name} is closed`);
         }
         this.conn = conn;
@@ -414,24 +520,72 @@ export class SshTransport implements Transport {
         last = e as Error;
       }
     }
+    const jumps = this.hops.slice(0, -1).map((h) => formatTarget(h.target));
+    const { port, user, host } = this.target;
     throw new UserError({
       message: `cannot connect to ${this.name} after ${this.retryDelaysMs.length + 1} attempts: ${last?.message}`,
-      fix: `check that the host is up and the target is right, e.g. with \`ssh -p ${this.target.port} ${this.target.user}@${this.target.host} true\``,
+      fix: `check that the host is up and the target is right, e.g. with \`ssh ${jumps.length ? `-J ${jumps.join(',')} ` : ''}-p ${port} ${user}@${host} true\``,
     });
   }
 
+  /** Logs in to each hop in turn, each through a channel the one before forwards to it. */
   private async connectOnce(): Promise<Connection> {
-    const { host, port, user } = this.target;
-    const sources = await this.hostKeySources();
+    const clients: Client[] = [];
+    const closed: Promise<void>[] = [];
+    const made: { conn?: Connection; lostEarly?: Error } = {};
+    // Any hop that goes down takes the whole connection with it: the hops after it ride on it.
+    const drop = (why: Error) => {
+      for (const c of clients) c.end();
+      const conn = made.conn;
+      if (!conn) {
+        made.lostEarly ??= why;
+        return;
+      }
+      if (!conn.alive) return;
+      conn.alive = false;
+      if (this.conn === conn) this.conn = undefined;
+      for (const tell of conn.onDrop) tell(why);
+      conn.onDrop.clear();
+    };
+    try {
+      let sock: ClientChannel | undefined;
+      for (const [i, hop] of this.hops.entries()) {
+        const { client, closing } = await this.connectHop(hop, sock, drop);
+        clients.push(client);
+        closed.push(closing);
+        const next = this.hops[i + 1];
+        if (next) sock = await this.forward(client, hop, next);
+      }
+    } catch (e) {
+      for (const c of clients) c.end();
+      throw e;
+    }
+    if (made.lostEarly) throw made.lostEarly;
+    made.conn = { client: clients.at(-1)!, clients, closed, alive: true, onDrop: new Set() };
+    return made.conn;
+  }
+
+  /** One hop's logged-in client; `drop` is told if it goes down afterwards. */
+  private async connectHop(
+    hop: Hop,
+    sock: ClientChannel | undefined,
+    drop: (why: Error) => void,
+  ): Promise<{ client: Client; closing: Promise<void> }> {
+    const { host, port, user } = hop.target;
+    const sources = await this.hostKeySources(hop);
     const algorithms = hostKeyAlgorithms(host, port, sources) as ServerHostKeyAlgorithm[] | undefined;
+    const auth = new Authentication(
+      hop,
+      [...this.keys, ...hop.keys],
+      this.agentFor(hop),
+      this.opts.keyboardInteractive,
+    );
     const client = new ssh2.Client();
     let refused: UserError | undefined;
     const config: ConnectConfig = {
-      host,
-      port,
+      ...(sock ? { sock } : { host, port }),
       username: user,
-      privateKey: this.key.text,
-      passphrase: this.key.passphrase,
+      authHandler: auth.handler,
       hostVerifier: (key: Buffer) => {
         refused = checkHostKey(key, host, port, sources);
         return refused === undefined;
@@ -441,53 +595,97 @@ export class SshTransport implements Transport {
       readyTimeout: this.opts.readyTimeoutMs ?? 20_000,
       ...(algorithms ? { algorithms: { serverHostKey: algorithms } } : {}),
     };
+    const closing = new Promise<void>((resolve) => client.once('close', () => resolve()));
     return new Promise((resolve, reject) => {
-      let conn: Connection | undefined;
-      const drop = (why: Error) => {
-        if (!conn) {
-          reject(why);
-          return;
-        }
-        if (!conn.alive) return;
-        conn.alive = false;
-        if (this.conn === conn) this.conn = undefined;
-        for (const tell of conn.onDrop) tell(why);
-        conn.onDrop.clear();
-      };
+      let ready = false;
+      const down = (why: Error) => (ready ? drop(why) : reject(why));
       client.on('ready', () => {
-        conn = { client, alive: true, onDrop: new Set() };
-        resolve(conn);
+        ready = true;
+        resolve({ client, closing });
       });
       // Always listening: an unheard 'error' would crash the process.
       client.on('error', (e: Error & { level?: string }) => {
+        // An agent that fails, or a key that cannot sign: ssh2 goes on to the next key.
+        if (!ready && auth.goesOn(e)) return;
         client.end();
-        drop(this.connectError(e, refused));
+        down(this.connectError(hop, e, refused, auth));
       });
-      client.on('end', () => drop(new Error(`the connection to ${this.name} ended`)));
-      client.on('close', () => drop(new Error(`the connection to ${this.name} closed`)));
+      client.on('end', () => down(new Error(`the connection to ${hop.name} ended`)));
+      client.on('close', () => down(new Error(`the connection to ${hop.name} closed`)));
       try {
         client.connect(config);
       } catch (e) {
-        drop(new Error(`cannot connect to ${this.name}: ${this.redact((e as Error).message)}`));
+        down(new Error(`cannot connect to ${hop.name}: ${this.redact((e as Error).message)}`));
       }
     });
   }
 
-  /** What an ssh2 error means for the user: refusals are UserErrors (never retried), the rest plain Errors. */
-  private connectError(e: Error & { level?: string }, refusedHostKey: UserError | undefined): Error {
-    if (refusedHostKey) return refusedHostKey;
-    if (e.level === 'client-authentication') {
-      return new UserError({
-        message: `${this.name} did not accept the private key from ${this.key.source}`,
-        fix: `authorise its public key (ssh-keygen -y -f <key file>) in ~/.ssh/authorized_keys of ${this.target.user} there, or give the key that is`,
-      });
-    }
-    return new Error(`connection to ${this.name}: ${this.redact(e.message)}`);
+  /** A channel from `via` to the next hop's host and port, as `ssh -W` opens it. */
+  private forward(via: Client, hop: Hop, next: Hop): Promise<ClientChannel> {
+    const { host, port } = next.target;
+    return new Promise((resolve, reject) => {
+      try {
+        via.forwardOut('127.0.0.1', 0, host, port, (err, channel) => {
+          if (!err) {
+            resolve(channel);
+            return;
+          }
+          const message = `${hop.name} could not open a channel to ${host}:${port}: ${this.redact(err.message)}`;
+          // A refusal by policy will be refused again; anything else (the host down) may pass.
+          if ((err as Error & { reason?: number }).reason === ADMINISTRATIVELY_PROHIBITED) {
+            reject(
+              new UserError({
+                message,
+                fix: `ask the admins of ${formatTarget(hop.target)} whether it allows TCP forwarding (AllowTcpForwarding), or use a bastion that does`,
+              }),
+            );
+          } else reject(new Error(message));
+        });
+      } catch (e) {
+        // ssh2 throws when the socket has just gone.
+        reject(new Error(`${hop.name} dropped before forwarding to ${host}:${port}: ${(e as Error).message}`));
+      }
+    });
   }
 
-  private async hostKeySources(): Promise<HostKeySource[]> {
+  private agentFor(hop: Hop): string | undefined {
+    return hop.options.identitiesOnly ? undefined : this.agent;
+  }
+
+  /** What an ssh2 error means for the user: refusals are UserErrors (never retried), the rest plain Errors. */
+  private connectError(
+    hop: Hop,
+    e: Error & { level?: string },
+    refusedHostKey: UserError | undefined,
+    auth: Authentication,
+  ): Error {
+    if (refusedHostKey) {
+      if (hop === this.hops.at(-1)) return refusedHostKey;
+      return new UserError(refusedHostKey.problems.map((p) => ({ ...p, message: `${hop.name}: ${p.message}` })));
+    }
+    if (e.level === 'client-authentication') return auth.failure(this.noKeyReasons(hop));
+    return new Error(`connection to ${hop.name}: ${this.redact(e.message)}`);
+  }
+
+  /** Why each key source gave nothing, for the message that says none did. */
+  private noKeyReasons(hop: Hop): string[] {
+    const { keyEnv, keyFile, agent } = this.opts;
+    return [
+      ...(keyEnv === undefined && keyFile === undefined ? ['no key variable or key file given'] : []),
+      ...(hop.options.identitiesOnly
+        ? ['IdentitiesOnly: no ssh-agent']
+        : agent === undefined
+          ? ['no ssh-agent (SSH_AUTH_SOCK is not set)']
+          : this.agent === undefined
+            ? [`no ssh-agent at ${agent}`]
+            : []),
+      ...hop.skipped,
+    ];
+  }
+
+  private async hostKeySources(hop: Hop): Promise<HostKeySource[]> {
     const sources: HostKeySource[] = [];
-    const { hostKeyFingerprint, knownHostsFile } = this.opts;
+    const { hostKeyFingerprint, knownHostsFile, knownHostsFiles } = hop.options;
     if (hostKeyFingerprint !== undefined) {
       sources.push({ kind: 'fingerprint', fingerprint: normalizeFingerprint(hostKeyFingerprint) });
     }
@@ -495,23 +693,141 @@ export class SshTransport implements Transport {
       const text = await readFile(knownHostsFile, 'utf8').catch((e: NodeJS.ErrnoException) => {
         throw new UserError({
           message: `cannot read the known_hosts file ${knownHostsFile}: ${e.code ?? e.message}`,
-          fix: `create it with the host's checked key: ${this.keyscan()} >> ${knownHostsFile}`,
+          fix: `create it with the host's checked key: ${keyscan(hop.target)} >> ${knownHostsFile}`,
         });
       });
-      sources.push({ kind: 'known_hosts', path: knownHostsFile, text });
+      sources.push({ kind: 'known_hosts', files: [{ path: knownHostsFile, text }] });
+    }
+    if (knownHostsFiles?.length) {
+      const files: KnownHostsFile[] = [];
+      for (const path of knownHostsFiles) {
+        const text = await readFile(path, 'utf8').catch((e: NodeJS.ErrnoException) => {
+          if (e.code === 'ENOENT') return undefined;
+          throw new UserError({
+            message: `cannot read the known_hosts file ${path}: ${e.code ?? e.message}`,
+            fix: 'make it readable, or name another as UserKnownHostsFile in the SSH config',
+          });
+        });
+        if (text !== undefined) files.push({ path, text });
+      }
+      if (files.length === 0) {
+        throw new UserError({
+          message: `no known_hosts file to verify ${hop.name} against: none of ${knownHostsFiles.join(', ')} exists`,
+          fix: `check the host's key out of band, then add it (\`${keyscan(hop.target)}\`) to ${knownHostsFiles[0]}, or pin it with host_key`,
+        });
+      }
+      sources.push({ kind: 'known_hosts', files });
     }
     return sources;
   }
+}
 
-  private keyscan(): string {
-    return `ssh-keyscan -p ${this.target.port} ${this.target.host}`;
+function keyscan(t: SshTarget): string {
+  return `ssh-keyscan -p ${t.port} ${t.host}`;
+}
+
+/**
+ * One hop's login: the keys in order, then a keyboard-interactive round if the server asks
+ * for one (a second factor after the key, or instead of it) and there is someone to ask. It
+ * records what was tried, for the message when nothing was accepted.
+ */
+class Authentication {
+  private readonly queue: { source: string; method: AnyAuthMethod }[];
+  private readonly tried: string[] = [];
+  private kbd: 'not asked' | 'asked, nobody to answer' | 'answered' = 'not asked';
+  private gaveUp = false;
+  private readonly notes: string[] = [];
+
+  constructor(
+    private readonly hop: Hop,
+    keys: readonly Key[],
+    agent: string | undefined,
+    private readonly prompt: KeyboardInteractive | undefined,
+  ) {
+    const username = hop.target.user;
+    this.queue = [
+      ...keys.map((k) => ({
+        source: k.source,
+        method: {
+          type: 'publickey' as const,
+          username,
+          key: k.text,
+          ...(k.passphrase ? { passphrase: k.passphrase } : {}),
+        },
+      })),
+      ...(agent ? [{ source: `the ssh-agent at ${agent}`, method: { type: 'agent' as const, username, agent } }] : []),
+    ];
+  }
+
+  readonly handler: AuthHandlerMiddleware = (methodsLeft, partialSuccess, next) => {
+    // ssh2 passes null before the first attempt, and false stops it (its types say neither).
+    const left = methodsLeft as string[] | null;
+    const stop = () => {
+      this.gaveUp = true;
+      (next as unknown as (m: false) => void)(false);
+    };
+    const secondFactor =
+      partialSuccess === true ||
+      (left !== null && !left.includes('publickey') && left.includes('keyboard-interactive'));
+    if (!secondFactor) {
+      const attempt = this.queue.shift();
+      if (attempt) {
+        this.tried.push(attempt.source);
+        next(attempt.method);
+        return;
+      }
+    }
+    const offered = secondFactor || left?.includes('keyboard-interactive') === true;
+    if (!offered || this.kbd !== 'not asked') return stop();
+    if (!this.prompt) {
+      // Only a second factor is worth saying: a password prompt after refused keys is not the problem.
+      if (secondFactor) this.kbd = 'asked, nobody to answer';
+      return stop();
+    }
+    this.kbd = 'answered';
+    const prompt = this.prompt;
+    (next as NextAuthHandler)({
+      type: 'keyboard-interactive',
+      username: this.hop.target.user,
+      prompt: (name, instructions, _lang, prompts, finish) => {
+        prompt({ host: this.hop.name, name, instructions, prompts }).then(finish, () => finish([]));
+      },
+    });
+  };
+
+  /** Whether an error during login leaves ssh2 going on to the next method (noted for the message). */
+  goesOn(e: Error & { level?: string }): boolean {
+    if (e.level === 'agent' || (e.level === 'client-authentication' && !this.gaveUp)) {
+      this.notes.push(e.level === 'agent' ? `the ssh-agent failed (${e.message})` : e.message);
+      return true;
+    }
+    return false;
+  }
+
+  /** The UserError for a login that was refused. */
+  failure(noKeys: readonly string[]): UserError {
+    const name = this.hop.name;
+    const user = this.hop.target.user;
+    if (this.kbd === 'asked, nobody to answer') {
+      return new UserError({
+        message: `${name} asks for a second factor (keyboard-interactive) after the key, and there is no terminal to ask it on`,
+        fix: 'run campaign in a terminal to answer it, or where no second factor is asked: an automation node the cluster provides for unattended jobs, or a self-hosted runner on the login node itself (which needs no SSH)',
+      });
+    }
+    const tried = this.tried.length > 0 ? this.tried.join(', then ') : 'no key';
+    const extra = [...this.notes, ...(this.tried.length === 0 ? noKeys : [])];
+    const answered = this.kbd === 'answered' ? '; the keyboard-interactive answers were not accepted either' : '';
+    return new UserError({
+      message: `${name} did not accept the private key from ${tried}${extra.length ? ` (${extra.join('; ')})` : ''}${answered}`,
+      fix: `authorise its public key (ssh-keygen -y -f <key file>) in ~/.ssh/authorized_keys of ${user} there, or give the key that is`,
+    });
   }
 }
 
-/** The private key's text and passphrase from the options, checked to be a usable private key. */
-function readKey(opts: SshTransportOptions): { text: string; passphrase: string | undefined; source: string } {
+/** The keys from the variable and the key file (at most one of them), checked to be usable. */
+function readKeys(opts: SshTransportOptions): Key[] {
   const env = opts.env ?? process.env;
-  if ((opts.keyFile === undefined) === (opts.keyEnv === undefined)) {
+  if (opts.keyFile !== undefined && opts.keyEnv !== undefined) {
     throw new UserError({
       message: 'give the SSH private key either as a file or as an environment variable, exactly one of them',
       fix: 'set the key file path, or the name of the variable (e.g. a CI secret) that holds the key',
@@ -528,38 +844,71 @@ function readKey(opts: SshTransportOptions): { text: string; passphrase: string 
         fix: `set ${opts.keyEnv}`,
       });
     }
-  } else {
+  } else if (opts.keyFile !== undefined) {
     source = `file ${opts.keyFile}`;
     try {
-      text = readFileSync(opts.keyFile!, 'utf8');
+      text = readFileSync(opts.keyFile, 'utf8');
     } catch (e) {
       throw new UserError({
         message: `cannot read the SSH private key ${source}: ${(e as NodeJS.ErrnoException).code ?? 'error'}`,
         fix: 'give the path of an existing private key file',
       });
     }
-  }
+  } else return [];
   // An unset passphrase variable means an unencrypted key; parseKey says so if it is not.
   const passphrase = opts.passphraseEnv === undefined ? undefined : env[opts.passphraseEnv];
-  const redact = redactor([text, passphrase ?? '']);
-  const parsed = ssh2.utils.parseKey(text, passphrase);
-  const key = Array.isArray(parsed) ? (parsed[0] as ParsedKey) : parsed;
-  if (key instanceof Error) {
-    const looksLikePath = opts.keyEnv !== undefined && !text.trim().includes('\n') && !text.includes('PRIVATE KEY');
-    throw new UserError({
-      message: `the SSH private key from ${source} cannot be used: ${redact(key.message)}`,
-      fix: looksLikePath
-        ? `${opts.keyEnv} must hold the key's text, not a path: give a path as the key file instead`
-        : `give an OpenSSH or PEM private key${opts.passphraseEnv ? ` (and its passphrase in ${opts.passphraseEnv} if it is encrypted)` : ', and its passphrase variable if it is encrypted'}`,
-    });
-  }
-  if (!key.isPrivateKey()) {
+  const problem = keyProblem(text, passphrase);
+  if (problem === 'public') {
     throw new UserError({
       message: `${source} holds a public key, not the private key`,
       fix: 'give the private key file (the one without .pub)',
     });
   }
-  return { text, passphrase, source };
+  if (problem !== undefined) {
+    const looksLikePath = opts.keyEnv !== undefined && !text.trim().includes('\n') && !text.includes('PRIVATE KEY');
+    throw new UserError({
+      message: `the SSH private key from ${source} cannot be used: ${redactor([text, passphrase ?? ''])(problem)}`,
+      fix: looksLikePath
+        ? `${opts.keyEnv} must hold the key's text, not a path: give a path as the key file instead`
+        : `give an OpenSSH or PEM private key${opts.passphraseEnv ? ` (and its passphrase in ${opts.passphraseEnv} if it is encrypted)` : ', and its passphrase variable if it is encrypted'}`,
+    });
+  }
+  return [{ text, passphrase, source }];
+}
+
+/**
+ * The identity files that hold a usable key; the others are skipped, as ssh skips them, with
+ * the reason kept for the message should no key be accepted. An encrypted one is tried with
+ * the passphrase variable's value when there is one.
+ */
+function readIdentityFiles(files: readonly string[], opts: SshTransportOptions): { keys: Key[]; skipped: string[] } {
+  const env = opts.env ?? process.env;
+  const passphrase = opts.passphraseEnv === undefined ? undefined : env[opts.passphraseEnv];
+  const keys: Key[] = [];
+  const skipped: string[] = [];
+  for (const path of files) {
+    let text: string;
+    try {
+      text = readFileSync(path, 'utf8');
+    } catch (e) {
+      const code = (e as NodeJS.ErrnoException).code;
+      skipped.push(code === 'ENOENT' ? `no key file ${path}` : `key file ${path} unreadable (${code ?? 'error'})`);
+      continue;
+    }
+    const problem = keyProblem(text, passphrase);
+    if (problem === undefined) keys.push({ text, passphrase, source: `file ${path}` });
+    else
+      skipped.push(`key file ${path} unusable (${problem === 'public' ? 'a public key' : 'encrypted or not a key'})`);
+  }
+  return { keys, skipped };
+}
+
+/** Why a key's text cannot log in: ssh2's parse error, 'public' for a public key, or undefined. */
+function keyProblem(text: string, passphrase: string | undefined): string | undefined {
+  const parsed = ssh2.utils.parseKey(text, passphrase);
+  const key = Array.isArray(parsed) ? (parsed[0] as ParsedKey) : parsed;
+  if (key instanceof Error) return key.message;
+  return key.isPrivateKey() ? undefined : 'public';
 }
 
 /** Replaces every secret, and every line of it long enough to be one, in a message. */

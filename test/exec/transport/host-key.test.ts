@@ -130,7 +130,7 @@ describe('known_hosts lookup', () => {
 
 describe('checkHostKey', () => {
   const pin = (k: Key): HostKeySource => ({ kind: 'fingerprint', fingerprint: k.sshKeygenFingerprint });
-  const file = (text: string): HostKeySource => ({ kind: 'known_hosts', path: '/kh', text });
+  const file = (text: string): HostKeySource => ({ kind: 'known_hosts', files: [{ path: '/kh', text }] });
 
   it('accepts a key every source vouches for', () => {
     const known = file(kh(line('h', keys.ed25519)));

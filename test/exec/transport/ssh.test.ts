@@ -270,7 +270,8 @@ describe('SshTransport private keys', () => {
 
   it('asks for exactly one key source, and for the variables it names', async () => {
     expect(() => make({ keyEnv: 'K', env: { K: 'x' } })).toThrow(/exactly one/);
-    expect(() => make({ keyFile: undefined })).toThrow(/exactly one/);
+    // Neither, with no agent and no identity files: nothing to log in with, each source said.
+    expect(() => make({ keyFile: undefined })).toThrow(/no SSH key to log in to .*no key variable or key file given/);
     expect(() => make({ keyFile: undefined, keyEnv: 'UNSET_KEY', env: {} })).toThrow(/UNSET_KEY .* not set/);
     expect(() => make({ keyFile: join(scratch, 'absent') })).toThrow(/cannot read the SSH private key file/);
     expect(() => make({ keyFile: `${sshd!.keyFile}.pub` })).toThrow(/public key/);

@@ -1,0 +1,52 @@
+/**
+ * Answering keyboard-interactive prompts (a second factor) on this process's terminal, as
+ * `ssh` does: each prompt on stderr, the answer read from stdin in raw mode so that it is not
+ * echoed where the server says not to (a one-time code, a password). Only for a terminal.
+ */
+import type { KeyboardInteractive } from './ssh.js';
+
+const ENTER = new Set(['\r', '\n']);
+/** Ctrl-C and Ctrl-D: raw mode turns them into characters, read here as "no answer". */
+const GIVE_UP = new Set(['\u0003', '\u0004']);
+const ERASE = new Set(['\u007f', '\b']);
+
+export const askOnTerminal: KeyboardInteractive = async (request) => {
+  const heading = [request.name, request.instructions].filter((s) => s.trim() !== '').join('\n');
+  process.stderr.write(`${request.host} asks${heading ? `:\n${heading}` : ':'}\n`);
+  const answers: string[] = [];
+  for (const p of request.prompts) answers.push(await readAnswer(p.prompt, p.echo === true));
+  return answers;
+};
+
+function readAnswer(prompt: string, echo: boolean): Promise<string> {
+  const input = process.stdin;
+  const out = process.stderr;
+  return new Promise((resolve, reject) => {
+    out.write(prompt);
+    const wasRaw = input.isRaw;
+    input.setRawMode(true);
+    input.resume();
+    let answer = '';
+    const finish = (settle: () => void) => {
+      input.off('data', onData);
+      input.setRawMode(wasRaw);
+      input.pause();
+      out.write('\n');
+      settle();
+    };
+    const onData = (chunk: Buffer) => {
+      for (const ch of chunk.toString('utf8')) {
+        if (ENTER.has(ch)) return finish(() => resolve(answer));
+        if (GIVE_UP.has(ch)) return finish(() => reject(new Error('no answer given')));
+        if (ERASE.has(ch)) {
+          if (answer !== '' && echo) out.write('\b \b');
+          answer = [...answer].slice(0, -1).join('');
+        } else {
+          answer += ch;
+          if (echo) out.write(ch);
+        }
+      }
+    };
+    input.on('data', onData);
+  });
+}
