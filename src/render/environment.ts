@@ -130,6 +130,14 @@ export function environmentLines(env: Environment): string[] {
         `campaign_env_loaded ${name} || campaign_env_fail ${shellQuote(`module load ${m} returned 0 but ${m} is not loaded: `)}"$(campaign_env_said)"`,
       );
     }
+    if (env.modules.length > 1) {
+      // A module later in the list can replace an earlier one (same name, or a family) and say so only as a notice.
+      lines.push(
+        `for campaign_env_m in ${env.modules.map(shellQuote).join(' ')}; do`,
+        '  campaign_env_loaded "$campaign_env_m" || campaign_env_fail "$campaign_env_m is not loaded once the whole list is: a module later in the list replaced it (loaded: ${LOADEDMODULES:-none})"',
+        'done',
+      );
+    }
   }
   if (env.conda !== undefined) {
     const name = shellQuote(env.conda);
