@@ -16,7 +16,7 @@ import {
   tempPathFor,
   tooLarge,
 } from './transport.js';
-import { environmentWithoutSecrets } from '../secrets.js';
+import { loginEnvironment } from '../secrets.js';
 
 export interface LocalTransportOptions {
   /** What `~/`, relative paths and HOME in commands mean; the user's home directory by default. */
@@ -39,11 +39,13 @@ export class LocalTransport implements Transport {
     this.sent++;
     const timeoutMs = opts.timeoutMs ?? DEFAULT_COMMAND_TIMEOUT_MS;
     return new Promise((resolve, reject) => {
-      // Its own process group, so a timeout kills what the command started as well; HOME so
-      // that `~` in the command means what it means in paths.
+      // Its own process group, so a timeout kills what the command started as well. As an SSH
+      // session starts: in the home directory, never where campaign runs (a runner's checkout),
+      // with a login shell's environment (loginEnvironment says why), and HOME so that `~` in
+      // the command means what it means in paths.
       const child = spawn('bash', ['-c', command], {
         cwd: this.home,
-        env: { ...environmentWithoutSecrets(), HOME: this.home },
+        env: { ...loginEnvironment(), HOME: this.home },
         detached: true,
         stdio: 'pipe',
       });
