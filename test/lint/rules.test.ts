@@ -220,6 +220,20 @@ const CASES: Record<string, Case[]> = {
       good: BASE,
     },
   ],
+  'slurm-option-elsewhere': [
+    {
+      name: 'a QOS on the local executor',
+      bad: edit(BASE, [
+        '  executor: slurm\n  name: cluster-a\n  partitions:\n    - { name: short, max_time: 3h }\n    - { name: long, max_time: 24h }\n',
+        '  executor: local\n',
+      ]).replace('resources: { gpus: 1, cpus: 4, mem: 16G }', 'resources: { gpus: 1, cpus: 4, mem: 16G, qos: high }'),
+      at: 'qos: high',
+      good: edit(BASE, [
+        '  executor: slurm\n  name: cluster-a\n  partitions:\n    - { name: short, max_time: 3h }\n    - { name: long, max_time: 24h }\n',
+        '  executor: local\n',
+      ]),
+    },
+  ],
   'pattern-nested-quantifier': [
     {
       name: 'a nested quantifier in a log_contains check',

@@ -28,6 +28,7 @@ import { valueBecomesCode } from './value-becomes-code.js';
 import { valueNotCarried } from './value-not-carried.js';
 import { walltimeBudget } from './walltime-budget.js';
 import { walltimeNotMeasured } from './walltime-not-measured.js';
+import { slurmOptionElsewhere } from './slurm-option-elsewhere.js';
 
 export const RULES: readonly Rule[] = [
   // The manifest itself: phases and their dependencies, then grids, then names used in them.
@@ -53,6 +54,7 @@ export const RULES: readonly Rule[] = [
   shellAntipattern,
   patternNestedQuantifier,
   flushNotFiner,
+  slurmOptionElsewhere,
   // Expanded tasks (only when the manifest has no error).
   outputOutsideWorkdir,
   tagCollision,

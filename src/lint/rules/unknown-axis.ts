@@ -4,7 +4,18 @@ import type { Path } from '../../manifest/source.js';
 import { closest } from '../../manifest/suggest.js';
 import type { Rule, RuleFinding } from '../rule.js';
 
-const RESOURCE_FIELDS = ['gpus', 'cpus', 'mem'] as const;
+const RESOURCE_FIELDS = [
+  'gpus',
+  'gpu_type',
+  'cpus',
+  'mem',
+  'mem_per_cpu',
+  'account',
+  'qos',
+  'constraint',
+  'reservation',
+  'exclude',
+] as const;
 
 function perStratumKeys(field: unknown): string[] {
   return field !== null && typeof field === 'object' && !Array.isArray(field) ? Object.keys(field) : [];
