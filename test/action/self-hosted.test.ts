@@ -25,7 +25,7 @@ import { clusterEnv, clusterIsUp } from '../helpers/slurm-cluster.js';
 const clusterUp = clusterIsUp('self-hosted runner tests on Slurm');
 const tempRoot = useBuiltCliAndTemp('self-hosted');
 const MANIFEST = 'campaigns/self-hosted.yml';
-/** sacct remembers earlier runs' jobs: names of this run alone. */
+/** A suffix of this run alone: campaign names sacct has not seen, canary values nothing else holds. */
 const RUN = Date.now().toString(36);
 
 let gh: GitHubStandin | undefined;
