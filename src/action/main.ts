@@ -12,7 +12,8 @@
 import * as core from '@actions/core';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { openExecutor } from '../app/executors.js';
+import { openExecutor, preflightCampaign } from '../app/executors.js';
+import { renderPreflight } from '../app/preflight.js';
 import { sshSecretsFrom, type SshSecrets } from '../app/transport-for.js';
 import { loadCampaign, type Campaign } from '../app/load.js';
 import { driveCampaign, systemClock, type Clock } from '../app/drive.js';
@@ -74,6 +75,23 @@ export async function run(s: MainSettings, services: GitHubServices, ctx: RunCon
       await writeSummary(`## Plan of ${c.manifest.campaign}\n\n\`\`\`\n${renderPlanText(c.plan)}\`\`\`\n`);
       core.setOutput('gpu-hours', c.plan.phases.reduce((n, p) => n + p.gpuHours + p.smokeGpuHours, 0).toFixed(2));
       return undefined;
+    case 'check': {
+      // The pre-flight as a check of its own (a pull request's, where the repository gives it
+      // the secrets): what would block which phase, before anything is submitted.
+      const items = await preflightCampaign(c, {
+        ssh,
+        since: () => new Date().toISOString(),
+        warn: (m) => core.warning(m),
+      });
+      const text = renderPreflight(
+        items,
+        c.manifest.phases.map((p) => p.name),
+      );
+      core.info(text);
+      await writeSummary(`## Pre-flight of ${c.manifest.campaign}\n\n\`\`\`\n${text}\`\`\`\n`);
+      const failed = items.filter((i) => i.status === 'fail');
+      return failed.length === 0 ? undefined : `the pre-flight found ${failed.length} problems (see the job summary)`;
+    }
     case 'advance':
       return advance(s, c, services, ctx, ssh);
     case 'gate':

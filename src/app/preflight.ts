@@ -24,6 +24,25 @@ export interface PreflightItem {
   fix?: string;
 }
 
+const MARKS: Record<PreflightItem['status'], string> = { ok: 'ok  ', warn: 'warn', fail: 'FAIL' };
+
+/** The items as lines: a mark, the check, what it found, and the way out of a failure. */
+export function renderPreflight(items: readonly PreflightItem[], phases: readonly string[]): string {
+  const width = Math.max(...items.map((i) => i.check.length), 5);
+  const lines = items.flatMap((i) => [
+    `${MARKS[i.status]}  ${i.check.padEnd(width)}  ${i.detail}${i.status === 'fail' && i.phases ? ` [blocks ${i.phases.join(', ')}]` : ''}`,
+    ...(i.fix && i.status !== 'ok' ? [`${' '.repeat(width + 8)}fix: ${i.fix}`] : []),
+  ]);
+  const failed = items.filter((i) => i.status === 'fail');
+  const blocked = new Set(failed.flatMap((i) => i.phases ?? phases));
+  lines.push(
+    failed.length === 0
+      ? `nothing blocks the campaign (${items.length} checks)`
+      : `${failed.length} of ${items.length} checks failed; blocked: ${phases.filter((p) => blocked.has(p)).join(', ')}`,
+  );
+  return lines.join('\n') + '\n';
+}
+
 /** Below this much free space in the workdir's filesystem, a warning. */
 const LOW_DISK_BYTES = 1024 ** 3;
 
