@@ -1,6 +1,7 @@
 /**
- * The bash body every executor runs for one task: echo the mapping, run the gates (DESIGN
- * rule 3) before the setup and the command, and write each gate's outcome to the log as a
+ * The bash body every executor runs for one task: echo the mapping, activate the environment
+ * (render/environment.ts), run the gates (DESIGN rule 3) around the setup and before the
+ * command, and write each gate's outcome to the log as a
  * `[campaign] gate NAME: ok|FAIL reason` line the observer classifies. Manifest values arrive
  * as environment variables (see manifest/template.ts), never spliced into the script.
  */
