@@ -734,7 +734,7 @@ function keyscan(t: SshTarget): string {
 class Authentication {
   private readonly queue: { source: string; method: AnyAuthMethod }[];
   private readonly tried: string[] = [];
-  private kbd: 'not asked' | 'asked, nobody to answer' | 'answered' = 'not asked';
+  private kbd: 'not asked' | 'asked, nobody to answer' | 'answered' | 'answered after the key' = 'not asked';
   private gaveUp = false;
   private readonly notes: string[] = [];
 
@@ -784,7 +784,7 @@ class Authentication {
       if (secondFactor) this.kbd = 'asked, nobody to answer';
       return stop();
     }
-    this.kbd = 'answered';
+    this.kbd = secondFactor ? 'answered after the key' : 'answered';
     const prompt = this.prompt;
     (next as NextAuthHandler)({
       type: 'keyboard-interactive',
@@ -812,6 +812,12 @@ class Authentication {
       return new UserError({
         message: `${name} asks for a second factor (keyboard-interactive) after the key, and there is no terminal to ask it on`,
         fix: 'run campaign in a terminal to answer it, or where no second factor is asked: an automation node the cluster provides for unattended jobs, or a self-hosted runner on the login node itself (which needs no SSH)',
+      });
+    }
+    if (this.kbd === 'answered after the key') {
+      return new UserError({
+        message: `${name} accepted the key but not the answer to its second factor (keyboard-interactive)`,
+        fix: 'connect again and give the current code (or the answer the prompt asks for)',
       });
     }
     const tried = this.tried.length > 0 ? this.tried.join(', then ') : 'no key';
