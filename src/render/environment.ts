@@ -114,10 +114,11 @@ export function environmentLines(env: Environment): string[] {
       '  done',
       'fi',
       `command -v module >/dev/null 2>&1 || campaign_env_fail "no module command: none in this shell, and no init of Lmod or Environment Modules at ${MODULE_INITS.map((i) => i.shown).join(', ')}"`,
-      // Old Environment Modules (3.2) has no is-loaded; both systems keep LOADEDMODULES.
+      // Old Environment Modules (3.2) has no is-loaded, and Lmod's is-loaded says no to a version
+      // it completed (python/3.11 loads python/3.11.4): LOADEDMODULES, which both keep, says yes.
       'campaign_env_loaded() {',
       '  module is-loaded "$1" >/dev/null 2>&1 && return 0',
-      '  case ":${LOADEDMODULES:-}:" in *":$1:"* | *":$1/"*) return 0 ;; esac',
+      '  case ":${LOADEDMODULES:-}:" in *":$1:"* | *":$1/"* | *":$1."*) return 0 ;; esac',
       '  return 1',
       '}',
       'module purge >"$campaign_env_log" 2>&1 || campaign_env_fail "module purge: $(campaign_env_said)"',

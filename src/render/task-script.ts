@@ -3,7 +3,8 @@
  * (render/environment.ts), run the gates (DESIGN rule 3) around the setup and before the
  * command, and write each gate's outcome to the log as a
  * `[campaign] gate NAME: ok|FAIL reason` line the observer classifies. Manifest values arrive
- * as environment variables (see manifest/template.ts), never spliced into the script.
+ * as environment variables (see manifest/template.ts), or as shell-quoted words (the names of
+ * the environment), never as code.
  */
 import { renderPath, type TaskSpec } from '../manifest/expand.js';
 import type { Environment, Manifest, Phase } from '../manifest/schema.js';

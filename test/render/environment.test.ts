@@ -58,6 +58,7 @@ writeFileSync(
   `setenv("CAMPAIGN_TOOL_HOME", "/opt/tool-1.0")\nprepend_path("PATH", "${modbin}")\n`,
 );
 writeFileSync(join(modulepath, 'campaign-tool', '2.0.lua'), 'setenv("CAMPAIGN_TOOL_HOME", "/opt/tool-2.0")\n');
+writeFileSync(join(modulepath, 'campaign-tool', '3.11.4.lua'), 'setenv("CAMPAIGN_TOOL_HOME", "/opt/tool-3.11.4")\n');
 writeFileSync(
   join(modulepath, 'campaign-broken', '1.0.lua'),
   'LmodError("this build of campaign-broken is retired")\n',
@@ -221,6 +222,15 @@ describe.skipIf(!LMOD)('modules, with the real Lmod', () => {
     expectGateFailure(r, /campaign-tool\/1\.0 is not loaded once the whole list is: .*\(loaded: campaign-tool\/2\.0\)/);
   });
 
+  it('a version Lmod completes (campaign-tool/3.11 loads campaign-tool/3.11.4) counts as loaded', () => {
+    const r = runTask(
+      { environment: { modules: ['campaign-tool/3.11'] }, command: 'echo "loaded=$LOADEDMODULES"' },
+      env,
+    );
+    expect(r.status, r.log).toBe(0);
+    expect(r.log).toContain('loaded=campaign-tool/3.11.4\n');
+  });
+
   it('no module system at all fails with where it was looked for', () => {
     // A module command that is not there: the init files are found, so hide them behind a function that fails.
     const script = join(root, `nomod-${counter++}.sh`);
@@ -243,6 +253,30 @@ describe.skipIf(!LMOD)('modules, with the real Lmod', () => {
     runTask({ environment: { modules: ['campaign-tool/1.0'] } }, { ...env, TMPDIR: tmp });
     runTask({ environment: { modules: ['campaign-nowhere'] } }, { ...env, TMPDIR: tmp });
     expect(readdirSync(tmp)).toEqual([]);
+  });
+});
+
+describe('what is loaded decides, whatever the module command returns', () => {
+  /** A module command, exported as a job inherits it, that loads nothing: only says so and returns 0. */
+  const silent = (isLoaded: string) => ({
+    'BASH_FUNC_module%%': `() { case "$1" in load) echo "module: $2 needs a licence token" >&2 ;; is-loaded) ${isLoaded} ;; esac; return 0; }`,
+  });
+
+  it('a load that returns 0 and loads nothing fails, with what the module command said', () => {
+    const r = runTask({ ...probe, environment: { modules: ['licensed/1.0'] } }, silent('return 1'));
+    expectGateFailure(
+      r,
+      /^ module load licensed\/1\.0 returned 0 but licensed\/1\.0 is not loaded: module: licensed\/1\.0 needs/,
+    );
+  });
+
+  it('without is-loaded (Environment Modules 3.2), LOADEDMODULES says what is loaded', () => {
+    const r = runTask(
+      { environment: { modules: ['python'] }, command: 'echo ran' },
+      { ...silent('echo "ERROR: Invalid command is-loaded" >&2; return 1'), LOADEDMODULES: 'gcc/12:python/3.11' },
+    );
+    expect(r.status, r.log).toBe(0);
+    expect(r.log).toContain('[campaign] gate environment: ok');
   });
 });
 
