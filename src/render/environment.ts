@@ -54,17 +54,21 @@ const CONDA_PLACES = [
   '/opt/conda/bin/conda',
 ];
 
-/** A value that bash or the program would read as an option is refused: it would change what runs. */
-function refuseOption(key: string, value: string): void {
+/** A name the module command or conda would read as an option is refused: it would change what runs. */
+function refuseOption(key: 'modules' | 'conda', value: string): void {
   if (value.startsWith('-')) {
+    const [program, what] = key === 'modules' ? ['the module command', 'module'] : ['conda', 'conda environment'];
     throw new UserError({
-      message: `environment.${key} "${value}" starts with "-", which ${key === 'venv' ? 'bash' : key} would read as an option`,
-      fix: `name the ${key === 'modules' ? 'module' : key === 'conda' ? 'conda environment' : 'directory'} without a leading "-"`,
+      message: `environment.${key} "${value}" starts with "-", which ${program} would read as an option`,
+      fix: `name the ${what} without a leading "-"`,
     });
   }
 }
 
-/** A path as one bash word: `~/` is the task's home, a relative path is under the directory the task runs in. */
+/**
+ * A path as one bash word: `~/` is the task's home, a relative path is under the directory the
+ * task runs in (so no path, whatever it starts with, reaches `.` as an option).
+ */
 function pathWord(path: string): string {
   if (path === '~') return '"$HOME"';
   if (path.startsWith('~/')) return `"$HOME"/${shellQuote(path.slice(2))}`;
@@ -82,7 +86,6 @@ function pathWord(path: string): string {
 export function environmentLines(env: Environment): string[] {
   for (const m of env.modules ?? []) refuseOption('modules', m);
   if (env.conda !== undefined) refuseOption('conda', env.conda);
-  if (env.venv !== undefined) refuseOption('venv', env.venv);
   const lines = [
     '# The environment, activated before the setup and checked as the gate `environment`.',
     'campaign_env_log=$(mktemp "${TMPDIR:-/tmp}/campaign-env.XXXXXX") || campaign_fail environment "cannot create a temporary file in ${TMPDIR:-/tmp}"',

@@ -163,7 +163,8 @@ describe('which environment a phase gets', () => {
   it('refuses a name that the module system, conda or bash would read as an option', () => {
     expect(() => environmentLines({ modules: ['--force'] })).toThrow(/environment\.modules "--force" starts with "-"/);
     expect(() => environmentLines({ conda: '-n' })).toThrow(/environment\.conda/);
-    expect(() => environmentLines({ venv: '-x' })).toThrow(/environment\.venv/);
+    // A venv is always made a whole path: one starting with "-" is a directory like any other.
+    expect(() => environmentLines({ venv: '-x' })).not.toThrow();
   });
 });
 
@@ -440,10 +441,12 @@ describe('the rendered scripts', () => {
       }),
     );
     const schemaName = fc.stringMatching(/^[A-Za-z0-9_.+/~-]{1,12}$/);
-    const name = fc.oneof(schemaName, anyText).filter((s) => !s.startsWith('-'));
+    const name = fc.oneof(schemaName, anyText);
+    const notAnOption = name.filter((s) => !s.startsWith('-'));
     const arbEnv = fc.record({
-      modules: fc.array(name, { minLength: 1, maxLength: 3 }),
-      python: fc.option(fc.tuple(fc.boolean(), name)),
+      modules: fc.array(notAnOption, { minLength: 1, maxLength: 3 }),
+      // [true, a conda name] or [false, a venv path]: a venv may start with "-", a conda name may not.
+      python: fc.option(fc.oneof(fc.tuple(fc.constant(true), notAnOption), fc.tuple(fc.constant(false), name))),
     });
     fc.assert(
       fc.property(arbEnv, ({ modules, python }) => {
