@@ -22,10 +22,11 @@ function readAnswer(prompt: string, echo: boolean): Promise<string> {
   const input = process.stdin;
   const out = process.stderr;
   return new Promise((resolve, reject) => {
-    out.write(prompt);
+    // Raw before the prompt shows: an answer typed the moment it appears is never echoed.
     const wasRaw = input.isRaw;
     input.setRawMode(true);
     input.resume();
+    out.write(prompt);
     let answer = '';
     const finish = (settle: () => void) => {
       input.off('data', onData);
