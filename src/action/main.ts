@@ -83,10 +83,7 @@ export async function run(s: MainSettings, services: GitHubServices, ctx: RunCon
         since: () => new Date().toISOString(),
         warn: (m) => core.warning(m),
       });
-      const text = renderPreflight(
-        items,
-        c.manifest.phases.map((p) => p.name),
-      );
+      const text = renderPreflight(items, c.plan.phases);
       core.info(text);
       await writeSummary(`## Pre-flight of ${c.manifest.campaign}\n\n\`\`\`\n${text}\`\`\`\n`);
       const failed = items.filter((i) => i.status === 'fail');

@@ -78,12 +78,23 @@ const OPENERS: { [K in ExecutorKind]: Opener<ClusterOf<K>> } = {
       return c.plan;
     },
     async preflight(made) {
+      let gpus;
       try {
-        await (made.executor as SshGpuExecutor).check();
-        return [{ check: 'gpus', status: 'ok', detail: 'the probe lists the GPUs the manifest names' }];
+        gpus = await (made.executor as SshGpuExecutor).check();
       } catch (e) {
         return failedItems('gpus', e);
       }
+      const free = gpus.filter((g) => g.free);
+      const busy = gpus.filter((g) => !g.free).map((g) => `GPU ${g.index}: ${g.why}`);
+      return [
+        {
+          check: 'gpus',
+          // Busy GPUs only delay tasks: they start as GPUs come free.
+          status: free.length === 0 ? 'warn' : 'ok',
+          detail: `${free.length} of ${gpus.length} GPUs free${busy.length > 0 ? ` (${busy.join('; ')})` : ''}`,
+          ...(free.length === 0 ? { fix: 'tasks wait until a GPU is free; see what holds them with nvidia-smi' } : {}),
+        },
+      ];
     },
   },
   slurm: {

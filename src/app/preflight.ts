@@ -26,19 +26,34 @@ export interface PreflightItem {
 
 const MARKS: Record<PreflightItem['status'], string> = { ok: 'ok  ', warn: 'warn', fail: 'FAIL' };
 
-/** The items as lines: a mark, the check, what it found, and the way out of a failure. */
-export function renderPreflight(items: readonly PreflightItem[], phases: readonly string[]): string {
+/**
+ * The items as lines: a mark, the check, what it found, and the way out of a failure; then
+ * which phases are blocked, with the phases that depend on them.
+ */
+export function renderPreflight(
+  items: readonly PreflightItem[],
+  phases: readonly { name: string; dependsOn: readonly string[] }[],
+): string {
   const width = Math.max(...items.map((i) => i.check.length), 5);
   const lines = items.flatMap((i) => [
     `${MARKS[i.status]}  ${i.check.padEnd(width)}  ${i.detail}${i.status === 'fail' && i.phases ? ` [blocks ${i.phases.join(', ')}]` : ''}`,
     ...(i.fix && i.status !== 'ok' ? [`${' '.repeat(width + 8)}fix: ${i.fix}`] : []),
   ]);
   const failed = items.filter((i) => i.status === 'fail');
-  const blocked = new Set(failed.flatMap((i) => i.phases ?? phases));
+  const blocked = new Set(failed.flatMap((i) => i.phases ?? phases.map((p) => p.name)));
+  // Carried downstream until nothing changes, whatever order the phases are listed in.
+  for (let grew = true; grew; ) {
+    grew = false;
+    for (const p of phases)
+      if (!blocked.has(p.name) && p.dependsOn.some((d) => blocked.has(d))) grew = Boolean(blocked.add(p.name));
+  }
   lines.push(
     failed.length === 0
       ? `nothing blocks the campaign (${items.length} checks)`
-      : `${failed.length} of ${items.length} checks failed; blocked: ${phases.filter((p) => blocked.has(p)).join(', ')}`,
+      : `${failed.length} of ${items.length} checks failed; blocked: ${phases
+          .filter((p) => blocked.has(p.name))
+          .map((p) => p.name)
+          .join(', ')}`,
   );
   return lines.join('\n') + '\n';
 }

@@ -11,11 +11,6 @@ export async function checkCampaign(c: Campaign, warn: (m: string) => void): Pro
     since: () => new Date().toISOString(),
     warn,
   });
-  process.stdout.write(
-    renderPreflight(
-      items,
-      c.manifest.phases.map((p) => p.name),
-    ),
-  );
+  process.stdout.write(renderPreflight(items, c.plan.phases));
   return !items.some((i) => i.status === 'fail');
 }

@@ -320,17 +320,27 @@ export type Smoke = z.infer<typeof smoke>;
 export const environment = z
   .strictObject({
     modules: z
-      .array(z.string().regex(/^[A-Za-z0-9_.+/-]+$/, 'a module name is letters, digits, "_", ".", "+", "/" or "-"'))
+      .array(
+        z
+          .string()
+          .regex(
+            /^[A-Za-z0-9_.+/][A-Za-z0-9_.+/-]*$/,
+            'a module name is letters, digits, "_", ".", "+", "/" or "-", not first',
+          ),
+      )
       .optional()
       .describe('Modules loaded (after `module purge`) before the setup, e.g. [StdEnv/2023, python/3.11].'),
     conda: z
       .string()
-      .regex(/^[A-Za-z0-9_.+/~-]+$/, 'a conda environment name or path without blanks or quotes')
+      .regex(
+        /^[A-Za-z0-9_.+/~][A-Za-z0-9_.+/~-]*$/,
+        'a conda environment name or path without blanks or quotes, not starting with "-"',
+      )
       .optional()
       .describe('A conda environment (name, or path) activated in the batch shell; campaign renders the activation.'),
     venv: z
       .string()
-      .regex(/^[A-Za-z0-9_.+/~-]+$/, 'a path without blanks or quotes')
+      .regex(/^[A-Za-z0-9_.+/~][A-Za-z0-9_.+/~-]*$/, 'a path without blanks or quotes, not starting with "-"')
       .optional()
       .describe(
         'A Python virtual environment (its directory, relative to the workdir or absolute) activated before the setup.',

@@ -97,6 +97,12 @@ describe('campaign plan --scripts', () => {
     );
     const n512 = await header('train.full.N=512');
     expect(n512).toEqual(expect.arrayContaining(['#SBATCH --account=def-big', '#SBATCH --gres=gpu:h100:2']));
+    // The environment is activated in the script itself, before the setup.
+    const body = await readFile(join(out, 'train.full.N=384', 'job.sh'), 'utf8');
+    expect(body).toMatch(/^module purge /m);
+    expect(body).toMatch(/^module load StdEnv\/2023 /m);
+    expect(body).toMatch(/^module load python\/3\.11 /m);
+    expect(body).toMatch(/^conda activate distill /m);
     const evaluate = await header('evaluate.full.all');
     expect(evaluate).toEqual(expect.arrayContaining(['#SBATCH --mem-per-cpu=4096M', '#SBATCH --cpus-per-task=2']));
     expect(evaluate.join('\n')).not.toMatch(/--gres|--mail-type|--mem=|--exclusive/);

@@ -133,7 +133,7 @@ export class SshGpuExecutor implements Executor {
    * Runs the probe once before anything starts: a probe that fails outright (not found, no GPU
    * listed), or a GPU in cluster.gpus that it does not list, is a mistake to fix, not a wait.
    */
-  async check(): Promise<void> {
+  async check(): Promise<GpuStatus[]> {
     await this.look([]);
     const view = this.view!;
     const probe = this.cluster.probe ?? DEFAULT_PROBE;
@@ -153,6 +153,14 @@ export class SshGpuExecutor implements Executor {
         fix: 'list only the GPUs the server has in cluster.gpus',
       });
     }
+    return view.table
+      ? gpuStatus({
+          table: view.table,
+          ...(this.cluster.gpus ? { allowed: this.cluster.gpus } : {}),
+          freeBelowMiB: this.freeBelowMiB,
+          held: new Set(),
+        })
+      : [];
   }
 
   /** How many GPUs the server has, as the last probe listed them (usable or not). */
