@@ -167,6 +167,8 @@ const SERVER_KILL_GRACE_MS = 1_000;
 const CLOSE_WAIT_MS = 2_000;
 /** SFTP status code for a path with nothing there. */
 const NO_SUCH_FILE = 2;
+/** How long a login may take when someone may be asked a keyboard-interactive prompt. */
+const PROMPT_READY_TIMEOUT_MS = 100_000;
 /** SSH channel open failure: the server's policy forbids it (e.g. AllowTcpForwarding no). */
 const ADMINISTRATIVELY_PROHIBITED = 1;
 
@@ -592,7 +594,8 @@ export class SshTransport implements Transport {
       },
       keepaliveInterval: this.opts.keepaliveIntervalMs ?? 15_000,
       keepaliveCountMax: this.opts.keepaliveCountMax ?? 3,
-      readyTimeout: this.opts.readyTimeoutMs ?? 20_000,
+      // ssh2's ready timeout covers the login, and so a person typing a code: give them time.
+      readyTimeout: this.opts.readyTimeoutMs ?? (this.opts.keyboardInteractive ? PROMPT_READY_TIMEOUT_MS : 20_000),
       ...(algorithms ? { algorithms: { serverHostKey: algorithms } } : {}),
     };
     const closing = new Promise<void>((resolve) => client.once('close', () => resolve()));
