@@ -23,8 +23,8 @@ export interface OpenOptions {
 }
 
 /** An executor with the transport it reaches its machines by, and where its workdir is there. */
-interface Made {
-  executor: Executor;
+interface Made<E extends Executor = Executor> {
+  executor: E;
   transport: Transport;
   /** Where the campaign's workdir is, how it is named in messages. */
   where: string;
@@ -32,12 +32,19 @@ interface Made {
 }
 
 /** How a kind is opened, and what it adds to the pre-flight. */
-interface Opener<C extends Cluster> {
-  make(c: Campaign, cluster: C, opts: OpenOptions): Made;
+interface Opener<C extends Cluster, E extends Executor> {
+  make(c: Campaign, cluster: C, opts: OpenOptions): Made<E>;
   /** Reads the cluster and fits the plan to it before anything is submitted; throws a UserError for what it refuses. */
-  fit(made: Made, c: Campaign): Promise<Plan>;
+  fit(made: Made<E>, c: Campaign): Promise<Plan>;
   /** The kind's own pre-flight checks, after the shared ones (`campaign check`). */
-  preflight(made: Made, c: Campaign): Promise<PreflightItem[]>;
+  preflight(made: Made<E>, c: Campaign): Promise<PreflightItem[]>;
+}
+
+/** The executor class of each kind. */
+interface ExecutorOfKind {
+  local: LocalExecutor;
+  'ssh-gpu': SshGpuExecutor;
+  slurm: SlurmExecutor;
 }
 
 function remote(c: Campaign, opts: OpenOptions): { transport: Transport; where: string } {
@@ -56,7 +63,7 @@ const remoteWorkdir = (c: Campaign, transport: Transport) => {
  * Every executor kind, keyed by `cluster.executor`: a kind the schema gains and this table
  * lacks is a compile error. Its traits for the core are in plan/executor-kinds.ts.
  */
-const OPENERS: { [K in ExecutorKind]: Opener<ClusterOf<K>> } = {
+const OPENERS: { [K in ExecutorKind]: Opener<ClusterOf<K>, ExecutorOfKind[K]> } = {
   local: {
     make: (c) => ({
       executor: new LocalExecutor({ manifest: c.manifest, workdir: localWorkdir(c) }),
@@ -74,13 +81,13 @@ const OPENERS: { [K in ExecutorKind]: Opener<ClusterOf<K>> } = {
       return { executor, transport, where, workdir: remoteWorkdir(c, transport) };
     },
     async fit(made, c) {
-      await (made.executor as SshGpuExecutor).check();
+      await made.executor.check();
       return c.plan;
     },
     async preflight(made) {
       let gpus;
       try {
-        gpus = await (made.executor as SshGpuExecutor).check();
+        gpus = await made.executor.check();
       } catch (e) {
         return failedItems('gpus', e);
       }
@@ -111,7 +118,7 @@ const OPENERS: { [K in ExecutorKind]: Opener<ClusterOf<K>> } = {
       return { executor, transport, where, workdir: remoteWorkdir(c, transport) };
     },
     async fit(made, c) {
-      const executor = made.executor as SlurmExecutor;
+      const { executor } = made;
       const limits = await executor.limits();
       const plan = planCampaign(c.manifest, undefined, limits.maxArraySize);
       SlurmExecutor.checkPlan(plan, limits);
@@ -120,7 +127,7 @@ const OPENERS: { [K in ExecutorKind]: Opener<ClusterOf<K>> } = {
       return plan;
     },
     async preflight(made, c) {
-      const executor = made.executor as SlurmExecutor;
+      const { executor } = made;
       let plan: Plan;
       try {
         const limits = await executor.limits();
@@ -142,8 +149,8 @@ const OPENERS: { [K in ExecutorKind]: Opener<ClusterOf<K>> } = {
   },
 };
 
-function opener(c: Campaign): Opener<Cluster> {
-  return OPENERS[c.manifest.cluster.executor] as Opener<Cluster>;
+function opener(c: Campaign): Opener<Cluster, Executor> {
+  return OPENERS[c.manifest.cluster.executor] as unknown as Opener<Cluster, Executor>;
 }
 
 export async function openExecutor(c: Campaign, opts: OpenOptions): Promise<{ executor: Executor; plan: Plan }> {
