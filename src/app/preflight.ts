@@ -42,7 +42,7 @@ export function renderPreflight(
   const failed = items.filter((i) => i.status === 'fail');
   const blocked = new Set(failed.flatMap((i) => i.phases ?? phases.map((p) => p.name)));
   // Carried downstream until nothing changes, whatever order the phases are listed in.
-  for (let grew = true; grew; ) {
+  for (let grew = true; grew;) {
     grew = false;
     for (const p of phases)
       if (!blocked.has(p.name) && p.dependsOn.some((d) => blocked.has(d))) grew = Boolean(blocked.add(p.name));

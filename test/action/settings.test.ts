@@ -43,7 +43,10 @@ test('defaults and conversions', () => {
 });
 
 test.each([
-  [{ command: 'go', manifest: 'm.yml' }, 'input "command" is not one of plan, check, advance, gate, summary (got "go")'],
+  [
+    { command: 'go', manifest: 'm.yml' },
+    'input "command" is not one of plan, check, advance, gate, summary (got "go")',
+  ],
   [{ command: 'plan', manifest: '' }, 'input "manifest" is required'],
   [{ command: 'advance', manifest: 'm.yml', budget: 'soon' }, 'input "budget" "soon" is not a duration'],
   [{ command: 'gate', manifest: 'm.yml' }, 'input "phase" is required for command gate'],
