@@ -8869,8 +8869,8 @@ var promises_ = __nccwpck_require__(1455);
 var external_node_path_ = __nccwpck_require__(6760);
 // EXTERNAL MODULE: ./lib/errors.js
 var errors = __nccwpck_require__(6020);
-// EXTERNAL MODULE: ./lib/lint/lint.js + 40 modules
-var lint = __nccwpck_require__(44);
+// EXTERNAL MODULE: ./lib/lint/lint.js + 42 modules
+var lint = __nccwpck_require__(3013);
 // EXTERNAL MODULE: external "node:os"
 var external_node_os_ = __nccwpck_require__(8161);
 ;// CONCATENATED MODULE: ./lib/app/load.js
@@ -9352,8 +9352,8 @@ __nccwpck_require__.d(__webpack_exports__, {
 
 // EXTERNAL MODULE: external "node:path"
 var external_node_path_ = __nccwpck_require__(6760);
-// EXTERNAL MODULE: ./lib/lint/lint.js + 40 modules
-var lint = __nccwpck_require__(44);
+// EXTERNAL MODULE: ./lib/lint/lint.js + 42 modules
+var lint = __nccwpck_require__(3013);
 ;// CONCATENATED MODULE: ./lib/report/markdown.js
 /**
  * Text from logs, checks and manifests put into markdown (summaries, job summaries, check runs)
@@ -9545,7 +9545,7 @@ function startScopedRun(state, plan, scope, opts) {
 
 
 
-const COMMANDS = ['plan', 'advance', 'gate', 'summary'];
+const COMMANDS = ['plan', 'check', 'advance', 'gate', 'summary'];
 const optional = schemas/* string */.YjP()
     .transform((s) => s.trim())
     .transform((s) => (s === '' ? undefined : s));
@@ -9634,8 +9634,8 @@ __nccwpck_require__.d(__webpack_exports__, {
 
 // EXTERNAL MODULE: ./lib/manifest/units.js
 var units = __nccwpck_require__(4906);
-// EXTERNAL MODULE: ./lib/plan/definition.js + 1 modules
-var definition = __nccwpck_require__(9164);
+// EXTERNAL MODULE: ./lib/plan/definition.js + 2 modules
+var definition = __nccwpck_require__(1638);
 // EXTERNAL MODULE: ./lib/state/state.js
 var state = __nccwpck_require__(5824);
 ;// CONCATENATED MODULE: ./lib/decide/definition-changes.js
@@ -10335,7 +10335,7 @@ function formatProblem(p) {
 
 /***/ }),
 
-/***/ 44:
+/***/ 3013:
 /***/ ((__unused_webpack___webpack_module__, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -17276,6 +17276,67 @@ function hasNestedQuantifier(source) {
     return false;
 }
 
+;// CONCATENATED MODULE: ./lib/manifest/slurm-args.js
+/**
+ * The sbatch options a manifest may pass through (`slurm_args`), and why the others are
+ * refused: campaign writes those itself, and a second value would silently win or break how
+ * it finds, names, logs or retries its jobs.
+ */
+const MANAGED = {
+    array: 'campaign forms the arrays from the grid',
+    'job-name': 'campaign names its jobs to find them again',
+    comment: 'campaign keys its submissions in the comment',
+    output: 'campaign writes each task log where it reads it',
+    error: 'campaign reads the task log as one stream (--output)',
+    input: 'a task reads no standard input',
+    time: 'the walltime comes from the cost model or `walltime`',
+    'time-min': 'the walltime comes from the cost model or `walltime`',
+    partition: 'use resources.partition, or cluster.partitions',
+    mem: 'use resources.mem',
+    'mem-per-cpu': 'use resources.mem_per_cpu',
+    'mem-per-gpu': 'use resources.mem or resources.mem_per_cpu',
+    gres: 'use resources.gpus and resources.gpu_type',
+    gpus: 'use resources.gpus and resources.gpu_type',
+    'gpus-per-node': 'use resources.gpus and resources.gpu_type',
+    'gpus-per-task': 'use resources.gpus and resources.gpu_type',
+    'cpus-per-task': 'use resources.cpus',
+    'cpus-per-gpu': 'use resources.cpus',
+    nodes: 'a task runs on one node',
+    ntasks: 'a task is one process tree on one node',
+    'ntasks-per-node': 'a task is one process tree on one node',
+    account: 'use resources.account or cluster.account',
+    qos: 'use resources.qos',
+    constraint: 'use resources.constraint',
+    reservation: 'use resources.reservation',
+    exclude: 'use resources.exclude (campaign adds the nodes a task failed on)',
+    requeue: 'campaign retries failures itself, that index alone',
+    'no-requeue': 'campaign already sets it',
+    export: 'campaign passes each task its values and keeps secrets out',
+    'export-file': 'campaign passes each task its values and keeps secrets out',
+    'get-user-env': 'campaign passes each task its values and keeps secrets out',
+    chdir: 'tasks run in the workdir',
+    dependency: 'campaign orders phases by depends_on',
+    hold: 'a held job would wait for ever where campaign cannot see why',
+    wait: 'campaign watches its jobs itself',
+    'test-only': '`campaign check` tests the submission',
+    parsable: 'campaign reads the job id itself',
+    wrap: "the batch script is campaign's",
+    'kill-on-invalid-dep': 'campaign orders phases by depends_on',
+};
+/** One long option, its value (if any) after "=" and free of what an #SBATCH line could split or misread. */
+const OPTION = /^--([a-z][a-z0-9-]*)(?:=([^\s"'\\#]+))?$/;
+/** Why an sbatch option may not be passed through, or undefined when it may. */
+function slurmArgProblem(arg) {
+    const m = OPTION.exec(arg);
+    if (!m) {
+        if (/^-[A-Za-z]/.test(arg) && !arg.startsWith('--'))
+            return `"${arg}" is a short option: write its long form with "=" (e.g. --mail-type=END), so campaign can tell what it sets`;
+        return `"${arg}" is not an sbatch option of the form --name or --name=value without blanks, quotes, "#" or backslashes`;
+    }
+    const reason = MANAGED[m[1]];
+    return reason === undefined ? undefined : `--${m[1]} is campaign's to set: ${reason}`;
+}
+
 // EXTERNAL MODULE: ./lib/manifest/units.js
 var manifest_units = __nccwpck_require__(4906);
 ;// CONCATENATED MODULE: ./lib/manifest/schema.js
@@ -17283,6 +17344,7 @@ var manifest_units = __nccwpck_require__(4906);
  * The manifest language. Every type the rest of the code uses for a manifest comes from
  * here through `z.infer`; the published JSON Schema is generated from the same objects.
  */
+
 
 
 
@@ -17316,12 +17378,32 @@ function perStratum(value) {
             .describe('Per stratum: keys are selectors such as "N=384" or "N=384,n=50000".'),
     ]);
 }
+/** A Slurm name (account, QOS, reservation, GPU type): one word sbatch reads as it is. */
+const slurmWord = schemas/* string */.YjP().regex(/^[A-Za-z0-9_.+:-]+$/, 'letters, digits, "_", ".", "+", ":" or "-" only');
 const resources = schemas/* strictObject */.rej({
     gpus: perStratum(schemas/* number */.aig().int().nonnegative()).optional().describe('GPUs per task (on one node).'),
+    gpu_type: perStratum(slurmWord)
+        .optional()
+        .describe('The GPU model, as the cluster types its gres (e.g. h100, a100): sbatch --gres=gpu:<type>:<gpus>.'),
     cpus: perStratum(schemas/* number */.aig().int().positive()).optional().describe('CPUs per task.'),
-    mem: perStratum(size).optional().describe('Memory per task.'),
+    mem: perStratum(size).optional().describe('Memory per task (sbatch --mem).'),
+    mem_per_cpu: perStratum(size)
+        .optional()
+        .describe('Memory per CPU instead of per task (sbatch --mem-per-cpu); not with mem.'),
     nodes: schemas/* literal */.euz(1).optional().describe('Always 1: a task never spans nodes.'),
     partition: schemas/* string */.YjP().optional().describe('Force a partition instead of choosing by walltime.'),
+    account: perStratum(slurmWord).optional().describe('The Slurm account (sbatch --account), over cluster.account.'),
+    qos: perStratum(slurmWord).optional().describe('The quality of service (sbatch --qos).'),
+    constraint: perStratum(schemas/* string */.YjP().regex(/^[A-Za-z0-9_.&|,*[\]()!:-]+$/, 'a Slurm feature expression without blanks or quotes'))
+        .optional()
+        .describe('Node features the job needs, as sbatch --constraint takes them (e.g. cascade, "v100|a100").'),
+    reservation: perStratum(slurmWord).optional().describe('A reservation to run in (sbatch --reservation).'),
+    exclude: perStratum(schemas/* string */.YjP().regex(/^[A-Za-z0-9_.,[\]-]+$/, 'a Slurm host list such as node[1-3],node7'))
+        .optional()
+        .describe('Nodes the job must not run on, as a Slurm host list (sbatch --exclude), e.g. node[1-3],node7.'),
+})
+    .refine((r) => r.mem === undefined || r.mem_per_cpu === undefined, {
+    message: 'give mem or mem_per_cpu, not both (Slurm takes one)',
 })
     .describe('What one task asks for.');
 const retryClass = schemas/* strictObject */.rej({
@@ -17362,11 +17444,27 @@ const hostKey = {
         .optional()
         .describe('A known_hosts file (relative to the manifest) that lists the host key, as OpenSSH writes it.'),
 };
+/** How a login is reached: the target or a Host of the SSH config, through bastions, each verified. */
+const sshAccess = {
+    ...hostKey,
+    ssh_config: schemas/* string */.YjP()
+        .optional()
+        .describe('The OpenSSH client config a login alias is looked up in (relative to the manifest; default ~/.ssh/config).'),
+    jump: schemas/* array */.YOg(schemas/* strictObject */.rej({
+        login: schemas/* string */.YjP().min(1).describe('user@host:port of the bastion, or a Host of the SSH config.'),
+        ...hostKey,
+    })
+        .describe('One bastion, verified like the login.'))
+        .optional()
+        .describe("Bastions to pass through in order (as ProxyJump), each with its own host key; overrides the config's ProxyJump."),
+};
 const slurmCluster = schemas/* strictObject */.rej({
     executor: schemas/* literal */.euz('slurm').describe('Tasks run as Slurm job arrays, submitted on the login node.'),
     ...common,
-    login: schemas/* string */.YjP().optional().describe('user@host:port of the login node; omit to run sbatch here.'),
-    ...hostKey,
+    login: schemas/* string */.YjP()
+        .optional()
+        .describe('user@host:port of the login node, or a Host of the SSH config; omit to run sbatch here.'),
+    ...sshAccess,
     account: schemas/* string */.YjP().optional().describe('The Slurm account jobs are charged to (sbatch --account).'),
     partitions: schemas/* array */.YOg(partition)
         .min(1)
@@ -17381,8 +17479,10 @@ const slurmCluster = schemas/* strictObject */.rej({
 const sshGpuCluster = schemas/* strictObject */.rej({
     executor: schemas/* literal */.euz('ssh-gpu').describe('Tasks run on the GPUs of one server, one task per free GPU.'),
     ...common,
-    login: schemas/* string */.YjP().optional().describe("user@host:port of the GPU server; without it, this machine's GPUs (no SSH)."),
-    ...hostKey,
+    login: schemas/* string */.YjP()
+        .optional()
+        .describe("user@host:port of the GPU server, or a Host of the SSH config; without it, this machine's GPUs (no SSH)."),
+    ...sshAccess,
     gpus: schemas/* array */.YOg(schemas/* number */.aig().int().nonnegative())
         .min(1)
         .optional()
@@ -17479,6 +17579,29 @@ const smoke = schemas/* strictObject */.rej({
         .describe('The smoke tasks are full runs: their results count, and the full arrays skip them.'),
 })
     .describe('A cheap first stage running the same machinery.');
+const environment = schemas/* strictObject */.rej({
+    modules: schemas/* array */.YOg(schemas/* string */.YjP()
+        .regex(/^[A-Za-z0-9_.+/][A-Za-z0-9_.+/-]*$/, 'a module name is letters, digits, "_", ".", "+", "/" or "-", not first'))
+        .optional()
+        .describe('Modules loaded (after `module purge`) before the setup, e.g. [StdEnv/2023, python/3.11].'),
+    conda: schemas/* string */.YjP()
+        .regex(/^[A-Za-z0-9_.+/~][A-Za-z0-9_.+/~-]*$/, 'a conda environment name or path without blanks or quotes, not starting with "-"')
+        .optional()
+        .describe('A conda environment (name, or path) activated in the batch shell; campaign renders the activation.'),
+    venv: schemas/* string */.YjP()
+        .regex(/^[A-Za-z0-9_.+/~][A-Za-z0-9_.+/~-]*$/, 'a path without blanks or quotes, not starting with "-"')
+        .optional()
+        .describe('A Python virtual environment (its directory, relative to the workdir or absolute) activated before the setup.'),
+})
+    .refine((e) => e.conda === undefined || e.venv === undefined, { message: 'give conda or venv, not both' })
+    .describe('The software environment a task runs in, activated before the setup and checked as the gate `environment`.');
+/** Options passed to sbatch as they are; those campaign manages are refused (see slurm-args.ts). */
+const slurmArgs = schemas/* array */.YOg(schemas/* string */.YjP().superRefine((arg, ctx) => {
+    const problem = slurmArgProblem(arg);
+    if (problem !== undefined)
+        ctx.addIssue({ code: 'custom', message: problem });
+}))
+    .describe('sbatch options passed through, e.g. ["--mail-type=END"]; options campaign manages are refused.');
 const gridAxis = schemas/* union */.KCZ([scalar, schemas/* array */.YOg(scalar)]);
 const phase = schemas/* strictObject */.rej({
     name: schemas/* string */.YjP()
@@ -17506,6 +17629,12 @@ const phase = schemas/* strictObject */.rej({
     cost: cost.optional(),
     walltime: duration.optional().describe('A fixed walltime (prefer a cost model).'),
     resources: resources.optional(),
+    slurm_args: slurmArgs
+        .optional()
+        .describe("sbatch options for this phase's jobs, instead of the defaults' (Slurm only)."),
+    environment: environment
+        .optional()
+        .describe("This phase's environment: each key it sets replaces the campaign's (conda and venv replace each other)."),
     retry: retry.optional(),
     setup: schemas/* string */.YjP()
         .optional()
@@ -17526,11 +17655,13 @@ const manifest = schemas/* strictObject */.rej({
         .describe('The campaign: names its state, its jobs on the cluster and its workflow.'),
     cluster,
     workdir: schemas/* string */.YjP().min(1).describe('Where tasks run; outputs stay under it.'),
+    environment: environment.optional(),
     setup: schemas/* string */.YjP().optional().describe('Shell run before every command (same shell).'),
     gates: gates.optional(),
     defaults: schemas/* strictObject */.rej({
         resources: resources.optional(),
         retry: retry.optional(),
+        slurm_args: slurmArgs.optional().describe("sbatch options for every phase's jobs (Slurm only)."),
         walltime: duration.optional().describe('The walltime of phases without a cost model or a walltime.'),
     })
         .optional()
@@ -17779,6 +17910,8 @@ function knownKeys(schema, path, data) {
     return new Set(objectsAt(schema, path, data).flatMap((d) => Object.keys(d.shape)));
 }
 
+// EXTERNAL MODULE: external "node:crypto"
+var external_node_crypto_ = __nccwpck_require__(7598);
 ;// CONCATENATED MODULE: ./lib/plan/executor-kinds.js
 const EXECUTOR_KINDS = {
     local: { maxArraySize: () => Number.MAX_SAFE_INTEGER, defaultGpus: 0, pollSeconds: [0.1, 2], costlyPolls: false },
@@ -17790,8 +17923,8 @@ function traitsOf(cluster) {
     return EXECUTOR_KINDS[cluster.executor];
 }
 
-// EXTERNAL MODULE: ./lib/plan/definition.js + 1 modules
-var definition = __nccwpck_require__(9164);
+// EXTERNAL MODULE: ./lib/plan/definition.js + 2 modules
+var definition = __nccwpck_require__(1638);
 ;// CONCATENATED MODULE: ./lib/plan/smoke.js
 /** Checks whose meaning needs two tasks or more: one task cannot collide with anything. */
 const COLLISION_CHECKS = new Set(['distinct_outputs']);
@@ -17965,6 +18098,7 @@ function place(caps, forced, budget) {
 
 
 
+
 /** The largest array the executor takes in one submission. */
 function maxArraySize(manifest) {
     return traitsOf(manifest.cluster).maxArraySize(manifest.cluster);
@@ -17972,16 +18106,44 @@ function maxArraySize(manifest) {
 function resourcesFor(manifest, phase, task) {
     const base = manifest.defaults?.resources ?? {};
     const own = phase.resources ?? {};
-    const mem = (0,expand/* valueFor */.Xx)(own.mem ?? base.mem, task.values);
-    const partition = own.partition ?? base.partition;
+    const pick = (k) => own[k] ?? base[k];
+    const cpus = (0,expand/* valueFor */.Xx)(pick('cpus'), task.values) ?? 1;
+    // A phase's own memory replaces the default's, whichever way either is asked.
+    const memField = own.mem !== undefined || own.mem_per_cpu !== undefined ? own : base;
+    const mem = (0,expand/* valueFor */.Xx)(memField.mem, task.values);
+    const perCpu = (0,expand/* valueFor */.Xx)(memField.mem_per_cpu, task.values);
+    const partition = pick('partition');
+    const words = {
+        gpuType: (0,expand/* valueFor */.Xx)(pick('gpu_type'), task.values),
+        account: (0,expand/* valueFor */.Xx)(pick('account'), task.values),
+        qos: (0,expand/* valueFor */.Xx)(pick('qos'), task.values),
+        constraint: (0,expand/* valueFor */.Xx)(pick('constraint'), task.values),
+        reservation: (0,expand/* valueFor */.Xx)(pick('reservation'), task.values),
+        exclude: (0,expand/* valueFor */.Xx)(pick('exclude'), task.values),
+    };
     return {
-        gpus: (0,expand/* valueFor */.Xx)(own.gpus ?? base.gpus, task.values) ?? traitsOf(manifest.cluster).defaultGpus,
-        cpus: (0,expand/* valueFor */.Xx)(own.cpus ?? base.cpus, task.values) ?? 1,
-        ...(mem === undefined ? {} : { memBytes: (0,manifest_units/* parseSize */.DB)(mem) }),
+        gpus: (0,expand/* valueFor */.Xx)(pick('gpus'), task.values) ?? traitsOf(manifest.cluster).defaultGpus,
+        cpus,
+        ...(mem !== undefined ? { memBytes: (0,manifest_units/* parseSize */.DB)(mem) } : {}),
+        ...(mem === undefined && perCpu !== undefined ? { memBytes: (0,manifest_units/* parseSize */.DB)(perCpu) * cpus, memPerCpu: true } : {}),
         ...(partition === undefined ? {} : { partition }),
+        ...Object.fromEntries(Object.entries(words).filter(([, v]) => v !== undefined)),
     };
 }
-const classKey = (r) => `g${r.gpus}c${r.cpus}m${r.memBytes ?? '-'}`;
+/**
+ * The resource class arrays are grouped by, and named by when a stratum has several. What
+ * came after the first three fields joins as a short digest, only when set: the array ids of
+ * manifests without them stay as they were, and an id never holds a feature expression.
+ */
+function classKey(r) {
+    const base = `g${r.gpus}c${r.cpus}m${r.memBytes ?? '-'}`;
+    const extra = ['memPerCpu', 'gpuType', 'account', 'qos', 'constraint', 'reservation', 'exclude']
+        .filter((k) => r[k] !== undefined)
+        .map((k) => `${k}=${String(r[k])}`);
+    return extra.length === 0
+        ? base
+        : `${base}x${(0,external_node_crypto_.createHash)('sha256').update(extra.join('\n')).digest('hex').slice(0, 6)}`;
+}
 /**
  * `clusterMaxArraySize`: the cluster's own limit (`scontrol show config`), when known; arrays
  * are chunked to the smaller of it and the manifest's.
@@ -18803,6 +18965,13 @@ function shellTexts(manifest) {
 
 const WATCH_FIX = 'watch the process by its pid ($! saved to a pid file) or by a sentinel file it writes';
 const PATTERNS = [
+    // Before the general eval "$(...)": the same match, with the fix that applies to conda's hook.
+    {
+        re: /\beval\s+"?\$\(\s*["']?[^\s"'()]*conda["']?\s+["']?shell\.\w+["']?\s+["']?hook\b/g,
+        word: 'eval',
+        message: 'eval "$(conda shell.bash hook)" runs text produced at run time as shell code',
+        fix: 'name the environment in environment.conda: campaign finds conda, renders its activation before the setup and checks it as the gate environment',
+    },
     {
         re: /\beval\s+"?\$\(/g,
         word: 'eval',
@@ -18828,24 +18997,51 @@ const PATTERNS = [
         fix: 'kill the process by the pid you saved when you started it: kill "$(cat server.pid)"',
     },
     {
+        re: /\bconda\s+activate\b/g,
+        word: 'conda',
+        message: "conda activate in a setup needs conda's shell hook, which a batch shell has not run, and its failure reads as a setup failure",
+        fix: 'name the environment in environment.conda: campaign activates it before the setup and checks it as the gate environment',
+        setupOnly: true,
+    },
+    {
+        re: /\bmodule\s+load\b/g,
+        word: 'module',
+        message: 'module load in a setup needs a module command, which a batch shell may not define, and its failure reads as a setup failure',
+        fix: 'list the modules in environment.modules: campaign finds the module system, loads them after module purge and checks them as the gate environment',
+        setupOnly: true,
+    },
+    {
+        re: /(?<![\w./-])(?:source|\.)\s+["']?[^\s"';&|]*bin\/activate\b/g,
+        word: 'activate',
+        message: 'a virtual environment activated in a setup, when it is missing, fails the task as a setup failure that gives only an exit status',
+        fix: 'give its directory as environment.venv: campaign activates it before the setup and checks it as the gate environment',
+        setupOnly: true,
+    },
+    {
         re: /(?<![\w.-])ps\b[^|;&\n]*\|\s*grep\b/g,
         word: 'ps ',
         message: 'ps ... | grep matches a pattern against the process list: the grep can match itself, or another task',
         fix: WATCH_FIX,
     },
 ];
-/** DESIGN rules 4 and 7: no poll can match itself, nothing uses eval "$(...)". */
+/**
+ * DESIGN rules 4 and 7: no poll can match itself, nothing uses eval "$(...)"; and a setup that
+ * activates modules, conda or a venv itself is pointed at the manifest's `environment`.
+ */
 const shellAntipattern = {
     id: 'shell-antipattern',
     severity: 'warning',
-    description: 'eval "$(...)", pgrep -f, pkill -f or ps | grep in shell text',
+    description: 'eval "$(...)", pgrep -f, pkill -f or ps | grep in shell text; module load, conda activate or a venv activated in a setup',
     needs: 'manifest',
     check({ manifest, source }) {
         const findings = [];
         const seen = new Set();
         const scan = (text, path) => {
             const start = source.at(path);
+            const isSetup = path[path.length - 1] === 'setup';
             for (const p of PATTERNS) {
+                if (p.setupOnly && !isSetup)
+                    continue;
                 for (const m of text.matchAll(p.re)) {
                     // The value may be folded or escaped in the YAML source: try the match, its first line, then the word.
                     const needles = [m[0], m[0].split('\n')[0], p.word];
@@ -19024,7 +19220,18 @@ const tagTooLong = {
 ;// CONCATENATED MODULE: ./lib/lint/rules/unknown-axis.js
 
 
-const RESOURCE_FIELDS = ['gpus', 'cpus', 'mem'];
+const RESOURCE_FIELDS = [
+    'gpus',
+    'gpu_type',
+    'cpus',
+    'mem',
+    'mem_per_cpu',
+    'account',
+    'qos',
+    'constraint',
+    'reservation',
+    'exclude',
+];
 function perStratumKeys(field) {
     return field !== null && typeof field === 'object' && !Array.isArray(field) ? Object.keys(field) : [];
 }
@@ -19433,7 +19640,45 @@ const walltimeNotMeasured = {
     },
 };
 
+;// CONCATENATED MODULE: ./lib/lint/rules/slurm-option-elsewhere.js
+/** What only a Slurm job can ask for: elsewhere nothing reads it. */
+const SLURM_ONLY = ['gpu_type', 'account', 'qos', 'constraint', 'reservation', 'exclude', 'mem_per_cpu'];
+/**
+ * A QOS, a feature or an sbatch option on the local or ssh-gpu executor is silently nothing:
+ * the user believes the task runs on an H100 under a QOS, and it runs wherever it is started.
+ */
+const slurmOptionElsewhere = {
+    id: 'slurm-option-elsewhere',
+    severity: 'warning',
+    description: 'a Slurm-only resource or slurm_args on an executor that is not Slurm, where nothing reads it',
+    needs: 'manifest',
+    check({ manifest, source }) {
+        const executor = manifest.cluster.executor;
+        if (executor === 'slurm')
+            return [];
+        const findings = [];
+        const found = (path, what) => findings.push({
+            message: `${what} is for Slurm; the ${executor} executor ignores it`,
+            position: source.at(path, { key: true }),
+            fix: `remove it, or run the campaign with executor: slurm`,
+        });
+        const places = [
+            { ...manifest.defaults, at: ['defaults'] },
+            ...manifest.phases.map((p, i) => ({ ...p, at: ['phases', i] })),
+        ];
+        for (const { resources, slurm_args, at } of places) {
+            for (const key of SLURM_ONLY)
+                if (resources?.[key] !== undefined)
+                    found([...at, 'resources', key], `resources.${key}`);
+            if (Array.isArray(slurm_args) && slurm_args.length > 0)
+                found([...at, 'slurm_args'], 'slurm_args');
+        }
+        return findings;
+    },
+};
+
 ;// CONCATENATED MODULE: ./lib/lint/rules/index.js
+
 
 
 
@@ -19486,6 +19731,7 @@ const RULES = [
     shellAntipattern,
     patternNestedQuantifier,
     flushNotFiner,
+    slurmOptionElsewhere,
     // Expanded tasks (only when the manifest has no error).
     outputOutsideWorkdir,
     tagCollision,
@@ -20163,7 +20409,7 @@ function formatSlurmMem(bytes) {
 
 /***/ }),
 
-/***/ 9164:
+/***/ 1638:
 /***/ ((__unused_webpack___webpack_module__, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -20181,13 +20427,182 @@ var external_node_crypto_ = __nccwpck_require__(7598);
 var expand = __nccwpck_require__(3941);
 // EXTERNAL MODULE: ./lib/manifest/template.js
 var template = __nccwpck_require__(3775);
+// EXTERNAL MODULE: ./lib/errors.js
+var errors = __nccwpck_require__(6020);
+;// CONCATENATED MODULE: ./lib/render/environment.js
+/**
+ * The software environment a task runs in (the manifest's `environment`): which one a phase
+ * gets, and the bash that activates it before the setup and checks it as the gate
+ * `environment`. Every manifest value reaches bash as one quoted word (shellQuote), never as
+ * code; the module system's and conda's own shell code is run as they document it.
+ */
+
+
+/**
+ * A phase's environment: each key the phase sets replaces the campaign's, and its conda or
+ * venv replaces the campaign's conda and venv both (one Python environment is active at a
+ * time). Undefined when nothing is to be activated, so that a manifest without an environment
+ * renders and hashes as it did before there was one. An empty module list loads nothing.
+ */
+function environment_environmentFor(manifest, phase) {
+    const top = manifest.environment ?? {};
+    const own = phase.environment ?? {};
+    const modules = own.modules ?? top.modules;
+    const python = own.conda !== undefined || own.venv !== undefined ? own : top;
+    // Keys in a fixed order: the definition digest hashes this object as JSON.
+    const env = {
+        ...(modules !== undefined && modules.length > 0 ? { modules } : {}),
+        ...(python.conda !== undefined ? { conda: python.conda } : {}),
+        ...(python.venv !== undefined ? { venv: python.venv } : {}),
+    };
+    return Object.keys(env).length > 0 ? env : undefined;
+}
+/**
+ * Where a batch shell that has no `module` command finds one, in order: each module system's
+ * profile script first (it also sets the site's default MODULEPATH, as a login shell would),
+ * then its init file by the variable it exports, then by its usual place. Lmod: Debian's and
+ * most sites' /etc/profile.d/lmod.sh, $LMOD_PKG/init/bash, /usr/share/lmod/lmod/init/bash;
+ * Environment Modules: /etc/profile.d/modules.sh, $MODULESHOME/init/bash,
+ * /usr/share/modules/init/bash.
+ */
+const MODULE_INITS = [
+    { word: '/etc/profile.d/lmod.sh', shown: '/etc/profile.d/lmod.sh' },
+    { word: '${LMOD_PKG:+"$LMOD_PKG/init/bash"}', shown: '\\$LMOD_PKG/init/bash' },
+    { word: '/usr/share/lmod/lmod/init/bash', shown: '/usr/share/lmod/lmod/init/bash' },
+    { word: '/etc/profile.d/modules.sh', shown: '/etc/profile.d/modules.sh' },
+    { word: '${MODULESHOME:+"$MODULESHOME/init/bash"}', shown: '\\$MODULESHOME/init/bash' },
+    { word: '/usr/share/modules/init/bash', shown: '/usr/share/modules/init/bash' },
+];
+/** Where conda is looked for when neither $CONDA_EXE nor the PATH has it: the installers' defaults. */
+const CONDA_PLACES = (/* unused pure expression or super */ null && ([
+    '"$HOME/miniconda3/bin/conda"',
+    '"$HOME/miniforge3/bin/conda"',
+    '"$HOME/anaconda3/bin/conda"',
+    '"$HOME/mambaforge/bin/conda"',
+    '/opt/conda/bin/conda',
+]));
+/** A name the module command or conda would read as an option is refused: it would change what runs. */
+function refuseOption(key, value) {
+    if (value.startsWith('-')) {
+        const [program, what] = key === 'modules' ? ['the module command', 'module'] : ['conda', 'conda environment'];
+        throw new UserError({
+            message: `environment.${key} "${value}" starts with "-", which ${program} would read as an option`,
+            fix: `name the ${what} without a leading "-"`,
+        });
+    }
+}
+/**
+ * A path as one bash word: `~/` is the task's home, a relative path is under the directory the
+ * task runs in (so no path, whatever it starts with, reaches `.` as an option).
+ */
+function pathWord(path) {
+    if (path === '~')
+        return '"$HOME"';
+    if (path.startsWith('~/'))
+        return `"$HOME"/${shellQuote(path.slice(2))}`;
+    if (path.startsWith('/'))
+        return shellQuote(path);
+    return `"$PWD"/${shellQuote(path)}`;
+}
+/**
+ * The bash lines that activate `env` in the current shell, for a script that defines
+ * `campaign_fail NAME REASON` (stops the script) and `campaign_ok NAME`. Run without `set -u`
+ * and `set -e`: module systems' and conda's shell code is not written for them. What a module
+ * system or conda prints goes to a temporary file, and a failure's reason is its own message
+ * (from its first line that reads as an error, else its last lines), on one line.
+ */
+function environment_environmentLines(env) {
+    for (const m of env.modules ?? [])
+        refuseOption('modules', m);
+    if (env.conda !== undefined)
+        refuseOption('conda', env.conda);
+    const lines = [
+        '# The environment, activated before the setup and checked as the gate `environment`.',
+        'campaign_env_log=$(mktemp "${TMPDIR:-/tmp}/campaign-env.XXXXXX") || campaign_fail environment "cannot create a temporary file in ${TMPDIR:-/tmp}"',
+        'campaign_env_said() {',
+        '  awk \'{ gsub(/[ \\t\\r\\f\\v]+/, " "); sub(/^ /, ""); sub(/ $/, "") }',
+        '    $0 != "" { line[++n] = $0; if (!first && tolower($0) ~ /error|not found|could not|cannot|unable|unknown/) first = n }',
+        '    END {',
+        '      if (n == 0) { print "it printed nothing"; exit }',
+        '      from = first ? first : (n > 2 ? n - 1 : 1)',
+        '      for (i = from; i <= n && i < from + 2; i++) out = out (out == "" ? "" : " ") line[i]',
+        '      print substr(out, 1, 400)',
+        '    }\' "$campaign_env_log"',
+        '}',
+        // The temporary file goes with the failure: campaign_fail ends the script.
+        'campaign_env_fail() {',
+        '  rm -f -- "$campaign_env_log"',
+        '  campaign_fail environment "$1"',
+        '}',
+    ];
+    if (env.modules !== undefined) {
+        lines.push(
+        // A batch shell is not a login shell: the module command may be missing until its init is sourced.
+        'if ! command -v module >/dev/null 2>&1; then', `  for campaign_env_init in ${MODULE_INITS.map((i) => i.word).join(' ')}; do`, '    [ -r "$campaign_env_init" ] || continue', '    # shellcheck source=/dev/null', '    . "$campaign_env_init" >"$campaign_env_log" 2>&1', '    command -v module >/dev/null 2>&1 && break', '  done', 'fi', `command -v module >/dev/null 2>&1 || campaign_env_fail "no module command: none in this shell, and no init of Lmod or Environment Modules at ${MODULE_INITS.map((i) => i.shown).join(', ')}"`, 
+        // Old Environment Modules (3.2) has no is-loaded, and Lmod's is-loaded says no to a version
+        // it completed (python/3.11 loads python/3.11.4): LOADEDMODULES, which both keep, says yes.
+        'campaign_env_loaded() {', '  module is-loaded "$1" >/dev/null 2>&1 && return 0', '  case ":${LOADEDMODULES:-}:" in *":$1:"* | *":$1/"* | *":$1."*) return 0 ;; esac', '  return 1', '}', 'module purge >"$campaign_env_log" 2>&1 || campaign_env_fail "module purge: $(campaign_env_said)"');
+        for (const m of env.modules) {
+            const name = shellQuote(m);
+            // Some Lmod versions and settings print an error and still return 0: what is loaded decides.
+            lines.push(`module load ${name} >"$campaign_env_log" 2>&1 || campaign_env_fail ${shellQuote(`module load ${m}: `)}"$(campaign_env_said)"`, `campaign_env_loaded ${name} || campaign_env_fail ${shellQuote(`module load ${m} returned 0 but ${m} is not loaded: `)}"$(campaign_env_said)"`);
+        }
+        if (env.modules.length > 1) {
+            // A module later in the list can replace an earlier one (same name, or a family) and say so only as a notice.
+            lines.push(`for campaign_env_m in ${env.modules.map(shellQuote).join(' ')}; do`, '  campaign_env_loaded "$campaign_env_m" || campaign_env_fail "$campaign_env_m is not loaded once the whole list is: a module later in the list replaced it (loaded: ${LOADEDMODULES:-none})"', 'done');
+        }
+    }
+    if (env.conda !== undefined) {
+        const name = shellQuote(env.conda);
+        lines.push(
+        // conda's activation is a shell function its hook defines; a batch shell has not run the hook.
+        'campaign_env_conda=', `for campaign_env_c in "\${CONDA_EXE:-}" "$(type -P conda)" ${CONDA_PLACES.join(' ')}; do`, '  if [ -n "$campaign_env_c" ] && [ -x "$campaign_env_c" ]; then', '    campaign_env_conda=$campaign_env_c', '    break', '  fi', 'done', `[ -n "$campaign_env_conda" ] || campaign_env_fail "no conda: not in \\$CONDA_EXE, not on the PATH, not at ${CONDA_PLACES.map((p) => p.replace(/"/g, '').replace('$HOME', '~')).join(', ')}"`, 'campaign_env_hook=$("$campaign_env_conda" shell.bash hook 2>"$campaign_env_log") || campaign_env_fail "$campaign_env_conda shell.bash hook: $(campaign_env_said)"', "# The hook is conda's own shell code, as `conda init` runs it; no manifest value is in it.", 'eval "$campaign_env_hook"', `conda activate ${name} >"$campaign_env_log" 2>&1 || campaign_env_fail ${shellQuote(`conda activate ${env.conda}: `)}"$(campaign_env_said)"`);
+    }
+    if (env.venv !== undefined) {
+        lines.push(`campaign_env_venv=${pathWord(env.venv)}`, '[ -r "$campaign_env_venv/bin/activate" ] || campaign_env_fail "no virtual environment at $campaign_env_venv (no bin/activate there)"', '# shellcheck source=/dev/null', '. "$campaign_env_venv/bin/activate" >"$campaign_env_log" 2>&1 || campaign_env_fail "$campaign_env_venv/bin/activate: $(campaign_env_said)"');
+    }
+    lines.push('rm -f -- "$campaign_env_log"', 'campaign_ok environment');
+    return lines;
+}
+/**
+ * A standalone bash script that activates `env` as a task would, for `campaign check` to run
+ * in a bash of its own on the login node (so no module or conda state outlives it). A relative
+ * venv is looked for under `workdir` (as the task's shell would see it); nothing else depends
+ * on the directory.
+ *
+ * Output contract: stdout is exactly one line, `[campaign] gate environment: ok` with exit
+ * status 0 when the environment activates, or `[campaign] gate environment: FAIL <reason>`
+ * with exit status 1 when it does not (GATE_LINE of task-script.ts reads it); the reason is
+ * one line, the module system's or conda's own message where they gave one. Any other exit
+ * status, or no such line, means the probe itself did not run (no bash, killed).
+ */
+function renderEnvironmentProbe(env, workdir) {
+    const relativeVenv = env.venv !== undefined && !env.venv.startsWith('/') && !env.venv.startsWith('~');
+    return [
+        '#!/usr/bin/env bash',
+        '# campaign: does this environment activate here? Generated; see renderEnvironmentProbe.',
+        'campaign_fail() { printf \'[campaign] gate %s: FAIL %s\\n\' "$1" "$2"; exit 1; }',
+        'campaign_ok() { printf \'[campaign] gate %s: ok\\n\' "$1"; }',
+        ...(relativeVenv
+            ? [
+                `cd -- ${shellQuote(workdir)} 2>/dev/null || campaign_fail environment ${shellQuote(`cannot enter the workdir ${workdir}, where the venv ${env.venv} is looked for`)}`,
+            ]
+            : []),
+        ...environment_environmentLines(env),
+        '',
+    ].join('\n');
+}
+
 ;// CONCATENATED MODULE: ./lib/render/task-script.js
 /**
- * The bash body every executor runs for one task: echo the mapping, run the gates (DESIGN
- * rule 3) before the setup and the command, and write each gate's outcome to the log as a
+ * The bash body every executor runs for one task: echo the mapping, activate the environment
+ * (render/environment.ts), run the gates (DESIGN rule 3) around the setup and before the
+ * command, and write each gate's outcome to the log as a
  * `[campaign] gate NAME: ok|FAIL reason` line the observer classifies. Manifest values arrive
- * as environment variables (see manifest/template.ts), never spliced into the script.
+ * as environment variables (see manifest/template.ts), or as shell-quoted words (the names of
+ * the environment), never as code.
  */
+
 
 
 
@@ -20228,7 +20643,10 @@ function renderTaskScript(input) {
     const declared = [...new Set(names)].filter((n) => /^[A-Za-z_][A-Za-z0-9_]*$/.test(n));
     if (declared.length > 0)
         lines.push(`export ${declared.join(' ')}`);
-    lines.push('set +u', 'campaign_step=setup', 'set -e');
+    lines.push('set +u');
+    if (input.environment)
+        lines.push(...environmentLines(input.environment));
+    lines.push('campaign_step=setup', 'set -e');
     for (const s of input.setup)
         lines.push(toShell(s));
     lines.push('set +e', 'campaign_step=gates');
@@ -20266,9 +20684,11 @@ function taskInputs(manifest, task) {
 /** The script input for one task of a manifest. */
 function scriptInputFor(manifest, task, index, gpus) {
     const phase = manifest.phases.find((p) => p.name === task.phase);
+    const environment = environmentFor(manifest, phase);
     return {
         campaign: manifest.campaign,
         index,
+        ...(environment ? { environment } : {}),
         setup: [manifest.setup, phase.setup].filter((s) => s !== undefined),
         command: stageCommand(phase, task.stage),
         ...(manifest.gates?.imports ? { imports: manifest.gates.imports } : {}),
@@ -20293,7 +20713,10 @@ function scriptInputFor(manifest, task, index, gpus) {
  *   the task alike), with its tag, phase, stage and campaign.
  * - `units`: the units the task is told to do (`${units}`, and the record count its output must
  *   hold); for a smoke task, the smoke override.
- * - `setup`: the campaign's and the phase's setup, which run in the task's shell.
+ * - `setup`: the campaign's and the phase's setup, which run in the task's shell, and the
+ *   phase's environment (modules, conda or venv: activated in that shell before the setup, it
+ *   changes what the setup and command run with). It is appended only when there is one, so a
+ *   manifest without an environment keeps the digests it had before environments existed.
  * - `gates`: the imports and the capability check that must pass before the command.
  * - `inputs`: the paths its preconditions name for this cell.
  * - `output`: the path it writes, and `workdir`, where it runs.
@@ -20308,6 +20731,7 @@ function scriptInputFor(manifest, task, index, gpus) {
  * results, and is kept with the verdict instead). The attempt number is out too: each attempt
  * of a definition is the same task tried again.
  */
+
 
 
 
@@ -20328,6 +20752,11 @@ const DEFINITION_PARTS = [
 ];
 const hash = (text, length) => (0,external_node_crypto_.createHash)('sha256').update(text).digest('hex').slice(0, length);
 const script = (text) => (text === undefined ? null : (0,template/* toShell */.aB)(text).trim());
+/** The setup part: both setups, then the environment where the phase has one. */
+function setupPart(manifest, phase) {
+    const environment = environment_environmentFor(manifest, phase);
+    return [script(manifest.setup), script(phase.setup), ...(environment ? [environment] : [])];
+}
 /** The GPU field a phase's tasks take their count from. */
 function gpusField(manifest, phase) {
     return phase.resources?.gpus ?? manifest.defaults?.resources?.gpus ?? null;
@@ -20338,7 +20767,7 @@ function stageShared(manifest, phase, stage) {
         DEFINITION_VERSION,
         manifest.campaign,
         script(stageCommand(phase, stage)),
-        [script(manifest.setup), script(phase.setup)],
+        setupPart(manifest, phase),
         [manifest.gates?.imports ?? [], script(manifest.gates?.capability)],
         manifest.workdir,
     ]);
@@ -20385,7 +20814,7 @@ function stageDefinition(manifest, phase, stage, reads) {
         command: script(stageCommand(phase, stage)),
         values: [manifest.campaign, phase.name, stage],
         units: units ?? null,
-        setup: [script(manifest.setup), script(phase.setup)],
+        setup: setupPart(manifest, phase),
         gates: [manifest.gates?.imports ?? [], script(manifest.gates?.capability)],
         inputs: (phase.preconditions ?? []).map((p) => p.exists),
         output,
