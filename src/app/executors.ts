@@ -67,7 +67,7 @@ const OPENERS: { [K in ExecutorKind]: Opener<ClusterOf<K>, ExecutorOfKind[K]> } 
   local: {
     make: (c) => ({
       executor: new LocalExecutor({ manifest: c.manifest, workdir: localWorkdir(c) }),
-      transport: new LocalTransport(),
+      transport: new LocalTransport({ environment: 'inherited' }),
       where: 'this machine',
       workdir: () => Promise.resolve(localWorkdir(c)),
     }),

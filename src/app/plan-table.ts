@@ -1,6 +1,6 @@
 /** `campaign plan`: the Plan as a table a person can check, or as JSON. */
 import { formatDuration, formatSlurmMem, formatSlurmTime } from '../manifest/units.js';
-import type { Plan } from '../plan/plan.js';
+import type { Plan, TaskResources } from '../plan/plan.js';
 
 export function renderPlanText(plan: Plan): string {
   const out: string[] = [`campaign ${plan.campaign} on ${plan.executor}, workdir ${plan.workdir}`];
@@ -24,7 +24,7 @@ export function renderPlanText(plan: Plan): string {
       String(a.tasks.length),
       formatSlurmTime(a.budget.seconds),
       a.budget.partition ?? '-',
-      `${a.resources.gpus}g ${a.resources.cpus}c ${a.resources.memBytes === undefined ? '-' : formatSlurmMem(a.resources.memBytes)}`,
+      resourcesText(a.resources),
       a.budget.arithmetic,
     ]);
     out.push(
@@ -35,6 +35,20 @@ export function renderPlanText(plan: Plan): string {
   }
   out.push('', `budgeted GPU-hours in all: ${total.toFixed(1)} (walltime × GPUs: an upper bound)`);
   return out.join('\n') + '\n';
+}
+
+/** `2g:h100 8c 65536M qos=normal`: what one task asks for, the Slurm options after the sizes. */
+function resourcesText(r: TaskResources): string {
+  const mem =
+    r.memBytes === undefined
+      ? '-'
+      : r.memPerCpu
+        ? `${formatSlurmMem(Math.ceil(r.memBytes / r.cpus))}/cpu`
+        : formatSlurmMem(r.memBytes);
+  const options = (['account', 'qos', 'constraint', 'reservation', 'exclude'] as const).flatMap((k) =>
+    r[k] === undefined ? [] : [`${k}=${r[k]}`],
+  );
+  return [`${r.gpus}g${r.gpuType ? `:${r.gpuType}` : ''}`, `${r.cpus}c`, mem, ...options].join(' ');
 }
 
 export function table(head: string[], rows: string[][]): string[] {

@@ -41,7 +41,10 @@ const DEFAULT_KEYS = ['id_ed25519', 'id_ecdsa', 'id_rsa'];
 
 export function transportFor(c: Campaign, ssh: SshSecrets): Transport {
   const cluster = c.manifest.cluster;
-  if (cluster.executor === 'local' || !cluster.login) return new LocalTransport();
+  if (cluster.executor === 'local') return new LocalTransport();
+  // sbatch here hands its environment to every job: a login shell's, never the runner's. GPU
+  // tasks here run as this user beside campaign, like the local executor's, and inherit alike.
+  if (!cluster.login) return new LocalTransport(cluster.executor === 'ssh-gpu' ? { environment: 'inherited' } : {});
   const base = dirname(c.file);
   const user = userInfo();
   const local: LocalContext = { home: homedir(), localUser: user.username, uid: user.uid };

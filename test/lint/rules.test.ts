@@ -463,6 +463,10 @@ describe('the examples', () => {
     expect(lintText('examples/distill.yml', read('distill.yml')).findings.map(formatFinding)).toEqual([]);
   });
 
+  it('narval.yml lints clean', () => {
+    expect(lintText('examples/narval.yml', read('narval.yml')).findings.map(formatFinding)).toEqual([]);
+  });
+
   it('gpu-box.yml has no error, only the unmeasured walltime', () => {
     const { findings, context } = lintText('examples/gpu-box.yml', read('gpu-box.yml'));
     expect(findings.filter((f) => f.severity === 'error').map(formatFinding)).toEqual([]);

@@ -62,7 +62,7 @@ export class LocalExecutor implements Executor {
    */
   async cancel(active: readonly ActiveAttempt[]): Promise<void> {
     const dirs = active.map((a) => this.attemptDir(a.task.id, a.attempt.n));
-    const r = await new LocalTransport().exec(renderCancel(CANCEL_FILE, KILL_AFTER), {
+    const r = await new LocalTransport({ environment: 'inherited' }).exec(renderCancel(CANCEL_FILE, KILL_AFTER), {
       stdin: dirs.map((d) => `${d}\n`).join(''),
     });
     if (r.code !== 0) throw cancelFailed(r.code, r.stderr);
@@ -296,7 +296,7 @@ export class LocalExecutor implements Executor {
       dest,
     });
     // The set-aside names its directories absolutely: the transport's home does not matter.
-    const r = await new LocalTransport().exec(command);
+    const r = await new LocalTransport({ environment: 'inherited' }).exec(command);
     return setAsideOrThrow(parseSetAside(dest, r), this.opts.workdir);
   }
 

@@ -16,19 +16,28 @@ import {
   tempPathFor,
   tooLarge,
 } from './transport.js';
-import { loginEnvironment } from '../secrets.js';
+import { environmentWithoutSecrets, loginEnvironment } from '../secrets.js';
 
 export interface LocalTransportOptions {
   /** What `~/`, relative paths and HOME in commands mean; the user's home directory by default. */
   home?: string;
+  /**
+   * What commands inherit: a login shell's environment (the default; what sbatch hands on to
+   * its jobs, see loginEnvironment), or this process's without its secrets, for tasks that run
+   * here as this user while campaign watches them (ssh-gpu on this machine's GPUs), as the
+   * local executor's tasks do.
+   */
+  environment?: 'login' | 'inherited';
 }
 
 export class LocalTransport implements Transport {
   private readonly home: string;
+  private readonly inherited: boolean;
   private sent = 0;
 
   constructor(opts: LocalTransportOptions = {}) {
     this.home = opts.home ?? homedir();
+    this.inherited = opts.environment === 'inherited';
   }
 
   get commandsSent(): number {
@@ -41,11 +50,11 @@ export class LocalTransport implements Transport {
     return new Promise((resolve, reject) => {
       // Its own process group, so a timeout kills what the command started as well. As an SSH
       // session starts: in the home directory, never where campaign runs (a runner's checkout),
-      // with a login shell's environment (loginEnvironment says why), and HOME so that `~` in
-      // the command means what it means in paths.
+      // with the environment asked for, and HOME so that `~` in the command means what it
+      // means in paths.
       const child = spawn('bash', ['-c', command], {
         cwd: this.home,
-        env: { ...loginEnvironment(), HOME: this.home },
+        env: { ...(this.inherited ? environmentWithoutSecrets() : loginEnvironment()), HOME: this.home },
         detached: true,
         stdio: 'pipe',
       });
