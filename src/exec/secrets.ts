@@ -45,9 +45,9 @@ const LOGIN_NAME =
   /^(HOME|USER|LOGNAME|SHELL|PATH|LD_LIBRARY_PATH|LANG|LANGUAGE|LC_\w+|TZ|SLURM_CONF|MODULEPATH|MODULEPATH_ROOT|MODULESHOME|LOADEDMODULES|_LMFILES_|LMOD_\w+|__LMOD_REF_COUNT_\w+|_ModuleTable\w*|MODULES_\w+|__MODULES_\w+|BASH_FUNC_(module|ml|_module_raw)%%)$/;
 
 /**
- * This process's environment cut to what a login shell of the user would see, for every command
- * LocalTransport runs: sbatch, squeue and sacct on a login node that is this machine (a
- * self-hosted runner), and ssh-gpu's tasks on this machine. An allow-list, not the deny-list:
+ * This process's environment cut to what a login shell of the user would see, for the commands
+ * LocalTransport runs for Slurm: sbatch, squeue and sacct on a login node that is this machine
+ * (a self-hosted runner), and Slurm's check commands. An allow-list, not the deny-list:
  * sbatch hands the whole environment it is run in to the batch job (its default --export=ALL),
  * where it outlives the runner's job, is printed by any `env` in a task's log and is kept by
  * Slurm with the job (its state, and its database under AccountingStoreFlags=job_env); a runner
