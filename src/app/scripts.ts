@@ -6,12 +6,13 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { join, posix } from 'node:path';
 import type { TaskSpec } from '../manifest/expand.js';
-import type { Manifest } from '../manifest/schema.js';
 import type { ArrayPlan, Plan } from '../plan/plan.js';
 import { manifestTaskEnv } from '../render/env.js';
 import { slurmRoot, submissionFiles, submissionKey } from '../render/sbatch.js';
 import { renderTaskScript, scriptInputFor } from '../render/task-script.js';
 import type { Submission } from '../state/events.js';
+import type { Campaign } from './load.js';
+import { loginUser } from './transport-for.js';
 
 export interface WrittenScript {
   /** Relative to the scripts directory. */
@@ -23,13 +24,11 @@ export interface WrittenScript {
  * The workdir as the cluster will see it. A `~` is resolved there, at submission; here it is
  * the login user's home as most clusters lay it out (`/home/<user>`), or this machine's.
  */
-export function shownWorkdir(manifest: Manifest): string {
-  const w = manifest.workdir;
+export function shownWorkdir(c: Campaign): string {
+  const w = c.manifest.workdir;
   if (!w.startsWith('~')) return w;
-  const cluster = manifest.cluster;
-  const user = cluster.executor !== 'local' && cluster.login?.includes('@') ? cluster.login.split('@')[0] : undefined;
-  const home = user === undefined ? homedir() : `/home/${user}`;
-  return posix.join(home, w.replace(/^~\/?/, ''));
+  const user = loginUser(c);
+  return posix.join(user === undefined ? homedir() : `/home/${user}`, w.replace(/^~\/?/, ''));
 }
 
 function firstSubmissions(plan: Plan, array: ArrayPlan): Submission[] {
@@ -39,8 +38,9 @@ function firstSubmissions(plan: Plan, array: ArrayPlan): Submission[] {
 }
 
 /** Writes the scripts under `dir`, one folder per array; returns what it wrote. */
-export async function writeSubmissionScripts(manifest: Manifest, plan: Plan, dir: string): Promise<WrittenScript[]> {
-  const workdir = shownWorkdir(manifest);
+export async function writeSubmissionScripts(c: Campaign, dir: string): Promise<WrittenScript[]> {
+  const { manifest, plan } = c;
+  const workdir = shownWorkdir(c);
   const since = new Date().toISOString();
   const written: WrittenScript[] = [];
   const put = async (path: string, text: string, array: string, mode = 0o644) => {

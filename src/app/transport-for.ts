@@ -12,7 +12,8 @@ import {
   readSshConfig,
   resolveAccess,
 } from '../exec/transport/ssh-config.js';
-import { SshTransport } from '../exec/transport/ssh.js';
+import { SshTransport, type SshHop } from '../exec/transport/ssh.js';
+import { parseTarget } from '../exec/transport/target.js';
 import { askOnTerminal } from '../exec/transport/terminal-prompt.js';
 import type { Transport } from '../exec/transport/transport.js';
 import type { Campaign } from './load.js';
@@ -45,6 +46,31 @@ export function transportFor(c: Campaign, ssh: SshSecrets): Transport {
   // sbatch here hands its environment to every job: a login shell's, never the runner's. GPU
   // tasks here run as this user beside campaign, like the local executor's, and inherit alike.
   if (!cluster.login) return new LocalTransport(cluster.executor === 'ssh-gpu' ? { environment: 'inherited' } : {});
+  const hops = sshHops(c)!;
+  const target = hops.pop()!;
+  return new SshTransport({
+    ...target,
+    jumps: hops,
+    // Looked up in an environment of their own, never process.env: no child can inherit them.
+    ...(ssh.key ? { keyEnv: KEY_ENV } : ssh.keyFile ? { keyFile: ssh.keyFile } : {}),
+    passphraseEnv: PASSPHRASE_ENV,
+    env: { [KEY_ENV]: ssh.key, [PASSPHRASE_ENV]: ssh.passphrase },
+    ...(ssh.agent ? { agent: ssh.agent } : {}),
+    // A second factor is asked for only where someone can answer it.
+    ...(process.stdin.isTTY ? { keyboardInteractive: askOnTerminal } : {}),
+  });
+}
+
+/** The user the login node is logged into as (an alias resolved through the SSH config); undefined without a login. */
+export function loginUser(c: Campaign): string | undefined {
+  const target = sshHops(c)?.at(-1)?.target;
+  return target === undefined ? undefined : parseTarget(target).user;
+}
+
+/** The hops to the login, bastions first, each with its host-key sources; undefined without a login. */
+function sshHops(c: Campaign): SshHop[] | undefined {
+  const cluster = c.manifest.cluster;
+  if (cluster.executor === 'local' || !cluster.login) return undefined;
   const base = dirname(c.file);
   const user = userInfo();
   const local: LocalContext = { home: homedir(), localUser: user.username, uid: user.uid };
@@ -67,22 +93,10 @@ export function transportFor(c: Campaign, ssh: SshSecrets): Transport {
   const config: ConfigFile = logins.every(isExplicitTarget)
     ? { path: '(none)', lines: [] }
     : sshConfig(cluster.ssh_config === undefined ? undefined : resolve(base, cluster.ssh_config), local.home);
-  const hops = resolveAccess(access, config, local).map((hop) => ({
+  return resolveAccess(access, config, local).map((hop) => ({
     ...hop,
     identityFiles: hop.identityFiles ?? DEFAULT_KEYS.map((k) => join(local.home, '.ssh', k)),
   }));
-  const target = hops.pop()!;
-  return new SshTransport({
-    ...target,
-    jumps: hops,
-    // Looked up in an environment of their own, never process.env: no child can inherit them.
-    ...(ssh.key ? { keyEnv: KEY_ENV } : ssh.keyFile ? { keyFile: ssh.keyFile } : {}),
-    passphraseEnv: PASSPHRASE_ENV,
-    env: { [KEY_ENV]: ssh.key, [PASSPHRASE_ENV]: ssh.passphrase },
-    ...(ssh.agent ? { agent: ssh.agent } : {}),
-    // A second factor is asked for only where someone can answer it.
-    ...(process.stdin.isTTY ? { keyboardInteractive: askOnTerminal } : {}),
-  });
 }
 
 /** The manifest's ssh_config, which must exist, or ~/.ssh/config, which may not. */

@@ -262,10 +262,10 @@ async function plan(argv: string[]): Promise<number> {
   });
   const c = await loadCampaign(files[0]!, values['state-dir'] as string | undefined);
   if (typeof values.scripts === 'string') {
-    const written = await writeSubmissionScripts(c.manifest, c.plan, values.scripts);
+    const written = await writeSubmissionScripts(c, values.scripts);
     const arrays = new Set(written.map((w) => w.array)).size;
     process.stdout.write(
-      `wrote ${written.length} files for ${arrays} arrays to ${values.scripts} (workdir ${shownWorkdir(c.manifest)})\n`,
+      `wrote ${written.length} files for ${arrays} arrays to ${values.scripts} (workdir ${shownWorkdir(c)})\n`,
     );
     return EXIT.ok;
   }

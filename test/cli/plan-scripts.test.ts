@@ -5,7 +5,7 @@
  * option campaign manages are refused by lint with the reason.
  */
 import { spawnSync } from 'node:child_process';
-import { readdir, readFile } from 'node:fs/promises';
+import { readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runCli, useBuiltCliAndTemp, writeManifest } from '../helpers/cli.js';
@@ -113,6 +113,18 @@ describe('campaign plan --scripts', () => {
     expect(sc.error, 'shellcheck must be installed (scripts/ensure-tools)').toBeUndefined();
     expect(sc.stdout + sc.stderr).toBe('');
     expect(sc.status).toBe(0);
+  });
+
+  it('shows a workdir under ~ in the home of the user an alias of the SSH config logs in as', async () => {
+    const dir = tempRoot();
+    await writeFile(join(dir, 'ssh_config'), 'Host narval\n  HostName login.narval.example\n  User bob\n');
+    const manifest = await writeManifest(
+      dir,
+      HEAD.replace('  login: alice@login.example:22\n', '  login: narval\n  ssh_config: ssh_config\n') + PHASES,
+    );
+    const r = await runCli(['plan', manifest, '--scripts', join(dir, 'scripts')]);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toMatch(/\(workdir \/home\/bob\/scratch\/opts\)$/m);
   });
 
   it('lint refuses a slurm_args option campaign manages, and a short option, each with the reason', async () => {
