@@ -120,6 +120,17 @@ export function opensshOptions(node: AutomationNode, policy: Policy, shared = tr
 
 const controlPath = (node: AutomationNode, policy: Policy): string => join(node.dir, `shared-${policy}`);
 
+/**
+ * Opens the connections that OpenSSH clients of the node share, one policy after another:
+ * clients that start at once with none open race to open one, and the losers say so on stderr.
+ */
+export async function openShared(node: AutomationNode): Promise<void> {
+  for (const policy of ['all', 'slurm', 'transfer'] as const) {
+    const r = await ssh(node, policy, 'echo shared');
+    if (r.code !== 0) throw new Error(`no shared connection for ${policy}: ${r.stderr}`);
+  }
+}
+
 /** Ends the connections that OpenSSH clients of the node share. */
 export async function closeShared(node: AutomationNode): Promise<void> {
   const policies: Policy[] = ['all', 'slurm', 'transfer'];
