@@ -87,7 +87,9 @@ export async function run(s: MainSettings, services: GitHubServices, ctx: RunCon
       core.info(text);
       await writeSummary(`## Pre-flight of ${c.manifest.campaign}\n\n\`\`\`\n${text}\`\`\`\n`);
       const failed = items.filter((i) => i.status === 'fail');
-      return failed.length === 0 ? undefined : `the pre-flight found ${failed.length} problems (see the job summary)`;
+      return failed.length === 0
+        ? undefined
+        : `the pre-flight found ${failed.length} ${failed.length === 1 ? 'problem' : 'problems'} (see the job summary)`;
     }
     case 'advance':
       return advance(s, c, services, ctx, ssh);

@@ -5,7 +5,7 @@
  * workflow commands on stdout.
  */
 import { spawnSync } from 'node:child_process';
-import { readFile, readdir, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, readdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { expect, test } from 'vitest';
 import { REPO, makeTemp } from '../helpers/cli.js';
@@ -149,4 +149,33 @@ test('a bad input is an error naming it, not a crash', async () => {
   expect(r.status).toBe(1);
   expect(r.stdout).toContain('input "strict" is not true or false');
   expect(r.stdout).not.toContain('internal error');
+});
+
+test('the main bundle runs the pre-flight as command check: what blocks which phase, in the job summary, failing the step', async () => {
+  const dir = await makeTemp('check-bundle');
+  const manifest = join(dir, 'campaign.yml');
+  await writeFile(
+    manifest,
+    `campaign: preflight
+cluster: { executor: local }
+workdir: ${join(dir, 'work')}
+phases:
+  - name: p
+    preconditions: [ { exists: in.txt } ]
+    command: cp in.txt \${output}
+    output: out.txt
+    walltime: 1m
+`,
+  );
+  const blocked = await runLintBundle({ command: 'check', manifest }, 'dist/main/index.js', RUNNER_ENV);
+  expect(blocked.status).toBe(1);
+  expect(blocked.summary).toContain('## Pre-flight of preflight');
+  expect(blocked.summary).toMatch(/^FAIL {2}preconditions +1 of the 1 inputs of p are missing: in\.txt \[blocks p\]$/m);
+  expect(blocked.stdout).toContain('::error::the pre-flight found 1 problem (see the job summary)');
+  await mkdir(join(dir, 'work'));
+  await writeFile(join(dir, 'work', 'in.txt'), 'x\n');
+  const clear = await runLintBundle({ command: 'check', manifest }, 'dist/main/index.js', RUNNER_ENV);
+  expect(clear.stdout + clear.stderr).not.toContain('::error');
+  expect(clear.status).toBe(0);
+  expect(clear.summary).toMatch(/^nothing blocks the campaign \(\d+ checks\)$/m);
 });

@@ -48,7 +48,16 @@ describe.runIf(clusterUp)('adaptations on the test cluster', () => {
     await mkdir(workdir, { recursive: true });
     const stateDir = join(dir, 'state');
     const name = `adapted-${RUN}`;
-    // Each task takes the node's two CPUs: one runs while the other waits.
+    // Each task takes more than half the node's CPUs: one runs while the other waits.
+    const cpus =
+      Math.floor(
+        Number(
+          execFileSync('sinfo', ['-h', '-N', '-o', '%c'], {
+            encoding: 'utf8',
+            env: { ...process.env, ...clusterEnv() },
+          }).split('\n')[0],
+        ) / 2,
+      ) + 1;
     const manifest = await writeManifest(
       dir,
       `${slurmManifestHead(sshd, name, workdir)}phases:
@@ -57,7 +66,7 @@ describe.runIf(clusterUp)('adaptations on the test cluster', () => {
     command: sleep 15; echo ok > \${output}
     output: o_\${n}.txt
     walltime: 10m
-    resources: { cpus: 2 }
+    resources: { cpus: ${cpus} }
 `,
     );
     const run = startCli(['run', manifest, '--state-dir', stateDir, '--poll', '2']);
