@@ -279,6 +279,16 @@ describe('files: SFTP with the all and transfer keys, none with slurm', () => {
     expect((await sftp(node!, 'transfer', `ls ${scratch}\n`)).code).toBe(0);
   });
 
+  it("the SSH transport's file operations with the slurm key: a UserError saying the login allows no file transfer", async () => {
+    const t = transport('slurm');
+    await expect(t.writeFile(join(scratch, 'never.txt'), 'x')).rejects.toThrow(
+      expect.objectContaining({
+        name: 'UserError',
+        message: expect.stringMatching(/opened no SFTP session .*allows no file transfer/),
+      }),
+    );
+  });
+
   it('sftp with the slurm key is refused and logged', async () => {
     const lines = await logged(async () => {
       const r = await sftp(node!, 'slurm', `ls ${scratch}\n`);

@@ -482,7 +482,19 @@ export class SshTransport implements Transport {
   /** The connection's one SFTP session; opened again if it closes. */
   private openSftp(conn: Connection): Promise<SFTPWrapper> {
     const opened = new Promise<SFTPWrapper>((resolve, reject) => {
-      conn.client.sftp((err, sftp) => (err ? reject(err) : resolve(sftp)));
+      conn.client.sftp((err, sftp) => {
+        if (!err) resolve(sftp);
+        // The connection still up, the server refused the subsystem (an automation node whose
+        // forced command allows no file transfer, a login without an SFTP server): no retry helps.
+        else if (conn.alive)
+          reject(
+            new UserError({
+              message: `${this.name} opened no SFTP session (${this.redact(err.message)}): this login allows no file transfer`,
+              fix: 'on an automation node, ask the centre for the transfer commands as well (SFTP); elsewhere, check that the SSH server has an SFTP subsystem',
+            }),
+          );
+        else reject(err);
+      });
     });
     const forget = () => {
       if (conn.sftp === opened) conn.sftp = undefined;
