@@ -214,16 +214,16 @@ describe.concurrent('the gate refuses, and logs, what is not on the list or need
     await expectRefused('all', undefined, 'no command');
   });
 
-  it("refuses every command of today's SshTransport (`exec timeout … bash -c '…'`), and logs it", async () => {
+  it("refuses every command of the SSH transport (`exec timeout … bash -c '…'`), logs it, and the transport says it is an automation node", async () => {
     const t = transport('all');
-    let r = { code: 0, stdout: '', stderr: '' };
+    let refused: unknown;
     const lines = await logged(async () => {
-      r = await t.exec('squeue -h -o %i');
+      refused = await t.exec('squeue -h -o %i').catch((e: unknown) => e);
     });
-    expect(r.code).toBe(0);
-    expect(r.stdout).toMatch(
-      /^Command rejected by allowed_commands\.sh: exec timeout -s KILL [\d.]+ bash -c 'squeue -h -o %i'\n$/,
-    );
+    expect(refused).toMatchObject({
+      name: 'UserError',
+      message: expect.stringMatching(/runs a forced command \(allowed_commands\.sh\) .*it is an automation node/),
+    });
     const mine = lines.filter((l) => l.command.startsWith('exec timeout -s KILL '));
     expect(mine.map((l) => [l.verdict, l.reason, l.command.endsWith(` bash -c 'squeue -h -o %i'`)])).toEqual([
       ['refused', 'not on the list', true],

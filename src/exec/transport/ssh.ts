@@ -157,6 +157,21 @@ interface Hop {
   skipped: string[];
 }
 
+/**
+ * What an automation node's forced command (the Alliance's allowed_commands.sh and its kin)
+ * answers a command off its list with, on stdout and with exit status 0: every command this
+ * transport sends is run by bash, so the answer can only be that refusal.
+ */
+const FORCED_COMMAND_REFUSAL = /^Command rejected by (\S+): /;
+
+/** The refusal said as what it is: this login runs a forced command, not a shell. */
+function forcedCommand(name: string, wrapper: string): UserError {
+  return new UserError({
+    message: `${name} runs a forced command (${wrapper}) that allows only a short list of commands, not the shell campaign needs there: it is an automation node`,
+    fix: 'give a login node that allows a shell as cluster.login, or run campaign on the login node itself (a self-hosted runner, executor: slurm without login)',
+  });
+}
+
 /** OpenSSH's default MaxSessions is 10: the SFTP session takes one, and one stays spare. */
 const DEFAULT_MAX_CHANNELS = 8;
 const DEFAULT_RETRY_DELAYS_MS = [500, 1000, 2000, 4000];
@@ -418,11 +433,10 @@ export class SshTransport implements Transport {
           settle(() => {
             if (!exit) reject(new LinkError(`\`${word}\` on ${this.name} ended without an exit status`));
             else {
-              resolve({
-                code: exit.code,
-                stdout: Buffer.concat(stdout).toString('utf8'),
-                stderr: Buffer.concat(stderr).toString('utf8'),
-              });
+              const out = Buffer.concat(stdout).toString('utf8');
+              const refusal = FORCED_COMMAND_REFUSAL.exec(out);
+              if (refusal) reject(forcedCommand(this.name, refusal[1]!));
+              else resolve({ code: exit.code, stdout: out, stderr: Buffer.concat(stderr).toString('utf8') });
             }
           });
         });
