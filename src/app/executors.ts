@@ -119,9 +119,7 @@ const OPENERS: { [K in ExecutorKind]: Opener<ClusterOf<K>, ExecutorOfKind[K]> } 
     },
     async fit(made, c) {
       const { executor } = made;
-      const limits = await executor.limits();
-      const plan = planCampaign(c.manifest, undefined, limits.maxArraySize);
-      SlurmExecutor.checkPlan(plan, limits);
+      const plan = await slurmPlan(executor, c);
       const refusals = await executor.testSubmissions(plan);
       if (refusals.length > 0) throw SlurmExecutor.refused(refusals);
       return plan;
@@ -130,9 +128,7 @@ const OPENERS: { [K in ExecutorKind]: Opener<ClusterOf<K>, ExecutorOfKind[K]> } 
       const { executor } = made;
       let plan: Plan;
       try {
-        const limits = await executor.limits();
-        plan = planCampaign(c.manifest, undefined, limits.maxArraySize);
-        SlurmExecutor.checkPlan(plan, limits);
+        plan = await slurmPlan(executor, c);
       } catch (e) {
         return failedItems('cluster', e);
       }
@@ -148,6 +144,14 @@ const OPENERS: { [K in ExecutorKind]: Opener<ClusterOf<K>, ExecutorOfKind[K]> } 
     },
   },
 };
+
+/** The plan fitted to the cluster's MaxArraySize and checked against its partitions and caps. */
+async function slurmPlan(executor: SlurmExecutor, c: Campaign): Promise<Plan> {
+  const limits = await executor.limits();
+  const plan = planCampaign(c.manifest, undefined, limits.maxArraySize);
+  SlurmExecutor.checkPlan(plan, limits);
+  return plan;
+}
 
 function opener(c: Campaign): Opener<Cluster, Executor> {
   return OPENERS[c.manifest.cluster.executor] as unknown as Opener<Cluster, Executor>;

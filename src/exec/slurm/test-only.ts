@@ -24,6 +24,7 @@ export interface Refusal {
 }
 
 const MARK = '== campaign test-only';
+const STATUS_LINE = new RegExp(`^${MARK} (\\d+) (\\d+)$`);
 
 /** One bash command: each script through `sbatch --test-only` on its standard input, its status after. */
 export function renderTestOnly(arrays: readonly TestedArray[]): string {
@@ -85,7 +86,7 @@ export function parseTestOnly(arrays: readonly TestedArray[], output: string): R
   const seen = new Set<number>();
   let text: string[] = [];
   for (const line of output.split('\n')) {
-    const m = new RegExp(`^${MARK} (\\d+) (\\d+)$`).exec(line);
+    const m = STATUS_LINE.exec(line);
     if (!m) {
       if (line.trim() !== '') text.push(line.trim());
       continue;

@@ -153,12 +153,18 @@ export class SshGpuExecutor implements Executor {
         fix: 'list only the GPUs the server has in cluster.gpus',
       });
     }
-    return view.table
+    return this.status(new Set());
+  }
+
+  /** Every allowed GPU as the last probe saw it, free or why not; none when the probe gave no table. */
+  private status(held: ReadonlySet<string>): GpuStatus[] {
+    const table = this.view?.table;
+    return table
       ? gpuStatus({
-          table: view.table,
+          table,
           ...(this.cluster.gpus ? { allowed: this.cluster.gpus } : {}),
           freeBelowMiB: this.freeBelowMiB,
-          held: new Set(),
+          held,
         })
       : [];
   }
@@ -305,14 +311,7 @@ export class SshGpuExecutor implements Executor {
       return [...events, ...fresh.map((i) => failed(submissions[i]!, this.now(), reason))];
     }
     const total = this.cluster.gpus?.length ?? this.gpuCount();
-    const status: GpuStatus[] = view.table
-      ? gpuStatus({
-          table: view.table,
-          ...(this.cluster.gpus ? { allowed: this.cluster.gpus } : {}),
-          freeBelowMiB: this.freeBelowMiB,
-          held,
-        })
-      : [];
+    const status = this.status(held);
     const requests = [];
     for (const i of fresh) {
       const sub = submissions[i]!;
