@@ -2,7 +2,8 @@
  * One `sbatch` submission of an array chunk: the batch script and its task table. The script
  * maps `$SLURM_ARRAY_TASK_ID` to a row of the table (an index not in it aborts, never wraps),
  * exports the row as the task's CAMPAIGN_* environment without `eval`, echoes the mapping,
- * then runs the shared task body (gates, setup, command).
+ * then runs the shared task body (gates, setup, command). Each array task leaves a start and an
+ * end marker beside the logs, for a controller that cannot ask sacct (exec/slurm/markers.ts).
  */
 import { createHash } from 'node:crypto';
 import { UserError } from '../errors.js';
@@ -29,6 +30,8 @@ export interface SbatchInput {
   jobName: string;
   /** Unique per submission, in the job's comment: how the next pass recognises it. */
   key: string;
+  /** The submission's key (its directory's name), in each marker line: whose task it is. */
+  submission: string;
   rows: readonly SbatchRow[];
   /** Absolute workdir on the cluster. */
   workdir: string;
@@ -36,6 +39,8 @@ export interface SbatchInput {
   tablePath: string;
   /** Absolute directory for this submission's logs (`<index>.log`). */
   logDir: string;
+  /** Absolute directory for the start and end markers of its array tasks (task-script.ts). */
+  markerDir: string;
   memBytes?: number;
   exclude?: readonly string[];
 }
@@ -159,6 +164,7 @@ export function renderSbatch(input: SbatchInput): { script: string; table: strin
     header,
     prelude,
     oneNode: true,
+    markers: { dir: input.markerDir, key: input.submission },
   });
   const table = input.rows
     .map((row) => tableRow(row.index, manifestTaskEnv(manifest, row.task, row.attempt, input.workdir)))
@@ -183,10 +189,12 @@ export function submissionFiles(
     array: first.array,
     jobName: where.name,
     key: first.array.id,
+    submission: where.dir.slice(where.dir.lastIndexOf('/') + 1),
     rows: group.map((s) => ({ index: s.index, task: s.task, attempt: s.attempt })),
     workdir: where.workdir,
     tablePath: `${where.dir}/table.tsv`,
     logDir: `${where.dir}/logs`,
+    markerDir: `${where.dir}/markers`,
     ...(first.memBytes === undefined ? {} : { memBytes: first.memBytes }),
     ...(where.exclude && first.avoidNodes ? { exclude: first.avoidNodes } : {}),
   });

@@ -4,7 +4,8 @@
  * command, and write each gate's outcome to the log as a
  * `[campaign] gate NAME: ok|FAIL reason` line the observer classifies. Manifest values arrive
  * as environment variables (see manifest/template.ts), or as shell-quoted words (the names of
- * the environment), never as code.
+ * the environment), never as code. A Slurm batch script also records each task's start and end
+ * in marker files (`markers`).
  */
 import { renderPath, type TaskSpec } from '../manifest/expand.js';
 import type { Environment, Manifest, Phase } from '../manifest/schema.js';
@@ -44,16 +45,57 @@ export interface TaskScriptInput {
   claimOutput?: boolean;
   /** Check that exactly this many devices are visible (executors that allocate GPUs). */
   gpus?: number;
+  /**
+   * Record the start and the end of the task as files in `dir` (absolute), for a controller
+   * that cannot ask the scheduler about an ended job: see {@link markerLines}. The lines name
+   * Slurm's variables, so only the Slurm batch script has them.
+   */
+  markers?: { dir: string; key: string };
+}
+
+/**
+ * The marker lines of a Slurm array task, each in a file of its own in the marker directory,
+ * `<index>.start` and `<index>.end`: `S <key> <index> <job> <epoch ms> <node>` before anything
+ * else, and `E <key> <index> <job> <epoch ms> <rc> <signal> <gate>` from the EXIT trap, with the
+ * status the scheduler sees, `TERM` when Slurm sent SIGTERM (time limit, scancel, preemption) or
+ * `-`, and the gate that failed or `-`. Each is written under a dot name, then renamed: the
+ * controller's `cat <dir>/*` never matches a half-written one. A marker that cannot be written
+ * (disk full, permissions) is left out, silently: the task runs and exits as it would without.
+ */
+function markerLines(markers: { dir: string; key: string }): {
+  head: string[];
+  end: (rc: string, gate: string) => string;
+} {
+  // The controller splits a marker line at blanks.
+  if (!/^\S+$/.test(markers.key)) throw new Error(`a submission key with blanks: ${JSON.stringify(markers.key)}`);
+  return {
+    head: [
+      `campaign_markers=${shellQuote(markers.dir)}`,
+      'campaign_mark_index=${SLURM_ARRAY_TASK_ID:-none}',
+      `campaign_mark_id=${shellQuote(markers.key)}" $campaign_mark_index \${SLURM_ARRAY_JOB_ID:-none}"`,
+      'campaign_gate=-',
+      'campaign_signal=-',
+      'campaign_mark() {',
+      '  { printf \'%s\\n\' "$2" > "$campaign_markers/.$campaign_mark_index.$1" &&',
+      '    mv -f -- "$campaign_markers/.$campaign_mark_index.$1" "$campaign_markers/$campaign_mark_index.$1"; } 2>/dev/null || :',
+      '}',
+    ],
+    end: (rc, gate) => `campaign_mark end "E $campaign_mark_id $(date +%s%3N) ${rc} $campaign_signal ${gate}"`,
+  };
 }
 
 export function renderTaskScript(input: TaskScriptInput): string {
+  const marks = input.markers ? markerLines(input.markers) : undefined;
   const lines = [
     '#!/usr/bin/env bash',
     ...(input.header ?? []),
     `# campaign ${input.campaign}: one task. Generated; edits are overwritten.`,
     'set -u',
     'campaign_step=start',
-    'campaign_fail() { printf \'[campaign] gate %s: FAIL %s\\n\' "$1" "$2"; campaign_step=\'done\'; exit ' +
+    ...(marks?.head ?? []),
+    'campaign_fail() { ' +
+      (marks ? 'campaign_gate=$1; ' : '') +
+      'printf \'[campaign] gate %s: FAIL %s\\n\' "$1" "$2"; campaign_step=\'done\'; exit ' +
       GATE_EXIT +
       '; }',
     'campaign_ok() { printf \'[campaign] gate %s: ok\\n\' "$1"; }',
@@ -61,10 +103,23 @@ export function renderTaskScript(input: TaskScriptInput): string {
     '  local rc=$?',
     '  if [ "$campaign_step" = setup ]; then',
     '    printf \'[campaign] gate setup: FAIL the setup stopped with exit status %s\\n\' "$rc"',
+    ...(marks ? [`    ${marks.end(String(GATE_EXIT), 'setup')}`] : []),
     `    exit ${GATE_EXIT}`,
     '  fi',
+    // Without an explicit exit, the shell keeps the status it was leaving with (or its signal).
+    ...(marks ? [`  ${marks.end('$rc', '$campaign_gate')}`] : []),
     '}',
     'trap campaign_on_exit EXIT',
+    ...(marks
+      ? [
+          // Exiting on SIGTERM runs the EXIT trap, which records the signal; bash defers the trap
+          // while a foreground child runs, and Slurm signals that child too.
+          "trap 'campaign_signal=TERM; exit 143' TERM",
+          'mkdir -p -- "$campaign_markers" 2>/dev/null',
+          'campaign_node=${SLURMD_NODENAME:-$(hostname -s 2>/dev/null)}',
+          'campaign_mark start "S $campaign_mark_id $(date +%s%3N) ${campaign_node:--}"',
+        ]
+      : []),
     ...(input.prelude ?? []),
     `printf '[campaign] task %s -> %s\\n' ${input.index} "$CAMPAIGN_TASK"`,
     'cd -- "$CAMPAIGN_WORKDIR" || campaign_fail workdir "cannot enter $CAMPAIGN_WORKDIR"',

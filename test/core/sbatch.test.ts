@@ -53,10 +53,12 @@ function render(values: string[], workdir: string) {
     array,
     jobName: 'campaign-c',
     key: 'c:p.full.all:1',
+    submission: 'abc123',
     rows,
     workdir,
     tablePath,
     logDir: join(workdir, 'logs'),
+    markerDir: join(workdir, 'markers'),
   });
   writeFileSync(tablePath, out.table);
   const script = join(workdir, 'job.sh');

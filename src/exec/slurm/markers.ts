@@ -1,0 +1,95 @@
+/**
+ * The start and end markers the Slurm batch script leaves for each array task
+ * (render/task-script.ts), read back. On an automation node the scheduler forgets an ended job
+ * after MinJobAge and there is no sacct: what the script recorded is then all there is to judge
+ * the task by. One `cat` of {@link markersGlob} reads every marker of the campaign; its output
+ * carries no file names, so each line says whose it is:
+ *
+ *     S <key> <index> <job> <epoch ms> <node>
+ *     E <key> <index> <job> <epoch ms> <rc> <signal> <gate>
+ *
+ * `<signal>` is `TERM` when Slurm sent SIGTERM (time limit, scancel, preemption), which says
+ * more about the end than `<rc>` and `<gate>` do: a setup cut short by it still reads as the
+ * setup gate with status 97, as the scheduler sees it. `-` stands for none in `<node>`,
+ * `<signal>` and `<gate>`.
+ */
+import { UserError } from '../../errors.js';
+
+export interface TaskMarkers {
+  /** The submission's key (its directory's name). */
+  key: string;
+  index: number;
+  /** The array's job id (`SLURM_ARRAY_JOB_ID`). */
+  jobId: string;
+  /** When the batch script started (ISO), from the start marker. */
+  startedAt?: string;
+  node?: string;
+  /** From the end marker, written by the script's EXIT trap. */
+  end?: { at: string; code: number; signal?: 'TERM'; gate?: string };
+}
+
+/**
+ * The markers read back, by handle `<job>_<index>`. A task with an end marker but no start
+ * marker has an entry still; a line that is not a whole marker (anything else `cat` printed) is
+ * skipped.
+ */
+export function parseMarkers(text: string): Map<string, TaskMarkers> {
+  const found = new Map<string, TaskMarkers>();
+  for (const line of text.split('\n')) {
+    const f = line.split(' ');
+    const [kind, key = '', index = '', jobId = '', ms = ''] = f;
+    const at = epoch(ms);
+    if ((kind !== 'S' || f.length !== 6) && (kind !== 'E' || f.length !== 8)) continue;
+    if (!key || !/^\d+$/.test(index) || !/^\d+$/.test(jobId) || !at) continue;
+    if (kind === 'S') {
+      const node = f[5]!;
+      if (!node) continue;
+      entry(found, key, index, jobId, { startedAt: at, ...(node === '-' ? {} : { node }) });
+      continue;
+    }
+    const [code = '', signal = '', gate = ''] = f.slice(5);
+    if (!/^\d{1,3}$/.test(code) || Number(code) > 255 || (signal !== 'TERM' && signal !== '-') || !gate) continue;
+    entry(found, key, index, jobId, {
+      end: {
+        at,
+        code: Number(code),
+        ...(signal === 'TERM' ? { signal } : {}),
+        ...(gate === '-' ? {} : { gate }),
+      },
+    });
+  }
+  return found;
+}
+
+function entry(
+  found: Map<string, TaskMarkers>,
+  key: string,
+  index: string,
+  jobId: string,
+  part: Partial<TaskMarkers>,
+): void {
+  const handle = `${jobId}_${Number(index)}`;
+  found.set(handle, { key, index: Number(index), jobId, ...found.get(handle), ...part });
+}
+
+/** An epoch in milliseconds as ISO, or undefined when it is not one. */
+function epoch(ms: string): string | undefined {
+  if (!/^\d{1,15}$/.test(ms)) return undefined;
+  return new Date(Number(ms)).toISOString();
+}
+
+/**
+ * Every marker of the campaign whose Slurm root (sbatch.ts's slurmRoot) is `root`, as a pattern
+ * for the remote shell to expand: `cat` of it reads them all at once. The root is not quoted (an
+ * automation node's forced command may take its words as they are), so it must hold nothing a
+ * shell would read as a pattern or split at: such a root is refused.
+ */
+export function markersGlob(root: string): string {
+  if (!/^\/[\w./+@%:,=~-]*$/.test(root)) {
+    throw new UserError({
+      message: `the campaign's Slurm directory ${JSON.stringify(root)} holds characters a shell would expand or split at`,
+      fix: 'use a workdir of letters, digits and . _ - / only',
+    });
+  }
+  return `${root}/*/markers/*`;
+}
