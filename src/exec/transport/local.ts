@@ -1,7 +1,7 @@
 /**
  * The transport for this machine: the same contract as SSH (bash, commands and relative paths
- * from the home directory, atomic writes), for running the controller on the login node itself
- * and for tests.
+ * from the home directory, atomic writes, plain words run as an automation node runs them),
+ * for running the controller on the login node itself and for tests.
  */
 import { spawn } from 'node:child_process';
 import { chmod, mkdir, open, realpath, rename, rm, stat, writeFile } from 'node:fs/promises';
@@ -16,6 +16,8 @@ import {
   tempPathFor,
   tooLarge,
 } from './transport.js';
+import { type Word, plainCommand } from './words.js';
+import { shellQuote } from '../../render/shell.js';
 import { environmentWithoutSecrets, loginEnvironment } from '../secrets.js';
 
 export interface LocalTransportOptions {
@@ -45,6 +47,32 @@ export class LocalTransport implements Transport {
   }
 
   exec(command: string, opts: { timeoutMs?: number; stdin?: string } = {}): Promise<CommandResult> {
+    return this.bash(command, command, opts);
+  }
+
+  /**
+   * Through bash, as the node's wrapper runs them (a builtin such as `cd` as a builtin, 127 for
+   * a program that is not there), but with each string word quoted, so that it is one literal
+   * word, and in a glob word only its `*` and `?` left bare, so that bash expands them as the
+   * node does (no nullglob: a pattern that matches nothing stays as it is).
+   */
+  async run(words: readonly Word[], opts: { timeoutMs?: number; stdin?: string } = {}): Promise<CommandResult> {
+    const command = plainCommand(words);
+    const script = words
+      .map((w) =>
+        typeof w === 'string'
+          ? shellQuote(w)
+          : w.glob
+              .split(/([*?])/)
+              .map((part, i) => (i % 2 === 1 ? part : shellQuote(part)))
+              .join(''),
+      )
+      .join(' ');
+    return this.bash(script, command, opts);
+  }
+
+  /** Runs `script` in bash; errors name `command` by its first word. */
+  private bash(script: string, command: string, opts: { timeoutMs?: number; stdin?: string }): Promise<CommandResult> {
     this.sent++;
     const timeoutMs = opts.timeoutMs ?? DEFAULT_COMMAND_TIMEOUT_MS;
     return new Promise((resolve, reject) => {
@@ -52,7 +80,7 @@ export class LocalTransport implements Transport {
       // session starts: in the home directory, never where campaign runs (a runner's checkout),
       // with the environment asked for, and HOME so that `~` in the command means what it
       // means in paths.
-      const child = spawn('bash', ['-c', command], {
+      const child = spawn('bash', ['-c', script], {
         cwd: this.home,
         env: { ...(this.inherited ? environmentWithoutSecrets() : loginEnvironment()), HOME: this.home },
         detached: true,

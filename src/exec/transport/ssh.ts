@@ -11,8 +11,10 @@
  *   prompt (a second factor) is answered only through the `keyboardInteractive` function,
  *   which the front end gives when there is a terminal to ask on.
  * - Every command has a timeout covering all of it: waiting for a channel, (re)connecting and
- *   running. On timeout its channel is sent SIGKILL and closed, and `timeout` on the server
- *   kills the command's process group a moment later in any case.
+ *   running. On timeout its channel is sent SIGKILL and closed, and for `exec`, `timeout` on
+ *   the server kills the command's process group a moment later in any case.
+ * - `exec` runs a command line in bash; `run` sends plain words as they are, for an automation
+ *   node, whose forced command allows no shell.
  * - When the connection (any hop of it) drops, commands in flight reject: they may or may not
  *   have run, and only the caller knows whether running one again is safe. The next call
  *   reconnects, with backoff between failed attempts.
@@ -60,6 +62,7 @@ import {
   tooLarge,
 } from './transport.js';
 import { Slots, abortable } from './waiting.js';
+import { type Word, plainCommand } from './words.js';
 
 /** One host on the way: how it is reached, verified and logged in to. */
 export interface SshHop {
@@ -159,17 +162,38 @@ interface Hop {
 
 /**
  * What an automation node's forced command (the Alliance's allowed_commands.sh and its kin)
- * answers a command off its list with, on stdout and with exit status 0: every command this
- * transport sends is run by bash, so the answer can only be that refusal.
+ * answers a command off its list with, on stdout and with exit status 0: a command that `exec`
+ * sends is run by bash, and `run` sends only commands whose output is campaign's own (job ids,
+ * its files), so output that begins so can only be that refusal.
  */
 const FORCED_COMMAND_REFUSAL = /^Command rejected by (\S+): /;
 
-/** The refusal said as what it is: this login runs a forced command, not a shell. */
+/** The refusal of `exec`'s shell said as what it is: this login runs a forced command, not a shell. */
 function forcedCommand(name: string, wrapper: string): UserError {
   return new UserError({
     message: `${name} runs a forced command (${wrapper}) that allows only a short list of commands, not the shell campaign needs there: it is an automation node`,
-    fix: 'give a login node that allows a shell as cluster.login, or run campaign on the login node itself (a self-hosted runner, executor: slurm without login)',
+    fix: 'set cluster.restricted: true to drive it with plain commands (README, "Automation nodes")',
   });
+}
+
+/** A plain command of `run` refused: the key is bound to a list without it. */
+function notOnList(name: string, wrapper: string, command: string): UserError {
+  return new UserError({
+    message: `the forced command of ${name} (${wrapper}) refused \`${firstWord(command)}\`, which campaign needs there: the key it logs in with is bound to a list without it`,
+    fix: `ask the centre for a key bound to a list that has \`${firstWord(command)}\` (allowed_commands.sh has them all)`,
+  });
+}
+
+/** A command as a channel sends it: what `exec` and `run` each give the machinery they share. */
+interface Sending {
+  /** The command as errors name it (by its first word only). */
+  command: string;
+  /** The exec request's text, given the milliseconds left before the deadline. */
+  text: (msLeft: number) => string;
+  /** What became of the command when it outlived its timeout, for the error. */
+  fate: string;
+  /** The error for a forced command's refusal, given the wrapper's name. */
+  refused: (wrapper: string) => UserError;
 }
 
 /** OpenSSH's default MaxSessions is 10: the SFTP session takes one, and one stays spare. */
@@ -243,25 +267,41 @@ export class SshTransport implements Transport {
     return this.sent;
   }
 
-  async exec(command: string, opts: { timeoutMs?: number; stdin?: string } = {}): Promise<CommandResult> {
-    this.sent++;
-    const timeoutMs = opts.timeoutMs ?? this.opts.commandTimeoutMs ?? DEFAULT_COMMAND_TIMEOUT_MS;
-    const deadline = Date.now() + timeoutMs;
-    const job = new AbortController();
-    const timer = setTimeout(() => job.abort(commandTimeout(command, timeoutMs, this.name)), timeoutMs);
-    try {
-      const release = await this.slots.take(job.signal);
-      let conn: Connection;
-      try {
-        conn = await this.connection(job.signal);
-      } catch (e) {
-        release();
-        throw e;
-      }
-      return await this.run(conn, command, opts.stdin, deadline, job.signal, release);
-    } finally {
-      clearTimeout(timer);
-    }
+  exec(command: string, opts: { timeoutMs?: number; stdin?: string } = {}): Promise<CommandResult> {
+    return this.send(
+      {
+        command,
+        // bash whatever the login shell is. `timeout` kills the command's whole process group on
+        // the server a little after the deadline even when sshd refuses the KILL signal request
+        // (it does for root logins) or the network is gone.
+        text: (msLeft) =>
+          `exec timeout -s KILL ${((msLeft + SERVER_KILL_GRACE_MS) / 1000).toFixed(1)} bash -c ${shellQuote(command)}`,
+        fate: 'it was killed',
+        refused: (wrapper) => forcedCommand(this.name, wrapper),
+      },
+      opts,
+    );
+  }
+
+  /**
+   * The words go as the exec request's text exactly as they are: an automation node's wrapper
+   * runs them as words, and a login shell elsewhere splits them the same way, save that a `|`
+   * inside a word is a pipe to it (run is for automation nodes).
+   */
+  async run(words: readonly Word[], opts: { timeoutMs?: number; stdin?: string } = {}): Promise<CommandResult> {
+    const command = plainCommand(words);
+    return this.send(
+      {
+        command,
+        text: () => command,
+        // There is no server-side `timeout` to rely on here: the node allows none, and sshd
+        // sends no signal to a forced command's session. The client closes the channel; a
+        // command still running there goes on until it ends by itself.
+        fate: 'its channel was closed, and it may still be running there',
+        refused: (wrapper) => notOnList(this.name, wrapper, command),
+      },
+      opts,
+    );
   }
 
   async writeFile(path: string, data: string, opts: { mode?: number } = {}): Promise<void> {
@@ -356,16 +396,41 @@ export class SshTransport implements Transport {
     });
   }
 
+  /** One command, bounded by its timeout from the wait for a channel to its end. */
+  private async send(sending: Sending, opts: { timeoutMs?: number; stdin?: string }): Promise<CommandResult> {
+    this.sent++;
+    const timeoutMs = opts.timeoutMs ?? this.opts.commandTimeoutMs ?? DEFAULT_COMMAND_TIMEOUT_MS;
+    const deadline = Date.now() + timeoutMs;
+    const job = new AbortController();
+    const timer = setTimeout(
+      () => job.abort(commandTimeout(sending.command, timeoutMs, this.name, sending.fate)),
+      timeoutMs,
+    );
+    try {
+      const release = await this.slots.take(job.signal);
+      let conn: Connection;
+      try {
+        conn = await this.connection(job.signal);
+      } catch (e) {
+        release();
+        throw e;
+      }
+      return await this.onChannel(conn, sending, opts.stdin, deadline, job.signal, release);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
   /** Runs one command on its own channel; `release` gives the channel's slot back once it is closed. */
-  private run(
+  private onChannel(
     conn: Connection,
-    command: string,
+    sending: Sending,
     stdin: string | undefined,
     deadline: number,
     signal: AbortSignal,
     release: () => void,
   ): Promise<CommandResult> {
-    const word = firstWord(command);
+    const word = firstWord(sending.command);
     return new Promise((resolve, reject) => {
       let settled = false;
       let kill: (() => void) | undefined;
@@ -435,7 +500,7 @@ export class SshTransport implements Transport {
             else {
               const out = Buffer.concat(stdout).toString('utf8');
               const refusal = FORCED_COMMAND_REFUSAL.exec(out);
-              if (refusal) reject(forcedCommand(this.name, refusal[1]!));
+              if (refusal) reject(sending.refused(refusal[1]!));
               else resolve({ code: exit.code, stdout: out, stderr: Buffer.concat(stderr).toString('utf8') });
             }
           });
@@ -443,11 +508,7 @@ export class SshTransport implements Transport {
         channel.end(stdin ?? '');
       };
       try {
-        // bash whatever the login shell is. `timeout` kills the command's whole process group
-        // on the server a little after the deadline even when sshd refuses the KILL signal
-        // request (it does for root logins) or the network is gone.
-        const limit = ((Math.max(deadline - Date.now(), 0) + SERVER_KILL_GRACE_MS) / 1000).toFixed(1);
-        conn.client.exec(`exec timeout -s KILL ${limit} bash -c ${shellQuote(command)}`, started);
+        conn.client.exec(sending.text(Math.max(deadline - Date.now(), 0)), started);
       } catch (e) {
         // ssh2 throws when the socket has just gone; the command was never sent.
         notStarted(e as Error);

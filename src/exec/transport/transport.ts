@@ -4,6 +4,8 @@
  * paths and commands are taken from that home directory too, as an SSH login would.
  */
 
+import type { Word } from './words.js';
+
 export interface CommandResult {
   code: number;
   stdout: string;
@@ -13,6 +15,11 @@ export interface CommandResult {
 export interface Transport {
   /** Runs a command line in bash on the target (login shell not required). Never hangs: rejects on timeoutMs. */
   exec(command: string, opts?: { timeoutMs?: number; stdin?: string }): Promise<CommandResult>;
+  /**
+   * Runs one command as plain words (see plainCommand) through no shell on the target: all an
+   * automation node allows. Never hangs: rejects on timeoutMs.
+   */
+  run(words: readonly Word[], opts?: { timeoutMs?: number; stdin?: string }): Promise<CommandResult>;
   /** Atomic: written to a temporary file beside `path`, then renamed over it. */
   writeFile(path: string, data: string, opts?: { mode?: number }): Promise<void>;
   /** The file's text, or undefined when it does not exist; rejects when it exceeds maxBytes. */
@@ -23,7 +30,7 @@ export interface Transport {
   realpath(path: string): Promise<string | undefined>;
   mkdirp(path: string): Promise<void>;
   close(): Promise<void>;
-  /** For tests/benchmarks: how many commands were sent (exec calls). */
+  /** For tests/benchmarks: how many commands were sent (exec and run calls). */
   readonly commandsSent: number;
 }
 
@@ -46,11 +53,9 @@ export class LinkError extends Error {
   override name = 'LinkError';
 }
 
-/** The error a command gets when it outlives its timeout. */
-export function commandTimeout(command: string, timeoutMs: number, where: string): LinkError {
-  return new LinkError(
-    `command \`${firstWord(command)}\` did not finish within ${timeoutMs} ms on ${where}; it was killed`,
-  );
+/** The error a command gets when it outlives its timeout; `fate` says what became of it. */
+export function commandTimeout(command: string, timeoutMs: number, where: string, fate = 'it was killed'): LinkError {
+  return new LinkError(`command \`${firstWord(command)}\` did not finish within ${timeoutMs} ms on ${where}; ${fate}`);
 }
 
 /** `~` and `~/…` relative to `home`; a relative path relative to `home`; others unchanged. */

@@ -1,0 +1,39 @@
+/**
+ * Commands as plain words: what an automation node's forced command runs. The wrapper runs
+ * `$SSH_ORIGINAL_COMMAND` unquoted, so word splitting at blanks and globbing are all that
+ * happens to it there: a word must mean the same whether or not it is split and globbed, save
+ * the glob words that are meant to be globbed. No quoting can help, so a word that needs any
+ * is a bug of the caller's, never something to escape.
+ */
+
+/** One word: a string is taken literally; `{ glob }` is a pathname pattern (`*`, `?`) to expand. */
+export type Word = string | { glob: string };
+
+/**
+ * Characters that mean nothing to word splitting, globbing or a POSIX shell's expansions. `|`
+ * is not among them: it is allowed only strictly inside a word, where the node takes it as a
+ * character (squeue formats such as `%i|%j|%T` need it).
+ */
+const PLAIN = /^[A-Za-z0-9_.,:=%@+/^-]$/;
+const GLOB = /^[*?]$/;
+
+/** The command line for `words`: each validated, joined with single spaces. Throws on a word that is not plain. */
+export function plainCommand(words: readonly Word[]): string {
+  if (words.length === 0) throw new Error('a plain command needs at least one word');
+  if (typeof words[0] !== 'string') throw new Error("a plain command's first word (the program) cannot be a glob");
+  return words
+    .map((word, i) => {
+      const glob = typeof word !== 'string';
+      const text = glob ? word.glob : word;
+      if (text === '') throw new Error(`word ${i + 1} of a plain command is empty`);
+      [...text].forEach((c, at) => {
+        const inside = at > 0 && at < text.length - 1;
+        if (PLAIN.test(c) || (glob && GLOB.test(c)) || (c === '|' && inside)) return;
+        throw new Error(
+          `word ${i + 1} of a plain command has ${JSON.stringify(c)} at character ${at + 1}, which the automation node's wrapper would not take literally`,
+        );
+      });
+      return text;
+    })
+    .join(' ');
+}
