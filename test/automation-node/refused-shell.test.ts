@@ -43,7 +43,7 @@ phases:
     expect(r.stderr).toMatch(
       /runs a forced command \(allowed_commands\.sh\) that allows only a short list of commands.*automation node/,
     );
-    expect(r.stderr).toMatch(/fix: give a login node that allows a shell/);
+    expect(r.stderr).toMatch(/fix: set cluster\.restricted: true/);
     const check = await runCli(['check', manifest], { env });
     expect(check.code).toBe(1);
     expect(check.stdout).toMatch(/^FAIL {2}login +.*runs a forced command \(allowed_commands\.sh\)/m);

@@ -87,10 +87,10 @@ describe('run: plain words through the gate', () => {
     });
   });
 
-  it('squeue with a format holding | (the all key)', async (ctx) => {
+  it('squeue with a format (the all key)', async (ctx) => {
     if (!clusterIsUp('automation node transport: squeue through the gate')) return ctx.skip();
     await noneRefused(async () => {
-      const r = await transport('all').run(['squeue', '-h', '-o', '%i|%j']);
+      const r = await transport('all').run(['squeue', '-h', '-o', '%i@%j']);
       expect(r.stderr).toBe('');
       expect(r.code).toBe(0);
     });
@@ -127,7 +127,7 @@ describe('run: plain words through the gate', () => {
 describe('run: what the node refuses, said as what to do', () => {
   it("a command off the key's list: a UserError naming it and the wrapper, not the whole command line", async () => {
     const e = await transport('transfer')
-      .run(['squeue', '-h', '-o', '%i|%j'])
+      .run(['squeue', '-h', '-o', '%i@%j'])
       .then(
         () => new Error('not refused'),
         (err: unknown) => err as Error,
@@ -135,7 +135,7 @@ describe('run: what the node refuses, said as what to do', () => {
     expect(e).toMatchObject({ name: 'UserError' });
     expect(e.message).toMatch(/\(transfer_commands\.sh\) refused `squeue`/);
     expect(e.message).toMatch(/fix: ask the centre for a key bound to a list that has `squeue`/);
-    expect(e.message).not.toContain('%i|%j');
+    expect(e.message).not.toContain('%i@%j');
   });
 
   it("exec's shell: a UserError saying it is an automation node, pointing at cluster.restricted", async () => {

@@ -30,9 +30,12 @@ export interface JobRecord {
 /** The `sacct` fields asked for, in order (`-P`, so `|`-separated, nothing truncated). */
 export const SACCT_FIELDS =
   'JobID,JobName,State,ExitCode,Start,End,NodeList,Reason,Timelimit,Partition,ReqTRES,AllocTRES';
-/** The `squeue` format asked for (`-r`: one line per array element). */
-/** %S, the start time, is the queue's only word on when a task began when accounting is down. */
-export const SQUEUE_FORMAT = '%i|%j|%T|%r|%N|%S';
+/**
+ * The `squeue` format asked for (`-r`: one line per array element). %S, the start time, is the
+ * queue's only word on when a task began when accounting is down. `@` separates: a plain word
+ * to every shell and to an automation node's wrapper, and in no field.
+ */
+export const SQUEUE_FORMAT = '%i@%j@%T@%r@%N@%S';
 
 const epoch = (s: string | undefined): number | undefined => {
   const n = Number(s);
@@ -113,7 +116,7 @@ export function shortfalls(r: JobRecord, asked: { seconds: number; partition?: s
 export function parseSqueue(text: string, namePrefix: string): JobRecord[] {
   const out: JobRecord[] = [];
   for (const line of text.split('\n')) {
-    const [id, name, state, reason, node, start] = line.split('|');
+    const [id, name, state, reason, node, start] = line.split('@');
     if (!id || name === undefined || !name.startsWith(namePrefix)) continue;
     // A pending job's start time is the scheduler's forecast, not a start.
     const began = state === 'PENDING' ? undefined : epoch(start);

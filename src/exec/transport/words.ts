@@ -10,11 +10,12 @@
 export type Word = string | { glob: string };
 
 /**
- * Characters that mean nothing to word splitting, globbing or a POSIX shell's expansions. `|`
- * is not among them: it is allowed only strictly inside a word, where the node takes it as a
- * character (squeue formats such as `%i|%j|%T` need it).
+ * Characters that mean nothing to word splitting, globbing or the usual login shells (bash,
+ * zsh, tcsh): the same command then means the same on an automation node and through an
+ * ordinary login's shell. Not `|` (a pipe to a shell, even inside a word) nor `^` (a pipe to
+ * the Bourne shell, a negation to zsh's extended globs): squeue formats separate with `@`.
  */
-const PLAIN = /^[A-Za-z0-9_.,:=%@+/^-]$/;
+const PLAIN = /^[A-Za-z0-9_.,:=%@+/-]$/;
 const GLOB = /^[*?]$/;
 
 /** The command line for `words`: each validated, joined with single spaces. Throws on a word that is not plain. */
@@ -27,8 +28,7 @@ export function plainCommand(words: readonly Word[]): string {
       const text = glob ? word.glob : word;
       if (text === '') throw new Error(`word ${i + 1} of a plain command is empty`);
       [...text].forEach((c, at) => {
-        const inside = at > 0 && at < text.length - 1;
-        if (PLAIN.test(c) || (glob && GLOB.test(c)) || (c === '|' && inside)) return;
+        if (PLAIN.test(c) || (glob && GLOB.test(c))) return;
         throw new Error(
           `word ${i + 1} of a plain command has ${JSON.stringify(c)} at character ${at + 1}, which the automation node's wrapper would not take literally`,
         );

@@ -51,7 +51,7 @@ describe('Slurm records', () => {
       'c~',
     );
     const queue = parseSqueue(
-      '5_0|c~k|PENDING|Resources||1700000900\n5_1|c~k|RUNNING|None|vm|1700000100\n5_3|c~k|COMPLETED|None|vm|1700000050',
+      '5_0@c~k@PENDING@Resources@@1700000900\n5_1@c~k@RUNNING@None@vm@1700000100\n5_3@c~k@COMPLETED@None@vm@1700000050',
       'c~',
     );
     const merged = mergeRecords(acct, queue);
