@@ -112,9 +112,21 @@ export function renderTaskScript(input: TaskScriptInput): string {
     'trap campaign_on_exit EXIT',
     ...(marks
       ? [
-          // Exiting on SIGTERM runs the EXIT trap, which records the signal; bash defers the trap
-          // while a foreground child runs, and Slurm signals that child too.
-          "trap 'campaign_signal=TERM; exit 143' TERM",
+          // Exiting on SIGTERM runs the EXIT trap, which records the signal. Before the command
+          // runs, a foreground child (the setup, a gate) defers the trap until it ends, or until
+          // Slurm's SIGKILL after KillWait, which leaves no end marker.
+          'campaign_child=',
+          'campaign_on_term() {',
+          '  campaign_signal=TERM',
+          '  [ -n "$campaign_child" ] || exit 143',
+          // Recorded first: Slurm's SIGKILL after KillWait may come before the command has ended.
+          `  ${marks.end('143', '-')}`,
+          '  kill -TERM -- "-$campaign_child" 2>/dev/null',
+          '  wait "$campaign_child"',
+          '  while kill -0 -- "-$campaign_child" 2>/dev/null; do sleep 0.1; done',
+          '  exit 143',
+          '}',
+          'trap campaign_on_term TERM',
           'mkdir -p -- "$campaign_markers" 2>/dev/null',
           'campaign_node=${SLURMD_NODENAME:-$(hostname -s 2>/dev/null)}',
           'campaign_mark start "S $campaign_mark_id $(date +%s%3N) ${campaign_node:--}"',
@@ -191,15 +203,19 @@ export function renderTaskScript(input: TaskScriptInput): string {
       'campaign_ok output',
     );
   }
-  lines.push(
-    "campaign_step='command'",
-    toShell(input.command),
-    "# shellcheck disable=SC2320 # the command's own status, even when it ends with echo or printf",
-    'campaign_rc=$?',
-    "campaign_step='done'",
-    'exit "$campaign_rc"',
-    '',
-  );
+  lines.push("campaign_step='command'");
+  if (marks) {
+    // Slurm sends its SIGTERM to the batch shell alone, and bash runs no trap until a foreground
+    // child ends: the command runs as a process group of its own, which the TERM trap signals
+    // and waits for, so the command hears of the time limit and the end marker is written.
+    lines.push('set -m', '{', toShell(input.command), '} &', 'campaign_child=$!', 'set +m', 'wait "$campaign_child"');
+  } else {
+    lines.push(
+      toShell(input.command),
+      "# shellcheck disable=SC2320 # the command's own status, even when it ends with echo or printf",
+    );
+  }
+  lines.push('campaign_rc=$?', "campaign_step='done'", 'exit "$campaign_rc"', '');
   return lines.join('\n');
 }
 

@@ -26,7 +26,7 @@ const SUBMISSION = 'f00dfeed1234';
 
 /**
  * One task per way to end: `ok` completes, `three` exits 3, `gate` lacks its input, `term`
- * sleeps until it is signalled (after saying so in `running`).
+ * sleeps until it is signalled (after saying so in `running`), and says it heard SIGTERM in `heard`.
  */
 function manifestFor(workdir: string, ks: readonly string[], setup?: string): Manifest {
   return manifestSchema.parse({
@@ -39,7 +39,8 @@ function manifestFor(workdir: string, ks: readonly string[], setup?: string): Ma
         ...(setup ? { setup } : {}),
         grid: { k: ks },
         preconditions: [{ exists: 'in/${k}' }],
-        command: 'case ${k} in three) exit 3 ;; term) touch running; sleep 60 ;; esac; echo finished',
+        command:
+          'case ${k} in three) exit 3 ;; term) trap "touch heard; exit 1" TERM; touch running; sleep 60 & wait ;; esac; echo finished',
         walltime: '5m',
         resources: { cpus: 1, mem: '200M' },
       },
@@ -164,18 +165,29 @@ describe('the batch script writes start and end markers', () => {
     expect(got!.startedAt).toMatch(ISO);
   });
 
-  it('records SIGTERM to the process group while the command runs: status 143, signal TERM', async () => {
-    const i = indexOf('term');
-    const child = spawn('bash', [file], { cwd: workdir, env: slurmEnv(i), detached: true, stdio: 'ignore' });
-    const ended = new Promise<number | null>((done) => child.on('exit', (code) => done(code)));
-    // The command says it is running before it sleeps; until then a signal would find the gates.
-    while (!existsSync(join(workdir, 'running')) && child.exitCode === null) {
-      await new Promise((r) => setTimeout(r, 20));
-    }
-    process.kill(-child.pid!, 'SIGTERM');
-    expect(await ended).toBe(143);
-    expect(markersOf().get(`${JOB}_${i}`)?.end).toEqual({ at: expect.stringMatching(ISO), code: 143, signal: 'TERM' });
-  });
+  // Slurm signals the batch shell alone (a plain scancel, the time limit, preemption): the
+  // script passes SIGTERM on to the command.
+  for (const to of ['its process group', 'the batch shell alone'] as const) {
+    it(`records SIGTERM to ${to} while the command runs: status 143, signal TERM, heard by the command`, async () => {
+      const dir = mkdtempSync(join(root, 'term-'));
+      const { file: f, indexOf: at } = rendered(dir, ['term']);
+      const i = at('term');
+      const child = spawn('bash', [f], { cwd: dir, env: slurmEnv(i), detached: true, stdio: 'ignore' });
+      const ended = new Promise<number | null>((done) => child.on('exit', (code) => done(code)));
+      // The command says it is running before it sleeps; until then a signal would find the gates.
+      while (!existsSync(join(dir, 'running')) && child.exitCode === null) {
+        await new Promise((r) => setTimeout(r, 20));
+      }
+      process.kill(to === 'its process group' ? -child.pid! : child.pid!, 'SIGTERM');
+      expect(await ended).toBe(143);
+      expect(existsSync(join(dir, 'heard'))).toBe(true);
+      expect(catMarkers(`${dir}/markers/*`).get(`${JOB}_${i}`)?.end).toEqual({
+        at: expect.stringMatching(ISO),
+        code: 143,
+        signal: 'TERM',
+      });
+    });
+  }
 
   it('takes the node from the hostname where Slurm gives none', () => {
     const dir = mkdtempSync(join(root, 'host-'));
@@ -202,9 +214,12 @@ describe('the batch script writes start and end markers', () => {
 });
 
 describe.skipIf(!clusterUp)('markers on the test cluster', () => {
-  it('are left by both indices of a sbatched array, with the job id sbatch gave', () => {
+  const env = { ...process.env, ...clusterEnv() };
+
+  /** A submission of one task per `k`, its files written where the Slurm executor writes them. */
+  function submission(ks: readonly string[]) {
     const workdir = mkdtempSync(join(root, 'cluster-'));
-    const m = manifestFor(workdir, ['ok', 'three']);
+    const m = manifestFor(workdir, ks);
     const plan = planCampaign(m);
     const array = plan.phases[0]!.arrays.find((a) => a.stage === 'full')!;
     const group = plan.phases[0]!.tasks.map((task, index) => ({ task, attempt: 1, array, index }));
@@ -215,24 +230,47 @@ describe.skipIf(!clusterUp)('markers on the test cluster', () => {
     writeFileSync(join(dir, 'table.tsv'), table);
     writeFileSync(join(dir, 'job.sh'), script, { mode: 0o755 });
     mkdirSync(join(workdir, 'in'));
-    for (const k of ['ok', 'three']) writeFileSync(join(workdir, 'in', k), '');
+    for (const k of ks) writeFileSync(join(workdir, 'in', k), '');
+    return { workdir, group, job: join(dir, 'job.sh'), markers: () => catMarkers(markersGlob(slurmDir)) };
+  }
+
+  it('are left by both indices of a sbatched array, with the job id sbatch gave', () => {
+    const s = submission(['ok', 'three']);
     // --wait returns when the whole array has ended, with the highest status of its tasks.
-    const r = spawnSync('sbatch', ['--parsable', '--wait', join(dir, 'job.sh')], {
-      encoding: 'utf8',
-      env: { ...process.env, ...clusterEnv() },
-      timeout: 60_000,
-    });
+    const r = spawnSync('sbatch', ['--parsable', '--wait', s.job], { encoding: 'utf8', env, timeout: 60_000 });
     const jobId = /^(\d+)/.exec(r.stdout)?.[1];
     expect(jobId, r.stdout + r.stderr).toBeDefined();
     expect(r.status, r.stdout + r.stderr).toBe(3);
-    const markers = catMarkers(markersGlob(slurmDir));
+    const markers = s.markers();
     expect([...markers.keys()].sort()).toEqual([`${jobId}_0`, `${jobId}_1`]);
     const codes = { ok: 0, three: 3 };
-    for (const { task, index } of group) {
+    for (const { task, index } of s.group) {
       const got = markers.get(`${jobId}_${index}`)!;
       expect(got).toMatchObject({ key: SUBMISSION, index, jobId, end: { code: codes[task.values.k as 'ok'] } });
       expect(got.startedAt).toMatch(ISO);
       expect(got.node).toBe(clusterEnv().CAMPAIGN_CLUSTER_NODE);
     }
+  }, 90_000);
+
+  it('record a scancel as SIGTERM, which the command hears', async () => {
+    const s = submission(['term']);
+    const sbatch = spawn('sbatch', ['--parsable', '--wait', s.job], { env, stdio: ['ignore', 'pipe', 'inherit'] });
+    let out = '';
+    sbatch.stdout.on('data', (b: Buffer) => (out += b.toString()));
+    const ended = new Promise<void>((done) => sbatch.on('close', () => done()));
+    let exited = false;
+    void ended.then(() => (exited = true));
+    while (!(existsSync(join(s.workdir, 'running')) && /^\d+/.test(out)) && !exited) {
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    const jobId = /^(\d+)/.exec(out)?.[1];
+    expect(jobId, `sbatch printed ${JSON.stringify(out)}`).toBeDefined();
+    execFileSync('scancel', [jobId!], { env });
+    await ended;
+    expect(existsSync(join(s.workdir, 'heard'))).toBe(true);
+    expect(s.markers().get(`${jobId}_0`)).toMatchObject({
+      key: SUBMISSION,
+      end: { code: 143, signal: 'TERM' },
+    });
   }, 90_000);
 });
