@@ -81,11 +81,12 @@ function epoch(ms: string): string | undefined {
 /**
  * Every marker of the campaign whose Slurm root (sbatch.ts's slurmRoot) is `root`, as a pattern
  * for the remote shell to expand: `cat` of it reads them all at once. The root is not quoted (an
- * automation node's forced command may take its words as they are), so it must hold nothing a
- * shell would read as a pattern or split at: such a root is refused.
+ * automation node's forced command takes its words as they are), so it must hold nothing a
+ * shell would read as a pattern or split at: such a root is refused. What it allows is what
+ * transport/words.ts takes as a plain glob word.
  */
 export function markersGlob(root: string): string {
-  if (!/^\/[\w./+@%:,=~-]*$/.test(root)) {
+  if (!/^\/[A-Za-z0-9_.,:=%@+/-]*$/.test(root)) {
     throw new UserError({
       message: `the campaign's Slurm directory ${JSON.stringify(root)} holds characters a shell would expand or split at`,
       fix: 'use a workdir of letters, digits and . _ - / only',

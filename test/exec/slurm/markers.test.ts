@@ -7,6 +7,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { UserError } from '../../../src/errors.js';
 import { markersGlob, parseMarkers, type TaskMarkers } from '../../../src/exec/slurm/markers.js';
+import { plainCommand } from '../../../src/exec/transport/words.js';
 
 const token = fc.stringMatching(/^[A-Za-z0-9._~-]{1,16}$/).filter((s) => s !== '-');
 const ms = fc.integer({ min: 0, max: 4_102_444_800_000 });
@@ -120,11 +121,24 @@ describe('parseMarkers', () => {
 
 describe('markersGlob', () => {
   it("matches every submission's markers under the campaign's Slurm directory", () => {
-    expect(markersGlob('/scratch/me/work/.campaign/slurm/c')).toBe('/scratch/me/work/.campaign/slurm/c/*/markers/*');
+    const glob = markersGlob('/scratch/me/work/.campaign/slurm/c');
+    expect(glob).toBe('/scratch/me/work/.campaign/slurm/c/*/markers/*');
+    // An automation node runs it as plain words.
+    expect(plainCommand(['cat', { glob }])).toBe(`cat ${glob}`);
   });
 
   it('refuses a directory the shell would expand or split', () => {
-    for (const root of ['/a b/c', '/a*/c', '/a?/c', '/a[1]/c', "/it's", '/a$HOME', 'relative/c', '/a\\b']) {
+    for (const root of [
+      '/a b/c',
+      '/a*/c',
+      '/a?/c',
+      '/a[1]/c',
+      "/it's",
+      '/a$HOME',
+      'relative/c',
+      '/a\\b',
+      '/home/~me/c',
+    ]) {
       expect(() => markersGlob(root), root).toThrow(UserError);
     }
   });
