@@ -85,8 +85,10 @@ export async function runPreflight(
 ): Promise<PreflightItem[]> {
   const { executor, transport, where } = made;
   const items: PreflightItem[] = [];
+  const restricted = c.manifest.cluster.executor === 'slurm' && c.manifest.cluster.restricted === true;
   try {
-    const r = await transport.exec('uname -n');
+    // Plain words: what an automation node allows, and the same to any shell.
+    const r = await transport.run(['uname', '-n']);
     if (r.code !== 0) throw new UserError(`uname -n failed on ${where}: ${r.stderr.trim() || `exit ${r.code}`}`);
     items.push({ check: 'login', status: 'ok', detail: `${where} answers (node ${r.stdout.trim()})` });
   } catch (e) {
@@ -95,11 +97,11 @@ export async function runPreflight(
   let workdir: string;
   try {
     workdir = await made.workdir();
-    items.push(...(await workdirItems(transport, workdir)));
+    items.push(...(await (restricted ? restrictedWorkdirItems : workdirItems)(transport, workdir)));
   } catch (e) {
     return [...items, ...failedItems('workdir', e)];
   }
-  items.push(...(await environmentItems(c, transport, workdir)));
+  items.push(...(restricted ? environmentNotProbed(c) : await environmentItems(c, transport, workdir)));
   items.push(...(await preconditionItems(c, plan, executor)));
   items.push(...(await specific()));
   return items;
@@ -145,6 +147,34 @@ async function workdirItems(transport: Transport, workdir: string): Promise<Pref
     });
   }
   return items;
+}
+
+/** An automation node runs no shell to probe with: the workdir is looked at by SFTP, its room not at all. */
+async function restrictedWorkdirItems(transport: Transport, workdir: string): Promise<PreflightItem[]> {
+  const st = await transport.stat(workdir);
+  return [
+    {
+      check: 'workdir',
+      status: 'ok',
+      detail: `${workdir} ${st ? 'exists' : 'will be created'} (an automation node has no shell to test writing or free space with: the first upload does)`,
+    },
+  ];
+}
+
+/** The environment is activated by each task's `environment` gate; the login node cannot try it without a shell. */
+function environmentNotProbed(c: Campaign): PreflightItem[] {
+  const phases = c.manifest.phases.filter((p) => environmentFor(c.manifest, p)).map((p) => p.name);
+  if (phases.length === 0) return [];
+  return [
+    {
+      check: 'environment',
+      status: 'warn',
+      detail:
+        'not tried on the login node: an automation node runs no shell (each task checks it as its environment gate)',
+      phases,
+      fix: 'try it once by hand on a login node with a shell, or let the smoke stage find out',
+    },
+  ];
 }
 
 /** Each distinct environment of the phases, activated on the login node by the probe a task would run. */

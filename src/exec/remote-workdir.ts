@@ -3,6 +3,7 @@
  * is there and fresh, check commands run in it, and which paths are missing. Each is one SFTP
  * operation or one command, whatever the number of paths.
  */
+import { createHash } from 'node:crypto';
 import { posix } from 'node:path';
 import type { TaskSpec } from '../manifest/expand.js';
 import type { Manifest } from '../manifest/schema.js';
@@ -43,24 +44,57 @@ export function setAsideOrThrow(r: SetAsideResult | { error: string }, workdir: 
   });
 }
 
+/** What needs a shell on the login node, said as the error an automation node gets. */
+function needsShell(what: string, fix: string): UserError {
+  return new UserError({
+    message: `${what} needs a shell on the login node, and cluster.restricted says it is an automation node, which runs none`,
+    fix,
+  });
+}
+
+/** How many SFTP requests are in flight at once for a batch of paths. */
+const SFTP_BATCH = 64;
+
 export class RemoteWorkdir {
   private abs: string | undefined;
   private real: Promise<string | undefined> | undefined;
+  /**
+   * Restricted to plain commands and SFTP (an automation node): what would run a shell there
+   * goes through SFTP here instead, or is refused.
+   */
+  private readonly restricted: boolean;
 
   constructor(
     private readonly transport: Transport,
     private readonly manifest: Manifest,
-  ) {}
+  ) {
+    this.restricted = manifest.cluster.executor === 'slurm' && manifest.cluster.restricted === true;
+  }
 
   /** The absolute workdir (`~` is the remote user's home). */
   async path(): Promise<string> {
-    if (this.abs === undefined) {
-      const r = await this.transport.exec('printf %s "$HOME"');
-      if (r.code !== 0 || !r.stdout.startsWith('/'))
-        throw new UserError(`cannot find the home directory on the server: ${r.stderr.trim()}`);
-      this.abs = resolveHome(this.manifest.workdir, r.stdout);
-    }
+    if (this.abs === undefined) this.abs = resolveHome(this.manifest.workdir, await this.home());
     return this.abs;
+  }
+
+  private async home(): Promise<string> {
+    if (this.manifest.workdir.startsWith('/')) return '/';
+    if (this.restricted) {
+      // No shell to print $HOME: SFTP's own idea of it (where its sessions start).
+      const home = await this.transport.realpath('~').catch((e: unknown) => {
+        if (!(e instanceof UserError)) throw e;
+        throw new UserError({
+          message: `cannot find the home directory on the automation node: ${e.problems[0]?.message}`,
+          fix: 'give workdir as an absolute path (e.g. /home/you/scratch/runs): without file transfer, campaign cannot ask where ~ is',
+        });
+      });
+      if (home?.startsWith('/')) return home;
+      throw new UserError('cannot find the home directory on the automation node: SFTP gave none');
+    }
+    const r = await this.transport.exec('printf %s "$HOME"');
+    if (r.code !== 0 || !r.stdout.startsWith('/'))
+      throw new UserError(`cannot find the home directory on the server: ${r.stderr.trim()}`);
+    return r.stdout;
   }
 
   /**
@@ -97,6 +131,17 @@ export class RemoteWorkdir {
     const { exists, fresh, path, linkedTo } = await this.freshness(task, since);
     if (!exists) return { exists: false, fresh: false };
     if (linkedTo) return { exists, fresh, linkedTo };
+    if (this.restricted) {
+      // No sha256sum there: the file is read once and hashed here.
+      const text = await this.transport.readFile(path, { maxBytes: RECORDS_READ_LIMIT }).catch(() => undefined);
+      const digest = text === undefined ? undefined : createHash('sha256').update(text).digest('hex');
+      return {
+        exists: true,
+        fresh,
+        ...(digest ? { digest } : {}),
+        ...(withText && text !== undefined ? { text } : {}),
+      };
+    }
     const sum = await this.transport.exec(`sha256sum -- ${shellQuote(path)}`);
     const digest = sum.code === 0 ? sum.stdout.split(' ')[0] : undefined;
     const text = withText ? await this.transport.readFile(path) : undefined;
@@ -104,6 +149,11 @@ export class RemoteWorkdir {
   }
 
   async runCheck(task: TaskSpec, command: string): Promise<{ exitCode: number; tail: string }> {
+    if (this.restricted)
+      throw needsShell(
+        'a `check: command` item',
+        'check the outputs with output_exists, records or log_contains items',
+      );
     const workdir = await this.path();
     const env = exportLines(manifestTaskEnv(this.manifest, task, 0, workdir));
     const r = await this.transport.exec(
@@ -115,6 +165,17 @@ export class RemoteWorkdir {
   async writeFiles(files: readonly { path: string; text: string }[]): Promise<string[]> {
     if (files.length === 0) return [];
     const workdir = await this.path();
+    if (this.restricted) {
+      const failed: string[] = [];
+      for (const f of files) {
+        const to = posix.resolve(workdir, f.path);
+        await this.transport
+          .mkdirp(posix.dirname(to))
+          .then(() => this.transport.writeFile(to, f.text))
+          .catch(() => failed.push(f.path));
+      }
+      return failed;
+    }
     // Paths and contents travel on stdin (the contents as base64), never in the command's text.
     const r = await this.transport.exec(
       [
@@ -132,6 +193,11 @@ export class RemoteWorkdir {
 
   /** renderSetAside run in the workdir; `attempts` is the executor's directory of the campaign's attempts. */
   async setAside(attempts: string, dest: string): Promise<SetAsideResult> {
+    if (this.restricted)
+      throw needsShell(
+        '--fresh (moving the earlier attempts and outputs aside)',
+        `move ${this.manifest.workdir} aside by hand from a login node with a shell, or give the campaign a new workdir`,
+      );
     const workdir = await this.path();
     const r = await this.transport.exec(renderSetAside({ workdir, campaign: this.manifest.campaign, attempts, dest }));
     return setAsideOrThrow(parseSetAside(dest, r), workdir);
@@ -144,6 +210,14 @@ export class RemoteWorkdir {
   async missing(paths: readonly string[]): Promise<string[]> {
     const workdir = await this.path();
     const out: string[] = [];
+    if (this.restricted) {
+      for (let i = 0; i < paths.length; i += SFTP_BATCH) {
+        const chunk = paths.slice(i, i + SFTP_BATCH);
+        const found = await Promise.all(chunk.map((p) => this.transport.stat(posix.resolve(workdir, p))));
+        out.push(...chunk.filter((_, j) => found[j] === undefined));
+      }
+      return out;
+    }
     for (let i = 0; i < paths.length; i += 1000) {
       const chunk = paths.slice(i, i + 1000);
       const r = await this.transport.exec(

@@ -161,6 +161,12 @@ const slurmCluster = z.strictObject({
     .optional()
     .describe('user@host:port of the login node, or a Host of the SSH config; omit to run sbatch here.'),
   ...sshAccess,
+  restricted: z
+    .boolean()
+    .optional()
+    .describe(
+      "The login is an automation node: its key's forced command allows only plain Slurm, listing and file-transfer commands, no shell (README, Automation nodes).",
+    ),
   account: z.string().optional().describe('The Slurm account jobs are charged to (sbatch --account).'),
   partitions: z
     .array(partition)

@@ -169,8 +169,16 @@ export function renderSbatch(input: SbatchInput): { script: string; table: strin
   const table = input.rows
     .map((row) => tableRow(row.index, manifestTaskEnv(manifest, row.task, row.attempt, input.workdir)))
     .join('\n');
-  return { script, table: `${table}\n` };
+  return { script, table: `${tableHeader(input.submission)}\n${table}\n` };
 }
+
+/**
+ * A task table's first line names its submission, so that all the tables of a campaign read in
+ * one `cat` (an automation node has no shell to print each file's name) say whose rows follow.
+ * No index is that line's first field: the batch script's lookup passes over it.
+ */
+const tableHeader = (submission: string): string => `# submission ${submission}`;
+export const TABLE_HEADER = /^# submission (\S+)$/;
 
 /** The campaign's job scripts, task tables and logs: its own directory, apart from other campaigns'. */
 export function slurmRoot(workdir: string, campaign: string): string {

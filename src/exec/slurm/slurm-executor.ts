@@ -3,6 +3,12 @@
  * or this machine). Jobs are named `<campaign>~<key>`, the key derived from what is submitted,
  * so a pass that crashed after `sbatch` finds its job on the next pass instead of submitting
  * again. Each pass sends one query command (sacct and squeue together) for the whole campaign.
+ *
+ * Restricted (`cluster.restricted`, an automation node): every command is one allowed command
+ * of plain words (scontrol, squeue, sbatch, scancel, cat, id) and files go by SFTP. There is
+ * no sacct: a pass reads the queue (`squeue -t all`, which keeps an ended job for MinJobAge)
+ * and the start and end markers every batch script writes, so a task that ended and left the
+ * queue before a pass saw it is judged by its markers (marker-class.ts), never lost.
  */
 import { UserError } from '../../errors.js';
 import type { TaskSpec } from '../../manifest/expand.js';
@@ -12,15 +18,17 @@ import type { Plan } from '../../plan/plan.js';
 import type { OutputFacts } from '../../judge/checklist.js';
 import type { Submission, TaskEvent } from '../../state/events.js';
 import type { Attempt, FailureClass } from '../../state/state.js';
-import { rowAttempt, slurmRoot, submissionFiles, submissionKey } from '../../render/sbatch.js';
+import { rowAttempt, slurmRoot, submissionFiles, submissionKey, TABLE_HEADER } from '../../render/sbatch.js';
 import { shellQuote } from '../../render/shell.js';
 import { GATE_EXIT, GATE_LINE } from '../../render/task-script.js';
 import { diskFull, recordsVerdict } from '../../judge/attempt-end.js';
 import type { SetAsideResult } from '../../render/set-aside.js';
 import type { ActiveAttempt, Executor } from '../executor.js';
 import { RemoteWorkdir, type OutputFreshness } from '../remote-workdir.js';
-import { parseTestOnly, renderTestOnly, type Refusal, type TestedArray } from './test-only.js';
+import { parseTestOnly, renderTestOnly, testOnlyRefusals, type Refusal, type TestedArray } from './test-only.js';
 import { LinkError, type Transport } from '../transport/transport.js';
+import { classifyByMarkers } from './marker-class.js';
+import { markersGlob, parseMarkers, type TaskMarkers } from './markers.js';
 import {
   classify,
   explainReason,
@@ -90,12 +98,24 @@ export class SlurmExecutor implements Executor {
   private onRecord: Map<string, { handle: string; log: string }> | undefined;
   /** The oldest submission on record (epoch seconds): the query looks back at least that far. */
   private earliest = Infinity;
+  /** Plain commands and SFTP only: an automation node. */
+  private readonly restricted: boolean;
+  /** The login's user name (restricted: no `$(id -un)` in a command), asked once. */
+  private user: Promise<string> | undefined;
+  /** The markers the last query read, by handle (restricted). */
+  private markers = new Map<string, TaskMarkers>();
+  /** Handles that ended in the queue before their end marker could be read: given one pass for it. */
+  private awaitingMarker = new Set<string>();
 
   constructor(private readonly opts: SlurmExecutorOptions) {
     this.now = opts.now ?? (() => new Date().toISOString());
     this.warn = opts.warn ?? (() => {});
     this.prefix = `${opts.manifest.campaign}~`;
     this.remote = new RemoteWorkdir(opts.transport, opts.manifest);
+    const cluster = opts.manifest.cluster;
+    this.restricted = cluster.executor === 'slurm' && cluster.restricted === true;
+    // Restricted, there is no accounting to wait for: an ended task is judged by the queue and its markers.
+    this.accountingOk = !this.restricted;
   }
 
   /** Slurm throttles arrays itself (`%max_parallel`): the controller may submit everything due. */
@@ -109,15 +129,13 @@ export class SlurmExecutor implements Executor {
 
   /** The cluster's MaxArraySize and partition caps (`scontrol`), read once before submitting. */
   async limits(): Promise<ClusterLimits> {
-    const r = await this.opts.transport.exec(
-      "scontrol show config | grep -i '^MaxArraySize'; printf '%s\\n' '--'; scontrol show partition -o",
-    );
-    if (r.code !== 0)
-      throw new UserError({
-        message: `scontrol failed on the cluster: ${r.stderr.trim() || r.stdout.trim()}`,
-        fix: 'check that Slurm is reachable from the login node',
-      });
-    const [config = '', parts = ''] = r.stdout.split('\n--\n');
+    const [config = '', parts = ''] = this.restricted
+      ? await this.restrictedLimits()
+      : (
+          await this.scontrol(
+            "scontrol show config | grep -i '^MaxArraySize'; printf '%s\\n' '--'; scontrol show partition -o",
+          )
+        ).split('\n--\n');
     const max = /MaxArraySize\s*=\s*(\d+)/i.exec(config);
     const partitions = new Map<string, number | undefined>();
     let defaultPartition: string | undefined;
@@ -129,6 +147,38 @@ export class SlurmExecutor implements Executor {
       if (/\bDefault=YES\b/.test(line)) defaultPartition = name;
     }
     return { maxArraySize: max ? Number(max[1]) : 1001, partitions, ...(defaultPartition ? { defaultPartition } : {}) };
+  }
+
+  /** `scontrol show config` and `scontrol show partition -o`, each a plain command, parsed here. */
+  private async restrictedLimits(): Promise<[string, string]> {
+    await this.checkPlainWorkdir();
+    const config = await this.scontrol(['scontrol', 'show', 'config']);
+    return [config, await this.scontrol(['scontrol', 'show', 'partition', '-o'])];
+  }
+
+  /** Runs an scontrol query (a shell line, or plain words when restricted); its output, or the UserError. */
+  private async scontrol(command: string | string[]): Promise<string> {
+    const t = this.opts.transport;
+    const r = typeof command === 'string' ? await t.exec(command) : await t.run(command);
+    if (r.code !== 0)
+      throw new UserError({
+        message: `scontrol failed on the cluster: ${r.stderr.trim() || r.stdout.trim()}`,
+        fix: 'check that Slurm is reachable from the login node',
+      });
+    return r.stdout;
+  }
+
+  /**
+   * Restricted, every path is a plain word of a command: an automation node's wrapper would
+   * split a blank and expand a `*`. Said before anything is sent.
+   */
+  private async checkPlainWorkdir(): Promise<void> {
+    const workdir = await this.workdir();
+    if (/^[A-Za-z0-9_.,:=%@+/-]+$/.test(workdir)) return;
+    throw new UserError({
+      message: `the workdir ${workdir} holds characters an automation node's forced command would split or expand (blanks, quotes, *, ?, $ and the like)`,
+      fix: 'give a workdir of letters, digits and . _ - / only',
+    });
   }
 
   /**
@@ -155,6 +205,18 @@ export class SlurmExecutor implements Executor {
     }
     const tested = [...arrays.values()];
     if (tested.length === 0) return [];
+    if (this.restricted) {
+      // One plain sbatch per array, its script on standard input: nothing to upload first.
+      const answers = [];
+      for (const a of tested) {
+        const r = await this.opts.transport.run(['sbatch', '--test-only', '--array=0'], {
+          stdin: a.script,
+          timeoutMs: 30_000,
+        });
+        answers.push({ code: r.code, output: `${r.stdout}\n${r.stderr}` });
+      }
+      return testOnlyRefusals(tested, answers);
+    }
     const r = await this.opts.transport.exec(renderTestOnly(tested), { timeoutMs: 30_000 + 5_000 * tested.length });
     return parseTestOnly(tested, `${r.stdout}\n${r.stderr}`);
   }
@@ -265,6 +327,7 @@ export class SlurmExecutor implements Executor {
    * whose jobs the scheduler knows (by the name the table's key gives), with their ids.
    */
   private async readRecord(workdir: string): Promise<Map<string, { handle: string; log: string }>> {
+    if (this.restricted) return this.readRecordRestricted(workdir);
     const root = this.root(workdir);
     const r = await this.opts.transport.exec(
       [
@@ -308,6 +371,69 @@ export class SlurmExecutor implements Executor {
     return record;
   }
 
+  /**
+   * The record without sacct: the task tables (each names its submission on its first line),
+   * with the job of each from the queue (pending, running, or ended within MinJobAge) or, for
+   * a job the queue has forgotten, from the markers its tasks left (which name their job).
+   * An attempt whose job is in neither never ran and is not on record.
+   */
+  private async readRecordRestricted(workdir: string): Promise<Map<string, { handle: string; log: string }>> {
+    const root = this.root(workdir);
+    const record = new Map<string, { handle: string; log: string }>();
+    const jobs = new Map<string, string>();
+    for (const q of await this.queue()) jobs.set(q.name.slice(this.prefix.length), q.handle.split('_')[0]!);
+    for (const m of (await this.readMarkers()).values()) if (!jobs.has(m.key)) jobs.set(m.key, m.jobId);
+    const tables = await this.opts.transport.run(['cat', { glob: `${root}/*/table.tsv` }]);
+    let key: string | undefined;
+    for (const line of tables.stdout.split('\n')) {
+      const named = TABLE_HEADER.exec(line);
+      if (named) {
+        key = named[1];
+        continue;
+      }
+      const jobId = key === undefined ? undefined : jobs.get(key);
+      const row = jobId === undefined ? undefined : rowAttempt(line);
+      if (!row) continue;
+      record.set(attemptKey({ task: { id: row.task, definition: row.definition }, attempt: row.attempt }), {
+        handle: `${jobId}_${row.index}`,
+        log: `${root}/${key}/logs/${row.index}.log`,
+      });
+    }
+    return record;
+  }
+
+  /** The campaign's jobs in the queue, every state (restricted: plain `squeue`, times as the queue prints them). */
+  private async queue(): Promise<JobRecord[]> {
+    this.user ??= this.opts.transport.run(['id', '-un']).then((r) => {
+      const user = r.stdout.trim();
+      if (r.code !== 0 || !/^[A-Za-z0-9._-]+$/.test(user)) {
+        this.user = undefined;
+        throw new LinkError(`id -un failed on the cluster: ${r.stderr.trim() || `exit ${r.code}`}`);
+      }
+      return user;
+    });
+    const r = await this.opts.transport.run([
+      'squeue',
+      '-h',
+      '-r',
+      '-t',
+      'all',
+      '-u',
+      await this.user,
+      '-o',
+      SQUEUE_FORMAT,
+    ]);
+    // slurmctld restarting or overloaded: the next pass asks again.
+    if (r.code !== 0) throw new LinkError(`squeue failed on the cluster: ${r.stderr.trim() || `exit ${r.code}`}`);
+    return parseSqueue(r.stdout, this.prefix);
+  }
+
+  /** Every marker of the campaign's tasks, in one `cat`; none yet is no error. */
+  private async readMarkers(): Promise<Map<string, TaskMarkers>> {
+    const r = await this.opts.transport.run(['cat', { glob: markersGlob(this.root(await this.workdir())) }]);
+    return (this.markers = parseMarkers(r.stdout));
+  }
+
   private root(workdir: string): string {
     return slurmRoot(workdir, this.opts.manifest.campaign);
   }
@@ -325,7 +451,10 @@ export class SlurmExecutor implements Executor {
     await t.mkdirp(`${dir}/logs`);
     await t.writeFile(`${dir}/table.tsv`, table);
     await t.writeFile(`${dir}/job.sh`, script, { mode: 0o755 });
-    const r = await t.exec(`sbatch --parsable ${shellQuote(`${dir}/job.sh`)}`).catch((e: unknown) => {
+    const sent = this.restricted
+      ? t.run(['sbatch', '--parsable', `${dir}/job.sh`])
+      : t.exec(`sbatch --parsable ${shellQuote(`${dir}/job.sh`)}`);
+    const r = await sent.catch((e: unknown) => {
       // The job may be queued without our having heard its id: look again before sending anything.
       this.known = undefined;
       this.onRecord = undefined;
@@ -342,6 +471,14 @@ export class SlurmExecutor implements Executor {
 
   /** The one query of a pass: the campaign's jobs in accounting and in the queue. */
   private async query(): Promise<Map<string, JobRecord>> {
+    if (this.restricted) {
+      const [queued, markers] = await Promise.all([this.queue(), this.readMarkers()]);
+      const records = new Map(queued.map((q) => [q.handle, q]));
+      // A job the queue has forgotten is known by the markers its tasks left.
+      this.known = new Map([...markers.values()].map((m) => [`${this.prefix}${m.key}`, m.jobId]));
+      for (const q of queued) this.known.set(q.name, q.handle.split('_')[0]!);
+      return records;
+    }
     const from = Math.min(Date.parse(this.opts.since) / 1000, this.earliest);
     const back = Math.ceil(Date.parse(this.now()) / 1000 - from) + 3600;
     const r = await this.opts.transport.exec(
@@ -385,11 +522,14 @@ export class SlurmExecutor implements Executor {
     const unschedulable: { handle: string; event: TaskEvent }[] = [];
     for (const { task, attempt, walltimeSeconds, partition } of active) {
       const base = { task: task.id, attempt: attempt.n };
-      const record = attempt.handle ? records.get(attempt.handle) : undefined;
-      if (!record) {
-        events.push(...(await this.absent(task, attempt, now)));
+      const marker = attempt.handle ? this.markers.get(attempt.handle) : undefined;
+      const queued = attempt.handle ? records.get(attempt.handle) : undefined;
+      if (!queued) {
+        if (marker?.startedAt) events.push(...(await this.endedByMarkers(task, attempt, marker, walltimeSeconds, now)));
+        else events.push(...(await this.absent(task, attempt, now)));
         continue;
       }
+      const record = marker ? withMarker(queued, marker) : queued;
       this.missingSince.delete(attempt.handle!);
       const c = classify(record);
       const startedAt = record.start ? new Date(record.start * 1000).toISOString() : now;
@@ -399,6 +539,12 @@ export class SlurmExecutor implements Executor {
       // Ended in the queue but not yet in accounting: wait a pass for the exit code (started,
       // and so past its expected end, the task is looked at again soon).
       if (!c.active && record.queueOnly && this.accountingOk) continue;
+      // Restricted, the exit code is the end marker's: a shared filesystem may show it a moment late.
+      if (!c.active && this.restricted && !marker?.end && !this.awaitingMarker.has(record.handle)) {
+        this.awaitingMarker.add(record.handle);
+        continue;
+      }
+      this.awaitingMarker.delete(record.handle);
       if (c.active && !c.running && neverStarts(record.reason)) {
         const reason = `Slurm will never start it: ${explainReason(record.reason)} (${record.reason}); cancelled`;
         unschedulable.push({
@@ -441,12 +587,41 @@ export class SlurmExecutor implements Executor {
    */
   private async cancelPending(found: { handle: string; event: TaskEvent }[]): Promise<TaskEvent[]> {
     if (found.length === 0) return [];
-    const r = await this.opts.transport.exec(
-      `scancel --state=PENDING ${found.map((f) => shellQuote(f.handle)).join(' ')} && echo cancelled`,
-    );
-    if (r.stdout.trim() === 'cancelled') return found.map((f) => f.event);
+    const r = await this.opts.transport.run(['scancel', '--state=PENDING', ...found.map((f) => f.handle)]);
+    if (r.code === 0) return found.map((f) => f.event);
     this.warn(`scancel failed (${(r.stderr || r.stdout).trim().split('\n')[0]}); trying again next pass`);
     return [];
+  }
+
+  /**
+   * A task that started (its start marker says so) and that the queue no longer lists: it
+   * ended more than MinJobAge before this pass, and its markers and log say how.
+   */
+  private async endedByMarkers(
+    task: TaskSpec,
+    attempt: Attempt,
+    m: TaskMarkers,
+    walltimeSeconds: number,
+    now: string,
+  ): Promise<TaskEvent[]> {
+    const base = { task: task.id, attempt: attempt.n };
+    const startedAt = attempt.startedAt ?? m.startedAt!;
+    const node = m.node ? { node: m.node } : {};
+    const events: TaskEvent[] = [];
+    if (!attempt.startedAt) events.push({ type: 'started', ...base, at: startedAt, ...node });
+    const v = classifyByMarkers(m, walltimeSeconds, now, await this.readLog(task, attempt));
+    const { cls, reason } = await this.verify(task, { ...attempt, startedAt }, v.cls, v.reason, v.exitCode);
+    events.push({
+      type: 'finished',
+      ...base,
+      at: v.at ?? now,
+      class: cls,
+      ...(v.exitCode === undefined ? {} : { exitCode: v.exitCode }),
+      ...(reason ? { reason } : {}),
+      ...node,
+      startedAt,
+    });
+    return events;
   }
 
   /** A task Slurm has no record of: still in accounting's delay, ended (queue-only), or vanished. */
@@ -473,6 +648,23 @@ export class SlurmExecutor implements Executor {
     return [
       { type: 'finished', ...base, at: now, class: 'lost', reason: 'vanished from Slurm (cancelled while pending?)' },
     ];
+  }
+
+  /**
+   * Asks Slurm to end these attempts (SIGTERM, then SIGKILL after KillWait); a pending one
+   * never starts. Their ends, as `cancelled`, come from later passes.
+   */
+  async cancel(active: readonly ActiveAttempt[]): Promise<void> {
+    const handles = active.flatMap((a) =>
+      a.attempt.handle && /^\d+_\d+$/.test(a.attempt.handle) ? [a.attempt.handle] : [],
+    );
+    if (handles.length === 0) return;
+    const r = await this.opts.transport.run(['scancel', ...handles]);
+    if (r.code !== 0)
+      throw new UserError({
+        message: `scancel failed (exit ${r.code}): ${(r.stderr || r.stdout).trim().split('\n')[0]}`,
+        fix: `cancel the jobs by hand on the login node: scancel ${handles.join(' ')}`,
+      });
   }
 
   /** Completion is proven by the output; a failure whose log names a gate is that gate's. */
@@ -572,6 +764,20 @@ function submittedEvent(s: Submission, at: string, handle: string, log: string):
     handle,
     log,
     ...(s.memBytes === undefined ? {} : { memBytes: s.memBytes }),
+  };
+}
+
+/** The queue's record with what the task's markers add: its start, and its exit status once it ended. */
+function withMarker(record: JobRecord, m: TaskMarkers): JobRecord {
+  const epoch = (iso: string | undefined) => (iso === undefined ? undefined : Math.floor(Date.parse(iso) / 1000));
+  const start = record.start ?? epoch(m.startedAt);
+  const end = record.end ?? epoch(m.end?.at);
+  return {
+    ...record,
+    ...(start === undefined ? {} : { start }),
+    ...(end === undefined ? {} : { end }),
+    ...(record.exitCode === undefined && m.end ? { exitCode: m.end.code } : {}),
+    ...(record.node === undefined && m.node ? { node: m.node } : {}),
   };
 }
 

@@ -82,26 +82,36 @@ const REFUSALS: readonly { words: RegExp; option: string; fix: string }[] = [
 
 /** The refusals in the command's output; an array whose status line is missing counts as refused. */
 export function parseTestOnly(arrays: readonly TestedArray[], output: string): Refusal[] {
-  const refusals: Refusal[] = [];
-  const seen = new Set<number>();
+  const answers: ({ code: number; output: string } | undefined)[] = arrays.map(() => undefined);
   let text: string[] = [];
   for (const line of output.split('\n')) {
     const m = STATUS_LINE.exec(line);
     if (!m) {
-      if (line.trim() !== '') text.push(line.trim());
+      text.push(line);
       continue;
     }
-    const a = arrays[Number(m[1])];
-    if (a) {
-      seen.add(Number(m[1]));
-      if (m[2] !== '0') refusals.push(refusal(a, text.join(' ').replace(/^sbatch: error: /i, '')));
-    }
+    if (arrays[Number(m[1])]) answers[Number(m[1])] = { code: Number(m[2]), output: text.join('\n') };
     text = [];
   }
-  arrays.forEach((a, i) => {
-    if (!seen.has(i)) refusals.push(refusal(a, 'sbatch --test-only gave no answer'));
+  return testOnlyRefusals(arrays, answers);
+}
+
+/** The refusals among the answers of each array's `sbatch --test-only` (none: it gave no answer). */
+export function testOnlyRefusals(
+  arrays: readonly TestedArray[],
+  answers: readonly ({ code: number; output: string } | undefined)[],
+): Refusal[] {
+  return arrays.flatMap((a, i) => {
+    const answer = answers[i];
+    if (answer === undefined) return [refusal(a, 'sbatch --test-only gave no answer')];
+    if (answer.code === 0) return [];
+    const words = answer.output
+      .split('\n')
+      .map((l) => l.trim())
+      .filter((l) => l !== '')
+      .join(' ');
+    return [refusal(a, words.replace(/^sbatch: error: /i, ''))];
   });
-  return refusals;
 }
 
 function refusal(a: TestedArray, error: string): Refusal {

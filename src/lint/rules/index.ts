@@ -29,6 +29,7 @@ import { valueNotCarried } from './value-not-carried.js';
 import { walltimeBudget } from './walltime-budget.js';
 import { walltimeNotMeasured } from './walltime-not-measured.js';
 import { slurmOptionElsewhere } from './slurm-option-elsewhere.js';
+import { shellOnAutomationNode } from './shell-on-automation-node.js';
 
 export const RULES: readonly Rule[] = [
   // The manifest itself: phases and their dependencies, then grids, then names used in them.
@@ -55,6 +56,7 @@ export const RULES: readonly Rule[] = [
   patternNestedQuantifier,
   flushNotFiner,
   slurmOptionElsewhere,
+  shellOnAutomationNode,
   // Expanded tasks (only when the manifest has no error).
   outputOutsideWorkdir,
   tagCollision,
