@@ -7,7 +7,7 @@
 import { UserError } from '../errors.js';
 import type { Executor } from '../exec/executor.js';
 import type { Transport } from '../exec/transport/transport.js';
-import type { Environment } from '../manifest/schema.js';
+import { restriction, type Environment } from '../manifest/schema.js';
 import type { Plan } from '../plan/plan.js';
 import { environmentFor, renderEnvironmentProbe } from '../render/environment.js';
 import { shellQuote } from '../render/shell.js';
@@ -85,7 +85,7 @@ export async function runPreflight(
 ): Promise<PreflightItem[]> {
   const { executor, transport, where } = made;
   const items: PreflightItem[] = [];
-  const restricted = c.manifest.cluster.executor === 'slurm' && c.manifest.cluster.restricted === true;
+  const restricted = restriction(c.manifest.cluster) !== undefined;
   try {
     // Plain words: what an automation node allows, and the same to any shell.
     const r = await transport.run(['uname', '-n']);

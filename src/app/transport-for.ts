@@ -3,7 +3,9 @@ import { existsSync } from 'node:fs';
 import { homedir, userInfo } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { UserError } from '../errors.js';
+import { restriction } from '../manifest/schema.js';
 import { KEY_ENV, KEY_FILE_ENV, PASSPHRASE_ENV } from '../exec/secrets.js';
+import { FilesByCommands } from '../exec/transport/files-by-commands.js';
 import { LocalTransport } from '../exec/transport/local.js';
 import {
   type ConfigFile,
@@ -45,10 +47,18 @@ export function transportFor(c: Campaign, ssh: SshSecrets): Transport {
   if (cluster.executor === 'local') return new LocalTransport();
   // sbatch here hands its environment to every job: a login shell's, never the runner's. GPU
   // tasks here run as this user beside campaign, like the local executor's, and inherit alike.
-  if (!cluster.login) return new LocalTransport(cluster.executor === 'ssh-gpu' ? { environment: 'inherited' } : {});
+  if (!cluster.login) {
+    if (restriction(cluster))
+      throw new UserError({
+        message:
+          'cluster.restricted says the login is an automation node, and there is no cluster.login to reach it by',
+        fix: "give the automation node's address as cluster.login, or remove restricted: true to run sbatch on this machine",
+      });
+    return new LocalTransport(cluster.executor === 'ssh-gpu' ? { environment: 'inherited' } : {});
+  }
   const hops = sshHops(c)!;
   const target = hops.pop()!;
-  return new SshTransport({
+  const ssh2 = new SshTransport({
     ...target,
     jumps: hops,
     // Looked up in an environment of their own, never process.env: no child can inherit them.
@@ -59,6 +69,8 @@ export function transportFor(c: Campaign, ssh: SshSecrets): Transport {
     // A second factor is asked for only where someone can answer it.
     ...(process.stdin.isTTY ? { keyboardInteractive: askOnTerminal } : {}),
   });
+  // An automation node's Slurm-only list has no SFTP: its files are read with cat and ls.
+  return restriction(cluster) === 'slurm' ? new FilesByCommands(ssh2) : ssh2;
 }
 
 /** The user the login node is logged into as (an alias resolved through the SSH config); undefined without a login. */

@@ -6,7 +6,7 @@
 import { createHash } from 'node:crypto';
 import { posix } from 'node:path';
 import type { TaskSpec } from '../manifest/expand.js';
-import type { Manifest } from '../manifest/schema.js';
+import { restriction, type Manifest } from '../manifest/schema.js';
 import type { OutputRecords } from '../judge/attempt-end.js';
 import { fullRecordExpectation, type OutputFacts } from '../judge/checklist.js';
 import { manifestTaskEnv } from '../render/env.js';
@@ -68,7 +68,7 @@ export class RemoteWorkdir {
     private readonly transport: Transport,
     private readonly manifest: Manifest,
   ) {
-    this.restricted = manifest.cluster.executor === 'slurm' && manifest.cluster.restricted === true;
+    this.restricted = restriction(manifest.cluster) !== undefined;
   }
 
   /** The absolute workdir (`~` is the remote user's home). */

@@ -162,10 +162,10 @@ const slurmCluster = z.strictObject({
     .describe('user@host:port of the login node, or a Host of the SSH config; omit to run sbatch here.'),
   ...sshAccess,
   restricted: z
-    .boolean()
+    .union([z.boolean(), z.literal('slurm')])
     .optional()
     .describe(
-      "The login is an automation node: its key's forced command allows only plain Slurm, listing and file-transfer commands, no shell (README, Automation nodes).",
+      "The login is an automation node: its key's forced command allows only plain Slurm, listing and file-transfer commands, no shell; `slurm`: Slurm's and listing commands, no file transfer (README, Automation nodes).",
     ),
   account: z.string().optional().describe('The Slurm account jobs are charged to (sbatch --account).'),
   partitions: z
@@ -231,6 +231,16 @@ export const cluster = z
   .discriminatedUnion('executor', [localCluster, slurmCluster, sshGpuCluster])
   .describe('Where tasks run.');
 export type Cluster = z.infer<typeof cluster>;
+
+/**
+ * What an automation node lets through, where `cluster.restricted` says the login is one: `all`
+ * (Slurm's, listing and file-transfer commands), `slurm` (no file transfer); undefined for a
+ * login with a shell.
+ */
+export function restriction(cluster: Cluster): 'all' | 'slurm' | undefined {
+  if (cluster.executor !== 'slurm' || !cluster.restricted) return undefined;
+  return cluster.restricted === 'slurm' ? 'slurm' : 'all';
+}
 
 export const progress = z
   .strictObject({

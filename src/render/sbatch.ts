@@ -43,6 +43,12 @@ export interface SbatchInput {
   markerDir: string;
   memBytes?: number;
   exclude?: readonly string[];
+  /**
+   * The script carries its task table and keeps its own log, for a login that allows no file
+   * transfer (an automation node's Slurm-only list): sent to sbatch on its standard input,
+   * nothing is uploaded, and no directory exists for `--output` until the job makes one.
+   */
+  selfContained?: boolean;
 }
 
 /** A `#SBATCH` value is read by sbatch, not bash: refuse what it could split or misread. */
@@ -135,7 +141,7 @@ export function renderSbatch(input: SbatchInput): { script: string; table: strin
         : [directive('mem', formatSlurmMem(mem))]),
     directive('chdir', input.workdir),
     // sbatch expands %-patterns in --output: a % of the path itself is written %%.
-    directive('output', `${input.logDir.replace(/%/g, '%%')}/%a.log`),
+    directive('output', input.selfContained ? '/dev/null' : `${input.logDir.replace(/%/g, '%%')}/%a.log`),
     ...(exclude.length > 0 ? [directive('exclude', exclude.join(','))] : []),
     // Passed through as written; the schema refused the options campaign sets itself.
     ...passed.map((arg) => {
@@ -145,10 +151,17 @@ export function renderSbatch(input: SbatchInput): { script: string; table: strin
     // A failed node is the controller's to handle (that index alone, elsewhere), not Slurm's.
     '#SBATCH --no-requeue',
   ];
+  const rows = input.rows
+    .map((row) => tableRow(row.index, manifestTaskEnv(manifest, row.task, row.attempt, input.workdir)))
+    .join('\n');
+  const table = `${tableHeader(input.submission)}\n${rows}\n`;
+  // Compared as strings: awk would take "1 " for the number 1.
+  const lookup = `awk -F "\\t" -v i="\${SLURM_ARRAY_TASK_ID:-none}" '$1 "" == i "" { print $2; found = 1; exit } END { exit !found }'`;
   const prelude = [
     `campaign_table=${shellQuote(input.tablePath)}`,
-    // Compared as strings: awk would take "1 " for the number 1.
-    'campaign_row=$(awk -F "\\t" -v i="${SLURM_ARRAY_TASK_ID:-none}" \'$1 "" == i "" { print $2; found = 1; exit } END { exit !found }\' "$campaign_table") ||',
+    ...(input.selfContained
+      ? selfContainedLines(input.logDir, table, lookup)
+      : [`campaign_row=$(${lookup} "$campaign_table") ||`]),
     '  campaign_fail index "array index ${SLURM_ARRAY_TASK_ID:-none} is not in the task table $campaign_table"',
     "while IFS= read -r -d '' campaign_kv; do",
     '  campaign_key=${campaign_kv%%=*}',
@@ -166,10 +179,26 @@ export function renderSbatch(input: SbatchInput): { script: string; table: strin
     oneNode: true,
     markers: { dir: input.markerDir, key: input.submission },
   });
-  const table = input.rows
-    .map((row) => tableRow(row.index, manifestTaskEnv(manifest, row.task, row.attempt, input.workdir)))
-    .join('\n');
-  return { script, table: `${tableHeader(input.submission)}\n${table}\n` };
+  return { script, table };
+}
+
+/**
+ * The lines of a self-contained script that make its log directory and send its output there,
+ * then leave a copy of the table it carries where a state rebuilt from the cluster looks for it,
+ * and look the task up in it. The table's rows are base64 and numbers, so no row ends the heredoc.
+ */
+function selfContainedLines(logDir: string, table: string, lookup: string): string[] {
+  return [
+    `mkdir -p -- ${shellQuote(logDir)} 2>/dev/null`,
+    `exec >> ${shellQuote(logDir)}/"\${SLURM_ARRAY_TASK_ID:-none}.log" 2>&1`,
+    "campaign_rows=$(cat <<'CAMPAIGN_TABLE'",
+    table.trimEnd(),
+    'CAMPAIGN_TABLE',
+    ')',
+    '[ -e "$campaign_table" ] || { printf \'%s\\n\' "$campaign_rows" > "$campaign_table.${SLURM_ARRAY_TASK_ID:-none}" &&',
+    '  mv -f -- "$campaign_table.${SLURM_ARRAY_TASK_ID:-none}" "$campaign_table"; } 2>/dev/null',
+    `campaign_row=$(printf '%s\\n' "$campaign_rows" | ${lookup}) ||`,
+  ];
 }
 
 /**
@@ -189,7 +218,7 @@ export function slurmRoot(workdir: string, campaign: string): string {
 export function submissionFiles(
   manifest: Manifest,
   group: readonly Submission[],
-  where: { name: string; dir: string; workdir: string; exclude: boolean },
+  where: { name: string; dir: string; workdir: string; exclude: boolean; selfContained?: boolean },
 ): { script: string; table: string } {
   const first = group[0]!;
   return renderSbatch({
@@ -205,6 +234,7 @@ export function submissionFiles(
     markerDir: `${where.dir}/markers`,
     ...(first.memBytes === undefined ? {} : { memBytes: first.memBytes }),
     ...(where.exclude && first.avoidNodes ? { exclude: first.avoidNodes } : {}),
+    ...(where.selfContained ? { selfContained: true } : {}),
   });
 }
 

@@ -23,14 +23,14 @@ beforeAll(async () => {
 }, 90_000);
 
 /** The manifest's head: the automation node as a restricted login, with the test cluster's partitions. */
-function head(n: AutomationNode, name: string, workdir: string): string {
+function head(n: AutomationNode, name: string, workdir: string, restricted = 'true'): string {
   return `campaign: ${name}
 cluster:
   executor: slurm
   name: campaign-test
   login: ${n.target}
   host_key: ${n.fingerprint}
-  restricted: true
+  restricted: ${restricted}
   partitions:
     - { name: debug, max_time: 30m }
   max_parallel: 6
@@ -41,7 +41,7 @@ defaults:
 }
 
 describe.runIf(clusterUp)('campaigns through an automation node (cluster.restricted, real cluster)', () => {
-  it(
+  it.concurrent(
     'smoke → gate → full arrays, an out-of-memory retry, a TIMEOUT and a failed phase blocking its dependent; nothing refused',
     async (ctx) => {
       if (!node) return ctx.skip();
@@ -123,6 +123,63 @@ ${
       expect(lines.length).toBeGreaterThan(0);
       expect(lines.filter((l) => l.verdict === 'refused')).toEqual([]);
       expect(jobsNamed(`${name}~`).length).toBeGreaterThan(0);
+    },
+    LONG,
+  );
+
+  it.concurrent(
+    'with the Slurm-only list (no file transfer): scripts go to sbatch on stdin, files are read with cat and ls, and the campaign completes',
+    async (ctx) => {
+      if (!node) return ctx.skip();
+      const dir = join(tempRoot(), 'slurm-only');
+      const workdir = join(dir, 'work');
+      const name = `slurm-only-${RUN}`;
+      await mkdir(dir, { recursive: true });
+      const manifest = await writeManifest(
+        dir,
+        `${head(node, name, workdir, 'slurm')}phases:
+  - name: train
+    grid: { k: [1, 2, 3] }
+    command: >
+      printf '{"k": %s}\\n' \${k} > \${output}
+    output: train/k\${k}.jsonl
+    walltime: 5m
+    smoke:
+      tasks: 1
+      trigger:
+        - check: output_exists
+        - check: records
+          count: 1
+          fields: [k]
+  - name: evaluate
+    depends_on: train
+    preconditions: [{ exists: 'train/k\${k}.jsonl' }]
+    grid: { k: [1, 2, 3] }
+    command: cat train/k\${k}.jsonl > \${output}
+    output: eval/k\${k}.jsonl
+    walltime: 5m
+`,
+      );
+      const mark = await gateLogMark(node);
+      const env = { ...process.env, CAMPAIGN_SSH_KEY_FILE: node.keys.slurm };
+      const r = await runCli(['run', manifest, '--state-dir', join(dir, 'state'), '--poll', '2'], {
+        env,
+        timeoutMs: LONG,
+      });
+      expect(r.code, r.stdout + r.stderr).toBe(0);
+      const state = await readState(join(dir, 'state'));
+      expect(state.phases.train?.gate?.passed).toBe(true);
+      for (const k of [1, 2, 3]) {
+        expect(state.tasks[`evaluate/k${k}`]?.status, `k=${k}`).toBe('completed');
+        expect(await readFile(join(workdir, `eval/k${k}.jsonl`), 'utf8')).toBe(`{"k": ${k}}\n`);
+        // Each task's log is the one the batch script kept itself.
+        const log = state.tasks[`train/k${k}`]!.attempts.at(-1)!.log!;
+        expect(await readFile(log, 'utf8')).toMatch(/^\[campaign\] task \d+ -> train\/k\d$/m);
+      }
+      // Under the Slurm-only key, nothing refused: no SFTP was even asked for.
+      const lines = (await gateLog(node, mark)).filter((l) => l.policy === 'slurm');
+      expect(lines.length).toBeGreaterThan(0);
+      expect(lines.filter((l) => l.verdict === 'refused')).toEqual([]);
     },
     LONG,
   );

@@ -12,7 +12,7 @@
  */
 import { UserError } from '../../errors.js';
 import type { TaskSpec } from '../../manifest/expand.js';
-import type { Manifest } from '../../manifest/schema.js';
+import { restriction, type Manifest } from '../../manifest/schema.js';
 import { formatDuration, parseDuration } from '../../manifest/units.js';
 import type { Plan } from '../../plan/plan.js';
 import type { OutputFacts } from '../../judge/checklist.js';
@@ -104,6 +104,8 @@ export class SlurmExecutor implements Executor {
   private user: Promise<string> | undefined;
   /** The markers the last query read, by handle (restricted). */
   private markers = new Map<string, TaskMarkers>();
+  /** The login allows no file transfer (restricted: slurm): scripts go to sbatch on its standard input. */
+  private readonly noTransfer: boolean;
   /** Handles that ended in the queue before their end marker could be read: given one pass for it. */
   private awaitingMarker = new Set<string>();
 
@@ -111,9 +113,10 @@ export class SlurmExecutor implements Executor {
     this.now = opts.now ?? (() => new Date().toISOString());
     this.warn = opts.warn ?? (() => {});
     this.prefix = `${opts.manifest.campaign}~`;
-    this.remote = new RemoteWorkdir(opts.transport, opts.manifest);
     const cluster = opts.manifest.cluster;
-    this.restricted = cluster.executor === 'slurm' && cluster.restricted === true;
+    this.restricted = restriction(cluster) !== undefined;
+    this.noTransfer = restriction(cluster) === 'slurm';
+    this.remote = new RemoteWorkdir(opts.transport, opts.manifest);
     // Restricted, there is no accounting to wait for: an ended task is judged by the queue and its markers.
     this.accountingOk = !this.restricted;
   }
@@ -384,8 +387,17 @@ export class SlurmExecutor implements Executor {
     for (const q of await this.queue()) jobs.set(q.name.slice(this.prefix.length), q.handle.split('_')[0]!);
     for (const m of (await this.readMarkers()).values()) if (!jobs.has(m.key)) jobs.set(m.key, m.jobId);
     const tables = await this.opts.transport.run(['cat', { glob: `${root}/*/table.tsv` }]);
+    let text = tables.stdout;
+    // A job sent on sbatch's standard input that has not started has left no table yet: its
+    // script, which the scheduler keeps, carries it.
+    const listed = new Set([...text.matchAll(new RegExp(TABLE_HEADER.source, 'gm'))].map((m) => m[1]));
+    for (const [key, jobId] of jobs) {
+      if (listed.has(key)) continue;
+      const script = await this.opts.transport.run(['scontrol', 'write', 'batch_script', jobId, '-']);
+      if (script.code === 0) text += `\n${script.stdout}`;
+    }
     let key: string | undefined;
-    for (const line of tables.stdout.split('\n')) {
+    for (const line of text.split('\n')) {
       const named = TABLE_HEADER.exec(line);
       if (named) {
         key = named[1];
@@ -446,14 +458,17 @@ export class SlurmExecutor implements Executor {
     workdir: string,
     exclude: boolean,
   ): Promise<{ jobId: string } | { error: string; transient: boolean }> {
-    const { script, table } = submissionFiles(this.opts.manifest, group, { name, dir, workdir, exclude });
     const t = this.opts.transport;
-    await t.mkdirp(`${dir}/logs`);
-    await t.writeFile(`${dir}/table.tsv`, table);
-    await t.writeFile(`${dir}/job.sh`, script, { mode: 0o755 });
-    const sent = this.restricted
-      ? t.run(['sbatch', '--parsable', `${dir}/job.sh`])
-      : t.exec(`sbatch --parsable ${shellQuote(`${dir}/job.sh`)}`);
+    const where = { name, dir, workdir, exclude };
+    const uploaded = await this.upload(submissionFiles(this.opts.manifest, group, where), dir);
+    const sent = !this.restricted
+      ? t.exec(`sbatch --parsable ${shellQuote(`${dir}/job.sh`)}`)
+      : uploaded
+        ? t.run(['sbatch', '--parsable', `${dir}/job.sh`])
+        : // No file transfer: the script, its table within, goes on sbatch's standard input.
+          t.run(['sbatch', '--parsable'], {
+            stdin: submissionFiles(this.opts.manifest, group, { ...where, selfContained: true }).script,
+          });
     const r = await sent.catch((e: unknown) => {
       // The job may be queued without our having heard its id: look again before sending anything.
       this.known = undefined;
@@ -467,6 +482,18 @@ export class SlurmExecutor implements Executor {
       error,
       transient: /temporarily|timed out|unable to contact|connection refused|try again|socket/i.test(error),
     };
+  }
+
+  /**
+   * The script and its task table written to the submission's directory; false where the login
+   * allows no file transfer (an automation node's Slurm-only list).
+   */
+  private async upload(files: { script: string; table: string }, dir: string): Promise<boolean> {
+    if (this.noTransfer) return false;
+    await this.opts.transport.mkdirp(`${dir}/logs`);
+    await this.opts.transport.writeFile(`${dir}/table.tsv`, files.table);
+    await this.opts.transport.writeFile(`${dir}/job.sh`, files.script, { mode: 0o755 });
+    return true;
   }
 
   /** The one query of a pass: the campaign's jobs in accounting and in the queue. */

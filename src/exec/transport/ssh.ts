@@ -51,6 +51,7 @@ import {
 import { type SshTarget, formatTarget, parseTarget } from './target.js';
 import {
   LinkError,
+  NoFileTransfer,
   type CommandResult,
   DEFAULT_COMMAND_TIMEOUT_MS,
   DEFAULT_MAX_READ_BYTES,
@@ -563,9 +564,9 @@ export class SshTransport implements Transport {
         // forced command allows no file transfer, a login without an SFTP server): no retry helps.
         else if (conn.alive)
           reject(
-            new UserError({
+            new NoFileTransfer({
               message: `${this.name} opened no SFTP session (${this.redact(err.message)}): this login allows no file transfer`,
-              fix: 'on an automation node, ask the centre for the transfer commands as well (SFTP); elsewhere, check that the SSH server has an SFTP subsystem',
+              fix: 'on an automation node whose key has only the Slurm list, set cluster.restricted: slurm (or ask the centre for the transfer commands as well); elsewhere, check that the SSH server has an SFTP subsystem',
             }),
           );
         else reject(err);

@@ -4,6 +4,7 @@
  * paths and commands are taken from that home directory too, as an SSH login would.
  */
 
+import { UserError } from '../../errors.js';
 import type { Word } from './words.js';
 
 export interface CommandResult {
@@ -33,6 +34,12 @@ export interface Transport {
   /** For tests/benchmarks: how many commands were sent (exec and run calls). */
   readonly commandsSent: number;
 }
+
+/**
+ * The login allows no file transfer (an automation node whose key's list has no SFTP): a
+ * UserError where files must travel, and the sign to read them with plain commands instead.
+ */
+export class NoFileTransfer extends UserError {}
 
 /** A command's timeout when the caller gives none: long enough for a busy scheduler. */
 export const DEFAULT_COMMAND_TIMEOUT_MS = 120_000;

@@ -1,3 +1,4 @@
+import { restriction } from '../../manifest/schema.js';
 import type { Rule, RuleFinding } from '../rule.js';
 
 /**
@@ -10,7 +11,7 @@ export const shellOnAutomationNode: Rule = {
   description: 'a `check: command` item on a restricted (automation node) cluster, which runs no shell',
   needs: 'manifest',
   check({ manifest, source }) {
-    if (manifest.cluster.executor !== 'slurm' || !manifest.cluster.restricted) return [];
+    if (!restriction(manifest.cluster)) return [];
     const findings: RuleFinding[] = [];
     manifest.phases.forEach((phase, i) =>
       phase.smoke?.trigger?.forEach((item, j) => {
