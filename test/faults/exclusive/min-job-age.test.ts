@@ -4,9 +4,10 @@
  * purged the ended jobs (MinJobAge), so `squeue -t all` no longer lists them and each task is
  * judged by the markers its batch script left and its log alone. MinJobAge is lowered on the
  * shared cluster for that while (it purges everyone's ended jobs), so this runs with the fault
- * tests, alone, and puts the cluster's slurm.conf back as soon as the jobs are gone.
+ * tests, alone, and puts the cluster's slurm.conf back as soon as the jobs are gone. A second
+ * campaign loses its state meanwhile: it is rebuilt from the task tables and markers alone.
  */
-import { mkdir, readFile, stat, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -59,26 +60,15 @@ afterAll(async () => {
   if (clusterUp) await restore();
 });
 
-describe.runIf(clusterUp)('a pass after MinJobAge (restricted, real cluster, through an automation node)', () => {
-  it(
-    'classes each task that ended while no controller ran, and was purged from the queue, by its markers; nothing sent twice, nothing refused',
-    async (ctx) => {
-      if (!node) return ctx.skip();
-      const oom = clusterEnv().CAMPAIGN_CLUSTER_MEMORY_MODE === 'cgroup';
-      const dir = join(tempRoot(), 'aged');
-      const workdir = join(dir, 'work');
-      const stateDir = join(dir, 'state');
-      const name = `minjobage-${Date.now().toString(36)}`;
-      await mkdir(workdir, { recursive: true });
-      // The sleeps keep each end after the controller is killed; `held` runs until the test cancels it.
-      const manifest = await writeManifest(
-        dir,
-        `campaign: ${name}
+/** The manifest of one campaign of the test: tasks that end in different ways, `held` running until cancelled. */
+function manifestText(n: AutomationNode, name: string, workdir: string, oom: boolean): string {
+  // The sleeps keep each end after the controller is killed; `held` runs until the test cancels it.
+  return `campaign: ${name}
 cluster:
   executor: slurm
   name: campaign-test
-  login: ${node.target}
-  host_key: ${node.fingerprint}
+  login: ${n.target}
+  host_key: ${n.fingerprint}
   restricted: true
   partitions:
     - { name: debug, max_time: 30m }
@@ -109,8 +99,16 @@ ${
     resources: { mem: 100M }
 `
     : ''
-}`,
-      );
+}`;
+}
+
+describe.runIf(clusterUp)('a pass after MinJobAge (restricted, real cluster, through an automation node)', () => {
+  it(
+    'classes each task that ended while no controller ran, and was purged from the queue, by its markers, with its state kept or lost; nothing sent twice, nothing refused',
+    async (ctx) => {
+      if (!node) return ctx.skip();
+      const n = node;
+      const oom = clusterEnv().CAMPAIGN_CLUSTER_MEMORY_MODE === 'cgroup';
       if (!oom)
         console.warn(
           '*** out of memory after MinJobAge not tested: the test cluster has no cgroup memory enforcement here ***',
@@ -123,40 +121,54 @@ ${
         ...(oom ? { 'big/task': { cls: 'out_of_memory', exitCode: 137 } } : {}),
       };
       const ids = Object.keys(expected);
-      const mark = await gateLogMark(node);
-      const env = { ...process.env, CAMPAIGN_SSH_KEY_FILE: node.keys.all };
-      const args = ['run', manifest, '--state-dir', stateDir];
+      const mark = await gateLogMark(n);
+      const env = { ...process.env, CAMPAIGN_SSH_KEY_FILE: n.keys.all };
+      // Two campaigns at once: one keeps its state, the other loses it and is rebuilt from the
+      // task tables and markers alone (the queue has forgotten its jobs).
+      const campaigns = await Promise.all(
+        ['kept', 'lost'].map(async (label) => {
+          const dir = join(tempRoot(), label);
+          const workdir = join(dir, 'work');
+          const name = `minjobage-${label}-${Date.now().toString(36)}`;
+          await mkdir(workdir, { recursive: true });
+          const manifest = await writeManifest(dir, manifestText(n, name, workdir, oom));
+          return { label, name, workdir, stateDir: join(dir, 'state'), manifest, jobs: [] as string[] };
+        }),
+      );
+      const args = (c: (typeof campaigns)[number]) => ['run', c.manifest, '--state-dir', c.stateDir];
 
-      // A long poll: after the pass that submits, the controller waits, and is killed in that wait.
-      const first = startCli([...args, '--poll', '60'], { env });
-      let jobs: string[];
+      // A long poll: after the pass that submits, each controller waits, and is killed in that wait.
+      const firsts = campaigns.map((c) => startCli([...args(c), '--poll', '60'], { env }));
       try {
-        await waitUntil(
-          'every task submitted',
-          async () => {
-            const s = await readState(stateDir);
-            return ids.every((id) => s.tasks[id]?.attempts[0]?.handle) ? true : undefined;
-          },
-          120_000,
-          100,
+        await Promise.all(
+          campaigns.map(async (c, i) => {
+            await waitUntil(
+              `every task of ${c.label} submitted`,
+              async () => {
+                const s = await readState(c.stateDir);
+                return ids.every((id) => s.tasks[id]?.attempts[0]?.handle) ? true : undefined;
+              },
+              120_000,
+              100,
+            );
+            firsts[i]!.child.kill('SIGKILL');
+            await firsts[i]!.done;
+            // Nothing was seen to end before the kill: every end below is the markers'.
+            const submitted = await readState(c.stateDir);
+            for (const id of ids) expect(submitted.tasks[id]!.attempts.map((a) => a.class)).toEqual([undefined]);
+            // Cancelled behind the controller's back once it runs (its start marker is there).
+            const held = submitted.tasks['held/task']!.attempts[0]!;
+            const startMarker = join(dirname(dirname(held.log!)), 'markers', `${held.handle!.split('_')[1]}.start`);
+            await waitUntil(`held of ${c.label} to start`, () => stat(startMarker).then(() => true), 120_000, 200);
+            slurm('scancel', [held.handle!]);
+          }),
         );
-        first.child.kill('SIGKILL');
-        await first.done;
-        // Nothing was seen to end before the kill: every end below is the markers'.
-        const submitted = await readState(stateDir);
-        for (const id of ids) expect(submitted.tasks[id]!.attempts.map((a) => a.class)).toEqual([undefined]);
-
-        // Cancelled behind the controller's back once it runs (its start marker is there).
-        const held = submitted.tasks['held/task']!.attempts[0]!;
-        const startMarker = join(dirname(dirname(held.log!)), 'markers', `${held.handle!.split('_')[1]}.start`);
-        await waitUntil('held to start', () => stat(startMarker).then(() => true), 120_000, 200);
-        slurm('scancel', [held.handle!]);
 
         await lowerMinJobAge();
         try {
           await waitUntil(
-            "the campaign's jobs to end and be purged from the queue",
-            async () => (queued().some((j) => j.startsWith(`${name}~`)) ? undefined : true),
+            "the campaigns' jobs to end and be purged from the queue",
+            async () => (queued().some((j) => campaigns.some((c) => j.startsWith(`${c.name}~`))) ? undefined : true),
             180_000,
             1000,
           );
@@ -164,35 +176,43 @@ ${
           await restore();
         }
         expect(minJobAge()).toBe('86400');
-        jobs = jobsNamed(`${name}~`);
-        expect(jobs).toHaveLength(ids.length);
+        for (const c of campaigns) {
+          c.jobs = jobsNamed(`${c.name}~`);
+          expect(c.jobs).toHaveLength(ids.length);
+        }
       } finally {
-        first.child.kill('SIGKILL');
+        for (const f of firsts) f.child.kill('SIGKILL');
         await restore();
       }
+      await rm(campaigns[1]!.stateDir, { recursive: true, force: true });
 
-      const again = await gateLogMark(node);
-      const r = await runCli([...args, '--poll', '2'], { env, timeoutMs: 180_000 });
-      expect(r.code, r.stdout + r.stderr).toBe(1);
-      const state = await readState(stateDir);
-      for (const id of ids) {
-        const attempts = state.tasks[id]!.attempts;
-        expect(
-          attempts.map((a) => ({ cls: a.class, exitCode: a.exitCode })),
-          `${id}: ${JSON.stringify(attempts)}`,
-        ).toEqual([expected[id]]);
-      }
-      expect(state.tasks['ok/task']!.status).toBe('completed');
-      expect(await readFile(join(workdir, 'ok.txt'), 'utf8')).toBe('done\n');
-      expect(state.tasks['gated/task']!.attempts[0]!.reason).toMatch(/^gate setup: /);
-      expect(state.tasks['held/task']!.attempts[0]!.reason).toMatch(
-        /^ended by SIGTERM after \d+s, before its walltime/,
+      const again = await gateLogMark(n);
+      await Promise.all(
+        campaigns.map(async (c) => {
+          const r = await runCli([...args(c), '--poll', '2'], { env, timeoutMs: 180_000 });
+          expect(r.code, `${c.label}: ${r.stdout}${r.stderr}`).toBe(1);
+          const state = await readState(c.stateDir);
+          for (const id of ids) {
+            const attempts = state.tasks[id]!.attempts;
+            expect(
+              attempts.map((a) => ({ cls: a.class, exitCode: a.exitCode })),
+              `${c.label} ${id}: ${JSON.stringify(attempts)}`,
+            ).toEqual([expected[id]]);
+          }
+          expect(state.tasks['ok/task']!.status).toBe('completed');
+          expect(await readFile(join(c.workdir, 'ok.txt'), 'utf8')).toBe('done\n');
+          expect(state.tasks['gated/task']!.attempts[0]!.reason).toMatch(/^gate setup: /);
+          expect(state.tasks['held/task']!.attempts[0]!.reason).toMatch(
+            /^ended by SIGTERM after \d+s, before its walltime/,
+          );
+          // Nothing was sent again: no job is new.
+          expect(jobsNamed(`${c.name}~`), c.label).toEqual(c.jobs);
+        }),
       );
-      // Nothing was sent again: the second run's only sbatch is the pre-flight's --test-only, and no job is new.
-      expect(jobsNamed(`${name}~`)).toEqual(jobs);
-      const lines = await gateLog(node, mark);
+      const lines = await gateLog(n, mark);
       expect(lines.filter((l) => l.verdict === 'refused')).toEqual([]);
-      const sent = (await gateLog(node, again)).filter((l) => /^sbatch /.test(l.command));
+      // The second runs' only sbatch is the pre-flight's --test-only.
+      const sent = (await gateLog(n, again)).filter((l) => /^sbatch /.test(l.command));
       expect(sent.filter((l) => !l.command.startsWith('sbatch --test-only'))).toEqual([]);
     },
     LONG,
