@@ -226,3 +226,30 @@ export async function gateLog(node: AutomationNode, since = 0): Promise<GateLine
       };
     });
 }
+
+/**
+ * The head of a manifest (campaign, cluster, workdir, defaults) that drives the test cluster
+ * through the node: `restricted` as `cluster.restricted` takes it, one partition of the test
+ * cluster, small tasks by default.
+ */
+export function restrictedManifestHead(
+  node: AutomationNode,
+  name: string,
+  workdir: string,
+  opts: { restricted?: 'true' | 'slurm'; mem?: string } = {},
+): string {
+  return `campaign: ${name}
+cluster:
+  executor: slurm
+  name: campaign-test
+  login: ${node.target}
+  host_key: ${node.fingerprint}
+  restricted: ${opts.restricted ?? 'true'}
+  partitions:
+    - { name: debug, max_time: 30m }
+  max_parallel: 6
+workdir: ${workdir}
+defaults:
+  resources: { cpus: 1, mem: ${opts.mem ?? '200M'} }
+`;
+}

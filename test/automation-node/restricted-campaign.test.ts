@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { readState, runCli, useBuiltCliAndTemp, writeManifest } from '../helpers/cli.js';
 import { clusterEnv, clusterIsUp, jobsNamed } from '../helpers/slurm-cluster.js';
-import { type AutomationNode, automationNodeUp, gateLog, gateLogMark } from './fixture.js';
+import { type AutomationNode, automationNodeUp, gateLog, gateLogMark, restrictedManifestHead } from './fixture.js';
 
 const clusterUp = clusterIsUp('campaigns through an automation node');
 const tempRoot = useBuiltCliAndTemp('restricted-campaign');
@@ -21,24 +21,6 @@ const LONG = 400_000;
 beforeAll(async () => {
   if (clusterUp) node = await automationNodeUp(join(tmpdir(), 'campaign-automation-restricted'), 16034);
 }, 90_000);
-
-/** The manifest's head: the automation node as a restricted login, with the test cluster's partitions. */
-function head(n: AutomationNode, name: string, workdir: string, restricted = 'true'): string {
-  return `campaign: ${name}
-cluster:
-  executor: slurm
-  name: campaign-test
-  login: ${n.target}
-  host_key: ${n.fingerprint}
-  restricted: ${restricted}
-  partitions:
-    - { name: debug, max_time: 30m }
-  max_parallel: 6
-workdir: ${workdir}
-defaults:
-  resources: { cpus: 1, mem: 200M }
-`;
-}
 
 describe.runIf(clusterUp)('campaigns through an automation node (cluster.restricted, real cluster)', () => {
   it.concurrent(
@@ -52,7 +34,7 @@ describe.runIf(clusterUp)('campaigns through an automation node (cluster.restric
       await mkdir(dir, { recursive: true });
       const manifest = await writeManifest(
         dir,
-        `${head(node, name, workdir)}phases:
+        `${restrictedManifestHead(node, name, workdir)}phases:
   - name: train
     grid: { k: [1, 2, 3] }
     command: >
@@ -95,6 +77,11 @@ ${
       );
       const mark = await gateLogMark(node);
       const env = { ...process.env, CAMPAIGN_SSH_KEY_FILE: node.keys.all };
+      // The pre-flight through the same door: what it cannot try without a shell, it says so.
+      const check = await runCli(['check', manifest], { env });
+      expect(check.code, check.stdout + check.stderr).toBe(0);
+      expect(check.stdout).toMatch(/^ok {4}submission +sbatch --test-only accepts the \d+ arrays/m);
+      expect(check.stdout).toMatch(/^ok {4}workdir +.*(exists|will be created)/m);
       const r = await runCli(['run', manifest, '--state-dir', join(dir, 'state'), '--poll', '2'], {
         env,
         timeoutMs: LONG,
@@ -137,7 +124,7 @@ ${
       await mkdir(dir, { recursive: true });
       const manifest = await writeManifest(
         dir,
-        `${head(node, name, workdir, 'slurm')}phases:
+        `${restrictedManifestHead(node, name, workdir, { restricted: 'slurm' })}phases:
   - name: train
     grid: { k: [1, 2, 3] }
     command: >

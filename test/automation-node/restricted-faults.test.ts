@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { readState, runCli, startCli, useBuiltCliAndTemp, waitUntil, writeManifest } from '../helpers/cli.js';
 import { arrayTasksNamed, clusterIsUp, jobsNamed, slurm } from '../helpers/slurm-cluster.js';
-import { type AutomationNode, automationNodeUp, gateLog, gateLogMark } from './fixture.js';
+import { type AutomationNode, automationNodeUp, gateLog, gateLogMark, restrictedManifestHead } from './fixture.js';
 
 const clusterUp = clusterIsUp('fault scenarios through an automation node');
 const tempRoot = useBuiltCliAndTemp('restricted-faults');
@@ -43,20 +43,7 @@ async function campaign(n: AutomationNode, label: string, phase: string): Promis
   const name = `${label}-${RUN}`;
   const manifest = await writeManifest(
     dir,
-    `campaign: ${name}
-cluster:
-  executor: slurm
-  name: campaign-test
-  login: ${n.target}
-  host_key: ${n.fingerprint}
-  restricted: true
-  partitions:
-    - { name: debug, max_time: 30m }
-  max_parallel: 6
-workdir: ${workdir}
-defaults:
-  resources: { cpus: 1, mem: 100M }
-phases:
+    `${restrictedManifestHead(n, name, workdir, { mem: '100M' })}phases:
   - name: p
 ${phase}`,
   );

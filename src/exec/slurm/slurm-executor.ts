@@ -363,13 +363,7 @@ export class SlurmExecutor implements Executor {
         if (/^\d+$/.test(submit)) this.earliest = Math.min(this.earliest, Number(submit));
         continue;
       }
-      const jobId = jobs.get(key);
-      const row = jobId === undefined ? undefined : rowAttempt(line);
-      if (!row) continue;
-      record.set(attemptKey({ task: { id: row.task, definition: row.definition }, attempt: row.attempt }), {
-        handle: `${jobId}_${row.index}`,
-        log: `${root}/${key}/logs/${row.index}.log`,
-      });
+      putOnRecord(record, root, key, jobs.get(key), line);
     }
     return record;
   }
@@ -403,13 +397,7 @@ export class SlurmExecutor implements Executor {
         key = named[1];
         continue;
       }
-      const jobId = key === undefined ? undefined : jobs.get(key);
-      const row = jobId === undefined ? undefined : rowAttempt(line);
-      if (!row) continue;
-      record.set(attemptKey({ task: { id: row.task, definition: row.definition }, attempt: row.attempt }), {
-        handle: `${jobId}_${row.index}`,
-        log: `${root}/${key}/logs/${row.index}.log`,
-      });
+      if (key !== undefined) putOnRecord(record, root, key, jobs.get(key), line);
     }
     return record;
   }
@@ -781,6 +769,22 @@ export function isJobLog(root: string, path: string): boolean {
  */
 const attemptKey = (s: { task: { id: string; definition?: string | undefined }; attempt: number }): string =>
   `${s.task.id}\u0000${s.attempt}\u0000${s.task.definition ?? ''}`;
+
+/** The attempt a row of submission `key`'s task table runs, on record with the job it went to (if it went to one). */
+function putOnRecord(
+  record: Map<string, { handle: string; log: string }>,
+  root: string,
+  key: string,
+  jobId: string | undefined,
+  line: string,
+): void {
+  const row = jobId === undefined ? undefined : rowAttempt(line);
+  if (!row) return;
+  record.set(attemptKey({ task: { id: row.task, definition: row.definition }, attempt: row.attempt }), {
+    handle: `${jobId}_${row.index}`,
+    log: `${root}/${key}/logs/${row.index}.log`,
+  });
+}
 
 function submittedEvent(s: Submission, at: string, handle: string, log: string): TaskEvent {
   return {

@@ -14,7 +14,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { GATE_EXIT } from '../../../src/render/task-script.js';
 import { readState, runCli, startCli, useBuiltCliAndTemp, waitUntil, writeManifest } from '../../helpers/cli.js';
 import { clusterEnv, clusterIsUp, jobsNamed, slurm } from '../../helpers/slurm-cluster.js';
-import { type AutomationNode, automationNodeUp, gateLog, gateLogMark } from '../../automation-node/fixture.js';
+import {
+  type AutomationNode,
+  automationNodeUp,
+  gateLog,
+  gateLogMark,
+  restrictedManifestHead,
+} from '../../automation-node/fixture.js';
 
 const clusterUp = clusterIsUp('MinJobAge fault test');
 const tempRoot = useBuiltCliAndTemp('min-job-age');
@@ -63,20 +69,7 @@ afterAll(async () => {
 /** The manifest of one campaign of the test: tasks that end in different ways, `held` running until cancelled. */
 function manifestText(n: AutomationNode, name: string, workdir: string, oom: boolean): string {
   // The sleeps keep each end after the controller is killed; `held` runs until the test cancels it.
-  return `campaign: ${name}
-cluster:
-  executor: slurm
-  name: campaign-test
-  login: ${n.target}
-  host_key: ${n.fingerprint}
-  restricted: true
-  partitions:
-    - { name: debug, max_time: 30m }
-  max_parallel: 6
-workdir: ${workdir}
-defaults:
-  resources: { cpus: 1, mem: 200M }
-phases:
+  return `${restrictedManifestHead(n, name, workdir)}phases:
   - name: ok
     command: sleep 2; echo done > \${output}
     output: ok.txt
