@@ -14,6 +14,7 @@ import { UserError } from '../../errors.js';
 import type { TaskSpec } from '../../manifest/expand.js';
 import { restriction, type Manifest } from '../../manifest/schema.js';
 import { formatDuration, parseDuration } from '../../manifest/units.js';
+import { EXECUTOR_KINDS } from '../../plan/executor-kinds.js';
 import type { Plan } from '../../plan/plan.js';
 import type { OutputFacts } from '../../judge/checklist.js';
 import type { Submission, TaskEvent } from '../../state/events.js';
@@ -156,6 +157,13 @@ export class SlurmExecutor implements Executor {
   private async restrictedLimits(): Promise<[string, string]> {
     await this.checkPlainWorkdir();
     const config = await this.scontrol(['scontrol', 'show', 'config']);
+    // Passes come at most the longest poll apart: a job the queue forgets sooner is judged by its markers alone.
+    const age = Number(/^MinJobAge\s*=\s*(\d+)/m.exec(config)?.[1] ?? NaN);
+    const longest = EXECUTOR_KINDS.slurm.pollSeconds[1];
+    if (age > 0 && age < 2 * longest)
+      this.warn(
+        `the cluster forgets an ended job after ${age}s (MinJobAge), sooner than two passes: most ends will be judged by the tasks' markers (a cancel and a preemption then look alike)`,
+      );
     return [config, await this.scontrol(['scontrol', 'show', 'partition', '-o'])];
   }
 
