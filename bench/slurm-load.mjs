@@ -7,8 +7,9 @@
 // the runs: wall time, passes, SSH commands, SFTP operations, the RPCs slurmctld (sdiag) and
 // slurmdbd (sacctmgr show stats, cleared before the run) served, in all and per task, and
 // their message types. TASKS=n and MAX_PARALLEL=n change the grid.
-// Run with `bench/slurm-load` (it starts the cluster, sshd and the automation node, and builds
-// first). It resets the scheduler's statistics before each run: run it alone on the cluster.
+// Run with `bench/slurm-load` (it starts the cluster, sshd and, unless MODE=normal, the
+// automation node, and builds first). It resets the scheduler's statistics before each run:
+// run it alone on the cluster.
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
