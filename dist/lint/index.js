@@ -8743,6 +8743,13 @@ var errors = __nccwpck_require__(6020);
  * this machine). Paths may start with `~/`, meaning the target user's home directory; relative
  * paths and commands are taken from that home directory too, as an SSH login would.
  */
+
+/**
+ * The login allows no file transfer (an automation node whose key's list has no SFTP): a
+ * UserError where files must travel, and the sign to read them with plain commands instead.
+ */
+class NoFileTransfer extends (/* unused pure expression or super */ null && (UserError)) {
+}
 /** A command's timeout when the caller gives none: long enough for a busy scheduler. */
 const DEFAULT_COMMAND_TIMEOUT_MS = 120_000;
 /** The most readFile returns when the caller gives no limit. */
@@ -8759,9 +8766,9 @@ function firstWord(command) {
 class LinkError extends Error {
     name = 'LinkError';
 }
-/** The error a command gets when it outlives its timeout. */
-function commandTimeout(command, timeoutMs, where) {
-    return new LinkError(`command \`${firstWord(command)}\` did not finish within ${timeoutMs} ms on ${where}; it was killed`);
+/** The error a command gets when it outlives its timeout; `fate` says what became of it. */
+function commandTimeout(command, timeoutMs, where, fate = 'it was killed') {
+    return new LinkError(`command \`${firstWord(command)}\` did not finish within ${timeoutMs} ms on ${where}; ${fate}`);
 }
 /** `~` and `~/…` relative to `home`; a relative path relative to `home`; others unchanged. */
 function resolveHome(path, home) {
@@ -8869,8 +8876,8 @@ var promises_ = __nccwpck_require__(1455);
 var external_node_path_ = __nccwpck_require__(6760);
 // EXTERNAL MODULE: ./lib/errors.js
 var errors = __nccwpck_require__(6020);
-// EXTERNAL MODULE: ./lib/lint/lint.js + 42 modules
-var lint = __nccwpck_require__(3013);
+// EXTERNAL MODULE: ./lib/lint/lint.js + 43 modules
+var lint = __nccwpck_require__(4114);
 // EXTERNAL MODULE: external "node:os"
 var external_node_os_ = __nccwpck_require__(8161);
 ;// CONCATENATED MODULE: ./lib/app/load.js
@@ -9352,8 +9359,8 @@ __nccwpck_require__.d(__webpack_exports__, {
 
 // EXTERNAL MODULE: external "node:path"
 var external_node_path_ = __nccwpck_require__(6760);
-// EXTERNAL MODULE: ./lib/lint/lint.js + 42 modules
-var lint = __nccwpck_require__(3013);
+// EXTERNAL MODULE: ./lib/lint/lint.js + 43 modules
+var lint = __nccwpck_require__(4114);
 ;// CONCATENATED MODULE: ./lib/report/markdown.js
 /**
  * Text from logs, checks and manifests put into markdown (summaries, job summaries, check runs)
@@ -10335,7 +10342,7 @@ function formatProblem(p) {
 
 /***/ }),
 
-/***/ 3013:
+/***/ 4114:
 /***/ ((__unused_webpack___webpack_module__, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -17465,6 +17472,9 @@ const slurmCluster = schemas/* strictObject */.rej({
         .optional()
         .describe('user@host:port of the login node, or a Host of the SSH config; omit to run sbatch here.'),
     ...sshAccess,
+    restricted: schemas/* union */.KCZ([schemas/* boolean */.zMY(), schemas/* literal */.euz('slurm')])
+        .optional()
+        .describe("The login is an automation node: its key's forced command allows only plain Slurm, listing and file-transfer commands, no shell; `slurm`: Slurm's and listing commands, no file transfer (README, Automation nodes)."),
     account: schemas/* string */.YjP().optional().describe('The Slurm account jobs are charged to (sbatch --account).'),
     partitions: schemas/* array */.YOg(partition)
         .min(1)
@@ -17507,6 +17517,16 @@ const sshGpuCluster = schemas/* strictObject */.rej({
 });
 const cluster = schemas/* discriminatedUnion */.gMt('executor', [localCluster, slurmCluster, sshGpuCluster])
     .describe('Where tasks run.');
+/**
+ * What an automation node lets through, where `cluster.restricted` says the login is one: `all`
+ * (Slurm's, listing and file-transfer commands), `slurm` (no file transfer); undefined for a
+ * login with a shell.
+ */
+function restriction(cluster) {
+    if (cluster.executor !== 'slurm' || !cluster.restricted)
+        return undefined;
+    return cluster.restricted === 'slurm' ? 'slurm' : 'all';
+}
 const progress = schemas/* strictObject */.rej({
     log: pattern
         .optional()
@@ -19677,7 +19697,36 @@ const slurmOptionElsewhere = {
     },
 };
 
+;// CONCATENATED MODULE: ./lib/lint/rules/shell-on-automation-node.js
+
+/**
+ * A checklist command runs in a shell on the login node; an automation node's forced command
+ * runs no shell, so the gate could never pass there. Said before the smoke stage spends its time.
+ */
+const shellOnAutomationNode = {
+    id: 'shell-on-automation-node',
+    severity: 'error',
+    description: 'a `check: command` item on a restricted (automation node) cluster, which runs no shell',
+    needs: 'manifest',
+    check({ manifest, source }) {
+        if (!restriction(manifest.cluster))
+            return [];
+        const findings = [];
+        manifest.phases.forEach((phase, i) => phase.smoke?.trigger?.forEach((item, j) => {
+            if (item.check !== 'command')
+                return;
+            findings.push({
+                message: `phase ${phase.name}: a command check needs a shell on the login node, and cluster.restricted says it is an automation node, which runs none`,
+                position: source.at(['phases', i, 'smoke', 'trigger', j, 'check']),
+                fix: 'check the outputs with output_exists, records or log_contains items, or run the check in the task itself',
+            });
+        }));
+        return findings;
+    },
+};
+
 ;// CONCATENATED MODULE: ./lib/lint/rules/index.js
+
 
 
 
@@ -19732,6 +19781,7 @@ const RULES = [
     patternNestedQuantifier,
     flushNotFiner,
     slurmOptionElsewhere,
+    shellOnAutomationNode,
     // Expanded tasks (only when the manifest has no error).
     outputOutsideWorkdir,
     tagCollision,
@@ -20600,7 +20650,8 @@ function renderEnvironmentProbe(env, workdir) {
  * command, and write each gate's outcome to the log as a
  * `[campaign] gate NAME: ok|FAIL reason` line the observer classifies. Manifest values arrive
  * as environment variables (see manifest/template.ts), or as shell-quoted words (the names of
- * the environment), never as code.
+ * the environment), never as code. A Slurm batch script also records each task's start and end
+ * in marker files (`markers`).
  */
 
 
@@ -20609,14 +20660,46 @@ function renderEnvironmentProbe(env, workdir) {
 /** Exit status of a task stopped by a gate; with the log line, it classifies as `gate`. */
 const GATE_EXIT = 97;
 const GATE_LINE = /^\[campaign\] gate (\S+): FAIL(.*)$/m;
+/**
+ * The marker lines of a Slurm array task, each in a file of its own in the marker directory,
+ * `<index>.start` and `<index>.end`: `S <key> <index> <job> <epoch ms> <node>` before anything
+ * else, and `E <key> <index> <job> <epoch ms> <rc> <signal> <gate>` from the EXIT trap, with the
+ * status the scheduler sees, `TERM` when Slurm sent SIGTERM (time limit, scancel, preemption) or
+ * `-`, and the gate that failed or `-`. Each is written under a dot name, then renamed: the
+ * controller's `cat <dir>/*` never matches a half-written one. A marker that cannot be written
+ * (disk full, permissions) is left out, silently: the task runs and exits as it would without.
+ */
+function markerLines(markers) {
+    // The controller splits a marker line at blanks.
+    if (!/^\S+$/.test(markers.key))
+        throw new Error(`a submission key with blanks: ${JSON.stringify(markers.key)}`);
+    return {
+        head: [
+            `campaign_markers=${shellQuote(markers.dir)}`,
+            'campaign_mark_index=${SLURM_ARRAY_TASK_ID:-none}',
+            `campaign_mark_id=${shellQuote(markers.key)}" $campaign_mark_index \${SLURM_ARRAY_JOB_ID:-none}"`,
+            'campaign_gate=-',
+            'campaign_signal=-',
+            'campaign_mark() {',
+            '  { printf \'%s\\n\' "$2" > "$campaign_markers/.$campaign_mark_index.$1" &&',
+            '    mv -f -- "$campaign_markers/.$campaign_mark_index.$1" "$campaign_markers/$campaign_mark_index.$1"; } 2>/dev/null || :',
+            '}',
+        ],
+        end: (rc, gate) => `campaign_mark end "E $campaign_mark_id $(date +%s%3N) ${rc} $campaign_signal ${gate}"`,
+    };
+}
 function renderTaskScript(input) {
+    const marks = input.markers ? markerLines(input.markers) : undefined;
     const lines = [
         '#!/usr/bin/env bash',
         ...(input.header ?? []),
         `# campaign ${input.campaign}: one task. Generated; edits are overwritten.`,
         'set -u',
         'campaign_step=start',
-        'campaign_fail() { printf \'[campaign] gate %s: FAIL %s\\n\' "$1" "$2"; campaign_step=\'done\'; exit ' +
+        ...(marks?.head ?? []),
+        'campaign_fail() { ' +
+            (marks ? 'campaign_gate=$1; ' : '') +
+            'printf \'[campaign] gate %s: FAIL %s\\n\' "$1" "$2"; campaign_step=\'done\'; exit ' +
             GATE_EXIT +
             '; }',
         'campaign_ok() { printf \'[campaign] gate %s: ok\\n\' "$1"; }',
@@ -20624,10 +20707,35 @@ function renderTaskScript(input) {
         '  local rc=$?',
         '  if [ "$campaign_step" = setup ]; then',
         '    printf \'[campaign] gate setup: FAIL the setup stopped with exit status %s\\n\' "$rc"',
+        ...(marks ? [`    ${marks.end(String(GATE_EXIT), 'setup')}`] : []),
         `    exit ${GATE_EXIT}`,
         '  fi',
+        // Without an explicit exit, the shell keeps the status it was leaving with (or its signal).
+        ...(marks ? [`  ${marks.end('$rc', '$campaign_gate')}`] : []),
         '}',
         'trap campaign_on_exit EXIT',
+        ...(marks
+            ? [
+                // Exiting on SIGTERM runs the EXIT trap, which records the signal. Before the command
+                // runs, a foreground child (the setup, a gate) defers the trap until it ends, or until
+                // Slurm's SIGKILL after KillWait, which leaves no end marker.
+                'campaign_child=',
+                'campaign_on_term() {',
+                '  campaign_signal=TERM',
+                '  [ -n "$campaign_child" ] || exit 143',
+                // Recorded first: Slurm's SIGKILL after KillWait may come before the command has ended.
+                `  ${marks.end('143', '-')}`,
+                '  kill -TERM -- "-$campaign_child" 2>/dev/null',
+                '  wait "$campaign_child"',
+                '  while kill -0 -- "-$campaign_child" 2>/dev/null; do sleep 0.1; done',
+                '  exit 143',
+                '}',
+                'trap campaign_on_term TERM',
+                'mkdir -p -- "$campaign_markers" 2>/dev/null',
+                'campaign_node=${SLURMD_NODENAME:-$(hostname -s 2>/dev/null)}',
+                'campaign_mark start "S $campaign_mark_id $(date +%s%3N) ${campaign_node:--}"',
+            ]
+            : []),
         ...(input.prelude ?? []),
         `printf '[campaign] task %s -> %s\\n' ${input.index} "$CAMPAIGN_TASK"`,
         'cd -- "$CAMPAIGN_WORKDIR" || campaign_fail workdir "cannot enter $CAMPAIGN_WORKDIR"',
@@ -20668,7 +20776,17 @@ function renderTaskScript(input) {
         // campaign did not launch (it is refused, never overwritten).
         lines.push('campaign_claim=".campaign/claims/$CAMPAIGN_OUTPUT"', 'campaign_me="$CAMPAIGN_CAMPAIGN $CAMPAIGN_TASK"', 'mkdir -p -- "$(dirname -- "$CAMPAIGN_OUTPUT")" "$(dirname -- "$campaign_claim")" || campaign_fail output "cannot create the output directory"', `if (set -o noclobber; printf '%s\\n' "$campaign_me" > "$campaign_claim") 2>/dev/null; then`, '  if [ -e "$CAMPAIGN_OUTPUT" ] || [ -L "$CAMPAIGN_OUTPUT" ]; then', '    rm -f -- "$campaign_claim"', '    campaign_fail output "$CAMPAIGN_OUTPUT is already there and no task of a campaign claims it (written by something campaign did not launch): move it away, or choose another output path"', '  fi', 'else', '  campaign_owner=$(head -n 1 "$campaign_claim" 2>/dev/null)', '  if [ "$campaign_owner" != "$campaign_me" ]; then', '    campaign_fail output "$CAMPAIGN_OUTPUT belongs to task ${campaign_owner#* } of campaign ${campaign_owner%% *}: choose another output path (or another workdir) for this campaign"', '  fi', 'fi', 'campaign_ok output');
     }
-    lines.push("campaign_step='command'", toShell(input.command), "# shellcheck disable=SC2320 # the command's own status, even when it ends with echo or printf", 'campaign_rc=$?', "campaign_step='done'", 'exit "$campaign_rc"', '');
+    lines.push("campaign_step='command'");
+    if (marks) {
+        // Slurm sends its SIGTERM to the batch shell alone, and bash runs no trap until a foreground
+        // child ends: the command runs as a process group of its own, which the TERM trap signals
+        // and waits for, so the command hears of the time limit and the end marker is written.
+        lines.push('set -m', '{', toShell(input.command), '} &', 'campaign_child=$!', 'set +m', 'wait "$campaign_child"');
+    }
+    else {
+        lines.push(toShell(input.command), "# shellcheck disable=SC2320 # the command's own status, even when it ends with echo or printf");
+    }
+    lines.push('campaign_rc=$?', "campaign_step='done'", 'exit "$campaign_rc"', '');
     return lines.join('\n');
 }
 /** The command a phase runs at a stage: smoke `args` are appended to it. */
