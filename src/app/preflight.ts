@@ -87,8 +87,9 @@ export async function runPreflight(
   const items: PreflightItem[] = [];
   const restricted = restriction(c.manifest.cluster) !== undefined;
   try {
-    // Plain words: what an automation node allows, and the same to any shell.
-    const r = await transport.run(['uname', '-n']);
+    // Through a shell, as every command campaign sends, so that a login that runs none (an
+    // automation node not declared restricted) fails here; restricted, as plain words.
+    const r = restricted ? await transport.run(['uname', '-n']) : await transport.exec('uname -n');
     if (r.code !== 0) throw new UserError(`uname -n failed on ${where}: ${r.stderr.trim() || `exit ${r.code}`}`);
     items.push({ check: 'login', status: 'ok', detail: `${where} answers (node ${r.stdout.trim()})` });
   } catch (e) {

@@ -106,8 +106,10 @@ describe('campaign plan --scripts', () => {
     const evaluate = await header('evaluate.full.all');
     expect(evaluate).toEqual(expect.arrayContaining(['#SBATCH --mem-per-cpu=4096M', '#SBATCH --cpus-per-task=2']));
     expect(evaluate.join('\n')).not.toMatch(/--gres|--mail-type|--mem=|--exclusive/);
-    // Each table has a row per task of its array.
-    expect((await readFile(join(out, 'train.full.N=384', 'table.tsv'), 'utf8')).trim().split('\n')).toHaveLength(2);
+    // Each table names its submission, then has a row per task of its array.
+    const [named, ...rows] = (await readFile(join(out, 'train.full.N=384', 'table.tsv'), 'utf8')).trim().split('\n');
+    expect(named).toMatch(/^# submission [0-9a-f]{12}$/);
+    expect(rows).toHaveLength(2);
     const scripts = written.filter((f) => f.endsWith('.sh')).map((f) => join(out, f));
     const sc = spawnSync('shellcheck', ['-s', 'bash', '-S', 'warning', ...scripts], { encoding: 'utf8' });
     expect(sc.error, 'shellcheck must be installed (scripts/ensure-tools)').toBeUndefined();
