@@ -333,6 +333,60 @@ export const smoke = z
   .describe('A cheap first stage running the same machinery.');
 export type Smoke = z.infer<typeof smoke>;
 
+/** Columns a results table always has: a metric of that name would be mistaken for one. */
+export const RESULT_COLUMNS = [
+  'record',
+  'status',
+  'n',
+  'planned',
+  'missing',
+  'attempt',
+  'definition',
+  'gpu_hours',
+  'node',
+  'problem',
+] as const;
+
+export const results = z
+  .strictObject({
+    metrics: z
+      .array(
+        z
+          .string()
+          .min(1)
+          .refine((m) => !(RESULT_COLUMNS as readonly string[]).includes(m), {
+            message: `a metric may not be named ${RESULT_COLUMNS.join(', ')} (columns of the results table)`,
+          }),
+      )
+      .min(1)
+      .refine((ms) => new Set(ms).size === ms.length, { message: 'a metric is named twice' })
+      .describe("Fields of the output's records whose numbers are the results, e.g. [loss, accuracy]."),
+    record: z
+      .string()
+      .regex(/^(last|all|best:[^:]+:(min|max))$/, 'last, all, or best:<field>:min|max')
+      .optional()
+      .describe(
+        'Which record of an output is its result: last (the default), all (one row per record), or best:<field>:min|max (the record with the least or greatest field).',
+      ),
+    replicates: z
+      .string()
+      .regex(IDENT)
+      .optional()
+      .describe('The grid axis whose values are replicates (e.g. seed): results are averaged over it per cell.'),
+    path: z
+      .string()
+      .min(1)
+      .refine((p) => !p.startsWith('/') && !p.split('/').includes('..'), {
+        message: 'a path inside the output, relative and without ".."',
+      })
+      .optional()
+      .describe('Where the output is a directory: the file inside it (templated like output) that holds the records.'),
+  })
+  .describe(
+    "What a task's result is: `campaign results` reads these metrics from each output (JSON lines, JSON, or CSV, found by content).",
+  );
+export type Results = z.infer<typeof results>;
+
 export const environment = z
   .strictObject({
     modules: z
@@ -426,6 +480,7 @@ export const phase = z.strictObject({
     .optional()
     .describe("Shell run before this phase's command (same shell), after the campaign's setup."),
   smoke: smoke.optional(),
+  results: results.optional(),
 });
 export type Phase = z.infer<typeof phase>;
 

@@ -1,0 +1,146 @@
+/**
+ * Which outputs a phase's results come from, and the results of its tasks once their texts are
+ * read. Only the full stage counts: smoke tasks validate the pipeline, they are not findings.
+ */
+import { UserError } from '../../errors.js';
+import { containedPath, renderPath } from '../../manifest/expand.js';
+import type { Manifest, Phase, Results } from '../../manifest/schema.js';
+import type { PhasePlan, Plan } from '../../plan/plan.js';
+import { definitionOf, type CampaignState } from '../../state/state.js';
+import { aggregate, type CellResult, type TaskResult } from './aggregate.js';
+import { metricValues, parseRecordRule, parseRecords, pickRecords } from './records.js';
+import { cellTable, taskTable, type Table } from './table.js';
+
+export interface ResultPhase {
+  phase: Phase;
+  plan: PhasePlan;
+  results: Results;
+}
+
+const DECLARE = 'results: { metrics: [loss], replicates: seed } in the phase (README, Results)';
+
+/** The phase whose results are asked for: the one named, else the only one that declares results. */
+export function resultPhase(manifest: Manifest, plan: Plan, name: string | undefined): ResultPhase {
+  const declaring = manifest.phases.filter((p) => p.results !== undefined);
+  let phase: Phase | undefined;
+  if (name !== undefined) {
+    phase = manifest.phases.find((p) => p.name === name);
+    if (phase === undefined)
+      throw new UserError({
+        message: `${manifest.campaign} has no phase ${name}`,
+        fix: `give one of ${manifest.phases.map((p) => p.name).join(', ')} to --phase`,
+      });
+    if (phase.results === undefined)
+      throw new UserError({
+        message: `phase ${name} declares no results: campaign cannot tell which fields of its outputs are findings`,
+        fix: `declare ${DECLARE}`,
+      });
+  } else if (declaring.length === 0) {
+    throw new UserError({
+      message: `no phase of ${manifest.campaign} declares results: campaign cannot tell which fields of the outputs are findings`,
+      fix: `declare ${DECLARE}`,
+    });
+  } else if (declaring.length > 1) {
+    throw new UserError({
+      message: `phases ${declaring.map((p) => p.name).join(', ')} declare results`,
+      fix: 'name one with --phase',
+    });
+  } else phase = declaring[0]!;
+  if (phase.output === undefined)
+    throw new UserError({
+      message: `phase ${phase.name} declares results but no output to read them from`,
+      fix: 'declare the output each task writes (output: results/${tag}.jsonl)',
+    });
+  return { phase, plan: plan.phases.find((p) => p.name === phase.name)!, results: phase.results! };
+}
+
+/** The completed attempt of a task whose result counts, with the file its records are in. */
+export function outputsToRead(manifest: Manifest, r: ResultPhase, state: CampaignState): Map<string, string> {
+  const paths = new Map<string, string>();
+  for (const t of r.plan.tasks) {
+    if (state.tasks[t.id]?.status !== 'completed' || t.output === undefined) continue;
+    const inside =
+      r.results.path === undefined ? undefined : renderPath(manifest, r.phase, r.results.path, t.values, t.tag);
+    const path = inside === undefined ? t.output : containedPath(`${t.output}/${inside}`);
+    if (path !== undefined) paths.set(t.id, path);
+  }
+  return paths;
+}
+
+/**
+ * The results of every full task of the phase, from the texts read (task id → text, undefined
+ * where the file could not be read).
+ */
+export function taskResults(
+  r: ResultPhase,
+  state: CampaignState,
+  paths: ReadonlyMap<string, string>,
+  texts: ReadonlyMap<string, string | undefined>,
+): TaskResult[] {
+  const rule = parseRecordRule(r.results.record);
+  const gpus = new Map(r.plan.arrays.flatMap((a) => a.tasks.map((id) => [id, a.resources.gpus] as const)));
+  return r.plan.tasks.map((t) => {
+    const s = state.tasks[t.id];
+    const done = s?.attempts.filter((a) => a.class === 'completed').at(-1);
+    const last = done ?? s?.attempts.at(-1);
+    const base: TaskResult = {
+      id: t.id,
+      values: t.values,
+      status: s?.status ?? 'not run',
+      records: [],
+      ...(last === undefined ? {} : { attempt: last.n }),
+      ...(last && definitionOf(last) !== undefined ? { definition: definitionOf(last)! } : {}),
+      ...(last?.node === undefined ? {} : { node: last.node }),
+      ...(s === undefined ? {} : { gpuHours: gpuHours(s.attempts, gpus.get(t.id) ?? 0) }),
+    };
+    if (s?.status !== 'completed') return base;
+    const path = paths.get(t.id);
+    const text = texts.get(t.id);
+    if (path === undefined) return { ...base, problem: 'its output path leaves the workdir' };
+    if (text === undefined)
+      return {
+        ...base,
+        problem: `${path} cannot be read${r.results.path === undefined ? ' (a directory? name the file inside with results.path)' : ''}`,
+      };
+    const parsed = parseRecords(text);
+    if ('error' in parsed) return { ...base, problem: `${path}: ${parsed.error}` };
+    const picked = pickRecords(parsed.records, rule);
+    if ('error' in picked) return { ...base, problem: `${path}: ${picked.error}` };
+    return {
+      ...base,
+      records: picked.picked.map(({ index, record }) => {
+        const { values, problems } = metricValues(record, r.results.metrics);
+        return {
+          index,
+          values,
+          ...(problems.length > 0 ? { problem: `record ${index}: ${problems.join(', ')}` } : {}),
+        };
+      }),
+    };
+  });
+}
+
+/** GPU-hours the task's attempts used: each one's run time × the GPUs it held. */
+function gpuHours(attempts: CampaignState['tasks'][string]['attempts'], gpus: number): number {
+  let seconds = 0;
+  for (const a of attempts) {
+    if (a.startedAt === undefined || a.endedAt === undefined) continue;
+    const ran = (Date.parse(a.endedAt) - Date.parse(a.startedAt)) / 1000;
+    if (ran > 0) seconds += ran * (a.gpus?.length ?? gpus);
+  }
+  return seconds / 3600;
+}
+
+/** The results as a table: per cell over the replicates, or (`perTask`) one row per task. */
+export function resultsTable(
+  r: ResultPhase,
+  tasks: readonly TaskResult[],
+  perTask: boolean,
+): { table: Table; cells: CellResult[] } {
+  const perRecord = parseRecordRule(r.results.record).kind === 'all';
+  const axes = [...new Set(r.plan.tasks.flatMap((t) => Object.keys(t.values)))];
+  const cells = aggregate(tasks, r.results.metrics, r.results.replicates, perRecord);
+  if (perTask) return { table: taskTable(axes, tasks, r.results.metrics, perRecord), cells };
+  const cellAxes = axes.filter((a) => a !== r.results.replicates);
+  return { table: cellTable(cellAxes, cells, r.results.metrics, perRecord), cells };
+}
