@@ -15,6 +15,7 @@ import { emptyState, type CampaignState } from '../state/state.js';
 import { diskFullTasks, startRun } from '../decide/transition.js';
 import { allCompleted, progressLine } from '../report/summary.js';
 import { runCalibrate } from './calibrate.js';
+import { campaignResults, resultsFormat } from './results.js';
 import { openExecutor } from '../app/executors.js';
 import { sshSecretsFrom } from '../app/transport-for.js';
 import { driveCampaign, systemClock } from '../app/drive.js';
@@ -103,6 +104,15 @@ cancelled; for when no \`run\` drives it   --state-dir DIR`,
     help: `markdown summary   --state-dir DIR   --out FILE (and the pictures and provenance.jsonl beside it)
 --format markdown|json (json: per phase its counts, each stopped task with its log's tail)`,
     run: summary,
+  },
+  results: {
+    synopsis: 'results FILE',
+    help: `the phase's results, read from the outputs of its completed tasks: one row per cell of the
+grid without the replicate axis (n of planned, each metric's mean, std, sem, min, max, and which
+replicates are missing); exits 1 when a cell lacks one   --state-dir DIR   --phase NAME
+--tasks (one row per task)   --format csv|jsonl|markdown (default: markdown on a terminal, else csv)
+--out FILE`,
+    run: results,
   },
   provenance: {
     synopsis: 'provenance FILE PATH...',
@@ -592,6 +602,34 @@ async function provenance(argv: string[]): Promise<number> {
     await executor.close();
   }
   return missing === 0 ? EXIT.ok : EXIT.incomplete;
+}
+
+async function results(argv: string[]): Promise<number> {
+  const { values, files } = args(argv, {
+    'state-dir': { type: 'string' },
+    phase: { type: 'string' },
+    tasks: { type: 'boolean' },
+    format: { type: 'string' },
+    out: { type: 'string' },
+  });
+  const out = values.out as string | undefined;
+  const fmt = resultsFormat(values.format as string | undefined, out === undefined && process.stdout.isTTY);
+  const c = await loadCampaign(files[0]!, values['state-dir'] as string | undefined);
+  const state = await storedState(c);
+  const { executor } = await openFor(c, () => state.created, false);
+  try {
+    const phase = values.phase as string | undefined;
+    const r = await campaignResults(c, state, executor, {
+      ...(phase === undefined ? {} : { phase }),
+      tasks: values.tasks === true,
+      format: fmt,
+    });
+    if (out !== undefined) await writeFile(out, r.text);
+    else process.stdout.write(r.text);
+    return r.complete ? EXIT.ok : EXIT.incomplete;
+  } finally {
+    await executor.close();
+  }
 }
 
 /** `campaign init FILE`: a starter manifest, never over an existing file; with --workflow, its workflow too. */
