@@ -333,6 +333,20 @@ const CASES: Record<string, Case[]> = {
       good: BASE,
     },
   ],
+  'results-metric-not-recorded': [
+    {
+      name: 'a metric the smoke records check does not require',
+      bad: edit(BASE, [
+        '        - check: distinct_outputs\n',
+        '        - check: distinct_outputs\n        - check: records\n          fields: [loss]\n    results:\n      metrics: [loss, acc]\n',
+      ]),
+      at: 'metrics: [loss, acc]',
+      good: edit(BASE, [
+        '        - check: distinct_outputs\n',
+        '        - check: distinct_outputs\n        - check: records\n          fields: [loss, acc]\n    results:\n      metrics: [loss, acc]\n',
+      ]),
+    },
+  ],
 };
 
 describe('the clean manifest', () => {

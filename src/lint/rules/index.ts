@@ -30,6 +30,9 @@ import { walltimeBudget } from './walltime-budget.js';
 import { walltimeNotMeasured } from './walltime-not-measured.js';
 import { slurmOptionElsewhere } from './slurm-option-elsewhere.js';
 import { shellOnAutomationNode } from './shell-on-automation-node.js';
+import { resultsBestUnknown } from './results-best-unknown.js';
+import { resultsMetricNotRecorded } from './results-metric-not-recorded.js';
+import { resultsReplicatesNotAxis } from './results-replicates-not-axis.js';
 
 export const RULES: readonly Rule[] = [
   // The manifest itself: phases and their dependencies, then grids, then names used in them.
@@ -45,6 +48,7 @@ export const RULES: readonly Rule[] = [
   unknownVariable,
   valueBecomesCode,
   fullRunOverridden,
+  resultsBestUnknown,
   // Method warnings on the manifest: cost model, staging, shell text, flushing.
   walltimeNotMeasured,
   rateElsewhere,
@@ -57,11 +61,13 @@ export const RULES: readonly Rule[] = [
   flushNotFiner,
   slurmOptionElsewhere,
   shellOnAutomationNode,
+  resultsMetricNotRecorded,
   // Expanded tasks (only when the manifest has no error).
   outputOutsideWorkdir,
   tagCollision,
   tagTooLong,
   outputCollision,
+  resultsReplicatesNotAxis,
   // The plan.
   walltimeBudget,
   mixedResourceClass,
