@@ -1,6 +1,6 @@
 /** The tasks of a phase: one per grid cell, with derived tag, id, stratum and output path. */
 import { posix } from 'node:path';
-import { axesOf, cellAt, cellCount, matchesSelector, selectorOf, tagOf, type Cell } from './grid.js';
+import { compileGrid, matchesSelector, selectorOf, tagOf, type Cell } from './grid.js';
 import type { Manifest, Phase, Scalar } from './schema.js';
 import { compileTemplate } from './template.js';
 
@@ -11,7 +11,7 @@ export interface TaskSpec {
   id: string;
   phase: string;
   stage: Stage;
-  /** Index of the cell in the phase's grid (first axis slowest). */
+  /** Index of the cell in the phase's grid: kept product cells (first axis slowest), then included ones. */
   cell: number;
   tag: string;
   values: Cell;
@@ -27,7 +27,7 @@ export interface TaskSpec {
 /** Smoke outputs live apart from real results so that a smoke file is never taken for one. */
 export const SMOKE_DIR = '_smoke';
 
-/** The largest grid a phase may have; larger ones are refused before any expansion. */
+/** The largest grid a phase may have (its product before exclusion, plus included cells); larger ones are refused before any expansion. */
 export const MAX_TASKS_PER_PHASE = 1_000_000;
 
 export function dependsOn(phase: Phase): string[] {
@@ -74,13 +74,13 @@ export function containedPath(path: string): string | undefined {
 }
 
 export function expandPhase(manifest: Manifest, phase: Phase): TaskSpec[] {
-  const axes = axesOf(phase.grid);
+  const grid = compileGrid(phase.grid);
   const strata = strataAxes(phase);
-  const n = cellCount(phase.grid);
+  const n = grid.count;
   const output = phase.output === undefined ? undefined : compileTemplate(phase.output);
   const tasks = new Array<TaskSpec>(n);
   for (let i = 0; i < n; i++) {
-    const values = cellAt(axes, i);
+    const values = grid.cellAt(i);
     const tag = tagOf(values);
     const units = valueFor<number>(phase.cost?.units, values);
     const path = output?.(pathValues(manifest, phase, values, tag));

@@ -1,43 +1,206 @@
-/** Grid expansion: the cartesian product of the axes, first axis slowest, and derived tags. */
+/**
+ * Grid expansion. A grid's cells are the product of its axes (first axis slowest), where the
+ * axes under `zip` count as one axis whose values are taken in step, less the product's cells
+ * that an `exclude` selector matches, followed by the `include` cells in their order. Tags are
+ * derived from the values.
+ */
 import type { Scalar } from './schema.js';
 
 export type Cell = Readonly<Record<string, Scalar>>;
-export type Grid = Readonly<Record<string, Scalar | readonly Scalar[]>>;
 
-/** Axes as lists: a scalar is a one-value axis. */
-export function axesOf(grid: Grid | undefined): [string, readonly Scalar[]][] {
-  return Object.entries(grid ?? {}).map(([k, v]) => [k, Array.isArray(v) ? v : [v as Scalar]]);
+/** The keys of a grid that are not axes. */
+export const GRID_KEYS = ['include', 'exclude', 'zip'] as const;
+
+/** A phase's grid as the manifest gives it: axes, and the reserved keys of GRID_KEYS. */
+export interface Grid {
+  readonly include?: readonly Cell[];
+  readonly exclude?: readonly Cell[];
+  readonly zip?: Readonly<Record<string, readonly Scalar[]>>;
+  readonly [axis: string]: Scalar | readonly Scalar[] | readonly Cell[] | GridZip | undefined;
+}
+type GridZip = Readonly<Record<string, readonly Scalar[]>>;
+
+/** One factor of the product: one axis, or the zipped axes, whose row r is their r-th values. */
+export interface Factor {
+  readonly names: readonly string[];
+  readonly columns: readonly (readonly Scalar[])[];
+  readonly rows: number;
 }
 
-/** How many cells the grid has, computed without expanding it. */
-export function cellCount(grid: Grid | undefined): number {
-  return axesOf(grid).reduce((n, [, values]) => n * values.length, 1);
-}
+const isGridKey = (key: string): boolean => (GRID_KEYS as readonly string[]).includes(key);
 
-/** The cell at a given index (first axis slowest), without expanding the others. */
-export function cellAt(axes: readonly [string, readonly Scalar[]][], index: number): Cell {
-  const cell: Record<string, Scalar> = {};
-  let rest = index;
-  for (let i = axes.length - 1; i >= 0; i--) {
-    const [name, values] = axes[i]!;
-    cell[name] = values[rest % values.length]!;
-    rest = Math.floor(rest / values.length);
+/** The product's factors in the grid's order; a scalar axis is a one-value axis. */
+export function factorsOf(grid: Grid | undefined): Factor[] {
+  const factors: Factor[] = [];
+  for (const [key, value] of Object.entries(grid ?? {})) {
+    if (key === 'zip') {
+      const zip = Object.entries((value ?? {}) as GridZip);
+      if (zip.length === 0) continue;
+      // Lists of unequal length are a lint error (zip-length); the shortest bounds the rows.
+      const rows = Math.min(...zip.map(([, list]) => list.length));
+      factors.push({ names: zip.map(([n]) => n), columns: zip.map(([, list]) => list), rows });
+    } else if (!isGridKey(key) && value !== undefined) {
+      const list = (Array.isArray(value) ? value : [value]) as readonly Scalar[];
+      factors.push({ names: [key], columns: [list], rows: list.length });
+    }
   }
-  return orderLike(axes, cell);
+  return factors;
 }
 
-function orderLike(axes: readonly [string, readonly Scalar[]][], cell: Record<string, Scalar>): Cell {
-  const ordered: Record<string, Scalar> = {};
-  for (const [name] of axes) ordered[name] = cell[name]!;
-  return ordered;
+/**
+ * The grid's axes in the order of a cell's values: the product's, or, for a grid of included
+ * cells only, those of its first cell.
+ */
+export function axisNames(grid: Grid | undefined): string[] {
+  const names = factorsOf(grid).flatMap((f) => f.names);
+  return names.length > 0 ? names : Object.keys(grid?.include?.[0] ?? {});
+}
+
+/**
+ * Every axis with the values it takes: its own list (as written, repeats included), then the
+ * values only included cells give it.
+ */
+export function axesOf(grid: Grid | undefined): [string, readonly Scalar[]][] {
+  const own = new Map<string, Scalar[]>();
+  for (const f of factorsOf(grid)) f.names.forEach((n, k) => own.set(n, [...f.columns[k]!]));
+  return axisNames(grid).map((name) => {
+    const values = own.get(name) ?? [];
+    const seen = new Set(values.map(String));
+    for (const cell of grid?.include ?? []) {
+      const v = cell[name];
+      if (v !== undefined && !seen.has(String(v))) {
+        seen.add(String(v));
+        values.push(v);
+      }
+    }
+    return [name, values];
+  });
+}
+
+/**
+ * How many cells the product has before exclusion, computed from the axes alone. A grid of
+ * included cells only has no product; a grid without axes is one cell with no values.
+ */
+export function productSize(grid: Grid | undefined): number {
+  const factors = factorsOf(grid);
+  if (factors.length === 0) return grid?.include !== undefined ? 0 : 1;
+  return factors.reduce((n, f) => n * f.rows, 1);
+}
+
+/** Whether a cell has every pair of a selector (values compared as text, as selectors are). */
+export function matchesCell(cell: Cell, selector: Cell): boolean {
+  return Object.entries(selector).every(([axis, v]) => axis in cell && String(cell[axis]) === String(v));
+}
+
+/** A grid ready to give its cells by index without expanding it. */
+export interface CompiledGrid {
+  readonly names: readonly string[];
+  /** Cells in all: product − excluded + included. */
+  readonly count: number;
+  readonly product: number;
+  readonly excluded: number;
+  readonly included: number;
+  /** The cell at an index: the kept product cells in order, then the included ones. */
+  cellAt(index: number): Cell;
+  /** Product cells each exclude selector removes (a selector naming no axis removes none). */
+  readonly removedBy: readonly number[];
+}
+
+/**
+ * Compiles a grid. Excluded product cells are found by enumerating each selector's sub-grid,
+ * so the cost is that of the cells removed, never of the whole product; `cellAt` then maps an
+ * index to its product cell by binary search over them.
+ */
+export function compileGrid(grid: Grid | undefined): CompiledGrid {
+  const factors = factorsOf(grid);
+  const names = axisNames(grid);
+  const product = productSize(grid);
+  const strides = new Array<number>(factors.length);
+  for (let f = factors.length - 1, s = 1; f >= 0; f--) {
+    strides[f] = s;
+    s *= factors[f]!.rows;
+  }
+  const removed: number[] = [];
+  const removedBy = (grid?.exclude ?? []).map((selector) => {
+    const before = removed.length;
+    if (product > 0) for (const p of subGrid(factors, strides, selector)) removed.push(p);
+    return removed.length - before;
+  });
+  removed.sort((a, b) => a - b);
+  const excludedIdx = removed.filter((p, j) => j === 0 || p !== removed[j - 1]);
+  // shifted[j] = e_j − j is non-decreasing; the i-th kept cell is i plus the count of j with shifted[j] ≤ i.
+  const shifted = Float64Array.from(excludedIdx, (e, j) => e - j);
+  const kept = product - excludedIdx.length;
+  const include = grid?.include ?? [];
+
+  const productCell = (p: number): Cell => {
+    const cell: Record<string, Scalar> = {};
+    let rest = p;
+    for (let f = factors.length - 1; f >= 0; f--) {
+      const { names: fn, columns, rows } = factors[f]!;
+      const r = rest % rows;
+      rest = Math.floor(rest / rows);
+      for (let k = 0; k < fn.length; k++) cell[fn[k]!] = columns[k]![r]!;
+    }
+    return ordered(names, cell);
+  };
+  return {
+    names,
+    count: kept + include.length,
+    product,
+    excluded: excludedIdx.length,
+    included: include.length,
+    removedBy,
+    cellAt(index) {
+      if (index >= kept) return ordered(names, include[index - kept]!);
+      let lo = 0;
+      let hi = shifted.length;
+      while (lo < hi) {
+        const mid = (lo + hi) >>> 1;
+        if (shifted[mid]! <= index) lo = mid + 1;
+        else hi = mid;
+      }
+      return productCell(index + lo);
+    },
+  };
+}
+
+/** The product indices of the cells a selector matches: per factor the matching rows, crossed. */
+function* subGrid(factors: readonly Factor[], strides: readonly number[], selector: Cell): Generator<number> {
+  const known = new Set(factors.flatMap((f) => f.names));
+  if (Object.keys(selector).some((axis) => !known.has(axis))) return;
+  const rows = factors.map((f) => {
+    const wanted = f.names.flatMap((n, k) => (n in selector ? [[k, String(selector[n])] as const] : []));
+    const all = Array.from({ length: f.rows }, (_, r) => r);
+    return wanted.length === 0 ? all : all.filter((r) => wanted.every(([k, v]) => String(f.columns[k]![r]) === v));
+  });
+  if (rows.some((r) => r.length === 0)) return;
+  const digit = new Array<number>(factors.length).fill(0);
+  for (;;) {
+    let p = 0;
+    for (let f = 0; f < factors.length; f++) p += rows[f]![digit[f]!]! * strides[f]!;
+    yield p;
+    let f = factors.length - 1;
+    while (f >= 0 && ++digit[f]! === rows[f]!.length) digit[f--] = 0;
+    if (f < 0) return;
+  }
+}
+
+/** A cell's values in the grid's axis order (an included cell may list them in any order). */
+function ordered(names: readonly string[], cell: Cell): Cell {
+  const out: Record<string, Scalar> = {};
+  for (const name of names) if (name in cell) out[name] = cell[name]!;
+  return out;
+}
+
+/** How many cells the grid has. */
+export function cellCount(grid: Grid | undefined): number {
+  return compileGrid(grid).count;
 }
 
 export function expandGrid(grid: Grid | undefined): Cell[] {
-  const axes = axesOf(grid);
-  const n = cellCount(grid);
-  const cells: Cell[] = new Array<Cell>(n);
-  for (let i = 0; i < n; i++) cells[i] = cellAt(axes, i);
-  return cells;
+  const g = compileGrid(grid);
+  return Array.from({ length: g.count }, (_, i) => g.cellAt(i));
 }
 
 const UNSAFE = /[^A-Za-z0-9.+-]+/g;

@@ -434,6 +434,43 @@ export const slurmArgs = z
 
 const gridAxis = z.union([scalar, z.array(scalar)]);
 
+/** Why a reserved key of a grid was refused, and what to do when an axis was meant. */
+const reserved = (key: string, form: string): string =>
+  `"${key}" in a grid is ${form}; an axis cannot be named ${key}: rename it (e.g. ${key}_value)`;
+const gridCell = (key: string, form: string) =>
+  z.record(z.string().regex(IDENT, 'an axis name is a shell-style identifier'), scalar, {
+    error: reserved(key, form),
+  });
+const INCLUDE = 'a list of explicit cells, each a mapping of every axis to one value ({ N: 384, seed: 1 })';
+const EXCLUDE = 'a list of selectors, each a mapping of axes to values ({ N: 512, seed: 3 })';
+const ZIP = 'a mapping of axes to lists of one length, taken in step ({ lr: [0.1, 0.01], batch: [32, 64] })';
+
+const grid = z
+  .object({
+    include: z
+      .array(gridCell('include', INCLUDE), { error: reserved('include', INCLUDE) })
+      .optional()
+      .describe('Cells added after the product, in order: each names every axis with one value.'),
+    exclude: z
+      .array(gridCell('exclude', EXCLUDE), { error: reserved('exclude', EXCLUDE) })
+      .optional()
+      .describe('Selectors removing every product cell that has all their values (included cells stay).'),
+    zip: z
+      .record(z.string().regex(IDENT, 'an axis name is a shell-style identifier'), z.array(scalar), {
+        error: reserved('zip', ZIP),
+      })
+      .optional()
+      .describe('Axes taken in step, not crossed: their i-th values form one value of the product.'),
+  })
+  .catchall(gridAxis)
+  .superRefine((g, ctx) => {
+    for (const key of Object.keys(g)) {
+      if (!IDENT.test(key))
+        ctx.addIssue({ code: 'custom', path: [key], message: 'an axis name is a shell-style identifier' });
+    }
+  })
+  .meta({ propertyNames: { pattern: IDENT.source } });
+
 export const phase = z.strictObject({
   name: z
     .string()
@@ -447,10 +484,11 @@ export const phase = z.strictObject({
     .array(z.strictObject({ exists: z.string().describe('A path (templated) that must exist.') }))
     .optional()
     .describe("Files each task needs before it is submitted, e.g. an upstream phase's output."),
-  grid: z
-    .record(z.string().regex(IDENT, 'an axis name is a shell-style identifier'), gridAxis)
+  grid: grid
     .optional()
-    .describe('The axes and their values: every combination is one task (e.g. seed: [1, 2, 3]).'),
+    .describe(
+      'The axes and their values: every combination is one task (e.g. seed: [1, 2, 3]), less `exclude`, plus `include`; `zip` axes go in step.',
+    ),
   strata: z.array(z.string()).optional().describe('Axes the cost varies along: one array per stratum.'),
   command: z
     .string()
