@@ -99,7 +99,7 @@ describe('campaign results', () => {
     }
     expect(rows.map((row) => [row.status, row.missing])).toEqual([
       ['complete', ''],
-      ['incomplete', 'seed=3: failed'],
+      ['incomplete', 'seed=3: failed: exit 3'],
     ]);
   });
 
@@ -119,7 +119,7 @@ describe('campaign results', () => {
       expect(row.definition).toMatch(/^[0-9a-f]{8,}/);
       expect(row.gpu_hours).toBe(0);
       if (tag === FAILING) {
-        expect([row.status, row.loss]).toEqual(['failed', null]);
+        expect([row.status, row.loss, row.problem]).toEqual(['failed', null, 'failed: exit 3']);
         continue;
       }
       const v = await written(Number(row.width), Number(row.seed));

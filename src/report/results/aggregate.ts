@@ -15,7 +15,7 @@ export interface TaskResult {
   status: string;
   /** Its result records: their place in the output, the metrics, and which of them is not a number. */
   records: { index: number; values: Record<string, number>; problem?: string }[];
-  /** Why a completed task has no result at all (its output missing or unreadable). */
+  /** Why the task has no result at all: its output missing or unreadable, or why it did not complete. */
   problem?: string;
   attempt?: number;
   definition?: string;
@@ -117,7 +117,7 @@ function replicateName(t: TaskResult, replicates: string | undefined): string {
 }
 
 function whyMissing(t: TaskResult, place: number | undefined): string {
-  if (t.status !== 'completed') return t.status;
+  if (t.status !== 'completed') return t.problem ?? t.status;
   if (t.problem !== undefined) return t.problem;
   return place === undefined ? 'no result' : `no record ${place}`;
 }

@@ -93,7 +93,8 @@ export function taskResults(
       ...(last?.node === undefined ? {} : { node: last.node }),
       ...(s === undefined ? {} : { gpuHours: gpuHours(s.attempts, gpus.get(t.id) ?? 0) }),
     };
-    if (s?.status !== 'completed') return base;
+    // Why a task that did not complete has no result: the state's reason (`failed: exit 3`).
+    if (s?.status !== 'completed') return s?.reason === undefined ? base : { ...base, problem: s.reason };
     const path = paths.get(t.id);
     const text = texts.get(t.id);
     if (path === undefined) return { ...base, problem: 'its output path leaves the workdir' };
