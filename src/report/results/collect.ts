@@ -3,7 +3,7 @@
  * read. Only the full stage counts: smoke tasks validate the pipeline, they are not findings.
  */
 import { UserError } from '../../errors.js';
-import { containedPath, renderPath } from '../../manifest/expand.js';
+import { containedPath, renderPath, type TaskSpec } from '../../manifest/expand.js';
 import type { Manifest, Phase, Results } from '../../manifest/schema.js';
 import type { PhasePlan, Plan } from '../../plan/plan.js';
 import { definitionOf, type CampaignState } from '../../state/state.js';
@@ -58,7 +58,7 @@ export function resultPhase(manifest: Manifest, plan: Plan, name: string | undef
 export function outputsToRead(manifest: Manifest, r: ResultPhase, state: CampaignState): Map<string, string> {
   const paths = new Map<string, string>();
   for (const t of r.plan.tasks) {
-    if (state.tasks[t.id]?.status !== 'completed' || t.output === undefined) continue;
+    if (state.tasks[t.id]?.status !== 'completed' || t.output === undefined || staleResult(t, state)) continue;
     const inside =
       r.results.path === undefined ? undefined : renderPath(manifest, r.phase, r.results.path, t.values, t.tag);
     const path = inside === undefined ? t.output : containedPath(`${t.output}/${inside}`);
@@ -66,6 +66,18 @@ export function outputsToRead(manifest: Manifest, r: ResultPhase, state: Campaig
   }
   return paths;
 }
+
+/**
+ * A completed task whose result is of an earlier definition than the plan's (without the user's
+ * choice to keep it): `run` would send it again, so its result is not one of this grid.
+ */
+function staleResult(t: TaskSpec, state: CampaignState): boolean {
+  const done = state.tasks[t.id]?.attempts.filter((a) => a.class === 'completed').at(-1);
+  const ranUnder = done === undefined ? undefined : definitionOf(done);
+  return ranUnder !== undefined && t.definition !== undefined && ranUnder !== t.definition;
+}
+
+const STALE = 'ran under an earlier definition: `campaign run` runs it again (--keep-changed keeps its result)';
 
 /**
  * The results of every full task of the phase, from the texts read (task id → text, undefined
@@ -95,6 +107,7 @@ export function taskResults(
     };
     // Why a task that did not complete has no result: the state's reason (`failed: exit 3`).
     if (s?.status !== 'completed') return s?.reason === undefined ? base : { ...base, problem: s.reason };
+    if (staleResult(t, state)) return { ...base, problem: STALE };
     const path = paths.get(t.id);
     const text = texts.get(t.id);
     if (path === undefined) return { ...base, problem: 'its output path leaves the workdir' };
