@@ -227,3 +227,26 @@ export function parseSelector(key: string): [string, string][] {
 export function matchesSelector(cell: Cell, key: string): boolean {
   return parseSelector(key).every(([axis, value]) => axis in cell && String(cell[axis]) === value);
 }
+
+/** Where an axis is written, from its phase: under `grid`, under `grid.zip`, or in the first included cell. */
+export function axisPath(grid: Grid | undefined, axis: string): (string | number)[] {
+  if (grid?.zip !== undefined && axis in grid.zip) return ['grid', 'zip', axis];
+  if (grid !== undefined && axis in grid && !isGridKey(axis)) return ['grid', axis];
+  return grid?.include !== undefined ? ['grid', 'include', 0, axis] : ['grid'];
+}
+
+/** Every value written in a grid for a task, with where it is written, from its phase. */
+export function valueSites(grid: Grid | undefined): { axis: string; value: Scalar; path: (string | number)[] }[] {
+  const sites: { axis: string; value: Scalar; path: (string | number)[] }[] = [];
+  for (const f of factorsOf(grid)) {
+    f.names.forEach((axis, k) => {
+      const base = axisPath(grid, axis);
+      const many = base[1] === 'zip' || Array.isArray(grid?.[axis]);
+      f.columns[k]!.forEach((value, r) => sites.push({ axis, value, path: many ? [...base, r] : base }));
+    });
+  }
+  grid?.include?.forEach((cell, j) => {
+    for (const [axis, value] of Object.entries(cell)) sites.push({ axis, value, path: ['grid', 'include', j, axis] });
+  });
+  return sites;
+}

@@ -313,6 +313,22 @@ const CASES: Record<string, Case[]> = {
       good: edit(BASE, ['workdir: runs\n', 'workdir: runs\nenvironment: { venv: .venv }\nsetup: export A=1\n']),
     },
   ],
+  'comma-list': [
+    {
+      name: 'seeds written as one comma-separated value',
+      bad: edit(BASE, ['      seed: [1, 2]', '      seed: 1,2,3']),
+      at: 'seed: 1,2,3',
+      good: edit(BASE, ['      seed: [1, 2]', "      seed: '1,2,3'"]),
+    },
+  ],
+  'exclude-matches-nothing': [
+    {
+      name: 'a selector whose pair holds in no cell',
+      bad: edit(BASE, ['      seed: [1, 2]\n', '      seed: [1, 2]\n      exclude:\n        - { N: 512, seed: 3 }\n']),
+      at: '- { N: 512, seed: 3 }',
+      good: edit(BASE, ['      seed: [1, 2]\n', '      seed: [1, 2]\n      exclude:\n        - { N: 512, seed: 2 }\n']),
+    },
+  ],
   'flush-not-finer': [
     {
       name: 'flush at the end',

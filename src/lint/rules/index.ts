@@ -1,13 +1,16 @@
 /** Every lint rule, in the order they run (the runner groups them by what they need). */
 import type { Rule } from '../rule.js';
+import { commaList } from './comma-list.js';
 import { dependencyCycle } from './dependency-cycle.js';
 import { duplicatePhase } from './duplicate-phase.js';
 import { duplicateValue } from './duplicate-value.js';
 import { emptyAxis } from './empty-axis.js';
+import { excludeMatchesNothing } from './exclude-matches-nothing.js';
 import { flushNotFiner } from './flush-not-finer.js';
 import { fullRunOverridden } from './full-run-overridden.js';
 import { gpusBeyondServer } from './gpus-beyond-server.js';
 import { gridTooLarge } from './grid-too-large.js';
+import { includeCell } from './include-cell.js';
 import { mixedResourceClass } from './mixed-resource-class.js';
 import { noSmokeTrigger } from './no-smoke-trigger.js';
 import { oneWalltimeForStrata } from './one-walltime-for-strata.js';
@@ -28,6 +31,7 @@ import { valueBecomesCode } from './value-becomes-code.js';
 import { valueNotCarried } from './value-not-carried.js';
 import { walltimeBudget } from './walltime-budget.js';
 import { walltimeNotMeasured } from './walltime-not-measured.js';
+import { zipAxes } from './zip-axes.js';
 import { slurmOptionElsewhere } from './slurm-option-elsewhere.js';
 import { shellOnAutomationNode } from './shell-on-automation-node.js';
 import { resultsBestUnknown } from './results-best-unknown.js';
@@ -39,8 +43,10 @@ export const RULES: readonly Rule[] = [
   duplicatePhase,
   unknownDependency,
   dependencyCycle,
+  zipAxes,
   emptyAxis,
   duplicateValue,
+  includeCell,
   valueNotCarried,
   gridTooLarge,
   reservedAxis,
@@ -50,6 +56,8 @@ export const RULES: readonly Rule[] = [
   fullRunOverridden,
   resultsBestUnknown,
   // Method warnings on the manifest: cost model, staging, shell text, flushing.
+  commaList,
+  excludeMatchesNothing,
   walltimeNotMeasured,
   rateElsewhere,
   oneWalltimeForStrata,

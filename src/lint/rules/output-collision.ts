@@ -1,3 +1,4 @@
+import { axisNames } from '../../manifest/grid.js';
 import type { Rule, RuleFinding } from '../rule.js';
 
 /** Two tasks writing one path clobber each other: the output template must name every varying axis. */
@@ -22,7 +23,7 @@ export const outputCollision: Rule = {
         }
       }
       if (first) {
-        const axes = Object.keys(phase.grid ?? {});
+        const axes = axisNames(phase.grid);
         findings.push({
           message: `tasks ${first[0]} and ${first[1]} both write ${first[2]}${clashes > 1 ? ` (${clashes} collisions in all)` : ''}`,
           position: source.at(['phases', i, 'output']),

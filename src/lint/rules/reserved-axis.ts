@@ -1,3 +1,4 @@
+import { axisNames, axisPath } from '../../manifest/grid.js';
 import { BUILTINS } from '../../manifest/template.js';
 import type { Rule, RuleFinding } from '../rule.js';
 
@@ -12,11 +13,11 @@ export const reservedAxis: Rule = {
   check({ manifest, source }) {
     const findings: RuleFinding[] = [];
     manifest.phases.forEach((phase, i) => {
-      for (const axis of Object.keys(phase.grid ?? {})) {
+      for (const axis of axisNames(phase.grid)) {
         if (!RESERVED.has(axis)) continue;
         findings.push({
           message: `axis "${axis}" of phase "${phase.name}" has the name of a built-in: \${${axis}} would be ambiguous`,
-          position: source.at(['phases', i, 'grid', axis], { key: true }),
+          position: source.at(['phases', i, ...axisPath(phase.grid, axis)], { key: true }),
           fix: `rename the axis (e.g. "${axis}_value") here and in every \${${axis}} that means the axis`,
         });
       }

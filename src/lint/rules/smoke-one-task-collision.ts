@@ -1,16 +1,30 @@
-import { axesOf, cellCount } from '../../manifest/grid.js';
+import { cellCount, compileGrid, factorsOf, type Cell } from '../../manifest/grid.js';
 import type { Phase, Scalar } from '../../manifest/schema.js';
 import { COLLISION_CHECKS, needsTwo } from '../../plan/smoke.js';
 import type { Rule, RuleFinding } from '../rule.js';
 
-/** How many cells a smoke `tasks` selection picks, counted without expanding the grid. */
+/**
+ * How many cells a smoke `tasks` selection picks, up to two: from the product's factors alone
+ * when the grid neither excludes nor includes, else by looking at its cells.
+ */
 function selected(phase: Phase, spec: Readonly<Record<string, Scalar | Scalar[]>>): number {
-  return axesOf(phase.grid).reduce((n, [axis, values]) => {
-    const want = spec[axis];
-    if (want === undefined) return n * values.length;
-    const wanted = new Set((Array.isArray(want) ? want : [want]).map(String));
-    return n * values.filter((v) => wanted.has(String(v))).length;
-  }, 1);
+  const wanted = new Map(
+    Object.entries(spec).map(([axis, want]) => [axis, new Set((Array.isArray(want) ? want : [want]).map(String))]),
+  );
+  const picks = (cell: Cell): boolean => [...wanted].every(([axis, set]) => set.has(String(cell[axis])));
+  if (phase.grid?.exclude === undefined && phase.grid?.include === undefined) {
+    return factorsOf(phase.grid).reduce((n, { names, columns, rows }) => {
+      let matching = 0;
+      for (let r = 0; r < rows; r++) {
+        if (names.every((name, k) => wanted.get(name)?.has(String(columns[k]![r])) ?? true)) matching++;
+      }
+      return n * matching;
+    }, 1);
+  }
+  const grid = compileGrid(phase.grid);
+  let n = 0;
+  for (let i = 0; i < grid.count && n < 2; i++) if (picks(grid.cellAt(i))) n++;
+  return n;
 }
 
 /** DESIGN rule 6: at least two smoke tasks where a collision property is at stake. */

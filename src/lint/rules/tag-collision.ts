@@ -1,4 +1,5 @@
 import type { TaskSpec } from '../../manifest/expand.js';
+import { axisPath, compileGrid } from '../../manifest/grid.js';
 import type { Rule, RuleFinding } from '../rule.js';
 
 /**
@@ -27,20 +28,24 @@ export const tagCollision: Rule = {
       }
       if (!example) return;
       const [a, b] = example;
+      const grid = compileGrid(phase.grid);
       const axis = Object.keys(b.values).find((k) => String(a.values[k]) !== String(b.values[k]));
-      const grid = phase.grid ?? {};
-      const values = axis === undefined ? undefined : grid[axis];
-      const k = Array.isArray(values) ? values.findIndex((v) => String(v) === String(b.values[axis!])) : -1;
+      const own = axis === undefined ? undefined : (phase.grid?.zip?.[axis] ?? phase.grid?.[axis]);
+      const k = Array.isArray(own) ? own.findIndex((v) => String(v) === String(b.values[axis!])) : -1;
+      const kept = grid.count - grid.included;
       const shown =
         axis === undefined ? '' : ` (${axis}: ${JSON.stringify(a.values[axis])} and ${JSON.stringify(b.values[axis])})`;
+      const at: (string | number)[] =
+        b.cell >= kept
+          ? ['grid', 'include', b.cell - kept]
+          : axis === undefined
+            ? ['grid']
+            : k >= 0
+              ? [...axisPath(phase.grid, axis), k]
+              : axisPath(phase.grid, axis);
       findings.push({
         message: `cells ${a.cell + 1} and ${b.cell + 1} of phase "${phase.name}"${shown} both get tag "${a.tag}"${clashes > 1 ? ` (${clashes} collisions in all)` : ''}: their task ids and \${tag} paths would be one`,
-        position:
-          axis === undefined
-            ? source.at(['phases', i, 'grid'], { key: true })
-            : k >= 0
-              ? source.at(['phases', i, 'grid', axis, k])
-              : source.at(['phases', i, 'grid', axis]),
+        position: source.at(['phases', i, ...at], { key: at.length === 1 }),
         fix: 'make the values differ in letters, digits, ".", "+" or "-" (other characters become "-" in a tag)',
       });
     });

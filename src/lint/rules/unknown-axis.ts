@@ -1,4 +1,4 @@
-import { axesOf, parseSelector } from '../../manifest/grid.js';
+import { axesOf, axisNames, parseSelector } from '../../manifest/grid.js';
 import type { Phase, Scalar } from '../../manifest/schema.js';
 import type { Path } from '../../manifest/source.js';
 import { closest } from '../../manifest/suggest.js';
@@ -29,12 +29,12 @@ export const unknownAxis: Rule = {
   id: 'unknown-axis',
   severity: 'error',
   description:
-    'a strata entry, selector or smoke cell naming no grid axis of its phase, or a smoke value the axis lacks',
+    'a strata entry, selector, exclude entry or smoke cell naming no grid axis of its phase, or a smoke value the axis lacks',
   needs: 'manifest',
   check({ manifest, source }) {
     const findings: RuleFinding[] = [];
     const unknown = (phase: Phase, axis: string, where: string, position: Path, key: boolean): void => {
-      const axes = Object.keys(phase.grid ?? {});
+      const axes = axisNames(phase.grid);
       const suggestion = closest(axis, axes);
       findings.push({
         message: `${where} names axis "${axis}", which is not a grid axis of phase "${phase.name}"${suggestion ? `; did you mean "${suggestion}"?` : ''}`,
@@ -71,6 +71,13 @@ export const unknownAxis: Rule = {
       for (const f of RESOURCE_FIELDS) {
         checkSelectors(phase, phase.resources?.[f], `resources.${f}`, ['phases', i, 'resources', f], axes);
       }
+      // An exclude selector naming no axis would remove nothing; include cells are include-cell's.
+      phase.grid?.exclude?.forEach((selector, k) => {
+        for (const axis of Object.keys(selector)) {
+          if (!axes.has(axis))
+            unknown(phase, axis, `exclude entry ${k + 1}`, ['phases', i, 'grid', 'exclude', k, axis], true);
+        }
+      });
       const cells = phase.smoke?.tasks;
       if (cells !== undefined && typeof cells === 'object') {
         for (const [axis, want] of Object.entries(cells)) {
@@ -100,7 +107,7 @@ export const unknownAxis: Rule = {
       const keys = perStratumKeys(base?.[f]);
       const users = manifest.phases.filter((p) => p.resources?.[f] === undefined);
       if (keys.length === 0 || users.length === 0) continue;
-      const axes = new Set(users.flatMap((p) => Object.keys(p.grid ?? {})));
+      const axes = new Set(users.flatMap((p) => axisNames(p.grid)));
       for (const key of keys) {
         for (const [axis] of parseSelector(key)) {
           if (axes.has(axis)) continue;

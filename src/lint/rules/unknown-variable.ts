@@ -1,3 +1,4 @@
+import { axisNames } from '../../manifest/grid.js';
 import { BUILTINS, PATH_BUILTINS, unknownNames } from '../../manifest/template.js';
 import type { Path } from '../../manifest/source.js';
 import type { Rule, RuleFinding } from '../rule.js';
@@ -23,11 +24,11 @@ export const unknownVariable: Rule = {
     };
     const builtins = new Set<string>(BUILTINS);
     const known = new Map(
-      manifest.phases.map((phase) => [phase, new Set<string>([...Object.keys(phase.grid ?? {}), ...BUILTINS])]),
+      manifest.phases.map((phase) => [phase, new Set<string>([...axisNames(phase.grid), ...BUILTINS])]),
     );
     for (const { text, path, phase } of shellTexts(manifest)) report(text, path, phase ? known.get(phase)! : builtins);
     manifest.phases.forEach((phase, i) => {
-      const paths = new Set<string>([...Object.keys(phase.grid ?? {}), ...PATH_BUILTINS]);
+      const paths = new Set<string>([...axisNames(phase.grid), ...PATH_BUILTINS]);
       report(phase.output, ['phases', i, 'output'], paths);
       phase.preconditions?.forEach((p, j) => report(p.exists, ['phases', i, 'preconditions', j, 'exists'], paths));
     });

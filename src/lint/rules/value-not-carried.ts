@@ -1,4 +1,4 @@
-import { axesOf } from '../../manifest/grid.js';
+import { valueSites } from '../../manifest/grid.js';
 import type { Rule, RuleFinding } from '../rule.js';
 
 /**
@@ -15,13 +15,14 @@ export const valueNotCarried: Rule = {
   check({ manifest, source }) {
     const findings: RuleFinding[] = [];
     manifest.phases.forEach((phase, i) => {
-      for (const [axis, values] of axesOf(phase.grid)) {
-        const k = values.findIndex((v) => typeof v === 'string' && v.includes('\0'));
-        if (k < 0) continue;
-        const many = Array.isArray(phase.grid?.[axis]);
+      const reported = new Set<string>();
+      for (const { axis, value, path } of valueSites(phase.grid)) {
+        if (typeof value !== 'string' || !value.includes('\0') || reported.has(axis)) continue;
+        reported.add(axis);
+        const k = path.at(-1);
         findings.push({
-          message: `value ${k + 1} of axis "${axis}" in phase "${phase.name}" holds a NUL byte, which a task's environment cannot carry`,
-          position: source.at(many ? ['phases', i, 'grid', axis, k] : ['phases', i, 'grid', axis]),
+          message: `${typeof k === 'number' ? `value ${k + 1}` : 'the value'} of axis "${axis}" in phase "${phase.name}"${path.includes('include') ? ` (included cell ${Number(path[2]) + 1})` : ''} holds a NUL byte, which a task's environment cannot carry`,
+          position: source.at(['phases', i, ...path]),
           fix: 'remove the NUL byte (write the value another way, e.g. as an escape the program decodes)',
         });
       }
