@@ -1,4 +1,5 @@
 /** `campaign plan`: the Plan as a table a person can check, or as JSON. */
+import type { TaskSpec } from '../manifest/expand.js';
 import { formatDuration, formatSlurmMem, formatSlurmTime } from '../manifest/units.js';
 import type { Plan, TaskResources } from '../plan/plan.js';
 
@@ -12,6 +13,8 @@ export function renderPlanText(plan: Plan): string {
       `phase ${p.name}${p.dependsOn.length > 0 ? ` (after ${p.dependsOn.join(', ')})` : ''}: ${p.tasks.length} tasks` +
         `${p.strata.length > 0 ? `, strata ${p.strata.join(' × ')}` : ''}, budget ${p.gpuHours.toFixed(1)} GPU-h (+${p.smokeGpuHours.toFixed(2)} smoke)`,
     );
+    const cells = cellsLine(p.tasks);
+    if (cells !== undefined) out.push(cells);
     if (p.preconditions.length > 0) out.push(`  preconditions: ${p.preconditions.join(', ')}`);
     out.push(
       p.smoke.length > 0
@@ -35,6 +38,29 @@ export function renderPlanText(plan: Plan): string {
   }
   out.push('', `budgeted GPU-hours in all: ${total.toFixed(1)} (walltime × GPUs: an upper bound)`);
   return out.join('\n') + '\n';
+}
+
+/** Tags a cells line names before it counts the rest. */
+const CELLS_SHOWN = 6;
+
+/**
+ * For a phase whose tasks are not every combination of their axes' values (an exclude, an
+ * include or a zip made them), how many of the combinations run and which: a person checking
+ * the plan sees what the grid's forms added up to.
+ */
+function cellsLine(tasks: readonly TaskSpec[]): string | undefined {
+  const values = new Map<string, Set<string>>();
+  for (const t of tasks) {
+    for (const [axis, v] of Object.entries(t.values)) values.set(axis, (values.get(axis) ?? new Set()).add(String(v)));
+  }
+  const combinations = [...values.values()].reduce((n, set) => n * set.size, 1);
+  if (tasks.length === 0 || tasks.length === combinations) return undefined;
+  const shown = tasks.slice(0, CELLS_SHOWN).map((t) => t.tag);
+  const rest = tasks.length - shown.length;
+  return (
+    `  cells: ${tasks.length} of the ${combinations} combinations of ${[...values.keys()].join(' × ')}: ` +
+    `${shown.join(', ')}${rest > 0 ? ` and ${rest} more` : ''}`
+  );
 }
 
 /** `2g:h100 8c 65536M qos=normal`: what one task asks for, the Slurm options after the sizes. */

@@ -3,6 +3,7 @@
  * here through `z.infer`; the published JSON Schema is generated from the same objects.
  */
 import { z } from 'zod';
+import type { Grid } from './grid.js';
 import { patternError } from './pattern.js';
 import { slurmArgProblem } from './slurm-args.js';
 import { parseDuration, parseSize } from './units.js';
@@ -445,7 +446,7 @@ const INCLUDE = 'a list of explicit cells, each a mapping of every axis to one v
 const EXCLUDE = 'a list of selectors, each a mapping of axes to values ({ N: 512, seed: 3 })';
 const ZIP = 'a mapping of axes to lists of one length, taken in step ({ lr: [0.1, 0.01], batch: [32, 64] })';
 
-const grid = z
+const gridForms = z
   .object({
     include: z
       .array(gridCell('include', INCLUDE), { error: reserved('include', INCLUDE) })
@@ -470,6 +471,21 @@ const grid = z
     }
   })
   .meta({ propertyNames: { pattern: IDENT.source } });
+
+/**
+ * The grid, checked as gridForms but kept in the order it is written: an object schema puts its
+ * own keys (zip) before the others, and where `zip` stands among the axes orders the product.
+ */
+const gridJsonSchema: Record<string, unknown> = z.toJSONSchema(gridForms, { io: 'input', unrepresentable: 'any' });
+delete gridJsonSchema.$schema;
+const grid = z
+  .record(z.string(), z.unknown())
+  .superRefine((g, ctx) => {
+    const checked = gridForms.safeParse(g);
+    if (!checked.success) for (const issue of checked.error.issues) ctx.addIssue({ ...issue });
+  })
+  .meta(gridJsonSchema)
+  .transform((g) => g as Grid);
 
 export const phase = z.strictObject({
   name: z

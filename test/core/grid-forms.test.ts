@@ -5,6 +5,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { compileGrid, expandGrid, tagOf, type Cell, type Grid } from '../../src/manifest/grid.js';
+import { parseManifest } from '../../src/manifest/load.js';
 import type { Scalar } from '../../src/manifest/schema.js';
 
 /** Values are small integers and short words, so that selectors and includes often hit cells. */
@@ -217,5 +218,21 @@ describe('grid forms', () => {
     expect(g.cellAt(998)).toEqual({ a: 1, b: 998 });
     expect(g.cellAt(999)).toEqual({ a: 2, b: 0 });
     expect(g.cellAt(g.count - 1)).toEqual({ a: 999, b: 998 });
+  });
+
+  it('keeps the zip where the manifest writes it among the axes, once parsed', () => {
+    const parsed = (grid: string): Cell[] =>
+      expandGrid(
+        parseManifest(
+          'm.yml',
+          `campaign: c\ncluster: { executor: local }\nworkdir: w\nphases:\n  - name: p\n    grid:\n${grid}\n    command: "true"\n`,
+        ).manifest.phases[0]!.grid,
+      );
+    expect(parsed('      N: [1, 2]\n      zip: { lr: [0.1, 0.2], b: [8, 16] }')[1]).toEqual({ N: 1, lr: 0.2, b: 16 });
+    expect(Object.keys(parsed('      zip: { lr: [0.1, 0.2], b: [8, 16] }\n      N: [1, 2]')[1]!)).toEqual([
+      'lr',
+      'b',
+      'N',
+    ]);
   });
 });
