@@ -48,6 +48,8 @@ import {
  * can fall between the queue and accounting's first record for a few seconds.
  */
 const VANISH_GRACE_MS = 60_000;
+/** Submissions whose markers one `cat` reads: each is a pattern the node expands into up to 2 × MaxArraySize paths. */
+const MARKER_GLOBS_PER_COMMAND = 16;
 const LOG_LIMIT = 16 * 1024 * 1024;
 const SEPARATOR = '--campaign-squeue--';
 /**
@@ -436,10 +438,20 @@ export class SlurmExecutor implements Executor {
     return parseSqueue(r.stdout, this.prefix);
   }
 
-  /** Every marker of the campaign's tasks, in one `cat`; none yet is no error. */
-  private async readMarkers(): Promise<Map<string, TaskMarkers>> {
-    const r = await this.opts.transport.run(['cat', { glob: markersGlob(this.root(await this.workdir())) }]);
-    return (this.markers = parseMarkers(r.stdout));
+  /**
+   * The markers of the campaign's tasks in one `cat` (none yet is no error); with `keys`, only
+   * those submissions' (those a pass still waits on: a long campaign's ended ones are not read
+   * again, nor do their files swell one command's arguments past the system's limit).
+   */
+  private async readMarkers(keys?: readonly string[]): Promise<Map<string, TaskMarkers>> {
+    const root = this.root(await this.workdir());
+    const globs = keys === undefined ? [markersGlob(root)] : keys.map((k) => `${root}/${k}/markers/*`);
+    let text = '';
+    for (let i = 0; i < globs.length; i += MARKER_GLOBS_PER_COMMAND) {
+      const words = globs.slice(i, i + MARKER_GLOBS_PER_COMMAND).map((glob) => ({ glob }));
+      text += (await this.opts.transport.run(['cat', ...words])).stdout;
+    }
+    return (this.markers = parseMarkers(text));
   }
 
   private root(workdir: string): string {
@@ -492,14 +504,22 @@ export class SlurmExecutor implements Executor {
     return true;
   }
 
-  /** The one query of a pass: the campaign's jobs in accounting and in the queue. */
-  private async query(): Promise<Map<string, JobRecord>> {
+  /**
+   * The one query of a pass: the campaign's jobs in accounting and in the queue. Restricted,
+   * the queue, and the markers of the submissions of `active` (where the record of earlier
+   * submissions, read before the first, covers a job the queue has forgotten).
+   */
+  private async query(active: readonly ActiveAttempt[] = []): Promise<Map<string, JobRecord>> {
     if (this.restricted) {
-      const [queued, markers] = await Promise.all([this.queue(), this.readMarkers()]);
+      const root = this.root(await this.workdir());
+      const keys = new Set(
+        active.flatMap(({ attempt }) =>
+          attempt.log && isJobLog(root, attempt.log) ? [attempt.log.slice(root.length + 1).split('/')[0]!] : [],
+        ),
+      );
+      const [queued] = await Promise.all([this.queue(), this.readMarkers([...keys])]);
       const records = new Map(queued.map((q) => [q.handle, q]));
-      // A job the queue has forgotten is known by the markers its tasks left.
-      this.known = new Map([...markers.values()].map((m) => [`${this.prefix}${m.key}`, m.jobId]));
-      for (const q of queued) this.known.set(q.name, q.handle.split('_')[0]!);
+      this.known = new Map(queued.map((q) => [q.name, q.handle.split('_')[0]!]));
       return records;
     }
     const from = Math.min(Date.parse(this.opts.since) / 1000, this.earliest);
@@ -539,7 +559,7 @@ export class SlurmExecutor implements Executor {
 
   async observe(active: readonly ActiveAttempt[]): Promise<TaskEvent[]> {
     if (active.length === 0) return [];
-    const records = await this.query();
+    const records = await this.query(active);
     const events: TaskEvent[] = [];
     const now = this.now();
     const unschedulable: { handle: string; event: TaskEvent }[] = [];
