@@ -2,7 +2,7 @@
  * The start and end markers the Slurm batch script leaves for each array task
  * (render/task-script.ts), read back. On an automation node the scheduler forgets an ended job
  * after MinJobAge and there is no sacct: what the script recorded is then all there is to judge
- * the task by. One `cat` of {@link markersGlob} reads every marker of the campaign; its output
+ * the task by. One `cat` of {@link markersGlob} patterns reads the markers of many submissions; its output
  * carries no file names, so each line says whose it is:
  *
  *     S <key> <index> <job> <epoch ms> <node>
@@ -79,18 +79,19 @@ function epoch(ms: string): string | undefined {
 }
 
 /**
- * Every marker of the campaign whose Slurm root (sbatch.ts's slurmRoot) is `root`, as a pattern
+ * The markers of one submission (`submission`, its key) or of all (`*`) of the campaign whose
+ * Slurm root (sbatch.ts's slurmRoot) is `root`, as a pattern
  * for the remote shell to expand: `cat` of it reads them all at once. The root is not quoted (an
  * automation node's forced command takes its words as they are), so it must hold nothing a
  * shell would read as a pattern or split at: such a root is refused. What it allows is what
  * transport/words.ts takes as a plain glob word.
  */
-export function markersGlob(root: string): string {
-  if (!/^\/[A-Za-z0-9_.,:=%@+/-]*$/.test(root)) {
+export function markersGlob(root: string, submission = '*'): string {
+  if (!/^\/[A-Za-z0-9_.,:=%@+/-]*$/.test(root) || !/^(\*|[A-Za-z0-9_.-]+)$/.test(submission)) {
     throw new UserError({
       message: `the campaign's Slurm directory ${JSON.stringify(root)} holds characters a shell would expand or split at`,
       fix: 'use a workdir of letters, digits and . _ - / only',
     });
   }
-  return `${root}/*/markers/*`;
+  return `${root}/${submission}/markers/*`;
 }

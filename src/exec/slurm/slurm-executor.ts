@@ -389,12 +389,13 @@ export class SlurmExecutor implements Executor {
     const record = new Map<string, { handle: string; log: string }>();
     const jobs = new Map<string, string>();
     for (const q of await this.queue()) jobs.set(q.name.slice(this.prefix.length), q.handle.split('_')[0]!);
-    for (const m of (await this.readMarkers()).values()) if (!jobs.has(m.key)) jobs.set(m.key, m.jobId);
     const tables = await this.opts.transport.run(['cat', { glob: `${root}/*/table.tsv` }]);
     let text = tables.stdout;
+    const listed = new Set([...text.matchAll(new RegExp(TABLE_HEADER.source, 'gm'))].map((m) => m[1]!));
+    const forgotten = [...listed].filter((key) => !jobs.has(key));
+    for (const m of (await this.readMarkers(forgotten)).values()) if (!jobs.has(m.key)) jobs.set(m.key, m.jobId);
     // A job sent on sbatch's standard input that has not started has left no table yet: its
     // script, which the scheduler keeps, carries it.
-    const listed = new Set([...text.matchAll(new RegExp(TABLE_HEADER.source, 'gm'))].map((m) => m[1]));
     for (const [key, jobId] of jobs) {
       if (listed.has(key)) continue;
       const script = await this.opts.transport.run(['scontrol', 'write', 'batch_script', jobId, '-']);
@@ -445,7 +446,7 @@ export class SlurmExecutor implements Executor {
    */
   private async readMarkers(keys?: readonly string[]): Promise<Map<string, TaskMarkers>> {
     const root = this.root(await this.workdir());
-    const globs = keys === undefined ? [markersGlob(root)] : keys.map((k) => `${root}/${k}/markers/*`);
+    const globs = keys === undefined ? [markersGlob(root)] : keys.map((k) => markersGlob(root, k));
     let text = '';
     for (let i = 0; i < globs.length; i += MARKER_GLOBS_PER_COMMAND) {
       const words = globs.slice(i, i + MARKER_GLOBS_PER_COMMAND).map((glob) => ({ glob }));
