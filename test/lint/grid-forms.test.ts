@@ -115,4 +115,20 @@ describe('grid forms in lint', () => {
       'the grid of phase "train" has 1001 N × 1001 seed = 1,002,001 cells, above the limit of 1,000,000 tasks per phase',
     ]);
   });
+
+  it('counts the smoke cells a selection picks after exclusion and inclusion', () => {
+    const text = (smokeTasks: string): string =>
+      manifest(`      N: [384, 512]
+      seed: [1, 2]
+      exclude: [{ N: 512, seed: 2 }]
+      include: [{ N: 1024, seed: 1 }]`).replace(
+        '    output: results/${tag}.json\n',
+        `    output: results/\${tag}.json\n    smoke:\n      tasks: ${smokeTasks}\n      trigger: [{ check: distinct_outputs }]\n`,
+      );
+    const warned = (t: string): number =>
+      lint(text(t)).findings.filter((f) => f.rule === 'smoke-one-task-collision').length;
+    expect(warned('{ N: 512 }')).toBe(1);
+    expect(warned('{ N: [512, 1024] }')).toBe(0);
+    expect(warned('{ seed: 2 }')).toBe(1);
+  });
 });
