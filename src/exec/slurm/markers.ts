@@ -79,15 +79,15 @@ function epoch(ms: string): string | undefined {
 }
 
 /**
- * The markers of one submission (`submission`, its key) or of all (`*`) of the campaign whose
- * Slurm root (sbatch.ts's slurmRoot) is `root`, as a pattern
- * for the remote shell to expand: `cat` of it reads them all at once. The root is not quoted (an
+ * The markers of one submission (`submission`, its key) of the campaign whose Slurm root
+ * (sbatch.ts's slurmRoot) is `root`, as a pattern for the remote shell to expand: `cat` of it
+ * reads them all at once. The root is not quoted (an
  * automation node's forced command takes its words as they are), so it must hold nothing a
  * shell would read as a pattern or split at: such a root is refused. What it allows is what
  * transport/words.ts takes as a plain glob word.
  */
-export function markersGlob(root: string, submission = '*'): string {
-  if (!/^\/[A-Za-z0-9_.,:=%@+/-]*$/.test(root) || !/^(\*|[A-Za-z0-9_.-]+)$/.test(submission)) {
+export function markersGlob(root: string, submission: string): string {
+  if (!/^\/[A-Za-z0-9_.,:=%@+/-]*$/.test(root) || !/^[A-Za-z0-9_.-]+$/.test(submission)) {
     throw new UserError({
       message: `the campaign's Slurm directory ${JSON.stringify(root)} holds characters a shell would expand or split at`,
       fix: 'use a workdir of letters, digits and . _ - / only',

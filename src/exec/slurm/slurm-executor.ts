@@ -440,13 +440,13 @@ export class SlurmExecutor implements Executor {
   }
 
   /**
-   * The markers of the campaign's tasks in one `cat` (none yet is no error); with `keys`, only
-   * those submissions' (those a pass still waits on: a long campaign's ended ones are not read
-   * again, nor do their files swell one command's arguments past the system's limit).
+   * The markers of these submissions' tasks, 16 submissions to a `cat` (none yet is no error):
+   * only those a pass still waits on, so a long campaign's ended ones are not read again, nor do
+   * their files swell one command's arguments past the system's limit.
    */
-  private async readMarkers(keys?: readonly string[]): Promise<Map<string, TaskMarkers>> {
+  private async readMarkers(keys: readonly string[]): Promise<Map<string, TaskMarkers>> {
     const root = this.root(await this.workdir());
-    const globs = keys === undefined ? [markersGlob(root)] : keys.map((k) => markersGlob(root, k));
+    const globs = keys.map((k) => markersGlob(root, k));
     let text = '';
     for (let i = 0; i < globs.length; i += MARKER_GLOBS_PER_COMMAND) {
       const words = globs.slice(i, i + MARKER_GLOBS_PER_COMMAND).map((glob) => ({ glob }));

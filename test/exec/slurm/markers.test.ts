@@ -120,9 +120,9 @@ describe('parseMarkers', () => {
 });
 
 describe('markersGlob', () => {
-  it("matches every submission's markers under the campaign's Slurm directory", () => {
-    const glob = markersGlob('/scratch/me/work/.campaign/slurm/c');
-    expect(glob).toBe('/scratch/me/work/.campaign/slurm/c/*/markers/*');
+  it("matches a submission's markers under the campaign's Slurm directory", () => {
+    const glob = markersGlob('/scratch/me/work/.campaign/slurm/c', '0123456789ab');
+    expect(glob).toBe('/scratch/me/work/.campaign/slurm/c/0123456789ab/markers/*');
     // An automation node runs it as plain words.
     expect(plainCommand(['cat', { glob }])).toBe(`cat ${glob}`);
   });
@@ -139,7 +139,7 @@ describe('markersGlob', () => {
       '/a\\b',
       '/home/~me/c',
     ]) {
-      expect(() => markersGlob(root), root).toThrow(UserError);
+      expect(() => markersGlob(root, 'k'), root).toThrow(UserError);
     }
   });
 });
