@@ -231,7 +231,7 @@ describe.skipIf(!clusterUp)('markers on the test cluster', () => {
     writeFileSync(join(dir, 'job.sh'), script, { mode: 0o755 });
     mkdirSync(join(workdir, 'in'));
     for (const k of ks) writeFileSync(join(workdir, 'in', k), '');
-    return { workdir, group, job: join(dir, 'job.sh'), markers: () => catMarkers(markersGlob(slurmDir)) };
+    return { workdir, group, job: join(dir, 'job.sh'), markers: () => catMarkers(markersGlob(slurmDir, SUBMISSION)) };
   }
 
   it('are left by both indices of a sbatched array, with the job id sbatch gave', () => {
