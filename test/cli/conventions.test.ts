@@ -35,6 +35,7 @@ const COMMANDS = [
   'cancel',
   'logs',
   'summary',
+  'results',
   'provenance',
   'calibrate',
   'workflow',
