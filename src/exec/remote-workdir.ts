@@ -167,10 +167,14 @@ export class RemoteWorkdir {
     const workdir = await this.path();
     if (this.restricted) {
       const failed: string[] = [];
+      // Outputs share directories: each is made (its ancestors stat'ed) once per batch, not per file.
+      const made = new Map<string, Promise<void>>();
       for (const f of files) {
         const to = posix.resolve(workdir, f.path);
-        await this.transport
-          .mkdirp(posix.dirname(to))
+        const dir = posix.dirname(to);
+        if (!made.has(dir)) made.set(dir, this.transport.mkdirp(dir));
+        await made
+          .get(dir)!
           .then(() => this.transport.writeFile(to, f.text))
           .catch(() => failed.push(f.path));
       }
