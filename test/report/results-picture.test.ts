@@ -123,6 +123,14 @@ describe('resultsPlot: what goes where', () => {
     expect(p.lines.map((l) => l.value)).toEqual(['a', 'b', 'c', 'd', 'e', 'f', 'g', 'h']);
     expect(p.caption).toContain('first 8 of 10 opt values shown');
     expect(resultsSvg(p, 'r').match(/class="legend-item"/g)).toHaveLength(8);
+    // Only a line past the cap has results: the first 8 keep their places, the caption its plan.
+    const late = cellsOf({ lr: [1, 2, 3, 4, 5, 6, 7, 8, 9, 10], opt: 'abcdefghi'.split('') }).map((c) =>
+      c.values.opt === 'i' ? c : { ...c, n: 0, stats: {} },
+    );
+    const q = plotOf({ lr: [1, 2, 3, 4, 5, 6, 7, 8, 9, 10], opt: 'abcdefghi'.split('') }, late);
+    expect(q.lines.map((l) => l.value)).toEqual('abcdefgh'.split(''));
+    expect(q.caption[0]).toBe('acc: mean ± std over 3 seed');
+    expect(resultsSvg(q, 'r')).not.toMatch(/undefined|NaN/);
   });
 
   it('draws one point for a grid without axes, and nothing without the metric', () => {

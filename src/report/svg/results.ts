@@ -129,6 +129,7 @@ export function resultsPlot(
     const std = mean !== undefined && c.n >= 2 && finite(s?.std) && s.std >= 0 ? s.std : undefined;
     return { x: at, values: c.values, mean, std, n: c.n, planned: c.planned, missing: c.missing };
   };
+  // The first values in grid order, with or without results: a line keeps its colour as results arrive.
   const lines: ResultsLine[] = lineValues.slice(0, MAX_LINES).map((value) => {
     const mine = lineAxis === undefined ? shown : shown.filter((c) => key(c.values[lineAxis.axis]) === key(value));
     if (x === undefined) return { value, points: mine.slice(0, 1).map((c) => point(c, 0)) };
@@ -141,7 +142,8 @@ export function resultsPlot(
   });
 
   const drawn = lines.flatMap((l) => l.points);
-  const planned = [...new Set(drawn.filter((p) => p.mean !== undefined).map((p) => p.planned))].sort((a, b) => a - b);
+  // What was planned, over the cells at the held values: it does not change as results arrive.
+  const planned = [...new Set(shown.map((c) => c.planned))].sort((a, b) => a - b);
   const over = planned.length === 1 ? `${planned[0]}` : `${planned[0]}–${planned[planned.length - 1]}`;
   const caption = [
     replicates === undefined ? `${metric}, one task per point` : `${metric}: mean ± std over ${over} ${replicates}`,
