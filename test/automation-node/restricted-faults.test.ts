@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { readState, runCli, startCli, useBuiltCliAndTemp, waitUntil, writeManifest } from '../helpers/cli.js';
-import { arrayTasksNamed, clusterIsUp, jobsNamed, slurm } from '../helpers/slurm-cluster.js';
+import { arrayTasksNamed, clusterIsUp, jobsNamed, jobsRecorded, slurm } from '../helpers/slurm-cluster.js';
 import { type AutomationNode, automationNodeUp, gateLog, gateLogMark, restrictedManifestHead } from './fixture.js';
 
 const clusterUp = clusterIsUp('fault scenarios through an automation node');
@@ -137,7 +137,7 @@ describe.runIf(clusterUp)('faults through an automation node (cluster.restricted
         ).toEqual(['cancelled']);
       }
       expect(activeInQueue(c.name)).toEqual([]);
-      const jobs = jobsNamed(`${c.name}~`);
+      const jobs = await jobsRecorded(`${c.name}~`, 1);
       expect(jobs).toHaveLength(1);
       await waitUntil(
         'sacct to say the three were cancelled',
@@ -210,7 +210,17 @@ describe.runIf(clusterUp)('faults through an automation node (cluster.restricted
       for (const k of [1, 2, 3, 4, 5, 6])
         expect((await readFile(join(c.workdir, `o_${k}.txt`), 'utf8')).trim()).toBe(String(k));
       // The cluster ran each task once: one index each, in one array or in several.
-      const ran = arrayTasksNamed(`${c.name}~`);
+      const ran = await waitUntil(
+        'sacct to record the six indices ended',
+        async () => {
+          const tasks = arrayTasksNamed(`${c.name}~`);
+          return tasks.length >= 6 && tasks.every((t) => t.state !== 'RUNNING' && t.state !== 'PENDING')
+            ? tasks
+            : undefined;
+        },
+        30_000,
+        500,
+      ).catch(() => arrayTasksNamed(`${c.name}~`));
       expect(
         ran.map((t) => t.state),
         sbatch.command,
@@ -246,7 +256,7 @@ describe.runIf(clusterUp)('faults through an automation node (cluster.restricted
         'p/k2': { attempts: 1, status: 'completed' },
         'p/k3': { attempts: 1, status: 'completed' },
       });
-      const jobs = jobsNamed(`${c.name}~`);
+      const jobs = await jobsRecorded(`${c.name}~`, 2);
       expect(jobs).toHaveLength(2);
 
       // State, previous state and event log all gone.

@@ -7,7 +7,7 @@ import { readFileSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Sshd } from '../exec/transport/sshd.js';
-import { REPO, startCli, writeManifest } from './cli.js';
+import { REPO, startCli, waitUntil, writeManifest } from './cli.js';
 
 export const CLUSTER_DIR = process.env.CAMPAIGN_CLUSTER_DIR ?? '/tmp/campaign-cluster';
 
@@ -54,6 +54,22 @@ export function jobsNamed(prefix: string): string[] {
     return name?.startsWith(prefix) ? [id!.split('_')[0]!] : [];
   });
   return [...new Set(jobs)];
+}
+
+/**
+ * The campaign's jobs once `sacct` lists `count` of them. A campaign on a restricted node never
+ * reads the accounting, so slurmdbd may still be catching up with its last job when it exits.
+ */
+export async function jobsRecorded(prefix: string, count: number): Promise<string[]> {
+  return waitUntil(
+    `sacct to list ${count} jobs named ${prefix}*`,
+    async () => {
+      const jobs = jobsNamed(prefix);
+      return jobs.length >= count ? jobs : undefined;
+    },
+    30_000,
+    500,
+  ).catch(() => jobsNamed(prefix));
 }
 
 /** The campaign's array tasks in `sacct`: job id, array index, state and node, one per line. */

@@ -13,7 +13,7 @@ import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { GATE_EXIT } from '../../../src/render/task-script.js';
 import { readState, runCli, startCli, useBuiltCliAndTemp, waitUntil, writeManifest } from '../../helpers/cli.js';
-import { clusterEnv, clusterIsUp, jobsNamed, slurm } from '../../helpers/slurm-cluster.js';
+import { clusterEnv, clusterIsUp, jobsNamed, jobsRecorded, slurm } from '../../helpers/slurm-cluster.js';
 import {
   type AutomationNode,
   automationNodeUp,
@@ -170,7 +170,7 @@ describe.runIf(clusterUp)('a pass after MinJobAge (restricted, real cluster, thr
         }
         expect(minJobAge()).toBe('86400');
         for (const c of campaigns) {
-          c.jobs = jobsNamed(`${c.name}~`);
+          c.jobs = await jobsRecorded(`${c.name}~`, ids.length);
           expect(c.jobs).toHaveLength(ids.length);
         }
       } finally {
