@@ -141,6 +141,8 @@ interface Connection {
   readonly onDrop: Set<(why: Error) => void>;
   sftp?: Promise<SFTPWrapper>;
   home?: Promise<string>;
+  /** Command channels open on it or being opened (the server counts them against its MaxSessions). */
+  channels: number;
 }
 
 /** A private key ready to offer, and where it came from (as messages say it). */
@@ -211,6 +213,10 @@ const NO_SUCH_FILE = 2;
 const PROMPT_READY_TIMEOUT_MS = 100_000;
 /** SSH channel open failure: the server's policy forbids it (e.g. AllowTcpForwarding no). */
 const ADMINISTRATIVELY_PROHIBITED = 1;
+/** SSH channel open failure OpenSSH gives a session past its MaxSessions. */
+const OPEN_CONNECT_FAILED = 2;
+/** The waits before a session refused while others of ours were open is asked for again. */
+const SESSION_RETRIES_MS = [20, 50, 100, 200, 400, 800, 1600, 3200];
 
 export class SshTransport implements Transport {
   private readonly hops: Hop[];
@@ -466,8 +472,30 @@ export class SshTransport implements Transport {
       }
       conn.onDrop.add(onDrop);
       signal.addEventListener('abort', onAbort, { once: true });
+      let tries = 0;
+      const open = () => {
+        conn.channels++;
+        try {
+          conn.client.exec(sending.text(Math.max(deadline - Date.now(), 0)), started);
+        } catch (e) {
+          // ssh2 throws when the socket has just gone; the command was never sent.
+          conn.channels--;
+          notStarted(e as Error);
+        }
+      };
       const started = (err: Error | undefined, channel: ClientChannel) => {
         if (err) {
+          conn.channels--;
+          // OpenSSH frees a closed session only after it has read what came with the close: an
+          // open sent just behind our own close (or past a MaxSessions below maxChannels) is
+          // refused while our other sessions are still counted. Those end, so it is tried again.
+          const refusedSession = (err as Error & { reason?: number }).reason === OPEN_CONNECT_FAILED;
+          if (refusedSession && conn.channels > 0 && tries < SESSION_RETRIES_MS.length && !settled && conn.alive) {
+            setTimeout(() => {
+              if (!settled) open();
+            }, SESSION_RETRIES_MS[tries++]);
+            return;
+          }
           notStarted(err);
           return;
         }
@@ -495,6 +523,7 @@ export class SshTransport implements Transport {
           exit = { code: code ?? bySignal };
         });
         channel.on('close', () => {
+          conn.channels--;
           release();
           settle(() => {
             if (!exit) reject(new LinkError(`\`${word}\` on ${this.name} ended without an exit status`));
@@ -508,12 +537,7 @@ export class SshTransport implements Transport {
         });
         channel.end(stdin ?? '');
       };
-      try {
-        conn.client.exec(sending.text(Math.max(deadline - Date.now(), 0)), started);
-      } catch (e) {
-        // ssh2 throws when the socket has just gone; the command was never sent.
-        notStarted(e as Error);
-      }
+      open();
     });
   }
 
@@ -651,7 +675,7 @@ export class SshTransport implements Transport {
       throw e;
     }
     if (made.lostEarly) throw made.lostEarly;
-    made.conn = { client: clients.at(-1)!, clients, closed, alive: true, onDrop: new Set() };
+    made.conn = { client: clients.at(-1)!, clients, closed, alive: true, onDrop: new Set(), channels: 0 };
     return made.conn;
   }
 
