@@ -3,8 +3,9 @@ import { UserError } from '../errors.js';
 import type { Executor } from '../exec/executor.js';
 import type { Campaign } from '../app/load.js';
 import type { CampaignState } from '../state/state.js';
-import { outputsToRead, resultPhase, resultsTable, taskResults } from '../report/results/collect.js';
+import { resultPhase, resultsTable } from '../report/results/collect.js';
 import { renderTable, type Format } from '../report/results/table.js';
+import { phaseResults } from '../app/gather-results.js';
 
 export interface ResultsOptions {
   phase?: string;
@@ -30,11 +31,7 @@ export async function campaignResults(
   opts: ResultsOptions,
 ): Promise<{ text: string; complete: boolean }> {
   const r = resultPhase(c.manifest, c.plan, opts.phase);
-  const paths = outputsToRead(c.manifest, r, state);
-  // One read per output; gathering a whole campaign in one transfer is a later step.
-  const texts = new Map<string, string | undefined>();
-  for (const [id, path] of paths) texts.set(id, await executor.readFile(path));
-  const tasks = taskResults(r, state, paths, texts);
+  const tasks = await phaseResults(c, r, state, executor, (m) => process.stderr.write(`campaign: ${m}\n`));
   const { table, cells } = resultsTable(r, tasks, opts.tasks);
   return { text: renderTable(table, opts.format), complete: cells.every((cell) => cell.n === cell.planned) };
 }

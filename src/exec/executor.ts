@@ -4,6 +4,7 @@ import type { OutputFacts } from '../judge/checklist.js';
 import type { Submission, TaskEvent } from '../state/events.js';
 import type { Attempt } from '../state/state.js';
 import type { SetAsideResult } from '../render/set-aside.js';
+import type { TakeFile } from '../report/results/gathering.js';
 
 export interface ActiveAttempt {
   task: TaskSpec;
@@ -45,6 +46,17 @@ export interface Executor {
   writeFiles(files: readonly { path: string; text: string }[]): Promise<string[]>;
   /** A workdir-relative file's text; undefined when it does not exist. */
   readFile(path: string): Promise<string | undefined>;
+  /**
+   * Reads workdir-relative files in as few transfers as the link allows, passing each one found
+   * to `take`: its stamp, and its text unless `known` (path → stamp) holds that stamp already.
+   * `endsSuffice`: a large file's head and tail are enough (report/results/gathering.ts).
+   */
+  gather(
+    paths: readonly string[],
+    known: ReadonlyMap<string, string>,
+    endsSuffice: boolean,
+    take: TakeFile,
+  ): Promise<void>;
   /**
    * Moves the campaign's attempts and claimed outputs to `dest` (workdir-relative), for a
    * campaign started over (render/set-aside.ts); throws a UserError when it cannot.

@@ -13,6 +13,8 @@ import { manifestTaskEnv } from '../render/env.js';
 import { parseSetAside, renderSetAside, type SetAsideResult } from '../render/set-aside.js';
 import { exportLines, shellQuote } from '../render/shell.js';
 import { UserError } from '../errors.js';
+import type { TakeFile } from '../report/results/gathering.js';
+import { gatherByArchive, gatherEach } from './gather.js';
 import { resolveHome, type Transport } from './transport/transport.js';
 
 /** The largest output whose records are checked at completion: one read whole over the link. */
@@ -209,6 +211,17 @@ export class RemoteWorkdir {
 
   async readFile(path: string): Promise<string | undefined> {
     return this.transport.readFile(`${await this.path()}/${path}`).catch(() => undefined);
+  }
+
+  async gather(
+    paths: readonly string[],
+    known: ReadonlyMap<string, string>,
+    endsSuffice: boolean,
+    take: TakeFile,
+  ): Promise<void> {
+    const workdir = await this.path();
+    if (this.restricted) return gatherEach(this.transport, workdir, paths, known, take);
+    return gatherByArchive(this.transport, workdir, paths, known, endsSuffice, take);
   }
 
   async missing(paths: readonly string[]): Promise<string[]> {

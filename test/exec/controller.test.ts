@@ -78,6 +78,9 @@ class RecordingExecutor implements Executor {
   readFile(): Promise<string | undefined> {
     return Promise.resolve(undefined);
   }
+  gather(): Promise<void> {
+    return Promise.resolve();
+  }
   setAside(dest: string): ReturnType<Executor['setAside']> {
     return Promise.resolve({ outputs: 0, attempts: false, dest });
   }

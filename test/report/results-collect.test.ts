@@ -7,6 +7,8 @@ import { UserError } from '../../src/errors.js';
 import { manifest as manifestSchema, type Manifest } from '../../src/manifest/schema.js';
 import { planCampaign } from '../../src/plan/plan.js';
 import { outputsToRead, resultPhase, resultsTable, taskResults } from '../../src/report/results/collect.js';
+import { outputResult } from '../../src/report/results/output-result.js';
+import { parseRecordRule } from '../../src/report/results/records.js';
 import { renderTable } from '../../src/report/results/table.js';
 import type { Attempt, CampaignState, TaskState } from '../../src/state/state.js';
 
@@ -75,14 +77,17 @@ describe('results from a plan and a state', () => {
 
   it('gives each task its result or why it has none, and never a smoke task', () => {
     const paths = outputsToRead(manifest, r, state);
-    const texts = new Map([
-      ['train/lr1_seed1', 'step,loss\n1,0.9\n2,0.3\n3,0.5\n'],
+    const results = new Map([
+      [
+        'train/lr1_seed1',
+        outputResult('step,loss\n1,0.9\n2,0.3\n3,0.5\n', parseRecordRule(r.results.record), ['loss']),
+      ],
       ['train/lr1_seed2', undefined],
     ]);
-    const tasks = taskResults(r, state, paths, texts);
+    const tasks = taskResults(r, state, paths, results);
     expect(tasks.map((t) => [t.id, t.status, t.records, t.problem])).toEqual([
       ['train/lr1_seed1', 'completed', [{ index: 2, values: { loss: 0.3 } }], undefined],
-      ['train/lr1_seed2', 'completed', [], 'out/lr1_seed2/metrics-2.csv cannot be read'],
+      ['train/lr1_seed2', 'completed', [], 'out/lr1_seed2/metrics-2.csv is not there'],
       [
         'train/lr2_seed1',
         'completed',
@@ -100,7 +105,7 @@ describe('results from a plan and a state', () => {
     ]);
     expect(renderTable(table, 'csv').split('\r\n').slice(0, 3)).toEqual([
       'lr,status,n,planned,loss_mean,loss_std,loss_sem,loss_min,loss_max,missing',
-      '1,incomplete,1,2,0.3,,,0.3,0.3,seed=2: out/lr1_seed2/metrics-2.csv cannot be read',
+      '1,incomplete,1,2,0.3,,,0.3,0.3,seed=2: out/lr1_seed2/metrics-2.csv is not there',
       '2,missing,0,2,,,,,,seed=1: ran under an earlier definition: `campaign run` runs it again (--keep-changed keeps its result); seed=2: failed: exit 3',
     ]);
   });
@@ -110,8 +115,11 @@ describe('results from a plan and a state', () => {
     const p = planCampaign(m);
     const rp = resultPhase(m, p, undefined);
     const s = stateOf({ 'train/lr1_seed1': completed(p.phases[0]!.tasks[0]!.definition) });
-    const [first] = taskResults(rp, s, outputsToRead(m, rp, s), new Map([['train/lr1_seed1', undefined]]));
-    expect(first!.problem).toBe('out/lr1_seed1 cannot be read (a directory? name the file inside with results.path)');
+    const directory = { problem: 'it is a directory, not a regular file' };
+    const [first] = taskResults(rp, s, outputsToRead(m, rp, s), new Map([['train/lr1_seed1', directory]]));
+    expect(first!.problem).toBe(
+      'out/lr1_seed1: it is a directory, not a regular file (name the file inside with results.path)',
+    );
   });
 });
 

@@ -23,6 +23,8 @@ import { CANCEL_FILE, parseExitMarker, renderCancel, renderWrapper, type ExitMar
 import { parseSetAside, renderSetAside, type SetAsideResult } from '../../render/set-aside.js';
 import { cancelFailed, setAsideOrThrow } from '../remote-workdir.js';
 import { LocalTransport } from '../transport/local.js';
+import { gatherEach } from '../gather.js';
+import type { TakeFile } from '../../report/results/gathering.js';
 import type { ActiveAttempt, Executor } from '../executor.js';
 import { processAlive, waitFor } from './process.js';
 
@@ -302,6 +304,10 @@ export class LocalExecutor implements Executor {
 
   readFile(path: string): Promise<string | undefined> {
     return readFile(join(this.opts.workdir, path), 'utf8').catch(() => undefined);
+  }
+
+  gather(paths: readonly string[], known: ReadonlyMap<string, string>, _ends: boolean, take: TakeFile): Promise<void> {
+    return gatherEach(new LocalTransport(), this.opts.workdir, paths, known, take);
   }
 
   async close(): Promise<void> {}

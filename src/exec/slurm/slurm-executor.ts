@@ -30,6 +30,7 @@ import { parseTestOnly, renderTestOnly, testOnlyRefusals, type Refusal, type Tes
 import { LinkError, type Transport } from '../transport/transport.js';
 import { classifyByMarkers } from './marker-class.js';
 import { markersGlob, parseMarkers, type TaskMarkers } from './markers.js';
+import type { TakeFile } from '../../report/results/gathering.js';
 import {
   classify,
   explainReason,
@@ -780,6 +781,15 @@ export class SlurmExecutor implements Executor {
 
   readFile(path: string): Promise<string | undefined> {
     return this.remote.readFile(path);
+  }
+
+  gather(
+    paths: readonly string[],
+    known: ReadonlyMap<string, string>,
+    endsSuffice: boolean,
+    take: TakeFile,
+  ): Promise<void> {
+    return this.remote.gather(paths, known, endsSuffice, take);
   }
 
   async close(): Promise<void> {

@@ -32,6 +32,7 @@ import { renderTaskScript, scriptInputFor } from '../../render/task-script.js';
 import { CANCEL_FILE, parseExitMarker, renderCancel, renderWrapper } from '../../render/wrapper.js';
 import type { SetAsideResult } from '../../render/set-aside.js';
 import type { ActiveAttempt, Executor } from '../executor.js';
+import type { TakeFile } from '../../report/results/gathering.js';
 import { cancelFailed, RemoteWorkdir } from '../remote-workdir.js';
 import type { Transport } from '../transport/transport.js';
 
@@ -496,6 +497,15 @@ export class SshGpuExecutor implements Executor {
 
   readFile(path: string): Promise<string | undefined> {
     return this.workdir.readFile(path);
+  }
+
+  gather(
+    paths: readonly string[],
+    known: ReadonlyMap<string, string>,
+    endsSuffice: boolean,
+    take: TakeFile,
+  ): Promise<void> {
+    return this.workdir.gather(paths, known, endsSuffice, take);
   }
 
   async close(): Promise<void> {

@@ -6,6 +6,7 @@
  */
 import type { Cell } from '../../manifest/grid.js';
 import type { Scalar } from '../../manifest/schema.js';
+import type { ResultRecord } from './output-result.js';
 
 /** One task of the phase and what became of it. */
 export interface TaskResult {
@@ -14,7 +15,7 @@ export interface TaskResult {
   /** The task's state (`completed`, `failed`, …), or `not run` where the state has none. */
   status: string;
   /** Its result records: their place in the output, the metrics, and which of them is not a number. */
-  records: { index: number; values: Record<string, number>; problem?: string }[];
+  records: ResultRecord[];
   /** Why the task has no result at all: its output missing or unreadable, or why it did not complete. */
   problem?: string;
   attempt?: number;

@@ -8,7 +8,8 @@ import type { Manifest, Phase, Results } from '../../manifest/schema.js';
 import type { PhasePlan, Plan } from '../../plan/plan.js';
 import { definitionOf, type CampaignState } from '../../state/state.js';
 import { aggregate, type CellResult, type TaskResult } from './aggregate.js';
-import { metricValues, parseRecordRule, parseRecords, pickRecords } from './records.js';
+import type { OutputResult } from './output-result.js';
+import { parseRecordRule } from './records.js';
 import { cellTable, taskTable, type Table } from './table.js';
 
 export interface ResultPhase {
@@ -80,16 +81,15 @@ function staleResult(t: TaskSpec, state: CampaignState): boolean {
 const STALE = 'ran under an earlier definition: `campaign run` runs it again (--keep-changed keeps its result)';
 
 /**
- * The results of every full task of the phase, from the texts read (task id → text, undefined
- * where the file could not be read).
+ * The results of every full task of the phase, from what its output held (task id → result,
+ * undefined where the output is not there).
  */
 export function taskResults(
   r: ResultPhase,
   state: CampaignState,
   paths: ReadonlyMap<string, string>,
-  texts: ReadonlyMap<string, string | undefined>,
+  results: ReadonlyMap<string, OutputResult | undefined>,
 ): TaskResult[] {
-  const rule = parseRecordRule(r.results.record);
   const gpus = new Map(r.plan.arrays.flatMap((a) => a.tasks.map((id) => [id, a.resources.gpus] as const)));
   return r.plan.tasks.map((t) => {
     const s = state.tasks[t.id];
@@ -109,28 +109,17 @@ export function taskResults(
     if (s?.status !== 'completed') return s?.reason === undefined ? base : { ...base, problem: s.reason };
     if (staleResult(t, state)) return { ...base, problem: STALE };
     const path = paths.get(t.id);
-    const text = texts.get(t.id);
     if (path === undefined) return { ...base, problem: 'its output path leaves the workdir' };
-    if (text === undefined)
+    const result = results.get(t.id);
+    if (result === undefined) return { ...base, problem: `${path} is not there` };
+    if ('problem' in result) {
+      const hint = r.results.path === undefined && /not a regular file/.test(result.problem);
       return {
         ...base,
-        problem: `${path} cannot be read${r.results.path === undefined ? ' (a directory? name the file inside with results.path)' : ''}`,
+        problem: `${path}: ${result.problem}${hint ? ' (name the file inside with results.path)' : ''}`,
       };
-    const parsed = parseRecords(text);
-    if ('error' in parsed) return { ...base, problem: `${path}: ${parsed.error}` };
-    const picked = pickRecords(parsed.records, rule);
-    if ('error' in picked) return { ...base, problem: `${path}: ${picked.error}` };
-    return {
-      ...base,
-      records: picked.picked.map(({ index, record }) => {
-        const { values, problems } = metricValues(record, r.results.metrics);
-        return {
-          index,
-          values,
-          ...(problems.length > 0 ? { problem: `record ${index}: ${problems.join(', ')}` } : {}),
-        };
-      }),
-    };
+    }
+    return { ...base, records: result.records };
   });
 }
 
@@ -152,9 +141,18 @@ export function resultsTable(
   perTask: boolean,
 ): { table: Table; cells: CellResult[] } {
   const perRecord = parseRecordRule(r.results.record).kind === 'all';
-  const axes = [...new Set(r.plan.tasks.flatMap((t) => Object.keys(t.values)))];
+  const axes = resultAxes(r);
   const cells = aggregate(tasks, r.results.metrics, r.results.replicates, perRecord);
   if (perTask) return { table: taskTable(axes, tasks, r.results.metrics, perRecord), cells };
-  const cellAxes = axes.filter((a) => a !== r.results.replicates);
-  return { table: cellTable(cellAxes, cells, r.results.metrics, perRecord), cells };
+  return { table: cellTable(cellAxes(r), cells, r.results.metrics, perRecord), cells };
+}
+
+/** The phase's grid axes, in grid order. */
+export function resultAxes(r: ResultPhase): string[] {
+  return [...new Set(r.plan.tasks.flatMap((t) => Object.keys(t.values)))];
+}
+
+/** The axes of its cells: the grid's without the replicate axis. */
+export function cellAxes(r: ResultPhase): string[] {
+  return resultAxes(r).filter((a) => a !== r.results.replicates);
 }
