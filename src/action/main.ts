@@ -261,7 +261,15 @@ async function summaryMarkdown(
   state: CampaignState,
   executor: Executor | undefined,
 ): Promise<string> {
-  return `${phaseTable(plan, state)}\n${await campaignSummary(plan, state, executor, c.stateDir)}`;
+  const summary = await campaignSummary({
+    campaign: c,
+    plan,
+    state,
+    executor,
+    beside: c.stateDir,
+    warn: (m) => core.warning(m),
+  });
+  return `${phaseTable(plan, state)}\n${summary}`;
 }
 
 /** The job summary and outputs; a failure message when a phase in scope failed or is blocked. */

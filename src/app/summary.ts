@@ -10,6 +10,14 @@ import { provenanceIndex } from '../state/provenance.js';
 import type { CampaignState } from '../state/state.js';
 import { allCompleted, phaseCounts, renderSummary, type LogTail } from '../report/summary.js';
 import { writePictures } from './pictures.js';
+import { UserError } from '../errors.js';
+import { LinkError } from '../exec/transport/transport.js';
+import { cellAxes, resultPhase, resultsTable } from '../report/results/collect.js';
+import { renderResultsSection, type ResultsSection } from '../report/results/section.js';
+import { renderTable } from '../report/results/table.js';
+import { resultsPlot, resultsSvg } from '../report/svg/results.js';
+import { phaseResults } from './gather-results.js';
+import type { Campaign } from './load.js';
 
 /** At most this many failed tasks' log tails, of this many lines each. */
 const TAILS = 50;
@@ -17,21 +25,76 @@ const TAIL_LINES = 20;
 
 const PROVENANCE_INDEX = 'provenance.jsonl';
 
+export interface SummaryOptions {
+  campaign: Campaign;
+  plan: Plan;
+  state: CampaignState;
+  /** Undefined when the cluster is out of reach: no log tails, no results. */
+  executor: Executor | undefined;
+  /** Where the pictures, tables and provenance index go, linked from the summary; undefined: nowhere, no links. */
+  beside: string | undefined;
+  warn: (message: string) => void;
+}
+
 /**
- * The summary's markdown. With `beside`, its pictures and provenance index are written into
- * that directory, where the summary's links find them; without, it links to neither. Without
- * an executor (the cluster out of reach) it has no log tails.
+ * The summary's markdown. With `beside`, its pictures, results tables and provenance index are
+ * written into that directory, where the summary's links find them.
  */
-export async function campaignSummary(
-  plan: Plan,
-  state: CampaignState,
-  executor: Executor | undefined,
-  beside: string | undefined,
-): Promise<string> {
+export async function campaignSummary(o: SummaryOptions): Promise<string> {
+  const { plan, state, executor, beside } = o;
   const pictures = beside === undefined ? [] : await writePictures(beside, plan, state);
   const provenance = beside === undefined ? undefined : await writeProvenanceIndex(beside, plan, state);
   const tails = executor ? await logTails(plan, executor, state) : new Map<string, LogTail>();
-  return renderSummary({ plan, state, tails, pictures, ...(provenance === undefined ? {} : { provenance }) });
+  const results = executor ? await resultsSections(o, executor) : [];
+  return renderSummary({ plan, state, tails, pictures, results, ...(provenance === undefined ? {} : { provenance }) });
+}
+
+/**
+ * A results section per phase that declares results and has a completed full task, with its
+ * tables (CSV) and picture written beside the summary. Outputs that cannot be gathered are said
+ * in the section: the rest of the summary does not depend on them.
+ */
+async function resultsSections(o: SummaryOptions, executor: Executor): Promise<string[]> {
+  const { campaign: c, plan, state, beside } = o;
+  const out: string[] = [];
+  for (const phase of c.manifest.phases) {
+    if (phase.results === undefined || phase.output === undefined) continue;
+    const r = resultPhase(c.manifest, plan, phase.name);
+    if (!r.plan.tasks.some((t) => state.tasks[t.id]?.status === 'completed')) continue;
+    let tasks;
+    try {
+      tasks = await phaseResults(c, r, state, executor, o.warn);
+    } catch (e) {
+      if (!(e instanceof UserError || e instanceof LinkError)) throw e;
+      out.push('', `## Results: ${phase.name}`, '', `The outputs could not be gathered: ${e.message}`);
+      continue;
+    }
+    const { table: cellTable, cells } = resultsTable(r, tasks, false);
+    const axes = cellAxes(r);
+    const section: ResultsSection = {
+      phase: phase.name,
+      axes,
+      metrics: r.results.metrics,
+      ...(r.results.replicates === undefined ? {} : { replicates: r.results.replicates }),
+      cells,
+    };
+    if (beside !== undefined) {
+      const files = { cells: `results-${phase.name}.csv`, tasks: `results-${phase.name}-tasks.csv` };
+      await mkdir(beside, { recursive: true });
+      await writeFile(join(beside, files.cells), renderTable(cellTable, 'csv'));
+      await writeFile(join(beside, files.tasks), renderTable(resultsTable(r, tasks, true).table, 'csv'));
+      const metric = r.results.metrics[0]!;
+      const plot = resultsPlot(axes, cells, metric, r.results.replicates);
+      if (plot === undefined) section.files = files;
+      else {
+        const picture = { file: `results-${phase.name}.svg`, caption: `${metric} of ${phase.name}` };
+        await writeFile(join(beside, picture.file), resultsSvg(plot, `${phase.name}: ${metric}`));
+        section.files = { ...files, picture };
+      }
+    }
+    out.push(...renderResultsSection(section));
+  }
+  return out;
 }
 
 /**

@@ -386,7 +386,7 @@ async function run(argv: string[]): Promise<number> {
       process.stderr.write(`campaign: ${STOPPED}\n`);
       return EXIT.interrupted;
     }
-    const text = await campaignSummary(plan, state, executor, c.stateDir);
+    const text = await campaignSummary({ campaign: c, plan, state, executor, beside: c.stateDir, warn });
     await writeFile(join(c.stateDir, 'summary.md'), text);
     process.stdout.write('\n' + text);
     const shown = relative(process.cwd(), c.stateDir) || '.';
@@ -511,7 +511,7 @@ async function summary(argv: string[]): Promise<number> {
     const beside = out === undefined ? undefined : dirname(resolve(out));
     const text = json
       ? JSON.stringify(await summaryRecord(c.plan, state, executor), null, 2) + '\n'
-      : await campaignSummary(c.plan, state, executor, beside);
+      : await campaignSummary({ campaign: c, plan: c.plan, state, executor, beside, warn });
     if (out !== undefined) await writeFile(out, text);
     else process.stdout.write(text);
   } finally {

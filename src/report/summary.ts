@@ -91,6 +91,8 @@ export interface SummaryInput {
   pictures?: readonly { file: string; caption: string }[];
   /** The provenance index written next to the summary (its file name relative to it), linked from it. */
   provenance?: string;
+  /** The results sections (report/results/section.ts), in phase order. */
+  results?: readonly string[];
 }
 
 const adaptedNote = (s: TaskState): string => {
@@ -120,7 +122,7 @@ function span(states: TaskState[]): { wall?: number; mean?: number } {
   };
 }
 
-export function renderSummary({ plan, state, tails, pictures = [], provenance }: SummaryInput): string {
+export function renderSummary({ plan, state, tails, pictures = [], provenance, results = [] }: SummaryInput): string {
   const ok = allCompleted(plan, state);
   const out: string[] = [
     `# Campaign ${plan.campaign}`,
@@ -146,6 +148,7 @@ export function renderSummary({ plan, state, tails, pictures = [], provenance }:
     out.push('', pictures.map((p) => `[${p.caption}](${p.file})`).join(' · '), '');
     for (const p of pictures) out.push(`![${p.caption}](${p.file})`);
   }
+  out.push(...results);
   for (const p of plan.phases) out.push(...gateSection(p, state));
   out.push(...adaptedSection(plan, state));
   out.push(...provenanceSection(plan, state, provenance));

@@ -3,7 +3,7 @@
  * The aggregate rows agree with what the tasks wrote, the failed task is missing in its cell,
  * `--tasks` lists every task and no smoke task, and Python's csv module reads the CSV back.
  */
-import { mkdir, readFile } from 'node:fs/promises';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { runCli, runProgram, useBuiltCliAndTemp, writeManifest } from '../helpers/cli.js';
@@ -125,6 +125,58 @@ describe('campaign results', () => {
       const v = await written(Number(row.width), Number(row.seed));
       expect([row.status, row.loss, row.acc, row.problem]).toEqual(['completed', v.loss, v.acc, null]);
     }
+  });
+
+  it('the summary of the run has a results section, its tables beside it and the picture', async () => {
+    const summary = await readFile(join(state, 'summary.md'), 'utf8');
+    expect(summary).toContain('## Results: train');
+    expect(summary).toContain('1 of 2 cells have every replicate');
+    expect(summary).toMatch(/\| 20 \| \*\*2 of 3\*\* \| /);
+    expect(summary).toContain('- width=20: seed=3: failed: exit 3');
+    expect(summary).toContain('[results-train.csv](results-train.csv)');
+    expect(summary).toContain('](results-train.svg)');
+    const rows = await pythonCsv(join(state, 'results-train.csv'));
+    expect(rows.map((row) => [row.width, row.n, row.status])).toEqual([
+      ['10', '3', 'complete'],
+      ['20', '2', 'incomplete'],
+    ]);
+    expect(await pythonCsv(join(state, 'results-train-tasks.csv'))).toHaveLength(WIDTHS.length * SEEDS.length);
+    expect(await readFile(join(state, 'results-train.svg'), 'utf8')).toMatch(/^<svg xmlns=/);
+  });
+
+  it('keeps what each output held under the state directory: a rewritten output is read again, a damaged file is said and rebuilt', async () => {
+    const kept = join(state, 'results', 'train.kept.json');
+    const before = JSON.parse(await readFile(kept, 'utf8')) as { files: Record<string, unknown> };
+    expect(Object.keys(before.files).sort()).toEqual(
+      WIDTHS.flatMap((w) => SEEDS.map((s) => `results/width${w}_seed${s}.jsonl`))
+        .filter((p) => !p.includes(FAILING))
+        .sort(),
+    );
+    const output = join(dir, 'work', 'results', 'width10_seed2.jsonl');
+    const original = await readFile(output, 'utf8');
+    const cell = async (): Promise<string> => {
+      const r = await runCli(['results', manifest, '--state-dir', state, '--tasks', '--format', 'jsonl']);
+      expect(r.code, r.stderr).toBe(1);
+      const row = r.stdout
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l) as Record<string, unknown>)
+        .find((x) => x.width === 10 && x.seed === 2)!;
+      return `${String(row.loss)} ${r.stderr}`;
+    };
+    try {
+      await writeFile(output, '{"step": 2, "loss": 42.5, "acc": 2}\n');
+      expect(await cell()).toBe('42.5 ');
+      await writeFile(kept, '{"version": 1, "files": ');
+      const damaged = await cell();
+      expect(damaged).toMatch(
+        /^42\.5 campaign: .*train\.kept\.json is not JSON \(cut short\?\): every output is read again/,
+      );
+      expect(await cell()).toBe('42.5 ');
+    } finally {
+      await writeFile(output, original);
+    }
+    expect(await cell()).toBe(`${(await written(10, 2)).loss} `);
   });
 
   it('says how to declare results where the phase has none, and refuses an unknown format', async () => {

@@ -148,6 +148,18 @@ describe('resultsPlot: what goes where', () => {
     const perRecord = cellsOf({ lr: [1, 2] }).map((c) => ({ ...c, record: 1 }));
     expect(resultsPlot(['lr'], perRecord, 'acc', 'seed')).toBeUndefined();
   });
+
+  it('ends on values far from zero over a narrow span (ticks past 2^53 would never step)', () => {
+    const cells = [1e18, 1e18 + 256, 1e18 + 512].map((v, i): CellResult => ({
+      values: { lr: i + 1 },
+      planned: 1,
+      n: 1,
+      missing: [],
+      stats: { acc: stats([v]) },
+    }));
+    const svg = resultsSvg(resultsPlot(['lr'], cells, 'acc', undefined)!, 'far');
+    expect(svg.match(/<circle [^>]*class="point"/g)).toHaveLength(3);
+  });
 });
 
 /** The text left when the picture's own tags are taken out: it must hold no markup. */

@@ -205,7 +205,8 @@ function linear(lo: number, hi: number): Scale {
   const first = Math.ceil(a / step);
   const last = Math.floor(b / step);
   const ticks: Scale['ticks'] = [];
-  if (Number.isFinite(first) && Number.isFinite(last) && last - first <= 20)
+  // Safe integers only: far from zero, k++ would not move k and the loop would never end.
+  if (Number.isSafeInteger(first) && Number.isSafeInteger(last) && last - first <= 20)
     for (let k = first; k <= last; k++) ticks.push({ at: k * step, label: fmt(k * step, 12) });
   return { unit, ticks };
 }
