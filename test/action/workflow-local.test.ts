@@ -62,6 +62,7 @@ phases:
           count: ${records}
           fields: [step]
           otherwise: the program does not write one record per step
+    results: { metrics: [step], replicates: seed }
 ${more}`;
 }
 
@@ -108,6 +109,10 @@ describe("the generated workflow on the local executor, job after job (GitHub's 
       .at(-1)!
       .bytes!.toString('latin1');
     for (const file of ['summary.md', 'timeline.svg', 'runtimes.svg', 'phases.svg']) expect(zip).toContain(file);
+    // So do the results tables and picture, and the job summary has the results section.
+    for (const file of ['results-train.csv', 'results-train-tasks.csv', 'results-train.svg'])
+      expect(zip).toContain(file);
+    expect(ran(jobs, 'train-full').summary).toMatch(/## Results: train\n\n1 of 1 cell have every replicate/);
   });
 
   it('a failed checklist is a failure check run with its interpretation, and the full arrays are skipped', async () => {
