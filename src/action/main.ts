@@ -17,7 +17,7 @@ import { renderPreflight } from '../app/preflight.js';
 import { sshSecretsFrom, type SshSecrets } from '../app/transport-for.js';
 import { loadCampaign, type Campaign } from '../app/load.js';
 import { driveCampaign, systemClock, type Clock } from '../app/drive.js';
-import { campaignSummary } from '../app/summary.js';
+import { gatherSummary } from '../app/summary.js';
 import { renderPlanText } from '../app/plan-table.js';
 import { UserError } from '../errors.js';
 import { CampaignController, loadState } from '../exec/controller.js';
@@ -25,12 +25,12 @@ import type { Executor } from '../exec/executor.js';
 import { FileStateStore } from '../exec/store/file-store.js';
 import type { Plan } from '../plan/plan.js';
 import { definitionChangeLine, definitionChanges, keptTasks } from '../decide/definition-changes.js';
-import { gateView, phaseTable } from '../report/job-summary.js';
+import { gateView, jobSummary, phaseTable } from '../report/job-summary.js';
 import { PollPacer, pollLimits } from '../decide/poll.js';
 import { startScopedRun, type Scope } from '../decide/scope.js';
 import type { CampaignState } from '../state/state.js';
-import { allCompleted, phaseCounts } from '../report/summary.js';
-import type { GitHubServices } from './github/services.js';
+import { allCompleted, phaseCounts, renderSummary, type SummaryInput } from '../report/summary.js';
+import type { GitHubServices, StateArtifactRef } from './github/services.js';
 import { annotate, writeSummary } from './report.js';
 import type { MainSettings } from './settings.js';
 
@@ -100,10 +100,15 @@ export async function run(s: MainSettings, services: GitHubServices, ctx: RunCon
   }
 }
 
-async function restore(c: Campaign, services: GitHubServices): Promise<CampaignState> {
+/** The newest state, and the artifact it came from (undefined when there was none). */
+async function restore(
+  c: Campaign,
+  services: GitHubServices,
+): Promise<{ state: CampaignState; ref: StateArtifactRef | undefined }> {
   const ref = await services.state.restoreNewest(c.manifest.campaign, c.stateDir);
   core.info(ref ? `restored the state from ${ref.name} (run ${ref.runId})` : 'no earlier state: the campaign starts');
-  return loadState(new FileStateStore(c.stateDir), c.manifest.campaign, new Date().toISOString());
+  const state = await loadState(new FileStateStore(c.stateDir), c.manifest.campaign, new Date().toISOString());
+  return { state, ref };
 }
 
 async function advance(
@@ -173,10 +178,10 @@ async function advance(
     state = driven.state;
     const atRest = driven.atRest;
     // The summary travels in the state artifact too: a download that reads without the run's page.
-    const markdown = await summaryMarkdown(c, plan, state, executor);
-    await writeFile(join(c.stateDir, 'summary.md'), markdown);
-    const saved = (await services.state.save(c.manifest.campaign, c.stateDir, ctx.job)).name;
-    core.setOutput('state-artifact', saved);
+    const summary = await summaryInput(c, plan, state, executor);
+    await writeFile(join(c.stateDir, 'summary.md'), `${phaseTable(plan, state)}\n${renderSummary(summary)}`);
+    const saved = await services.state.save(c.manifest.campaign, c.stateDir, ctx.job);
+    core.setOutput('state-artifact', saved.name);
     const handOver = !atRest && !cancelling.signal.aborted && s.handover === 'dispatch';
     if (handOver) {
       // No inputs: a calling workflow may declare none, and GitHub refuses inputs it does not declare.
@@ -185,7 +190,7 @@ async function advance(
     }
     core.setOutput('handed-over', String(handOver));
     await publishGates(c, plan, state, services, scope);
-    return await report(c, plan, state, scope, markdown, saved);
+    return await report(c, scope, summary, saved);
   } catch (e) {
     // What the passes did must outlive this job: the next one starts from the newest artifact.
     if (passes > 0) {
@@ -221,7 +226,7 @@ async function publishGates(
 }
 
 async function gate(phase: string, c: Campaign, services: GitHubServices): Promise<string | undefined> {
-  const state = await restore(c, services);
+  const { state } = await restore(c, services);
   const p = c.plan.phases.find((x) => x.name === phase)!;
   if (p.smoke.length === 0) {
     core.setOutput('passed', 'true');
@@ -235,7 +240,7 @@ async function gate(phase: string, c: Campaign, services: GitHubServices): Promi
 }
 
 async function summary(c: Campaign, services: GitHubServices, ssh: SshSecrets): Promise<string | undefined> {
-  const state = await restore(c, services);
+  const { state, ref } = await restore(c, services);
   let executor: Executor | undefined;
   try {
     executor = (
@@ -245,49 +250,58 @@ async function summary(c: Campaign, services: GitHubServices, ssh: SshSecrets): 
     core.warning(`no log tails in the summary: the cluster could not be reached (${(e as Error).message})`);
   }
   try {
-    return await report(c, c.plan, state, { stage: 'all' }, await summaryMarkdown(c, c.plan, state, executor));
+    return await report(c, { stage: 'all' }, await summaryInput(c, c.plan, state, executor), ref);
   } finally {
     await executor?.close();
   }
 }
 
 /**
- * Tasks by state and budgets per phase, then the campaign's summary (log tails when the cluster
- * can be read), with its pictures written beside it in the state directory (the artifact).
+ * What the campaign's summary shows (log tails when the cluster can be read), with its pictures
+ * and tables written beside it in the state directory (the artifact).
  */
-async function summaryMarkdown(
+async function summaryInput(
   c: Campaign,
   plan: Plan,
   state: CampaignState,
   executor: Executor | undefined,
-): Promise<string> {
-  const summary = await campaignSummary({
-    campaign: c,
-    plan,
-    state,
-    executor,
-    beside: c.stateDir,
-    warn: (m) => core.warning(m),
-  });
-  return `${phaseTable(plan, state)}\n${summary}`;
+): Promise<SummaryInput> {
+  return gatherSummary({ campaign: c, plan, state, executor, beside: c.stateDir, warn: (m) => core.warning(m) });
 }
 
-/** The job summary and outputs; a failure message when a phase in scope failed or is blocked. */
+/** The artifact's page on GitHub, where its zip is downloaded; undefined off a runner. */
+function artifactPage(ref: StateArtifactRef): string | undefined {
+  const repository = process.env.GITHUB_REPOSITORY;
+  if (!repository) return undefined;
+  const server = (process.env.GITHUB_SERVER_URL ?? 'https://github.com').replace(/\/+$/, '');
+  return `${server}/${repository}/actions/runs/${ref.runId}/artifacts/${ref.id}`;
+}
+
+/**
+ * The job summary and outputs; a failure message when a phase in scope failed or is blocked.
+ * `artifact` is the state artifact the summary's files are in: the one saved, or the one restored.
+ */
 async function report(
   c: Campaign,
-  plan: Plan,
-  state: CampaignState,
   scope: Scope,
-  markdown: string,
-  savedAs?: string,
+  summary: SummaryInput,
+  artifact: StateArtifactRef | undefined,
 ): Promise<string | undefined> {
+  const { plan, state } = summary;
   const counts = phaseCounts(plan, state);
   const complete = allCompleted(plan, state);
   const where = scope.phase
     ? ` (${scope.phase}, ${scope.stage === 'all' ? 'every stage' : `${scope.stage} stage`})`
     : '';
-  const saved = savedAs ? `State artifact: \`${savedAs}\` (its summary.md is this summary)\n\n` : '';
-  await writeSummary(`## campaign ${c.manifest.campaign}${where}\n\n${saved}${markdown}`);
+  const url = artifact === undefined ? undefined : artifactPage(artifact);
+  await writeSummary(
+    jobSummary({
+      heading: `## campaign ${c.manifest.campaign}${where}`,
+      summary,
+      ...(artifact === undefined ? {} : { artifact: { name: artifact.name, ...(url === undefined ? {} : { url }) } }),
+      now: new Date().toISOString(),
+    }),
+  );
   const mine = counts.filter((x) => scope.phase === undefined || x.phase === scope.phase);
   core.setOutput('complete', String(complete));
   core.setOutput('counts', JSON.stringify(counts));

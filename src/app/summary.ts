@@ -8,12 +8,12 @@ import type { Executor } from '../exec/executor.js';
 import type { Plan } from '../plan/plan.js';
 import { provenanceIndex } from '../state/provenance.js';
 import type { CampaignState } from '../state/state.js';
-import { allCompleted, phaseCounts, renderSummary, type LogTail } from '../report/summary.js';
+import { allCompleted, phaseCounts, renderSummary, type LogTail, type SummaryInput } from '../report/summary.js';
 import { writePictures } from './pictures.js';
 import { UserError } from '../errors.js';
 import { LinkError } from '../exec/transport/transport.js';
 import { cellAxes, resultPhase, resultsTable } from '../report/results/collect.js';
-import { renderResultsSection, type ResultsSection } from '../report/results/section.js';
+import type { ResultsSection, ResultsUnavailable } from '../report/results/section.js';
 import { renderTable } from '../report/results/table.js';
 import { resultsPlot, resultsSvg } from '../report/svg/results.js';
 import { phaseResults } from './gather-results.js';
@@ -41,12 +41,20 @@ export interface SummaryOptions {
  * written into that directory, where the summary's links find them.
  */
 export async function campaignSummary(o: SummaryOptions): Promise<string> {
+  return renderSummary(await gatherSummary(o));
+}
+
+/**
+ * What the summary shows, gathered once (log tails, results) with its files written `beside`:
+ * rendered for the file beside them, and by the Action again for the job summary, without links.
+ */
+export async function gatherSummary(o: SummaryOptions): Promise<SummaryInput> {
   const { plan, state, executor, beside } = o;
   const pictures = beside === undefined ? [] : await writePictures(beside, plan, state);
   const provenance = beside === undefined ? undefined : await writeProvenanceIndex(beside, plan, state);
   const tails = executor ? await logTails(plan, executor, state) : new Map<string, LogTail>();
   const results = executor ? await resultsSections(o, executor) : [];
-  return renderSummary({ plan, state, tails, pictures, results, ...(provenance === undefined ? {} : { provenance }) });
+  return { plan, state, tails, pictures, results, ...(provenance === undefined ? {} : { provenance }) };
 }
 
 /**
@@ -54,9 +62,12 @@ export async function campaignSummary(o: SummaryOptions): Promise<string> {
  * tables (CSV) and picture written beside the summary. Outputs that cannot be gathered are said
  * in the section: the rest of the summary does not depend on them.
  */
-async function resultsSections(o: SummaryOptions, executor: Executor): Promise<string[]> {
+async function resultsSections(
+  o: SummaryOptions,
+  executor: Executor,
+): Promise<(ResultsSection | ResultsUnavailable)[]> {
   const { campaign: c, plan, state, beside } = o;
-  const out: string[] = [];
+  const out: (ResultsSection | ResultsUnavailable)[] = [];
   for (const phase of c.manifest.phases) {
     if (phase.results === undefined || phase.output === undefined) continue;
     const r = resultPhase(c.manifest, plan, phase.name);
@@ -66,7 +77,7 @@ async function resultsSections(o: SummaryOptions, executor: Executor): Promise<s
       tasks = await phaseResults(c, r, state, executor, o.warn);
     } catch (e) {
       if (!(e instanceof UserError || e instanceof LinkError)) throw e;
-      out.push('', `## Results: ${phase.name}`, '', `The outputs could not be gathered: ${e.message}`);
+      out.push({ phase: phase.name, unavailable: e.message });
       continue;
     }
     const { table: cellTable, cells } = resultsTable(r, tasks, false);
@@ -92,7 +103,7 @@ async function resultsSections(o: SummaryOptions, executor: Executor): Promise<s
         section.files = { ...files, picture };
       }
     }
-    out.push(...renderResultsSection(section));
+    out.push(section);
   }
   return out;
 }

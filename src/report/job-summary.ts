@@ -1,12 +1,44 @@
 /**
  * The parts of a workflow job's summary that `renderSummary` does not have: tasks by state per
- * phase stage with the GPU-hour budget, and a phase's smoke gate as a check's title and text.
+ * phase stage with the GPU-hour budget, and a phase's smoke gate as a check's title and text;
+ * and the job summary whole, within GitHub's size limit and with no link relative to it.
  */
 import type { Plan, PhasePlan } from '../plan/plan.js';
 import type { CampaignState } from '../state/state.js';
 import { smokeDefinitions } from '../decide/definition-changes.js';
 import { tableCell } from './markdown.js';
-import { phaseCounts } from './summary.js';
+import { phaseCounts, renderSummary, type JobView, type SummaryInput } from './summary.js';
+
+/**
+ * GitHub keeps 1 MiB of a step's job summary and drops the rest; the margin is room for the
+ * lines other parts of the step write.
+ */
+export const JOB_SUMMARY_BYTES = 1024 * 1024 - 64 * 1024;
+
+export interface JobSummaryInput {
+  /** The summary's first line (markdown heading). */
+  heading: string;
+  summary: SummaryInput;
+  /** The state artifact the summary's files are in, with its page where known. */
+  artifact?: JobView['artifact'];
+  /** Now (ISO): the end of the chart's bars of stages still running. */
+  now: string;
+}
+
+/**
+ * The job summary: tasks by state per phase stage, then the campaign's summary with a Mermaid
+ * chart for its pictures and a link to the state artifact for its files (a job summary has no
+ * files beside it), its long sections cut to fit `JOB_SUMMARY_BYTES`.
+ */
+export function jobSummary({ heading, summary, artifact, now }: JobSummaryInput): string {
+  const where =
+    artifact === undefined
+      ? ''
+      : `State artifact: ${artifact.url === undefined ? `\`${artifact.name}\`` : `[${artifact.name}](${artifact.url})`} (its summary.md is this summary, with its pictures and tables beside it)\n\n`;
+  const head = `${heading}\n\n${where}${phaseTable(summary.plan, summary.state)}\n`;
+  const bytes = JOB_SUMMARY_BYTES - new TextEncoder().encode(head).length;
+  return head + renderSummary(summary, { ...(artifact === undefined ? {} : { artifact }), now, bytes });
+}
 
 export function phaseTable(plan: Plan, state: CampaignState): string {
   const budget = new Map(plan.phases.map((p) => [p.name, p]));

@@ -2,6 +2,8 @@
 import { formatDuration } from '../manifest/units.js';
 import type { Plan, PhasePlan } from '../plan/plan.js';
 import { codeBlock, tableCell } from './markdown.js';
+import { ganttChart } from './mermaid.js';
+import { renderResultsSection, type ResultsSection, type ResultsUnavailable } from './results/section.js';
 import { definitionOf, type CampaignState, type TaskState } from '../state/state.js';
 
 export interface PhaseCounts {
@@ -91,8 +93,53 @@ export interface SummaryInput {
   pictures?: readonly { file: string; caption: string }[];
   /** The provenance index written next to the summary (its file name relative to it), linked from it. */
   provenance?: string;
-  /** The results sections (report/results/section.ts), in phase order. */
-  results?: readonly string[];
+  /** The results of each phase that has them (report/results/section.ts), in phase order. */
+  results?: readonly (ResultsSection | ResultsUnavailable)[];
+}
+
+/**
+ * The summary as a workflow job shows it: its files are in the state artifact, not beside it, so
+ * it links none of them (a relative link leads nowhere there); a Mermaid chart stands for the
+ * pictures, and the long sections are cut to fit GitHub's size limit.
+ */
+export interface JobView {
+  /** The state artifact the pictures and tables are in, with its page where known. */
+  artifact?: { name: string; url?: string };
+  /** The time (ISO) that ends the chart's bars of stages still running. */
+  now: string;
+  /** The bytes the summary may take. */
+  bytes: number;
+}
+
+/** The most tasks that did not complete, and rows of adaptations, the summary lists. */
+const UNFINISHED_SHOWN = 50;
+const ADAPTED_SHOWN = 200;
+/** A log tail in a job summary: its last characters, so that one log cannot fill the summary. */
+const JOB_TAIL_CHARS = 4000;
+/** Of the bytes left after the fixed parts, the share the adaptations may take; the failed tasks take the rest. */
+const ADAPTED_SHARE = 0.25;
+/** Room kept for the lines that say what a cut section left out. */
+const CUT_LINES_BYTES = 4096;
+
+const bytesOf = (lines: readonly string[]): number => new TextEncoder().encode(lines.join('\n') + '\n').length;
+
+/** The leading items whose lines fit in `budget` bytes, in order. */
+function fit(items: readonly string[][], budget: number): string[][] {
+  const kept: string[][] = [];
+  let used = 0;
+  for (const item of items) {
+    used += bytesOf(item);
+    if (used > budget) break;
+    kept.push(item);
+  }
+  return kept;
+}
+
+/** Where a job summary's reader finds what it leaves out. */
+function artifactRef(job: JobView): string {
+  const a = job.artifact;
+  if (a === undefined) return 'the state directory (`campaign summary` writes it all)';
+  return `the state artifact ${a.url === undefined ? `\`${a.name}\`` : `[${a.name}](${a.url})`}`;
 }
 
 const adaptedNote = (s: TaskState): string => {
@@ -122,9 +169,10 @@ function span(states: TaskState[]): { wall?: number; mean?: number } {
   };
 }
 
-export function renderSummary({ plan, state, tails, pictures = [], provenance, results = [] }: SummaryInput): string {
+export function renderSummary(input: SummaryInput, job?: JobView): string {
+  const { plan, state, tails, pictures = [], provenance, results = [] } = input;
   const ok = allCompleted(plan, state);
-  const out: string[] = [
+  const head: string[] = [
     `# Campaign ${plan.campaign}`,
     '',
     ok ? '**Every task completed.**' : '**The campaign did not complete:** see the phases and tasks below.',
@@ -140,48 +188,102 @@ export function renderSummary({ plan, state, tails, pictures = [], provenance, r
     const { wall, mean } = span(states);
     const ps = state.phases[p.name];
     const status = `${ps?.status ?? 'waiting'}${ps?.reason ? `: ${ps.reason}` : ''}`;
-    out.push(
+    head.push(
       `| ${p.name} | ${tableCell(status)} | ${p.tasks.length} | ${completed} | ${failed} | ${retries} | ${wall === undefined ? '' : formatDuration(wall)} | ${mean === undefined ? '' : formatDuration(mean)} |`,
     );
   }
-  if (pictures.length > 0) {
-    out.push('', pictures.map((p) => `[${p.caption}](${p.file})`).join(' · '), '');
-    for (const p of pictures) out.push(`![${p.caption}](${p.file})`);
+  if (job !== undefined) {
+    const chart = ganttChart(plan, state, job.now);
+    if (chart.length > 0) head.push('', ...chart);
+    if (pictures.length > 0 && job.artifact !== undefined)
+      head.push(
+        '',
+        `The pictures (${pictures.map((p) => p.file).join(', ')}) and the whole tables are in ${artifactRef(job)}.`,
+      );
+  } else if (pictures.length > 0) {
+    head.push('', pictures.map((p) => `[${p.caption}](${p.file})`).join(' · '), '');
+    for (const p of pictures) head.push(`![${p.caption}](${p.file})`);
   }
-  out.push(...results);
-  for (const p of plan.phases) out.push(...gateSection(p, state));
-  out.push(...adaptedSection(plan, state));
-  out.push(...provenanceSection(plan, state, provenance));
+  for (const r of results) head.push(...renderResultsSection(r, job === undefined ? 'relative' : 'named'));
+  for (const p of plan.phases) head.push(...gateSection(p, state));
+  const provenanceLines = provenanceSection(plan, state, provenance, job);
+
+  const adapted = adaptedRows(plan, state);
   const unfinished = plan.phases
     .flatMap((p) => [...p.smoke, ...p.tasks])
     .filter((t) => {
       const s = state.tasks[t.id]?.status;
       return s === 'failed' || s === 'stuck';
     });
+  const entries = unfinished.slice(0, UNFINISHED_SHOWN).map((t) => unfinishedEntry(t.id, state, tails, job));
+  let adaptedShown = adapted.slice(0, ADAPTED_SHOWN);
+  let entriesShown = entries;
+  if (job !== undefined) {
+    // The fixed parts first; what remains is shared out between the two long sections.
+    const left = job.bytes - bytesOf([...head, ...provenanceLines]) - CUT_LINES_BYTES;
+    adaptedShown = fit(
+      adaptedShown.map((r) => [r]),
+      Math.max(0, left * ADAPTED_SHARE),
+    ).map((r) => r[0]!);
+    entriesShown = fit(entries, Math.max(0, left - bytesOf(adaptedShown)));
+  }
+  const rest = (n: number, where: string): string =>
+    job === undefined
+      ? `… and ${n} more (see ${where}).`
+      : `… and ${n} more, left out here: ${artifactRef(job)} has them (summary.md; every task in state.json).`;
+
+  const out = [...head];
+  if (adapted.length > 0) {
+    out.push(
+      '',
+      '## Tasks that ran with less than they asked',
+      '',
+      '| task | attempt | result | ran with |',
+      '| --- | ---: | --- | --- |',
+      ...adaptedShown,
+    );
+    if (adapted.length > adaptedShown.length) out.push(rest(adapted.length - adaptedShown.length, 'state.json'));
+  }
+  out.push(...provenanceLines);
   if (unfinished.length > 0) {
     out.push('', '## Tasks that did not complete', '');
-    for (const t of unfinished.slice(0, 50)) {
-      const s = state.tasks[t.id]!;
-      out.push(
-        `### ${t.id}`,
-        '',
-        `${s.reason ?? s.status} (${s.attempts.length} attempt${s.attempts.length === 1 ? '' : 's'})${adaptedNote(s)}`,
-        '',
-      );
-      const tail = tails.get(t.id);
-      const where = tail?.path ? ` (${tail.path})` : '';
-      if (tail && tail.text.trim() !== '')
-        out.push(`The end of its log${where}:`, '', ...codeBlock(tail.text.trimEnd()), '');
-      else if (tail) out.push(`Its log is empty${where}: the task printed nothing before it ended.`, '');
-    }
-    if (unfinished.length > 50) out.push(`… and ${unfinished.length - 50} more (see \`campaign status\`).`);
+    for (const e of entriesShown) out.push(...e);
+    if (unfinished.length > entriesShown.length)
+      out.push(rest(unfinished.length - entriesShown.length, '`campaign status`'));
   }
   return out.join('\n') + '\n';
 }
 
-/** DESIGN rule 9: a task that ran with less than it asked says so next to its result. */
+function unfinishedEntry(
+  id: string,
+  state: CampaignState,
+  tails: ReadonlyMap<string, LogTail>,
+  job: JobView | undefined,
+): string[] {
+  const s = state.tasks[id]!;
+  const out = [
+    `### ${id}`,
+    '',
+    `${s.reason ?? s.status} (${s.attempts.length} attempt${s.attempts.length === 1 ? '' : 's'})${adaptedNote(s)}`,
+    '',
+  ];
+  const tail = tails.get(id);
+  const where = tail?.path ? ` (${tail.path})` : '';
+  let text = tail?.text.trimEnd() ?? '';
+  if (job !== undefined && text.length > JOB_TAIL_CHARS)
+    text = `…${text.slice(-JOB_TAIL_CHARS).replace(/^[\uDC00-\uDFFF]/, '')}`;
+  if (tail && text.trim() !== '') out.push(`The end of its log${where}:`, '', ...codeBlock(text), '');
+  else if (tail) out.push(`Its log is empty${where}: the task printed nothing before it ended.`, '');
+  return out;
+}
+
 /** Where to find what made each result, and the results kept by choice under a changed definition. */
-function provenanceSection(plan: Plan, state: CampaignState, index: string | undefined): string[] {
+function provenanceSection(
+  plan: Plan,
+  state: CampaignState,
+  index: string | undefined,
+  job: JobView | undefined,
+): string[] {
   let results = 0;
   let kept = 0;
   for (const p of plan.phases) {
@@ -193,7 +295,12 @@ function provenanceSection(plan: Plan, state: CampaignState, index: string | und
     }
   }
   if (results === 0) return [];
-  const all = index === undefined ? '' : ` All of them, one JSON line each: [${index}](${index}).`;
+  const all =
+    index === undefined
+      ? ''
+      : job === undefined
+        ? ` All of them, one JSON line each: [${index}](${index}).`
+        : ` All of them, one JSON line each: \`${index}\` in ${artifactRef(job)}.`;
   const keptLine =
     kept > 0
       ? ` ${kept} of the ${results} results were kept, by choice (\`run --keep-changed\`), under a definition changed since they were made; their records say what changed.`
@@ -206,7 +313,8 @@ function provenanceSection(plan: Plan, state: CampaignState, index: string | und
   ];
 }
 
-function adaptedSection(plan: Plan, state: CampaignState): string[] {
+/** DESIGN rule 9: a task that ran with less than it asked says so next to its result. */
+function adaptedRows(plan: Plan, state: CampaignState): string[] {
   const rows: string[] = [];
   for (const t of plan.phases.flatMap((p) => [...p.smoke, ...p.tasks])) {
     for (const a of state.tasks[t.id]?.attempts ?? []) {
@@ -215,16 +323,7 @@ function adaptedSection(plan: Plan, state: CampaignState): string[] {
       rows.push(`| ${t.id} | ${a.n} | ${tableCell(result)} | ${tableCell(a.adapted.join('; '))} |`);
     }
   }
-  if (rows.length === 0) return [];
-  return [
-    '',
-    '## Tasks that ran with less than they asked',
-    '',
-    '| task | attempt | result | ran with |',
-    '| --- | ---: | --- | --- |',
-    ...rows.slice(0, 200),
-    ...(rows.length > 200 ? [`… and ${rows.length - 200} more (see state.json).`] : []),
-  ];
+  return rows;
 }
 
 function gateSection(p: PhasePlan, state: CampaignState): string[] {

@@ -19,9 +19,24 @@ export interface ResultsSection {
   files?: { cells: string; tasks: string; picture?: { file: string; caption: string } };
 }
 
+/** A phase whose outputs could not be gathered: why, in place of its results. */
+export interface ResultsUnavailable {
+  phase: string;
+  unavailable: string;
+}
+
+/**
+ * How the section names the files beside it: `relative` links them (summary.md, beside them);
+ * `named` names them without a link or picture (a job summary: they are in the state artifact).
+ */
+export type FileLinks = 'relative' | 'named';
+
 const shown = (v: number): string => String(Number(v.toPrecision(4)));
 
-export function renderResultsSection(s: ResultsSection): string[] {
+export function renderResultsSection(part: ResultsSection | ResultsUnavailable, links: FileLinks): string[] {
+  if ('unavailable' in part)
+    return ['', `## Results: ${part.phase}`, '', `The outputs could not be gathered: ${part.unavailable}`];
+  const s = part;
   const complete = s.cells.filter((c) => c.n === c.planned).length;
   const over = s.replicates === undefined ? '' : ` over ${s.replicates}`;
   const out = [
@@ -54,11 +69,11 @@ export function renderResultsSection(s: ResultsSection): string[] {
   }
   const rest = s.cells.length - SHOWN_CELLS;
   const files = s.files;
-  const links =
-    files === undefined
-      ? ''
-      : ` All of them: [${files.cells}](${files.cells}); per task: [${files.tasks}](${files.tasks}).`;
-  if (rest > 0 || links !== '') out.push('', `${rest > 0 ? `… and ${rest} more cells.` : ''}${links}`.trim());
+  const named = (file: string): string => (links === 'relative' ? `[${file}](${file})` : `\`${file}\``);
+  const where = links === 'relative' ? '' : ' in the state artifact';
+  const all =
+    files === undefined ? '' : ` All of them${where}: ${named(files.cells)}; per task: ${named(files.tasks)}.`;
+  if (rest > 0 || all !== '') out.push('', `${rest > 0 ? `… and ${rest} more cells.` : ''}${all}`.trim());
   const missing = s.cells.filter((c) => c.missing.length > 0);
   if (missing.length > 0) {
     out.push('', 'Missing replicates:', '');
@@ -68,6 +83,6 @@ export function renderResultsSection(s: ResultsSection): string[] {
     }
     if (missing.length > SHOWN_CELLS) out.push(`- … and ${missing.length - SHOWN_CELLS} more cells`);
   }
-  if (files?.picture) out.push('', `![${files.picture.caption}](${files.picture.file})`);
+  if (files?.picture && links === 'relative') out.push('', `![${files.picture.caption}](${files.picture.file})`);
   return out;
 }
