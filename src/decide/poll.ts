@@ -4,8 +4,12 @@
  * an answer is due sooner. What is due: a retry whose delay runs out, and a running task's
  * expected end (from its cost model) where that end matters: it frees room for tasks still to
  * be submitted, or it is the last one, the end of the campaign. A task past its expected end is
- * looked at soon, then less and less often. Processes that are free to look at (no scheduler)
- * are looked at again soon after anything changed, less often while nothing does.
+ * looked at soon, then less and less often. Without a cost model, the run times of the tasks of
+ * its stage and stratum that completed stand in for one; a task with neither is looked at as one
+ * past its end from its start (soon, then less and less often), so that short tasks are seen to
+ * end within seconds and long ones cost no more than the longest interval. Processes that are
+ * free to look at (no scheduler) are looked at again soon after anything changed, less often
+ * while nothing does.
  */
 import { EXECUTOR_KINDS, type ExecutorKind } from '../plan/executor-kinds.js';
 import type { Plan } from '../plan/plan.js';
@@ -35,11 +39,70 @@ export function expectedSeconds(plan: Plan): Map<string, number> {
   return expected;
 }
 
+/**
+ * Run times learned from the tasks that completed, standing in for a cost model: per array
+ * group (phase, stage and stratum) of the tasks that have none, the median run time of its
+ * completed tasks' last attempts, by the executor's clock.
+ */
+class LearnedRunTimes {
+  /** The group of each task without a cost model. */
+  private readonly groupOf = new Map<string, string>();
+  private readonly members = new Map<string, string[]>();
+  /** Per group: how many completed when its median was taken, and the median. */
+  private readonly known = new Map<string, { completed: number; seconds: number | undefined }>();
+
+  constructor(plan: Plan, costed: ReadonlyMap<string, number>) {
+    for (const phase of plan.phases)
+      for (const array of phase.arrays) {
+        const group = `${array.phase}\0${array.stage}\0${array.stratum}`;
+        for (const id of array.tasks) {
+          if (costed.has(id)) continue;
+          this.groupOf.set(id, group);
+          const list = this.members.get(group) ?? [];
+          list.push(id);
+          this.members.set(group, list);
+        }
+      }
+  }
+
+  /**
+   * The learned run time of a task's group in `state`, in seconds (undefined while none of it
+   * completed), each group counted once per state and its median taken again only when more of
+   * it completed.
+   */
+  forState(state: CampaignState, completed: ReadonlySet<string>): (id: string) => number | undefined {
+    const now = new Map<string, number | undefined>();
+    return (id) => {
+      const group = this.groupOf.get(id);
+      if (group === undefined) return undefined;
+      if (now.has(group)) return now.get(group);
+      const ids = this.members.get(group)!;
+      let count = 0;
+      for (const m of ids) if (completed.has(m)) count++;
+      const before = this.known.get(group);
+      let seconds = before?.seconds;
+      if (before?.completed !== count) {
+        const runs: number[] = [];
+        for (const m of ids) {
+          const a = completed.has(m) ? state.tasks[m]?.attempts.at(-1) : undefined;
+          if (a?.startedAt && a.endedAt) runs.push((Date.parse(a.endedAt) - Date.parse(a.startedAt)) / 1000);
+        }
+        runs.sort((x, y) => x - y);
+        seconds = runs.length === 0 ? undefined : runs[Math.floor((runs.length - 1) / 2)];
+        this.known.set(group, { completed: count, seconds });
+      }
+      now.set(group, seconds);
+      return seconds;
+    };
+  }
+}
+
 export class PollPacer {
   private wait: number;
   private counts = '';
   /** Expected seconds of each task that has a cost model. */
   private readonly expected: ReadonlyMap<string, number>;
+  private readonly learned: LearnedRunTimes;
 
   constructor(
     private readonly plan: Plan,
@@ -47,6 +110,7 @@ export class PollPacer {
   ) {
     this.wait = limits.minSeconds;
     this.expected = expectedSeconds(plan);
+    this.learned = new LearnedRunTimes(plan, this.expected);
   }
 
   /** Seconds to wait after a pass that left `state`, at `nowMs`. */
@@ -60,7 +124,9 @@ export class PollPacer {
     }
     const clamp = (s: number): number => Math.min(max, Math.max(min, s));
     let wait = max;
-    for (const at of dueTimes(state, this.plan, this.expected, nowMs)) {
+    const learned = this.learned.forState(state, indexOf(state.tasks).ids('completed'));
+    const expectedOf = (id: string): number | undefined => this.expected.get(id) ?? learned(id);
+    for (const at of dueTimes(state, this.plan, expectedOf, nowMs)) {
       const ahead = (at - nowMs) / 1000;
       wait = Math.min(wait, clamp(ahead >= 0 ? ahead + SETTLE_SECONDS : -ahead / 2));
     }
@@ -69,7 +135,12 @@ export class PollPacer {
 }
 
 /** The times (epoch ms) at which an answer from the scheduler is due. */
-function dueTimes(state: CampaignState, plan: Plan, expected: ReadonlyMap<string, number>, nowMs: number): number[] {
+function dueTimes(
+  state: CampaignState,
+  plan: Plan,
+  expected: (id: string) => number | undefined,
+  nowMs: number,
+): number[] {
   const due: number[] = [];
   const ends: number[] = [];
   const index = indexOf(state.tasks);
@@ -91,14 +162,17 @@ function dueTimes(state: CampaignState, plan: Plan, expected: ReadonlyMap<string
     if (notBefore) due.push(Date.parse(notBefore));
   }
   for (const id of index.ids('submitted')) {
-    const seconds = expected.get(id) ?? Infinity;
+    const seconds = expected(id) ?? Infinity;
     soonestQueued = Math.min(soonestQueued, seconds);
     longestQueued = Math.max(longestQueued, seconds);
   }
   for (const id of index.ids('running')) {
     const started = state.tasks[id]!.attempts.at(-1)?.startedAt;
-    const seconds = expected.get(id);
-    if (started && seconds !== undefined) ends.push(Date.parse(started) + seconds * 1000);
+    if (!started) continue;
+    const seconds = expected(id);
+    if (seconds !== undefined) ends.push(Date.parse(started) + seconds * 1000);
+    // Nothing known of its run time: looked at as one past its end since it started.
+    else due.push(Date.parse(started));
   }
   // Nothing running: the first queued task to start cannot end before its expected time from now.
   if (running === 0 && soonestQueued < Infinity) due.push(nowMs + soonestQueued * 1000);

@@ -36,9 +36,34 @@ function stateWith(tasks: Record<string, TaskState>): CampaignState {
 const slurm = pollLimits('slurm');
 
 describe('polling a scheduler', () => {
-  it('asks at the longest interval while no end is expected (a fixed walltime says nothing)', () => {
-    const state = stateWith({ 'p/n1': running(-5), 'p/n2': running(-5), 'p/n3': queued, 'p/n4': queued });
-    expect(new PollPacer(fixed, slurm).next(state, T0)).toBe(30);
+  it('without a cost model nor a completed task, looks soon after a task starts, then less and less often', () => {
+    const pacer = new PollPacer(fixed, slurm);
+    const waits = [0, 5, 12, 40, 600].map((since) =>
+      pacer.next(stateWith({ 'p/n1': running(-since), 'p/n2': running(-600), 'p/n3': queued }), T0),
+    );
+    expect(waits).toEqual([2, 2.5, 6, 20, 30]);
+  });
+
+  it('without a cost model, takes the median run time of the completed tasks of the stratum for one', () => {
+    const ran = (seconds: number): TaskState => ({
+      status: 'completed',
+      attempts: [
+        { n: 1, submittedAt: iso(-100), startedAt: iso(-90), endedAt: iso(-90 + seconds), class: 'completed' },
+      ],
+    });
+    const pacer = new PollPacer(fixed, slurm);
+    // Run times 4, 6 and 50 s: 6 s it is. The running ones end at +2 s and +5 s, the last at +5 s.
+    const last = stateWith({
+      'p/n1': ran(4),
+      'p/n2': ran(50),
+      'p/n3': ran(6),
+      'p/n4': running(-4),
+      'p/n5': running(-1),
+    });
+    expect(pacer.next(last, T0)).toBe(6);
+    // With more to submit, the first end frees room: 2 s, and a second to record it.
+    const more = stateWith({ 'p/n1': ran(4), 'p/n2': ran(50), 'p/n3': ran(6), 'p/n4': running(-4) });
+    expect(pacer.next(more, T0)).toBe(3);
   });
 
   it('asks at the longest interval while more tasks are queued than run, however soon those end', () => {
