@@ -3,6 +3,7 @@
  * annotation on its line, the full list in the job summary, counts as outputs. It reads files
  * only: no secrets, no network, so it is safe on pull requests from forks.
  */
+import { existsSync } from 'node:fs';
 import { lintManifests, manifestFiles } from '../app/lint-files.js';
 import type { Finding } from '../lint/rule.js';
 import * as core from './commands.js';
@@ -17,6 +18,17 @@ export interface LintOutcome {
 }
 
 export async function runLint(settings: LintSettings): Promise<LintOutcome> {
+  // A required check runs on every pull request, also in a repository that has no manifests
+  // yet: there it passes and says so. A path missing beside others that exist is still an error.
+  if (!settings.manifests.some((p) => existsSync(p))) {
+    const message = `nothing to lint: ${settings.manifests.join(', ')} ${settings.manifests.length === 1 ? 'does' : 'do'} not exist`;
+    core.info(message);
+    await writeSummary(`## campaign lint\n\n${message[0]!.toUpperCase()}${message.slice(1)}.\n`);
+    core.setOutput('errors', 0);
+    core.setOutput('warnings', 0);
+    core.setOutput('files', '');
+    return { files: [], findings: [], failed: false };
+  }
   const files = await manifestFiles(settings.manifests, 'input "manifests"');
   const findings = await lintManifests(files, settings['check-workflow']);
   const errors = findings.filter((f) => f.severity === 'error').length;

@@ -7,6 +7,7 @@ import { readFile } from 'node:fs/promises';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import type { LintContext } from '../lint/rule.js';
 import type { Finding } from '../lint/rule.js';
+import { WORKFLOW_RULES } from '../lint/rules/index.js';
 import { readOptions, renderWorkflow, workflowPath, type WorkflowOptions } from '../workflow/render.js';
 
 /** The options `campaign workflow` uses when neither a flag nor an earlier workflow says otherwise. */
@@ -46,8 +47,9 @@ export async function workflowTarget(file: string, campaign: string): Promise<Wo
 }
 
 /**
- * An error finding when the manifest's committed workflow no longer matches it; nothing when
- * the manifest is not in a repository or has no generated workflow (the reusable one serves it).
+ * An error finding when the manifest's committed workflow cannot work (a `WORKFLOW_RULES` rule)
+ * or no longer matches it; nothing when the manifest is not in a repository or has no generated
+ * workflow (the reusable one serves it).
  */
 export async function staleWorkflowFinding(file: string, ctx: LintContext): Promise<Finding | undefined> {
   if (repoRoot(file) === undefined) return undefined;
@@ -62,6 +64,10 @@ export async function staleWorkflowFinding(file: string, ctx: LintContext): Prom
     fix: `run campaign workflow ${file}`,
   });
   if (!target.existing.options) return finding(`${shown} was not written by \`campaign workflow\``);
+  for (const rule of WORKFLOW_RULES) {
+    const [f] = rule.check(ctx, target.existing.options);
+    if (f) return { rule: rule.id, ...f, severity: f.severity ?? rule.severity };
+  }
   let expected: string;
   try {
     expected = renderWorkflow(ctx.plan, { ...target.existing.options, manifest: target.manifest });

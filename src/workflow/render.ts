@@ -83,9 +83,44 @@ function jobIds(plan: Plan): Map<string, string> {
   return ids;
 }
 
+/** The labels of GitHub-hosted runners: each job of a run gets a fresh machine. */
+const GITHUB_HOSTED = /^(ubuntu|windows|macos)-/i;
+
+/**
+ * Why a local-executor campaign cannot finish under its generated workflow, or undefined when it
+ * can. Each job checks the repository out afresh and the local executor keeps outputs on the
+ * runner, so outputs reach the next job only on a self-hosted runner, in a workdir outside the
+ * checkout (which actions/checkout cleans): otherwise the next job finds them gone.
+ */
+export function localOutputsLost(
+  plan: Pick<Plan, 'executor' | 'workdir'>,
+  runsOn: string,
+): { message: string; fix: string; at: 'cluster' | 'workdir' } | undefined {
+  if (plan.executor !== 'local') return undefined;
+  const fix =
+    'run it on a self-hosted runner (campaign workflow --runs-on self-hosted) with an absolute workdir outside the checkout, or use the slurm or ssh-gpu executor';
+  if (GITHUB_HOSTED.test(runsOn))
+    return {
+      message: `the local executor keeps outputs on the runner, and on a GitHub-hosted runner (runs-on ${runsOn}) every job is a fresh machine: each job would find the outputs of the one before it gone, so the campaign can never finish`,
+      fix,
+      at: 'cluster',
+    };
+  // `~` is the runner's home directory, outside any checkout (as the local executor reads it).
+  const w = plan.workdir;
+  if (!(w.startsWith('/') || w === '~' || w.startsWith('~/')))
+    return {
+      message: `workdir "${w}" is relative to the manifest's place in the checkout, and every job of the workflow checks the repository out afresh, cleaning away what is not committed: each job would find the outputs of the one before it gone, so the campaign can never finish`,
+      fix,
+      at: 'workdir',
+    };
+  return undefined;
+}
+
 export function renderWorkflow(plan: Plan, options: WorkflowOptions): string {
   const opts = workflowOptions.parse(options);
   refuseExpressions(opts);
+  const lost = localOutputsLost(plan, opts.runsOn);
+  if (lost) throw new UserError({ message: lost.message, fix: lost.fix });
   const budgetMinutes = Math.ceil(budgetSeconds(opts.budget) / 60);
   const ids = jobIds(plan);
   const common = { manifest: opts.manifest };

@@ -4,7 +4,9 @@
  * holding the checkout and a fresh process of the action's bundle (as its action.yml names it),
  * with INPUT_* (the step's `with:` over the action.yml defaults), the GITHUB_* and ACTIONS_*
  * variables of the GitHub stand-in, GITHUB_OUTPUT and GITHUB_STEP_SUMMARY files, and a
- * GITHUB_TOKEN holding exactly the job's `permissions:`. Jobs run one at a time.
+ * GITHUB_TOKEN holding exactly the job's `permissions:`. Jobs run one at a time. A pull request's
+ * event names its changed files, and the workflow runs for it only as its `on.pull_request`
+ * `paths`/`paths-ignore` filters say, as GitHub decides.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
@@ -29,6 +31,8 @@ export interface RunnerOptions {
 }
 
 export interface WorkflowJob {
+  /** What GitHub names the job's check run; the job's id when there is none. */
+  name?: string;
   needs?: string | string[];
   if?: string;
   permissions?: Record<string, string>;
@@ -48,8 +52,16 @@ export interface JobResult {
 }
 
 export interface RunEvent {
-  name: 'push' | 'workflow_dispatch';
+  name: 'push' | 'workflow_dispatch' | 'pull_request';
   inputs: Record<string, string>;
+  /** A pull request's changed files, from the repository root: what its `paths` filters read. */
+  changed?: string[];
+}
+
+/** A check run a pull request shows for a job of the workflow. */
+export interface JobCheck {
+  name: string;
+  conclusion: 'success' | 'failure' | 'skipped';
 }
 
 /** What a test changes in a job: a shorter budget, another token, or a kill while it runs. */
@@ -125,6 +137,38 @@ function shouldRun(j: WorkflowJob, done: Map<string, JobResult | 'skipped'>): bo
   return holds && (terms.includes('!cancelled()') || succeeded);
 }
 
+/**
+ * A path filter's pattern as GitHub matches it against a whole path: `*` within a directory,
+ * `**` across directories (`**` then `/` also matching no directory at all). Any other special
+ * character is an error, so a filter this runner would read wrongly cannot pass unnoticed.
+ */
+function pathPattern(pattern: string): RegExp {
+  if (/[?+[\]]/.test(pattern)) throw new Error(`this test's runner does not evaluate the path pattern ${pattern}`);
+  const body = pattern
+    .split(/(\*\*\/|\*\*|\*)/)
+    .map((part) => {
+      if (part === '**/') return '(?:.*/)?';
+      if (part === '**') return '.*';
+      if (part === '*') return '[^/]*';
+      return part.replace(/[.^$(){}|\\]/g, '\\$&');
+    })
+    .join('');
+  return new RegExp(`^${body}$`);
+}
+
+/**
+ * Whether a path is in a filter's list: the last pattern matching it decides, a `!` pattern
+ * leaving it out again (GitHub reads them in order).
+ */
+function inFilter(path: string, patterns: string[]): boolean {
+  let included = false;
+  for (const p of patterns) {
+    const negated = p.startsWith('!');
+    if (pathPattern(negated ? p.slice(1) : p).test(path)) included = !negated;
+  }
+  return included;
+}
+
 /** The inputs the runner gives the action: its action.yml defaults under the step's `with:`. */
 function actionInputs(uses: string, given: Record<string, string>, token: string): Record<string, string> {
   const file = ACTIONS[uses];
@@ -145,9 +189,51 @@ function actionInputs(uses: string, given: Record<string, string>, token: string
 
 export class WorkflowRunner {
   private readonly jobs: Record<string, WorkflowJob>;
+  private readonly on: unknown;
 
   constructor(private readonly o: RunnerOptions) {
-    this.jobs = (parse(o.workflow) as { jobs: Record<string, WorkflowJob> }).jobs;
+    ({ jobs: this.jobs, on: this.on } = parse(o.workflow) as { jobs: Record<string, WorkflowJob>; on: unknown });
+  }
+
+  /**
+   * Whether a pull request starts the workflow: its `on:` names `pull_request`, and where that
+   * has `paths`, a changed file is in them (with `paths-ignore`, one is not in those). Other
+   * events are not evaluated: the tests start those runs themselves.
+   */
+  triggeredBy(event: RunEvent): boolean {
+    if (event.name !== 'pull_request') return true;
+    const on = this.on;
+    const names = typeof on === 'string' ? [on] : Array.isArray(on) ? on : Object.keys(on as object);
+    if (!names.includes('pull_request')) return false;
+    const filters = (
+      on !== null && typeof on === 'object' && !Array.isArray(on)
+        ? ((on as Record<string, unknown>).pull_request ?? {})
+        : {}
+    ) as Record<string, string[]>;
+    for (const key of Object.keys(filters)) {
+      if (key !== 'paths' && key !== 'paths-ignore')
+        throw new Error(`this test's runner does not evaluate on.pull_request.${key}`);
+    }
+    if (!event.changed) throw new Error('a pull_request event needs its changed files');
+    const changed = event.changed;
+    if (filters.paths && !changed.some((f) => inFilter(f, filters.paths!))) return false;
+    const ignored = filters['paths-ignore'];
+    if (ignored && changed.every((f) => inFilter(f, ignored))) return false;
+    return true;
+  }
+
+  /**
+   * The checks a pull request shows from this workflow: none when it does not start the
+   * workflow, else one per job, named as GitHub names them, with how the job ended.
+   */
+  async pullRequest(changed: string[]): Promise<JobCheck[]> {
+    const event: RunEvent = { name: 'pull_request', inputs: {}, changed };
+    if (!this.triggeredBy(event)) return [];
+    const { jobs } = await this.runWorkflow(event);
+    return [...jobs].map(([id, r]) => ({
+      name: this.jobs[id]!.name ?? id,
+      conclusion: r === 'skipped' ? 'skipped' : r.code === 0 ? 'success' : 'failure',
+    }));
   }
 
   /** Runs one job of `run` as a runner does: checkout into a fresh workspace, then the action's step. */
@@ -230,7 +316,8 @@ export class WorkflowRunner {
     event: RunEvent,
     hooks: Record<string, JobHooks> = {},
   ): Promise<{ run: Run; jobs: Map<string, JobResult | 'skipped'> }> {
-    const run = this.o.gh.newRun();
+    if (!this.triggeredBy(event)) throw new Error('this pull request does not start the workflow');
+    const run = this.o.gh.newRun(event.name === 'pull_request' ? { event: 'pull_request' } : {});
     const jobs = new Map<string, JobResult | 'skipped'>();
     for (const id of jobOrder(this.jobs)) {
       jobs.set(id, shouldRun(this.jobs[id]!, jobs) ? await this.runJob(run, event, id, hooks[id]) : 'skipped');

@@ -1,5 +1,6 @@
 /** Every lint rule, in the order they run (the runner groups them by what they need). */
-import type { Rule } from '../rule.js';
+import type { WorkflowOptions } from '../../workflow/render.js';
+import type { LintContext, Rule, RuleFinding } from '../rule.js';
 import { commaList } from './comma-list.js';
 import { dependencyCycle } from './dependency-cycle.js';
 import { duplicatePhase } from './duplicate-phase.js';
@@ -37,6 +38,7 @@ import { shellOnAutomationNode } from './shell-on-automation-node.js';
 import { resultsBestUnknown } from './results-best-unknown.js';
 import { resultsMetricNotRecorded } from './results-metric-not-recorded.js';
 import { resultsReplicatesNotAxis } from './results-replicates-not-axis.js';
+import { localOutputsLost } from './local-outputs-lost.js';
 
 export const RULES: readonly Rule[] = [
   // The manifest itself: phases and their dependencies, then grids, then names used in them.
@@ -81,3 +83,13 @@ export const RULES: readonly Rule[] = [
   mixedResourceClass,
   gpusBeyondServer,
 ];
+
+/**
+ * A rule on a sound manifest and the options of its committed generated workflow: lint over
+ * files (src/app/workflow-file.ts) runs these where the manifest has one, before its staleness.
+ */
+export interface WorkflowRule extends Omit<Rule, 'needs' | 'check'> {
+  check(ctx: LintContext, workflow: WorkflowOptions): RuleFinding[];
+}
+
+export const WORKFLOW_RULES: readonly WorkflowRule[] = [localOutputsLost];
