@@ -2,6 +2,7 @@
  * The committed workflow of a manifest: where it lives, writing it, and the lint check that it
  * still matches what `campaign workflow` would write (file I/O, so not in the pure lint rules).
  */
+import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { dirname, join, relative, resolve, sep } from 'node:path';
@@ -17,6 +18,43 @@ export const DEFAULT_OPTIONS: Omit<WorkflowOptions, 'manifest'> = {
   budget: '5h',
   runsOn: 'ubuntu-latest',
 };
+
+/** The defaults for a manifest's first workflow: DEFAULT_OPTIONS, with the action its repository names. */
+export async function defaultOptions(file: string): Promise<Omit<WorkflowOptions, 'manifest'>> {
+  return { ...DEFAULT_OPTIONS, uses: await defaultUses(repoRoot(file)) };
+}
+
+/**
+ * The action a repository's workflow should use: its own `OWNER/REPO@v1` where it holds the
+ * actions (a fork of campaign with its campaigns in it runs its own copy) and origin is on
+ * github.com, else the default. A repository without the actions would name one that has none.
+ */
+async function defaultUses(root: string | undefined): Promise<string> {
+  if (root === undefined || !existsSync(join(root, 'action.yml')) || !existsSync(join(root, 'lint', 'action.yml')))
+    return DEFAULT_OPTIONS.uses;
+  // --git-dir, not discovery: a directory that only looks like a repository must not make git
+  // read the remote of one above it.
+  const url = await new Promise<string | undefined>((done) => {
+    execFile('git', ['--git-dir', join(root, '.git'), 'remote', 'get-url', 'origin'], { timeout: 10_000 }, (e, out) =>
+      done(e ? undefined : out.trim()),
+    );
+  });
+  const repo = url === undefined ? undefined : githubRepo(url);
+  return repo === undefined ? DEFAULT_OPTIONS.uses : `${repo}@v1`;
+}
+
+/**
+ * `OWNER/REPO` of a github.com remote URL (https, ssh or scp-like), undefined for any other.
+ * Only the characters GitHub allows in names pass, so nothing else of the URL (a token in
+ * it, say) reaches the workflow file.
+ */
+export function githubRepo(url: string): string | undefined {
+  const m =
+    /^(?:(?:https?|ssh|git):\/\/)?(?:[^@/]+@)?github\.com[:/]([A-Za-z0-9-]+)\/([A-Za-z0-9._-]+?)(?:\.git)?\/?$/.exec(
+      url,
+    );
+  return m ? `${m[1]!}/${m[2]!}` : undefined;
+}
 
 /** The repository a file is in: the nearest directory above it holding `.git`; undefined outside one. */
 export function repoRoot(file: string): string | undefined {

@@ -26,7 +26,7 @@ import { loadCampaign, type Campaign } from '../app/load.js';
 import { renderPlanJson, renderPlanText } from '../app/plan-table.js';
 import { shownWorkdir, writeSubmissionScripts } from '../app/scripts.js';
 import { checkCampaign } from './check.js';
-import { DEFAULT_OPTIONS, workflowTarget } from '../app/workflow-file.js';
+import { defaultOptions, workflowTarget } from '../app/workflow-file.js';
 import { renderWorkflow } from '../workflow/render.js';
 import { campaignName, starterManifest } from './init.js';
 import { Progress } from './progress.js';
@@ -663,7 +663,7 @@ async function workflow(argv: string[]): Promise<number> {
   const c = await loadCampaign(files[0]!);
   const target = await workflowTarget(c.file, c.manifest.campaign);
   // Flags over the options the workflow was last written with, over the defaults.
-  const was = target.existing?.options ?? DEFAULT_OPTIONS;
+  const was = target.existing?.options ?? (await defaultOptions(c.file));
   const flag = (name: string): string | undefined => values[name] as string | undefined;
   const environment = flag('environment') ?? target.existing?.options?.environment;
   const handover = flag('handover') ?? was.handover;
