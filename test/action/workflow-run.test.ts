@@ -64,7 +64,11 @@ async function runWorkflow(text: string, opts: { budget?: string; workspace?: st
   const workspace = opts.workspace ?? (await makeTemp('workflow-run'));
   await mkdir(join(workspace, 'campaigns'), { recursive: true });
   const manifest = 'campaigns/quickstart.yml';
-  await writeFile(join(workspace, manifest), text);
+  // The same directory, absolute: a relative workdir is in the checkout, which a runner cleans
+  // before each job, and `campaign workflow` refuses it.
+  const absolute = text.replace('workdir: ../.campaign-demo', `workdir: ${join(workspace, '.campaign-demo')}`);
+  expect(absolute).not.toBe(text);
+  await writeFile(join(workspace, manifest), absolute);
   const plan = lintText(manifest, await readFile(join(workspace, manifest), 'utf8')).context!.plan;
   const workflow = parse(
     renderWorkflow(plan, {

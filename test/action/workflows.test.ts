@@ -69,7 +69,9 @@ describe('GitHub’s parser accepts', () => {
     }
   });
 
-  test.each(['examples/distill.yml', 'examples/quickstart.yml', 'examples/gpu-box.yml'])(
+  // Not examples/quickstart.yml: a local-executor campaign cannot finish on a GitHub-hosted
+  // runner, and campaign workflow refuses it (test/lint/local-outputs-lost.test.ts).
+  test.each(['examples/distill.yml', 'examples/gpu-box.yml'])(
     'the workflow generated for %s, with and without a release environment',
     async (file) => {
       const plan = planOf(file, await readFile(join(REPO, file), 'utf8'));
