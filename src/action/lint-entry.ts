@@ -2,7 +2,7 @@
  * The lint action's logic as one `run()` that does nothing on import: lint-index.ts calls it in
  * the bundle, and GitHub's local runner tool (`@github/local-action`) calls it from source.
  */
-import * as core from './commands.js';
+import * as core from '@actions/core';
 import { entry } from './entry.js';
 import { runLint } from './lint.js';
 import { readLintSettings } from './settings.js';

@@ -6,7 +6,7 @@
 import { existsSync } from 'node:fs';
 import { lintManifests, manifestFiles } from '../app/lint-files.js';
 import type { Finding } from '../lint/rule.js';
-import * as core from './commands.js';
+import * as core from '@actions/core';
 import { annotate, findingsMarkdown, writeSummary } from './report.js';
 import type { LintSettings } from './settings.js';
 

@@ -5,7 +5,7 @@
 import * as core from '@actions/core';
 import { tmpdir } from 'node:os';
 import { entry } from './entry.js';
-import { githubServices } from './github/services.js';
+import { githubServices, type GitHubServices } from './github/services.js';
 import { run as runCampaign } from './main.js';
 import { readMainSettings } from './settings.js';
 
@@ -14,8 +14,22 @@ export async function run(): Promise<void> {
     const settings = readMainSettings((name) => core.getInput(name));
     const token = settings.token ?? process.env.GITHUB_TOKEN ?? '';
     if (token !== '') core.setSecret(token);
-    const services = githubServices(process.env, token, (m) => core.warning(m));
-    return runCampaign(settings, services, {
+    // Made when first used: `plan` and `check` need no GitHub, and run where the runner's
+    // GITHUB_* variables are not set (GitHub's local runner tool).
+    let made: GitHubServices | undefined;
+    const services = (): GitHubServices => (made ??= githubServices(process.env, token, (m) => core.warning(m)));
+    const lazy: GitHubServices = {
+      get state() {
+        return services().state;
+      },
+      get gate() {
+        return services().gate;
+      },
+      get handover() {
+        return services().handover;
+      },
+    };
+    return runCampaign(settings, lazy, {
       job: process.env.GITHUB_JOB ?? 'campaign',
       tempDir: process.env.RUNNER_TEMP ?? tmpdir(),
       ...(process.env.GITHUB_SHA ? { commit: process.env.GITHUB_SHA } : {}),

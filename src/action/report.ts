@@ -7,7 +7,7 @@ import { UserError } from '../errors.js';
 import { formatFinding } from '../lint/lint.js';
 import type { Finding } from '../lint/rule.js';
 import { tableCell } from '../report/markdown.js';
-import * as core from './commands.js';
+import * as core from '@actions/core';
 
 /** GitHub shows 10 error and 10 warning annotations per step; more are dropped silently. */
 export const ANNOTATIONS_PER_SEVERITY = 10;
@@ -74,5 +74,5 @@ export async function writeSummary(markdown: string): Promise<void> {
         .replace(/\uFFFD$/, '') +
       '\n\n… cut at GitHub’s 1 MiB job summary limit: the summary artifact and `campaign summary` have it all.\n';
   }
-  await core.appendSummary(text);
+  await core.summary.addRaw(text, true).write();
 }
