@@ -1,0 +1,113 @@
+/**
+ * The package as a user gets it: `npm pack`, then `npm install -g` of the tarball into a scratch
+ * prefix, its dependencies from the registry, then the installed `campaign` command. It must run
+ * without the `@actions/*` packages (only the Action's bundles use them, inlined), stay small,
+ * and install on Node 20 without an engine warning.
+ */
+import { execFileSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { REPO, runProgram, useBuiltCliAndTemp } from '../helpers/cli.js';
+
+const root = useBuiltCliAndTemp('package');
+
+/**
+ * npm's environment without what an enclosing `npm test` or `npx` passes down to its children
+ * (npm_config_* would set the prefix, the log level or the registry for the install).
+ */
+function npmEnv(): NodeJS.ProcessEnv {
+  return Object.fromEntries(Object.entries(process.env).filter(([k]) => !/^npm_/i.test(k)));
+}
+
+const npm = (args: string[], cwd: string, timeoutMs: number) =>
+  runProgram('npm', args, { cwd, timeoutMs, env: npmEnv() });
+
+/** True when the registry answers; otherwise the test skips, and this says so loudly. */
+async function registryUp(): Promise<boolean> {
+  // No retries: npm's backoff would take minutes to say no.
+  const r = await npm(['ping', '--loglevel=error', '--fetch-retries=0', '--fetch-timeout=20000'], REPO, 40_000).catch(
+    (e: Error) => ({
+      code: null,
+      stdout: '',
+      stderr: e.message,
+    }),
+  );
+  if (r.code === 0) return true;
+  const registry = execFileSync('npm', ['config', 'get', 'registry'], { env: npmEnv(), encoding: 'utf8' }).trim();
+  console.warn(
+    [
+      '',
+      `!!! test/package/install.test.ts SKIPPED: the npm registry (${registry}) cannot be reached.`,
+      `!!! 'npm ping' said: ${`${r.stdout}${r.stderr}`.trim() || `exit ${r.code}`}`,
+      '!!! The install test needs the registry for the dependencies; run it where it can be reached.',
+      '',
+    ].join('\n'),
+  );
+  return false;
+}
+
+interface Packed {
+  filename: string;
+  size: number;
+  unpackedSize: number;
+  files: { path: string }[];
+}
+
+describe('the package', () => {
+  it('packs what the CLI needs; a global install of it runs, under 40 MB, with no engine warning', async (ctx) => {
+    if (!(await registryUp())) return ctx.skip();
+    const dir = root();
+    // lib/ is built already (useBuiltCliAndTemp): `prepare` would rebuild it under the other
+    // test files' running commands.
+    const pack = await npm(['pack', '--json', '--ignore-scripts', '--pack-destination', dir], REPO, 120_000);
+    expect(pack.code, pack.stderr).toBe(0);
+    const packed = (JSON.parse(pack.stdout) as Packed[])[0]!;
+    const files = packed.files.map((f) => f.path);
+    for (const f of [
+      'package.json',
+      'bin/campaign.js',
+      'lib/cli/main.js',
+      'schema/campaign.schema.json',
+      'README.md',
+      'LICENSE',
+      'CHANGELOG.md',
+    ])
+      expect(files).toContain(f);
+    expect(files.filter((f) => /^(src|test|dist|lib\/action)\/|\.map$/.test(f))).toEqual([]);
+
+    const prefix = join(dir, 'prefix');
+    const install = await npm(
+      ['install', '-g', '--prefix', prefix, '--no-audit', '--no-fund', '--loglevel=warn', join(dir, packed.filename)],
+      dir,
+      240_000,
+    );
+    const said = `${install.stdout}${install.stderr}`;
+    expect(install.code, said).toBe(0);
+    expect(said).not.toContain('EBADENGINE');
+
+    const installed = join(prefix, 'lib', 'node_modules', '@campaign-tools', 'campaign');
+    expect(existsSync(join(installed, 'node_modules', '@actions'))).toBe(false);
+    const bytes = Number(execFileSync('du', ['-sb', prefix], { encoding: 'utf8' }).split('\t')[0]);
+    console.log(
+      `package: tarball ${packed.size} bytes (${packed.files.length} files, ${packed.unpackedSize} unpacked); ` +
+        `installed tree ${bytes} bytes (${(bytes / 1e6).toFixed(1)} MB)`,
+    );
+    expect(bytes).toBeLessThan(40e6);
+
+    // Every module of the CLI loads at start (no dynamic imports), so --help proves the import
+    // graph is complete without the devDependencies; init and plan then run it for real.
+    const campaign = join(prefix, 'bin', 'campaign');
+    const help = await runProgram(campaign, ['--help'], { cwd: dir });
+    expect(help.code, help.stderr).toBe(0);
+    expect(help.stdout).toMatch(/^usage: campaign /);
+    const version = await runProgram(campaign, ['--version'], { cwd: dir });
+    const pkg = JSON.parse(await readFile(join(REPO, 'package.json'), 'utf8')) as { version: string };
+    expect(version.stdout.trim()).toContain(pkg.version);
+    const init = await runProgram(campaign, ['init', 'sweep.yml'], { cwd: dir });
+    expect(init.code, init.stderr).toBe(0);
+    const plan = await runProgram(campaign, ['plan', 'sweep.yml'], { cwd: dir });
+    expect(plan.code, plan.stderr).toBe(0);
+  }, 420_000);
+});
