@@ -7,7 +7,15 @@ export function campaignName(file: string): string {
   return name === '' ? 'campaign' : name;
 }
 
-export function starterManifest(name: string): string {
+/**
+ * The starter manifest. `forWorkflow`: its workdir is in the home of the machine it runs on, not
+ * beside the file, since a workflow's checkout is cleaned before each job and the outputs must
+ * outlive them (a self-hosted runner's home does).
+ */
+export function starterManifest(name: string, forWorkflow = false): string {
+  const workdir = forWorkflow
+    ? `~/campaign-runs/${name}   # in the runner's home: outputs outlive the workflow's jobs`
+    : 'runs              # relative to this file; every output stays under it';
   return `# yaml-language-server: $schema=https://raw.githubusercontent.com/campaign-tools/campaign/main/schema/campaign.schema.json
 # A starter campaign: one phase of a small grid, a smoke stage whose checklist must pass before
 # the rest is released. It runs on this machine as it is: \`campaign run ${name}.yml\`.
@@ -20,7 +28,7 @@ cluster:
   name: this-machine       # the name cost models are measured on
   max_parallel: 2
 
-workdir: runs              # relative to this file; every output stays under it
+workdir: ${workdir}
 
 phases:
   - name: train

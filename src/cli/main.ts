@@ -638,7 +638,7 @@ async function init(argv: string[]): Promise<number> {
   const file = files[0]!;
   await mkdir(dirname(resolve(file)), { recursive: true });
   try {
-    await writeFile(file, starterManifest(campaignName(file)), { flag: 'wx' });
+    await writeFile(file, starterManifest(campaignName(file), values.workflow === true), { flag: 'wx' });
   } catch (e) {
     if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
     throw new UserError({
@@ -647,7 +647,12 @@ async function init(argv: string[]): Promise<number> {
     });
   }
   process.stdout.write(`wrote ${file}: run it with \`campaign run ${file}\`\n`);
-  return values.workflow === true ? workflow([file]) : EXIT.ok;
+  if (values.workflow !== true) return EXIT.ok;
+  // The starter runs where campaign runs: under the workflow, on a runner of the user's own.
+  process.stdout.write(
+    `its workflow runs on a self-hosted runner, as the starter runs on the machine itself; once it points at a cluster (executor: slurm), \`campaign workflow ${file} --runs-on ubuntu-latest\` moves it to GitHub's runners\n`,
+  );
+  return workflow([file, '--runs-on', 'self-hosted']);
 }
 
 async function workflow(argv: string[]): Promise<number> {
