@@ -2,6 +2,8 @@
  * What a workflow run shows: findings as annotations on the manifest's lines (within GitHub's
  * per-step limits, the rest in the log), and the job summary (within its size limit).
  */
+import { appendFile } from 'node:fs/promises';
+import { EOL } from 'node:os';
 import { isAbsolute, relative } from 'node:path';
 import { UserError } from '../errors.js';
 import { formatFinding } from '../lint/lint.js';
@@ -74,5 +76,7 @@ export async function writeSummary(markdown: string): Promise<void> {
         .replace(/\uFFFD$/, '') +
       '\n\n… cut at GitHub’s 1 MiB job summary limit: the summary artifact and `campaign summary` have it all.\n';
   }
-  await core.summary.addRaw(text, true).write();
+  // The file itself, named anew for each write: @actions/core's summary keeps the first file it
+  // saw for the life of the process, and a process that runs several steps (tests) has several.
+  await appendFile(process.env.GITHUB_STEP_SUMMARY, text + EOL, 'utf8');
 }
