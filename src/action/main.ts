@@ -31,7 +31,7 @@ import { startScopedRun, type Scope } from '../decide/scope.js';
 import type { CampaignState } from '../state/state.js';
 import { allCompleted, phaseCounts, renderSummary, type SummaryInput } from '../report/summary.js';
 import type { GitHubServices, StateArtifactRef } from './github/services.js';
-import { annotate, writeSummary } from './report.js';
+import { annotate, problemFindings, writeSummary } from './report.js';
 import type { MainSettings } from './settings.js';
 
 export interface RunContext {
@@ -126,6 +126,7 @@ async function advance(
   const lock = await store.acquire(`campaign action advance ${s.manifest}`);
   let executor: Executor | undefined;
   let passes = 0;
+  let saved = false;
   // A cancelled job gets SIGINT, then SIGTERM, seconds before it is killed: stop after the
   // current pass and save, instead of losing what this job did.
   const cancelling = new AbortController();
@@ -180,20 +181,20 @@ async function advance(
     // The summary travels in the state artifact too: a download that reads without the run's page.
     const summary = await summaryInput(c, plan, state, executor);
     await writeFile(join(c.stateDir, 'summary.md'), `${phaseTable(plan, state)}\n${renderSummary(summary)}`);
-    const saved = await services.state.save(c.manifest.campaign, c.stateDir, ctx.job);
-    core.setOutput('state-artifact', saved.name);
+    const artifact = await services.state.save(c.manifest.campaign, c.stateDir, ctx.job);
+    saved = true;
+    core.setOutput('state-artifact', artifact.name);
     const handOver = !atRest && !cancelling.signal.aborted && s.handover === 'dispatch';
-    if (handOver) {
-      // No inputs: a calling workflow may declare none, and GitHub refuses inputs it does not declare.
-      await services.handover.dispatchAgain({});
-      core.notice(`the budget of this job ran out before its part of the campaign came to rest: a new run goes on`);
-    }
-    core.setOutput('handed-over', String(handOver));
+    // A refused handover is the user's to fix (a workflow without workflow_dispatch): said once
+    // the state is saved, with the gates and the summary still written.
+    const refused = handOver ? await handOverRun(services) : undefined;
+    core.setOutput('handed-over', String(handOver && refused === undefined));
     await publishGates(c, plan, state, services, scope);
-    return await report(c, scope, summary, saved);
+    const failure = await report(c, scope, summary, artifact);
+    return refused ?? failure;
   } catch (e) {
     // What the passes did must outlive this job: the next one starts from the newest artifact.
-    if (passes > 0) {
+    if (passes > 0 && !saved) {
       await services.state
         .save(c.manifest.campaign, c.stateDir, ctx.job)
         .catch((err: unknown) => core.warning(`the state could not be saved either: ${(err as Error).message}`));
@@ -204,6 +205,20 @@ async function advance(
     process.off('SIGTERM', cancel);
     await lock.release();
     await executor?.close();
+  }
+}
+
+/** Starts the next run of the workflow; the failure to report when GitHub refused it. */
+async function handOverRun(services: GitHubServices): Promise<string | undefined> {
+  try {
+    // No inputs: a calling workflow may declare none, and GitHub refuses inputs it does not declare.
+    await services.handover.dispatchAgain({});
+    core.notice(`the budget of this job ran out before its part of the campaign came to rest: a new run goes on`);
+    return undefined;
+  } catch (e) {
+    if (!(e instanceof UserError)) throw e;
+    annotate(problemFindings(e));
+    return `the budget ran out and the next run could not be started: ${e.message}; the state is saved, and a run started by hand (or by a schedule) goes on from it`;
   }
 }
 

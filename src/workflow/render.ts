@@ -1,7 +1,8 @@
 /**
  * The GitHub Actions workflow for a campaign, pure: one job per phase stage (smoke, gate,
  * release), `needs:` edges following `depends_on` and the phases one after another (never two
- * jobs on one state), a gate job that always runs and fails unless the checklist passed, least
+ * jobs on one state), a gate job that runs unless the run is cancelled or handed over and fails
+ * unless the checklist passed, least
  * permissions per job, and no `run:` step at all, so no expression can reach a shell.
  */
 import { stringify } from 'yaml';
@@ -199,15 +200,17 @@ export function renderWorkflow(plan: Plan, options: WorkflowOptions): string {
       name: `${p.name}: smoke stage`,
       ...first,
       ...advancing(true),
-      outputs: outputs(['phase-status', 'state-artifact']),
+      outputs: outputs(['phase-status', 'state-artifact', 'handed-over']),
       steps: [CHECKOUT, advance(p.name, 'smoke')],
     };
     jobs[`${id}-gate`] = {
       name: `${p.name}: smoke gate`,
       needs: [`${id}-smoke`],
       // A skipped job counts as a success on GitHub: the gate runs whatever happened before it
-      // and fails unless the checklist passed.
-      if: 'always()',
+      // and fails unless the checklist passed. Not in a cancelled run, and not after a smoke
+      // job that handed over: the next run reaches the checklist, and a gate failed meanwhile
+      // would show a healthy campaign red.
+      if: `!cancelled() && needs.${id}-smoke.outputs.handed-over != 'true'`,
       'runs-on': opts.runsOn,
       'timeout-minutes': 15,
       permissions: { contents: 'read', actions: 'read', checks: 'write' },
@@ -229,7 +232,8 @@ export function renderWorkflow(plan: Plan, options: WorkflowOptions): string {
   jobs.summary = {
     name: 'summary',
     needs: Object.keys(jobs),
-    if: 'always()',
+    // Whatever the jobs before it did, but not once the run is cancelled.
+    if: '!cancelled()',
     'runs-on': opts.runsOn,
     'timeout-minutes': 15,
     permissions: { contents: 'read', actions: 'read' },

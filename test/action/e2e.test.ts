@@ -127,7 +127,7 @@ describe.runIf(clusterUp)(
       expect(killed.signal, killed.log).toBe('SIGKILL');
       expect(jobsNamed(prefix).length).toBeGreaterThan(smokeArrays);
       expect(gh.artifacts.filter((a) => a.name.includes('.train-full.'))).toEqual([]);
-      // The summary job runs whatever happened before it (if: always()).
+      // The summary job runs whatever happened before it (if: !cancelled()).
       expect(ran(push.jobs, 'summary').summary).toContain(`campaign ${NAME}`);
 
       // Run 2, dispatched by hand: fresh workspaces, whose only state is the newest artifact

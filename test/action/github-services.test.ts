@@ -139,7 +139,7 @@ describe("state artifacts (against a local stand-in of GitHub's artifact service
     const { services } = asJob(gh.newRun(), 'resume', 'ghs_not-a-token');
     const err = await services.state.restoreNewest('gamma', join(root, 'never')).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(UserError);
-    expect(String(err)).toMatch(/refused \(401: Bad credentials\).*valid token/);
+    expect(String(err)).toMatch(/refused \(401: Bad credentials\).*give the `token` input a valid one/);
     expect(gh.calls.at(-1)).toMatchObject({ path: `/repos/${gh.owner}/${gh.repo}/actions/artifacts`, status: 401 });
   });
 
@@ -328,6 +328,34 @@ describe("the handover (against a local stand-in of GitHub's actions API)", () =
       ref: 'refs/heads/main',
       inputs: { campaign: 'campaigns/x.yml' },
     });
+  });
+
+  it('says a workflow without workflow_dispatch, and the way out, when GitHub refuses the dispatch (422)', async () => {
+    const { services } = asJob(gh.newRun(), 'settle');
+    gh.dispatchable = false;
+    try {
+      const e = await services.handover.dispatchAgain({}).catch((x: unknown) => x);
+      expect(e).toBeInstanceOf(UserError);
+      expect((e as UserError).message).toMatch(/refused \(422: Workflow does not have 'workflow_dispatch' trigger\)/);
+      expect((e as UserError).problems[0]!.fix).toMatch(/add `workflow_dispatch:` to the `on:` of .*handover: none/);
+    } finally {
+      gh.dispatchable = true;
+    }
+  });
+
+  it('names a spent rate limit as such, with its reset, not as a missing permission', async () => {
+    const { services } = asJob(gh.newRun(), 'settle');
+    gh.rateLimited = true;
+    try {
+      const e = await services.handover.dispatchAgain({}).catch((x: unknown) => x);
+      expect(e).toBeInstanceOf(UserError);
+      expect((e as UserError).message).toMatch(
+        /^GitHub's API rate limit is spent: .*\(403: API rate limit exceeded.*\) \(it resets at 2027-01-01T00:00:00.000Z\)/,
+      );
+      expect((e as UserError).problems[0]!.fix).not.toMatch(/permission/);
+    } finally {
+      gh.rateLimited = false;
+    }
   });
 
   it('names actions: write when the token cannot dispatch', async () => {

@@ -128,7 +128,7 @@ describe("the generated workflow on the local executor, job after job (GitHub's 
 
   it('a gate whose smoke job never saved a state fails its job and publishes no success', async () => {
     const runner = runnerFor('local-never', 1);
-    // The smoke job died before saving: the gate job (if: always()) runs on nothing.
+    // The smoke job died before saving: the gate job (if: !cancelled() …) runs on nothing.
     const gate = await runner.runJob(gh.newRun(), push, 'train-gate');
     expect(gate.code).toBe(1);
     expect(gate.outputs.passed).toBe('false');

@@ -89,8 +89,16 @@ async function runWorkflow(text: string, opts: { budget?: string; workspace?: st
       const needs = (job.needs ?? []).map((n) => done.get(n)!);
       const succeeded = needs.every((r) => r !== 'skipped' && r.failure === undefined);
       const gate = /^needs\.([\w-]+)\.outputs\.passed == 'true'$/.exec(job.if ?? '');
+      // `!cancelled() && needs.X.outputs.handed-over != 'true'`: whatever X did, unless it handed over.
+      const unlessHandedOver = /^!cancelled\(\)(?: && needs\.([\w-]+)\.outputs\.handed-over != 'true')?$/.exec(
+        job.if ?? '',
+      );
+      const handedOver = (need: string | undefined): boolean => {
+        const r = need === undefined ? undefined : done.get(need);
+        return r !== undefined && r !== 'skipped' && r.outputs['handed-over'] === 'true';
+      };
       const runs =
-        job.if === 'always()' ||
+        (unlessHandedOver !== null && !handedOver(unlessHandedOver[1])) ||
         (succeeded && (!gate || (done.get(gate[1]!) as { outputs: Record<string, string> }).outputs.passed === 'true'));
       const step = job.steps[1]!;
       if (!runs || step.uses !== 'o/campaign@v1') {

@@ -140,8 +140,12 @@ describe('campaign workflow', () => {
     expect(jobs['train_teachers-full']!.needs).toEqual(['train_teachers-gate']);
     // distill_students depends_on train_teachers: its first job waits for the teachers' full arrays.
     expect(jobs['distill_students-smoke']!.needs).toEqual(['train_teachers-full']);
-    // A skipped required job reads as a success: the gate always runs, and release waits on its output.
-    expect(jobs['train_teachers-gate']!.if).toBe('always()');
+    // A skipped required job reads as a success: the gate runs whatever the smoke job did (but
+    // not in a cancelled run, nor after a handover), and release waits on its output.
+    expect(jobs['train_teachers-gate']!.if).toBe(
+      "!cancelled() && needs.train_teachers-smoke.outputs.handed-over != 'true'",
+    );
+    expect(jobs.summary!.if).toBe('!cancelled()');
     expect(jobs['train_teachers-full']!.if).toBe("needs.train_teachers-gate.outputs.passed == 'true'");
     expect(jobs['train_teachers-full']!.environment).toBe('approve');
     expect(jobs['train_teachers-smoke']!.environment).toBeUndefined();

@@ -109,6 +109,10 @@ export class GitHubStandin {
   readonly faults: DownloadFault[] = [];
   /** The workflow's `workflow_dispatch` inputs; when set, a dispatch with any other is refused (422) as GitHub does. */
   dispatchInputs: ReadonlySet<string> | undefined;
+  /** False: the workflow has no `workflow_dispatch` trigger, and a dispatch is refused (422) as GitHub does. */
+  dispatchable = true;
+  /** True: every REST call is refused as GitHub does once a token's rate limit is spent (403, remaining 0). */
+  rateLimited = false;
   private readonly secret = randomBytes(32);
   private readonly tokens = new Map<string, Set<Permission>>();
   private readonly runs: Run[] = [];
@@ -436,6 +440,15 @@ export class GitHubStandin {
     const token = /^(?:Bearer|token) (.+)$/i.exec(req.headers.authorization ?? '')?.[1];
     const perms = token === undefined ? undefined : this.tokens.get(token);
     if (!perms) return send(401, { message: 'Bad credentials', documentation_url: 'https://docs.github.com/rest' });
+    if (this.rateLimited)
+      return send(
+        403,
+        {
+          message: 'API rate limit exceeded for installation ID 1.',
+          documentation_url: 'https://docs.github.com/rest',
+        },
+        { 'x-ratelimit-limit': '1000', 'x-ratelimit-remaining': '0', 'x-ratelimit-reset': '1798761600' },
+      );
     const need = (p: Permission): boolean => {
       if (perms.has(p) || (p === 'actions:read' && perms.has('actions:write'))) return true;
       send(403, {
@@ -529,6 +542,7 @@ export class GitHubStandin {
       if (!need('actions:write')) return;
       const workflow = decodeURIComponent(m[1]!);
       if (workflow !== this.workflowFile) return send(404, { message: 'Not Found' });
+      if (!this.dispatchable) return send(422, { message: "Workflow does not have 'workflow_dispatch' trigger" });
       const d = JSON.parse(body.toString('utf8')) as { ref?: unknown; inputs?: Record<string, unknown> };
       const inputs = d.inputs ?? {};
       if (typeof d.ref !== 'string' || Object.values(inputs).some((v) => typeof v !== 'string')) {

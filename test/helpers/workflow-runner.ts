@@ -123,16 +123,17 @@ function shouldRun(j: WorkflowJob, done: Map<string, JobResult | 'skipped'>): bo
   const ok = (r: JobResult | 'skipped' | undefined): boolean => r !== undefined && r !== 'skipped' && r.code === 0;
   const succeeded = needsOf(j).every((n) => ok(done.get(n)));
   if (j.if === undefined) return succeeded;
-  if (j.if === 'always()') return true;
   const terms = j.if.split(' && ');
   const holds = terms.every((term) => {
     if (term === '!cancelled()') return true;
     let m = /^needs\.([\w-]+)\.result == 'success'$/.exec(term);
     if (m) return ok(done.get(m[1]!));
-    m = /^needs\.([\w-]+)\.outputs\.([\w-]+) == '(.*)'$/.exec(term);
+    m = /^needs\.([\w-]+)\.outputs\.([\w-]+) (==|!=) '(.*)'$/.exec(term);
     if (!m) throw new Error(`this test's runner does not evaluate if: ${j.if}`);
     const need = done.get(m[1]!);
-    return need !== undefined && need !== 'skipped' && need.outputs[m[2]!] === m[3];
+    // A skipped job's outputs are empty strings, as GitHub has them.
+    const value = need === undefined || need === 'skipped' ? '' : (need.outputs[m[2]!] ?? '');
+    return m[3] === '==' ? value === m[4] : value !== m[4];
   });
   return holds && (terms.includes('!cancelled()') || succeeded);
 }

@@ -24,6 +24,9 @@ export class WorkflowDispatch implements Handover {
         path: `/repos/${owner}/${repo}/actions/workflows/${encodeURIComponent(workflow)}/dispatches`,
         body: { ref, inputs },
         permission: 'actions: write',
+        fixes: {
+          422: `add \`workflow_dispatch:\` to the \`on:\` of ${workflow} (\`campaign workflow\` writes it), or give the action \`handover: none\` and resume the campaign from a \`schedule:\``,
+        },
       },
       z.unknown(),
     );

@@ -3,6 +3,7 @@
  * one request helper whose errors say which permission or setting is missing.
  */
 import { HttpClient } from '@actions/http-client';
+import type { IncomingHttpHeaders } from 'node:http';
 import { z } from 'zod';
 import { UserError } from '../../errors.js';
 
@@ -70,6 +71,8 @@ export interface RestCall {
   body?: unknown;
   /** The permission the job needs for this call (`actions: read`), named in the error when it is refused. */
   permission: string;
+  /** The fix for a refusal with this status that only this call can name (a 422 of a dispatch). */
+  fixes?: Partial<Record<number, string>>;
 }
 
 export class GitHubRest {
@@ -91,7 +94,7 @@ export class GitHubRest {
     });
     const status = res.message.statusCode ?? 0;
     const text = await res.readBody();
-    if (status < 200 || status >= 300) throw refusal(call, status, text);
+    if (status < 200 || status >= 300) throw refusal(call, status, text, res.message.headers);
     const parsed = schema.safeParse(text === '' ? {} : JSON.parse(text));
     if (!parsed.success) {
       throw new Error(`${call.method} ${call.path}: unexpected answer from GitHub: ${parsed.error.issues[0]?.message}`);
@@ -100,7 +103,7 @@ export class GitHubRest {
   }
 }
 
-function refusal(call: RestCall, status: number, body: string): Error {
+function refusal(call: RestCall, status: number, body: string, headers: IncomingHttpHeaders): Error {
   let said: string;
   try {
     said = z.object({ message: z.string() }).parse(JSON.parse(body)).message;
@@ -108,8 +111,22 @@ function refusal(call: RestCall, status: number, body: string): Error {
     said = body.slice(0, 200);
   }
   const what = `${call.method} ${call.path} was refused (${status}${said ? `: ${said}` : ''})`;
+  // GitHub answers 403 or 429 when a rate limit is spent: that is no missing permission.
+  if ((status === 403 || status === 429) && (headers['x-ratelimit-remaining'] === '0' || /rate limit/i.test(said))) {
+    const reset = Number(headers['x-ratelimit-reset']);
+    const when = Number.isFinite(reset) && reset > 0 ? ` (it resets at ${new Date(reset * 1000).toISOString()})` : '';
+    return new UserError({
+      message: `GitHub's API rate limit is spent: ${what}${when}`,
+      fix: 'run again after the reset, or give the `token` input a token with a limit of its own',
+    });
+  }
+  const fix = call.fixes?.[status];
+  if (fix !== undefined) return new UserError({ message: what, fix });
   if (status === 401)
-    return new UserError({ message: what, fix: 'the token is invalid or expired; pass `github-token` a valid token' });
+    return new UserError({
+      message: what,
+      fix: "the token is invalid or expired: give the `token` input a valid one (by default it is the job's own token)",
+    });
   if (status === 403 || status === 404)
     return new UserError({
       message: what,
