@@ -38552,7 +38552,7 @@ const _summary = new Summary();
  * @deprecated use `core.summary`
  */
 const markdownSummary = (/* unused pure expression or super */ null && (_summary));
-const summary = _summary;
+const summary = (/* unused pure expression or super */ null && (_summary));
 //# sourceMappingURL=summary.js.map
 ;// CONCATENATED MODULE: ./node_modules/@actions/core/lib/path-utils.js
 
@@ -40196,6 +40196,10 @@ function classify(e) {
     };
 }
 
+;// CONCATENATED MODULE: external "node:fs/promises"
+const promises_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:fs/promises");
+;// CONCATENATED MODULE: external "node:os"
+const external_node_os_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:os");
 ;// CONCATENATED MODULE: external "node:path"
 const external_node_path_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:path");
 ;// CONCATENATED MODULE: ./lib/manifest/grid.js
@@ -61519,7 +61523,8 @@ function atRest(state, actions) {
 /**
  * The GitHub Actions workflow for a campaign, pure: one job per phase stage (smoke, gate,
  * release), `needs:` edges following `depends_on` and the phases one after another (never two
- * jobs on one state), a gate job that always runs and fails unless the checklist passed, least
+ * jobs on one state), a gate job that runs unless the run is cancelled or handed over and fails
+ * unless the checklist passed, least
  * permissions per job, and no `run:` step at all, so no expression can reach a shell.
  */
 
@@ -61702,15 +61707,17 @@ function renderWorkflow(plan, options) {
             name: `${p.name}: smoke stage`,
             ...first,
             ...advancing(true),
-            outputs: outputs(['phase-status', 'state-artifact']),
+            outputs: outputs(['phase-status', 'state-artifact', 'handed-over']),
             steps: [CHECKOUT, advance(p.name, 'smoke')],
         };
         jobs[`${id}-gate`] = {
             name: `${p.name}: smoke gate`,
             needs: [`${id}-smoke`],
             // A skipped job counts as a success on GitHub: the gate runs whatever happened before it
-            // and fails unless the checklist passed.
-            if: 'always()',
+            // and fails unless the checklist passed. Not in a cancelled run, and not after a smoke
+            // job that handed over: the next run reaches the checklist, and a gate failed meanwhile
+            // would show a healthy campaign red.
+            if: `!cancelled() && needs.${id}-smoke.outputs.handed-over != 'true'`,
             'runs-on': opts.runsOn,
             'timeout-minutes': 15,
             permissions: { contents: 'read', actions: 'read', checks: 'write' },
@@ -61732,7 +61739,8 @@ function renderWorkflow(plan, options) {
     jobs.summary = {
         name: 'summary',
         needs: Object.keys(jobs),
-        if: 'always()',
+        // Whatever the jobs before it did, but not once the run is cancelled.
+        if: '!cancelled()',
         'runs-on': opts.runsOn,
         'timeout-minutes': 15,
         permissions: { contents: 'read', actions: 'read' },
@@ -61991,6 +61999,8 @@ function codeBlock(text) {
 
 
 
+
+
 /** GitHub shows 10 error and 10 warning annotations per step; more are dropped silently. */
 const ANNOTATIONS_PER_SEVERITY = 10;
 /** A step's job summary may hold 1 MiB; the library does not check. */
@@ -62053,7 +62063,9 @@ async function writeSummary(markdown) {
                 .replace(/\uFFFD$/, '') +
                 '\n\n… cut at GitHub’s 1 MiB job summary limit: the summary artifact and `campaign summary` have it all.\n';
     }
-    await summary.addRaw(text, true).write();
+    // The file itself, named anew for each write: @actions/core's summary keeps the first file it
+    // saw for the life of the process, and a process that runs several steps (tests) has several.
+    await (0,promises_namespaceObject.appendFile)(process.env.GITHUB_STEP_SUMMARY, text + external_node_os_namespaceObject.EOL, 'utf8');
 }
 
 ;// CONCATENATED MODULE: ./lib/action/entry.js
@@ -62080,10 +62092,6 @@ async function entry(work) {
 
 ;// CONCATENATED MODULE: external "node:fs"
 const external_node_fs_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:fs");
-;// CONCATENATED MODULE: external "node:fs/promises"
-const promises_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:fs/promises");
-;// CONCATENATED MODULE: external "node:os"
-const external_node_os_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:os");
 ;// CONCATENATED MODULE: ./lib/app/load.js
 /** Reading a manifest from disk for a command: lint first, refuse on errors, resolve its places. */
 
