@@ -5,8 +5,9 @@
 // Slurm commands run (counted by wrappers first on the PATH), and how long after its last
 // task ended the run exited. Then a summary per size and the raw figures as JSON.
 // Run with `bench/load` (it starts the cluster and sshd, installs Snakemake, and builds first).
-// Knobs: SIZES=40,400 REPEAT=2 TOOLS=campaign,snakemake,floor; SMOKE=1 adds a run of campaign
-// with a smoke stage; SNAKEMAKE_DEFAULT=1 adds Snakemake at its default status throttle (slow);
+// Knobs: SIZES=40,400 REPEAT=2 TOOLS=campaign,snakemake,floor (and campaign-default: campaign
+// with no cost model and its default pacing, as a user runs it first); SMOKE=1 adds a run of
+// campaign with a smoke stage; SNAKEMAKE_DEFAULT=1 adds Snakemake at its default status throttle (slow);
 // KEEP=1 keeps each run's log and counted calls; OUT=file for the JSON; RUN_TIMEOUT=s per run;
 // NICE=-50000 puts the runs' jobs ahead of others' (only to develop while the queue is busy).
 import { execFileSync, spawn } from 'node:child_process';
@@ -39,9 +40,12 @@ const HOOKS = '/tmp/campaign-sshd/hooks';
 const MARK = '# bench/load counting wrapper';
 const COUNTED = ['sbatch', 'sacct', 'squeue', 'scontrol', 'srun', 'scancel', 'sinfo', 'sacctmgr'];
 
-for (const t of TOOLS) if (!['campaign', 'snakemake', 'floor'].includes(t)) throw new Error(`TOOLS: unknown tool ${t}`);
+for (const t of TOOLS)
+  if (!['campaign', 'campaign-default', 'snakemake', 'floor'].includes(t)) throw new Error(`TOOLS: unknown tool ${t}`);
 const variants = TOOLS.flatMap((t) => {
   if (t === 'campaign') return SMOKE ? ['campaign', 'campaign+smoke'] : ['campaign'];
+  // campaign as a user runs it first: no cost model, the default pacing.
+  if (t === 'campaign-default') return ['campaign-default'];
   if (t === 'snakemake') return SNAKEMAKE_DEFAULT ? ['snakemake', 'snakemake-default'] : ['snakemake'];
   return [t];
 });
@@ -194,14 +198,14 @@ function runLogged(cmd, args, opts, log, match, timeoutS) {
   });
 }
 
-/** The grid in campaign's manifest: the same N tasks, walltime from a cost model. */
-function manifestText(name, workdir, n, smoke) {
+/** The grid in campaign's manifest: the same N tasks, walltime from a cost model or (`costed` false) fixed. */
+function manifestText(name, workdir, n, smoke, costed) {
   return `${clusterHead(name, workdir, n)}phases:
   - name: sweep
     grid: { i: [${Array.from({ length: n }, (_, i) => i).join(', ')}] }
     command: sleep 2; echo \${i} > \${output}
     output: out/\${i}.txt
-    cost: { unit: step, units: 1, per_unit: 2s, measured_on: campaign-test }
+${costed ? '    cost: { unit: step, units: 1, per_unit: 2s, measured_on: campaign-test }' : '    walltime: 5m'}
 ${
   smoke
     ? `    smoke:
@@ -225,12 +229,12 @@ async function runOnce(variant, n, k) {
   let launch;
   if (variant.startsWith('campaign')) {
     const manifest = join(dir, 'load.yml');
-    writeFileSync(manifest, manifestText(id, work, n, variant === 'campaign+smoke'));
+    writeFileSync(manifest, manifestText(id, work, n, variant === 'campaign+smoke', variant !== 'campaign-default'));
     match = (name) => name.startsWith(`${id}~`);
     launch = () =>
       runLogged(
         process.execPath,
-        ['bin/campaign.js', 'run', manifest, '--poll', String(POLL)],
+        ['bin/campaign.js', 'run', manifest, ...(variant === 'campaign-default' ? [] : ['--poll', String(POLL)])],
         { env: { ...process.env, CAMPAIGN_SSH_KEY_FILE: sshd.CAMPAIGN_SSH_KEY_FILE } },
         log,
         match,

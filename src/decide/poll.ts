@@ -6,8 +6,8 @@
  * be submitted, or it is the last one, the end of the campaign. A task past its expected end is
  * looked at soon, then less and less often. Without a cost model, the run times of the tasks of
  * its stage and stratum that completed stand in for one; a task with neither is looked at as one
- * past its end from its start (soon, then less and less often), so that short tasks are seen to
- * end within seconds and long ones cost no more than the longest interval. Processes that are
+ * past its end from its submission and its start (soon, then less and less often), so that short
+ * tasks are seen to end within seconds and long ones cost no more than the longest interval. Processes that are
  * free to look at (no scheduler) are looked at again soon after anything changed, less often
  * while nothing does.
  */
@@ -162,9 +162,13 @@ function dueTimes(
     if (notBefore) due.push(Date.parse(notBefore));
   }
   for (const id of index.ids('submitted')) {
-    const seconds = expected(id) ?? Infinity;
-    soonestQueued = Math.min(soonestQueued, seconds);
-    longestQueued = Math.max(longestQueued, seconds);
+    const seconds = expected(id);
+    soonestQueued = Math.min(soonestQueued, seconds ?? Infinity);
+    longestQueued = Math.max(longestQueued, seconds ?? Infinity);
+    // Nothing known of its run time: it may start and end at once, so it is looked at as one
+    // past its end since it was submitted.
+    const submitted = state.tasks[id]!.attempts.at(-1)?.submittedAt;
+    if (seconds === undefined && submitted) due.push(Date.parse(submitted));
   }
   for (const id of index.ids('running')) {
     const started = state.tasks[id]!.attempts.at(-1)?.startedAt;
@@ -180,9 +184,11 @@ function dueTimes(
   if (waiting) return due.concat(ends);
   if (ends.length < running) return due;
   const lastEnd = ends.reduce((a, b) => Math.max(a, b), nowMs);
-  // The last round, each queued task taking a running one's place: the campaign ends when it does.
+  // The last rounds, the queued tasks taking the running ones' places in waves: the campaign
+  // ends when the last wave does (far off while many waves are left, so no look is spent).
   if (queued === 0) due.push(lastEnd);
-  else if (running > 0 && queued <= running && longestQueued < Infinity) due.push(lastEnd + longestQueued * 1000);
+  else if (running > 0 && longestQueued < Infinity)
+    due.push(lastEnd + Math.ceil(queued / running) * longestQueued * 1000);
   return due;
 }
 

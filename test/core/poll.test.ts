@@ -44,6 +44,12 @@ describe('polling a scheduler', () => {
     expect(waits).toEqual([2, 2.5, 6, 20, 30]);
   });
 
+  it('without a cost model nor a completed task, looks soon after a submission, as the tasks may end at once', () => {
+    const submitted = (at: number): TaskState => ({ status: 'submitted', attempts: [{ n: 1, submittedAt: iso(at) }] });
+    const pacer = new PollPacer(fixed, slurm);
+    expect([0, -8, -300].map((at) => pacer.next(stateWith({ 'p/n1': submitted(at) }), T0))).toEqual([2, 4, 30]);
+  });
+
   it('without a cost model, takes the median run time of the completed tasks of the stratum for one', () => {
     const ran = (seconds: number): TaskState => ({
       status: 'completed',
@@ -66,7 +72,7 @@ describe('polling a scheduler', () => {
     expect(pacer.next(more, T0)).toBe(3);
   });
 
-  it('asks at the longest interval while more tasks are queued than run, however soon those end', () => {
+  it('with more tasks queued than run, looks when the last wave of them can have run in the running ones’ places', () => {
     const state = stateWith({
       'p/n1': running(-5),
       'p/n2': running(-5),
@@ -74,7 +80,9 @@ describe('polling a scheduler', () => {
       'p/n4': queued,
       'p/n5': queued,
     });
-    expect(new PollPacer(costed, slurm).next(state, T0)).toBe(30);
+    // The running ones end at +5 s; then two waves of 10 s: +25 s, and a second to record it.
+    expect(new PollPacer(costed, pollLimits('slurm', 60)).next(state, T0)).toBe(26);
+    expect(new PollPacer(costed, slurm).next(state, T0)).toBe(26);
   });
 
   it('in the last round, looks right after the queued tasks can have run in the running ones’ place', () => {
