@@ -95,7 +95,20 @@ export const retry = z
       .describe('A task killed for memory (Slurm OUT_OF_MEMORY, an out-of-memory log, exit 137).'),
     node_fail: retryClass.optional().describe('A node that failed under the task (Slurm NODE_FAIL).'),
     preempted: retryClass.optional().describe('A job stopped for one of higher priority (Slurm PREEMPTED).'),
-    timeout: retryClass.optional().describe('A task that reached its walltime; retried with the same walltime.'),
+    timeout: retryClass
+      .extend({
+        time_factor: z
+          .number()
+          .min(1)
+          .optional()
+          .describe(
+            "Multiply the walltime per retry, up to the partitions' cap, for a phase without a checkpoint (default 1: the same walltime).",
+          ),
+      })
+      .optional()
+      .describe(
+        "A task that reached its walltime: continued from its checkpoint with the remaining work's walltime where the phase declares `checkpoint`, else retried (walltime times `time_factor`).",
+      ),
     failed: retryClass.optional().describe('A non-zero exit that is none of the above.'),
     lost: retryClass.optional().describe('A task that vanished (its process or record is gone).'),
   })
@@ -201,6 +214,26 @@ const sshGpuCluster = z.strictObject({
     .min(1)
     .optional()
     .describe('GPU indices to use (default: every GPU the probe lists).'),
+  servers: z
+    .array(
+      z
+        .strictObject({
+          login: z.string().min(1).describe('user@host:port of this GPU server, or a Host of the SSH config.'),
+          ...sshAccess,
+          gpus: z
+            .array(z.number().int().nonnegative())
+            .min(1)
+            .optional()
+            .describe("This server's GPU indices to use (default: every GPU its probe lists)."),
+          max_parallel: z.number().int().positive().optional().describe('Tasks running at once on this server.'),
+        })
+        .describe('One GPU server of the pool, verified like a login.'),
+    )
+    .min(1)
+    .optional()
+    .describe(
+      'A pool of GPU servers: tasks go to any free GPU of any of them (instead of `login`, `gpus` and the host key).',
+    ),
   gpu_free_below: size.optional().describe('A GPU is free when its used memory is below this (default 500MiB).'),
   mode: z
     .enum(['fill', 'waves'])
@@ -529,6 +562,17 @@ export const phase = z.strictObject({
       "This phase's environment: each key it sets replaces the campaign's (conda and venv replace each other).",
     ),
   retry: retry.optional(),
+  checkpoint: z
+    .strictObject({
+      signal: z
+        .enum(['USR1', 'USR2', 'TERM', 'INT', 'HUP'])
+        .describe("The signal the command's processes get before the walltime ends."),
+      before: duration.describe('How long before the end of the walltime the signal is sent (e.g. 5m).'),
+    })
+    .optional()
+    .describe(
+      'A warning before the kill: the command is signalled `before` the walltime ends, writes its checkpoint, and a task stopped that way is continued (CAMPAIGN_RESUME=1) within retry.timeout.',
+    ),
   setup: z
     .string()
     .optional()
