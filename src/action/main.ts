@@ -7,6 +7,7 @@
  *            runs out first. Without a phase it drives the whole campaign (a resume).
  *   gate     publish a phase's smoke gate from the newest state; fails unless it passed
  *   summary  the campaign's summary from the newest state; fails if a phase failed or is blocked
+ *   plan-comment  on a pull request, the plan against the base commit's as one comment (plan-comment.ts)
  * `run` takes its services as an argument, so tests call it in-process as well as via the bundle.
  */
 import * as core from '@actions/core';
@@ -31,6 +32,7 @@ import { startScopedRun, type Scope } from '../decide/scope.js';
 import type { CampaignState } from '../state/state.js';
 import { allCompleted, phaseCounts, renderSummary, type SummaryInput } from '../report/summary.js';
 import type { GitHubServices, StateArtifactRef } from './github/services.js';
+import { planComment, restComments } from './plan-comment.js';
 import { annotate, problemFindings, writeSummary } from './report.js';
 import type { MainSettings } from './settings.js';
 
@@ -58,6 +60,12 @@ export async function run(s: MainSettings, services: GitHubServices, ctx: RunCon
     ...(s['ssh-key'] === undefined ? {} : { key: s['ssh-key'] }),
     ...(s['ssh-passphrase'] === undefined ? {} : { passphrase: s['ssh-passphrase'] }),
   };
+  // Before a campaign is loaded: its manifest input may be a directory, and it reads no state.
+  if (s.command === 'plan-comment') {
+    const token = s.token ?? process.env.GITHUB_TOKEN ?? '';
+    const eventPath = process.env.GITHUB_EVENT_PATH;
+    return planComment({ manifest: s.manifest, eventPath, comments: restComments(process.env, token) });
+  }
   const loaded = await loadCampaign(s.manifest, s['state-dir']);
   // The runner's temp directory, not the checkout: the state must not end up in a commit.
   const c = s['state-dir']

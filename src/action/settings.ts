@@ -7,7 +7,7 @@ import { UserError } from '../errors.js';
 import { parseDuration } from '../manifest/units.js';
 import { STAGES } from '../decide/scope.js';
 
-export const COMMANDS = ['plan', 'check', 'advance', 'gate', 'summary'] as const;
+export const COMMANDS = ['plan', 'check', 'advance', 'gate', 'summary', 'plan-comment'] as const;
 
 /** Reads one input by its name in action.yml ('' when not given), e.g. core.getInput. */
 export type InputReader = (name: string) => string;

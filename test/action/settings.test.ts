@@ -45,7 +45,7 @@ test('defaults and conversions', () => {
 test.each([
   [
     { command: 'go', manifest: 'm.yml' },
-    'input "command" is not one of plan, check, advance, gate, summary (got "go")',
+    'input "command" is not one of plan, check, advance, gate, summary, plan-comment (got "go")',
   ],
   [{ command: 'plan', manifest: '' }, 'input "manifest" is required'],
   [{ command: 'advance', manifest: 'm.yml', budget: 'soon' }, 'input "budget" "soon" is not a duration'],

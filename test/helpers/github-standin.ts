@@ -20,7 +20,7 @@ import type { AddressInfo } from 'node:net';
 export const TWIRP_PREFIX = '/twirp/github.actions.results.api.v1.ArtifactService/';
 const BLOB_PREFIX = '/devstoreaccount1/actions-results/';
 
-export type Permission = 'actions:read' | 'actions:write' | 'checks:write';
+export type Permission = 'actions:read' | 'actions:write' | 'checks:write' | 'pull-requests:write';
 
 export interface Run {
   id: number;
@@ -65,6 +65,14 @@ export interface CheckRun {
   output?: { title?: string; summary?: string; text?: string };
 }
 
+/** A comment on an issue or pull request, as the issues comments API keeps it. */
+export interface IssueComment {
+  id: number;
+  issue: number;
+  body: string;
+  user: { login: string; type: 'Bot' | 'User' };
+}
+
 export interface Dispatch {
   workflow: string;
   ref: string;
@@ -106,6 +114,8 @@ export class GitHubStandin {
   readonly artifacts: StoredArtifact[] = [];
   readonly checkRuns: CheckRun[] = [];
   readonly dispatches: Dispatch[] = [];
+  /** Comments on pull requests: those the job's token writes are the github-actions bot's. */
+  readonly comments: IssueComment[] = [];
   readonly faults: DownloadFault[] = [];
   /** The workflow's `workflow_dispatch` inputs; when set, a dispatch with any other is refused (422) as GitHub does. */
   dispatchInputs: ReadonlySet<string> | undefined;
@@ -462,6 +472,7 @@ export class GitHubStandin {
     const path = url.pathname.slice(repoPath.length);
     const get = req.method === 'GET';
     const post = req.method === 'POST';
+    const patch = req.method === 'PATCH';
     const paged = (list: StoredArtifact[]): void => {
       const perPage = Math.min(100, Number(url.searchParams.get('per_page') ?? 30));
       const page = Number(url.searchParams.get('page') ?? 1);
@@ -554,7 +565,54 @@ export class GitHubStandin {
       this.dispatches.push({ workflow, ref: d.ref, inputs: inputs as Record<string, string> });
       return send(204, '');
     }
+    if (get && (m = /^\/issues\/(\d+)\/comments$/.exec(path))) {
+      const perPage = Math.min(100, Number(url.searchParams.get('per_page') ?? 30));
+      const page = Number(url.searchParams.get('page') ?? 1);
+      // Oldest first, as GitHub lists an issue's comments.
+      const all = this.comments.filter((c) => c.issue === Number(m![1]));
+      return send(
+        200,
+        all.slice((page - 1) * perPage, page * perPage).map((c) => this.restComment(c)),
+      );
+    }
+    if (
+      (post && (m = /^\/issues\/(\d+)\/comments$/.exec(path))) ||
+      (patch && (m = /^\/issues\/comments\/(\d+)$/.exec(path)))
+    ) {
+      if (!need('pull-requests:write')) return;
+      const { body: text } = JSON.parse(body.toString('utf8')) as { body?: unknown };
+      if (typeof text !== 'string' || text.length > 65_536)
+        return send(422, {
+          message: 'Validation Failed',
+          errors: [{ resource: 'IssueComment', field: 'body', code: 'invalid' }],
+        });
+      if (post) {
+        const c: IssueComment = {
+          id: this.nextId++,
+          issue: Number(m[1]),
+          body: text,
+          user: { login: 'github-actions[bot]', type: 'Bot' },
+        };
+        this.comments.push(c);
+        return send(201, this.restComment(c));
+      }
+      const c = this.comments.find((x) => x.id === Number(m![1]));
+      if (!c) return send(404, { message: 'Not Found' });
+      // Only its author may edit a comment (the job's token is the bot).
+      if (c.user.type !== 'Bot') return send(403, { message: 'Resource not accessible by integration' });
+      c.body = text;
+      return send(200, this.restComment(c));
+    }
     send(404, { message: 'Not Found' });
+  }
+
+  private restComment(c: IssueComment): object {
+    return {
+      id: c.id,
+      body: c.body,
+      user: c.user,
+      html_url: `https://github.com/${this.owner}/${this.repo}/pull/${c.issue}#issuecomment-${c.id}`,
+    };
   }
 
   private restArtifact(a: StoredArtifact): object {
