@@ -3,7 +3,9 @@
  * through the lint action's bundle on pull requests (GitHub's services: a local stand-in): one
  * touching only README.md gets a passing `campaign lint` check, where the old example's `paths`
  * filter gave it none (a required check that never reports keeps the pull request pending
- * forever); a repository with no campaigns/ passes with nothing to lint.
+ * forever); a repository with no campaigns/ passes with nothing to lint. Its plan job (the plan
+ * as a pull-request comment, test/action/plan-comment.test.ts) is a job of its own, with the
+ * only write permission and the history the comparison needs.
  */
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -21,6 +23,10 @@ let gh: GitHubStandin;
 let root: string;
 let example: string;
 let distill: string;
+let plan: {
+  permissions: Record<string, string>;
+  steps: { uses: string; with?: Record<string, unknown> }[];
+};
 
 beforeAll(async () => {
   gh = await GitHubStandin.start();
@@ -28,7 +34,11 @@ beforeAll(async () => {
   const text = await readFile(join(REPO, EXAMPLE), 'utf8');
   expect(text).toContain(`uses: ${LINT_ACTION}`);
   // The runner runs this repository's actions: the lint step as a workflow in it would name it.
-  example = text.replace(`uses: ${LINT_ACTION}`, 'uses: ./lint');
+  // Without the plan job: the runner does not make the git history or event payload it reads.
+  const w = parse(text.replace(`uses: ${LINT_ACTION}`, 'uses: ./lint')) as { jobs: Record<string, unknown> };
+  plan = w.jobs.plan as typeof plan;
+  delete w.jobs.plan;
+  example = stringify(w);
   distill = await readFile(join(REPO, 'examples/distill.yml'), 'utf8');
 });
 afterAll(async () => {
@@ -59,6 +69,21 @@ describe("the campaign lint workflow as a required check on pull requests (GitHu
     // The filter is evaluated, not ignored: a pull request changing a manifest ran the old one.
     expect(await old.pullRequest(['README.md', 'campaigns/distill.yml'])).toEqual([
       { name: 'campaign lint', conclusion: 'success' },
+    ]);
+  });
+
+  it('the plan job alone may write, to pull requests, and checks out the history with the base commit', async () => {
+    const w = parse(await readFile(join(REPO, EXAMPLE), 'utf8')) as {
+      permissions: Record<string, string>;
+      jobs: Record<string, { permissions?: Record<string, string> }>;
+    };
+    expect(w.permissions).toEqual({ contents: 'read' });
+    expect(Object.keys(w.jobs)).toEqual(['lint', 'plan']);
+    expect(w.jobs.lint!.permissions).toBeUndefined();
+    expect(plan.permissions).toEqual({ contents: 'read', 'pull-requests': 'write' });
+    expect(plan.steps.map((s) => [s.uses, s.with])).toEqual([
+      ['actions/checkout@v5', { 'fetch-depth': 0, 'persist-credentials': false }],
+      ['campaign-tools/campaign@v0', { command: 'plan-comment', manifest: 'campaigns' }],
     ]);
   });
 
