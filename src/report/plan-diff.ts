@@ -41,15 +41,14 @@ export interface PlanDiff {
   after: PlanCost;
 }
 
-/** A phase's tasks, each once: a full-run smoke task is a full task itself. */
+/** A phase's tasks, each once: a full-run smoke task is a full task itself (its stage says so). */
 function tasksOf(phase: PhasePlan): TaskSpec[] {
-  const full = new Set(phase.tasks.map((t) => t.id));
-  return [...phase.tasks, ...phase.smoke.filter((t) => !full.has(t.id))];
+  return [...phase.tasks, ...phase.smoke.filter((t) => t.stage === 'smoke')];
 }
 
 function costOf(phase: PhasePlan): PlanCost {
   return {
-    tasks: tasksOf(phase).length,
+    tasks: phase.tasks.length + phase.smoke.filter((t) => t.stage === 'smoke').length,
     walltimeHours: phase.arrays.reduce((h, a) => h + (a.budget.seconds * a.tasks.length) / 3600, 0),
     gpuHours: phase.gpuHours + phase.smokeGpuHours,
   };

@@ -17,7 +17,7 @@ interface Shape {
   command: string;
   walltime: string;
   evalCommand: string;
-  smoke: boolean;
+  smoke: 'none' | 'smoke' | 'full_run';
   withEval: boolean;
 }
 
@@ -30,7 +30,9 @@ function manifestOf(s: Shape): Record<string, unknown> {
       output: 'models/w${width}_s${seed}.json',
       walltime: s.walltime,
       resources: { gpus: 2 },
-      ...(s.smoke ? { smoke: { tasks: 1, overrides: { args: '--dry' } } } : {}),
+      ...(s.smoke === 'smoke' ? { smoke: { tasks: 1, overrides: { args: '--dry' } } } : {}),
+      // A full-run smoke task is a full task: counted once.
+      ...(s.smoke === 'full_run' ? { smoke: { tasks: 1, full_run: true } } : {}),
     },
   ];
   if (s.withEval)
@@ -59,7 +61,7 @@ const shape = fc.record({
   command: fc.constantFrom('python train.py ${seed} > ${output}', 'python train.py --fast ${seed} > ${output}'),
   walltime: fc.constantFrom('20m', '1h', '2h'),
   evalCommand: fc.constantFrom('python eval.py ${seed} > ${output}', 'python eval2.py ${seed} > ${output}'),
-  smoke: fc.boolean(),
+  smoke: fc.constantFrom<Shape['smoke']>('none', 'smoke', 'full_run'),
   withEval: fc.boolean(),
 });
 
@@ -73,7 +75,7 @@ const base: Shape = {
   command: 'python train.py ${seed} > ${output}',
   walltime: '1h',
   evalCommand: 'python eval.py ${seed} > ${output}',
-  smoke: true,
+  smoke: 'smoke',
   withEval: true,
 };
 
@@ -100,7 +102,9 @@ describe('the plan against the base branch', () => {
         expect(d.after.tasks).toBe(headIds.size);
         expect(d.before!.tasks).toBe(baseIds.size);
         expect(unchangedPlan(d)).toBe(
-          added.length + removed.length + changed.length === 0 && d.before!.gpuHours === d.after.gpuHours,
+          added.length + removed.length + changed.length === 0 &&
+            d.before!.gpuHours === d.after.gpuHours &&
+            d.before!.walltimeHours === d.after.walltimeHours,
         );
         expect(renderPlanComment(d, { file: 'campaigns/c.yml' }).startsWith(commentMarker('c'))).toBe(true);
       }),
