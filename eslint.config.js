@@ -32,7 +32,16 @@ export default tseslint.config(
         'error',
         {
           paths: ['node:fs', 'node:fs/promises', 'node:child_process', 'fs', 'child_process', 'ssh2', 'node:net'],
-          patterns: ['@actions/*', '../exec/*', '../cli/*', '../app/*', '../action/*', '../../exec/*', '../../cli/*'],
+          patterns: [
+            '@actions/*',
+            '../exec/*',
+            '../cli/*',
+            '../app/*',
+            '../action/*',
+            '../github/*',
+            '../../exec/*',
+            '../../cli/*',
+          ],
         },
       ],
     },
@@ -46,6 +55,20 @@ export default tseslint.config(
   {
     files: ['src/action/**/*.ts'],
     rules: { 'no-restricted-imports': ['error', { patterns: ['../cli/*', '../../cli/*'] }] },
+  },
+  {
+    // What both front ends read of GitHub: pure rules, and REST through fetch; no processes or
+    // files, and none of @actions/* (the CLI must run without them).
+    files: ['src/github/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          paths: ['node:fs', 'node:fs/promises', 'node:child_process', 'fs', 'child_process', 'ssh2', 'node:net'],
+          patterns: ['@actions/*', '@octokit/*', '../exec/*', '../cli/*', '../app/*', '../action/*'],
+        },
+      ],
+    },
   },
   {
     files: ['src/app/**/*.ts'],

@@ -1,6 +1,6 @@
 /**
- * The action's GitHub adapters, driven through the real @actions/artifact and
- * @actions/http-client libraries against a local stand-in of GitHub's services
+ * The action's GitHub adapters, driven through the real @actions/artifact and Octokit
+ * (@actions/github with its retry and throttling plugins) against a local stand-in of GitHub's services
  * (test/helpers/github-standin.ts), never against github.com.
  */
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
@@ -41,7 +41,8 @@ function asJob(run: Run, job: string, withToken = token): { services: GitHubServ
   const env = gh.jobEnv(run, { workspace: join(root, `ws-${++jobs}`), job });
   for (const [k, v] of Object.entries(env)) vi.stubEnv(k, v);
   const warnings: string[] = [];
-  return { services: github.githubServices(env, withToken, (w) => warnings.push(w)), warnings };
+  // Octokit's waits (a retry's backoff, a retry-after) last a millisecond a second here.
+  return { services: github.githubServices(env, withToken, (w) => warnings.push(w), { waitUnitMs: 1 }), warnings };
 }
 
 async function stateDir(campaign: string, marker: string): Promise<string> {
@@ -361,5 +362,33 @@ describe("the handover (against a local stand-in of GitHub's actions API)", () =
   it('names actions: write when the token cannot dispatch', async () => {
     const { services } = asJob(gh.newRun(), 'settle', gh.issueToken(['actions:read', 'checks:write']));
     await expect(services.handover.dispatchAgain({ campaign: 'c.yml' })).rejects.toThrow(/lacks actions: write/);
+  });
+});
+
+describe("REST through Octokit (against a local stand-in of GitHub's REST API)", () => {
+  it('retries a call GitHub answered with a server error, and then it succeeds', async () => {
+    const { services } = asJob(gh.newRun(), 'settle');
+    const before = gh.calls.length;
+    gh.serverErrors = 2;
+    await services.handover.dispatchAgain({ campaign: 'retried.yml' });
+    expect(gh.calls.slice(before).map((c) => c.status)).toEqual([502, 502, 204]);
+    expect(gh.dispatches.at(-1)?.inputs).toEqual({ campaign: 'retried.yml' });
+  });
+
+  it('waits out a secondary rate limit once, saying so; hit again, names it as such', async () => {
+    const { services, warnings } = asJob(gh.newRun(), 'gate');
+    const report = { campaign: 'c5', phase: 'p', conclusion: 'success', title: 't', text: 't' } as const;
+    const before = gh.calls.length;
+    gh.secondaryLimits = 1;
+    await services.gate.publish(report);
+    expect(gh.calls.slice(before).map((c) => c.status)).toEqual([403, 201]);
+    expect(gh.checkRunsNamed('campaign/c5/p/smoke-gate')).toHaveLength(1);
+    expect(warnings).toEqual([expect.stringMatching(/^GitHub's secondary rate limit: waiting 1 s before POST /)]);
+
+    gh.secondaryLimits = 2;
+    const e = await services.gate.publish(report).catch((x: unknown) => x);
+    expect(e).toBeInstanceOf(UserError);
+    expect((e as UserError).message).toMatch(/^GitHub's secondary rate limit stopped this again after a wait: POST /);
+    expect((e as UserError).problems[0]!.fix).not.toMatch(/permission/);
   });
 });

@@ -123,6 +123,12 @@ export class GitHubStandin {
   dispatchable = true;
   /** True: every REST call is refused as GitHub does once a token's rate limit is spent (403, remaining 0). */
   rateLimited = false;
+  /** How many of the next REST calls GitHub fails with a server error (502), as it sometimes does. */
+  serverErrors = 0;
+  /** How many of the next REST calls hit GitHub's secondary rate limit (403 with retry-after). */
+  secondaryLimits = 0;
+  /** The repository's default branch, as `GET /repos/{owner}/{repo}` says it. */
+  defaultBranch = 'main';
   private readonly secret = randomBytes(32);
   private readonly tokens = new Map<string, Set<Permission>>();
   private readonly runs: Run[] = [];
@@ -135,14 +141,22 @@ export class GitHubStandin {
     });
   });
   private base = '';
+  /** Where the REST API is under the root: empty as on github.com, `/api/v3` as on GitHub Enterprise Server. */
+  private apiPrefix = '';
 
   /** The stand-in's root, e.g. http://127.0.0.1:PORT: the API, the results service and the blobs. */
   get url(): string {
     return this.base;
   }
 
-  static async start(): Promise<GitHubStandin> {
+  /** The REST API's root (GITHUB_API_URL): the root itself, or under `apiPrefix` as on GitHub Enterprise Server. */
+  get apiUrl(): string {
+    return this.base + this.apiPrefix;
+  }
+
+  static async start(o: { apiPrefix?: string } = {}): Promise<GitHubStandin> {
     const standin = new GitHubStandin();
+    standin.apiPrefix = o.apiPrefix ?? '';
     await new Promise<void>((resolve) => standin.server.listen(0, '127.0.0.1', resolve));
     standin.base = `http://127.0.0.1:${(standin.server.address() as AddressInfo).port}`;
     return standin;
@@ -193,7 +207,7 @@ export class GitHubStandin {
       ACTIONS_RESULTS_URL: `${this.url}/`,
       // Not the stand-in: the artifact library refuses GitHub Enterprise Server hosts.
       GITHUB_SERVER_URL: 'https://github.com',
-      GITHUB_API_URL: this.url,
+      GITHUB_API_URL: this.apiUrl,
       GITHUB_REPOSITORY: `${this.owner}/${this.repo}`,
       GITHUB_REPOSITORY_OWNER: this.owner,
       GITHUB_RUN_ID: String(run.id),
@@ -261,7 +275,9 @@ export class GitHubStandin {
     };
     if (url.pathname.startsWith(TWIRP_PREFIX)) return this.twirp(req, url, body, send);
     if (url.pathname.startsWith(BLOB_PREFIX)) return this.blob(req, url, body, res, record);
-    if (url.pathname.startsWith('/repos/')) return this.rest(req, url, body, send);
+    // Only under the API's prefix, as a GitHub Enterprise Server serves it (recorded with it).
+    if (url.pathname.startsWith(`${this.apiPrefix}/repos/`))
+      return this.rest(req, new URL(url.pathname.slice(this.apiPrefix.length) + url.search, this.url), body, send);
     send(404, { message: 'Not Found' });
   }
 
@@ -459,6 +475,22 @@ export class GitHubStandin {
         },
         { 'x-ratelimit-limit': '1000', 'x-ratelimit-remaining': '0', 'x-ratelimit-reset': '1798761600' },
       );
+    if (this.serverErrors > 0) {
+      this.serverErrors--;
+      return send(502, { message: 'Server Error' });
+    }
+    if (this.secondaryLimits > 0) {
+      this.secondaryLimits--;
+      return send(
+        403,
+        {
+          message:
+            'You have exceeded a secondary rate limit. Please wait a few minutes before you try again. If you reach out to GitHub Support for help, please include the request ID.',
+          documentation_url: 'https://docs.github.com/rest',
+        },
+        { 'retry-after': '1', 'x-ratelimit-remaining': '4000' },
+      );
+    }
     const need = (p: Permission): boolean => {
       if (perms.has(p) || (p === 'actions:read' && perms.has('actions:write'))) return true;
       send(403, {
@@ -468,7 +500,8 @@ export class GitHubStandin {
       return false;
     };
     const repoPath = `/repos/${this.owner}/${this.repo}`;
-    if (!url.pathname.startsWith(`${repoPath}/`)) return send(404, { message: 'Not Found' });
+    if (url.pathname !== repoPath && !url.pathname.startsWith(`${repoPath}/`))
+      return send(404, { message: 'Not Found' });
     const path = url.pathname.slice(repoPath.length);
     const get = req.method === 'GET';
     const post = req.method === 'POST';
@@ -485,6 +518,13 @@ export class GitHubStandin {
       });
     };
     let m: RegExpExecArray | null;
+    if (get && path === '') {
+      return send(200, {
+        full_name: `${this.owner}/${this.repo}`,
+        default_branch: this.defaultBranch,
+        private: true,
+      });
+    }
     if (get && path === '/actions/artifacts') {
       if (need('actions:read')) paged(this.artifacts);
       return;
@@ -621,8 +661,8 @@ export class GitHubStandin {
       node_id: `MDg6QXJ0aWZhY3Q${a.id}`,
       name: a.name,
       size_in_bytes: a.size,
-      url: `${this.url}/repos/${this.owner}/${this.repo}/actions/artifacts/${a.id}`,
-      archive_download_url: `${this.url}/repos/${this.owner}/${this.repo}/actions/artifacts/${a.id}/zip`,
+      url: `${this.apiUrl}/repos/${this.owner}/${this.repo}/actions/artifacts/${a.id}`,
+      archive_download_url: `${this.apiUrl}/repos/${this.owner}/${this.repo}/actions/artifacts/${a.id}/zip`,
       expired: a.expired,
       digest: a.digest ?? null,
       created_at: a.createdAt.toISOString(),

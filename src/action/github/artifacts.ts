@@ -19,38 +19,23 @@ import { mkdir, mkdtemp, readdir, readFile, rename, rm } from 'node:fs/promises'
 import { basename, dirname, join } from 'node:path';
 import { z } from 'zod';
 import { UserError } from '../../errors.js';
-import { workflowFilePath, type GitHubRest, type RunContext } from './rest.js';
+import {
+  artifactList,
+  parseStateArtifactName,
+  STATE_FILES,
+  stateArtifactName,
+  untrustedBecause,
+  workflowRun,
+} from '../../github/state-artifacts.js';
+import type { GitHubRest, RunContext } from './rest.js';
 import type { StateArtifactRef, StateArtifacts } from './services.js';
 
-const PREFIX = 'campaign-state';
-/** The files a state directory is restored with: what the state store reads (exec/store/file-store.ts). */
-const STATE_FILES = ['state.json', 'state.prev.json', 'state.journal.jsonl', 'events.jsonl'];
-/** The events whose runs only the repository's writers can start. */
-const TRUSTED_EVENTS = new Set(['push', 'workflow_dispatch', 'schedule']);
+export { parseStateArtifactName, stateArtifactName } from '../../github/state-artifacts.js';
+
 /** Files of the state directory that belong to a live process, never to the stored state. */
 const NOT_STATE = /^(lock|lock\.takeover)$|\.tmp/;
 /** Earlier runs' artifacts are listed newest first; the state is on the first pages or expired. */
 const MAX_PAGES = 10;
-
-interface NameParts {
-  campaign: string;
-  runId: number;
-  attempt: number;
-  job: string;
-  seq: number;
-}
-
-export function stateArtifactName(p: NameParts): string {
-  return `${PREFIX}.${p.campaign}.${p.runId}-${p.attempt}.${p.job}.${p.seq}`;
-}
-
-/** The parts of a state artifact's name; undefined for any other artifact. */
-export function parseStateArtifactName(name: string): NameParts | undefined {
-  // Job ids hold no '.', so the campaign (which may) is everything before the run.
-  const m = /^campaign-state\.(.+)\.(\d+)-(\d+)\.([^.]+)\.(\d+)$/.exec(name);
-  if (!m) return undefined;
-  return { campaign: m[1]!, runId: Number(m[2]), attempt: Number(m[3]), job: m[4]!, seq: Number(m[5]) };
-}
 
 interface Candidate {
   name: string;
@@ -60,29 +45,7 @@ interface Candidate {
   digest?: string;
 }
 
-const restArtifacts = z.object({
-  total_count: z.number(),
-  artifacts: z.array(
-    z.object({
-      id: z.number(),
-      name: z.string(),
-      expired: z.boolean(),
-      created_at: z.string().nullable(),
-      digest: z.string().nullable().optional(),
-      workflow_run: z.object({ id: z.number().nullable().optional() }).nullable().optional(),
-    }),
-  ),
-});
-
 const storedState = z.object({ campaign: z.string() });
-
-const restRun = z.object({
-  event: z.string(),
-  head_branch: z.string().nullable(),
-  path: z.string(),
-  repository: z.object({ full_name: z.string() }),
-  head_repository: z.object({ full_name: z.string() }).nullable(),
-});
 
 export interface ArtifactStateOptions {
   ctx: RunContext;
@@ -163,7 +126,7 @@ export class ArtifactStateStore implements StateArtifacts {
           path: `/repos/${owner}/${repo}/actions/artifacts?per_page=100&page=${page}`,
           permission: 'actions: read',
         },
-        restArtifacts,
+        artifactList,
       );
       for (const a of res.artifacts) {
         const run = a.workflow_run?.id;
@@ -211,24 +174,15 @@ export class ArtifactStateStore implements StateArtifacts {
     const branch = ref?.startsWith('refs/heads/') ? ref.slice('refs/heads/'.length) : undefined;
     if (branch === undefined || workflowPath === undefined)
       return 'this run names no branch or workflow file (GITHUB_REF, GITHUB_WORKFLOW_REF) to check its origin against';
-    let run: z.infer<typeof restRun>;
     try {
-      run = await this.o.rest.call(
+      const run = await this.o.rest.call(
         { method: 'GET', path: `/repos/${owner}/${repo}/actions/runs/${runId}`, permission: 'actions: read' },
-        restRun,
+        workflowRun,
       );
+      return untrustedBecause(run, { repository: `${owner}/${repo}`, branch, workflowPath });
     } catch (e) {
       return `its run's origin cannot be read (${(e as Error).message})`;
     }
-    const here = `${owner}/${repo}`.toLowerCase();
-    if (run.repository.full_name.toLowerCase() !== here || run.head_repository?.full_name.toLowerCase() !== here)
-      return `it was made by a run from ${run.head_repository?.full_name ?? 'an unknown repository'} (a fork), not from ${owner}/${repo}`;
-    if (!TRUSTED_EVENTS.has(run.event))
-      return `it was made by a ${run.event} run; only push, workflow_dispatch and schedule runs are trusted`;
-    if (run.head_branch !== branch) return `it was made on branch ${run.head_branch ?? '(none)'}, not ${branch}`;
-    const file = workflowFilePath(run.path);
-    if (file !== workflowPath) return `it was made by workflow ${file ?? run.path}, not ${workflowPath}`;
-    return undefined;
   }
 
   /** Downloads next to `dir` and puts the state's files in only when whole; returns what is wrong otherwise. */

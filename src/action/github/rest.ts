@@ -1,11 +1,16 @@
 /**
  * GitHub's REST API as the action reaches it: the run's environment read once and checked, and
- * one request helper whose errors say which permission or setting is missing.
+ * one request helper, over Octokit, whose errors say which permission or setting is missing.
+ * Octokit retries a call GitHub answered with a server error, and waits out a secondary rate
+ * limit once; a spent primary limit is not waited for (its reset may be an hour away) but named.
  */
-import { HttpClient } from '@actions/http-client';
-import type { IncomingHttpHeaders } from 'node:http';
+import { getOctokit } from '@actions/github';
+import { retry } from '@octokit/plugin-retry';
+import { throttling } from '@octokit/plugin-throttling';
 import { z } from 'zod';
 import { UserError } from '../../errors.js';
+import { spentRateLimit } from '../../github/rate-limit.js';
+import { workflowFilePath } from '../../github/state-artifacts.js';
 
 const envSchema = z.object({
   GITHUB_API_URL: z.string().url().default('https://api.github.com'),
@@ -31,11 +36,6 @@ export interface RunContext {
   workflowPath?: string;
   /** The ref this run is on (e.g. `refs/heads/main`). */
   ref?: string;
-}
-
-/** The workflow file's path in a workflow ref or a run's `path` (`owner/repo/.github/workflows/x.yml@ref`, or bare). */
-export function workflowFilePath(ref: string): string | undefined {
-  return /(?:^|\/)(\.github\/workflows\/[^@/]+)(?:@|$)/.exec(ref)?.[1];
 }
 
 /** The run's coordinates from the variables the runner sets; throws naming the missing one. */
@@ -75,27 +75,68 @@ export interface RestCall {
   fixes?: Partial<Record<number, string>>;
 }
 
+export interface RestOptions {
+  warn: (message: string) => void;
+  /**
+   * How long a second of the waits lasts, in ms: GitHub's retry-after and the backoff between
+   * retries of a server error (1, 4, 9 units). 1000 but in tests.
+   */
+  waitUnitMs?: number;
+}
+
+/** How Octokit's RequestError carries GitHub's answer. */
+const requestError = z.object({
+  status: z.number(),
+  response: z.object({ data: z.unknown(), headers: z.record(z.string(), z.unknown()) }).optional(),
+});
+
 export class GitHubRest {
-  private readonly http = new HttpClient('campaign-action');
+  private readonly octokit: ReturnType<typeof getOctokit>;
 
-  constructor(
-    private readonly ctx: RunContext,
-    private readonly token: string,
-  ) {}
+  constructor(ctx: RunContext, token: string, o: RestOptions) {
+    const unit = o.waitUnitMs ?? 1000;
+    this.octokit = getOctokit(
+      token,
+      {
+        // Given, not taken from the environment @actions/github read when it was first imported.
+        baseUrl: ctx.apiUrl,
+        userAgent: 'campaign-action',
+        retry: { retryAfterBaseValue: unit },
+        throttle: {
+          retryAfterBaseValue: unit,
+          onSecondaryRateLimit: (after: number, options: { method: string; url: string }, _: unknown, n: number) => {
+            if (n > 0) return false;
+            o.warn(`GitHub's secondary rate limit: waiting ${after} s before ${options.method} ${options.url} again`);
+            return true;
+          },
+          onRateLimit: () => false,
+        },
+      },
+      retry,
+      throttling,
+    );
+  }
 
-  /** Sends the call and parses the answer with `schema`; non-2xx statuses become errors with the fix. */
+  /** Sends the call and parses the answer with `schema`; refusals become errors with the fix. */
   async call<T>(call: RestCall, schema: z.ZodType<T>): Promise<T> {
-    const url = `${this.ctx.apiUrl}${call.path}`;
-    const res = await this.http.request(call.method, url, call.body === undefined ? null : JSON.stringify(call.body), {
-      accept: 'application/vnd.github+json',
-      authorization: `Bearer ${this.token}`,
-      'x-github-api-version': '2022-11-28',
-      ...(call.body === undefined ? {} : { 'content-type': 'application/json' }),
-    });
-    const status = res.message.statusCode ?? 0;
-    const text = await res.readBody();
-    if (status < 200 || status >= 300) throw refusal(call, status, text, res.message.headers);
-    const parsed = schema.safeParse(text === '' ? {} : JSON.parse(text));
+    let data: unknown;
+    try {
+      ({ data } = await this.octokit.request({
+        method: call.method,
+        url: call.path,
+        headers: { 'x-github-api-version': '2022-11-28' },
+        ...(call.body === undefined ? {} : { data: call.body }),
+      }));
+    } catch (e) {
+      const refused = requestError.safeParse(e);
+      if (!refused.success) throw e;
+      const { status, response } = refused.data;
+      throw refusal(call, status, response?.data, (h) => {
+        const v = response?.headers[h];
+        return v === undefined ? undefined : String(v);
+      });
+    }
+    const parsed = schema.safeParse(data === undefined || data === '' ? {} : data);
     if (!parsed.success) {
       throw new Error(`${call.method} ${call.path}: unexpected answer from GitHub: ${parsed.error.issues[0]?.message}`);
     }
@@ -103,23 +144,22 @@ export class GitHubRest {
   }
 }
 
-function refusal(call: RestCall, status: number, body: string, headers: IncomingHttpHeaders): Error {
-  let said: string;
-  try {
-    said = z.object({ message: z.string() }).parse(JSON.parse(body)).message;
-  } catch {
-    said = body.slice(0, 200);
-  }
+function refusal(call: RestCall, status: number, data: unknown, header: (name: string) => string | undefined): Error {
+  const message = z.object({ message: z.string() }).safeParse(data);
+  const said = message.success ? message.data.message : typeof data === 'string' ? data.slice(0, 200) : '';
   const what = `${call.method} ${call.path} was refused (${status}${said ? `: ${said}` : ''})`;
   // GitHub answers 403 or 429 when a rate limit is spent: that is no missing permission.
-  if ((status === 403 || status === 429) && (headers['x-ratelimit-remaining'] === '0' || /rate limit/i.test(said))) {
-    const reset = Number(headers['x-ratelimit-reset']);
-    const when = Number.isFinite(reset) && reset > 0 ? ` (it resets at ${new Date(reset * 1000).toISOString()})` : '';
+  const limit = spentRateLimit(status, said, header);
+  if (limit?.secondary)
     return new UserError({
-      message: `GitHub's API rate limit is spent: ${what}${when}`,
+      message: `GitHub's secondary rate limit stopped this again after a wait: ${what}`,
+      fix: 'run again in a few minutes',
+    });
+  if (limit)
+    return new UserError({
+      message: `GitHub's API rate limit is spent: ${what}${limit.when}`,
       fix: 'run again after the reset, or give the `token` input a token with a limit of its own',
     });
-  }
   const fix = call.fixes?.[status];
   if (fix !== undefined) return new UserError({ message: what, fix });
   if (status === 401)
@@ -130,7 +170,7 @@ function refusal(call: RestCall, status: number, body: string, headers: Incoming
   if (status === 403 || status === 404)
     return new UserError({
       message: what,
-      fix: `the token lacks ${call.permission}; add \`${call.permission}\` under the job's \`permissions:\``,
+      fix: `the token lacks ${call.permission}; add \`${call.permission}\` under the job's \`permissions:\` (a token given as the \`token\` input needs it granted)`,
     });
   return new Error(what);
 }

@@ -10,7 +10,7 @@
 import { ArtifactStateStore } from './artifacts.js';
 import { CheckRunGate } from './checks.js';
 import { WorkflowDispatch } from './dispatch.js';
-import { GitHubRest, runContext } from './rest.js';
+import { GitHubRest, runContext, type RestOptions } from './rest.js';
 
 export { gateCheckName } from './checks.js';
 
@@ -64,15 +64,17 @@ export interface GitHubServices {
 
 /**
  * The adapters for this run, from the runner's environment; `token` is the job's GITHUB_TOKEN
- * (or another with the permissions above). Warnings go to `warn` (e.g. core.warning).
+ * (or another with the permissions above). Warnings go to `warn` (e.g. core.warning); `waits`
+ * shortens the REST retries' waits in tests.
  */
 export function githubServices(
   env: NodeJS.ProcessEnv,
   token: string,
   warn: (message: string) => void = () => {},
+  waits: Pick<RestOptions, 'waitUnitMs'> = {},
 ): GitHubServices {
   const ctx = runContext(env);
-  const rest = new GitHubRest(ctx, token);
+  const rest = new GitHubRest(ctx, token, { warn, ...waits });
   return {
     state: new ArtifactStateStore({ ctx, rest, token, warn }),
     gate: new CheckRunGate(ctx, rest),

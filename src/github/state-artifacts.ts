@@ -1,0 +1,92 @@
+/**
+ * What the Action and the CLI agree on about a campaign's state kept as workflow artifacts: how
+ * an artifact is named, which files of it are the state, and which runs' artifacts are trusted.
+ *
+ * A state decides what runs and what passed, so an artifact is trusted only when its run is one
+ * the repository's owners control: a run of a workflow file in .github/workflows (the expected
+ * one, where the reader knows it), in this repository (not a fork's head), on the expected
+ * branch, started by push, workflow_dispatch or schedule. Anyone who can open a pull request can
+ * make a run upload an artifact of any name; none of those runs qualifies.
+ */
+import { z } from 'zod';
+
+const PREFIX = 'campaign-state';
+/** The files a state directory is restored with: what the state store reads (exec/store/file-store.ts). */
+export const STATE_FILES = ['state.json', 'state.prev.json', 'state.journal.jsonl', 'events.jsonl'];
+/** The events whose runs only the repository's writers can start. */
+export const TRUSTED_EVENTS = new Set(['push', 'workflow_dispatch', 'schedule']);
+
+export interface NameParts {
+  campaign: string;
+  runId: number;
+  attempt: number;
+  job: string;
+  seq: number;
+}
+
+export function stateArtifactName(p: NameParts): string {
+  return `${PREFIX}.${p.campaign}.${p.runId}-${p.attempt}.${p.job}.${p.seq}`;
+}
+
+/** The parts of a state artifact's name; undefined for any other artifact. */
+export function parseStateArtifactName(name: string): NameParts | undefined {
+  // Job ids hold no '.', so the campaign (which may) is everything before the run.
+  const m = /^campaign-state\.(.+)\.(\d+)-(\d+)\.([^.]+)\.(\d+)$/.exec(name);
+  if (!m) return undefined;
+  return { campaign: m[1]!, runId: Number(m[2]), attempt: Number(m[3]), job: m[4]!, seq: Number(m[5]) };
+}
+
+/** The workflow file's path in a workflow ref or a run's `path` (`owner/repo/.github/workflows/x.yml@ref`, or bare). */
+export function workflowFilePath(ref: string): string | undefined {
+  return /(?:^|\/)(\.github\/workflows\/[^@/]+)(?:@|$)/.exec(ref)?.[1];
+}
+
+/** A page of `GET /repos/{owner}/{repo}/actions/artifacts`, newest first. */
+export const artifactList = z.object({
+  total_count: z.number(),
+  artifacts: z.array(
+    z.object({
+      id: z.number(),
+      name: z.string(),
+      expired: z.boolean(),
+      created_at: z.string().nullable(),
+      digest: z.string().nullable().optional(),
+      workflow_run: z.object({ id: z.number().nullable().optional() }).nullable().optional(),
+    }),
+  ),
+});
+
+/** The fields of `GET /repos/{owner}/{repo}/actions/runs/{id}` that say where a run came from. */
+export const workflowRun = z.object({
+  event: z.string(),
+  head_branch: z.string().nullable(),
+  path: z.string(),
+  repository: z.object({ full_name: z.string() }),
+  head_repository: z.object({ full_name: z.string() }).nullable(),
+});
+export type WorkflowRun = z.infer<typeof workflowRun>;
+
+/** Where a trusted run comes from. */
+export interface TrustedOrigin {
+  /** `owner/repo`. */
+  repository: string;
+  branch: string;
+  /** The workflow file (`.github/workflows/x.yml`) when the reader knows it; else any file there. */
+  workflowPath?: string;
+}
+
+/** Why a run's artifacts are not to be trusted (see the module's comment), or undefined when they are. */
+export function untrustedBecause(run: WorkflowRun, want: TrustedOrigin): string | undefined {
+  const here = want.repository.toLowerCase();
+  if (run.repository.full_name.toLowerCase() !== here || run.head_repository?.full_name.toLowerCase() !== here)
+    return `it was made by a run from ${run.head_repository?.full_name ?? 'an unknown repository'} (a fork), not from ${want.repository}`;
+  if (!TRUSTED_EVENTS.has(run.event))
+    return `it was made by a ${run.event} run; only push, workflow_dispatch and schedule runs are trusted`;
+  if (run.head_branch !== want.branch)
+    return `it was made on branch ${run.head_branch ?? '(none)'}, not ${want.branch}`;
+  const file = workflowFilePath(run.path);
+  if (want.workflowPath !== undefined && file !== want.workflowPath)
+    return `it was made by workflow ${file ?? run.path}, not ${want.workflowPath}`;
+  if (file === undefined) return `it was made by ${run.path}, not by a workflow file in .github/workflows`;
+  return undefined;
+}
