@@ -2,13 +2,24 @@
  * The `slurm` executor: one `sbatch` per array chunk, over a transport (SSH to a login node,
  * or this machine). Jobs are named `<campaign>~<key>`, the key derived from what is submitted,
  * so a pass that crashed after `sbatch` finds its job on the next pass instead of submitting
- * again. Each pass sends one query command (sacct and squeue together) for the whole campaign.
+ * again.
+ *
+ * Markers first: every batch script records its start and its end (exit status, SIGTERM) in
+ * files a pass reads in one command for the whole campaign, which costs the scheduler nothing.
+ * The scheduler is asked only what the markers cannot say: `squeue` for the tasks with no end
+ * marker (why they wait, whether one died without writing its end) every {@link
+ * SCHEDULER_EVERY_MS} or as soon as one is past its walltime, and `sacct -j` for the ended
+ * ones, at once for a failure or a SIGTERM (a time limit, a preemption, a cancel: the
+ * scheduler's word), for those that ended well in one batch when nothing else is left to wait
+ * for or the oldest of them has waited that long (accounting's record says what they ran with,
+ * DESIGN rule 9).
  *
  * Restricted (`cluster.restricted`, an automation node): every command is one allowed command
  * of plain words (scontrol, squeue, sbatch, scancel, cat, id) and files go by SFTP. There is
- * no sacct: a pass reads the queue (`squeue -t all`, which keeps an ended job for MinJobAge)
- * and the start and end markers every batch script writes, so a task that ended and left the
- * queue before a pass saw it is judged by its markers (marker-class.ts), never lost.
+ * no sacct: an ended task is judged by its markers (marker-class.ts), and by the queue
+ * (`squeue -t all`, which keeps an ended job for MinJobAge) where they cannot tell (a SIGTERM,
+ * a signal's exit status, no end marker), so a task that left the queue before a pass saw it
+ * is never lost.
  */
 import { UserError } from '../../errors.js';
 import type { TaskSpec } from '../../manifest/expand.js';
@@ -49,10 +60,15 @@ import {
  * can fall between the queue and accounting's first record for a few seconds.
  */
 const VANISH_GRACE_MS = 60_000;
+/**
+ * How often the scheduler is asked about what the markers cannot explain (the longest poll):
+ * queued tasks, and running ones that may have died without an end marker.
+ */
+const SCHEDULER_EVERY_MS = 30_000;
 /** Submissions whose markers one `cat` reads: each is a pattern the node expands into up to 2 × MaxArraySize paths. */
 const MARKER_GLOBS_PER_COMMAND = 16;
 const LOG_LIMIT = 16 * 1024 * 1024;
-const SEPARATOR = '--campaign-squeue--';
+const SEPARATOR = '--campaign-sacct--';
 /**
  * How far back the record of earlier submissions reaches: past any workflow run (35 days) and
  * the default life of a state artifact (90 days), so a state rebuilt from nothing finds them.
@@ -106,8 +122,10 @@ export class SlurmExecutor implements Executor {
   private readonly restricted: boolean;
   /** The login's user name (restricted: no `$(id -un)` in a command), asked once. */
   private user: Promise<string> | undefined;
-  /** The markers the last query read, by handle (restricted). */
-  private markers = new Map<string, TaskMarkers>();
+  /** When the queue was last asked (epoch ms); a first pass counts as having asked. */
+  private queueAskedAt: number | undefined;
+  /** Ended tasks whose end accounting had not recorded when asked: asked again next pass. */
+  private acctPending = new Set<string>();
   /** The login allows no file transfer (restricted: slurm): scripts go to sbatch on its standard input. */
   private readonly noTransfer: boolean;
   /** Handles that ended in the queue before their end marker could be read: given one pass for it. */
@@ -282,9 +300,9 @@ export class SlurmExecutor implements Executor {
   }
 
   async submit(submissions: readonly Submission[]): Promise<TaskEvent[]> {
-    const known = this.known ?? (await this.refreshKnown());
     const workdir = await this.workdir();
     const record = this.onRecord ?? (this.onRecord = await this.readRecord(workdir));
+    const known = this.known ?? (await this.refreshKnown());
     const events: TaskEvent[] = [];
     for (const whole of groupSubmissions(submissions)) {
       for (const s of whole) {
@@ -376,6 +394,8 @@ export class SlurmExecutor implements Executor {
       }
       putOnRecord(record, root, key, jobs.get(key), line);
     }
+    // Every job sbatch was given has its table: the jobs found are all the campaign sent.
+    this.known = new Map([...jobs].map(([k, id]) => [`${this.prefix}${k}`, id]));
     return record;
   }
 
@@ -402,6 +422,7 @@ export class SlurmExecutor implements Executor {
       const script = await this.opts.transport.run(['scontrol', 'write', 'batch_script', jobId, '-']);
       if (script.code === 0) text += `\n${script.stdout}`;
     }
+    this.known = new Map([...jobs].map(([k, id]) => [`${this.prefix}${k}`, id]));
     let key: string | undefined;
     for (const line of text.split('\n')) {
       const named = TABLE_HEADER.exec(line);
@@ -441,19 +462,26 @@ export class SlurmExecutor implements Executor {
   }
 
   /**
-   * The markers of these submissions' tasks, 16 submissions to a `cat` (none yet is no error):
-   * only those a pass still waits on, so a long campaign's ended ones are not read again, nor do
-   * their files swell one command's arguments past the system's limit.
+   * The markers of these submissions' tasks (none yet is no error): only those a pass still
+   * waits on, so a long campaign's ended ones are not read again, nor do their files swell one
+   * command's arguments past the system's limit. With a shell, one command, a `cat` per
+   * submission; restricted, 16 submissions to a `cat` (patterns the node expands).
    */
   private async readMarkers(keys: readonly string[]): Promise<Map<string, TaskMarkers>> {
+    if (keys.length === 0) return new Map();
     const root = this.root(await this.workdir());
+    if (!this.restricted) {
+      const dirs = keys.map((k) => shellQuote(`${root}/${k}/markers`)).join(' ');
+      const r = await this.opts.transport.exec(`for d in ${dirs}; do cat -- "$d"/* 2>/dev/null; done; true`);
+      return parseMarkers(r.stdout);
+    }
     const globs = keys.map((k) => markersGlob(root, k));
     let text = '';
     for (let i = 0; i < globs.length; i += MARKER_GLOBS_PER_COMMAND) {
       const words = globs.slice(i, i + MARKER_GLOBS_PER_COMMAND).map((glob) => ({ glob }));
       text += (await this.opts.transport.run(['cat', ...words])).stdout;
     }
-    return (this.markers = parseMarkers(text));
+    return parseMarkers(text);
   }
 
   private root(workdir: string): string {
@@ -506,123 +534,239 @@ export class SlurmExecutor implements Executor {
     return true;
   }
 
-  /**
-   * The one query of a pass: the campaign's jobs in accounting and in the queue. Restricted,
-   * the queue, and the markers of the submissions of `active` (where the record of earlier
-   * submissions, read before the first, covers a job the queue has forgotten).
-   */
-  private async query(active: readonly ActiveAttempt[] = []): Promise<Map<string, JobRecord>> {
-    if (this.restricted) {
-      const root = this.root(await this.workdir());
-      const keys = new Set(
-        active.flatMap(({ attempt }) =>
-          attempt.log && isJobLog(root, attempt.log) ? [attempt.log.slice(root.length + 1).split('/')[0]!] : [],
-        ),
-      );
-      const [queued] = await Promise.all([this.queue(), this.readMarkers([...keys])]);
-      const records = new Map(queued.map((q) => [q.handle, q]));
-      this.known = new Map(queued.map((q) => [q.name, q.handle.split('_')[0]!]));
-      return records;
-    }
-    const from = Math.min(Date.parse(this.opts.since) / 1000, this.earliest);
-    const back = Math.ceil(Date.parse(this.now()) / 1000 - from) + 3600;
-    const r = await this.opts.transport.exec(
-      [
-        'user=$(id -un)',
-        `SLURM_TIME_FORMAT=%s sacct -X -n -P -u "$user" -S now-${back} -E now --format=${SACCT_FIELDS} 2>&1`,
-        `printf '\\n%s %s\\n' ${SEPARATOR} "$?"`,
-        // All states: slurmctld keeps ended jobs for MinJobAge, which covers accounting's lag.
-        `SLURM_TIME_FORMAT=%s squeue -h -r -t all -u "$user" -o ${shellQuote(SQUEUE_FORMAT)}`,
-      ].join('; '),
+  /** The submissions (their keys) of these attempts, from where this executor put their logs. */
+  private async submissionsOf(active: readonly ActiveAttempt[]): Promise<string[]> {
+    const root = this.root(await this.workdir());
+    const keys = new Set(
+      active.flatMap(({ attempt }) =>
+        attempt.log && isJobLog(root, attempt.log) ? [attempt.log.slice(root.length + 1).split('/')[0]!] : [],
+      ),
     );
-    const [acct = '', rest = ''] = r.stdout.split(`\n${SEPARATOR} `);
-    const acctOk = rest.startsWith('0');
-    // slurmctld restarting or overloaded: the next pass asks again.
-    if (r.code !== 0) throw new LinkError(`squeue failed on the cluster: ${r.stderr.trim() || rest.slice(2).trim()}`);
+    return [...keys];
+  }
+
+  /**
+   * What the scheduler says, in one command: the campaign's jobs in the queue (every state:
+   * slurmctld keeps an ended one for MinJobAge) where `queue`, and accounting's records of the
+   * array jobs `jobs`. The queue failing (slurmctld restarting or overloaded) cuts the pass
+   * short; accounting failing is said once, and the ended tasks are judged without it.
+   */
+  private async ask(
+    queue: boolean,
+    jobs: ReadonlySet<string>,
+  ): Promise<{ records: Map<string, JobRecord>; acctOk: boolean }> {
+    if (this.restricted) {
+      const queued = queue ? await this.queue() : [];
+      this.remember(queued);
+      return { records: mergeRecords([], queued), acctOk: false };
+    }
+    const lines: string[] = [];
+    if (jobs.size > 0) {
+      const from = Math.min(Date.parse(this.opts.since) / 1000, this.earliest);
+      const back = Math.ceil(Date.parse(this.now()) / 1000 - from) + 3600;
+      lines.push(
+        `SLURM_TIME_FORMAT=%s sacct -X -n -P -j ${[...jobs].join(',')} -S now-${back} -E now --format=${SACCT_FIELDS} 2>&1`,
+        `printf '\\n%s %s\\n' ${SEPARATOR} "$?"`,
+      );
+    }
+    if (queue)
+      lines.push(
+        'user=$(id -un)',
+        `SLURM_TIME_FORMAT=%s squeue -h -r -t all -u "$user" -o ${shellQuote(SQUEUE_FORMAT)}`,
+      );
+    const r = await this.opts.transport.exec(lines.join('; '));
+    let acct = '';
+    let rest = r.stdout;
+    let acctOk = true;
+    if (jobs.size > 0) {
+      [acct = '', rest = ''] = r.stdout.split(`\n${SEPARATOR} `);
+      acctOk = rest.startsWith('0');
+      rest = rest.slice(rest.indexOf('\n') + 1);
+    }
+    if (queue && r.code !== 0) throw new LinkError(`squeue failed on the cluster: ${r.stderr.trim() || rest.trim()}`);
     if (!acctOk && !this.accountingWarned) {
       this.accountingWarned = true;
       this.warn(
         `sacct failed (${acct.trim().split('\n')[0]}): watching the queue only; ended tasks are judged by their outputs`,
       );
     }
-    const records = mergeRecords(
-      acctOk ? parseSacct(acct, this.prefix) : [],
-      parseSqueue(rest.slice(rest.indexOf('\n') + 1), this.prefix),
-    );
-    this.known = new Map([...records.values()].map((x) => [x.name, x.handle.split('_')[0]!]));
-    this.accountingOk = acctOk;
-    return records;
+    if (jobs.size > 0) this.accountingOk = acctOk;
+    const queued = queue ? parseSqueue(rest, this.prefix) : [];
+    this.remember(queued);
+    return { records: mergeRecords(acctOk ? parseSacct(acct, this.prefix) : [], queued), acctOk };
   }
 
+  /** Jobs the queue showed, kept by name (to find a submission again). */
+  private remember(queued: readonly JobRecord[]): void {
+    for (const q of queued) this.known?.set(q.name, q.handle.split('_')[0]!);
+  }
+
+  /** The campaign's jobs by name from the queue: the record of earlier submissions could not be read. */
   private async refreshKnown(): Promise<Map<string, string>> {
-    await this.query();
-    return this.known!;
+    this.known = new Map();
+    await this.ask(true, new Set());
+    return this.known;
   }
 
+  /**
+   * Markers first: the markers of the submissions of `active`, then the scheduler for what they
+   * cannot say (see the head of this file).
+   */
   async observe(active: readonly ActiveAttempt[]): Promise<TaskEvent[]> {
     if (active.length === 0) return [];
-    const records = await this.query(active);
-    const events: TaskEvent[] = [];
     const now = this.now();
+    const nowMs = Date.parse(now);
+    const markers = await this.readMarkers(await this.submissionsOf(active));
+    const markerOf = (a: ActiveAttempt): TaskMarkers | undefined =>
+      a.attempt.handle ? markers.get(a.attempt.handle) : undefined;
+    const open = active.filter((a) => !markerOf(a)?.end);
+    const ended = active.filter((a) => markerOf(a)?.end);
+    // A failure or a SIGTERM: only the scheduler can say what ended it (with a shell, accounting's exit code too).
+    const wantsWord = (a: ActiveAttempt): boolean => {
+      const end = markerOf(a)!.end!;
+      return end.signal === 'TERM' || (this.restricted ? end.code >= 128 : end.code !== 0);
+    };
+    const askedAt = (this.queueAskedAt ??= nowMs);
+    const overdue = (a: ActiveAttempt): boolean => {
+      const started = a.attempt.startedAt ?? markerOf(a)?.startedAt;
+      const limit = started === undefined ? Infinity : Date.parse(started) + a.walltimeSeconds * 1000;
+      return limit <= nowMs && askedAt < limit;
+    };
+    const queue =
+      (open.length > 0 && (nowMs - askedAt >= SCHEDULER_EVERY_MS || open.some(overdue))) ||
+      (this.restricted && ended.some(wantsWord));
+    const jobOf = (a: ActiveAttempt): string | undefined =>
+      a.attempt.handle && /^\d+_\d+$/.test(a.attempt.handle) ? a.attempt.handle.split('_')[0]! : undefined;
+    const acctJobs = new Set<string>();
+    if (!this.restricted) {
+      for (const a of active) if (this.acctPending.has(a.attempt.handle ?? '')) acctJobs.add(jobOf(a) ?? '');
+      const oldest = Math.min(...ended.map((a) => Date.parse(markerOf(a)!.end!.at)));
+      if (
+        ended.length > 0 &&
+        (open.length === 0 || acctJobs.size > 0 || ended.some(wantsWord) || nowMs - oldest >= SCHEDULER_EVERY_MS)
+      )
+        for (const a of ended) acctJobs.add(jobOf(a) ?? '');
+      acctJobs.delete('');
+    }
+    let records = new Map<string, JobRecord>();
+    let acctOk = true;
+    if (queue || acctJobs.size > 0) ({ records, acctOk } = await this.ask(queue, acctJobs));
+    if (queue) this.queueAskedAt = nowMs;
+    if (queue && !this.restricted) {
+      // Ended in the queue, or gone from it, without an end marker: accounting says how.
+      const more = new Set<string>();
+      for (const a of open) {
+        const job = jobOf(a);
+        const r = records.get(a.attempt.handle ?? '');
+        if (job !== undefined && !acctJobs.has(job) && (!r || !classify(r).active)) more.add(job);
+      }
+      if (more.size > 0) {
+        const second = await this.ask(false, more);
+        records = mergeRecords([...second.records.values()], [...records.values()]);
+        acctOk &&= second.acctOk;
+        for (const job of more) acctJobs.add(job);
+      }
+    }
+
+    const events: TaskEvent[] = [];
     const unschedulable: { handle: string; event: TaskEvent }[] = [];
-    for (const { task, attempt, walltimeSeconds, partition } of active) {
-      const base = { task: task.id, attempt: attempt.n };
-      const marker = attempt.handle ? this.markers.get(attempt.handle) : undefined;
-      const queued = attempt.handle ? records.get(attempt.handle) : undefined;
-      if (!queued) {
-        if (marker?.startedAt) events.push(...(await this.endedByMarkers(task, attempt, marker, walltimeSeconds, now)));
+    const pending = new Set<string>();
+    for (const a of active) {
+      const { task, attempt, walltimeSeconds } = a;
+      const m = markerOf(a);
+      const handle = attempt.handle;
+      const record = handle ? records.get(handle) : undefined;
+      const job = jobOf(a);
+      if (m?.end) {
+        const asked = this.restricted ? queue : job !== undefined && acctJobs.has(job);
+        const settled = record !== undefined && !classify(record).active && !(record.queueOnly && !this.restricted);
+        if (asked && settled) events.push(...(await this.judge(a, withMarker(record, m), now, unschedulable)));
+        else if (this.restricted ? !asked || !record : !acctOk || nowMs - Date.parse(m.end.at) >= VANISH_GRACE_MS)
+          events.push(...(await this.endedByMarkers(task, attempt, m, walltimeSeconds, now)));
+        else {
+          // Ended well and held for the next batch of accounting, or not in accounting yet.
+          if (asked) pending.add(handle!);
+          events.push(...startedByMarker(a, m));
+        }
+        continue;
+      }
+      const asked = queue || (job !== undefined && acctJobs.has(job));
+      if (!asked || (!queue && !(record && !classify(record).active))) {
+        if (asked) pending.add(handle!);
+        events.push(...startedByMarker(a, m));
+        continue;
+      }
+      if (!record) {
+        if (m?.startedAt) events.push(...(await this.endedByMarkers(task, attempt, m, walltimeSeconds, now)));
         else events.push(...(await this.absent(task, attempt, now)));
         continue;
       }
-      const record = marker ? withMarker(queued, marker) : queued;
-      this.missingSince.delete(attempt.handle!);
-      const c = classify(record);
-      const startedAt = record.start ? new Date(record.start * 1000).toISOString() : now;
-      if (!attempt.startedAt && (c.active ? c.running : true)) {
-        events.push({ type: 'started', ...base, at: startedAt, ...(record.node ? { node: record.node } : {}) });
-      }
-      // Ended in the queue but not yet in accounting: wait a pass for the exit code (started,
-      // and so past its expected end, the task is looked at again soon).
-      if (!c.active && record.queueOnly && this.accountingOk) continue;
-      // Restricted, the exit code is the end marker's: a shared filesystem may show it a moment late.
-      if (!c.active && this.restricted && !marker?.end && !this.awaitingMarker.has(record.handle)) {
-        this.awaitingMarker.add(record.handle);
+      // Ended in the queue but not yet in accounting: accounting is asked again next pass.
+      if (!classify(record).active && record.queueOnly && !this.restricted && acctOk) {
+        pending.add(record.handle);
+        events.push(...startedByMarker(a, m));
         continue;
       }
-      this.awaitingMarker.delete(record.handle);
-      if (c.active && !c.running && neverStarts(record.reason)) {
-        const reason = `Slurm will never start it: ${explainReason(record.reason)} (${record.reason}); cancelled`;
-        unschedulable.push({
-          handle: record.handle,
-          event: { type: 'finished', ...base, at: now, class: 'unschedulable', reason },
-        });
-        continue;
-      }
-      if (c.active) {
-        const waiting = c.running ? undefined : explainReason(record.reason);
-        if (waiting && this.lastWaiting.get(task.id) !== waiting)
-          events.push({ type: 'queued', ...base, at: now, waiting });
-        if (waiting) this.lastWaiting.set(task.id, waiting);
-        continue;
-      }
-      this.lastWaiting.delete(task.id);
-      const at = record.end ? new Date(record.end * 1000).toISOString() : now;
-      const started = { ...attempt, startedAt: record.start ? startedAt : (attempt.startedAt ?? startedAt) };
-      const { cls, reason } = await this.verify(task, started, c.cls, c.reason, record.exitCode);
-      events.push({
-        type: 'finished',
-        ...base,
-        at,
-        class: cls,
-        ...(record.exitCode === undefined ? {} : { exitCode: record.exitCode }),
-        ...(reason ? { reason } : {}),
-        ...(record.node ? { node: record.node } : {}),
-        ...adapted(record, walltimeSeconds, partition),
-        // Seen running first in the queue (which gives no start), its start was the time of that pass.
-        ...(record.start ? { startedAt } : {}),
-      });
+      events.push(...(await this.judge(a, m ? withMarker(record, m) : record, now, unschedulable)));
     }
+    this.acctPending = pending;
     return events.concat(await this.cancelPending(unschedulable));
+  }
+
+  /** An attempt the scheduler has a record of: what that record (with the task's markers) says. */
+  private async judge(
+    { task, attempt, walltimeSeconds, partition }: ActiveAttempt,
+    record: JobRecord,
+    now: string,
+    unschedulable: { handle: string; event: TaskEvent }[],
+  ): Promise<TaskEvent[]> {
+    const base = { task: task.id, attempt: attempt.n };
+    const events: TaskEvent[] = [];
+    this.missingSince.delete(attempt.handle!);
+    const c = classify(record);
+    const startedAt = record.start ? new Date(record.start * 1000).toISOString() : now;
+    if (!attempt.startedAt && (c.active ? c.running : true)) {
+      events.push({ type: 'started', ...base, at: startedAt, ...(record.node ? { node: record.node } : {}) });
+    }
+    // Restricted, the exit code is the end marker's (none yet: no exit code), which a shared
+    // filesystem may show a moment late.
+    if (!c.active && this.restricted && record.exitCode === undefined && !this.awaitingMarker.has(record.handle)) {
+      this.awaitingMarker.add(record.handle);
+      return events;
+    }
+    this.awaitingMarker.delete(record.handle);
+    if (c.active && !c.running && neverStarts(record.reason)) {
+      const reason = `Slurm will never start it: ${explainReason(record.reason)} (${record.reason}); cancelled`;
+      unschedulable.push({
+        handle: record.handle,
+        event: { type: 'finished', ...base, at: now, class: 'unschedulable', reason },
+      });
+      return events;
+    }
+    if (c.active) {
+      const waiting = c.running ? undefined : explainReason(record.reason);
+      if (waiting && this.lastWaiting.get(task.id) !== waiting)
+        events.push({ type: 'queued', ...base, at: now, waiting });
+      if (waiting) this.lastWaiting.set(task.id, waiting);
+      return events;
+    }
+    this.lastWaiting.delete(task.id);
+    const at = record.end ? new Date(record.end * 1000).toISOString() : now;
+    const started = { ...attempt, startedAt: record.start ? startedAt : (attempt.startedAt ?? startedAt) };
+    const { cls, reason } = await this.verify(task, started, c.cls, c.reason, record.exitCode);
+    events.push({
+      type: 'finished',
+      ...base,
+      at,
+      class: cls,
+      ...(record.exitCode === undefined ? {} : { exitCode: record.exitCode }),
+      ...(reason ? { reason } : {}),
+      ...(record.node ? { node: record.node } : {}),
+      ...adapted(record, walltimeSeconds, partition),
+      // Seen running first in the queue (which gives no start), its start was the time of that pass.
+      ...(record.start ? { startedAt } : {}),
+    });
+    return events;
   }
 
   /**
@@ -835,6 +979,12 @@ function submittedEvent(s: Submission, at: string, handle: string, log: string):
     log,
     ...(s.memBytes === undefined ? {} : { memBytes: s.memBytes }),
   };
+}
+
+/** A task's start as its start marker tells it, where the state has none yet. */
+function startedByMarker({ task, attempt }: ActiveAttempt, m: TaskMarkers | undefined): TaskEvent[] {
+  if (attempt.startedAt || !m?.startedAt) return [];
+  return [{ type: 'started', task: task.id, attempt: attempt.n, at: m.startedAt, ...(m.node ? { node: m.node } : {}) }];
 }
 
 /** The queue's record with what the task's markers add: its start, and its exit status once it ended. */
