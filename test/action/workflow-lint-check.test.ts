@@ -25,6 +25,7 @@ let example: string;
 let distill: string;
 let plan: {
   permissions: Record<string, string>;
+  concurrency: Record<string, unknown>;
   steps: { uses: string; with?: Record<string, unknown> }[];
 };
 
@@ -81,6 +82,11 @@ describe("the campaign lint workflow as a required check on pull requests (GitHu
     expect(Object.keys(w.jobs)).toEqual(['lint', 'plan']);
     expect(w.jobs.lint!.permissions).toBeUndefined();
     expect(plan.permissions).toEqual({ contents: 'read', 'pull-requests': 'write' });
+    // Two runs at once could both find no comment and both write one.
+    expect(plan.concurrency).toEqual({
+      group: 'campaign-plan-${{ github.event.pull_request.number }}',
+      'cancel-in-progress': true,
+    });
     expect(plan.steps.map((s) => [s.uses, s.with])).toEqual([
       ['actions/checkout@v5', { 'fetch-depth': 0, 'persist-credentials': false }],
       ['campaign-tools/campaign@v0', { command: 'plan-comment', manifest: 'campaigns' }],
