@@ -11,7 +11,7 @@
  * `run` takes its services as an argument, so tests call it in-process as well as via the bundle.
  */
 import * as core from '@actions/core';
-import { writeFile } from 'node:fs/promises';
+import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { openExecutor, preflightCampaign } from '../app/executors.js';
 import { renderPreflight } from '../app/preflight.js';
@@ -29,6 +29,7 @@ import { definitionChangeLine, definitionChanges, keptTasks } from '../decide/de
 import { gateView, jobSummary, phaseTable } from '../report/job-summary.js';
 import { PollPacer, pollLimits } from '../decide/poll.js';
 import { startScopedRun, type Scope } from '../decide/scope.js';
+import { DROVE_FILE } from '../decide/parallel-states.js';
 import type { CampaignState } from '../state/state.js';
 import { allCompleted, phaseCounts, renderSummary, type SummaryInput } from '../report/summary.js';
 import type { GitHubServices, StateArtifactRef } from './github/services.js';
@@ -114,7 +115,12 @@ async function restore(
   services: GitHubServices,
 ): Promise<{ state: CampaignState; ref: StateArtifactRef | undefined }> {
   const ref = await services.state.restoreNewest(c.manifest.campaign, c.stateDir);
-  core.info(ref ? `restored the state from ${ref.name} (run ${ref.runId})` : 'no earlier state: the campaign starts');
+  const merged = ref?.merged?.length
+    ? `, merged with ${ref.merged.join(', ')} (jobs of that run that ran beside it)`
+    : '';
+  core.info(
+    ref ? `restored the state from ${ref.name} (run ${ref.runId})${merged}` : 'no earlier state: the campaign starts',
+  );
   const state = await loadState(new FileStateStore(c.stateDir), c.manifest.campaign, new Date().toISOString());
   return { state, ref };
 }
@@ -130,6 +136,9 @@ async function advance(
   const deadline = clock.now() + s.budget * 1000;
   const scope: Scope = { ...(s.phase === undefined ? {} : { phase: s.phase }), stage: s.stage };
   await restore(c, services);
+  // Saved with every copy of the state: a phase's records are taken from the newest job that drove it.
+  await mkdir(c.stateDir, { recursive: true });
+  await writeFile(join(c.stateDir, DROVE_FILE), JSON.stringify({ drove: s.phase === undefined ? 'all' : [s.phase] }));
   const store = new FileStateStore(c.stateDir, { onWarning: (m) => core.warning(m) });
   const lock = await store.acquire(`campaign action advance ${s.manifest}`);
   let executor: Executor | undefined;

@@ -1,8 +1,8 @@
 /**
  * The GitHub Actions workflow for a campaign, pure: one job per phase stage (smoke, gate,
- * release), `needs:` edges following `depends_on` and the phases one after another (never two
- * jobs on one state), a gate job that runs unless the run is cancelled or handed over and fails
- * unless the checklist passed, least
+ * release), `needs:` edges following `depends_on` alone, so independent phases run at once
+ * (their jobs' saves of the state merge on restore: decide/parallel-states.ts), a gate job that
+ * runs unless the run is cancelled or handed over and fails unless the checklist passed, least
  * permissions per job, and no `run:` step at all, so no expression can reach a shell.
  */
 import { stringify } from 'yaml';
@@ -157,22 +157,10 @@ export function renderWorkflow(plan: Plan, options: WorkflowOptions): string {
     },
   };
   const last = new Map<string, string>();
-  let previous: string | undefined;
   for (const p of dependencyOrder(plan)) {
     const id = ids.get(p.name)!;
     const deps = p.dependsOn.map((d) => last.get(d)!);
-    const required = deps.length > 0 ? deps : ['lint'];
-    // The jobs of a run take the newest state artifact and save their own: two at once would
-    // each lose the other's work. So phases go one after another in dependency order, each
-    // after the one before it whatever that one's result, yet only when lint and its own
-    // dependencies succeeded.
-    const chained = previous !== undefined && !required.includes(previous);
-    const first = chained
-      ? {
-          needs: [...required, previous!],
-          if: ['!cancelled()', ...required.map((j) => `needs.${j}.result == 'success'`)].join(' && '),
-        }
-      : { needs: required };
+    const first = { needs: deps.length > 0 ? deps : ['lint'] };
     // actions: read lists earlier runs' state artifacts, write also dispatches the next run;
     // checks: write publishes the gate, which only the smoke stage and the gate job do.
     const advancing = (checks: boolean) => ({
@@ -193,7 +181,6 @@ export function renderWorkflow(plan: Plan, options: WorkflowOptions): string {
         steps: [CHECKOUT, advance(p.name, 'all')],
       };
       last.set(p.name, id);
-      previous = id;
       continue;
     }
     jobs[`${id}-smoke`] = {
@@ -227,7 +214,6 @@ export function renderWorkflow(plan: Plan, options: WorkflowOptions): string {
       steps: [CHECKOUT, advance(p.name, 'full')],
     };
     last.set(p.name, `${id}-full`);
-    previous = `${id}-full`;
   }
   jobs.summary = {
     name: 'summary',

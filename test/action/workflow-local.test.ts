@@ -32,7 +32,7 @@ afterAll(async () => {
 /** A phase that depends on nothing, to run beside train. */
 const EVAL = `  - name: eval
     grid: { k: [1, 2] }
-    command: echo \${k} > \${output}
+    command: sleep 3 && echo \${k} > \${output}
     output: eval/k\${k}.txt
     walltime: 5m
 `;
@@ -146,10 +146,8 @@ describe("the generated workflow on the local executor, job after job (GitHub's 
     expect(gh.checkRunsNamed('campaign/local-401/train/smoke-gate')).toEqual([]);
   });
 
-  it("independent phases run one after another, each whatever the other did, and neither loses the other's state", async () => {
-    const runner = runnerFor('local-two', 5, EVAL);
-    // Never two jobs at once: eval waits for train's last job, and runs whatever its result.
-    const text = manifest('local-two', join(root, 'local-two', 'work'), 5, EVAL);
+  it("independent phases run at once, and the saves of their jobs merge: none loses the other's records", async () => {
+    const text = manifest('local-two', join(root, 'local-two', 'work'), 1, EVAL);
     const workflow = parse(
       renderWorkflow(planCampaign(parseManifest(MANIFEST, text).manifest), {
         manifest: MANIFEST,
@@ -159,20 +157,32 @@ describe("the generated workflow on the local executor, job after job (GitHub's 
         runsOn: 'self-hosted',
       }),
     ) as { jobs: Record<string, { needs: string[]; if?: string }> };
-    expect(workflow.jobs.eval).toMatchObject({
-      needs: ['lint', 'train-full'],
-      if: "!cancelled() && needs.lint.result == 'success'",
-    });
-    const { jobs } = await runner.runWorkflow(push);
-    // train's checklist fails: its full arrays are skipped, and eval still runs after it.
-    expect(ran(jobs, 'train-gate').code).toBe(1);
-    expect(jobs.get('train-full')).toBe('skipped');
+    // eval depends on nothing: it waits for lint alone, not for train's jobs.
+    expect(workflow.jobs.eval).toEqual(expect.objectContaining({ needs: ['lint'] }));
+    expect(workflow.jobs.eval!.if).toBeUndefined();
+    const { run, jobs } = await runnerFor('local-two', 1, EVAL).runWorkflow(push);
+    for (const id of ['train-smoke', 'train-gate', 'train-full', 'eval', 'summary'])
+      expect(ran(jobs, id).code, `${id}:\n${ran(jobs, id).log}`).toBe(0);
+    // eval ran while train's jobs did.
     const evalJob = ran(jobs, 'eval');
-    expect(evalJob.code, evalJob.log).toBe(0);
-    expect(evalJob.outputs).toMatchObject({ complete: 'false', 'phase-status': 'completed' });
-    // eval's job began from train's saved state: the summary, from the newest artifact, has both.
-    const summary = ran(jobs, 'summary').summary;
-    expect(summary).toMatch(/\| eval \| completed/);
-    expect(summary).toMatch(/\| train \| \w+ \| smoke \| 1\/1 /);
+    const trainStart = ran(jobs, 'train-smoke').startedAt;
+    const trainEnd = ran(jobs, 'train-full').endedAt;
+    expect(evalJob.startedAt).toBeLessThan(trainEnd);
+    expect(evalJob.endedAt).toBeGreaterThan(trainStart);
+    // Both phases' records reach the summary, whichever job saved last: the restore merged them.
+    const summaryJob = ran(jobs, 'summary');
+    expect(summaryJob.log).toMatch(/merged with campaign-state\.local-two\./);
+    expect(summaryJob.summary).toMatch(/\| eval \| completed/);
+    expect(summaryJob.summary).toMatch(/\| train \| completed/);
+    expect(ran(jobs, 'train-full').outputs).toMatchObject({ 'phase-status': 'completed' });
+    // A second run's restore merges too: it finds every task completed and sends nothing again.
+    const again = await runnerFor('local-two', 1, EVAL).runJob(gh.newRun(), push, 'summary');
+    expect(again.code, again.log).toBe(0);
+    expect(again.summary).toMatch(/\| eval \| completed/);
+    expect(again.summary).toMatch(/\| train \| completed/);
+    const seconds = (t: number): string => ((t - ran(jobs, 'lint').endedAt) / 1000).toFixed(1);
+    console.log(
+      `run ${run.id}: train ${seconds(trainStart)}–${seconds(trainEnd)} s, eval ${seconds(evalJob.startedAt)}–${seconds(evalJob.endedAt)} s, summary ends ${seconds(summaryJob.endedAt)} s (from lint's end)`,
+    );
   });
 });

@@ -4,7 +4,8 @@
  * holding the checkout and a fresh process of the action's bundle (as its action.yml names it),
  * with INPUT_* (the step's `with:` over the action.yml defaults), the GITHUB_* and ACTIONS_*
  * variables of the GitHub stand-in, GITHUB_OUTPUT and GITHUB_STEP_SUMMARY files, and a
- * GITHUB_TOKEN holding exactly the job's `permissions:`. Jobs run one at a time. A pull request's
+ * GITHUB_TOKEN holding exactly the job's `permissions:`. A job starts once its needs have ended,
+ * beside any others running, as on GitHub. A pull request's
  * event names its changed files, and the workflow runs for it only as its `on.pull_request`
  * `paths`/`paths-ignore` filters say, as GitHub decides.
  */
@@ -43,6 +44,9 @@ export interface WorkflowJob {
 export interface JobResult {
   job: string;
   seconds: number;
+  /** When the job's process started and ended (epoch ms): which jobs ran at once. */
+  startedAt: number;
+  endedAt: number;
   code: number | null;
   signal: NodeJS.Signals | null;
   log: string;
@@ -304,6 +308,8 @@ export class WorkflowRunner {
     return {
       job: `run ${run.id} ${id}`,
       seconds: (Date.now() - started) / 1000,
+      startedAt: started,
+      endedAt: Date.now(),
       code,
       signal,
       log,
@@ -320,8 +326,18 @@ export class WorkflowRunner {
     if (!this.triggeredBy(event)) throw new Error('this pull request does not start the workflow');
     const run = this.o.gh.newRun(event.name === 'pull_request' ? { event: 'pull_request' } : {});
     const jobs = new Map<string, JobResult | 'skipped'>();
-    for (const id of jobOrder(this.jobs)) {
-      jobs.set(id, shouldRun(this.jobs[id]!, jobs) ? await this.runJob(run, event, id, hooks[id]) : 'skipped');
+    // As GitHub does: every job whose needs have ended starts at once, beside the others running.
+    const started = new Map<string, Promise<void>>();
+    const order = jobOrder(this.jobs);
+    while (jobs.size < order.length) {
+      for (const id of order) {
+        if (started.has(id) || !needsOf(this.jobs[id]!).every((n) => jobs.has(n))) continue;
+        const go = async (): Promise<void> => {
+          jobs.set(id, shouldRun(this.jobs[id]!, jobs) ? await this.runJob(run, event, id, hooks[id]) : 'skipped');
+        };
+        started.set(id, go());
+      }
+      await Promise.race([...started].filter(([id]) => !jobs.has(id)).map(([, p]) => p));
     }
     return { run, jobs };
   }

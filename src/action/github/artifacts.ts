@@ -15,10 +15,13 @@
  * the state's own files are restored, never a `lock` or anything else an artifact holds.
  */
 import { DefaultArtifactClient } from '@actions/artifact';
-import { mkdir, mkdtemp, readdir, readFile, rename, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { z } from 'zod';
+import { DROVE_FILE, droveFile, mergeParallelStates, type SavedState } from '../../decide/parallel-states.js';
 import { UserError } from '../../errors.js';
+import { FileStateStore } from '../../exec/store/file-store.js';
+import { campaignStateSchema } from '../../state/state.js';
 import {
   artifactList,
   parseStateArtifactName,
@@ -82,12 +85,43 @@ export class ArtifactStateStore implements StateArtifacts {
 
   async restoreNewest(campaign: string, dir: string): Promise<StateArtifactRef | undefined> {
     const tried: string[] = [];
+    const unusable = (c: Candidate, problem: string): void => {
+      tried.push(`${c.name} (id ${c.id}, run ${c.runId}): ${problem}`);
+      this.o.warn(`state artifact ${c.name} is unusable (${problem}); trying the next newest`);
+    };
     for (const source of [() => this.thisRun(campaign), () => this.earlierRuns(campaign)]) {
-      for (const c of await source()) {
-        const problem = await this.tryRestore(c, campaign, dir);
-        if (problem === undefined) return { name: c.name, id: c.id, runId: c.runId };
-        tried.push(`${c.name} (id ${c.id}, run ${c.runId}): ${problem}`);
-        this.o.warn(`state artifact ${c.name} is unusable (${problem}); trying the next newest`);
+      const found = await source();
+      // Jobs of one run may have driven phases at once: the newest save of each is merged.
+      const group = parallelGroup(found);
+      const downloads: Download[] = [];
+      try {
+        for (const c of group) {
+          const d = await this.download(c, campaign, dir);
+          if (typeof d === 'string') unusable(c, d);
+          else downloads.push(d);
+        }
+        if (downloads.length > 1) {
+          await installMerged(downloads, dir);
+          const [base, ...rest] = downloads;
+          return { name: base!.c.name, id: base!.c.id, runId: base!.c.runId, merged: rest.map((d) => d.c.name) };
+        }
+        if (downloads.length === 1) {
+          await install(downloads[0]!.tmp, dir);
+          const { c } = downloads[0]!;
+          return { name: c.name, id: c.id, runId: c.runId };
+        }
+        for (const c of found.filter((x) => !group.includes(x))) {
+          const d = await this.download(c, campaign, dir);
+          if (typeof d === 'string') {
+            unusable(c, d);
+            continue;
+          }
+          downloads.push(d);
+          await install(d.tmp, dir);
+          return { name: c.name, id: c.id, runId: c.runId };
+        }
+      } finally {
+        for (const d of downloads) await rm(d.tmp, { recursive: true, force: true });
       }
     }
     if (tried.length > 0) {
@@ -185,10 +219,17 @@ export class ArtifactStateStore implements StateArtifacts {
     }
   }
 
-  /** Downloads next to `dir` and puts the state's files in only when whole; returns what is wrong otherwise. */
-  private async tryRestore(c: Candidate, campaign: string, dir: string): Promise<string | undefined> {
+  /** Downloads next to `dir`: the download once whole and this campaign's, else what is wrong with it. */
+  private async download(c: Candidate, campaign: string, dir: string): Promise<Download | string> {
     await mkdir(dirname(dir), { recursive: true });
     const tmp = await mkdtemp(join(dirname(dir), `.${basename(dir)}.download-`));
+    const problem = await this.fetchInto(c, campaign, tmp);
+    if (problem === undefined) return { c, tmp };
+    await rm(tmp, { recursive: true, force: true });
+    return problem;
+  }
+
+  private async fetchInto(c: Candidate, campaign: string, tmp: string): Promise<string | undefined> {
     try {
       const { owner, repo, runId } = this.o.ctx;
       const options = { path: tmp, ...(c.digest ? { expectedHash: c.digest } : {}) };
@@ -208,15 +249,6 @@ export class ArtifactStateStore implements StateArtifacts {
       }
       const parsed = storedState.safeParse(stored);
       if (!parsed.success || parsed.data.campaign !== campaign) return 'state.json is not this campaign’s state';
-      // The state's own files only, into the directory as it is: nothing else of it is moved or removed.
-      // Each by rename (state.json last), and one the download lacks removed: no file of an older state stays.
-      await mkdir(dir, { recursive: true });
-      for (const f of [...STATE_FILES.slice(1), STATE_FILES[0]!]) {
-        await rename(join(tmp, f), join(dir, f)).catch(async (e: NodeJS.ErrnoException) => {
-          if (e.code !== 'ENOENT') throw e;
-          await rm(join(dir, f), { force: true });
-        });
-      }
       return undefined;
     } catch (e) {
       const status = (e as { status?: unknown }).status;
@@ -227,9 +259,79 @@ export class ArtifactStateStore implements StateArtifacts {
         });
       }
       return (e as Error).message;
-    } finally {
-      await rm(tmp, { recursive: true, force: true });
     }
+  }
+}
+
+interface Download {
+  c: Candidate;
+  /** Where it was downloaded: a directory beside the state directory. */
+  tmp: string;
+}
+
+/**
+ * The saves to restore from `found` (newest first): the newest save of each job of the newest
+ * run among them, newest first. Jobs of one run may have run at once, each saving its phase's
+ * progress; runs of one workflow never overlap (its concurrency group queues them).
+ */
+function parallelGroup(found: Candidate[]): Candidate[] {
+  const newest = found[0];
+  if (newest === undefined) return [];
+  const byJob = new Map<string, Candidate>();
+  for (const c of found) {
+    const job = parseStateArtifactName(c.name)?.job;
+    if (c.runId !== newest.runId || job === undefined || byJob.has(job)) continue;
+    byJob.set(job, c);
+  }
+  return [...byJob.values()];
+}
+
+/**
+ * The state's own files only, into the directory as it is: nothing else of it is moved or
+ * removed. Each by rename (state.json last), and one the download lacks removed: no file of an
+ * older state stays.
+ */
+async function install(from: string, dir: string): Promise<void> {
+  await mkdir(dir, { recursive: true });
+  for (const f of [...STATE_FILES.slice(1), STATE_FILES[0]!]) {
+    await rename(join(from, f), join(dir, f)).catch(async (e: NodeJS.ErrnoException) => {
+      if (e.code !== 'ENOENT') throw e;
+      await rm(join(dir, f), { force: true });
+    });
+  }
+}
+
+/** Merges parallel jobs' saves (newest first) into the first download, then installs it. */
+async function installMerged(downloads: Download[], dir: string): Promise<void> {
+  const saves: SavedState[] = [];
+  const events: string[] = [];
+  const seen = new Set<string>();
+  for (const d of downloads) {
+    const state = campaignStateSchema.parse(await new FileStateStore(d.tmp, { readOnly: true }).load());
+    saves.push({ state, drove: await droveBy(d.tmp) });
+    const text = await readFile(join(d.tmp, 'events.jsonl'), 'utf8').catch(() => '');
+    for (const line of text.split('\n')) {
+      if (line.trim() === '' || seen.has(line)) continue;
+      seen.add(line);
+      events.push(line);
+    }
+  }
+  const into = downloads[0]!.tmp;
+  // Written whole, with no journal and no previous copy: the merge is a state of its own.
+  await rm(join(into, 'state.journal.jsonl'), { force: true });
+  await rm(join(into, 'state.prev.json'), { force: true });
+  await writeFile(join(into, 'events.jsonl'), events.map((l) => `${l}\n`).join(''));
+  await writeFile(join(into, 'state.json'), JSON.stringify(mergeParallelStates(saves)));
+  await install(into, dir);
+}
+
+/** The phases the job that saved a state directory drove (DROVE_FILE); all for a save that does not say. */
+async function droveBy(dir: string): Promise<SavedState['drove']> {
+  try {
+    const parsed = droveFile.safeParse(JSON.parse(await readFile(join(dir, DROVE_FILE), 'utf8')));
+    return parsed.success ? parsed.data.drove : 'all';
+  } catch {
+    return 'all';
   }
 }
 

@@ -21,6 +21,8 @@ export interface StateArtifactRef {
   id: number;
   /** The workflow run that uploaded it. */
   runId: number;
+  /** Saves of jobs that ran beside it in its run, merged into the restored state (newest first). */
+  merged?: string[];
 }
 
 export interface StateArtifacts {
