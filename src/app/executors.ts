@@ -1,4 +1,6 @@
 /** The executor a manifest asks for, opened with its transport, and the plan fitted to the cluster. */
+import type { GpuStatus } from '../decide/gpu.js';
+import { UserError } from '../errors.js';
 import type { Executor } from '../exec/executor.js';
 import { LocalExecutor } from '../exec/local/local-executor.js';
 import { SlurmExecutor } from '../exec/slurm/slurm-executor.js';
@@ -75,7 +77,8 @@ const OPENERS: { [K in ExecutorKind]: Opener<ClusterOf<K>, ExecutorOfKind[K]> } 
     preflight: async () => [],
   },
   'ssh-gpu': {
-    make(c, _cluster, opts) {
+    make(c, cluster, opts) {
+      if (cluster.servers) return poolMade(c, cluster.servers, opts);
       const { transport, where } = remote(c, opts);
       const executor = new SshGpuExecutor({ manifest: c.manifest, transport, warn: opts.warn });
       return { executor, transport, where, workdir: remoteWorkdir(c, transport) };
@@ -84,24 +87,15 @@ const OPENERS: { [K in ExecutorKind]: Opener<ClusterOf<K>, ExecutorOfKind[K]> } 
       await made.executor.check();
       return c.plan;
     },
-    async preflight(made) {
+    async preflight(made, c) {
+      if (c.manifest.cluster.executor === 'ssh-gpu' && c.manifest.cluster.servers) return poolPreflight(made.executor);
       let gpus;
       try {
         gpus = await made.executor.check();
       } catch (e) {
         return failedItems('gpus', e);
       }
-      const free = gpus.filter((g) => g.free);
-      const busy = gpus.filter((g) => !g.free).map((g) => `GPU ${g.index}: ${g.why}`);
-      return [
-        {
-          check: 'gpus',
-          // Busy GPUs only delay tasks: they start as GPUs come free.
-          status: free.length === 0 ? 'warn' : 'ok',
-          detail: `${free.length} of ${gpus.length} GPUs free${busy.length > 0 ? ` (${busy.join('; ')})` : ''}`,
-          ...(free.length === 0 ? { fix: 'tasks wait until a GPU is free; see what holds them with nvidia-smi' } : {}),
-        },
-      ];
+      return [gpusItem(gpus)];
     },
   },
   slurm: {
@@ -144,6 +138,60 @@ const OPENERS: { [K in ExecutorKind]: Opener<ClusterOf<K>, ExecutorOfKind[K]> } 
     },
   },
 };
+
+/** What the GPUs of a server are, as `campaign check` says it; `on` names the server of a pool. */
+function gpusItem(gpus: readonly GpuStatus[], on = ''): PreflightItem {
+  const free = gpus.filter((g) => g.free);
+  const busy = gpus.filter((g) => !g.free).map((g) => `GPU ${g.index}: ${g.why}`);
+  return {
+    check: 'gpus',
+    // Busy GPUs only delay tasks: they start as GPUs come free.
+    status: free.length === 0 ? 'warn' : 'ok',
+    detail: `${on}${free.length} of ${gpus.length} GPUs free${busy.length > 0 ? ` (${busy.join('; ')})` : ''}`,
+    ...(free.length === 0 ? { fix: 'tasks wait until a GPU is free; see what holds them with nvidia-smi' } : {}),
+  };
+}
+
+type PoolServer = NonNullable<Extract<Cluster, { executor: 'ssh-gpu' }>['servers']>[number];
+
+/** A pool's executor, a transport per server, each made as for a single server's login; the first stands for the pool. */
+function poolMade(c: Campaign, servers: readonly PoolServer[], opts: OpenOptions): Made<SshGpuExecutor> {
+  const transports = servers.map((s) => {
+    const access = {
+      login: s.login,
+      ...(s.host_key === undefined ? {} : { host_key: s.host_key }),
+      ...(s.known_hosts === undefined ? {} : { known_hosts: s.known_hosts }),
+      ...(s.ssh_config === undefined ? {} : { ssh_config: s.ssh_config }),
+      ...(s.jump === undefined ? {} : { jump: s.jump }),
+    };
+    return transportFor({ ...c, manifest: { ...c.manifest, cluster: { executor: 'ssh-gpu', ...access } } }, opts.ssh);
+  });
+  const executor = new SshGpuExecutor({ manifest: c.manifest, servers: transports, warn: opts.warn });
+  return { executor, transport: transports[0]!, where: servers[0]!.login, workdir: remoteWorkdir(c, transports[0]!) };
+}
+
+/** Every server of a pool probed, one item each, and whether they share the workdir. */
+async function poolPreflight(executor: SshGpuExecutor): Promise<PreflightItem[]> {
+  const items: PreflightItem[] = [];
+  for (const ch of await executor.checkServers()) {
+    if (ch.gpus) items.push(gpusItem(ch.gpus, `${ch.where}: `));
+    else if (ch.error instanceof UserError) items.push(...failedItems('gpus', ch.error));
+    else
+      items.push({
+        check: 'gpus',
+        status: 'fail',
+        detail: `${ch.where} does not answer: ${(ch.error as Error).message}`,
+        fix: 'check that the server is up and reachable; the campaign waits for it when another server answers',
+      });
+  }
+  try {
+    await executor.checkShared();
+    items.push({ check: 'workdir', status: 'ok', detail: 'the servers that answer share the workdir' });
+  } catch (e) {
+    items.push(...failedItems('workdir', e));
+  }
+  return items;
+}
 
 /** The plan fitted to the cluster's MaxArraySize and checked against its partitions and caps. */
 async function slurmPlan(executor: SlurmExecutor, c: Campaign): Promise<Plan> {

@@ -1,6 +1,7 @@
 /**
  * GPU decisions for the ssh-gpu executor, pure: reading the probe's table, which GPUs are free,
- * which free GPUs each task gets, and whether the next wave may start.
+ * which free GPUs each task gets (on one server, or across a pool), and whether the next wave may
+ * start.
  */
 
 /** The probe when the manifest names none; its output is what `parseProbe` reads. */
@@ -139,4 +140,60 @@ export function waveMayStart(input: {
       return { ok: false, why: `GPU ${g.index} of the last wave still has ${g.usedMiB} MiB in use` };
   }
   return { ok: true };
+}
+
+/** One server of a pool as placement sees it: its GPUs, and how many more tasks it may run. */
+export interface ServerGpus {
+  server: string;
+  status: readonly GpuStatus[];
+  /** Tasks it may still start (its max_parallel less what runs there); Infinity without a cap. */
+  slots: number;
+}
+
+export interface PoolRequest {
+  key: string;
+  gpus: number;
+  /** GPUs to take only when no other will do (where the task's last attempt ran), by server. */
+  avoid: readonly { server: string; uuid: string }[];
+}
+
+/**
+ * Which server and free GPUs each request gets, in request order: all its GPUs on one server,
+ * or none (it waits). A request goes where it can keep clear of its `avoid` GPUs, then to the
+ * server with the most free GPUs left (so that tasks spread over the pool), then in list order;
+ * on that server, GPUs outside `avoid` first, lowest index first.
+ */
+export function placeInPool(
+  requests: readonly PoolRequest[],
+  servers: readonly ServerGpus[],
+): Map<string, { server: string; gpus: string[] }> {
+  const left = servers.map((s) => ({
+    server: s.server,
+    slots: s.slots,
+    uuids: s.status.filter((g) => g.free && g.uuid !== undefined).map((g) => g.uuid!),
+  }));
+  const placed = new Map<string, { server: string; gpus: string[] }>();
+  for (const r of requests) {
+    // Higher is better: keeps clear of `avoid`, then most free GPUs left; ties keep list order.
+    const rank = (s: (typeof left)[number]): number => {
+      const avoid = new Set(r.avoid.filter((a) => a.server === s.server).map((a) => a.uuid));
+      const clear = s.uuids.filter((u) => !avoid.has(u)).length >= r.gpus;
+      return (clear ? 1e6 : 0) + s.uuids.length;
+    };
+    let best: (typeof left)[number] | undefined;
+    for (const s of left) {
+      if (s.slots < 1 || s.uuids.length < r.gpus) continue;
+      if (!best || rank(s) > rank(best)) best = s;
+    }
+    if (!best) continue;
+    const avoid = new Set(r.avoid.filter((a) => a.server === best.server).map((a) => a.uuid));
+    const take = [...best.uuids.filter((u) => !avoid.has(u)), ...best.uuids.filter((u) => avoid.has(u))].slice(
+      0,
+      r.gpus,
+    );
+    placed.set(r.key, { server: best.server, gpus: take });
+    best.uuids = best.uuids.filter((u) => !take.includes(u));
+    best.slots -= 1;
+  }
+  return placed;
 }

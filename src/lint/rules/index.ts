@@ -39,6 +39,8 @@ import { resultsBestUnknown } from './results-best-unknown.js';
 import { resultsMetricNotRecorded } from './results-metric-not-recorded.js';
 import { resultsReplicatesNotAxis } from './results-replicates-not-axis.js';
 import { localOutputsLost } from './local-outputs-lost.js';
+import { checkpointBeforeWalltime } from './checkpoint-before-walltime.js';
+import { poolWithLogin } from './pool-with-login.js';
 
 export const RULES: readonly Rule[] = [
   // The manifest itself: phases and their dependencies, then grids, then names used in them.
@@ -71,6 +73,7 @@ export const RULES: readonly Rule[] = [
   flushNotFiner,
   slurmOptionElsewhere,
   shellOnAutomationNode,
+  poolWithLogin,
   resultsMetricNotRecorded,
   // Expanded tasks (only when the manifest has no error).
   outputOutsideWorkdir,
@@ -80,6 +83,7 @@ export const RULES: readonly Rule[] = [
   resultsReplicatesNotAxis,
   // The plan.
   walltimeBudget,
+  checkpointBeforeWalltime,
   mixedResourceClass,
   gpusBeyondServer,
 ];
