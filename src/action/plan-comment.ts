@@ -9,7 +9,7 @@ import * as core from '@actions/core';
 import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
-import { basename, dirname } from 'node:path';
+import { normalize } from 'node:path';
 import { promisify } from 'node:util';
 import { z } from 'zod';
 import { manifestFiles } from '../app/lint-files.js';
@@ -17,7 +17,13 @@ import { readManifest } from '../app/load.js';
 import { UserError } from '../errors.js';
 import { lintText } from '../lint/lint.js';
 import type { Plan } from '../plan/plan.js';
-import { commentMarker, diffPlans, renderPlanComment, unchangedPlan } from '../report/plan-diff.js';
+import {
+  commentMarker,
+  diffPlans,
+  renderPlanComment,
+  unchangedPlan,
+  type CommentOptions,
+} from '../report/plan-diff.js';
 import { IssueComments, type PullRequestComments } from './github/comments.js';
 import { GitHubRest, runContext } from './github/rest.js';
 import { writeSummary } from './report.js';
@@ -54,40 +60,38 @@ export function restComments(env: NodeJS.ProcessEnv, token: string): (pullReques
 export async function planComment(o: PlanCommentOptions): Promise<string | undefined> {
   const event = await pullRequestOf(o.eventPath);
   const pr = event.pull_request;
+  await requireCommit(pr.base.sha);
+  const head = existsSync(o.manifest) ? await manifestFiles([o.manifest], 'input "manifest"') : [];
+  const base = await baseFiles(o.manifest, pr.base.sha);
   // A required check may run where there are no manifests yet: there it has nothing to say.
-  if (!existsSync(o.manifest)) {
-    core.info(`no plan comment: ${o.manifest} does not exist`);
+  if (head.length + base.length === 0) {
+    core.info(`no plan comment: ${o.manifest} holds no manifest, here or at the base commit`);
     return undefined;
   }
-  await requireCommit(pr.base.sha);
   const fork = pr.head.repo?.full_name !== pr.base.repo.full_name;
   if (fork)
     core.notice(
       "a pull request from a fork gets a read-only token: the plan's difference is in the job summary only, not a comment",
     );
+  const headFiles = new Set(head.map((f) => normalize(f)));
+  const deleted = base.filter((f) => !headFiles.has(f));
   let comments: PullRequestComments | undefined;
-  for (const file of await manifestFiles([o.manifest], 'input "manifest"')) {
-    const head = lintText(file, await readManifest(file));
-    if (!head.context || head.findings.some((f) => f.severity === 'error')) {
-      core.warning(`no plan comment for ${file}: it does not load (the lint check says why)`);
-      continue;
-    }
-    const plan = head.context.plan;
-    const base = await basePlan(file, pr.base.sha);
-    const diff = diffPlans(base.plan, plan);
-    const body = renderPlanComment(diff, { file, ...(base.why === undefined ? {} : { noBase: base.why }) });
+  for (const file of [...head, ...deleted]) {
+    const compared = await comparison(file, pr.base.sha, headFiles.has(normalize(file)));
+    if (compared === undefined) continue;
+    const diff = diffPlans(compared.base, compared.head);
+    const body = renderPlanComment(diff, { file, ...(compared.missing ? { missing: compared.missing } : {}) });
     await writeSummary(body);
     if (fork) continue;
     comments ??= o.comments(pr.number);
-    const marker = commentMarker(plan.campaign);
-    const found = await comments.find(marker);
+    const found = await comments.find(commentMarker(diff.campaign));
     if (found) {
       if (found.body !== body) await comments.update(found.id, body);
-      core.info(`${plan.campaign}: the plan comment is updated`);
+      core.info(`${diff.campaign}: the plan comment is updated`);
     } else if (!unchangedPlan(diff)) {
       await comments.create(body);
-      core.info(`${plan.campaign}: the plan comment is written`);
-    } else core.info(`${plan.campaign}: the plan is unchanged; no comment`);
+      core.info(`${diff.campaign}: the plan comment is written`);
+    } else core.info(`${diff.campaign}: the plan is unchanged; no comment`);
   }
   return undefined;
 }
@@ -115,22 +119,54 @@ async function requireCommit(sha: string): Promise<void> {
   }
 }
 
+/** The two plans of one manifest; undefined where there is nothing to compare (said in the log). */
+async function comparison(
+  file: string,
+  sha: string,
+  inHead: boolean,
+): Promise<{ base?: Plan; head: Plan; missing?: CommentOptions['missing'] } | undefined> {
+  const before = await basePlan(file, sha);
+  if (!inHead) {
+    if (before.plan) return { base: before.plan, head: { ...before.plan, phases: [] }, missing: 'deleted' };
+    core.info(`no plan comment for ${file}: deleted, and it did not load at the base commit either`);
+    return undefined;
+  }
+  const result = lintText(file, await readManifest(file));
+  if (!result.context || result.findings.some((f) => f.severity === 'error')) {
+    core.warning(`no plan comment for ${file}: it does not load (the lint check says why)`);
+    return undefined;
+  }
+  const head = result.context.plan;
+  return before.plan ? { base: before.plan, head } : { head, missing: before.missing };
+}
+
+/** The manifests `path` names at the base commit (a file, or the `.yml` files of a directory), as paths from here. */
+async function baseFiles(path: string, sha: string): Promise<string[]> {
+  // ls-tree names paths from the directory it runs in; with a trailing slash, a directory's entries.
+  const blobs = async (p: string): Promise<string[]> =>
+    (await run('git', ['ls-tree', '-z', sha, '--', p])).stdout
+      .split('\0')
+      .map((entry) => /^\d+ blob \S+\t(.+)$/s.exec(entry)?.[1])
+      .filter((f): f is string => f !== undefined);
+  const inside = (await blobs(`${path.replace(/\/+$/, '')}/`)).filter((f) => /\.ya?ml$/.test(f));
+  return (inside.length > 0 ? inside : await blobs(path)).map((f) => normalize(f));
+}
+
 /** The plan of `file` at the base commit, or why there is none. */
-async function basePlan(file: string, sha: string): Promise<{ plan?: Plan; why?: string }> {
-  // `./name` is the path relative to the directory git runs in, wherever the repository's root is.
-  const object = `${sha}:./${basename(file)}`;
-  const cwd = dirname(file);
-  const present = await run('git', ['cat-file', '-e', object], { cwd }).then(
+async function basePlan(file: string, sha: string): Promise<{ plan?: Plan; missing?: 'new' | 'base does not load' }> {
+  // `./path` is relative to the directory git runs in (this one), wherever the repository's root is.
+  const object = `${sha}:./${normalize(file)}`;
+  const present = await run('git', ['cat-file', '-e', object]).then(
     () => true,
     () => false,
   );
-  if (!present) return { why: `${file} is new in this pull request` };
-  const { stdout } = await run('git', ['show', object], { cwd, maxBuffer: 64 * 2 ** 20 });
+  if (!present) return { missing: 'new' };
+  const { stdout } = await run('git', ['show', object], { maxBuffer: 64 * 2 ** 20 });
   const result = lintText(file, stdout);
   try {
     if (result.context) return { plan: result.context.plan };
   } catch (e) {
     if (!(e instanceof UserError)) throw e;
   }
-  return { why: `${file} does not load at the base commit` };
+  return { missing: 'base does not load' };
 }

@@ -135,11 +135,17 @@ export const commentMarker = (campaign: string): string => `<!-- campaign-plan: 
 export interface CommentOptions {
   /** The manifest's path in the repository. */
   file: string;
-  /** Why there is no base plan to compare with, when there is none (a new manifest, or one that does not load). */
-  noBase?: string;
+  /** Why one side has no plan: the manifest is new or deleted in the pull request, or its base does not load. */
+  missing?: 'new' | 'deleted' | 'base does not load';
   /** The most characters the comment may hold (GitHub's limit unless a test asks for less). */
   limit?: number;
 }
+
+const MISSING: Record<NonNullable<CommentOptions['missing']>, string> = {
+  new: 'is new in this pull request: every task is counted as added',
+  deleted: 'is deleted in this pull request: every task is counted as removed',
+  'base does not load': 'does not load at the base commit: every task is counted as added',
+};
 
 /** Inline code no backtick in the text can end (CommonMark: a longer run of backticks, padded). */
 function code(text: string): string {
@@ -171,7 +177,7 @@ export function renderPlanComment(d: PlanDiff, o: CommentOptions): string {
   const total = (k: 'added' | 'removed' | 'changed'): number => d.phases.reduce((n, p) => n + p[k].length, 0);
   const unchanged = d.phases.reduce((n, p) => n + p.unchanged, 0);
   const head = [commentMarker(d.campaign), `### campaign plan: ${code(d.campaign)} (${code(o.file)})`, ''];
-  if (o.noBase !== undefined) head.push(`${tableCell(o.noBase)}: every task is counted as added.`, '');
+  if (o.missing !== undefined) head.push(`${code(o.file)} ${MISSING[o.missing]}.`, '');
   if (unchangedPlan(d)) {
     head.push(
       `This pull request changes nothing of the plan: ${plural(d.after.tasks, 'task')}, ${hours(d.after.gpuHours)} GPU-hours.`,

@@ -2,11 +2,12 @@
  * The Action's `plan-comment` (in-process `run`, a real git checkout, GitHub's REST API on the
  * local stand-in): a pull request changing a manifest gets one comment per campaign with the
  * plan's difference from its base commit, which the next push updates instead of repeating; a
- * manifest new in the pull request counts every task as added; an unchanged one gets none; a
+ * manifest new in the pull request counts every task as added, a deleted one every task as
+ * removed; an unchanged one gets none; a
  * fork's pull request (a read-only token) gets the job summary only, and the step passes.
  */
 import { execFile } from 'node:child_process';
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -118,6 +119,7 @@ describe('the plan as a pull-request comment (GitHub stand-in)', () => {
     const { dir, sha } = await checkout({
       'campaigns/a.yml': manifest('a', [1, 2], 'python train.py'),
       'campaigns/same.yml': manifest('same', [1], 'python train.py'),
+      'campaigns/gone.yml': manifest('gone', [1], 'python train.py'),
     });
     const token = standin.issueToken(['pull-requests:write']);
     // A person's comment quoting the marker is not the campaign's.
@@ -129,6 +131,7 @@ describe('the plan as a pull-request comment (GitHub stand-in)', () => {
     });
     await writeFile(join(dir, 'campaigns/a.yml'), manifest('a', [1, 2, 3], 'python train.py --fast'));
     await writeFile(join(dir, 'campaigns/new.yml'), manifest('new', [1, 2], 'python train.py'));
+    await rm(join(dir, 'campaigns/gone.yml'));
 
     const first = await planComment(dir, { number, base: sha }, token);
     expect(first.failure).toBeUndefined();
@@ -136,6 +139,7 @@ describe('the plan as a pull-request comment (GitHub stand-in)', () => {
     expect(ours().map((c) => c.body.split('\n', 1)[0])).toEqual([
       '<!-- campaign-plan: a -->',
       '<!-- campaign-plan: new -->',
+      '<!-- campaign-plan: gone -->',
     ]);
     const a = ours()[0]!;
     // seed 3 is new in both phases; seeds 1 and 2 run again: train's command changed, and eval reads train's outputs.
@@ -143,7 +147,13 @@ describe('the plan as a pull-request comment (GitHub stand-in)', () => {
     expect(a.body).toContain('| `train` | 1 | 0 | 2 | 0 | command |');
     expect(a.body).toContain('| `eval` | 1 | 0 | 2 | 0 | upstream results |');
     expect(a.body).toContain('GPU-hours 2.0 → 3.0 (+1.0); walltime 2.3 → 3.5 (+1.2) task-hours');
-    expect(ours()[1]!.body).toContain('campaigns/new.yml is new in this pull request: every task is counted as added');
+    expect(ours()[1]!.body).toContain(
+      '`campaigns/new.yml` is new in this pull request: every task is counted as added',
+    );
+    expect(ours()[2]!.body).toContain(
+      '`campaigns/gone.yml` is deleted in this pull request: every task is counted as removed',
+    );
+    expect(ours()[2]!.body).toContain('**0 added, 2 removed, 0 run again**');
     expect(first.summary).toContain('<!-- campaign-plan: same -->');
     expect(first.summary).toContain('changes nothing of the plan');
 
@@ -151,9 +161,9 @@ describe('the plan as a pull-request comment (GitHub stand-in)', () => {
     await writeFile(join(dir, 'campaigns/a.yml'), manifest('a', [1, 2], 'python train.py --fast'));
     const second = await planComment(dir, { number, base: sha }, token);
     expect(second.failure).toBeUndefined();
-    expect(ours().map((c) => c.id)).toEqual([a.id, ours()[1]!.id]);
+    expect(ours().map((c) => c.id)).toEqual([a.id, ours()[1]!.id, ours()[2]!.id]);
     expect(ours()[0]!.body).toContain('**0 added, 0 removed, 4 run again**');
-    expect(commentsOn(number)).toHaveLength(3);
+    expect(commentsOn(number)).toHaveLength(4);
     expect(standin.calls.filter((c) => c.method === 'PATCH' && c.status === 200)).not.toHaveLength(0);
   });
 

@@ -151,7 +151,7 @@ describe('the plan against the base branch', () => {
     ]);
   });
 
-  it('counts every task as added for a new manifest, and a phase dropped as removed', () => {
+  it('counts every task as added for a new manifest, as removed for a deleted one, and a phase dropped as removed', () => {
     const head = planOf(base);
     const d = diffPlans(undefined, head);
     expect(d.phases.map((p) => p.added.length)).toEqual([5, 4]);
@@ -163,10 +163,19 @@ describe('the plan against the base branch', () => {
     ]);
     const text = renderPlanComment(d, {
       file: 'campaigns/c.yml',
-      noBase: 'campaigns/c.yml is new in this pull request',
+      missing: 'new',
     });
-    expect(text).toContain('every task is counted as added');
+    expect(text).toContain('`campaigns/c.yml` is new in this pull request: every task is counted as added.');
     expect(text).toContain('- → ');
+    // A deleted manifest is compared with a plan of no phases.
+    const deleted = diffPlans(head, { ...head, phases: [] });
+    expect(deleted.phases.map((p) => [p.phase, p.removed.length])).toEqual([
+      ['train', 5],
+      ['eval', 4],
+    ]);
+    const gone = renderPlanComment(deleted, { file: 'campaigns/c.yml', missing: 'deleted' });
+    expect(gone).toContain('**0 added, 9 removed, 0 run again**');
+    expect(gone).toContain('every task is counted as removed');
   });
 });
 
