@@ -35,6 +35,16 @@ import { readProvenance, renderProvenance, workdirPath } from './provenance.js';
 import { definitionChangeLine, definitionChanges, keptTasks } from '../decide/definition-changes.js';
 import { asideDir } from '../render/set-aside.js';
 
+const FROM_GITHUB_HELP = `--from-github (read the state the newest trusted workflow run saved on GitHub; token from
+GITHUB_TOKEN, GH_TOKEN or \`gh auth token\`)   --repo OWNER/REPO (else the origin remote)   --branch NAME`;
+
+/** The options of a command that can read its state from GitHub. */
+const FROM_GITHUB = {
+  'from-github': { type: 'boolean' },
+  repo: { type: 'string' },
+  branch: { type: 'string' },
+} as const;
+
 /** A command: its synopsis, what it does and its options (for `campaign help` and `--help`), and how it runs. */
 interface Command {
   synopsis: string;
@@ -83,7 +93,8 @@ never adopted)`,
   },
   status: {
     synopsis: 'status FILE',
-    help: 'the stored state per phase, and the tasks that stopped   --state-dir DIR   --format text|json',
+    help: `the stored state per phase, and the tasks that stopped   --state-dir DIR   --format text|json
+${FROM_GITHUB_HELP}`,
     run: status,
   },
   cancel: {
@@ -102,7 +113,8 @@ cancelled; for when no \`run\` drives it   --state-dir DIR`,
   summary: {
     synopsis: 'summary FILE',
     help: `markdown summary   --state-dir DIR   --out FILE (and the pictures and provenance.jsonl beside it)
---format markdown|json (json: per phase its counts, each stopped task with its log's tail)`,
+--format markdown|json (json: per phase its counts, each stopped task with its log's tail)
+${FROM_GITHUB_HELP}`,
     run: summary,
   },
   results: {
@@ -111,7 +123,8 @@ cancelled; for when no \`run\` drives it   --state-dir DIR`,
 grid without the replicate axis (n of planned, each metric's mean, std, sem, min, max, and which
 replicates are missing); exits 1 when a cell lacks one   --state-dir DIR   --phase NAME
 --tasks (one row per task)   --format csv|jsonl|markdown (default: markdown on a terminal, else csv)
---out FILE`,
+--out FILE
+${FROM_GITHUB_HELP}`,
     run: results,
   },
   provenance: {
@@ -410,6 +423,28 @@ async function run(argv: string[]): Promise<number> {
   }
 }
 
+/**
+ * The campaign of a command that reads its state: with --from-github, the state the newest
+ * trusted workflow run saved, fetched into --state-dir or a temporary directory.
+ */
+async function campaignOf(file: string, values: Record<string, string | boolean | undefined>): Promise<Campaign> {
+  const stateDir = values['state-dir'] as string | undefined;
+  if (values['from-github'] !== true) {
+    if (values.repo !== undefined || values.branch !== undefined)
+      throw new UserError({
+        message: '--repo and --branch say where on GitHub to read the state from',
+        fix: 'add --from-github',
+      });
+    return loadCampaign(file, stateDir);
+  }
+  const c = await loadCampaign(file);
+  const { campaignFromGitHub } = await import('./from-github.js');
+  const repo = values.repo as string | undefined;
+  const branch = values.branch as string | undefined;
+  const where = { ...(repo ? { repo } : {}), ...(branch ? { branch } : {}), ...(stateDir ? { stateDir } : {}) };
+  return campaignFromGitHub(c, where, process.env, note);
+}
+
 /** The stored state, for a command that only reads it (it holds no lock, and repairs nothing). */
 function storedState(c: Campaign): Promise<CampaignState> {
   return loadState(new FileStateStore(c.stateDir, { readOnly: true }), c.manifest.campaign, new Date().toISOString());
@@ -441,9 +476,9 @@ async function cancel(argv: string[]): Promise<number> {
 }
 
 async function status(argv: string[]): Promise<number> {
-  const { values, files } = args(argv, { 'state-dir': { type: 'string' }, format: { type: 'string' } });
+  const { values, files } = args(argv, { 'state-dir': { type: 'string' }, format: { type: 'string' }, ...FROM_GITHUB });
   const fmt = format(values.format);
-  const c = await loadCampaign(files[0]!, values['state-dir'] as string | undefined);
+  const c = await campaignOf(files[0]!, values);
   const state = await storedState(c);
   const record = await summaryRecord(c.plan, state, undefined);
   if (fmt === 'json') process.stdout.write(JSON.stringify(record, null, 2) + '\n');
@@ -495,6 +530,7 @@ async function summary(argv: string[]): Promise<number> {
     'state-dir': { type: 'string' },
     out: { type: 'string' },
     format: { type: 'string' },
+    ...FROM_GITHUB,
   });
   const json = values.format === 'json';
   if (!json && values.format !== undefined && values.format !== 'markdown')
@@ -502,7 +538,7 @@ async function summary(argv: string[]): Promise<number> {
       message: `--format ${String(values.format)} is not known`,
       fix: 'use --format markdown or --format json',
     });
-  const c = await loadCampaign(files[0]!, values['state-dir'] as string | undefined);
+  const c = await campaignOf(files[0]!, values);
   const state = await storedState(c);
   const { executor } = await openFor(c, () => state.created, false);
   try {
@@ -611,10 +647,11 @@ async function results(argv: string[]): Promise<number> {
     tasks: { type: 'boolean' },
     format: { type: 'string' },
     out: { type: 'string' },
+    ...FROM_GITHUB,
   });
   const out = values.out as string | undefined;
   const fmt = resultsFormat(values.format as string | undefined, out === undefined && process.stdout.isTTY);
-  const c = await loadCampaign(files[0]!, values['state-dir'] as string | undefined);
+  const c = await campaignOf(files[0]!, values);
   const state = await storedState(c);
   const { executor } = await openFor(c, () => state.created, false);
   try {

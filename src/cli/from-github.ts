@@ -1,0 +1,169 @@
+/**
+ * `--from-github`: the newest trusted state artifact of the campaign, fetched from the
+ * repository's workflow runs into a directory here, so that `status`, `summary` and `results`
+ * read a campaign that runs in CI as they read a local one. Trusted as the Action trusts a state
+ * it restores (src/github/state-artifacts.ts): a run of a workflow in .github/workflows of this
+ * repository (no fork), on the branch, started by push, workflow_dispatch or schedule.
+ */
+import { execFile } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { z } from 'zod';
+import type { Campaign } from '../app/load.js';
+import { UserError } from '../errors.js';
+import { GitHubReader } from '../github/reader.js';
+import { apiUrlFor, parseRemote, parseRepoOption, type Repository } from '../github/repository.js';
+import { parseStateArtifactName, STATE_FILES, untrustedBecause, type WorkflowRun } from '../github/state-artifacts.js';
+import { unzip } from '../github/unzip.js';
+
+export interface FromGitHubOptions {
+  /** `OWNER/REPO`; else the `origin` remote of the manifest's checkout. */
+  repo?: string;
+  /** Else the repository's default branch. */
+  branch?: string;
+  /** Where the state lands; else a new temporary directory. */
+  stateDir?: string;
+}
+
+/** Earlier runs' artifacts are listed newest first; the state is on the first pages or expired. */
+const MAX_PAGES = 10;
+
+const storedState = z.object({ campaign: z.string() });
+
+/** Fetches the campaign's state and returns the campaign reading it from where it landed. */
+export async function campaignFromGitHub(
+  c: Campaign,
+  o: FromGitHubOptions,
+  env: NodeJS.ProcessEnv,
+  note: (m: string) => void,
+): Promise<Campaign> {
+  const where = o.repo !== undefined ? parseRepoOption(o.repo) : await originOf(c.file);
+  const reader = new GitHubReader({
+    apiUrl: env.GITHUB_API_URL || apiUrlFor(where.host),
+    token: await tokenFor(where, env),
+    owner: where.owner,
+    repo: where.repo,
+  });
+  const branch = o.branch ?? (await reader.defaultBranch());
+  const campaign = c.manifest.campaign;
+  const runs = new Map<number, Promise<WorkflowRun>>();
+  const skipped: string[] = [];
+  for (let page = 1; page <= MAX_PAGES; page++) {
+    const { artifacts, total_count } = await reader.artifacts(page);
+    for (const a of artifacts) {
+      const runId = a.workflow_run?.id;
+      if (a.expired || !runId || parseStateArtifactName(a.name)?.campaign !== campaign) continue;
+      if (!runs.has(runId)) runs.set(runId, reader.run(runId));
+      const run = await runs.get(runId)!;
+      const why = untrustedBecause(run, { repository: reader.fullName, branch });
+      if (why !== undefined) {
+        skipped.push(`${a.name} (run ${runId}): ${why}`);
+        continue;
+      }
+      const zip = await reader.artifactZip(a.id);
+      const problem = unusable(zip, a.digest ?? undefined, campaign);
+      if (typeof problem === 'string') {
+        skipped.push(`${a.name} (run ${runId}): ${problem}`);
+        continue;
+      }
+      const dir =
+        o.stateDir !== undefined ? resolve(o.stateDir) : await mkdtemp(join(tmpdir(), 'campaign-from-github-'));
+      await install(problem, dir);
+      for (const s of skipped) note(`not read: ${s}`);
+      note(
+        `the state of ${campaign} from ${reader.fullName}: artifact ${a.name} (id ${a.id}, made ${a.created_at ?? 'at an unknown time'}) of run ${runId} (${run.event} on ${branch}, ${run.path}), in ${dir}`,
+      );
+      return { ...c, stateDir: dir };
+    }
+    if (page * 100 >= total_count) break;
+  }
+  throw new UserError({
+    message: `${reader.fullName} has no trusted state artifact of ${campaign} on branch ${branch}${skipped.length > 0 ? `:\n  ${skipped.join('\n  ')}` : ''}`,
+    fix:
+      skipped.length > 0
+        ? 'only a push, workflow_dispatch or schedule run of a workflow of this repository on that branch is read: run the campaign there (or give --branch)'
+        : 'run the campaign in a workflow of that repository first (campaign workflow FILE writes one), or give --repo and --branch',
+  });
+}
+
+/** The state's files of a downloaded artifact, or what is wrong with it. */
+function unusable(zip: Buffer, digest: string | undefined, campaign: string): Map<string, Buffer> | string {
+  if (digest?.startsWith('sha256:') && createHash('sha256').update(zip).digest('hex') !== digest.slice(7))
+    return 'its download does not match its digest';
+  let files: Map<string, Buffer>;
+  try {
+    files = unzip(zip);
+  } catch (e) {
+    return (e as Error).message;
+  }
+  const state = files.get('state.json');
+  if (state === undefined) return 'it holds no state.json';
+  let parsed;
+  try {
+    parsed = storedState.safeParse(JSON.parse(state.toString('utf8')));
+  } catch {
+    return 'its state.json does not parse';
+  }
+  if (!parsed.success || parsed.data.campaign !== campaign) return 'its state.json is not this campaign’s state';
+  return files;
+}
+
+/** The state's own files (never anything else an artifact holds), replacing those of an earlier state there. */
+async function install(files: Map<string, Buffer>, dir: string): Promise<void> {
+  await mkdir(dir, { recursive: true });
+  for (const f of [...STATE_FILES.slice(1), STATE_FILES[0]!]) {
+    const bytes = files.get(f);
+    if (bytes === undefined) await rm(join(dir, f), { force: true });
+    else await writeFile(join(dir, f), bytes);
+  }
+}
+
+/** The repository the `origin` remote of the manifest's checkout names. */
+async function originOf(file: string): Promise<Repository> {
+  const url = await run('git', ['remote', 'get-url', 'origin'], dirname(resolve(file)));
+  const repo = url.ok ? parseRemote(url.stdout) : undefined;
+  if (repo === undefined)
+    throw new UserError({
+      message: url.ok
+        ? `the origin remote of ${file}'s checkout (${url.stdout.trim()}) is not a GitHub repository`
+        : `cannot tell ${file}'s repository: its checkout has no origin remote (${url.said})`,
+      fix: 'give --repo OWNER/REPO',
+    });
+  return repo;
+}
+
+/** GITHUB_TOKEN, GH_TOKEN, else the GitHub CLI's login for the host. */
+async function tokenFor(where: Repository, env: NodeJS.ProcessEnv): Promise<string> {
+  const given = env.GITHUB_TOKEN || env.GH_TOKEN;
+  if (given) return given;
+  const gh = await run(
+    'gh',
+    ['auth', 'token', ...(where.host === 'github.com' ? [] : ['--hostname', where.host])],
+    process.cwd(),
+  );
+  if (gh.ok && gh.stdout.trim() !== '') return gh.stdout.trim();
+  throw new UserError({
+    message: `no GitHub token to read ${where.owner}/${where.repo}'s artifacts: GITHUB_TOKEN and GH_TOKEN are not set, and ${gh.missing ? 'the GitHub CLI (gh) is not installed' : `\`gh auth token\` gave none (${gh.said})`}`,
+    fix: `log in with the GitHub CLI (\`gh auth login${where.host === 'github.com' ? '' : ` --hostname ${where.host}`}\`), or set GITHUB_TOKEN to a token that can read the repository's Actions (fine-grained: \`actions: read\`)`,
+  });
+}
+
+interface Ran {
+  ok: boolean;
+  stdout: string;
+  /** The program is not installed. */
+  missing: boolean;
+  /** The first line of what it said when it failed. */
+  said: string;
+}
+
+function run(command: string, args: string[], cwd: string): Promise<Ran> {
+  return new Promise((done) => {
+    execFile(command, args, { cwd, timeout: 20_000 }, (error, stdout, stderr) => {
+      const missing = (error as NodeJS.ErrnoException | null)?.code === 'ENOENT';
+      done({ ok: error === null, stdout, missing, said: stderr.trim().split('\n')[0] || error?.message || '' });
+    });
+  });
+}
