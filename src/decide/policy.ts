@@ -1,20 +1,87 @@
 /** The retry policy a manifest declares, as the transition function asks for it. */
-import type { Manifest } from '../manifest/schema.js';
-import { parseDuration } from '../manifest/units.js';
-import { retryRule, type RetryPolicy } from './transition.js';
+import type { TaskSpec } from '../manifest/expand.js';
+import type { Manifest, Phase } from '../manifest/schema.js';
+import { formatDuration, parseDuration } from '../manifest/units.js';
+import type { ArrayPlan, Plan } from '../plan/plan.js';
+import { grownBudget, remainingBudget, type Budget } from '../plan/walltime.js';
+import { retryRule, type NextWalltime, type RetryPolicy } from './transition.js';
 
 /** The phase a task id belongs to (`<phase>/...`). */
 export const phaseOfTask = (taskId: string): string => taskId.slice(0, taskId.indexOf('/'));
 
-export function retryPolicy(manifest: Manifest): RetryPolicy {
+/**
+ * The policy of a manifest. With its plan, a timeout or a preemption also says the next
+ * attempt's walltime: a continuation's remaining work where the phase declares `checkpoint`,
+ * else, after a timeout, the last walltime times `retry.timeout.time_factor`.
+ */
+export function retryPolicy(manifest: Manifest, plan?: Plan): RetryPolicy {
   const phases = new Map(manifest.phases.map((p) => [p.name, p]));
   const c = manifest.cluster;
   const oom = c.executor === 'ssh-gpu' ? c.oom?.retry : undefined;
+  let located: Map<string, { spec: TaskSpec; array: ArrayPlan }> | undefined;
+  // Made on the first timeout or preemption: most campaigns never need it.
+  const locate = (id: string): { spec: TaskSpec; array: ArrayPlan } | undefined => {
+    if (!plan) return undefined;
+    if (!located) {
+      located = new Map();
+      for (const p of plan.phases) {
+        const specs = new Map([...p.smoke, ...p.tasks].map((t) => [t.id, t]));
+        for (const array of p.arrays) for (const t of array.tasks) located.set(t, { spec: specs.get(t)!, array });
+      }
+    }
+    return located.get(id);
+  };
   return (taskId, cls) => {
-    const rule = retryRule(phases.get(phaseOfTask(taskId))?.retry, manifest.defaults?.retry, cls);
+    const phase = phases.get(phaseOfTask(taskId));
+    const rule = retryRule(phase?.retry, manifest.defaults?.retry, cls);
     if (cls === 'out_of_memory' && oom && rule.attempts === 0) {
       return { ...rule, attempts: oom.attempts, delaySeconds: oom.delay === undefined ? 0 : parseDuration(oom.delay)! };
     }
-    return rule;
+    if (cls !== 'timeout' && cls !== 'preempted') return rule;
+    const at = locate(taskId);
+    if (!phase || !at) return rule;
+    if (phase.checkpoint) {
+      return {
+        ...rule,
+        resume: true,
+        walltime: ({ units }) => {
+          const b = remainingBudget(budgetInput(manifest, phase, at), units);
+          const why =
+            units === undefined
+              ? `continued from its checkpoint with the plan's walltime ${formatDuration(b.seconds)} (no progress to go by)`
+              : `continued from its checkpoint after ${units} ${phase.cost?.unit ?? 'unit'}s: ${b.arithmetic}`;
+          return next(b, why);
+        },
+      };
+    }
+    const factor = (phase.retry?.timeout ?? manifest.defaults?.retry?.timeout)?.time_factor;
+    if (cls !== 'timeout' || factor === undefined || factor <= 1) return rule;
+    return {
+      ...rule,
+      walltime: ({ walltimeSeconds }) => {
+        const b = grownBudget(c, walltimeSeconds ?? at.array.budget.seconds, factor, at.array.resources.partition);
+        return next(b, `walltime grown after a timeout: ${b.arithmetic}`);
+      },
+    };
+  };
+}
+
+const next = (b: Budget, why: string): NextWalltime => ({
+  seconds: b.seconds,
+  ...(b.partition === undefined ? {} : { partition: b.partition }),
+  why,
+});
+
+/** What the plan budgets a task's array from (plan/plan.ts), for the task alone. */
+function budgetInput(manifest: Manifest, phase: Phase, at: { spec: TaskSpec; array: ArrayPlan }) {
+  const overrides = at.spec.stage === 'smoke' ? phase.smoke?.overrides : undefined;
+  return {
+    phase,
+    cluster: manifest.cluster,
+    cell: at.spec.values,
+    ...(at.spec.units === undefined ? {} : { units: at.spec.units }),
+    ...(overrides?.walltime === undefined ? {} : { walltime: overrides.walltime }),
+    ...(manifest.defaults?.walltime === undefined ? {} : { defaultWalltime: manifest.defaults.walltime }),
+    ...(at.array.resources.partition === undefined ? {} : { partition: at.array.resources.partition }),
   };
 }

@@ -28,6 +28,11 @@ function covers(scope: Scope, phase: string, stage: 'smoke' | 'full'): boolean {
 export function scopeActions(actions: readonly Action[], scope: Scope): Action[] {
   const out: Action[] = [];
   for (const a of actions) {
+    // What waits in the queue while the disk is full is held whatever the scope.
+    if (a.type === 'hold') {
+      out.push(a);
+      continue;
+    }
     if (a.type !== 'submit') {
       if (covers(scope, a.phase, 'smoke')) out.push(a);
       continue;

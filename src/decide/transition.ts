@@ -7,7 +7,7 @@ import type { TaskSpec } from '../manifest/expand.js';
 import type { Retry } from '../manifest/schema.js';
 import { parseDuration } from '../manifest/units.js';
 import type { ArrayPlan, Plan, PhasePlan } from '../plan/plan.js';
-import type { Action, CampaignEvent, Defined, Submission } from '../state/events.js';
+import type { Action, CampaignEvent, Defined, Hold, Submission } from '../state/events.js';
 import { checklistKey } from '../judge/checklist.js';
 import { definitionChanges, smokeDefinitions } from './definition-changes.js';
 import { copyTasks, indexOf, setTask } from '../state/task-index.js';
@@ -20,10 +20,21 @@ import {
   type TaskState,
 } from '../state/state.js';
 
+/** A walltime chosen for one attempt, where it is not the plan's, with how it was chosen. */
+export interface NextWalltime {
+  seconds: number;
+  partition?: string;
+  why: string;
+}
+
 export interface RetryRule {
   attempts: number;
   delaySeconds: number;
   memFactor?: number;
+  /** The next attempt continues from the task's checkpoint (CAMPAIGN_RESUME=1). */
+  resume?: boolean;
+  /** The next attempt's walltime, from the one that ended and the units it did. */
+  walltime?: (ended: { walltimeSeconds?: number; units?: number }) => NextWalltime;
 }
 export type RetryPolicy = (taskId: string, cls: FailureClass) => RetryRule;
 
@@ -127,6 +138,8 @@ function applyTaskEvent(t: TaskState, e: Exclude<CampaignEvent, { phase: string 
         ...(e.log === undefined ? {} : { log: e.log }),
         ...(e.walltimeSeconds === undefined ? {} : { walltimeSeconds: e.walltimeSeconds }),
         ...(e.gpus === undefined ? {} : { gpus: e.gpus }),
+        ...(t.resume ? { resumed: true } : {}),
+        ...(t.nextWalltime ? { retimed: t.nextWalltime.why } : {}),
         ...definedBy(e),
       });
       return { ...keep, status: 'submitted', attempts };
@@ -179,6 +192,10 @@ function applyTaskEvent(t: TaskState, e: Exclude<CampaignEvent, { phase: string 
         };
       }
       const mem = rule.memFactor && a.memBytes ? Math.ceil(a.memBytes * rule.memFactor) : undefined;
+      const wall = rule.walltime?.({
+        ...(a.walltimeSeconds === undefined ? {} : { walltimeSeconds: a.walltimeSeconds }),
+        ...(e.units === undefined ? {} : { units: e.units }),
+      });
       return {
         ...keep,
         status: 'retrying',
@@ -186,6 +203,8 @@ function applyTaskEvent(t: TaskState, e: Exclude<CampaignEvent, { phase: string 
         reason: why,
         notBefore: addSeconds(e.at, rule.delaySeconds),
         ...(mem === undefined ? {} : { nextMemBytes: mem }),
+        ...(wall === undefined ? {} : { nextWalltime: wall }),
+        ...(rule.resume ? { resume: true } : {}),
       };
     }
   }
@@ -318,7 +337,8 @@ export function step(state: CampaignState, plan: Plan, now: string, capacity: nu
     indexOf(tasks).completeFor = plan;
   }
 
-  pauseOnFullDisk(tasks, set);
+  const hold = pauseOnFullDisk(tasks, set, plan.executor === 'slurm');
+  if (hold) actions.push({ type: 'hold', ...hold });
   for (const phase of dependencyOrder(plan)) {
     const prev: PhaseState = phases[phase.name] ?? { status: 'waiting' };
     const next = decidePhase(phase, prev, phases, tasks);
@@ -369,15 +389,28 @@ export function diskFullTasks(state: CampaignState): string[] {
  * While a task has found the disk full, the tasks not yet sent are held back (blocked, with
  * the reason; tasks running go on): they would only fail the same way and spend their
  * retries. The next run (startRun) sends them, and the tasks that found the disk full, again.
+ * Where a scheduler queues what was sent (`queued`), the attempts still waiting in its queue
+ * are taken out of it too (the hold returned), or they would start and fail one after another.
  */
-function pauseOnFullDisk(tasks: Record<string, TaskState>, set: (id: string, t: TaskState) => void): void {
+function pauseOnFullDisk(
+  tasks: Record<string, TaskState>,
+  set: (id: string, t: TaskState) => void,
+  queued: boolean,
+): Hold | undefined {
   const index = indexOf(tasks);
   const full = [...index.diskFullIds()];
-  if (full.length === 0) return;
+  if (full.length === 0) return undefined;
   const more = full.length > 1 ? ` and ${full.length - 1} more` : '';
   const reason = `paused: the disk is full (${full[0]}${more}); free space and run again`;
   for (const id of [...index.ids('pending'), ...index.ids('retrying')])
     set(id, { ...tasks[id]!, status: 'blocked', reason });
+  // A submitted task has not been seen to start: in a scheduler's queue, it is waiting there.
+  const waiting = queued ? [...index.ids('submitted')] : [];
+  if (waiting.length === 0) return undefined;
+  return {
+    tasks: waiting.map((id) => ({ task: id, attempt: tasks[id]!.attempts.at(-1)!.n })),
+    reason: `held: taken out of the queue while the disk is full (${full[0]}${more}); sent again by the next run`,
+  };
 }
 
 interface PhaseDecision {
@@ -504,11 +537,20 @@ function dueSubmissions(
   return due.slice(0, room).map(({ slot: { spec, array, index }, t }) => {
     const last = t.attempts[t.attempts.length - 1];
     const mem = t.nextMemBytes ?? last?.memBytes ?? array.resources.memBytes;
+    const wall = t.nextWalltime;
+    const budget = wall && {
+      ...array.budget,
+      seconds: wall.seconds,
+      partition: wall.partition ?? array.budget.partition,
+      arithmetic: wall.why,
+    };
     return {
       task: spec,
       attempt: (last?.n ?? 0) + 1,
-      array,
+      // The array as this attempt is sent in it: with its own walltime where it has one.
+      array: budget ? { ...array, budget } : array,
       index,
+      ...(t.resume ? { resume: true } : {}),
       stageDefinition: from.phase.definitions[spec.stage].id,
       ...(mem === undefined ? {} : { memBytes: mem }),
       ...avoid(t),

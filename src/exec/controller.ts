@@ -29,6 +29,7 @@ import {
 import type { ActiveAttempt, Executor } from './executor.js';
 import type { FileStateStore } from './store/file-store.js';
 import { LinkError } from './transport/transport.js';
+import { withUnitsDone } from './units-done.js';
 
 export interface Controller {
   manifest: Manifest;
@@ -65,7 +66,7 @@ export class CampaignController {
 
   constructor(private readonly c: Controller) {
     this.now = c.now ?? (() => new Date().toISOString());
-    this.policy = retryPolicy(c.manifest);
+    this.policy = retryPolicy(c.manifest, c.plan);
     for (const phase of c.plan.phases) {
       const specs = new Map([...phase.smoke, ...phase.tasks].map((t) => [t.id, t]));
       for (const array of phase.arrays) {
@@ -107,7 +108,13 @@ export class CampaignController {
   }
 
   private async passOnce(state: CampaignState): Promise<{ state: CampaignState; atRest: boolean }> {
-    const observed = await this.c.executor.observe(this.activeAttempts(state));
+    const looked = this.activeAttempts(state);
+    const observed = await withUnitsDone(
+      this.c.manifest,
+      this.c.executor,
+      looked,
+      await this.c.executor.observe(looked),
+    );
     let next = applyEvents(state, observed, this.policy);
     // Before the completions are saved: a pass cut short writes them again when it is made again.
     await this.recordProvenance(
@@ -218,7 +225,12 @@ export class CampaignController {
       return;
     }
     if (attempts.get(id)?.attempt === attempt) return;
-    const a: ActiveAttempt = { task: where.spec, attempt, walltimeSeconds: where.array.budget.seconds };
+    // A continuation or a grown retry runs under a walltime of its own.
+    const a: ActiveAttempt = {
+      task: where.spec,
+      attempt,
+      walltimeSeconds: attempt.walltimeSeconds ?? where.array.budget.seconds,
+    };
     if (where.partition !== undefined) a.partition = where.partition;
     attempts.set(id, a);
   }
@@ -254,6 +266,21 @@ export class CampaignController {
             paths.add(renderPath(this.c.manifest, manifestPhase, tpl, t.values, t.tag));
         }
         return [{ type: 'preconditions', phase: p.name, at: at(), missing: await this.c.executor.missing([...paths]) }];
+      }
+      case 'hold': {
+        // Taken out of the queue, then ended here: a cancelled index that never started may
+        // leave no record for a later pass to find. One that started meanwhile is stopped too.
+        const held = new Set(action.tasks.map((t) => `${t.task}:${t.attempt}`));
+        const attempts = this.activeAttempts(state).filter((a) => held.has(`${a.task.id}:${a.attempt.n}`));
+        await this.c.executor.cancel?.(attempts);
+        return attempts.map((a) => ({
+          type: 'finished',
+          task: a.task.id,
+          attempt: a.attempt.n,
+          at: at(),
+          class: 'disk_full',
+          reason: action.reason,
+        }));
       }
       case 'evaluate_gate': {
         const p = phase(action.phase);

@@ -131,3 +131,36 @@ function place(caps: PartitionCap[], forced: string | undefined, budget: Budget)
     arithmetic: `${budget.arithmetic} → trimmed to ${fit.name}'s cap ${formatDuration(fit.maxSeconds)} (still ≥ cost ${formatDuration(floor)})`,
   };
 }
+
+/**
+ * The walltime of a continuation: the cost model's budget for the units still to do, placed in
+ * the partitions like any other. Without progress to go by, or for a phase whose walltime is
+ * fixed, the budget is the plan's.
+ */
+export function remainingBudget(input: BudgetInput, done: number | undefined): Budget {
+  const full = budgetFor(input);
+  const cost = input.phase.cost;
+  const total = input.units ?? (cost ? valueFor<number>(cost.units, input.cell) : undefined);
+  if (done === undefined || done <= 0 || total === undefined || full.source !== 'cost') return full;
+  const left = Math.max(1, total - done);
+  const rest = budgetFor({ ...input, units: left });
+  return { ...rest, arithmetic: `${num(left)} of ${num(total)} ${cost!.unit}s left: ${rest.arithmetic}` };
+}
+
+/**
+ * The walltime of a retry after a timeout, without a checkpoint: the last one times `factor`,
+ * up to the cap of the largest partition it may go to (or the forced one).
+ */
+export function grownBudget(cluster: Cluster, lastSeconds: number, factor: number, forced: string | undefined): Budget {
+  const caps = partitionCaps(cluster).filter((c) => forced === undefined || c.name === forced);
+  const cap = caps.at(-1)?.maxSeconds ?? Infinity;
+  const seconds = Math.max(lastSeconds, Math.min(ceilMinute(lastSeconds * factor), cap));
+  const capped = seconds === cap ? ` (the cap of ${caps.at(-1)!.name})` : '';
+  const fit = caps.find((c) => seconds <= c.maxSeconds);
+  return {
+    seconds,
+    source: 'walltime',
+    ...(fit ? { partition: fit.name } : {}),
+    arithmetic: `${formatDuration(lastSeconds)} × time_factor ${num(factor)} = ${formatDuration(seconds)}${capped}`,
+  };
+}

@@ -10,17 +10,19 @@ import { UserError } from '../errors.js';
 import type { TaskSpec } from '../manifest/expand.js';
 import type { Manifest } from '../manifest/schema.js';
 import { envName } from '../manifest/template.js';
-import { formatSlurmMem, formatSlurmTime } from '../manifest/units.js';
+import { formatSlurmMem, formatSlurmTime, parseDuration } from '../manifest/units.js';
 import type { ArrayPlan } from '../plan/plan.js';
 import type { Submission } from '../state/events.js';
 import { manifestTaskEnv } from './env.js';
 import { shellQuote } from './shell.js';
-import { renderTaskScript, scriptInputFor } from './task-script.js';
+import { renderTaskScript, resumeEnv, scriptInputFor } from './task-script.js';
 
 export interface SbatchRow {
   index: number;
   task: TaskSpec;
   attempt: number;
+  /** It continues from the task's checkpoint: CAMPAIGN_RESUME=1. */
+  resume?: boolean;
 }
 
 export interface SbatchInput {
@@ -150,9 +152,18 @@ export function renderSbatch(input: SbatchInput): { script: string; table: strin
     }),
     // A failed node is the controller's to handle (that index alone, elsewhere), not Slurm's.
     '#SBATCH --no-requeue',
+    // The warning goes to the batch shell, which passes it on to the command (task-script.ts).
+    ...(phase?.checkpoint
+      ? [directive('signal', `B:${phase.checkpoint.signal}@${Math.round(parseDuration(phase.checkpoint.before)!)}`)]
+      : []),
   ];
   const rows = input.rows
-    .map((row) => tableRow(row.index, manifestTaskEnv(manifest, row.task, row.attempt, input.workdir)))
+    .map((row) =>
+      tableRow(row.index, {
+        ...manifestTaskEnv(manifest, row.task, row.attempt, input.workdir),
+        ...resumeEnv(phase, row.resume),
+      }),
+    )
     .join('\n');
   const table = `${tableHeader(input.submission)}\n${rows}\n`;
   // Compared as strings: awk would take "1 " for the number 1.
@@ -178,6 +189,7 @@ export function renderSbatch(input: SbatchInput): { script: string; table: strin
     prelude,
     oneNode: true,
     markers: { dir: input.markerDir, key: input.submission },
+    ...(phase?.checkpoint ? { checkpointSignal: phase.checkpoint.signal } : {}),
   });
   return { script, table };
 }
@@ -227,7 +239,12 @@ export function submissionFiles(
     jobName: where.name,
     key: first.array.id,
     submission: where.dir.slice(where.dir.lastIndexOf('/') + 1),
-    rows: group.map((s) => ({ index: s.index, task: s.task, attempt: s.attempt })),
+    rows: group.map((s) => ({
+      index: s.index,
+      task: s.task,
+      attempt: s.attempt,
+      ...(s.resume ? { resume: true } : {}),
+    })),
     workdir: where.workdir,
     tablePath: `${where.dir}/table.tsv`,
     logDir: `${where.dir}/logs`,

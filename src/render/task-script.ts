@@ -51,6 +51,11 @@ export interface TaskScriptInput {
    * Slurm's variables, so only the Slurm batch script has them.
    */
   markers?: { dir: string; key: string };
+  /**
+   * The signal a checkpointing phase's command is warned with: Slurm sends it to the batch shell
+   * alone (`--signal=B:…`), which passes it on to the command's process group. With markers only.
+   */
+  checkpointSignal?: string;
 }
 
 /**
@@ -86,6 +91,8 @@ function markerLines(markers: { dir: string; key: string }): {
 
 export function renderTaskScript(input: TaskScriptInput): string {
   const marks = input.markers ? markerLines(input.markers) : undefined;
+  const warn = marks ? input.checkpointSignal : undefined;
+  if (warn !== undefined && !/^[A-Z0-9]+$/.test(warn)) throw new Error(`not a signal name: ${warn}`);
   const lines = [
     '#!/usr/bin/env bash',
     ...(input.header ?? []),
@@ -116,7 +123,22 @@ export function renderTaskScript(input: TaskScriptInput): string {
           // runs, a foreground child (the setup, a gate) defers the trap until it ends, or until
           // Slurm's SIGKILL after KillWait, which leaves no end marker.
           'campaign_child=',
+          ...(warn === undefined
+            ? []
+            : [
+                // The warning interrupts the wait for the command, which is then waited for again.
+                'campaign_warned=0',
+                'campaign_again=0',
+                'campaign_warn() {',
+                '  campaign_warned=1',
+                '  campaign_again=1',
+                `  [ -z "$campaign_child" ] || kill -${warn} -- "-$campaign_child" 2>/dev/null`,
+                '}',
+              ]),
+          ...(warn === undefined || warn === 'TERM' ? [] : [`trap campaign_warn ${warn}`]),
           'campaign_on_term() {',
+          // A warning by SIGTERM is the first SIGTERM; the time limit's is the next.
+          ...(warn === 'TERM' ? ['  [ "$campaign_warned" = 1 ] || { campaign_warn; return; }'] : []),
           '  campaign_signal=TERM',
           '  [ -n "$campaign_child" ] || exit 143',
           // Recorded first: Slurm's SIGKILL after KillWait may come before the command has ended.
@@ -208,15 +230,46 @@ export function renderTaskScript(input: TaskScriptInput): string {
     // Slurm sends its SIGTERM to the batch shell alone, and bash runs no trap until a foreground
     // child ends: the command runs as a process group of its own, which the TERM trap signals
     // and waits for, so the command hears of the time limit and the end marker is written.
-    lines.push('set -m', '{', toShell(input.command), '} &', 'campaign_child=$!', 'set +m', 'wait "$campaign_child"');
+    lines.push('set -m', '{', toShell(input.command), '} &', 'campaign_child=$!', 'set +m');
+    if (warn === undefined) lines.push('wait "$campaign_child"', 'campaign_rc=$?');
+    else
+      lines.push(
+        'campaign_rc=127',
+        'campaign_again=1',
+        'while [ "$campaign_again" = 1 ]; do',
+        '  campaign_again=0',
+        '  wait "$campaign_child"',
+        '  campaign_status=$?',
+        // 127: waited for already (the warning came as it ended), so its status is the one before.
+        '  [ "$campaign_status" -eq 127 ] || campaign_rc=$campaign_status',
+        'done',
+        // Stopped after its warning: the attempt ends at the time limit, TIMEOUT, as on the other executors.
+        'if [ "$campaign_warned" = 1 ] && [ "$campaign_rc" -ne 0 ]; then',
+        '  printf \'[campaign] the command stopped after its checkpoint signal (exit %s): waiting for the time limit\\n\' "$campaign_rc"',
+        '  while :; do sleep 1; done',
+        'fi',
+      );
   } else {
     lines.push(
       toShell(input.command),
       "# shellcheck disable=SC2320 # the command's own status, even when it ends with echo or printf",
+      'campaign_rc=$?',
     );
   }
-  lines.push('campaign_rc=$?', "campaign_step='done'", 'exit "$campaign_rc"', '');
+  lines.push("campaign_step='done'", 'exit "$campaign_rc"', '');
   return lines.join('\n');
+}
+
+/** The phase of a manifest's task. */
+export const phaseOf = (manifest: Manifest, task: TaskSpec): Phase | undefined =>
+  manifest.phases.find((p) => p.name === task.phase);
+
+/**
+ * CAMPAIGN_RESUME for a checkpointing phase's command: 1 where the attempt continues from the
+ * checkpoint of the one before (stopped at its walltime or preempted), else 0.
+ */
+export function resumeEnv(phase: Phase | undefined, resume: boolean | undefined): Record<string, string> {
+  return phase?.checkpoint ? { CAMPAIGN_RESUME: resume ? '1' : '0' } : {};
 }
 
 /** The command a phase runs at a stage: smoke `args` are appended to it. */

@@ -2,10 +2,12 @@
  * The wrapper every attempt of the `local` and `ssh-gpu` executors runs under, and the exit
  * marker it leaves. Started as its own session (setsid), it writes a pid file first, runs the
  * task script as a process group of its own (so the wrapper survives killing that group),
- * enforces the walltime with SIGTERM then SIGKILL to the whole group, kills what the task left
+ * enforces the walltime with SIGTERM then SIGKILL to the whole group (after a phase's checkpoint
+ * signal `before` the end, where it declares one), kills what the task left
  * behind when it ends (children that ignore SIGHUP or SIGTERM keep no GPU), and writes the exit
  * marker by rename, so it is whole or absent, whatever the task did.
  */
+import { parseDuration } from '../manifest/units.js';
 import { shellQuote } from './shell.js';
 
 /** Why an attempt ended, as the marker records it. */
@@ -30,6 +32,27 @@ export interface WrapperInput {
   killAfterSeconds: number;
   /** Source `env.sh` in the attempt directory (a remote launch cannot pass an environment). */
   envFile?: boolean;
+  /** The phase's checkpoint: `signal` to the task's group `beforeSeconds` before the walltime ends. */
+  checkpoint?: { signal: string; beforeSeconds: number };
+}
+
+/** The warning a checkpointing phase's command gets, as the wrapper's timer gives it. */
+export function checkpointOf(
+  checkpoint: { signal: string; before: string | number } | undefined,
+): WrapperInput['checkpoint'] {
+  return checkpoint && { signal: checkpoint.signal, beforeSeconds: parseDuration(checkpoint.before)! };
+}
+
+/**
+ * The watchdog's timeline: sleep to the warning, the signal, sleep to the walltime, SIGTERM,
+ * the grace period, SIGKILL. A warning `before` more than the walltime is sent at once.
+ */
+function watchdog(wall: number, grace: number, checkpoint: WrapperInput['checkpoint']): string {
+  const end = `: > walltime; kill -TERM -- "-$task"; sleep ${grace}; kill -KILL -- "-$task"`;
+  if (!checkpoint) return `( sleep ${wall}; ${end} ) > /dev/null 2>&1 &`;
+  if (!/^[A-Z0-9]+$/.test(checkpoint.signal)) throw new Error(`not a signal name: ${checkpoint.signal}`);
+  const before = Math.min(wall, Math.max(0, Math.round(checkpoint.beforeSeconds)));
+  return `( sleep ${wall - before}; : > warned; kill -${checkpoint.signal} -- "-$task"; sleep ${before}; ${end} ) > /dev/null 2>&1 &`;
 }
 
 /** The file a cancel writes before it signals the task, so the marker records why it ended. */
@@ -53,7 +76,7 @@ export function renderWrapper(input: WrapperInput): string {
     'bash ./task.sh > log 2>&1 < /dev/null &',
     'task=$!',
     'printf \'%s\\n\' "$task" > pgid.tmp && mv pgid.tmp pgid',
-    `( sleep ${wall}; : > walltime; kill -TERM -- "-$task"; sleep ${grace}; kill -KILL -- "-$task" ) > /dev/null 2>&1 &`,
+    watchdog(wall, grace, input.checkpoint),
     'watchdog=$!',
     'wait "$task"',
     'rc=$?',
@@ -64,6 +87,12 @@ export function renderWrapper(input: WrapperInput): string {
     'fi',
     'kill -- "-$watchdog" 2>/dev/null',
     "cause='exit'",
+    ...(input.checkpoint
+      ? [
+          '# Stopped after its warning (it saved its checkpoint and exited): its walltime ended it.',
+          '[ -e warned ] && [ "$rc" -ne 0 ] && cause=walltime',
+        ]
+      : []),
     `[ -e ${CANCEL_FILE} ] && cause=cancel`,
     '[ -e walltime ] && cause=walltime',
     'step=-',

@@ -209,6 +209,7 @@ export function renderSummary(input: SummaryInput, job?: JobView): string {
   const provenanceLines = provenanceSection(plan, state, provenance, job);
 
   const adapted = adaptedRows(plan, state);
+  const retimed = retimedRows(plan, state);
   const unfinished = plan.phases
     .flatMap((p) => [...p.smoke, ...p.tasks])
     .filter((t) => {
@@ -217,6 +218,7 @@ export function renderSummary(input: SummaryInput, job?: JobView): string {
     });
   const entries = unfinished.slice(0, UNFINISHED_SHOWN).map((t) => unfinishedEntry(t.id, state, tails, job));
   let adaptedShown = adapted.slice(0, ADAPTED_SHOWN);
+  let retimedShown = retimed.slice(0, ADAPTED_SHOWN);
   let entriesShown = entries;
   if (job !== undefined) {
     // The fixed parts first; what remains is shared out between the two long sections.
@@ -225,7 +227,11 @@ export function renderSummary(input: SummaryInput, job?: JobView): string {
       adaptedShown.map((r) => [r]),
       Math.max(0, left * ADAPTED_SHARE),
     ).map((r) => r[0]!);
-    entriesShown = fit(entries, Math.max(0, left - bytesOf(adaptedShown)));
+    retimedShown = fit(
+      retimedShown.map((r) => [r]),
+      Math.max(0, left * ADAPTED_SHARE - bytesOf(adaptedShown)),
+    ).map((r) => r[0]!);
+    entriesShown = fit(entries, Math.max(0, left - bytesOf(adaptedShown) - bytesOf(retimedShown)));
   }
   const rest = (n: number, where: string): string =>
     job === undefined
@@ -243,6 +249,17 @@ export function renderSummary(input: SummaryInput, job?: JobView): string {
       ...adaptedShown,
     );
     if (adapted.length > adaptedShown.length) out.push(rest(adapted.length - adaptedShown.length, 'state.json'));
+  }
+  if (retimed.length > 0) {
+    out.push(
+      '',
+      '## Tasks continued or given more time',
+      '',
+      '| task | attempt | result | walltime | how |',
+      '| --- | ---: | --- | ---: | --- |',
+      ...retimedShown,
+    );
+    if (retimed.length > retimedShown.length) out.push(rest(retimed.length - retimedShown.length, 'state.json'));
   }
   out.push(...provenanceLines);
   if (unfinished.length > 0) {
@@ -321,6 +338,23 @@ function adaptedRows(plan: Plan, state: CampaignState): string[] {
       if (!a.adapted || a.adapted.length === 0) continue;
       const result = a.class ?? 'running';
       rows.push(`| ${t.id} | ${a.n} | ${tableCell(result)} | ${tableCell(a.adapted.join('; '))} |`);
+    }
+  }
+  return rows;
+}
+
+/**
+ * Attempts that continued from a checkpoint, or ran under a walltime grown after a timeout:
+ * an adaptation that changes only cost, recorded next to the result.
+ */
+function retimedRows(plan: Plan, state: CampaignState): string[] {
+  const rows: string[] = [];
+  for (const t of plan.phases.flatMap((p) => [...p.smoke, ...p.tasks])) {
+    for (const a of state.tasks[t.id]?.attempts ?? []) {
+      if (!a.resumed && a.retimed === undefined) continue;
+      const how = a.retimed ?? 'continued from its checkpoint';
+      const wall = a.walltimeSeconds === undefined ? '' : formatDuration(a.walltimeSeconds);
+      rows.push(`| ${t.id} | ${a.n} | ${tableCell(a.class ?? 'running')} | ${wall} | ${tableCell(how)} |`);
     }
   }
   return rows;

@@ -40,6 +40,8 @@ export type TaskEvent =
       adapted?: string[];
       /** When it really started, where the scheduler's records say so better than the first sight of it did. */
       startedAt?: string;
+      /** The units of work its log or output says were done, where a checkpointing phase declares its progress. */
+      units?: number;
     };
 
 export type PhaseEvent =
@@ -68,9 +70,21 @@ export interface Submission {
   avoidNodes?: string[];
   /** The id of the task's stage definition, as the plan gives it (the task's own digest is `task.definition`). */
   stageDefinition?: string;
+  /** It continues from the task's checkpoint (CAMPAIGN_RESUME=1); `array.budget` is then its remaining work's. */
+  resume?: boolean;
+}
+
+/**
+ * Attempts still waiting in a scheduler's queue, taken out of it while the campaign is paused:
+ * ended as `disk_full` with the reason, their retries not spent.
+ */
+export interface Hold {
+  tasks: { task: string; attempt: number }[];
+  reason: string;
 }
 
 export type Action =
   | { type: 'submit'; submissions: Submission[] }
   | { type: 'check_preconditions'; phase: string }
-  | { type: 'evaluate_gate'; phase: string };
+  | { type: 'evaluate_gate'; phase: string }
+  | ({ type: 'hold' } & Hold);

@@ -37,6 +37,10 @@ export const attemptSchema = z.object({
   walltimeSeconds: z.number().optional(),
   /** Where the scheduler granted less than asked (time, GPUs, partition), in plain words. */
   adapted: z.array(z.string()).optional(),
+  /** It continued from the checkpoint of the attempt before (sent with CAMPAIGN_RESUME=1). */
+  resumed: z.boolean().optional(),
+  /** How its walltime was chosen where it is not the plan's (a continuation's remaining work, a grown retry). */
+  retimed: z.string().optional(),
   /** The digest of the task's definition it ran under (plan/definition.ts). */
   definition: z.string().optional(),
   /** Its stage's definition (an id of the state's `definitions`): which parts a later change touched. */
@@ -77,6 +81,10 @@ export const taskStateSchema = z.object({
   notBefore: z.string().optional(),
   /** Memory for the next attempt after an out-of-memory failure. */
   nextMemBytes: z.number().optional(),
+  /** The walltime of the next attempt after a timeout or preemption, with how it was chosen. */
+  nextWalltime: z.object({ seconds: z.number(), partition: z.string().optional(), why: z.string() }).optional(),
+  /** The next attempt continues from the task's checkpoint. */
+  resume: z.boolean().optional(),
   reason: z.string().optional(),
   /** Why a submitted task is not running yet, in plain words. */
   waiting: z.string().optional(),

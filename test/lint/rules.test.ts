@@ -154,6 +154,14 @@ const CASES: Record<string, Case[]> = {
       ),
     },
   ],
+  'checkpoint-before-walltime': [
+    {
+      name: 'a checkpoint signal as early as the walltime',
+      bad: edit(BASE, ['    smoke:\n', '    checkpoint: { signal: USR1, before: 1h }\n    smoke:\n']),
+      at: 'checkpoint:',
+      good: edit(BASE, ['    smoke:\n', '    checkpoint: { signal: USR1, before: 5m }\n    smoke:\n']),
+    },
+  ],
   'mixed-resource-class': [
     {
       name: 'a stratum split by a resource that varies along another axis',

@@ -18,8 +18,15 @@ import { classifyEnd } from '../../judge/attempt-end.js';
 import type { Attempt } from '../../state/state.js';
 import { manifestTaskEnv } from '../../render/env.js';
 import { environmentWithoutSecrets } from '../secrets.js';
-import { renderTaskScript, scriptInputFor } from '../../render/task-script.js';
-import { CANCEL_FILE, parseExitMarker, renderCancel, renderWrapper, type ExitMarker } from '../../render/wrapper.js';
+import { phaseOf, renderTaskScript, resumeEnv, scriptInputFor } from '../../render/task-script.js';
+import {
+  CANCEL_FILE,
+  checkpointOf,
+  parseExitMarker,
+  renderCancel,
+  renderWrapper,
+  type ExitMarker,
+} from '../../render/wrapper.js';
 import { parseSetAside, renderSetAside, type SetAsideResult } from '../../render/set-aside.js';
 import { cancelFailed, setAsideOrThrow } from '../remote-workdir.js';
 import { LocalTransport } from '../transport/local.js';
@@ -139,13 +146,19 @@ export class LocalExecutor implements Executor {
     await writeAtomic(join(dir, 'task.sh'), body);
     await writeAtomic(
       join(dir, 'wrapper.sh'),
-      renderWrapper({ dir, walltimeSeconds: sub.array.budget.seconds, killAfterSeconds: KILL_AFTER }),
+      renderWrapper({
+        dir,
+        walltimeSeconds: sub.array.budget.seconds,
+        killAfterSeconds: KILL_AFTER,
+        checkpoint: checkpointOf(phaseOf(this.opts.manifest, sub.task)?.checkpoint),
+      }),
     );
     if (sub.task.definition !== undefined) await writeFile(join(dir, 'definition'), `${sub.task.definition}\n`);
     await writeFile(join(dir, 'launched'), `${at}\n`);
     const env = {
       ...environmentWithoutSecrets(),
       ...manifestTaskEnv(this.opts.manifest, sub.task, sub.attempt, this.opts.workdir),
+      ...resumeEnv(phaseOf(this.opts.manifest, sub.task), sub.resume),
     };
     const child = spawn('bash', [join(dir, 'wrapper.sh')], {
       detached: true,

@@ -1006,11 +1006,11 @@ function adapted(record: JobRecord, seconds: number, partition: string | undefin
   return less.length > 0 ? { adapted: less } : {};
 }
 
-/** Submissions that can share one sbatch: one array, one memory, one set of nodes to avoid. */
+/** Submissions that can share one sbatch: one array, one walltime, one memory, one set of nodes to avoid. */
 function groupSubmissions(subs: readonly Submission[]): Submission[][] {
   const groups = new Map<string, Submission[]>();
   for (const s of subs) {
-    const k = `${s.array.id}\u0000${s.memBytes ?? ''}\u0000${(s.avoidNodes ?? []).join(',')}`;
+    const k = `${s.array.id}\u0000${s.array.budget.seconds}\u0000${s.memBytes ?? ''}\u0000${(s.avoidNodes ?? []).join(',')}`;
     const g = groups.get(k);
     if (g) g.push(s);
     else groups.set(k, [s]);

@@ -1,0 +1,35 @@
+/**
+ * The units of work a timed-out or preempted attempt of a checkpointing phase had done, read
+ * from its log or its output as the phase's `cost.progress` says: its continuation is budgeted
+ * for the rest (decide/policy.ts).
+ */
+import { taskProgress } from '../calibrate/progress.js';
+import type { Manifest } from '../manifest/schema.js';
+import type { TaskEvent } from '../state/events.js';
+import type { ActiveAttempt, Executor } from './executor.js';
+
+export async function withUnitsDone(
+  manifest: Manifest,
+  executor: Executor,
+  active: readonly ActiveAttempt[],
+  events: TaskEvent[],
+): Promise<TaskEvent[]> {
+  const byTask = new Map(active.map((a) => [a.task.id, a]));
+  const out: TaskEvent[] = [];
+  for (const e of events) {
+    const a = byTask.get(e.task);
+    const phase = manifest.phases.find((p) => p.name === a?.task.phase);
+    const progress = phase?.checkpoint ? phase.cost?.progress : undefined;
+    if (e.type !== 'finished' || (e.class !== 'timeout' && e.class !== 'preempted') || !a || !progress) {
+      out.push(e);
+      continue;
+    }
+    const facts =
+      progress.log !== undefined
+        ? { log: await executor.readLog(a.task, a.attempt) }
+        : { output: (await executor.outputFacts(a.task, a.attempt, true)).text ?? '' };
+    const units = taskProgress(progress, facts)?.units;
+    out.push(units === undefined ? e : { ...e, units });
+  }
+  return out;
+}
