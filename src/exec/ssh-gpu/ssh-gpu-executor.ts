@@ -224,11 +224,16 @@ export class SshGpuExecutor implements Executor {
     const refused = checks.find((c) => c.error !== undefined && !c.unreachable);
     if (refused) throw refused.error;
     if (checks.every((c) => c.unreachable)) throw checks[0]!.error;
+    for (const [i, c] of checks.entries())
+      if (c.unreachable) this.warn(notAnswering(c.where, this.servers[i]!.out!.why, 0));
     await this.checkShared();
     return checks.flatMap((c) => c.gpus ?? []);
   }
 
-  /** Each server probed, what it has or why it could not be; a server that does not answer is left out for now. */
+  /**
+   * Each server probed, what it has or why it could not be; a server that does not answer is
+   * left out for now (said by the caller).
+   */
   async checkServers(): Promise<ServerCheck[]> {
     return Promise.all(
       this.servers.map(async (s): Promise<ServerCheck> => {
@@ -236,7 +241,7 @@ export class SshGpuExecutor implements Executor {
           await this.look(s, []);
         } catch (e) {
           if (!isUnanswered(e)) throw e;
-          this.leaveOut(s, (e as Error).message);
+          s.out = { why: (e as Error).message, retryAt: Date.now() + RETRY_OUT_MS };
           return { where: s.where, error: e, unreachable: true };
         }
         try {

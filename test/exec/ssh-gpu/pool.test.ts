@@ -103,6 +103,25 @@ phases:
     expect(onServer(first!, gpus[0]!) && onServer(second!, gpus[1]!)).toBe(true);
   }, 90_000);
 
+  it('campaign check probes every server and finds the workdir shared', async (ctx) => {
+    if (!first || !second) return ctx.skip();
+    const { dir, cluster, workdir } = await setUp('check', 2);
+    const manifest = await writeManifest(
+      dir,
+      `campaign: pool-check
+${cluster}workdir: ${workdir}
+phases:
+  - name: p
+    walltime: 30s
+    command: echo hi
+`,
+    );
+    const r = await runCli(['check', manifest]);
+    expect(r.code, r.stderr).toBe(0);
+    for (const s of [first, second]) expect(r.stdout).toContain(`gpus     ${s.target}: 2 of 2 GPUs free`);
+    expect(r.stdout).toContain('the servers that answer share the workdir');
+  }, 60_000);
+
   it('24 tasks spread over both; the second server stopped mid-run delays its tasks, none lost or started twice', async (ctx) => {
     if (!first || !second) return ctx.skip();
     const { dir, cluster, log, entries, workdir } = await setUp('outage', 4);
