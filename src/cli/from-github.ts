@@ -62,15 +62,23 @@ export async function campaignFromGitHub(
         skipped.push(`${a.name} (run ${runId}): ${why}`);
         continue;
       }
-      const zip = await reader.artifactZip(a.id);
-      const problem = unusable(zip, a.digest ?? undefined, campaign);
-      if (typeof problem === 'string') {
-        skipped.push(`${a.name} (run ${runId}): ${problem}`);
+      let zip: Buffer;
+      try {
+        zip = await reader.artifactZip(a.id);
+      } catch (e) {
+        // A refusal of the token holds for every artifact; a failed download (expired, cut off) is this one's.
+        if (e instanceof UserError) throw e;
+        skipped.push(`${a.name} (run ${runId}): ${(e as Error).message}`);
+        continue;
+      }
+      const files = stateFiles(zip, a.digest ?? undefined, campaign);
+      if (typeof files === 'string') {
+        skipped.push(`${a.name} (run ${runId}): ${files}`);
         continue;
       }
       const dir =
         o.stateDir !== undefined ? resolve(o.stateDir) : await mkdtemp(join(tmpdir(), 'campaign-from-github-'));
-      await install(problem, dir);
+      await install(files, dir);
       for (const s of skipped) note(`not read: ${s}`);
       note(
         `the state of ${campaign} from ${reader.fullName}: artifact ${a.name} (id ${a.id}, made ${a.created_at ?? 'at an unknown time'}) of run ${runId} (${run.event} on ${branch}, ${run.path}), in ${dir}`,
@@ -89,7 +97,7 @@ export async function campaignFromGitHub(
 }
 
 /** The state's files of a downloaded artifact, or what is wrong with it. */
-function unusable(zip: Buffer, digest: string | undefined, campaign: string): Map<string, Buffer> | string {
+function stateFiles(zip: Buffer, digest: string | undefined, campaign: string): Map<string, Buffer> | string {
   if (digest?.startsWith('sha256:') && createHash('sha256').update(zip).digest('hex') !== digest.slice(7))
     return 'its download does not match its digest';
   let files: Map<string, Buffer>;

@@ -5,7 +5,7 @@
  * adapter, the local state is gone, and the CLI reads the campaign from GitHub alone.
  */
 import { execFileSync } from 'node:child_process';
-import { mkdir, rm, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { parseRemote } from '../../src/github/repository.js';
@@ -21,6 +21,7 @@ let dir: string;
 let manifest: string;
 let local: { status: string; summary: string };
 let trusted: { name: string; runId: number };
+let intact: { name: string; runId: number };
 
 /** The environment of a researcher's shell: no token of the test's own, the stand-in as the API. */
 function shell(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
@@ -29,7 +30,11 @@ function shell(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
 }
 
 /** Uploads a state directory as a job of `run` does, through the Action's adapter. */
-async function upload(run: Run, campaign: string, stateDir: string): Promise<{ name: string; runId: number }> {
+async function upload(
+  run: Run,
+  campaign: string,
+  stateDir: string,
+): Promise<{ name: string; id: number; runId: number }> {
   const env = gh.jobEnv(run, { workspace: tempRoot(), job: 'settle' });
   for (const [k, v] of Object.entries(env)) vi.stubEnv(k, v);
   try {
@@ -72,6 +77,14 @@ beforeAll(async () => {
   trusted = await upload(gh.newRun({ event: 'schedule' }), 'fromgh', state);
   // Newer, and not to be read: a fork's pull request planted a state of the same name.
   await upload(gh.newRun({ event: 'pull_request', headRepository: 'mallory/experiments' }), 'fromgh', state);
+  // Another campaign of the same shape, whose newest trusted save is damaged on its way down.
+  const damaged = join(tempRoot(), 'damaged');
+  await mkdir(damaged);
+  const stored = JSON.parse(await readFile(join(state, 'state.json'), 'utf8')) as { campaign: string };
+  await writeFile(join(damaged, 'state.json'), JSON.stringify({ ...stored, campaign: 'damaged' }));
+  intact = await upload(gh.newRun(), 'damaged', damaged);
+  const flipped = await upload(gh.newRun(), 'damaged', damaged);
+  gh.faults.push({ artifactId: flipped.id, kind: 'flip' });
   await rm(state, { recursive: true });
 
   const planted = join(tempRoot(), 'planted');
@@ -131,6 +144,23 @@ describe('campaign … --from-github', () => {
       expect(r.stderr).toMatch(
         /it was made by a pull_request run; only push, workflow_dispatch and schedule runs are trusted/,
       );
+    },
+    30_000,
+  );
+
+  it.concurrent(
+    'passes over a download that does not match its digest, for the older intact one (GitHub stand-in)',
+    async () => {
+      const other = await writeManifest(tempRoot(), campaignYaml('damaged'), 'damaged.yml');
+      const r = await runCli(['status', other, '--from-github', '--repo', `${gh.owner}/${gh.repo}`], {
+        env: shell({ GITHUB_TOKEN: token }),
+      });
+      expect(r.code, r.stderr).toBe(0);
+      expect(r.stdout).toBe(local.status);
+      expect(r.stderr).toMatch(
+        /not read: campaign-state\.damaged\.\S+ \(run \d+\): its download does not match its digest/,
+      );
+      expect(r.stderr).toContain(`artifact ${intact.name} `);
     },
     30_000,
   );
