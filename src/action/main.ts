@@ -33,7 +33,6 @@ import { DROVE_FILE } from '../decide/parallel-states.js';
 import type { CampaignState } from '../state/state.js';
 import { allCompleted, phaseCounts, renderSummary, type SummaryInput } from '../report/summary.js';
 import type { GitHubServices, StateArtifactRef } from './github/services.js';
-import { planComment, restComments } from './plan-comment.js';
 import { annotate, problemFindings, writeSummary } from './report.js';
 import type { MainSettings } from './settings.js';
 
@@ -65,6 +64,8 @@ export async function run(s: MainSettings, services: GitHubServices, ctx: RunCon
   if (s.command === 'plan-comment') {
     const token = s.token ?? process.env.GITHUB_TOKEN ?? '';
     const eventPath = process.env.GITHUB_EVENT_PATH;
+    // Loaded only here: the REST client is a chunk of the bundle that no other command reads.
+    const { planComment, restComments } = await import('./plan-comment.js');
     return planComment({ manifest: s.manifest, eventPath, comments: restComments(process.env, token) });
   }
   const loaded = await loadCampaign(s.manifest, s['state-dir']);

@@ -134,6 +134,8 @@ export class CampaignController {
     const settled = step(next, this.c.plan, this.now(), 0).state;
     await this.c.store.append([...observed, ...acted]);
     await this.c.store.save(settled);
+    // Kept for the saved record, so that the record this pass began from is not kept alive.
+    this.trackActive(settled);
     const rest = this.c.scope
       ? scopeAtRest(this.c.plan, settled, actions, this.c.scope)
       : atRest(settled, decided.actions);
@@ -202,6 +204,11 @@ export class CampaignController {
    * cost a tenth of a second.
    */
   private activeAttempts(state: CampaignState): ActiveAttempt[] {
+    return [...this.trackActive(state).values()];
+  }
+
+  /** The active attempts of `state`, brought up to date from those of the record last looked at. */
+  private trackActive(state: CampaignState): Map<string, ActiveAttempt> {
     const index = indexOf(state.tasks);
     const known = this.active;
     const changed = known && changedSince(known.tasks, state.tasks);
@@ -213,7 +220,7 @@ export class CampaignController {
       for (const id of changed) this.putActive(attempts, id, state.tasks[id]);
     }
     this.active = { tasks: state.tasks, attempts };
-    return [...attempts.values()];
+    return attempts;
   }
 
   /** Puts task `id`'s active attempt in `attempts`, or takes it out where it has none. */
