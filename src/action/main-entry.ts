@@ -5,7 +5,7 @@
 import * as core from '@actions/core';
 import { tmpdir } from 'node:os';
 import { entry } from './entry.js';
-import { githubServices, type GitHubServices } from './github/services.js';
+import type { GitHubServices } from './github/services.js';
 import { run as runCampaign } from './main.js';
 import { readMainSettings } from './settings.js';
 
@@ -15,19 +15,21 @@ export async function run(): Promise<void> {
     const token = settings.token ?? process.env.GITHUB_TOKEN ?? '';
     if (token !== '') core.setSecret(token);
     // Made when first used: `plan` and `check` need no GitHub, and run where the runner's
-    // GITHUB_* variables are not set (GitHub's local runner tool).
-    let made: GitHubServices | undefined;
-    const services = (): GitHubServices => (made ??= githubServices(process.env, token, (m) => core.warning(m)));
+    // GITHUB_* variables are not set (GitHub's local runner tool). Loaded then too: the artifact
+    // client and the REST client are most of the bundle, a chunk of their own that `plan` never
+    // reads.
+    let made: Promise<GitHubServices> | undefined;
+    const services = (): Promise<GitHubServices> =>
+      (made ??= import('./github/services.js').then((m) =>
+        m.githubServices(process.env, token, (w) => core.warning(w)),
+      ));
     const lazy: GitHubServices = {
-      get state() {
-        return services().state;
+      state: {
+        restoreNewest: async (...a) => (await services()).state.restoreNewest(...a),
+        save: async (...a) => (await services()).state.save(...a),
       },
-      get gate() {
-        return services().gate;
-      },
-      get handover() {
-        return services().handover;
-      },
+      gate: { publish: async (...a) => (await services()).gate.publish(...a) },
+      handover: { dispatchAgain: async (...a) => (await services()).handover.dispatchAgain(...a) },
     };
     return runCampaign(settings, lazy, {
       job: process.env.GITHUB_JOB ?? 'campaign',

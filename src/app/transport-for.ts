@@ -14,10 +14,11 @@ import {
   readSshConfig,
   resolveAccess,
 } from '../exec/transport/ssh-config.js';
-import { SshTransport, type SshHop } from '../exec/transport/ssh.js';
+import type { SshHop, SshTransportOptions } from '../exec/transport/ssh.js';
 import { parseTarget } from '../exec/transport/target.js';
 import { askOnTerminal } from '../exec/transport/terminal-prompt.js';
-import type { Transport } from '../exec/transport/transport.js';
+import type { CommandResult, Transport } from '../exec/transport/transport.js';
+import type { Word } from '../exec/transport/words.js';
 import type { Campaign } from './load.js';
 
 /** The SSH key (its text, or its file) and passphrase, and the ssh-agent, handed over by the front end. */
@@ -58,7 +59,7 @@ export function transportFor(c: Campaign, ssh: SshSecrets): Transport {
   }
   const hops = sshHops(c)!;
   const target = hops.pop()!;
-  const ssh2 = new SshTransport({
+  const ssh2 = new LazySshTransport({
     ...target,
     jumps: hops,
     // Looked up in an environment of their own, never process.env: no child can inherit them.
@@ -71,6 +72,61 @@ export function transportFor(c: Campaign, ssh: SshSecrets): Transport {
   });
   // An automation node's Slurm-only list has no SFTP: its files are read with cat and ls.
   return restriction(cluster) === 'slurm' ? new FilesByCommands(ssh2) : ssh2;
+}
+
+/**
+ * An SshTransport made when first used: ssh2 and the SSH code are loaded then, so that a
+ * command that never reaches the cluster (plan, lint) does not load them (in the action's
+ * bundle they are a chunk of their own, read only when imported). The options are checked and
+ * the keys read when it is made, so a UserError for them comes with the first command.
+ */
+class LazySshTransport implements Transport {
+  private made: Promise<Transport> | undefined;
+  private inner: Transport | undefined;
+
+  constructor(private readonly opts: SshTransportOptions) {}
+
+  private open(): Promise<Transport> {
+    return (this.made ??= import('../exec/transport/ssh.js').then((m) => (this.inner = new m.SshTransport(this.opts))));
+  }
+
+  get commandsSent(): number {
+    return this.inner?.commandsSent ?? 0;
+  }
+
+  async exec(command: string, opts?: { timeoutMs?: number; stdin?: string }): Promise<CommandResult> {
+    return (await this.open()).exec(command, opts);
+  }
+
+  async run(words: readonly Word[], opts?: { timeoutMs?: number; stdin?: string }): Promise<CommandResult> {
+    return (await this.open()).run(words, opts);
+  }
+
+  async writeFile(path: string, data: string, opts?: { mode?: number }): Promise<void> {
+    return (await this.open()).writeFile(path, data, opts);
+  }
+
+  async readFile(path: string, opts?: { maxBytes?: number }): Promise<string | undefined> {
+    return (await this.open()).readFile(path, opts);
+  }
+
+  async stat(path: string): Promise<{ size: number; mtimeMs: number; isFile: boolean } | undefined> {
+    return (await this.open()).stat(path);
+  }
+
+  async realpath(path: string): Promise<string | undefined> {
+    return (await this.open()).realpath(path);
+  }
+
+  async mkdirp(path: string): Promise<void> {
+    return (await this.open()).mkdirp(path);
+  }
+
+  async close(): Promise<void> {
+    // Never opened: there is no connection to close.
+    if (this.made === undefined) return;
+    await (await this.made.catch(() => undefined))?.close();
+  }
 }
 
 /** The user the login node is logged into as (an alias resolved through the SSH config); undefined without a login. */

@@ -1,0 +1,92 @@
+/**
+ * Commands that need no network load no network code: the SSH client (ssh2 and our transport
+ * over it), the artifact client and GitHub's REST client are imported only by the commands that
+ * reach a cluster or GitHub. Each command runs from lib/ under a module hook that writes down
+ * every module it resolves.
+ */
+import { spawnSync } from 'node:child_process';
+import { readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { beforeAll, expect, it } from 'vitest';
+import { BIN, REPO, ensureBuilt, makeTemp } from '../helpers/cli.js';
+
+/** What a command that reaches nothing must not load. */
+const NETWORK = [
+  '/node_modules/ssh2/',
+  '/lib/exec/transport/ssh.js',
+  '/node_modules/@actions/artifact/',
+  '/node_modules/@actions/github/',
+];
+
+let dir: string;
+let hooks: string;
+beforeAll(async () => {
+  await ensureBuilt();
+  dir = await makeTemp('lazy-loading');
+  // A resolve hook (module.register) that appends each resolved URL to the file it is given.
+  const resolveHooks = join(dir, 'hooks.mjs');
+  await writeFile(
+    resolveHooks,
+    `import { appendFileSync } from 'node:fs';
+export async function resolve(specifier, context, next) {
+  const r = await next(specifier, context);
+  appendFileSync(process.env.LOADED_LOG, r.url + '\\n');
+  return r;
+}
+`,
+  );
+  hooks = join(dir, 'register.mjs');
+  await writeFile(
+    hooks,
+    `import { register } from 'node:module';\nregister(${JSON.stringify(pathToFileURL(resolveHooks).href)});\n`,
+  );
+}, 300_000);
+
+/** The modules `node args` resolved, with its exit status and output. */
+async function loaded(name: string, args: string[], env: NodeJS.ProcessEnv = {}) {
+  const log = join(dir, `${name}.log`);
+  await writeFile(log, '');
+  const r = spawnSync(process.execPath, ['--import', pathToFileURL(hooks).href, ...args], {
+    cwd: REPO,
+    env: { PATH: process.env.PATH, HOME: process.env.HOME, LOADED_LOG: log, ...env },
+    encoding: 'utf8',
+  });
+  return { status: r.status, out: `${r.stdout}${r.stderr}`, urls: (await readFile(log, 'utf8')).split('\n') };
+}
+
+const network = (urls: string[]) => urls.filter((u) => NETWORK.some((n) => u.includes(n)));
+
+it.concurrent('campaign plan and lint load no network code', async () => {
+  for (const command of ['plan', 'lint']) {
+    const r = await loaded(command, [BIN, command, 'examples/quickstart.yml']);
+    expect(r.status, r.out).toBe(0);
+    expect(r.urls.some((u) => u.endsWith('/lib/cli/main.js'))).toBe(true);
+    expect(network(r.urls)).toEqual([]);
+  }
+});
+
+it.concurrent('the action’s plan loads no network code; its check loads the SSH client', async () => {
+  const out = join(dir, 'output');
+  const summary = join(dir, 'summary');
+  await writeFile(out, '');
+  await writeFile(summary, '');
+  const env = (command: string, manifest: string) => ({
+    GITHUB_WORKSPACE: REPO,
+    GITHUB_OUTPUT: out,
+    GITHUB_STEP_SUMMARY: summary,
+    RUNNER_TEMP: dir,
+    INPUT_COMMAND: command,
+    INPUT_MANIFEST: manifest,
+  });
+  const plan = await loaded('action-plan', ['lib/action/main-index.js'], env('plan', 'examples/distill.yml'));
+  expect(plan.status, plan.out).toBe(0);
+  expect(network(plan.urls)).toEqual([]);
+  // With no key anywhere (a home of its own), the check fails at the login, once ssh2 is loaded.
+  const check = await loaded('action-check', ['lib/action/main-index.js'], {
+    ...env('check', 'examples/distill.yml'),
+    HOME: dir,
+  });
+  expect(check.out).toContain('no SSH key');
+  expect(check.urls.some((u) => u.includes('/node_modules/ssh2/'))).toBe(true);
+});
