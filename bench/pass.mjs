@@ -1,6 +1,7 @@
 // The cost of one controller pass (observe + decide + save) with 1,000, 10,000 and 100,000
-// tasks in the state. Run with `bench/pass` (builds first); `node bench/pass.mjs 100000` runs
-// one size. Each size runs in a child process of its own, so its memory figures are its own.
+// tasks in the state. Run with `bench/pass` (builds first); `node --expose-gc bench/pass.mjs
+// 100000` runs one size. Each size runs in a child process of its own, so its memory figures are
+// its own; its memory is read after the passes, after a full collection, and after a wait.
 //
 // The executor is a stand-in (it measures the controller, not the cluster): Slurm-like handles,
 // room for 90% of the tasks at a time, and on each pass 20% of the queued attempts start and 1% of
@@ -23,6 +24,8 @@ import { sweepManifest } from './sweep-manifest.mjs';
 
 const SIZES = [1_000, 10_000, 100_000];
 const TIMED = 5;
+/** How long the bench waits after the passes before it reads the memory the process keeps. */
+const WAIT_MS = 10_000;
 
 /** A grid of n tasks: size (5) × variant (10) × seed × lr. */
 function manifest(n) {
@@ -208,16 +211,12 @@ async function one(n) {
       state = (await controller.pass(state)).state;
       const ms = performance.now() - t0;
       const cpu = process.cpuUsage(cpu0);
-      // The serialization alone, as a save does it first.
-      const s0 = performance.now();
-      JSON.stringify(state);
       passes.push({
         ms,
         cpu: (cpu.user + cpu.system) / 1000,
         executor: executor.spent,
         save: store.saving,
         append: store.appending,
-        stringify: performance.now() - s0,
         written: written() - w0,
         events: statSync(store.eventsPath).size - eventsBefore,
       });
@@ -225,7 +224,15 @@ async function one(n) {
       const compacted = await store.compactIfDue();
       passes.at(-1).compact = compacted ? store.lastCompaction : 0;
     }
+    // Memory as the last pass left it, garbage included; then what the process holds between
+    // passes: after a full collection, and after the wait before the next pass (the run loops
+    // wait at least a few seconds, in which V8 gives back the pages the collection freed).
     const mem = process.memoryUsage();
+    globalThis.gc?.();
+    const collected = process.memoryUsage();
+    await new Promise((r) => setTimeout(r, WAIT_MS));
+    globalThis.gc?.();
+    const waited = process.memoryUsage();
     const pick = (k) => median(passes.map((p) => p[k]));
     return {
       n: tasks,
@@ -238,7 +245,6 @@ async function one(n) {
       executorMs: pick('executor'),
       saveMs: pick('save'),
       appendMs: pick('append'),
-      stringifyMs: pick('stringify'),
       written: pick('written'),
       events: pick('events'),
       stateBytes: statSync(store.statePath).size,
@@ -246,6 +252,9 @@ async function one(n) {
       rss: mem.rss,
       peakRss: process.resourceUsage().maxRSS * 1024,
       heap: mem.heapUsed,
+      rssCollected: collected.rss,
+      heapCollected: collected.heapUsed,
+      rssWaited: waited.rss,
     };
   } finally {
     rmSync(dir, { recursive: true, force: true });
@@ -258,7 +267,9 @@ if (arg !== undefined) {
 } else {
   const self = fileURLToPath(import.meta.url);
   for (const n of SIZES) {
-    const r = JSON.parse(execFileSync(process.execPath, [self, String(n)], { encoding: 'utf8', maxBuffer: 1 << 20 }));
+    const r = JSON.parse(
+      execFileSync(process.execPath, ['--expose-gc', self, String(n)], { encoding: 'utf8', maxBuffer: 1 << 20 }),
+    );
     const states = Object.entries(r.counts)
       .map(([s, k]) => `${s} ${k}`)
       .join(', ');
@@ -268,9 +279,7 @@ if (arg !== undefined) {
     );
     console.log(`  CPU time (user+sys)   ${r.cpuMs.toFixed(0)} ms`);
     console.log(`  stand-in executor     ${r.executorMs.toFixed(0)} ms`);
-    console.log(
-      `  save state            ${r.saveMs.toFixed(0)} ms (JSON.stringify of the whole state: about ${r.stringifyMs.toFixed(0)} ms)`,
-    );
+    console.log(`  save state            ${r.saveMs.toFixed(0)} ms`);
     console.log(`  append events.jsonl   ${r.appendMs.toFixed(0)} ms`);
     console.log(`  decide (the rest)     ${(r.passMs - r.executorMs - r.saveMs - r.appendMs).toFixed(0)} ms`);
     const compactions = r.compactMs.filter((ms) => ms > 0).map((ms) => ms.toFixed(0));
@@ -279,7 +288,9 @@ if (arg !== undefined) {
     );
     console.log(`state.json             ${mib(r.stateBytes)} (state.journal.jsonl ${mib(r.journalBytes)} at the end)`);
     console.log(`written per pass       ${mib(r.written)} (events.jsonl +${(r.events / 1024).toFixed(0)} KiB)`);
-    console.log(`memory                 RSS ${mib(r.rss)} (peak ${mib(r.peakRss)}), heap used ${mib(r.heap)}`);
+    console.log(`memory after the pass  RSS ${mib(r.rss)} (peak ${mib(r.peakRss)}), heap used ${mib(r.heap)}`);
+    console.log(`  after a full GC       RSS ${mib(r.rssCollected)}, heap used ${mib(r.heapCollected)}`);
+    console.log(`  ${WAIT_MS / 1000} s later           RSS ${mib(r.rssWaited)} (resident between passes)`);
   }
   console.log(`node                   ${process.version}`);
 }

@@ -62,7 +62,16 @@ export interface StageDefinition {
   parts: Record<DefinitionPart, string>;
 }
 
-const hash = (text: string, length: number): string => createHash('sha256').update(text).digest('hex').slice(0, length);
+/**
+ * The first `length` hex digits of the text's SHA-256. Only the bytes needed are written out as
+ * hex: a slice of the whole hex digest would keep all 64 digits alive behind every digest kept.
+ */
+const hash = (text: string, length: number): string =>
+  createHash('sha256')
+    .update(text)
+    .digest()
+    .toString('hex', 0, Math.ceil(length / 2))
+    .slice(0, length);
 
 const script = (text: string | undefined): string | null => (text === undefined ? null : toShell(text).trim());
 
