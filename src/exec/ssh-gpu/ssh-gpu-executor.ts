@@ -582,8 +582,9 @@ export class SshGpuExecutor implements Executor {
         : `the GPU probe failed ${s0.probeFailures} times in a row (${s0.view!.error})`;
       return [...events, ...fresh.map((i) => failed(submissions[i]!, this.now(), reason))];
     }
-    const totals = this.servers.map((s) => s.gpus?.length ?? (s.view?.table ? this.gpuCount(s) : undefined));
-    const total = Math.max(...totals.map((t) => t ?? Infinity));
+    // What a server has to use is known once its probe has listed its GPUs.
+    const totals = this.servers.map((s) => (s.view?.table ? (s.gpus?.length ?? this.gpuCount(s)) : Infinity));
+    const total = Math.max(...totals);
     const requests = [];
     for (const i of fresh) {
       const sub = submissions[i]!;
