@@ -70,7 +70,8 @@ ${extra}`;
 }
 
 describe('ssh-gpu over a pool of two servers', () => {
-  it('an OOM on a server with no other free GPU is retried on the other server’s free GPU', async (ctx) => {
+  // The first two share nothing and run at once; the outage runs alone, after them.
+  it.concurrent('an OOM on a server with no other free GPU is retried on the other server’s free GPU', async (ctx) => {
     if (!first || !second) return ctx.skip();
     const { dir, cluster, log, entries, workdir } = await setUp(
       'oom',
@@ -103,7 +104,7 @@ phases:
     expect(onServer(first!, gpus[0]!) && onServer(second!, gpus[1]!)).toBe(true);
   }, 90_000);
 
-  it('campaign check probes every server and finds the workdir shared', async (ctx) => {
+  it.concurrent('campaign check probes every server and finds the workdir shared', async (ctx) => {
     if (!first || !second) return ctx.skip();
     const { dir, cluster, workdir } = await setUp('check', 2);
     const manifest = await writeManifest(
