@@ -28,7 +28,8 @@ import type { Plan } from '../plan/plan.js';
 import { definitionChangeLine, definitionChanges, keptTasks } from '../decide/definition-changes.js';
 import { gateView, jobSummary, phaseTable } from '../report/job-summary.js';
 import { PollPacer, pollLimits } from '../decide/poll.js';
-import { startScopedRun, type Scope } from '../decide/scope.js';
+import { scopeAtRest, startScopedRun, type Scope } from '../decide/scope.js';
+import { parkedAfter } from '../decide/park.js';
 import { DROVE_FILE } from '../decide/parallel-states.js';
 import type { CampaignState } from '../state/state.js';
 import { allCompleted, phaseCounts, renderSummary, type SummaryInput } from '../report/summary.js';
@@ -156,6 +157,14 @@ async function advance(
   process.on('SIGTERM', cancel);
   try {
     const loaded = await loadState(store, c.manifest.campaign, new Date().toISOString());
+    // A scheduled resume drives what parked jobs left, never a stage no job of the workflow began
+    // (a gate, a release waiting for approval, a phase whose dependencies just completed).
+    const scopes: Scope[] = s.resume ? (loaded.parked?.scopes ?? []) : [scope];
+    if (scopes.length === 0) {
+      core.notice(`campaign ${c.manifest.campaign}: no job parked, so there is nothing to resume`);
+      core.setOutput('parked', 'false');
+      return undefined;
+    }
     const opened = await openExecutor(c, {
       ssh,
       since: () => loaded.created,
@@ -169,7 +178,7 @@ async function advance(
       plan,
       executor,
       store,
-      scope,
+      scope: scopes,
       ...(ctx.commit === undefined ? {} : { commit: ctx.commit }),
     });
     const reconciled = await controller.reconcile(loaded, 'run the workflow again with retry-failed: true');
@@ -178,7 +187,7 @@ async function advance(
     const keepChanged = s['keep-changed'];
     const changes = definitionChanges(reconciled.state, plan);
     for (const ch of changes) core.notice(definitionChangeLine(ch, keepChanged));
-    let state = startScopedRun(reconciled.state, plan, scope, {
+    let state = startScopedRun(reconciled.state, plan, scopes, {
       retryFailed: s['retry-failed'],
       keepChanged,
       now: new Date(clock.now()).toISOString(),
@@ -193,19 +202,49 @@ async function advance(
       deadline,
       signal: cancelling.signal,
       onPass: () => passes++,
+      ...(s.park === undefined
+        ? {}
+        : {
+            park: {
+              seconds: s.park,
+              since: s.resume && loaded.parked ? Date.parse(loaded.parked.since) : clock.now(),
+              quiet: (st: CampaignState, now: number) => pacer.quietSeconds(st, now),
+              out: (st: CampaignState) => !scopeAtRest(plan, st, [], scopes),
+            },
+          }),
     });
-    state = driven.state;
     const atRest = driven.atRest;
+    const parking = parkedAfter(plan, driven, scopes, s.resume);
+    state = parking.state;
+    if (state !== driven.state) await store.save(state);
+    core.setOutput('parked', String(driven.parked !== undefined && !parking.continues));
+    if (driven.parked && !parking.continues)
+      core.notice(
+        `nothing is due for ${s.park! / 60} min: the state is saved and this job ends; a scheduled resume goes on`,
+      );
     // The summary travels in the state artifact too: a download that reads without the run's page.
     const summary = await summaryInput(c, plan, state, executor);
     await writeFile(join(c.stateDir, 'summary.md'), `${phaseTable(plan, state)}\n${renderSummary(summary)}`);
     const artifact = await services.state.save(c.manifest.campaign, c.stateDir, ctx.job);
     saved = true;
     core.setOutput('state-artifact', artifact.name);
-    const handOver = !atRest && !cancelling.signal.aborted && s.handover === 'dispatch';
+    // The budget ran out, or a resumed stage came to rest and the workflow's jobs take the next one.
+    const handOver =
+      s.handover === 'dispatch' &&
+      !cancelling.signal.aborted &&
+      (parking.continues || (!atRest && driven.parked === undefined));
     // A refused handover is the user's to fix (a workflow without workflow_dispatch): said once
     // the state is saved, with the gates and the summary still written.
-    const refused = handOver ? await handOverRun(services) : undefined;
+    const refused = handOver
+      ? await handOverRun(
+          services,
+          parking.continues
+            ? 'a resumed stage came to rest: a new run of the workflow begins the next'
+            : 'the budget of this job ran out before its part of the campaign came to rest: a new run goes on',
+        )
+      : undefined;
+    if (parking.continues && !handOver)
+      core.notice('a resumed stage came to rest: the next one begins with the next push or "Run workflow"');
     core.setOutput('handed-over', String(handOver && refused === undefined));
     await publishGates(c, plan, state, services, scope);
     const failure = await report(c, scope, summary, artifact);
@@ -227,11 +266,11 @@ async function advance(
 }
 
 /** Starts the next run of the workflow; the failure to report when GitHub refused it. */
-async function handOverRun(services: GitHubServices): Promise<string | undefined> {
+async function handOverRun(services: GitHubServices, why: string): Promise<string | undefined> {
   try {
     // No inputs: a calling workflow may declare none, and GitHub refuses inputs it does not declare.
     await services.handover.dispatchAgain({});
-    core.notice(`the budget of this job ran out before its part of the campaign came to rest: a new run goes on`);
+    core.notice(why);
     return undefined;
   } catch (e) {
     if (!(e instanceof UserError)) throw e;

@@ -53,6 +53,19 @@ const mainInputs = z
       .trim()
       .transform((s) => (s === '' ? 'dispatch' : s))
       .pipe(z.enum(['dispatch', 'none'], { error: 'is not dispatch or none' })),
+    park: z
+      .string()
+      .trim()
+      .transform((s, ctx) => {
+        if (s === '') return undefined;
+        const seconds = parseDuration(s);
+        if (seconds === undefined || seconds <= 0) {
+          ctx.addIssue({ code: 'custom', message: `"${s}" is not a duration (e.g. 5m)` });
+          return z.NEVER;
+        }
+        return seconds;
+      }),
+    resume: bool(false),
     'retry-failed': bool(false),
     'keep-changed': bool(false),
     'state-dir': optional,
@@ -63,6 +76,8 @@ const mainInputs = z
   .superRefine((v, ctx) => {
     if (v.command === 'gate' && v.phase === undefined)
       ctx.addIssue({ code: 'custom', path: ['phase'], message: 'is required for command gate' });
+    if (v.resume && v.phase !== undefined)
+      ctx.addIssue({ code: 'custom', path: ['resume'], message: 'drives what parked: leave `phase:` out' });
     if (v.stage !== 'all' && v.phase === undefined)
       ctx.addIssue({ code: 'custom', path: ['stage'], message: 'needs a phase: set `phase:` too' });
   });

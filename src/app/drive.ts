@@ -39,18 +39,46 @@ export interface DriveParts {
   signal?: AbortSignal;
   /** After each pass (the live display). */
   onPass?: (state: CampaignState) => void;
+  /**
+   * A job may end before the campaign is at rest (park) once nothing is due for `seconds` (the
+   * pacer's view) or nothing has changed for that long: a resume goes on later, and no runner is
+   * held while the tasks run. `since`: when the campaign last changed, as far as the caller knows.
+   */
+  park?: {
+    seconds: number;
+    since: number;
+    quiet(state: CampaignState, nowMs: number): number;
+    /** Whether tasks of the job's own are still out: a job with none parks nothing, it comes to rest. */
+    out(state: CampaignState): boolean;
+  };
 }
 
 export interface Driven {
   state: CampaignState;
   atRest: boolean;
   passes: number;
+  /** Set when the loop ended by parking: when the campaign last changed (on the clock). */
+  parked?: { since: number };
+}
+
+/** What a pass can change: the tasks' statuses and attempts. */
+function progressOf(state: CampaignState): string {
+  const counts = new Map<string, number>();
+  let attempts = 0;
+  for (const t of Object.values(state.tasks)) {
+    counts.set(t.status, (counts.get(t.status) ?? 0) + 1);
+    attempts += t.attempts.length;
+  }
+  return `${[...counts].sort().join(',')};${attempts}`;
 }
 
 export async function driveCampaign(start: CampaignState, parts: DriveParts): Promise<Driven> {
   const { controller, store, pacer, clock, deadline = Infinity, signal } = parts;
   let state = start;
   let passes = 0;
+  const park = parts.park;
+  let progress = park ? progressOf(start) : '';
+  let since = park?.since ?? 0;
   for (;;) {
     if (signal?.aborted) return { state, atRest: false, passes };
     const r = await controller.pass(state);
@@ -58,6 +86,13 @@ export async function driveCampaign(start: CampaignState, parts: DriveParts): Pr
     state = r.state;
     parts.onPass?.(state);
     if (r.atRest || signal?.aborted || clock.now() >= deadline) return { state, atRest: r.atRest, passes };
+    if (park) {
+      const now = clock.now();
+      const p = progressOf(state);
+      if (p !== progress) [progress, since] = [p, now];
+      if (park.out(state) && (park.quiet(state, now) >= park.seconds || now - since >= park.seconds * 1000))
+        return { state, atRest: false, passes, parked: { since } };
+    }
     const from = clock.now();
     const until = Math.min(from + pacer.next(state, from) * 1000, deadline);
     await store.compactIfDue(); // in the wait, so that no pass pays for it

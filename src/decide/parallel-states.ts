@@ -56,11 +56,25 @@ export function mergeParallelStates(saves: readonly SavedState[]): CampaignState
     Record<string, string>
   >;
   const updated = saves.map((s) => s.state.updated).reduce((a, b) => (b > a ? b : a));
+  // A phase's parked scopes come with its records; a whole-campaign one with the base.
+  const parkedFrom = (s: CampaignState, phase: string | undefined) =>
+    (s.parked?.scopes ?? []).filter((sc) => sc.phase === phase).map((sc) => ({ sc, since: s.parked!.since }));
+  const parked = [...parkedFrom(base.state, undefined), ...[...phases].flatMap((p) => parkedFrom(source.get(p)!, p))];
+  const rest = { ...base.state };
+  delete rest.parked;
   return {
-    ...base.state,
+    ...rest,
     updated,
     phases: phaseStates,
     tasks,
     ...(Object.keys(definitions).length > 0 ? { definitions } : {}),
+    ...(parked.length > 0
+      ? {
+          parked: {
+            scopes: parked.map((x) => x.sc),
+            since: parked.map((x) => x.since).reduce((a, b) => (b > a ? b : a)),
+          },
+        }
+      : {}),
   };
 }

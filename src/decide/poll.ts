@@ -132,6 +132,18 @@ export class PollPacer {
     }
     return wait;
   }
+
+  /**
+   * Seconds from `nowMs` until an answer from the scheduler is first due: 0 when one is due now
+   * (or a task's run time is unknown), Infinity when none is. How long a job may leave the
+   * campaign alone (park).
+   */
+  quietSeconds(state: CampaignState, nowMs: number): number {
+    const learned = this.learned.forState(state, indexOf(state.tasks).ids('completed'));
+    const due = dueTimes(state, this.plan, (id) => this.expected.get(id) ?? learned(id), nowMs);
+    const first = due.reduce((a, b) => Math.min(a, b), Infinity);
+    return Math.max(0, (first - nowMs) / 1000);
+  }
 }
 
 /** The times (epoch ms) at which an answer from the scheduler is due. */

@@ -18,14 +18,19 @@ export interface Scope {
   stage: ScopeStage;
 }
 
+/** One scope, or several driven as one (a scheduled resume of the scopes that parked). */
+export type Scopes = Scope | readonly Scope[];
+
 export const WHOLE: Scope = { stage: 'all' };
 
-function covers(scope: Scope, phase: string, stage: 'smoke' | 'full'): boolean {
-  return (scope.phase === undefined || scope.phase === phase) && (scope.stage === 'all' || scope.stage === stage);
+function covers(scope: Scopes, phase: string, stage: 'smoke' | 'full'): boolean {
+  const one = (s: Scope): boolean =>
+    (s.phase === undefined || s.phase === phase) && (s.stage === 'all' || s.stage === stage);
+  return 'stage' in scope ? one(scope) : scope.some(one);
 }
 
 /** The actions this scope may take; preconditions and the checklist come before release, so they are the smoke stage's. */
-export function scopeActions(actions: readonly Action[], scope: Scope): Action[] {
+export function scopeActions(actions: readonly Action[], scope: Scopes): Action[] {
   const out: Action[] = [];
   for (const a of actions) {
     // What waits in the queue while the disk is full is held whatever the scope.
@@ -44,7 +49,12 @@ export function scopeActions(actions: readonly Action[], scope: Scope): Action[]
 }
 
 /** True when this scope has nothing left to do or wait for: no action of its own, no task of its own active or due for retry. */
-export function scopeAtRest(plan: Plan, state: CampaignState, scopedActions: readonly Action[], scope: Scope): boolean {
+export function scopeAtRest(
+  plan: Plan,
+  state: CampaignState,
+  scopedActions: readonly Action[],
+  scope: Scopes,
+): boolean {
   if (scopedActions.length > 0) return false;
   for (const p of plan.phases) {
     for (const [stage, specs] of [
@@ -65,7 +75,7 @@ export function scopeAtRest(plan: Plan, state: CampaignState, scopedActions: rea
  * `startRun` for a scoped job: `retryFailed` resets only this scope's failed tasks, so that a
  * later job of the same run does not reset a task an earlier job saw fail.
  */
-export function startScopedRun(state: CampaignState, plan: Plan, scope: Scope, opts: StartOptions): CampaignState {
+export function startScopedRun(state: CampaignState, plan: Plan, scope: Scopes, opts: StartOptions): CampaignState {
   const kept = startRun(state, plan, { ...opts, retryFailed: false });
   if (!opts.retryFailed) return kept;
   const retried = startRun(state, plan, { ...opts, retryFailed: true });

@@ -15,7 +15,7 @@ import { provenanceFiles } from '../state/provenance.js';
 import type { Action, CampaignEvent } from '../state/events.js';
 import { retryPolicy } from '../decide/policy.js';
 import { completedOutputs, outputsGone, outputsGoneWarning } from '../decide/reconcile.js';
-import { scopeActions, scopeAtRest, type Scope } from '../decide/scope.js';
+import { scopeActions, scopeAtRest, type Scopes } from '../decide/scope.js';
 import { ACTIVE, campaignStateSchema, emptyState, type CampaignState, type TaskState } from '../state/state.js';
 import { changedSince, indexOf } from '../state/task-index.js';
 import {
@@ -38,7 +38,7 @@ export interface Controller {
   store: FileStateStore;
   now?: () => string;
   /** Confines the pass to one phase and stage (a job of a generated workflow); the whole campaign when absent. */
-  scope?: Scope;
+  scope?: Scopes;
   /** Told when a pass is cut short by the link to the cluster and will be made again. */
   warn?: (message: string) => void;
   /** The git commit of the manifest, where it is in a git checkout: recorded with each attempt sent. */

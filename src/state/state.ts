@@ -133,6 +133,16 @@ export const campaignStateSchema = z.object({
   tasks: z.record(z.string(), taskStateSchema),
   /** Stage definitions attempts ran under, by id: each part's hash (plan/definition.ts). */
   definitions: z.record(z.string(), z.record(z.string(), z.string())).optional(),
+  /**
+   * The scopes whose jobs ended with tasks still out and nothing due for a while (parked), for
+   * a scheduled resume to drive; `since`: the last change they saw.
+   */
+  parked: z
+    .object({
+      scopes: z.array(z.object({ phase: z.string().optional(), stage: z.enum(['smoke', 'full', 'all']) })),
+      since: z.string(),
+    })
+    .optional(),
 });
 export type CampaignState = z.infer<typeof campaignStateSchema>;
 

@@ -60,6 +60,14 @@ export function lintAction(uses: string): string {
 }
 
 const CHECKOUT = { uses: 'actions/checkout@v5', with: { 'persist-credentials': false } };
+/**
+ * A job with tasks still out and nothing due for this long saves and ends (parks), and the
+ * schedule resumes what parked: runners are held for the passes, not while the cluster works.
+ * Every 15 minutes, a run that finds nothing to do ends within its first billed minute.
+ */
+const PARK = '5m';
+const RESUME_CRON = '*/15 * * * *';
+const NOT_SCHEDULED = "github.event_name != 'schedule'";
 /** Slack over the controller's budget for restoring, saving and the summary. */
 const JOB_SLACK_MINUTES = 20;
 /** GitHub-hosted runners end a job after 6 hours. */
@@ -140,6 +148,7 @@ export function renderWorkflow(plan: Plan, options: WorkflowOptions): string {
       phase,
       stage,
       budget: opts.budget,
+      park: PARK,
       ...(opts.handover === 'none' ? { handover: 'none' } : {}),
       'retry-failed': '${{ inputs.retry_failed || false }}',
       'keep-changed': '${{ inputs.keep_changed || false }}',
@@ -150,6 +159,8 @@ export function renderWorkflow(plan: Plan, options: WorkflowOptions): string {
   const jobs: Record<string, unknown> = {
     lint: {
       name: 'lint',
+      // A scheduled run only resumes: every job of the graph waits on lint, so none runs.
+      if: NOT_SCHEDULED,
       'runs-on': opts.runsOn,
       'timeout-minutes': 10,
       permissions: { contents: 'read' },
@@ -160,7 +171,11 @@ export function renderWorkflow(plan: Plan, options: WorkflowOptions): string {
   for (const p of dependencyOrder(plan)) {
     const id = ids.get(p.name)!;
     const deps = p.dependsOn.map((d) => last.get(d)!);
-    const first = { needs: deps.length > 0 ? deps : ['lint'] };
+    // A dependency whose job parked has not completed: the resume reaches this phase later.
+    const first =
+      deps.length > 0
+        ? { needs: deps, if: deps.map((d) => `needs.${d}.outputs.parked != 'true'`).join(' && ') }
+        : { needs: ['lint'] };
     // actions: read lists earlier runs' state artifacts, write also dispatches the next run;
     // checks: write publishes the gate, which only the smoke stage and the gate job do.
     const advancing = (checks: boolean) => ({
@@ -177,7 +192,7 @@ export function renderWorkflow(plan: Plan, options: WorkflowOptions): string {
         name: `${p.name}`,
         ...first,
         ...advancing(true),
-        outputs: outputs(['complete', 'phase-status', 'state-artifact']),
+        outputs: outputs(['complete', 'phase-status', 'state-artifact', 'parked']),
         steps: [CHECKOUT, advance(p.name, 'all')],
       };
       last.set(p.name, id);
@@ -187,7 +202,7 @@ export function renderWorkflow(plan: Plan, options: WorkflowOptions): string {
       name: `${p.name}: smoke stage`,
       ...first,
       ...advancing(true),
-      outputs: outputs(['phase-status', 'state-artifact', 'handed-over']),
+      outputs: outputs(['phase-status', 'state-artifact', 'handed-over', 'parked']),
       steps: [CHECKOUT, advance(p.name, 'smoke')],
     };
     jobs[`${id}-gate`] = {
@@ -197,7 +212,7 @@ export function renderWorkflow(plan: Plan, options: WorkflowOptions): string {
       // and fails unless the checklist passed. Not in a cancelled run, and not after a smoke
       // job that handed over: the next run reaches the checklist, and a gate failed meanwhile
       // would show a healthy campaign red.
-      if: `!cancelled() && needs.${id}-smoke.outputs.handed-over != 'true'`,
+      if: `!cancelled() && ${NOT_SCHEDULED} && needs.${id}-smoke.outputs.handed-over != 'true' && needs.${id}-smoke.outputs.parked != 'true'`,
       'runs-on': opts.runsOn,
       'timeout-minutes': 15,
       permissions: { contents: 'read', actions: 'read', checks: 'write' },
@@ -210,7 +225,7 @@ export function renderWorkflow(plan: Plan, options: WorkflowOptions): string {
       if: `needs.${id}-gate.outputs.passed == 'true'`,
       ...(opts.environment ? { environment: opts.environment } : {}),
       ...advancing(false),
-      outputs: outputs(['complete', 'phase-status', 'state-artifact']),
+      outputs: outputs(['complete', 'phase-status', 'state-artifact', 'parked']),
       steps: [CHECKOUT, advance(p.name, 'full')],
     };
     last.set(p.name, `${id}-full`);
@@ -219,17 +234,38 @@ export function renderWorkflow(plan: Plan, options: WorkflowOptions): string {
     name: 'summary',
     needs: Object.keys(jobs),
     // Whatever the jobs before it did, but not once the run is cancelled.
-    if: '!cancelled()',
+    if: `!cancelled() && ${NOT_SCHEDULED}`,
     'runs-on': opts.runsOn,
     'timeout-minutes': 15,
     permissions: { contents: 'read', actions: 'read' },
     steps: [CHECKOUT, step('summary', ssh)],
+  };
+  // The scheduled run's one job: the scopes that parked, driven until they park again or one
+  // comes to rest, when it starts the workflow again for the jobs of the next stage.
+  jobs.resume = {
+    name: 'resume',
+    if: "github.event_name == 'schedule'",
+    'runs-on': opts.runsOn,
+    'timeout-minutes': advanceMinutes,
+    permissions: { contents: 'read', actions: opts.handover === 'dispatch' ? 'write' : 'read', checks: 'write' },
+    outputs: outputs(['complete', 'parked', 'state-artifact']),
+    steps: [
+      CHECKOUT,
+      step('advance', {
+        resume: 'true',
+        budget: opts.budget,
+        park: PARK,
+        ...(opts.handover === 'none' ? { handover: 'none' } : {}),
+        ...ssh,
+      }),
+    ],
   };
 
   const workflow = {
     name: `campaign ${plan.campaign}`,
     on: {
       push: { branches: [opts.branch], paths: [opts.manifest] },
+      schedule: [{ cron: RESUME_CRON }],
       workflow_dispatch: {
         inputs: {
           retry_failed: {

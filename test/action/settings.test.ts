@@ -15,9 +15,13 @@ test('defaults and conversions', () => {
     stage: 'all',
     budget: 5 * 3600,
     handover: 'dispatch',
+    resume: false,
     'retry-failed': false,
     'keep-changed': false,
   });
+  expect(readMainSettings(reader({ command: 'advance', manifest: 'm.yml', park: '5m', resume: 'true' }))).toMatchObject(
+    { park: 300, resume: true },
+  );
   const s = readMainSettings(
     reader({
       command: 'advance',
@@ -53,6 +57,8 @@ test.each([
   [{ command: 'advance', manifest: 'm.yml', stage: 'full' }, 'input "stage" needs a phase'],
   [{ command: 'advance', manifest: 'm.yml', 'retry-failed': 'yes' }, 'input "retry-failed" is not true or false'],
   [{ command: 'advance', manifest: 'm.yml', handover: 'later' }, 'input "handover" is not dispatch or none'],
+  [{ command: 'advance', manifest: 'm.yml', park: 'soon' }, 'input "park" "soon" is not a duration'],
+  [{ command: 'advance', manifest: 'm.yml', resume: 'true', phase: 'a' }, 'input "resume" drives what parked'],
 ])('%o is refused: %s', (inputs, message) => {
   let error: unknown;
   try {

@@ -186,3 +186,93 @@ describe("the generated workflow on the local executor, job after job (GitHub's 
     );
   });
 });
+
+describe('parked jobs and the scheduled resume, on the local executor (GitHub stand-in)', () => {
+  /** Tasks the cost model says take 10 minutes (they take a moment): a job has nothing due for 5. */
+  const slow = (name: string): string => `campaign: ${name}
+cluster:
+  executor: local
+  name: this-machine
+  max_parallel: 4
+workdir: ${join(root, name, 'work')}
+phases:
+  - name: train
+    grid: { seed: [1, 2] }
+    command: >
+      for i in $(seq 1 \${units}); do printf '{"step": %d}\\n' "$i"; done > \${output}
+    output: out/seed\${seed}.jsonl
+    flush: per_step
+    cost: { unit: step, units: 2, per_unit: 10m, measured_on: this-machine, margin: 1.5 }
+    smoke:
+      tasks: 1
+      overrides: { units: 1 }
+      trigger:
+        - check: records
+          count: 1
+          fields: [step]
+`;
+
+  function parkingRunner(name: string): WorkflowRunner {
+    const text = slow(name);
+    const workflow = renderWorkflow(planCampaign(parseManifest(MANIFEST, text).manifest), {
+      manifest: MANIFEST,
+      uses: './',
+      branch: 'main',
+      budget: '10m',
+      runsOn: 'self-hosted',
+    });
+    gh.workflowFile = basename(workflowPath(name));
+    return new WorkflowRunner({
+      gh,
+      root: join(root, name),
+      workflow,
+      checkout: { [MANIFEST]: text, [workflowPath(name)]: workflow },
+      secrets: {},
+    });
+  }
+
+  it('a job parks with its tasks out; the schedule resumes only what parked, and the stage after it begins in a new run', async () => {
+    const runner = parkingRunner('parking');
+    const dispatched = gh.dispatches.length;
+    // The smoke job submits its task and parks: nothing is due for 5 minutes.
+    const first = await runner.runWorkflow(push);
+    const smoke = ran(first.jobs, 'train-smoke');
+    expect(smoke.code, smoke.log).toBe(0);
+    expect(smoke.outputs).toMatchObject({ parked: 'true' });
+    expect(smoke.log).toMatch(/nothing is due for 5 min/);
+    // Its gate waits for the resume: skipped (neutral), not red; no release, no resume in a push's run.
+    expect(first.jobs.get('train-gate')).toBe('skipped');
+    expect(first.jobs.get('train-full')).toBe('skipped');
+    expect(first.jobs.get('resume')).toBe('skipped');
+    expect(ran(first.jobs, 'summary').code).toBe(0);
+
+    // The scheduled run: the resume job alone; it sees the smoke stage come to rest and starts the workflow again.
+    const resumed = await runner.runWorkflow({ name: 'schedule', inputs: {} });
+    for (const id of ['lint', 'train-smoke', 'train-gate', 'train-full', 'summary'])
+      expect(resumed.jobs.get(id), id).toBe('skipped');
+    const resume = ran(resumed.jobs, 'resume');
+    expect(resume.code, resume.log).toBe(0);
+    expect(resume.outputs).toMatchObject({ parked: 'false' });
+    expect(gh.dispatches.length).toBe(dispatched + 1);
+
+    // The dispatched run: the gate judges the smoke stage, and the full job submits and parks.
+    const second = await runner.runWorkflow({ name: 'workflow_dispatch', inputs: {} });
+    expect(ran(second.jobs, 'train-gate').outputs).toMatchObject({ passed: 'true' });
+    const full = ran(second.jobs, 'train-full');
+    expect(full.code, full.log).toBe(0);
+    expect(full.outputs).toMatchObject({ parked: 'true', complete: 'false' });
+
+    // The next scheduled run finds the full stage at rest: the campaign is complete, no run is started.
+    const last = await runner.runWorkflow({ name: 'schedule', inputs: {} });
+    const done = ran(last.jobs, 'resume');
+    expect(done.code, done.log).toBe(0);
+    expect(done.outputs).toMatchObject({ complete: 'true', parked: 'false' });
+    expect(gh.dispatches.length).toBe(dispatched + 1);
+    expect(done.summary).toMatch(/\| train \| completed/);
+
+    // With nothing parked, a scheduled run's job says so and ends.
+    const idle = ran((await runner.runWorkflow({ name: 'schedule', inputs: {} })).jobs, 'resume');
+    expect(idle.code, idle.log).toBe(0);
+    expect(idle.log).toMatch(/no job parked, so there is nothing to resume/);
+  });
+});

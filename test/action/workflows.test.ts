@@ -134,24 +134,32 @@ describe('campaign workflow', () => {
       'distill_students-gate',
       'distill_students-full',
       'summary',
+      'resume',
     ]);
     expect(jobs['train_teachers-smoke']!.needs).toEqual(['lint']);
     expect(jobs['train_teachers-gate']!.needs).toEqual(['train_teachers-smoke']);
     expect(jobs['train_teachers-full']!.needs).toEqual(['train_teachers-gate']);
-    // distill_students depends_on train_teachers: its first job waits for the teachers' full arrays.
+    // distill_students depends_on train_teachers: its first job waits for the teachers' full
+    // arrays, and not when their job parked (the resume reaches the students later).
     expect(jobs['distill_students-smoke']!.needs).toEqual(['train_teachers-full']);
+    expect(jobs['distill_students-smoke']!.if).toBe("needs.train_teachers-full.outputs.parked != 'true'");
     // A skipped required job reads as a success: the gate runs whatever the smoke job did (but
     // not in a cancelled run, nor after a handover), and release waits on its output.
     expect(jobs['train_teachers-gate']!.if).toBe(
-      "!cancelled() && needs.train_teachers-smoke.outputs.handed-over != 'true'",
+      "!cancelled() && github.event_name != 'schedule' && needs.train_teachers-smoke.outputs.handed-over != 'true' && needs.train_teachers-smoke.outputs.parked != 'true'",
     );
-    expect(jobs.summary!.if).toBe('!cancelled()');
+    expect(jobs.summary!.if).toBe("!cancelled() && github.event_name != 'schedule'");
+    // A scheduled run resumes what parked, in one job; every other job waits on lint, which it skips.
+    expect(jobs.lint!.if).toBe("github.event_name != 'schedule'");
+    expect(jobs.resume!.if).toBe("github.event_name == 'schedule'");
+    expect(jobs.resume!.steps[1]!.with).toMatchObject({ command: 'advance', resume: 'true', park: '5m' });
     expect(jobs['train_teachers-full']!.if).toBe("needs.train_teachers-gate.outputs.passed == 'true'");
     expect(jobs['train_teachers-full']!.environment).toBe('approve');
     expect(jobs['train_teachers-smoke']!.environment).toBeUndefined();
     expect(wf.concurrency).toEqual({ group: 'campaign-distill-sweep', 'cancel-in-progress': false });
     expect(wf.on).toMatchObject({
       push: { paths: ['examples/distill.yml'] },
+      schedule: [{ cron: '*/15 * * * *' }],
       workflow_dispatch: expect.anything(),
     });
     // Least permissions: lint reads, only the gate-publishing jobs may write checks.

@@ -56,7 +56,7 @@ export interface JobResult {
 }
 
 export interface RunEvent {
-  name: 'push' | 'workflow_dispatch' | 'pull_request';
+  name: 'push' | 'workflow_dispatch' | 'pull_request' | 'schedule';
   inputs: Record<string, string>;
   /** A pull request's changed files, from the repository root: what its `paths` filters read. */
   changed?: string[];
@@ -123,14 +123,16 @@ function expression(
  * Whether a job runs, from its `if:` and how its needs ended: the conditions the generated
  * workflow writes, joined by `&&` (one without a status function implies success()).
  */
-function shouldRun(j: WorkflowJob, done: Map<string, JobResult | 'skipped'>): boolean {
+function shouldRun(j: WorkflowJob, done: Map<string, JobResult | 'skipped'>, event: RunEvent): boolean {
   const ok = (r: JobResult | 'skipped' | undefined): boolean => r !== undefined && r !== 'skipped' && r.code === 0;
   const succeeded = needsOf(j).every((n) => ok(done.get(n)));
   if (j.if === undefined) return succeeded;
   const terms = j.if.split(' && ');
   const holds = terms.every((term) => {
     if (term === '!cancelled()') return true;
-    let m = /^needs\.([\w-]+)\.result == 'success'$/.exec(term);
+    let m = /^github\.event_name (==|!=) '(\w+)'$/.exec(term);
+    if (m) return m[1] === '==' ? event.name === m[2] : event.name !== m[2];
+    m = /^needs\.([\w-]+)\.result == 'success'$/.exec(term);
     if (m) return ok(done.get(m[1]!));
     m = /^needs\.([\w-]+)\.outputs\.([\w-]+) (==|!=) '(.*)'$/.exec(term);
     if (!m) throw new Error(`this test's runner does not evaluate if: ${j.if}`);
@@ -324,7 +326,7 @@ export class WorkflowRunner {
     hooks: Record<string, JobHooks> = {},
   ): Promise<{ run: Run; jobs: Map<string, JobResult | 'skipped'> }> {
     if (!this.triggeredBy(event)) throw new Error('this pull request does not start the workflow');
-    const run = this.o.gh.newRun(event.name === 'pull_request' ? { event: 'pull_request' } : {});
+    const run = this.o.gh.newRun(event.name === 'push' ? {} : { event: event.name });
     const jobs = new Map<string, JobResult | 'skipped'>();
     // As GitHub does: every job whose needs have ended starts at once, beside the others running.
     const started = new Map<string, Promise<void>>();
@@ -333,7 +335,10 @@ export class WorkflowRunner {
       for (const id of order) {
         if (started.has(id) || !needsOf(this.jobs[id]!).every((n) => jobs.has(n))) continue;
         const go = async (): Promise<void> => {
-          jobs.set(id, shouldRun(this.jobs[id]!, jobs) ? await this.runJob(run, event, id, hooks[id]) : 'skipped');
+          jobs.set(
+            id,
+            shouldRun(this.jobs[id]!, jobs, event) ? await this.runJob(run, event, id, hooks[id]) : 'skipped',
+          );
         };
         started.set(id, go());
       }
