@@ -3,14 +3,16 @@
  * run stops with a clear error, the state saved before is intact, and once there is room again
  * the same command finishes without running any task twice. The cluster's disk where tasks
  * write their outputs is full: the campaign pauses with an alert instead of spending retries,
- * and finishes once there is room. Each disk is a small tmpfs of the test's own (mounting one
+ * and finishes once there is room; the indices still waiting in Slurm's queue are taken out of
+ * it (none of them starts while the disk is full, as `squeue -r` watched throughout shows) and
+ * sent again by the next run, none lost. Each disk is a small tmpfs of the test's own (mounting one
  * needs root; elsewhere the tests are skipped, loudly).
  */
 import { execFileSync } from 'node:child_process';
 import { mkdir, open, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { clusterIsUp, jobsNamed, slurmCampaign } from '../helpers/slurm-cluster.js';
+import { clusterIsUp, jobsNamed, slurm, slurmCampaign } from '../helpers/slurm-cluster.js';
 import { sshdUp } from '../exec/transport/sshd.js';
 import {
   attemptDirs,
@@ -124,7 +126,18 @@ phases:
       if (!mountTmpfs(out, '256k')) return;
       const args = ['run', manifest, '--state-dir', stateDir, '--poll', '1'];
       const env = { ...process.env, CAMPAIGN_SSH_KEY_FILE: sshd.keyFile };
-      const first = await runCli(args, { timeoutMs: 300_000, env });
+      const running = startCli(args, { env });
+      // Every array index of the campaign seen running, watched with squeue -r until the run ends.
+      const seenRunning = new Set<string>();
+      let over = false;
+      const watched = running.done.finally(() => (over = true));
+      while (!over) {
+        const queue = slurm('squeue', ['-r', '-h', '-o', '%i %T %j']);
+        for (const [id, st, job] of queue.split('\n').map((l) => l.trim().split(/\s+/)))
+          if (job?.startsWith(`${name}~`) && st === 'RUNNING') seenRunning.add(id!);
+        await new Promise((r) => setTimeout(r, 200));
+      }
+      const first = await watched;
       expect(first.code, first.stdout + first.stderr).toBe(1);
       expect(first.stderr).toMatch(/paused: 3 tasks found the disk full \(the disk is full: .*No space left on device/);
       let state = await readState(stateDir);
@@ -132,6 +145,16 @@ phases:
       expect(full.map(([id]) => id).sort()).toEqual(['p/k3', 'p/k4', 'p/k5']);
       // No retry spent, although the phase allows three for failures.
       for (const [, t] of full) expect(t.attempts).toHaveLength(1);
+      // The indices still waiting in the queue (one runs at a time) once k3 was seen to find the
+      // disk full were taken out of it and never started: k5 at least (k4 may have started as k3
+      // ended, before the controller could know, and found the disk full itself).
+      const held = full.filter(([, t]) => t.attempts[0]!.reason?.startsWith('held: '));
+      expect(held.map(([id]) => id)).toContain('p/k5');
+      for (const [, t] of held) {
+        expect(t.attempts[0]!.startedAt).toBeUndefined();
+        expect(seenRunning).not.toContain(t.attempts[0]!.handle);
+      }
+      expect(seenRunning.size).toBeGreaterThan(0);
       expect(state.tasks['q/task']!.attempts).toHaveLength(0);
 
       execFileSync('mount', ['-o', 'remount,size=2m', out]);
