@@ -27,9 +27,9 @@ const TIMED = 5;
 /** How long the bench waits after the passes before it reads the memory the process keeps. */
 const WAIT_MS = 10_000;
 
-/** A grid of n tasks: size (5) × variant (10) × seed × lr. */
+/** A grid of n tasks: size (5) × variant (10) × seed × lr (1,000,000 too, run alone: `node --expose-gc bench/pass.mjs 1000000`). */
 function manifest(n) {
-  const [seeds, lrs] = { 1000: [20, 1], 10000: [50, 4], 100000: [50, 40] }[n];
+  const [seeds, lrs] = { 1000: [20, 1], 10000: [50, 4], 100000: [50, 40], 1000000: [500, 40] }[n];
   return sweepManifest(seeds, lrs);
 }
 

@@ -118,8 +118,10 @@ export function taskDefinitions(
     let s = shared.get(t.stage);
     if (s === undefined) shared.set(t.stage, (s = stageShared(manifest, phase, t.stage)));
     const values = axes.map((k) => JSON.stringify(String(t.values[k])));
-    const at = pathValues(manifest, phase, t.values, t.tag);
-    const inputs = preconditions.map((render) => render(at));
+    const inputs =
+      preconditions.length === 0
+        ? []
+        : preconditions.map((render) => render(pathValues(manifest, phase, t.values, t.tag)));
     const own = JSON.stringify([
       t.phase,
       t.stage,
