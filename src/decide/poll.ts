@@ -103,6 +103,8 @@ export class PollPacer {
   /** Expected seconds of each task that has a cost model. */
   private readonly expected: ReadonlyMap<string, number>;
   private readonly learned: LearnedRunTimes;
+  /** The most tasks seen running at once: as many places as the queued ones will take in waves. */
+  private widest = 0;
 
   constructor(
     private readonly plan: Plan,
@@ -126,7 +128,8 @@ export class PollPacer {
     let wait = max;
     const learned = this.learned.forState(state, indexOf(state.tasks).ids('completed'));
     const expectedOf = (id: string): number | undefined => this.expected.get(id) ?? learned(id);
-    for (const at of dueTimes(state, this.plan, expectedOf, nowMs)) {
+    this.widest = Math.max(this.widest, indexOf(state.tasks).ids('running').size);
+    for (const at of dueTimes(state, this.plan, expectedOf, nowMs, this.widest)) {
       const ahead = (at - nowMs) / 1000;
       wait = Math.min(wait, clamp(ahead >= 0 ? ahead + SETTLE_SECONDS : -ahead / 2));
     }
@@ -140,7 +143,7 @@ export class PollPacer {
    */
   quietSeconds(state: CampaignState, nowMs: number): number {
     const learned = this.learned.forState(state, indexOf(state.tasks).ids('completed'));
-    const due = dueTimes(state, this.plan, (id) => this.expected.get(id) ?? learned(id), nowMs);
+    const due = dueTimes(state, this.plan, (id) => this.expected.get(id) ?? learned(id), nowMs, this.widest);
     const first = due.reduce((a, b) => Math.min(a, b), Infinity);
     return Math.max(0, (first - nowMs) / 1000);
   }
@@ -152,6 +155,7 @@ function dueTimes(
   plan: Plan,
   expected: (id: string) => number | undefined,
   nowMs: number,
+  widest: number,
 ): number[] {
   const due: number[] = [];
   const ends: number[] = [];
@@ -197,10 +201,11 @@ function dueTimes(
   if (ends.length < running) return due;
   const lastEnd = ends.reduce((a, b) => Math.max(a, b), nowMs);
   // The last rounds, the queued tasks taking the running ones' places in waves: the campaign
-  // ends when the last wave does (far off while many waves are left, so no look is spent).
+  // ends when the last wave does (far off while many waves are left, so no look is spent). A
+  // pass between two waves sees few running: the places are as many as were ever seen taken.
   if (queued === 0) due.push(lastEnd);
   else if (running > 0 && longestQueued < Infinity)
-    due.push(lastEnd + Math.ceil(queued / running) * longestQueued * 1000);
+    due.push(lastEnd + Math.ceil(queued / Math.max(running, widest)) * longestQueued * 1000);
   return due;
 }
 

@@ -85,6 +85,14 @@ describe('polling a scheduler', () => {
     expect(new PollPacer(costed, slurm).next(state, T0)).toBe(26);
   });
 
+  it('a pass between two waves (few running) counts the places as many as it saw taken before', () => {
+    const pacer = new PollPacer(costed, pollLimits('slurm', 60));
+    const before = { 'p/n1': running(-5), 'p/n2': running(-5), 'p/n3': queued, 'p/n4': queued, 'p/n5': queued };
+    expect(pacer.next(stateWith(before), T0)).toBe(26);
+    // One of the two ended and its place is not taken yet: still two places, not one (+35 s).
+    expect(pacer.next(stateWith({ ...before, 'p/n1': done }), T0)).toBe(26);
+  });
+
   it('in the last round, looks right after the queued tasks can have run in the running ones’ place', () => {
     const state = stateWith({ 'p/n1': running(-5), 'p/n2': running(-3), 'p/n3': queued, 'p/n4': queued, 'p/n5': done });
     // The running ones end at +5 s and +7 s; the queued ones, started then, 10 s later.
