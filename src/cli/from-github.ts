@@ -12,6 +12,8 @@ import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { z } from 'zod';
 import type { Campaign } from '../app/load.js';
+import { mergeSaves } from '../app/merge-saves.js';
+import { DROVE_FILE } from '../decide/parallel-states.js';
 import { UserError } from '../errors.js';
 import { GitHubReader } from '../github/reader.js';
 import { apiUrlFor, parseRemote, parseRepoOption, type Repository } from '../github/repository.js';
@@ -76,12 +78,25 @@ export async function campaignFromGitHub(
         skipped.push(`${a.name} (run ${runId}): ${files}`);
         continue;
       }
+      // Jobs of its run may have driven phases at once: the newest save of each other job is merged in.
+      const jobs = new Set([parseStateArtifactName(a.name)!.job]);
+      const siblings: { name: string; files: Map<string, Buffer> }[] = [];
+      for (const b of artifacts) {
+        const job = parseStateArtifactName(b.name)?.job;
+        if (b.workflow_run?.id !== runId || b.expired || job === undefined || jobs.has(job)) continue;
+        if (parseStateArtifactName(b.name)?.campaign !== campaign) continue;
+        jobs.add(job);
+        const got = stateFiles(await reader.artifactZip(b.id), b.digest ?? undefined, campaign);
+        if (typeof got === 'string') skipped.push(`${b.name} (run ${runId}): ${got}`);
+        else siblings.push({ name: b.name, files: got });
+      }
       const dir =
         o.stateDir !== undefined ? resolve(o.stateDir) : await mkdtemp(join(tmpdir(), 'campaign-from-github-'));
-      await install(files, dir);
+      await install(siblings.length > 0 ? await merged([files, ...siblings.map((x) => x.files)]) : files, dir);
       for (const s of skipped) note(`not read: ${s}`);
+      const beside = siblings.length > 0 ? `, merged with ${siblings.map((x) => x.name).join(', ')}` : '';
       note(
-        `the state of ${campaign} from ${reader.fullName}: artifact ${a.name} (id ${a.id}, made ${a.created_at ?? 'at an unknown time'}) of run ${runId} (${run.event} on ${branch}, ${run.path}), in ${dir}`,
+        `the state of ${campaign} from ${reader.fullName}: artifact ${a.name} (id ${a.id}, made ${a.created_at ?? 'at an unknown time'}) of run ${runId} (${run.event} on ${branch}, ${run.path})${beside}, in ${dir}`,
       );
       return { ...c, stateDir: dir };
     }
@@ -116,6 +131,28 @@ function stateFiles(zip: Buffer, digest: string | undefined, campaign: string): 
   }
   if (!parsed.success || parsed.data.campaign !== campaign) return 'its state.json is not this campaign’s state';
   return files;
+}
+
+/** The saves of jobs that ran at once (newest first) as one state's files (app/merge-saves.ts). */
+async function merged(saves: Map<string, Buffer>[]): Promise<Map<string, Buffer>> {
+  const dirs: string[] = [];
+  try {
+    for (const files of saves) {
+      const dir = await mkdtemp(join(tmpdir(), 'campaign-from-github-save-'));
+      dirs.push(dir);
+      for (const f of [...STATE_FILES, DROVE_FILE]) {
+        const bytes = files.get(f);
+        if (bytes !== undefined) await writeFile(join(dir, f), bytes);
+      }
+    }
+    const m = await mergeSaves(dirs);
+    return new Map([
+      ['state.json', Buffer.from(m.state)],
+      ['events.jsonl', Buffer.from(m.events)],
+    ]);
+  } finally {
+    for (const dir of dirs) await rm(dir, { recursive: true, force: true });
+  }
 }
 
 /** The state's own files (never anything else an artifact holds), replacing those of an earlier state there. */

@@ -18,10 +18,8 @@ import { DefaultArtifactClient } from '@actions/artifact';
 import { mkdir, mkdtemp, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { z } from 'zod';
-import { DROVE_FILE, droveFile, mergeParallelStates, type SavedState } from '../../decide/parallel-states.js';
+import { mergeSaves } from '../../app/merge-saves.js';
 import { UserError } from '../../errors.js';
-import { FileStateStore } from '../../exec/store/file-store.js';
-import { campaignStateSchema } from '../../state/state.js';
 import {
   artifactList,
   parseStateArtifactName,
@@ -303,36 +301,14 @@ async function install(from: string, dir: string): Promise<void> {
 
 /** Merges parallel jobs' saves (newest first) into the first download, then installs it. */
 async function installMerged(downloads: Download[], dir: string): Promise<void> {
-  const saves: SavedState[] = [];
-  const events: string[] = [];
-  const seen = new Set<string>();
-  for (const d of downloads) {
-    const state = campaignStateSchema.parse(await new FileStateStore(d.tmp, { readOnly: true }).load());
-    saves.push({ state, drove: await droveBy(d.tmp) });
-    const text = await readFile(join(d.tmp, 'events.jsonl'), 'utf8').catch(() => '');
-    for (const line of text.split('\n')) {
-      if (line.trim() === '' || seen.has(line)) continue;
-      seen.add(line);
-      events.push(line);
-    }
-  }
+  const merged = await mergeSaves(downloads.map((d) => d.tmp));
   const into = downloads[0]!.tmp;
   // Written whole, with no journal and no previous copy: the merge is a state of its own.
   await rm(join(into, 'state.journal.jsonl'), { force: true });
   await rm(join(into, 'state.prev.json'), { force: true });
-  await writeFile(join(into, 'events.jsonl'), events.map((l) => `${l}\n`).join(''));
-  await writeFile(join(into, 'state.json'), JSON.stringify(mergeParallelStates(saves)));
+  await writeFile(join(into, 'events.jsonl'), merged.events);
+  await writeFile(join(into, 'state.json'), merged.state);
   await install(into, dir);
-}
-
-/** The phases the job that saved a state directory drove (DROVE_FILE); all for a save that does not say. */
-async function droveBy(dir: string): Promise<SavedState['drove']> {
-  try {
-    const parsed = droveFile.safeParse(JSON.parse(await readFile(join(dir, DROVE_FILE), 'utf8')));
-    return parsed.success ? parsed.data.drove : 'all';
-  } catch {
-    return 'all';
-  }
 }
 
 function newestFirst(cs: Candidate[]): Candidate[] {
