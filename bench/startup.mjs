@@ -1,13 +1,16 @@
 // Start-up of each action bundle (dist/lint, dist/main) from process start to exit on a small
 // manifest, run the way the runner runs it: `node <bundle>` in GITHUB_WORKSPACE, every input
 // as INPUT_<NAME> (the action.yml defaults where not given), GITHUB_OUTPUT and
-// GITHUB_STEP_SUMMARY files. Also `node bin/campaign.js lint` and a bare `node` for comparison,
-// and the bundles' sizes. Run with `bench/startup` (builds lib/ first; the bundles are used as
-// committed; BUNDLES=dir times those of `scripts/bundle dir` instead). Goal: the lint bundle
-// done in under 300 ms on a small manifest. Every command gets a clean environment (the
-// runner's variables only): a NODE_EXTRA_CA_CERTS, say, costs ~90 ms of start-up by itself.
+// GITHUB_STEP_SUMMARY files. Also `node bin/campaign.js lint` and `plan`, a bare `node` for
+// comparison, and the bundles' sizes; with GNU time (/usr/bin/time), each run's CPU time too
+// (user + system), which a busy machine inflates less than the wall time. Run with
+// `bench/startup` (builds lib/ first; the bundles are used as committed; BUNDLES=dir times
+// those of `scripts/bundle dir` instead). Goal: every command that needs no network (lint, and
+// the main bundle's plan) done in under 300 ms on a small manifest. Every command gets a clean
+// environment (the runner's variables only): a NODE_EXTRA_CA_CERTS, say, costs ~90 ms of
+// start-up by itself.
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -54,18 +57,37 @@ function actionEnv(actionYml, inputs) {
   };
 }
 
-/** Wall time of a command from spawn to exit, median of RUNS (after one warm-up run). */
+/** GNU time, where there is one: the CPU time of each run too, which a busy machine inflates less than the wall time. */
+const gnuTime = existsSync('/usr/bin/time') ? '/usr/bin/time' : undefined;
+const cpuFile = join(temp, 'cpu');
+
+/** Wall time (and CPU time) of a command from spawn to exit, median of RUNS (after one warm-up run). */
 function time(args, env) {
   const once = () => {
     const t0 = performance.now();
-    const r = spawnSync(process.execPath, args, { cwd: root, env, encoding: 'utf8' });
+    const r = gnuTime
+      ? spawnSync(gnuTime, ['-f', '%U %S', '-o', cpuFile, process.execPath, ...args], {
+          cwd: root,
+          env,
+          encoding: 'utf8',
+        })
+      : spawnSync(process.execPath, args, { cwd: root, env, encoding: 'utf8' });
     const ms = performance.now() - t0;
-    return { ms, status: r.status, out: `${r.stdout}${r.stderr}` };
+    const cpu = gnuTime ? readFileSync(cpuFile, 'utf8').trim().split('\n').at(-1).split(' ') : [NaN, NaN];
+    return { ms, cpu: (Number(cpu[0]) + Number(cpu[1])) * 1000, status: r.status, out: `${r.stdout}${r.stderr}` };
   };
   const first = once();
   const runs = Array.from({ length: RUNS }, once);
   const ms = runs.map((r) => r.ms).sort((a, b) => a - b);
-  return { median: ms[Math.floor(ms.length / 2)], min: ms[0], max: ms.at(-1), status: first.status, out: first.out };
+  const cpu = runs.map((r) => r.cpu).sort((a, b) => a - b);
+  return {
+    median: ms[Math.floor(ms.length / 2)],
+    min: ms[0],
+    max: ms.at(-1),
+    cpu: cpu[Math.floor(cpu.length / 2)],
+    status: first.status,
+    out: first.out,
+  };
 }
 
 const cases = [
@@ -73,6 +95,7 @@ const cases = [
   ['lint bundle', [join(bundles, 'lint/index.js')], actionEnv('lint/action.yml', { manifests: manifest })],
   ['main bundle (plan)', [join(bundles, 'main/index.js')], actionEnv('action.yml', { command: 'plan', manifest })],
   ['bin/campaign.js lint', ['bin/campaign.js', 'lint', manifest], clean],
+  ['bin/campaign.js plan', ['bin/campaign.js', 'plan', manifest], clean],
 ];
 try {
   console.log(`manifest: ${manifest}; bundles: ${bundles}; ${RUNS} runs each, after one warm-up`);
@@ -82,7 +105,7 @@ try {
       ? `  (${statSync(resolve(root, args[0])).size.toLocaleString('en')} bytes)`
       : '';
     console.log(
-      `${name.padEnd(22)} ${r.median.toFixed(0).padStart(5)} ms median  [${r.min.toFixed(0)}–${r.max.toFixed(0)}]  exit ${r.status}${size}`,
+      `${name.padEnd(22)} ${r.median.toFixed(0).padStart(5)} ms median  [${r.min.toFixed(0)}–${r.max.toFixed(0)}]  CPU ${r.cpu.toFixed(0)} ms  exit ${r.status}${size}`,
     );
     if (r.status !== 0) console.log(r.out.split('\n').slice(0, 12).join('\n'));
   }
