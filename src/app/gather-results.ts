@@ -12,6 +12,7 @@ import { knownStamps, type KeptResults } from '../report/results/gathering.js';
 import { outputResult, type OutputResult } from '../report/results/output-result.js';
 import { parseRecordRule } from '../report/results/records.js';
 import type { Campaign } from './load.js';
+import { loginsOf } from '../manifest/schema.js';
 
 /** Each task's result (task id → result; undefined where its output is not there). */
 export async function gatherResults(
@@ -23,7 +24,7 @@ export async function gatherResults(
 ): Promise<Map<string, OutputResult | undefined>> {
   const rule = parseRecordRule(r.results.record);
   const { cluster, workdir } = c.manifest;
-  const source = `${cluster.executor} ${'login' in cluster ? (cluster.login ?? '') : ''} ${workdir}`;
+  const source = `${cluster.executor} ${loginsOf(cluster).join(',')} ${workdir}`;
   const declaration = JSON.stringify({ metrics: r.results.metrics, record: r.results.record ?? 'last' });
   const kept = await loadKeptResults(c.stateDir, r.phase.name, warn);
   const known = knownStamps(kept, source, declaration);

@@ -3,6 +3,7 @@ import { isAbsolute, relative, resolve } from 'node:path';
 import { UserError } from '../errors.js';
 import type { Executor } from '../exec/executor.js';
 import { containedPath } from '../manifest/expand.js';
+import { loginsOf } from '../manifest/schema.js';
 import { provenancePath, provenanceSchema, type Provenance } from '../state/provenance.js';
 import { definitionOf, type CampaignState } from '../state/state.js';
 import { localWorkdir, type Campaign } from '../app/load.js';
@@ -14,7 +15,7 @@ import { localWorkdir, type Campaign } from '../app/load.js';
  */
 export function workdirPath(c: Campaign, asked: string): string {
   const cluster = c.manifest.cluster;
-  const here = cluster.executor === 'local' || !cluster.login;
+  const here = loginsOf(cluster).length === 0;
   if (here) {
     const workdir = localWorkdir(c);
     const inside = relative(workdir, resolve(asked));

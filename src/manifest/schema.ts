@@ -276,6 +276,13 @@ export function restriction(cluster: Cluster): 'all' | 'slurm' | undefined {
   return cluster.restricted === 'slurm' ? 'slurm' : 'all';
 }
 
+/** The logins the cluster is reached by: its `login`, or each server of an ssh-gpu pool; none for this machine. */
+export function loginsOf(cluster: Cluster): string[] {
+  if (cluster.executor === 'local') return [];
+  if (cluster.executor === 'ssh-gpu' && cluster.servers) return cluster.servers.map((s) => s.login);
+  return cluster.login ? [cluster.login] : [];
+}
+
 export const progress = z
   .strictObject({
     log: pattern
