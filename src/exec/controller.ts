@@ -127,7 +127,8 @@ export class CampaignController {
     next = decided.state;
     const actions = this.c.scope ? scopeActions(decided.actions, this.c.scope) : decided.actions;
     const acted: CampaignEvent[] = [];
-    for (const action of actions) acted.push(...(await this.act(action, next)));
+    // One by one: a submission of a million tasks gives more events than a call takes arguments.
+    for (const action of actions) for (const e of await this.act(action, next)) acted.push(e);
     // A tasks record made in this pass is seen by no one else yet: changed in place, not copied again.
     next = applyEvents(next, acted, this.policy, next.tasks === state.tasks ? undefined : next.tasks);
     // Dependent phases may move on in the same pass (a gate passed, a phase completed).
