@@ -317,12 +317,11 @@ export class FileStateStore {
 
   /** Writes the state whole as state.json, numbered `seq` if it is still large, and drops the journal. */
   private async compact(state: Journalable, seq: number): Promise<void> {
-    const pieces: string[] = [];
-    for (const id of Object.keys(state.tasks)) {
-      const v = state.tasks[id];
-      if (present(v)) pieces.push(this.piece(id, v));
-    }
-    const whole = fieldsJson(state, `{${pieces.join(',')}}`);
+    // One JSON.stringify of the record: it leaves out what a piece would (present), and at
+    // 100,000 tasks it is a fraction of the cost of one call per entry.
+    let count = 0;
+    for (const id of Object.keys(state.tasks)) if (present(state.tasks[id])) count++;
+    const whole = fieldsJson(state, toJson(state.tasks));
     this.forget(); // until this save is through
     if (whole.length <= this.journalAbove && Buffer.byteLength(whole) <= this.journalAbove) {
       await this.writeState(whole);
@@ -335,7 +334,7 @@ export class FileStateStore {
     await this.writeState(text);
     const topJson = fieldsJson(state);
     const { tasks } = state;
-    this.journaled = { state, tasks, topJson, seq, count: pieces.length, snapshotBytes: text.length, journalBytes: 0 };
+    this.journaled = { state, tasks, topJson, seq, count, snapshotBytes: text.length, journalBytes: 0 };
   }
 
   /**
@@ -400,7 +399,7 @@ export class FileStateStore {
   /**
    * A task entry's JSON with its key. Made afresh each time, never kept: at 100,000 tasks the
    * entries' JSON held between compactions cost about 70 MiB (V8 keeps each as a tree of the
-   * pieces JSON.stringify built it from), more than making it again at a compaction costs in time.
+   * pieces JSON.stringify built it from).
    */
   private piece(id: string, v: unknown): string {
     return `${JSON.stringify(id)}:${toJson(v)}`;
