@@ -37147,7 +37147,7 @@ exports.visitAsync = visitAsync;
 
 /***/ }),
 
-/***/ 6268:
+/***/ 7762:
 /***/ ((__unused_webpack___webpack_module__, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -40797,7 +40797,7 @@ function expandPhase(manifest, phase) {
     for (let i = 0; i < n; i++) {
         const values = grid.cellAt(i);
         const tag = tagOf(values);
-        const units = valueFor(phase.cost?.units, values);
+        const units = expand_valueFor(phase.cost?.units, values);
         const path = output?.(pathValues(manifest, phase, values, tag));
         tasks[i] = {
             id: `${phase.name}/${tag}`,
@@ -40824,7 +40824,7 @@ function asSmoke(task, units) {
     };
 }
 /** A value that may be given per stratum: the one value, or the value of the first matching selector. */
-function valueFor(field, cell) {
+function expand_valueFor(field, cell) {
     if (field === undefined || field === null || typeof field !== 'object')
         return field;
     for (const [key, value] of Object.entries(field))
@@ -57393,7 +57393,7 @@ function formatSlurmTime(seconds) {
     return d > 0 ? `${d}-${hms}` : hms;
 }
 /** A short human form: "1h51m", "3m20s", "45s". */
-function formatDuration(seconds) {
+function units_formatDuration(seconds) {
     if (seconds < 10)
         return `${Number(seconds.toFixed(seconds < 1 ? 2 : 1))}s`;
     let s = Math.round(seconds);
@@ -57505,7 +57505,15 @@ const retry = strictObject({
         .describe('A task killed for memory (Slurm OUT_OF_MEMORY, an out-of-memory log, exit 137).'),
     node_fail: retryClass.optional().describe('A node that failed under the task (Slurm NODE_FAIL).'),
     preempted: retryClass.optional().describe('A job stopped for one of higher priority (Slurm PREEMPTED).'),
-    timeout: retryClass.optional().describe('A task that reached its walltime; retried with the same walltime.'),
+    timeout: retryClass
+        .extend({
+        time_factor: schemas_number()
+            .min(1)
+            .optional()
+            .describe("Multiply the walltime per retry, up to the partitions' cap, for a phase without a checkpoint (default 1: the same walltime)."),
+    })
+        .optional()
+        .describe("A task that reached its walltime: continued from its checkpoint with the remaining work's walltime where the phase declares `checkpoint`, else retried (walltime times `time_factor`)."),
     failed: retryClass.optional().describe('A non-zero exit that is none of the above.'),
     lost: retryClass.optional().describe('A task that vanished (its process or record is gone).'),
 })
@@ -57578,6 +57586,19 @@ const sshGpuCluster = strictObject({
         .min(1)
         .optional()
         .describe('GPU indices to use (default: every GPU the probe lists).'),
+    servers: array(strictObject({
+        login: schemas_string().min(1).describe('user@host:port of this GPU server, or a Host of the SSH config.'),
+        ...sshAccess,
+        gpus: array(schemas_number().int().nonnegative())
+            .min(1)
+            .optional()
+            .describe("This server's GPU indices to use (default: every GPU its probe lists)."),
+        max_parallel: schemas_number().int().positive().optional().describe('Tasks running at once on this server.'),
+    })
+        .describe('One GPU server of the pool, verified like a login.'))
+        .min(1)
+        .optional()
+        .describe('A pool of GPU servers: tasks go to any free GPU of any of them (instead of `login`, `gpus` and the host key).'),
     gpu_free_below: size.optional().describe('A GPU is free when its used memory is below this (default 500MiB).'),
     mode: schemas_enum(['fill', 'waves'])
         .optional()
@@ -57607,6 +57628,14 @@ function restriction(cluster) {
     if (cluster.executor !== 'slurm' || !cluster.restricted)
         return undefined;
     return cluster.restricted === 'slurm' ? 'slurm' : 'all';
+}
+/** The logins the cluster is reached by: its `login`, or each server of an ssh-gpu pool; none for this machine. */
+function loginsOf(cluster) {
+    if (cluster.executor === 'local')
+        return [];
+    if (cluster.executor === 'ssh-gpu' && cluster.servers)
+        return cluster.servers.map((s) => s.login);
+    return cluster.login ? [cluster.login] : [];
 }
 const progress = strictObject({
     log: pattern
@@ -57820,6 +57849,13 @@ const phase = strictObject({
         .optional()
         .describe("This phase's environment: each key it sets replaces the campaign's (conda and venv replace each other)."),
     retry: retry.optional(),
+    checkpoint: strictObject({
+        signal: schemas_enum(['USR1', 'USR2', 'TERM', 'INT', 'HUP'])
+            .describe("The signal the command's processes get before the walltime ends."),
+        before: schema_duration.describe('How long before the end of the walltime the signal is sent (e.g. 5m).'),
+    })
+        .optional()
+        .describe('A warning before the kill: the command is signalled `before` the walltime ends, writes its checkpoint, and a task stopped that way is continued (CAMPAIGN_RESUME=1) within retry.timeout.'),
     setup: schemas_string()
         .optional()
         .describe("Shell run before this phase's command (same shell), after the campaign's setup."),
@@ -58319,6 +58355,9 @@ function markerLines(markers) {
 }
 function renderTaskScript(input) {
     const marks = input.markers ? markerLines(input.markers) : undefined;
+    const warn = marks ? input.checkpointSignal : undefined;
+    if (warn !== undefined && !/^[A-Z0-9]+$/.test(warn))
+        throw new Error(`not a signal name: ${warn}`);
     const lines = [
         '#!/usr/bin/env bash',
         ...(input.header ?? []),
@@ -58349,7 +58388,22 @@ function renderTaskScript(input) {
                 // runs, a foreground child (the setup, a gate) defers the trap until it ends, or until
                 // Slurm's SIGKILL after KillWait, which leaves no end marker.
                 'campaign_child=',
+                ...(warn === undefined
+                    ? []
+                    : [
+                        // The warning interrupts the wait for the command, which is then waited for again.
+                        'campaign_warned=0',
+                        'campaign_again=0',
+                        'campaign_warn() {',
+                        '  campaign_warned=1',
+                        '  campaign_again=1',
+                        `  [ -z "$campaign_child" ] || kill -${warn} -- "-$campaign_child" 2>/dev/null`,
+                        '}',
+                    ]),
+                ...(warn === undefined || warn === 'TERM' ? [] : [`trap campaign_warn ${warn}`]),
                 'campaign_on_term() {',
+                // A warning by SIGTERM is the first SIGTERM; the time limit's is the next.
+                ...(warn === 'TERM' ? ['  [ "$campaign_warned" = 1 ] || { campaign_warn; return; }'] : []),
                 '  campaign_signal=TERM',
                 '  [ -n "$campaign_child" ] || exit 143',
                 // Recorded first: Slurm's SIGKILL after KillWait may come before the command has ended.
@@ -58410,13 +58464,30 @@ function renderTaskScript(input) {
         // Slurm sends its SIGTERM to the batch shell alone, and bash runs no trap until a foreground
         // child ends: the command runs as a process group of its own, which the TERM trap signals
         // and waits for, so the command hears of the time limit and the end marker is written.
-        lines.push('set -m', '{', toShell(input.command), '} &', 'campaign_child=$!', 'set +m', 'wait "$campaign_child"');
+        lines.push('set -m', '{', toShell(input.command), '} &', 'campaign_child=$!', 'set +m');
+        if (warn === undefined)
+            lines.push('wait "$campaign_child"', 'campaign_rc=$?');
+        else
+            lines.push('campaign_rc=127', 'campaign_again=1', 'while [ "$campaign_again" = 1 ]; do', '  campaign_again=0', '  wait "$campaign_child"', '  campaign_status=$?', 
+            // 127: waited for already (the warning came as it ended), so its status is the one before.
+            '  [ "$campaign_status" -eq 127 ] || campaign_rc=$campaign_status', 'done', 
+            // Stopped after its warning: the attempt ends at the time limit, TIMEOUT, as on the other executors.
+            'if [ "$campaign_warned" = 1 ] && [ "$campaign_rc" -ne 0 ]; then', '  printf \'[campaign] the command stopped after its checkpoint signal (exit %s): waiting for the time limit\\n\' "$campaign_rc"', '  while :; do sleep 1; done', 'fi');
     }
     else {
-        lines.push(toShell(input.command), "# shellcheck disable=SC2320 # the command's own status, even when it ends with echo or printf");
+        lines.push(toShell(input.command), "# shellcheck disable=SC2320 # the command's own status, even when it ends with echo or printf", 'campaign_rc=$?');
     }
-    lines.push('campaign_rc=$?', "campaign_step='done'", 'exit "$campaign_rc"', '');
+    lines.push("campaign_step='done'", 'exit "$campaign_rc"', '');
     return lines.join('\n');
+}
+/** The phase of a manifest's task. */
+const phaseOf = (manifest, task) => manifest.phases.find((p) => p.name === task.phase);
+/**
+ * CAMPAIGN_RESUME for a checkpointing phase's command: 1 where the attempt continues from the
+ * checkpoint of the one before (stopped at its walltime or preempted), else 0.
+ */
+function resumeEnv(phase, resume) {
+    return phase?.checkpoint ? { CAMPAIGN_RESUME: resume ? '1' : '0' } : {};
 }
 /** The command a phase runs at a stage: smoke `args` are appended to it. */
 function stageCommand(phase, stage) {
@@ -58497,7 +58568,15 @@ const DEFINITION_PARTS = [
     'gpus',
     'upstream',
 ];
-const definition_hash = (text, length) => (0,external_node_crypto_.createHash)('sha256').update(text).digest('hex').slice(0, length);
+/**
+ * The first `length` hex digits of the text's SHA-256. Only the bytes needed are written out as
+ * hex: a slice of the whole hex digest would keep all 64 digits alive behind every digest kept.
+ */
+const definition_hash = (text, length) => (0,external_node_crypto_.createHash)('sha256')
+    .update(text)
+    .digest()
+    .toString('hex', 0, Math.ceil(length / 2))
+    .slice(0, length);
 const script = (text) => (text === undefined ? null : template_toShell(text).trim());
 /** The setup part: both setups, then the environment where the phase has one. */
 function setupPart(manifest, phase) {
@@ -58535,8 +58614,9 @@ produced) {
         if (s === undefined)
             shared.set(t.stage, (s = stageShared(manifest, phase, t.stage)));
         const values = axes.map((k) => JSON.stringify(String(t.values[k])));
-        const at = pathValues(manifest, phase, t.values, t.tag);
-        const inputs = preconditions.map((render) => render(at));
+        const inputs = preconditions.length === 0
+            ? []
+            : preconditions.map((render) => render(pathValues(manifest, phase, t.values, t.tag)));
         const own = JSON.stringify([
             t.phase,
             t.stage,
@@ -58689,7 +58769,7 @@ function budgetFor(input) {
         return place(caps, input.partition, {
             seconds,
             source: 'walltime',
-            arithmetic: `walltime ${formatDuration(seconds)}`,
+            arithmetic: `walltime ${units_formatDuration(seconds)}`,
         });
     }
     const cost = phase.cost;
@@ -58698,18 +58778,18 @@ function budgetFor(input) {
         return place(caps, input.partition, {
             seconds,
             source: 'walltime',
-            arithmetic: `defaults.walltime ${formatDuration(seconds)}`,
+            arithmetic: `defaults.walltime ${units_formatDuration(seconds)}`,
         });
     }
     if (!cost) {
         return place(caps, input.partition, {
             seconds: DEFAULT_WALLTIME_SECONDS,
             source: 'default',
-            arithmetic: `default ${formatDuration(DEFAULT_WALLTIME_SECONDS)} (no cost model)`,
+            arithmetic: `default ${units_formatDuration(DEFAULT_WALLTIME_SECONDS)} (no cost model)`,
         });
     }
-    const rate = units_parseDuration(valueFor(cost.per_unit, cell) ?? NaN);
-    const units = input.units ?? valueFor(cost.units, cell);
+    const rate = units_parseDuration(expand_valueFor(cost.per_unit, cell) ?? NaN);
+    const units = input.units ?? expand_valueFor(cost.units, cell);
     if (rate === undefined || units === undefined) {
         return {
             seconds: DEFAULT_WALLTIME_SECONDS,
@@ -58726,7 +58806,7 @@ function budgetFor(input) {
     if (trend !== 1)
         terms.push(`trend ${num(trend)}`);
     terms.push(`margin ${num(margin)}`);
-    const arithmetic = `${terms.join(' × ')} = ${formatDuration(costSeconds * margin)}`;
+    const arithmetic = `${terms.join(' × ')} = ${units_formatDuration(costSeconds * margin)}`;
     return place(caps, input.partition, { seconds, source: 'cost', costSeconds, arithmetic });
 }
 function place(caps, forced, budget) {
@@ -58741,21 +58821,53 @@ function place(caps, forced, budget) {
         const largest = candidates[candidates.length - 1];
         return {
             ...budget,
-            error: `needs ${formatDuration(floor)}, above the largest partition cap (${largest.name}, ${formatDuration(largest.maxSeconds)})`,
+            error: `needs ${units_formatDuration(floor)}, above the largest partition cap (${largest.name}, ${units_formatDuration(largest.maxSeconds)})`,
         };
     }
     if (budget.seconds <= fit.maxSeconds) {
         return {
             ...budget,
             partition: fit.name,
-            arithmetic: `${budget.arithmetic} → ${fit.name} (cap ${formatDuration(fit.maxSeconds)})`,
+            arithmetic: `${budget.arithmetic} → ${fit.name} (cap ${units_formatDuration(fit.maxSeconds)})`,
         };
     }
     return {
         ...budget,
         seconds: fit.maxSeconds,
         partition: fit.name,
-        arithmetic: `${budget.arithmetic} → trimmed to ${fit.name}'s cap ${formatDuration(fit.maxSeconds)} (still ≥ cost ${formatDuration(floor)})`,
+        arithmetic: `${budget.arithmetic} → trimmed to ${fit.name}'s cap ${units_formatDuration(fit.maxSeconds)} (still ≥ cost ${units_formatDuration(floor)})`,
+    };
+}
+/**
+ * The walltime of a continuation: the cost model's budget for the units still to do, placed in
+ * the partitions like any other. Without progress to go by, or for a phase whose walltime is
+ * fixed, the budget is the plan's.
+ */
+function remainingBudget(input, done) {
+    const full = budgetFor(input);
+    const cost = input.phase.cost;
+    const total = input.units ?? (cost ? valueFor(cost.units, input.cell) : undefined);
+    if (done === undefined || done <= 0 || total === undefined || full.source !== 'cost')
+        return full;
+    const left = Math.max(1, total - done);
+    const rest = budgetFor({ ...input, units: left });
+    return { ...rest, arithmetic: `${num(left)} of ${num(total)} ${cost.unit}s left: ${rest.arithmetic}` };
+}
+/**
+ * The walltime of a retry after a timeout, without a checkpoint: the last one times `factor`,
+ * up to the cap of the largest partition it may go to (or the forced one).
+ */
+function grownBudget(cluster, lastSeconds, factor, forced) {
+    const caps = partitionCaps(cluster).filter((c) => forced === undefined || c.name === forced);
+    const cap = caps.at(-1)?.maxSeconds ?? Infinity;
+    const seconds = Math.max(lastSeconds, Math.min(ceilMinute(lastSeconds * factor), cap));
+    const capped = seconds === cap ? ` (the cap of ${caps.at(-1).name})` : '';
+    const fit = caps.find((c) => seconds <= c.maxSeconds);
+    return {
+        seconds,
+        source: 'walltime',
+        ...(fit ? { partition: fit.name } : {}),
+        arithmetic: `${formatDuration(lastSeconds)} × time_factor ${num(factor)} = ${formatDuration(seconds)}${capped}`,
     };
 }
 
@@ -58779,28 +58891,40 @@ function resourcesFor(manifest, phase, task) {
     const base = manifest.defaults?.resources ?? {};
     const own = phase.resources ?? {};
     const pick = (k) => own[k] ?? base[k];
-    const cpus = valueFor(pick('cpus'), task.values) ?? 1;
+    const cpus = expand_valueFor(pick('cpus'), task.values) ?? 1;
     // A phase's own memory replaces the default's, whichever way either is asked.
     const memField = own.mem !== undefined || own.mem_per_cpu !== undefined ? own : base;
-    const mem = valueFor(memField.mem, task.values);
-    const perCpu = valueFor(memField.mem_per_cpu, task.values);
+    const mem = expand_valueFor(memField.mem, task.values);
+    const perCpu = expand_valueFor(memField.mem_per_cpu, task.values);
     const partition = pick('partition');
     const words = {
-        gpuType: valueFor(pick('gpu_type'), task.values),
-        account: valueFor(pick('account'), task.values),
-        qos: valueFor(pick('qos'), task.values),
-        constraint: valueFor(pick('constraint'), task.values),
-        reservation: valueFor(pick('reservation'), task.values),
-        exclude: valueFor(pick('exclude'), task.values),
+        gpuType: expand_valueFor(pick('gpu_type'), task.values),
+        account: expand_valueFor(pick('account'), task.values),
+        qos: expand_valueFor(pick('qos'), task.values),
+        constraint: expand_valueFor(pick('constraint'), task.values),
+        reservation: expand_valueFor(pick('reservation'), task.values),
+        exclude: expand_valueFor(pick('exclude'), task.values),
     };
     return {
-        gpus: valueFor(pick('gpus'), task.values) ?? traitsOf(manifest.cluster).defaultGpus,
+        gpus: expand_valueFor(pick('gpus'), task.values) ?? traitsOf(manifest.cluster).defaultGpus,
         cpus,
         ...(mem !== undefined ? { memBytes: parseSize(mem) } : {}),
         ...(mem === undefined && perCpu !== undefined ? { memBytes: parseSize(perCpu) * cpus, memPerCpu: true } : {}),
         ...(partition === undefined ? {} : { partition }),
         ...Object.fromEntries(Object.entries(words).filter(([, v]) => v !== undefined)),
     };
+}
+/**
+ * resourcesFor for the tasks of one phase, made once for them all where no resource field of the
+ * phase or the defaults is given per value (then it is the same for every task): at 100,000
+ * tasks, asking each task for its own cost a fifth of the plan.
+ */
+function phaseResources(manifest, phase) {
+    const fields = [...Object.values(manifest.defaults?.resources ?? {}), ...Object.values(phase.resources ?? {})];
+    if (fields.some((v) => typeof v === 'object' && v !== null))
+        return (t) => resourcesFor(manifest, phase, t);
+    let shared;
+    return (t) => (shared ??= resourcesFor(manifest, phase, t));
 }
 /**
  * The resource class arrays are grouped by, and named by when a stratum has several. What
@@ -58832,7 +58956,8 @@ function planCampaign(manifest, expanded, clusterMaxArraySize = Number.MAX_SAFE_
         // A full-run smoke task is the full task itself: its result counts and it is not run again.
         const smoke = phase.smoke?.full_run ? chosen : chosen.map((t) => asSmoke(t, overrides?.units ?? t.units));
         const specs = phase.smoke?.full_run ? tasks : [...tasks, ...smoke];
-        const digests = taskDefinitions(manifest, phase, specs, (t) => resourcesFor(manifest, phase, t).gpus, upstream.outputs);
+        const resources = phaseResources(manifest, phase);
+        const digests = taskDefinitions(manifest, phase, specs, (t) => resources(t).gpus, upstream.outputs);
         // Set on the specs in place: they were expanded for this plan, and copying 100,000 costs a tenth of a second.
         specs.forEach((t, i) => (t.definition = digests[i]));
         const reads = dependsOn(phase).map((d) => upstream.stages.get(d) ?? '');
@@ -58894,9 +59019,15 @@ function dependenciesFirst(phases) {
 /** One array per stratum and resource class, chunked to the executor's array size limit. */
 function arraysFor(manifest, phase, stage, tasks, limit) {
     const groups = new Map();
+    const resourcesOf = phaseResources(manifest, phase);
+    // Resources shared by many tasks are one object: their class is named once.
+    const classes = new Map();
     for (const t of tasks) {
-        const resources = resourcesFor(manifest, phase, t);
-        const key = `${t.stratum}\u0000${classKey(resources)}`;
+        const resources = resourcesOf(t);
+        let resourceClass = classes.get(resources);
+        if (resourceClass === undefined)
+            classes.set(resources, (resourceClass = classKey(resources)));
+        const key = `${t.stratum}\u0000${resourceClass}`;
         const g = groups.get(key);
         if (g)
             g.ids.push(t.id);
@@ -59302,18 +59433,23 @@ const fullRunOverridden = {
 ;// CONCATENATED MODULE: ./lib/lint/rules/gpus-beyond-server.js
 /**
  * On a GPU server without a scheduler, a task asking more GPUs than `cluster.gpus` lists would
- * wait for them forever: refused before the campaign starts.
+ * wait for them forever: refused before the campaign starts. In a pool a task runs on one
+ * server, so the largest server's list is the bound (known only when every server lists its GPUs).
  */
 const gpusBeyondServer = {
     id: 'gpus-beyond-server',
     severity: 'error',
-    description: 'an ssh-gpu task asking for more GPUs than cluster.gpus lists',
+    description: 'an ssh-gpu task asking for more GPUs than cluster.gpus (or the largest server’s gpus) lists',
     needs: 'plan',
     check({ manifest, source, plan }) {
         const c = manifest.cluster;
-        if (c.executor !== 'ssh-gpu' || c.gpus === undefined)
+        if (c.executor !== 'ssh-gpu')
             return [];
-        const have = c.gpus.length;
+        const lists = c.servers ? c.servers.map((s) => s.gpus) : [c.gpus];
+        if (lists.some((l) => l === undefined))
+            return [];
+        const have = Math.max(...lists.map((l) => l.length));
+        const where = c.servers ? 'the largest server of cluster.servers lists' : 'cluster.gpus lists';
         const findings = [];
         for (const phasePlan of plan.phases) {
             const i = manifest.phases.findIndex((p) => p.name === phasePlan.name);
@@ -59323,9 +59459,11 @@ const gpusBeyondServer = {
             const own = manifest.phases[i]?.resources?.gpus !== undefined;
             const path = own ? ['phases', i, 'resources', 'gpus'] : ['defaults', 'resources', 'gpus'];
             findings.push({
-                message: `phase "${phasePlan.name}" asks for ${most} GPUs per task, but cluster.gpus lists ${have}: its tasks could never start`,
+                message: `phase "${phasePlan.name}" asks for ${most} GPUs per task, but ${where} ${have}: its tasks could never start`,
                 position: source.at(path),
-                fix: `ask for at most ${have} GPUs per task, or list more GPUs in cluster.gpus`,
+                fix: c.servers
+                    ? `ask for at most ${have} GPUs per task, or list more GPUs in a server's gpus`
+                    : `ask for at most ${have} GPUs per task, or list more GPUs in cluster.gpus`,
             });
         }
         return findings;
@@ -60493,7 +60631,7 @@ const walltimeNotMeasured = {
         const findings = [];
         const example = `cost: { unit: epoch, units: 10, per_unit: 90s, measured_on: ${manifest.cluster.name ?? '<cluster name>'} }`;
         manifest.phases.forEach((phase, i) => {
-            const shown = (d) => formatDuration(units_parseDuration(d) ?? 0);
+            const shown = (d) => units_formatDuration(units_parseDuration(d) ?? 0);
             if (phase.walltime !== undefined && !phase.cost) {
                 findings.push({
                     message: `phase "${phase.name}" asks a fixed walltime of ${shown(phase.walltime)}, not a budget from a measured rate`,
@@ -60511,7 +60649,7 @@ const walltimeNotMeasured = {
             else if (!phase.cost) {
                 findings.push({
                     message: `phase "${phase.name}" has neither cost nor walltime: the planner asks ${manifest.defaults?.walltime === undefined
-                        ? `a default of ${formatDuration(DEFAULT_WALLTIME_SECONDS)}`
+                        ? `a default of ${units_formatDuration(DEFAULT_WALLTIME_SECONDS)}`
                         : `defaults.walltime (${shown(manifest.defaults.walltime)})`}`,
                     position: source.at(['phases', i, 'name']),
                     fix: `add a measured cost model, e.g. ${example}`,
@@ -60771,6 +60909,10 @@ const attemptSchema = object({
     walltimeSeconds: schemas_number().optional(),
     /** Where the scheduler granted less than asked (time, GPUs, partition), in plain words. */
     adapted: array(schemas_string()).optional(),
+    /** It continued from the checkpoint of the attempt before (sent with CAMPAIGN_RESUME=1). */
+    resumed: schemas_boolean().optional(),
+    /** How its walltime was chosen where it is not the plan's (a continuation's remaining work, a grown retry). */
+    retimed: schemas_string().optional(),
     /** The digest of the task's definition it ran under (plan/definition.ts). */
     definition: schemas_string().optional(),
     /** Its stage's definition (an id of the state's `definitions`): which parts a later change touched. */
@@ -60804,6 +60946,10 @@ const taskStateSchema = object({
     notBefore: schemas_string().optional(),
     /** Memory for the next attempt after an out-of-memory failure. */
     nextMemBytes: schemas_number().optional(),
+    /** The walltime of the next attempt after a timeout or preemption, with how it was chosen. */
+    nextWalltime: object({ seconds: schemas_number(), partition: schemas_string().optional(), why: schemas_string() }).optional(),
+    /** The next attempt continues from the task's checkpoint. */
+    resume: schemas_boolean().optional(),
     reason: schemas_string().optional(),
     /** Why a submitted task is not running yet, in plain words. */
     waiting: schemas_string().optional(),
@@ -60842,6 +60988,15 @@ const campaignStateSchema = object({
     tasks: record(schemas_string(), taskStateSchema),
     /** Stage definitions attempts ran under, by id: each part's hash (plan/definition.ts). */
     definitions: record(schemas_string(), record(schemas_string(), schemas_string())).optional(),
+    /**
+     * The scopes whose jobs ended with tasks still out and nothing due for a while (parked), for
+     * a scheduled resume to drive; `since`: the last change they saw.
+     */
+    parked: object({
+        scopes: array(object({ phase: schemas_string().optional(), stage: schemas_enum(['smoke', 'full', 'all']) })),
+        since: schemas_string(),
+    })
+        .optional(),
 });
 function emptyState(campaign, now) {
     return { version: STATE_VERSION, campaign, created: now, updated: now, phases: {}, tasks: {} };
@@ -61129,6 +61284,8 @@ function applyTaskEvent(t, e, policy) {
                 ...(e.log === undefined ? {} : { log: e.log }),
                 ...(e.walltimeSeconds === undefined ? {} : { walltimeSeconds: e.walltimeSeconds }),
                 ...(e.gpus === undefined ? {} : { gpus: e.gpus }),
+                ...(t.resume ? { resumed: true } : {}),
+                ...(t.nextWalltime ? { retimed: t.nextWalltime.why } : {}),
                 ...definedBy(e),
             });
             return { ...keep, status: 'submitted', attempts };
@@ -61184,6 +61341,10 @@ function applyTaskEvent(t, e, policy) {
                 };
             }
             const mem = rule.memFactor && a.memBytes ? Math.ceil(a.memBytes * rule.memFactor) : undefined;
+            const wall = rule.walltime?.({
+                ...(a.walltimeSeconds === undefined ? {} : { walltimeSeconds: a.walltimeSeconds }),
+                ...(e.units === undefined ? {} : { units: e.units }),
+            });
             return {
                 ...keep,
                 status: 'retrying',
@@ -61191,6 +61352,8 @@ function applyTaskEvent(t, e, policy) {
                 reason: why,
                 notBefore: addSeconds(e.at, rule.delaySeconds),
                 ...(mem === undefined ? {} : { nextMemBytes: mem }),
+                ...(wall === undefined ? {} : { nextWalltime: wall }),
+                ...(rule.resume ? { resume: true } : {}),
             };
         }
     }
@@ -61315,7 +61478,9 @@ function step(state, plan, now, capacity) {
         }
         indexOf(tasks).completeFor = plan;
     }
-    pauseOnFullDisk(tasks, set);
+    const hold = pauseOnFullDisk(tasks, set, plan.executor === 'slurm');
+    if (hold)
+        actions.push({ type: 'hold', ...hold });
     for (const phase of dependencyOrder(plan)) {
         const prev = phases[phase.name] ?? { status: 'waiting' };
         const next = decidePhase(phase, prev, phases, tasks);
@@ -61368,16 +61533,26 @@ function diskFullTasks(state) {
  * While a task has found the disk full, the tasks not yet sent are held back (blocked, with
  * the reason; tasks running go on): they would only fail the same way and spend their
  * retries. The next run (startRun) sends them, and the tasks that found the disk full, again.
+ * Where a scheduler queues what was sent (`queued`), the attempts still waiting in its queue
+ * are taken out of it too (the hold returned), or they would start and fail one after another.
  */
-function pauseOnFullDisk(tasks, set) {
+function pauseOnFullDisk(tasks, set, queued) {
     const index = indexOf(tasks);
     const full = [...index.diskFullIds()];
     if (full.length === 0)
-        return;
+        return undefined;
     const more = full.length > 1 ? ` and ${full.length - 1} more` : '';
     const reason = `paused: the disk is full (${full[0]}${more}); free space and run again`;
     for (const id of [...index.ids('pending'), ...index.ids('retrying')])
         set(id, { ...tasks[id], status: 'blocked', reason });
+    // A submitted task has not been seen to start: in a scheduler's queue, it is waiting there.
+    const waiting = queued ? [...index.ids('submitted')] : [];
+    if (waiting.length === 0)
+        return undefined;
+    return {
+        tasks: waiting.map((id) => ({ task: id, attempt: tasks[id].attempts.at(-1).n })),
+        reason: `held: taken out of the queue while the disk is full (${full[0]}${more}); sent again by the next run`,
+    };
 }
 function decidePhase(phase, prev, phases, tasks) {
     const keep = {
@@ -61475,11 +61650,20 @@ function dueSubmissions(from, tasks, now, room) {
     return due.slice(0, room).map(({ slot: { spec, array, index }, t }) => {
         const last = t.attempts[t.attempts.length - 1];
         const mem = t.nextMemBytes ?? last?.memBytes ?? array.resources.memBytes;
+        const wall = t.nextWalltime;
+        const budget = wall && {
+            ...array.budget,
+            seconds: wall.seconds,
+            partition: wall.partition ?? array.budget.partition,
+            arithmetic: wall.why,
+        };
         return {
             task: spec,
             attempt: (last?.n ?? 0) + 1,
-            array,
+            // The array as this attempt is sent in it: with its own walltime where it has one.
+            array: budget ? { ...array, budget } : array,
             index,
+            ...(t.resume ? { resume: true } : {}),
             stageDefinition: from.phase.definitions[spec.stage].id,
             ...(mem === undefined ? {} : { memBytes: mem }),
             ...avoid(t),
@@ -61522,9 +61706,9 @@ function atRest(state, actions) {
 ;// CONCATENATED MODULE: ./lib/workflow/render.js
 /**
  * The GitHub Actions workflow for a campaign, pure: one job per phase stage (smoke, gate,
- * release), `needs:` edges following `depends_on` and the phases one after another (never two
- * jobs on one state), a gate job that runs unless the run is cancelled or handed over and fails
- * unless the checklist passed, least
+ * release), `needs:` edges following `depends_on` alone, so independent phases run at once
+ * (their jobs' saves of the state merge on restore: decide/parallel-states.ts), a gate job that
+ * runs unless the run is cancelled or handed over and fails unless the checklist passed, least
  * permissions per job, and no `run:` step at all, so no expression can reach a shell.
  */
 
@@ -61575,6 +61759,14 @@ function lintAction(uses) {
     return at < 0 ? `${uses.replace(/\/$/, '')}/lint` : `${uses.slice(0, at)}/lint${uses.slice(at)}`;
 }
 const CHECKOUT = { uses: 'actions/checkout@v5', with: { 'persist-credentials': false } };
+/**
+ * A job with tasks still out and nothing due for this long saves and ends (parks), and the
+ * schedule resumes what parked: runners are held for the passes, not while the cluster works.
+ * Every 15 minutes, a run that finds nothing to do ends within its first billed minute.
+ */
+const PARK = '5m';
+const RESUME_CRON = '*/15 * * * *';
+const NOT_SCHEDULED = "github.event_name != 'schedule'";
 /** Slack over the controller's budget for restoring, saving and the summary. */
 const JOB_SLACK_MINUTES = 20;
 /** GitHub-hosted runners end a job after 6 hours. */
@@ -61648,6 +61840,7 @@ function renderWorkflow(plan, options) {
         phase,
         stage,
         budget: opts.budget,
+        park: PARK,
         ...(opts.handover === 'none' ? { handover: 'none' } : {}),
         'retry-failed': '${{ inputs.retry_failed || false }}',
         'keep-changed': '${{ inputs.keep_changed || false }}',
@@ -61657,6 +61850,8 @@ function renderWorkflow(plan, options) {
     const jobs = {
         lint: {
             name: 'lint',
+            // A scheduled run only resumes: every job of the graph waits on lint, so none runs.
+            if: NOT_SCHEDULED,
             'runs-on': opts.runsOn,
             'timeout-minutes': 10,
             permissions: { contents: 'read' },
@@ -61664,22 +61859,13 @@ function renderWorkflow(plan, options) {
         },
     };
     const last = new Map();
-    let previous;
     for (const p of dependencyOrder(plan)) {
         const id = ids.get(p.name);
         const deps = p.dependsOn.map((d) => last.get(d));
-        const required = deps.length > 0 ? deps : ['lint'];
-        // The jobs of a run take the newest state artifact and save their own: two at once would
-        // each lose the other's work. So phases go one after another in dependency order, each
-        // after the one before it whatever that one's result, yet only when lint and its own
-        // dependencies succeeded.
-        const chained = previous !== undefined && !required.includes(previous);
-        const first = chained
-            ? {
-                needs: [...required, previous],
-                if: ['!cancelled()', ...required.map((j) => `needs.${j}.result == 'success'`)].join(' && '),
-            }
-            : { needs: required };
+        // A dependency whose job parked has not completed: the resume reaches this phase later.
+        const first = deps.length > 0
+            ? { needs: deps, if: deps.map((d) => `needs.${d}.outputs.parked != 'true'`).join(' && ') }
+            : { needs: ['lint'] };
         // actions: read lists earlier runs' state artifacts, write also dispatches the next run;
         // checks: write publishes the gate, which only the smoke stage and the gate job do.
         const advancing = (checks) => ({
@@ -61696,18 +61882,17 @@ function renderWorkflow(plan, options) {
                 name: `${p.name}`,
                 ...first,
                 ...advancing(true),
-                outputs: outputs(['complete', 'phase-status', 'state-artifact']),
+                outputs: outputs(['complete', 'phase-status', 'state-artifact', 'parked']),
                 steps: [CHECKOUT, advance(p.name, 'all')],
             };
             last.set(p.name, id);
-            previous = id;
             continue;
         }
         jobs[`${id}-smoke`] = {
             name: `${p.name}: smoke stage`,
             ...first,
             ...advancing(true),
-            outputs: outputs(['phase-status', 'state-artifact', 'handed-over']),
+            outputs: outputs(['phase-status', 'state-artifact', 'handed-over', 'parked']),
             steps: [CHECKOUT, advance(p.name, 'smoke')],
         };
         jobs[`${id}-gate`] = {
@@ -61717,7 +61902,7 @@ function renderWorkflow(plan, options) {
             // and fails unless the checklist passed. Not in a cancelled run, and not after a smoke
             // job that handed over: the next run reaches the checklist, and a gate failed meanwhile
             // would show a healthy campaign red.
-            if: `!cancelled() && needs.${id}-smoke.outputs.handed-over != 'true'`,
+            if: `!cancelled() && ${NOT_SCHEDULED} && needs.${id}-smoke.outputs.handed-over != 'true' && needs.${id}-smoke.outputs.parked != 'true'`,
             'runs-on': opts.runsOn,
             'timeout-minutes': 15,
             permissions: { contents: 'read', actions: 'read', checks: 'write' },
@@ -61730,26 +61915,46 @@ function renderWorkflow(plan, options) {
             if: `needs.${id}-gate.outputs.passed == 'true'`,
             ...(opts.environment ? { environment: opts.environment } : {}),
             ...advancing(false),
-            outputs: outputs(['complete', 'phase-status', 'state-artifact']),
+            outputs: outputs(['complete', 'phase-status', 'state-artifact', 'parked']),
             steps: [CHECKOUT, advance(p.name, 'full')],
         };
         last.set(p.name, `${id}-full`);
-        previous = `${id}-full`;
     }
     jobs.summary = {
         name: 'summary',
         needs: Object.keys(jobs),
         // Whatever the jobs before it did, but not once the run is cancelled.
-        if: '!cancelled()',
+        if: `!cancelled() && ${NOT_SCHEDULED}`,
         'runs-on': opts.runsOn,
         'timeout-minutes': 15,
         permissions: { contents: 'read', actions: 'read' },
         steps: [CHECKOUT, step('summary', ssh)],
     };
+    // The scheduled run's one job: the scopes that parked, driven until they park again or one
+    // comes to rest, when it starts the workflow again for the jobs of the next stage.
+    jobs.resume = {
+        name: 'resume',
+        if: "github.event_name == 'schedule'",
+        'runs-on': opts.runsOn,
+        'timeout-minutes': advanceMinutes,
+        permissions: { contents: 'read', actions: opts.handover === 'dispatch' ? 'write' : 'read', checks: 'write' },
+        outputs: outputs(['complete', 'parked', 'state-artifact']),
+        steps: [
+            CHECKOUT,
+            step('advance', {
+                resume: 'true',
+                budget: opts.budget,
+                park: PARK,
+                ...(opts.handover === 'none' ? { handover: 'none' } : {}),
+                ...ssh,
+            }),
+        ],
+    };
     const workflow = {
         name: `campaign ${plan.campaign}`,
         on: {
             push: { branches: [opts.branch], paths: [opts.manifest] },
+            schedule: [{ cron: RESUME_CRON }],
             workflow_dispatch: {
                 inputs: {
                     retry_failed: {
@@ -61833,7 +62038,82 @@ const local_outputs_lost_localOutputsLost = {
     },
 };
 
+;// CONCATENATED MODULE: ./lib/lint/rules/checkpoint-before-walltime.js
+
+/**
+ * A checkpoint signal sent `before` the end of a walltime no longer than that comes at once:
+ * the command is told to save before it has done anything worth saving.
+ */
+const checkpointBeforeWalltime = {
+    id: 'checkpoint-before-walltime',
+    severity: 'warning',
+    description: "a checkpoint's `before` not shorter than the phase's walltime",
+    needs: 'plan',
+    check({ manifest, plan, source }) {
+        const findings = [];
+        manifest.phases.forEach((phase, i) => {
+            if (!phase.checkpoint)
+                return;
+            const before = units_parseDuration(phase.checkpoint.before);
+            // The full stage's: a smoke task is short by design, and signalled early does no harm.
+            const arrays = (plan.phases.find((p) => p.name === phase.name)?.arrays ?? []).filter((a) => a.stage === 'full');
+            const shortest = Math.min(...arrays.map((a) => a.budget.seconds));
+            if (arrays.length === 0 || before < shortest)
+                return;
+            findings.push({
+                message: `phase "${phase.name}" asks its checkpoint signal ${units_formatDuration(before)} before the end of a walltime of ${units_formatDuration(shortest)}: it comes as the task starts`,
+                position: source.at(['phases', i, 'checkpoint', 'before']),
+                fix: `make checkpoint.before shorter than the walltime (a few minutes, what the command needs to write its checkpoint)`,
+            });
+        });
+        return findings;
+    },
+};
+
+;// CONCATENATED MODULE: ./lib/lint/rules/pool-with-login.js
+/** The keys a pool's servers each give for themselves. */
+const PER_SERVER = ['login', 'host_key', 'known_hosts', 'ssh_config', 'jump', 'gpus'];
+/**
+ * An ssh-gpu pool (`cluster.servers`) names its servers' logins, host keys and GPUs in each
+ * server: the same keys beside it would leave open which one is meant. Handles name a server
+ * by its login, so two servers with one login would be one server.
+ */
+const poolWithLogin = {
+    id: 'pool-with-login',
+    severity: 'error',
+    description: 'cluster.servers beside a single server’s login, host key or gpus, or two servers with one login',
+    needs: 'manifest',
+    check({ manifest, source }) {
+        const c = manifest.cluster;
+        if (c.executor !== 'ssh-gpu' || c.servers === undefined)
+            return [];
+        const findings = [];
+        for (const key of PER_SERVER) {
+            if (c[key] === undefined)
+                continue;
+            findings.push({
+                message: `cluster.${key} is given beside cluster.servers: a pool's servers each give their own`,
+                position: source.at(['cluster', key]),
+                fix: `move ${key} into the server of cluster.servers it belongs to, or remove cluster.servers to use one server`,
+            });
+        }
+        const seen = new Set();
+        c.servers.forEach((s, i) => {
+            if (seen.has(s.login))
+                findings.push({
+                    message: `cluster.servers lists ${s.login} twice: a task is recorded on a server by its login`,
+                    position: source.at(['cluster', 'servers', i, 'login']),
+                    fix: 'list each server once (for two logins to one machine, use two Host aliases of the SSH config)',
+                });
+            seen.add(s.login);
+        });
+        return findings;
+    },
+};
+
 ;// CONCATENATED MODULE: ./lib/lint/rules/index.js
+
+
 
 
 
@@ -61903,6 +62183,7 @@ const RULES = [
     flushNotFiner,
     slurmOptionElsewhere,
     shellOnAutomationNode,
+    poolWithLogin,
     resultsMetricNotRecorded,
     // Expanded tasks (only when the manifest has no error).
     outputOutsideWorkdir,
@@ -61912,6 +62193,7 @@ const RULES = [
     resultsReplicatesNotAxis,
     // The plan.
     walltimeBudget,
+    checkpointBeforeWalltime,
     mixedResourceClass,
     gpusBeyondServer,
 ];
@@ -62340,12 +62622,18 @@ async function runLint(settings) {
 const STAGES = ['smoke', 'full', 'all'];
 const WHOLE = { stage: 'all' };
 function covers(scope, phase, stage) {
-    return (scope.phase === undefined || scope.phase === phase) && (scope.stage === 'all' || scope.stage === stage);
+    const one = (s) => (s.phase === undefined || s.phase === phase) && (s.stage === 'all' || s.stage === stage);
+    return 'stage' in scope ? one(scope) : scope.some(one);
 }
 /** The actions this scope may take; preconditions and the checklist come before release, so they are the smoke stage's. */
 function scopeActions(actions, scope) {
     const out = [];
     for (const a of actions) {
+        // What waits in the queue while the disk is full is held whatever the scope.
+        if (a.type === 'hold') {
+            out.push(a);
+            continue;
+        }
         if (a.type !== 'submit') {
             if (covers(scope, a.phase, 'smoke'))
                 out.push(a);
@@ -62407,7 +62695,7 @@ function startScopedRun(state, plan, scope, opts) {
 
 
 
-const COMMANDS = ['plan', 'check', 'advance', 'gate', 'summary'];
+const COMMANDS = ['plan', 'check', 'advance', 'gate', 'summary', 'plan-comment'];
 const settings_optional = schemas_string()
     .transform((s) => s.trim())
     .transform((s) => (s === '' ? undefined : s));
@@ -62439,6 +62727,19 @@ const mainInputs = object({
         .trim()
         .transform((s) => (s === '' ? 'dispatch' : s))
         .pipe(schemas_enum(['dispatch', 'none'], { error: 'is not dispatch or none' })),
+    park: schemas_string()
+        .trim()
+        .transform((s, ctx) => {
+        if (s === '')
+            return undefined;
+        const seconds = units_parseDuration(s);
+        if (seconds === undefined || seconds <= 0) {
+            ctx.addIssue({ code: 'custom', message: `"${s}" is not a duration (e.g. 5m)` });
+            return NEVER;
+        }
+        return seconds;
+    }),
+    resume: bool(false),
     'retry-failed': bool(false),
     'keep-changed': bool(false),
     'state-dir': settings_optional,
@@ -62449,6 +62750,8 @@ const mainInputs = object({
     .superRefine((v, ctx) => {
     if (v.command === 'gate' && v.phase === undefined)
         ctx.addIssue({ code: 'custom', path: ['phase'], message: 'is required for command gate' });
+    if (v.resume && v.phase !== undefined)
+        ctx.addIssue({ code: 'custom', path: ['resume'], message: 'drives what parked: leave `phase:` out' });
     if (v.stage !== 'all' && v.phase === undefined)
         ctx.addIssue({ code: 'custom', path: ['stage'], message: 'needs a phase: set `phase:` too' });
 });
@@ -62503,7 +62806,7 @@ async function run() {
 /***/ ((__webpack_module__, __unused_webpack___webpack_exports__, __nccwpck_require__) => {
 
 __nccwpck_require__.a(__webpack_module__, async (__webpack_handle_async_dependencies__, __webpack_async_result__) => { try {
-/* harmony import */ var _lint_entry_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(6268);
+/* harmony import */ var _lint_entry_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(7762);
 /** Entry point of the lint action (lint/action.yml → dist/lint/index.js). */
 
 await (0,_lint_entry_js__WEBPACK_IMPORTED_MODULE_0__/* .run */ .e)();
