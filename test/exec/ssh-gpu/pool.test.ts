@@ -71,16 +71,18 @@ ${extra}`;
 
 describe('ssh-gpu over a pool of two servers', () => {
   // The first two share nothing and run at once; the outage runs alone, after them.
-  it.concurrent('an OOM on a server with no other free GPU is retried on the other server’s free GPU', async (ctx) => {
-    if (!first || !second) return ctx.skip();
-    const { dir, cluster, log, entries, workdir } = await setUp(
-      'oom',
-      1,
-      '  oom:\n    retry: { attempts: 1, delay: 1s }\n',
-    );
-    const manifest = await writeManifest(
-      dir,
-      `campaign: pool-oom
+  it.concurrent(
+    'an OOM on a server with no other free GPU is retried on the other server’s free GPU',
+    async (ctx) => {
+      if (!first || !second) return ctx.skip();
+      const { dir, cluster, log, entries, workdir } = await setUp(
+        'oom',
+        1,
+        '  oom:\n    retry: { attempts: 1, delay: 1s }\n',
+      );
+      const manifest = await writeManifest(
+        dir,
+        `campaign: pool-oom
 ${cluster}workdir: ${workdir}
 phases:
   - name: train
@@ -89,39 +91,45 @@ phases:
       ${log('start')}
       if [ \${attempt} = 1 ]; then echo 'torch.OutOfMemoryError: CUDA out of memory.' >&2; exit 1; fi
 `,
-    );
-    const r = await runCli(['run', manifest, '--state-dir', join(dir, 'state'), '--poll', '0.3'], {
-      timeoutMs: 60_000,
-    });
-    expect(r.code, r.stderr).toBe(0);
-    const [a1, a2] = (await readState(join(dir, 'state'))).tasks['train/task']!.attempts;
-    expect(a1!.class).toBe('out_of_memory');
-    expect(a2!.class).toBe('completed');
-    // The handle names the server: a resumed controller knows where each attempt runs.
-    expect([serverOfHandle(a1!.handle), serverOfHandle(a2!.handle)]).toEqual([first!.target, second!.target]);
-    const gpus = (await entries()).map((e) => e[1]!);
-    expect(gpus).toHaveLength(2);
-    expect(onServer(first!, gpus[0]!) && onServer(second!, gpus[1]!)).toBe(true);
-  }, 90_000);
+      );
+      const r = await runCli(['run', manifest, '--state-dir', join(dir, 'state'), '--poll', '0.3'], {
+        timeoutMs: 60_000,
+      });
+      expect(r.code, r.stderr).toBe(0);
+      const [a1, a2] = (await readState(join(dir, 'state'))).tasks['train/task']!.attempts;
+      expect(a1!.class).toBe('out_of_memory');
+      expect(a2!.class).toBe('completed');
+      // The handle names the server: a resumed controller knows where each attempt runs.
+      expect([serverOfHandle(a1!.handle), serverOfHandle(a2!.handle)]).toEqual([first!.target, second!.target]);
+      const gpus = (await entries()).map((e) => e[1]!);
+      expect(gpus).toHaveLength(2);
+      expect(onServer(first!, gpus[0]!) && onServer(second!, gpus[1]!)).toBe(true);
+    },
+    90_000,
+  );
 
-  it.concurrent('campaign check probes every server and finds the workdir shared', async (ctx) => {
-    if (!first || !second) return ctx.skip();
-    const { dir, cluster, workdir } = await setUp('check', 2);
-    const manifest = await writeManifest(
-      dir,
-      `campaign: pool-check
+  it.concurrent(
+    'campaign check probes every server and finds the workdir shared',
+    async (ctx) => {
+      if (!first || !second) return ctx.skip();
+      const { dir, cluster, workdir } = await setUp('check', 2);
+      const manifest = await writeManifest(
+        dir,
+        `campaign: pool-check
 ${cluster}workdir: ${workdir}
 phases:
   - name: p
     walltime: 30s
     command: echo hi
 `,
-    );
-    const r = await runCli(['check', manifest]);
-    expect(r.code, r.stderr).toBe(0);
-    for (const s of [first, second]) expect(r.stdout).toContain(`gpus     ${s.target}: 2 of 2 GPUs free`);
-    expect(r.stdout).toContain('the servers that answer share the workdir');
-  }, 60_000);
+      );
+      const r = await runCli(['check', manifest]);
+      expect(r.code, r.stderr).toBe(0);
+      for (const s of [first, second]) expect(r.stdout).toContain(`gpus     ${s.target}: 2 of 2 GPUs free`);
+      expect(r.stdout).toContain('the servers that answer share the workdir');
+    },
+    60_000,
+  );
 
   it('24 tasks spread over both; the second server stopped mid-run delays its tasks, none lost or started twice', async (ctx) => {
     if (!first || !second) return ctx.skip();
