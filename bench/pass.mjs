@@ -21,6 +21,7 @@ import { lintText } from '../lib/lint/lint.js';
 import { startRun } from '../lib/decide/transition.js';
 import { emptyState } from '../lib/state/state.js';
 import { sweepManifest } from './sweep-manifest.mjs';
+import { StandInExecutor } from './stand-in-executor.mjs';
 
 const SIZES = [1_000, 10_000, 100_000];
 const TIMED = 5;
@@ -46,11 +47,12 @@ function random(seed) {
 }
 
 /** Stands in for the Slurm executor: reports a plausible pass, and times itself. */
-class StandIn {
+class StandIn extends StandInExecutor {
   spent = 0;
   job = 1000;
   rand = random(42);
   constructor(limit) {
+    super();
     this.limit = limit;
   }
   capacity(active) {
@@ -104,29 +106,6 @@ class StandIn {
     this.spent += performance.now() - t0;
     return out;
   }
-  async readLog() {
-    return 'step 3 loss 1.0\n';
-  }
-  async outputFacts(task) {
-    return { exists: true, fresh: true, digest: task.id };
-  }
-  async runCheck() {
-    return { exitCode: 0, tail: '' };
-  }
-  async missing() {
-    return [];
-  }
-  // The provenance records are made by the controller (in the pass); writing them is the executor's.
-  async writeFiles() {
-    return [];
-  }
-  async readFile() {
-    return undefined;
-  }
-  async setAside(dest) {
-    return { outputs: 0, attempts: false, dest };
-  }
-  async close() {}
 }
 
 /** A real FileStateStore that times its saves, appends and compactions. */

@@ -17,6 +17,7 @@ import { lintText } from '../lib/lint/lint.js';
 import { parkedAfter } from '../lib/decide/park.js';
 import { expectedSeconds, PollPacer, pollLimits } from '../lib/decide/poll.js';
 import { scopeAtRest, startScopedRun } from '../lib/decide/scope.js';
+import { StandInExecutor } from './stand-in-executor.mjs';
 
 /** 48 tasks of 2 hours, 4 at a time: 12 waves, 24 hours; a smoke stage of one 10-minute task. */
 const MANIFEST = `campaign: day
@@ -63,8 +64,9 @@ class Clock {
 }
 
 /** A cluster whose tasks start at once and end after their expected time (90–100% of it). */
-class StandIn {
+class StandIn extends StandInExecutor {
   constructor(clock, plan, limit) {
+    super();
     this.clock = clock;
     this.limit = limit;
     this.ends = new Map();
@@ -104,31 +106,6 @@ class StandIn {
     }
     return out;
   }
-  async readLog() {
-    return '';
-  }
-  async logPath() {
-    return undefined;
-  }
-  async outputFacts(task) {
-    return { exists: true, fresh: true, digest: task.id };
-  }
-  async runCheck() {
-    return { exitCode: 0, tail: '' };
-  }
-  async missing() {
-    return [];
-  }
-  async writeFiles() {
-    return [];
-  }
-  async readFile() {
-    return undefined;
-  }
-  async setAside(dest) {
-    return { outputs: 0, attempts: false, dest };
-  }
-  async close() {}
 }
 
 async function simulate(parking) {

@@ -67,7 +67,11 @@ ${more}`;
 }
 
 function runnerFor(name: string, records: number, more = ''): WorkflowRunner {
-  const text = manifest(name, join(root, name, 'work'), records, more);
+  return runnerOf(name, manifest(name, join(root, name, 'work'), records, more));
+}
+
+/** The stand-in runner of the workflow generated for the manifest `text`, committed with it. */
+function runnerOf(name: string, text: string): WorkflowRunner {
   const workflow = renderWorkflow(planCampaign(parseManifest(MANIFEST, text).manifest), {
     manifest: MANIFEST,
     uses: './',
@@ -212,27 +216,8 @@ phases:
           fields: [step]
 `;
 
-  function parkingRunner(name: string): WorkflowRunner {
-    const text = slow(name);
-    const workflow = renderWorkflow(planCampaign(parseManifest(MANIFEST, text).manifest), {
-      manifest: MANIFEST,
-      uses: './',
-      branch: 'main',
-      budget: '10m',
-      runsOn: 'self-hosted',
-    });
-    gh.workflowFile = basename(workflowPath(name));
-    return new WorkflowRunner({
-      gh,
-      root: join(root, name),
-      workflow,
-      checkout: { [MANIFEST]: text, [workflowPath(name)]: workflow },
-      secrets: {},
-    });
-  }
-
   it('a job parks with its tasks out; the schedule resumes only what parked, and the stage after it begins in a new run', async () => {
-    const runner = parkingRunner('parking');
+    const runner = runnerOf('parking', slow('parking'));
     const dispatched = gh.dispatches.length;
     // The smoke job submits its task and parks: nothing is due for 5 minutes.
     const first = await runner.runWorkflow(push);
