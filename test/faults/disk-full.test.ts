@@ -109,7 +109,7 @@ phases:
         sshd,
         `  - name: p
     grid: { k: [1, 2, 3, 4, 5] }
-    command: head -c 100000 /dev/zero > \${output}
+    command: sleep 4 && head -c 100000 /dev/zero > \${output}
     output: out/o_\${k}.bin
     walltime: 5m
     retry: { failed: { attempts: 3 } }
@@ -147,7 +147,8 @@ phases:
       for (const [, t] of full) expect(t.attempts).toHaveLength(1);
       // The indices still waiting in the queue (one runs at a time) once k3 was seen to find the
       // disk full were taken out of it and never started: k5 at least (k4 may have started as k3
-      // ended, before the controller could know, and found the disk full itself).
+      // ended, before the controller could know, and found the disk full itself). Each task
+      // waits 4 s before it writes, so the controller sees k3's end before k4 can end.
       const held = full.filter(([, t]) => t.attempts[0]!.reason?.startsWith('held: '));
       expect(held.map(([id]) => id)).toContain('p/k5');
       for (const [, t] of held) {
