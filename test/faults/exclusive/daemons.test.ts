@@ -53,6 +53,25 @@ async function restart(daemon: 'slurmctld' | 'slurmdbd'): Promise<void> {
     60_000,
     500,
   );
+  // A slurmctld started again knows its node's resources only once slurmd has registered with
+  // it again: until then a submission is refused as asking for more than any node has.
+  if (daemon === 'slurmctld')
+    await waitUntil(
+      'the node to register with slurmctld',
+      async () => {
+        try {
+          execFileSync('sbatch', ['--test-only', '-c', '1', '--mem', '100M', '--wrap', 'true'], {
+            env,
+            stdio: 'ignore',
+          });
+          return true;
+        } catch {
+          return undefined;
+        }
+      },
+      120_000,
+      1000,
+    );
 }
 
 beforeAll(async () => {
@@ -80,18 +99,26 @@ describe.runIf(clusterUp)('cluster daemons failing under a campaign (real cluste
       );
       let said = '';
       c.run.child.stderr!.on('data', (b: Buffer) => (said += b.toString()));
+      let ended = false;
+      void c.run.done.finally(() => (ended = true));
       await stop('slurmctld');
-      // Down until a pass has met the outage: how soon that is depends on how long squeue waits.
-      await waitUntil(
-        'a pass cut short',
-        async () => (said.includes('pass cut short') ? true : undefined),
-        120_000,
-        300,
-      );
-      await restart('slurmctld');
+      try {
+        // Down until a pass has met the outage, or the campaign has ended without one: with
+        // markers first, tasks that end while it is down are read from their markers, and the
+        // scheduler is asked only for what those cannot say.
+        await waitUntil(
+          'a pass cut short, or the campaign ended',
+          async () => (said.includes('pass cut short') || ended ? true : undefined),
+          120_000,
+          300,
+        );
+      } finally {
+        await restart('slurmctld');
+      }
       const r = await c.run.done;
       expect(r.code, r.stdout + r.stderr).toBe(0);
-      expect(r.stderr).toMatch(/pass cut short, it will be made again: squeue failed/);
+      if (said.includes('pass cut short'))
+        expect(r.stderr).toMatch(/pass cut short, it will be made again: \w+ failed/);
     } finally {
       c.run.child.kill('SIGKILL');
     }
