@@ -1,12 +1,13 @@
 // Start-up of each action bundle (dist/lint, dist/main) from process start to exit on a small
 // manifest, run the way the runner runs it: `node <bundle>` in GITHUB_WORKSPACE, every input
 // as INPUT_<NAME> (the action.yml defaults where not given), GITHUB_OUTPUT and
-// GITHUB_STEP_SUMMARY files. Also `node bin/campaign.js lint` and `plan`, a bare `node` for
+// GITHUB_STEP_SUMMARY files. Also `node bin/campaign.js lint` and `plan`, and `status` of a
+// small local campaign's state (run once first, in a temporary directory), a bare `node` for
 // comparison, and the bundles' sizes; with GNU time (/usr/bin/time), each run's CPU time too
 // (user + system), which a busy machine inflates less than the wall time. Run with
 // `bench/startup` (builds lib/ first; the bundles are used as committed; BUNDLES=dir times
 // those of `scripts/bundle dir` instead). Goal: every command that needs no network (lint, and
-// the main bundle's plan) done in under 300 ms on a small manifest. Every command gets a clean
+// the main bundle's plan, status) done in under 300 ms on a small manifest. Every command gets a clean
 // environment (the runner's variables only): a NODE_EXTRA_CA_CERTS, say, costs ~90 ms of
 // start-up by itself.
 import { spawnSync } from 'node:child_process';
@@ -90,14 +91,41 @@ function time(args, env) {
   };
 }
 
-const cases = [
-  ['node (nothing)', ['-e', ''], clean],
-  ['lint bundle', [join(bundles, 'lint/index.js')], actionEnv('lint/action.yml', { manifests: manifest })],
-  ['main bundle (plan)', [join(bundles, 'main/index.js')], actionEnv('action.yml', { command: 'plan', manifest })],
-  ['bin/campaign.js lint', ['bin/campaign.js', 'lint', manifest], clean],
-  ['bin/campaign.js plan', ['bin/campaign.js', 'plan', manifest], clean],
-];
+/** A small local campaign, run once to its end, whose state `campaign status` reads. */
+function localState() {
+  const file = join(temp, 'local.yml');
+  writeFileSync(
+    file,
+    `campaign: startup-bench
+cluster: { executor: local, name: this-machine, max_parallel: 2 }
+workdir: ./work
+phases:
+  - name: p
+    grid: { seed: [1, 2] }
+    command: echo '{}' > \${output}
+    output: out_\${seed}.json
+    walltime: 1m
+`,
+  );
+  const stateDir = join(temp, 'state');
+  const r = spawnSync(process.execPath, ['bin/campaign.js', 'run', file, '--state-dir', stateDir], {
+    cwd: root,
+    env: clean,
+    encoding: 'utf8',
+  });
+  if (r.status !== 0) throw new Error(`campaign run of the local state failed:\n${r.stdout}${r.stderr}`);
+  return ['bin/campaign.js', 'status', file, '--state-dir', stateDir];
+}
+
 try {
+  const cases = [
+    ['node (nothing)', ['-e', ''], clean],
+    ['lint bundle', [join(bundles, 'lint/index.js')], actionEnv('lint/action.yml', { manifests: manifest })],
+    ['main bundle (plan)', [join(bundles, 'main/index.js')], actionEnv('action.yml', { command: 'plan', manifest })],
+    ['bin/campaign.js lint', ['bin/campaign.js', 'lint', manifest], clean],
+    ['bin/campaign.js plan', ['bin/campaign.js', 'plan', manifest], clean],
+    ['bin/campaign.js status', localState(), clean],
+  ];
   console.log(`manifest: ${manifest}; bundles: ${bundles}; ${RUNS} runs each, after one warm-up`);
   for (const [name, args, env] of cases) {
     const r = time(args, env);

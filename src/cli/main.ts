@@ -4,36 +4,30 @@ import { dirname, join, relative, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { z } from 'zod';
 import { UserError } from '../errors.js';
-import { CampaignController, loadState } from '../exec/controller.js';
 import type { Executor } from '../exec/executor.js';
 import { FileStateStore } from '../exec/store/file-store.js';
 import { formatFinding } from '../lint/lint.js';
 import { manifest as manifestSchema } from '../manifest/schema.js';
 import { closest } from '../manifest/suggest.js';
-import { PollPacer, pollLimits } from '../decide/poll.js';
 import { emptyState, type CampaignState } from '../state/state.js';
 import { diskFullTasks, startRun } from '../decide/transition.js';
 import { allCompleted, progressLine } from '../report/summary.js';
-import { runCalibrate } from './calibrate.js';
-import { campaignResults, resultsFormat } from './results.js';
-import { openExecutor } from '../app/executors.js';
-import { sshSecretsFrom } from '../app/transport-for.js';
 import { driveCampaign, systemClock } from '../app/drive.js';
 import { classify } from '../app/errors.js';
-import { campaignSummary, summaryRecord } from '../app/summary.js';
 import { lintManifests, manifestFiles } from '../app/lint-files.js';
 import { loadCampaign, type Campaign } from '../app/load.js';
 import { renderPlanJson, renderPlanText } from '../app/plan-table.js';
-import { shownWorkdir, writeSubmissionScripts } from '../app/scripts.js';
-import { checkCampaign } from './check.js';
 import { defaultOptions, workflowTarget } from '../app/workflow-file.js';
 import { renderWorkflow } from '../workflow/render.js';
 import { campaignName, starterManifest } from './init.js';
-import { Progress } from './progress.js';
 import { manifestCommit } from './git.js';
-import { readProvenance, renderProvenance, workdirPath } from './provenance.js';
 import { definitionChangeLine, definitionChanges, keptTasks } from '../decide/definition-changes.js';
 import { asideDir } from '../render/set-aside.js';
+
+// What only some commands need is imported by them when they run (`await import`): the
+// controller, the executors and their transports, the summaries with their pictures, results,
+// calibration and the batch scripts. `lint`, `plan` and `init` then load only what reads and
+// plans a manifest, which is most of their start-up (test/app/lazy-loading.test.ts).
 
 const FROM_GITHUB_HELP = `--from-github (read the state the newest trusted workflow run saved on GitHub; token from
 GITHUB_TOKEN, GH_TOKEN or \`gh auth token\`)   --repo OWNER/REPO (else the origin remote)   --branch NAME`;
@@ -285,6 +279,7 @@ async function plan(argv: string[]): Promise<number> {
   });
   const c = await loadCampaign(files[0]!, values['state-dir'] as string | undefined);
   if (typeof values.scripts === 'string') {
+    const { shownWorkdir, writeSubmissionScripts } = await import('../app/scripts.js');
     const written = await writeSubmissionScripts(c, values.scripts);
     const arrays = new Set(written.map((w) => w.array)).size;
     process.stdout.write(
@@ -313,13 +308,19 @@ const warn = (m: string): void => {
 };
 
 /** The campaign's executor, with the SSH key and passphrase the environment gives. */
-const openFor = (c: Campaign, since: () => string, checkCluster: boolean) =>
-  openExecutor(c, { ssh: sshSecretsFrom(process.env), since, warn, checkCluster });
+async function openFor(c: Campaign, since: () => string, checkCluster: boolean) {
+  const [{ openExecutor }, { sshSecretsFrom }] = await Promise.all([
+    import('../app/executors.js'),
+    import('../app/transport-for.js'),
+  ]);
+  return openExecutor(c, { ssh: sshSecretsFrom(process.env), since, warn, checkCluster });
+}
 
 async function check(argv: string[]): Promise<number> {
   const { files } = args(argv, {});
   const c = await loadCampaign(files[0]!);
   printWarnings(c);
+  const { checkCampaign } = await import('./check.js');
   return (await checkCampaign(c, warn)) ? EXIT.ok : EXIT.incomplete;
 }
 
@@ -341,6 +342,13 @@ async function run(argv: string[]): Promise<number> {
   if (maxPoll !== undefined && !(maxPoll > 0))
     throw new UserError({ message: `--poll ${String(values.poll)} is not a positive number of seconds` });
   printWarnings(c);
+  const [{ CampaignController, loadState }, { PollPacer, pollLimits }, { Progress }, { campaignSummary }] =
+    await Promise.all([
+      import('../exec/controller.js'),
+      import('../decide/poll.js'),
+      import('./progress.js'),
+      import('../app/summary.js'),
+    ]);
   const store = new FileStateStore(c.stateDir, { onWarning: warn });
   const lock = await store.acquire(`campaign run ${files[0]!}`);
   // The first Ctrl-C (or SIGTERM) stops after the pass under way, so that what it submitted is
@@ -446,13 +454,15 @@ async function campaignOf(file: string, values: Record<string, string | boolean 
 }
 
 /** The stored state, for a command that only reads it (it holds no lock, and repairs nothing). */
-function storedState(c: Campaign): Promise<CampaignState> {
+async function storedState(c: Campaign): Promise<CampaignState> {
+  const { loadState } = await import('../exec/controller.js');
   return loadState(new FileStateStore(c.stateDir, { readOnly: true }), c.manifest.campaign, new Date().toISOString());
 }
 
 async function cancel(argv: string[]): Promise<number> {
   const { values, files } = args(argv, { 'state-dir': { type: 'string' } });
   const c = await loadCampaign(files[0]!, values['state-dir'] as string | undefined);
+  const { CampaignController, loadState } = await import('../exec/controller.js');
   const store = new FileStateStore(c.stateDir, { onWarning: warn });
   // Refused while a `run` holds the lock: it would start the next tasks as these end.
   const lock = await store.acquire(`campaign cancel ${files[0]!}`);
@@ -480,6 +490,7 @@ async function status(argv: string[]): Promise<number> {
   const fmt = format(values.format);
   const c = await campaignOf(files[0]!, values);
   const state = await storedState(c);
+  const { summaryRecord } = await import('../app/summary.js');
   const record = await summaryRecord(c.plan, state, undefined);
   if (fmt === 'json') process.stdout.write(JSON.stringify(record, null, 2) + '\n');
   else {
@@ -540,6 +551,7 @@ async function summary(argv: string[]): Promise<number> {
     });
   const c = await campaignOf(files[0]!, values);
   const state = await storedState(c);
+  const { campaignSummary, summaryRecord } = await import('../app/summary.js');
   const { executor } = await openFor(c, () => state.created, false);
   try {
     // The pictures go next to a summary written to a file, where its links find them.
@@ -620,6 +632,7 @@ async function provenance(argv: string[]): Promise<number> {
   const fmt = format(values.format);
   const c = await loadCampaign(files[0]!, values['state-dir'] as string | undefined);
   const state = await storedState(c);
+  const { readProvenance, renderProvenance, workdirPath } = await import('./provenance.js');
   const { executor } = await openFor(c, () => state.created, false);
   let missing = 0;
   try {
@@ -650,6 +663,7 @@ async function results(argv: string[]): Promise<number> {
     ...FROM_GITHUB,
   });
   const out = values.out as string | undefined;
+  const { campaignResults, resultsFormat } = await import('./results.js');
   const fmt = resultsFormat(values.format as string | undefined, out === undefined && process.stdout.isTTY);
   const c = await campaignOf(files[0]!, values);
   const state = await storedState(c);
@@ -742,6 +756,7 @@ async function calibrateCommand(argv: string[]): Promise<number> {
   const fmt = format(values.format);
   const c = await loadCampaign(files[0]!, values['state-dir'] as string | undefined);
   const state = await storedState(c);
+  const { runCalibrate } = await import('./calibrate.js');
   const { executor } = await openFor(c, () => state.created, false);
   try {
     const r = await runCalibrate(c, executor, state, { write: values.write === true });
