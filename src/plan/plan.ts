@@ -142,7 +142,12 @@ export function planCampaign(
 ): Plan {
   const limit = Math.min(maxArraySize(manifest), clusterMaxArraySize);
   // Planned dependencies first: a task's definition holds those of the tasks whose outputs it reads.
-  const upstream: Upstream = { outputs: new Map(), stages: new Map() };
+  const upstream: Upstream = { outputs: new Map(), unread: [], stages: new Map() };
+  const produced = (): ReadonlyMap<string, string> => {
+    for (const tasks of upstream.unread.splice(0))
+      for (const t of tasks) if (t.output !== undefined) upstream.outputs.set(t.output, t.definition!);
+    return upstream.outputs;
+  };
   const planned = new Map<string, PhasePlan>();
   const planPhase = (phase: Phase): PhasePlan => {
     const tasks = expanded?.get(phase.name) ?? expandPhase(manifest, phase);
@@ -152,7 +157,7 @@ export function planCampaign(
     const smoke = phase.smoke?.full_run ? chosen : chosen.map((t) => asSmoke(t, overrides?.units ?? t.units));
     const specs = phase.smoke?.full_run ? tasks : [...tasks, ...smoke];
     const resources = phaseResources(manifest, phase);
-    const digests = taskDefinitions(manifest, phase, specs, (t) => resources(t).gpus, upstream.outputs);
+    const digests = taskDefinitions(manifest, phase, specs, (t) => resources(t).gpus, produced);
     // Set on the specs in place: they were expanded for this plan, and copying 100,000 costs a tenth of a second.
     specs.forEach((t, i) => (t.definition = digests[i]!));
     const reads = dependsOn(phase).map((d) => upstream.stages.get(d) ?? '');
@@ -160,7 +165,7 @@ export function planCampaign(
       smoke: stageDefinition(manifest, phase, 'smoke', reads),
       full: stageDefinition(manifest, phase, 'full', reads),
     };
-    for (const t of tasks) if (t.output !== undefined) upstream.outputs.set(t.output, t.definition!);
+    upstream.unread.push(tasks);
     upstream.stages.set(phase.name, definitions.full.id);
     const arrays = [
       ...arraysFor(manifest, phase, 'smoke', smoke, limit),
@@ -191,8 +196,13 @@ export function planCampaign(
 
 /** What the phases planned so far give those that depend on them. */
 interface Upstream {
-  /** Output path → the definition of the full task that writes it. */
+  /**
+   * Output path → the definition of the full task that writes it, filled from `unread` only when
+   * a phase with preconditions asks: 100,000 outputs that no precondition reads need no map.
+   */
   outputs: Map<string, string>;
+  /** The full tasks of the phases planned since `outputs` was last asked for, in the order planned. */
+  unread: TaskSpec[][];
   /** Phase → its full stage's definition id. */
   stages: Map<string, string>;
 }
@@ -224,7 +234,10 @@ function arraysFor(
   tasks: readonly TaskSpec[],
   limit: number,
 ): ArrayPlan[] {
-  const groups = new Map<string, { first: TaskSpec; resources: TaskResources; ids: string[] }>();
+  type Group = { first: TaskSpec; resources: TaskResources; ids: string[] };
+  /** In the order their first tasks come; found by class, then stratum, with no key made per task. */
+  const groups: Group[] = [];
+  const byClass = new Map<string, Map<string, Group>>();
   const resourcesOf = phaseResources(manifest, phase);
   // Resources shared by many tasks are one object: their class is named once.
   const classes = new Map<TaskResources, string>();
@@ -232,17 +245,21 @@ function arraysFor(
     const resources = resourcesOf(t);
     let resourceClass = classes.get(resources);
     if (resourceClass === undefined) classes.set(resources, (resourceClass = classKey(resources)));
-    const key = `${t.stratum}\u0000${resourceClass}`;
-    const g = groups.get(key);
+    let byStratum = byClass.get(resourceClass);
+    if (byStratum === undefined) byClass.set(resourceClass, (byStratum = new Map()));
+    const g = byStratum.get(t.stratum);
     if (g) g.ids.push(t.id);
-    else groups.set(key, { first: t, resources, ids: [t.id] });
+    else {
+      const group = { first: t, resources, ids: [t.id] };
+      byStratum.set(t.stratum, group);
+      groups.push(group);
+    }
   }
   const classesPerStratum = new Map<string, number>();
-  for (const g of groups.values())
-    classesPerStratum.set(g.first.stratum, (classesPerStratum.get(g.first.stratum) ?? 0) + 1);
+  for (const g of groups) classesPerStratum.set(g.first.stratum, (classesPerStratum.get(g.first.stratum) ?? 0) + 1);
   const overrides = stage === 'smoke' ? phase.smoke?.overrides : undefined;
   const arrays: ArrayPlan[] = [];
-  for (const { first, resources, ids } of groups.values()) {
+  for (const { first, resources, ids } of groups) {
     const budget = budgetFor({
       phase,
       cluster: manifest.cluster,

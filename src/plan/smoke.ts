@@ -1,5 +1,6 @@
 /** Which cells a phase's smoke stage runs. */
 import type { TaskSpec } from '../manifest/expand.js';
+import { axisNames } from '../manifest/grid.js';
 import type { Phase, Scalar } from '../manifest/schema.js';
 
 /** Checks whose meaning needs two tasks or more: one task cannot collide with anything. */
@@ -17,7 +18,9 @@ export function needsTwo(phase: Phase): boolean {
 export function selectSmoke(phase: Phase, tasks: readonly TaskSpec[]): TaskSpec[] {
   const spec = phase.smoke?.tasks ?? 1;
   const min = needsTwo(phase) ? 2 : 1;
-  if (typeof spec === 'number') return roundRobin(tasks, Math.min(tasks.length, Math.max(spec, min)));
+  // A cell's values are on the grid's axes: one new on all of them cannot be bettered.
+  const axes = new Set(axisNames(phase.grid)).size;
+  if (typeof spec === 'number') return roundRobin(tasks, Math.min(tasks.length, Math.max(spec, min)), axes);
   const chosen = tasks.filter((t) =>
     Object.entries(spec).every(([axis, want]) => {
       const values: readonly Scalar[] = Array.isArray(want) ? want : [want as Scalar];
@@ -28,11 +31,12 @@ export function selectSmoke(phase: Phase, tasks: readonly TaskSpec[]): TaskSpec[
   const extra = roundRobin(
     tasks.filter((t) => !chosen.includes(t)),
     Math.min(tasks.length, min) - chosen.length,
+    axes,
   );
   return [...chosen, ...extra];
 }
 
-function roundRobin(tasks: readonly TaskSpec[], count: number): TaskSpec[] {
+function roundRobin(tasks: readonly TaskSpec[], count: number, axes: number): TaskSpec[] {
   const byStratum = new Map<string, TaskSpec[]>();
   for (const t of tasks) {
     const list = byStratum.get(t.stratum) ?? [];
@@ -45,7 +49,7 @@ function roundRobin(tasks: readonly TaskSpec[], count: number): TaskSpec[] {
   for (let round = 0; picked.length < count; round++) {
     for (const q of queues) {
       if (picked.length >= count || round >= q.length) continue;
-      const t = mostDifferent(q, picked, seen);
+      const t = mostDifferent(q, picked, seen, axes);
       picked.push(t);
       for (const [axis, v] of Object.entries(t.values)) seen.set(axis, (seen.get(axis) ?? new Set()).add(String(v)));
     }
@@ -56,20 +60,23 @@ function roundRobin(tasks: readonly TaskSpec[], count: number): TaskSpec[] {
 /**
  * The first of `candidates` not yet picked with a value not yet seen on the most axes: smoke
  * tasks that differ on every axis they can show a value that does not reach the program (two
- * outputs alike), which tasks alike but on one axis would not.
+ * outputs alike), which tasks alike but on one axis would not. The search ends at a candidate
+ * new on all `axes`, which none after it can better: a stratum of 20,000 cells is not read whole.
  */
 function mostDifferent(
   candidates: readonly TaskSpec[],
   picked: readonly TaskSpec[],
   seen: ReadonlyMap<string, ReadonlySet<string>>,
+  axes: number,
 ): TaskSpec {
   let best: TaskSpec | undefined;
   let bestScore = -1;
   for (const t of candidates) {
     if (picked.includes(t)) continue;
     let score = 0;
-    for (const [axis, v] of Object.entries(t.values)) if (!seen.get(axis)?.has(String(v))) score++;
+    for (const axis in t.values) if (!seen.get(axis)?.has(String(t.values[axis]))) score++;
     if (score > bestScore) [best, bestScore] = [t, score];
+    if (bestScore >= axes) break;
   }
   return best!;
 }

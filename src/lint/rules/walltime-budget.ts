@@ -69,11 +69,14 @@ export const walltimeBudget: Rule = {
       const i = manifest.phases.findIndex((p) => p.name === phasePlan.name);
       const phase = manifest.phases[i];
       if (!phase) return;
-      const cells = new Map([...phasePlan.tasks, ...phasePlan.smoke].map((t) => [t.id, t.values]));
+      // Made only when a budget has an error: 100,000 tasks whose budgets all fit need no lookup.
+      let cells: Map<string, Cell> | undefined;
+      const cellOf = (id: string): Cell | undefined =>
+        (cells ??= new Map([...phasePlan.tasks, ...phasePlan.smoke].map((t) => [t.id, t.values]))).get(id);
       for (const array of phasePlan.arrays) {
         const error = array.budget.error;
         if (error === undefined) continue;
-        const { path, key, fix } = locate(manifest, phase, i, array, cells.get(array.tasks[0] ?? ''));
+        const { path, key, fix } = locate(manifest, phase, i, array, cellOf(array.tasks[0] ?? ''));
         const position = source.at(path, { key: key === true });
         const arithmetic = error.startsWith('no cost.') ? '' : ` (${array.budget.arithmetic})`;
         const message = `${array.stage} stage of phase "${phase.name}", stratum ${array.stratum}: ${error}${arithmetic}`;
