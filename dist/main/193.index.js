@@ -198,8 +198,8 @@ __webpack_require__.d(__webpack_exports__, {
   githubServices: () => (/* binding */ githubServices)
 });
 
-// EXTERNAL MODULE: ./node_modules/@actions/artifact/lib/artifact.js + 302 modules
-var artifact = __webpack_require__(93320);
+// EXTERNAL MODULE: ./node_modules/@actions/artifact/lib/artifact.js + 317 modules
+var artifact = __webpack_require__(85167);
 // EXTERNAL MODULE: external "node:fs/promises"
 var promises_ = __webpack_require__(51455);
 // EXTERNAL MODULE: external "node:path"

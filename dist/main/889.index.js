@@ -188,8 +188,8 @@ __webpack_require__.d(__webpack_exports__, {
   restComments: () => (/* binding */ restComments)
 });
 
-// EXTERNAL MODULE: ./node_modules/@actions/core/lib/core.js + 12 modules
-var core = __webpack_require__(31502);
+// EXTERNAL MODULE: ./lib/action/toolkit.js + 1 modules
+var toolkit = __webpack_require__(25632);
 // EXTERNAL MODULE: external "node:child_process"
 var external_node_child_process_ = __webpack_require__(31421);
 // EXTERNAL MODULE: external "node:fs"
@@ -661,7 +661,7 @@ const pullRequestEvent = schemas/* object */.Ikc({
 function restComments(env, token) {
     return (n) => {
         const ctx = (0,rest/* runContext */.p)(env);
-        return new IssueComments(ctx, new rest/* GitHubRest */.y(ctx, token, { warn: (m) => core/* warning */.$e(m) }), n);
+        return new IssueComments(ctx, new rest/* GitHubRest */.y(ctx, token, { warn: (m) => toolkit/* core */.I.warning(m) }), n);
     };
 }
 async function planComment(o) {
@@ -672,12 +672,12 @@ async function planComment(o) {
     const base = await baseFiles(o.manifest, pr.base.sha);
     // A required check may run where there are no manifests yet: there it has nothing to say.
     if (head.length + base.length === 0) {
-        core/* info */.pq(`no plan comment: ${o.manifest} holds no manifest, here or at the base commit`);
+        toolkit/* core */.I.info(`no plan comment: ${o.manifest} holds no manifest, here or at the base commit`);
         return undefined;
     }
     const fork = pr.head.repo?.full_name !== pr.base.repo.full_name;
     if (fork)
-        core/* notice */.lm("a pull request from a fork gets a read-only token: the plan's difference is in the job summary only, not a comment");
+        toolkit/* core */.I.notice("a pull request from a fork gets a read-only token: the plan's difference is in the job summary only, not a comment");
     const headFiles = new Set(head.map((f) => (0,external_node_path_.normalize)(f)));
     const deleted = base.filter((f) => !headFiles.has(f));
     let comments;
@@ -695,14 +695,14 @@ async function planComment(o) {
         if (found) {
             if (found.body !== body)
                 await comments.update(found.id, body);
-            core/* info */.pq(`${diff.campaign}: the plan comment is updated`);
+            toolkit/* core */.I.info(`${diff.campaign}: the plan comment is updated`);
         }
         else if (!unchangedPlan(diff)) {
             await comments.create(body);
-            core/* info */.pq(`${diff.campaign}: the plan comment is written`);
+            toolkit/* core */.I.info(`${diff.campaign}: the plan comment is written`);
         }
         else
-            core/* info */.pq(`${diff.campaign}: the plan is unchanged; no comment`);
+            toolkit/* core */.I.info(`${diff.campaign}: the plan is unchanged; no comment`);
     }
     return undefined;
 }
@@ -735,12 +735,12 @@ async function comparison(file, sha, inHead) {
     if (!inHead) {
         if (before.plan)
             return { base: before.plan, head: { ...before.plan, phases: [] }, missing: 'deleted' };
-        core/* info */.pq(`no plan comment for ${file}: deleted, and it did not load at the base commit either`);
+        toolkit/* core */.I.info(`no plan comment for ${file}: deleted, and it did not load at the base commit either`);
         return undefined;
     }
     const result = (0,lint/* lintText */.D)(file, await (0,load/* readManifest */.WI)(file));
     if (!result.context || result.findings.some((f) => f.severity === 'error')) {
-        core/* warning */.$e(`no plan comment for ${file}: it does not load (the lint check says why)`);
+        toolkit/* core */.I.warning(`no plan comment for ${file}: it does not load (the lint check says why)`);
         return undefined;
     }
     const head = result.context.plan;

@@ -1,6 +1,6 @@
 /** What both entry points do around their work: a user error is annotated, and any failure fails the step. */
 import { classify } from '../app/errors.js';
-import * as core from '@actions/core';
+import { core } from './toolkit.js';
 import { annotate, problemFindings } from './report.js';
 
 export async function entry(work: () => Promise<string | undefined>): Promise<void> {

@@ -1,15 +1,14 @@
 /**
- * The lint action's logic as one `run()` that does nothing on import: lint-index.ts calls it in
- * the bundle, and GitHub's local runner tool (`@github/local-action`) calls it from source.
+ * The lint action as one `run()` that does nothing on import, for GitHub's local runner tool
+ * (`@github/local-action`), which calls it from source: its workflow commands go through
+ * @actions/core, where the tool puts its own. The bundle (lint-index.ts) runs the same step with
+ * the actions' own commands.
  */
-import * as core from '@actions/core';
-import { entry } from './entry.js';
-import { runLint } from './lint.js';
-import { readLintSettings } from './settings.js';
+import * as actionsCore from '@actions/core';
+import { lintStep } from './lint.js';
+import { useToolkit } from './toolkit.js';
 
 export async function run(): Promise<void> {
-  await entry(async () => {
-    const outcome = await runLint(readLintSettings((name) => core.getInput(name)));
-    return outcome.failed ? 'campaign lint found problems: see the annotations and the job summary' : undefined;
-  });
+  useToolkit(actionsCore);
+  await lintStep();
 }

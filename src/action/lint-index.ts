@@ -1,4 +1,4 @@
 /** Entry point of the lint action (lint/action.yml → dist/lint/index.js). */
-import { run } from './lint-entry.js';
+import { lintStep } from './lint.js';
 
-await run();
+await lintStep();

@@ -6,9 +6,10 @@
 import { existsSync } from 'node:fs';
 import { lintManifests, manifestFiles } from '../app/lint-files.js';
 import type { Finding } from '../lint/rule.js';
-import * as core from '@actions/core';
+import { core } from './toolkit.js';
+import { entry } from './entry.js';
 import { annotate, findingsMarkdown, writeSummary } from './report.js';
-import type { LintSettings } from './settings.js';
+import { readLintSettings, type LintSettings } from './settings.js';
 
 export interface LintOutcome {
   files: string[];
@@ -41,4 +42,12 @@ export async function runLint(settings: LintSettings): Promise<LintOutcome> {
   core.setOutput('warnings', warnings);
   core.setOutput('files', files.join('\n'));
   return { files, findings, failed: errors > 0 || (settings.strict && warnings > 0) };
+}
+
+/** The lint action's step: its inputs read, its manifests linted, the step failed if they fail. */
+export async function lintStep(): Promise<void> {
+  await entry(async () => {
+    const outcome = await runLint(readLintSettings((name) => core.getInput(name)));
+    return outcome.failed ? 'campaign lint found problems: see the annotations and the job summary' : undefined;
+  });
 }

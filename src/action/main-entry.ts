@@ -1,40 +1,14 @@
 /**
- * The campaign action's logic as one `run()` that does nothing on import: main-index.ts calls it
- * in the bundle, and GitHub's local runner tool (`@github/local-action`) calls it from source.
+ * The campaign action as one `run()` that does nothing on import, for GitHub's local runner tool
+ * (`@github/local-action`), which calls it from source: its workflow commands go through
+ * @actions/core, where the tool puts its own. The bundle (main-index.ts) runs the same step with
+ * the actions' own commands.
  */
-import * as core from '@actions/core';
-import { tmpdir } from 'node:os';
-import { entry } from './entry.js';
-import type { GitHubServices } from './github/services.js';
-import { run as runCampaign } from './main.js';
-import { readMainSettings } from './settings.js';
+import * as actionsCore from '@actions/core';
+import { mainStep } from './main-step.js';
+import { useToolkit } from './toolkit.js';
 
 export async function run(): Promise<void> {
-  await entry(async () => {
-    const settings = readMainSettings((name) => core.getInput(name));
-    const token = settings.token ?? process.env.GITHUB_TOKEN ?? '';
-    if (token !== '') core.setSecret(token);
-    // Made when first used: `plan` and `check` need no GitHub, and run where the runner's
-    // GITHUB_* variables are not set (GitHub's local runner tool). Loaded then too: the artifact
-    // client and the REST client are most of the bundle, a chunk of their own that `plan` never
-    // reads.
-    let made: Promise<GitHubServices> | undefined;
-    const services = (): Promise<GitHubServices> =>
-      (made ??= import('./github/services.js').then((m) =>
-        m.githubServices(process.env, token, (w) => core.warning(w)),
-      ));
-    const lazy: GitHubServices = {
-      state: {
-        restoreNewest: async (...a) => (await services()).state.restoreNewest(...a),
-        save: async (...a) => (await services()).state.save(...a),
-      },
-      gate: { publish: async (...a) => (await services()).gate.publish(...a) },
-      handover: { dispatchAgain: async (...a) => (await services()).handover.dispatchAgain(...a) },
-    };
-    return runCampaign(settings, lazy, {
-      job: process.env.GITHUB_JOB ?? 'campaign',
-      tempDir: process.env.RUNNER_TEMP ?? tmpdir(),
-      ...(process.env.GITHUB_SHA ? { commit: process.env.GITHUB_SHA } : {}),
-    });
-  });
+  useToolkit(actionsCore);
+  await mainStep();
 }

@@ -1,5 +1,5 @@
 /** Entry point of the campaign action (action.yml → dist/main/index.js). */
 import './dirname-shim.js';
-import { run } from './main-entry.js';
+import { mainStep } from './main-step.js';
 
-await run();
+await mainStep();

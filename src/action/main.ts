@@ -10,7 +10,7 @@
  *   plan-comment  on a pull request, the plan against the base commit's as one comment (plan-comment.ts)
  * `run` takes its services as an argument, so tests call it in-process as well as via the bundle.
  */
-import * as core from '@actions/core';
+import { core } from './toolkit.js';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { openExecutor, preflightCampaign } from '../app/executors.js';

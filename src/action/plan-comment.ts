@@ -5,7 +5,7 @@
  * the base commit. A pull request from a fork gets a read-only token: there the difference goes
  * to the job summary only, and the step still passes.
  */
-import * as core from '@actions/core';
+import { core } from './toolkit.js';
 import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';

@@ -9,7 +9,7 @@ import { UserError } from '../errors.js';
 import { formatFinding } from '../lint/lint.js';
 import type { Finding } from '../lint/rule.js';
 import { tableCell } from '../report/markdown.js';
-import * as core from '@actions/core';
+import { core } from './toolkit.js';
 
 /** GitHub shows 10 error and 10 warning annotations per step; more are dropped silently. */
 export const ANNOTATIONS_PER_SEVERITY = 10;

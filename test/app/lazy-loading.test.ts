@@ -1,8 +1,10 @@
 /**
  * Commands that need no network load no network code: the SSH client (ssh2 and our transport
  * over it), the artifact client and GitHub's REST client are imported only by the commands that
- * reach a cluster or GitHub. Each command runs from lib/ under a module hook that writes down
- * every module it resolves.
+ * reach a cluster or GitHub, and the actions write their workflow commands without
+ * @actions/core (whose HTTP client loads Node's network stack). The CLI's commands load what
+ * only some of them need (the controller, the executors, the summaries) when they run. Each
+ * command runs from lib/ under a module hook that writes down every module it resolves.
  */
 import { spawnSync } from 'node:child_process';
 import { readFile, writeFile } from 'node:fs/promises';
@@ -55,7 +57,14 @@ async function loaded(name: string, args: string[], env: NodeJS.ProcessEnv = {})
   return { status: r.status, out: `${r.stdout}${r.stderr}`, urls: (await readFile(log, 'utf8')).split('\n') };
 }
 
+/** What the actions' lint and plan must not load: any of GitHub's toolkit, and its HTTP client. */
+const TOOLKIT = ['/node_modules/@actions/', '/node_modules/undici/'];
+
+/** What the CLI's lint and plan leave to the commands that drive, summarise or reach a campaign. */
+const COMMAND_ONLY = ['/lib/exec/controller.js', '/lib/app/executors.js', '/lib/app/summary.js', '/lib/app/scripts.js'];
+
 const network = (urls: string[]) => urls.filter((u) => NETWORK.some((n) => u.includes(n)));
+const among = (urls: string[], paths: string[]) => urls.filter((u) => paths.some((n) => u.includes(n)));
 
 it.concurrent('campaign plan and lint load no network code', async () => {
   for (const command of ['plan', 'lint']) {
@@ -63,30 +72,77 @@ it.concurrent('campaign plan and lint load no network code', async () => {
     expect(r.status, r.out).toBe(0);
     expect(r.urls.some((u) => u.endsWith('/lib/cli/main.js'))).toBe(true);
     expect(network(r.urls)).toEqual([]);
+    expect(among(r.urls, COMMAND_ONLY)).toEqual([]);
   }
 });
 
-it.concurrent('the action’s plan loads no network code; its check loads the SSH client', async () => {
-  const out = join(dir, 'output');
-  const summary = join(dir, 'summary');
+it.concurrent('campaign status of a local state loads no network code and opens no executor', async () => {
+  const work = await makeTemp('lazy-loading-status');
+  const file = join(work, 'local.yml');
+  await writeFile(
+    file,
+    `campaign: lazy-status
+cluster: { executor: local, name: this-machine, max_parallel: 2 }
+workdir: ./work
+phases:
+  - name: p
+    grid: { seed: [1, 2] }
+    command: echo '{}' > \${output}
+    output: out_\${seed}.json
+    walltime: 1m
+`,
+  );
+  const stateDir = join(work, 'state');
+  const ran = spawnSync(process.execPath, [BIN, 'run', file, '--state-dir', stateDir], { cwd: REPO, encoding: 'utf8' });
+  expect(ran.status, `${ran.stdout}${ran.stderr}`).toBe(0);
+  const r = await loaded('status', [BIN, 'status', file, '--state-dir', stateDir]);
+  expect(r.status, r.out).toBe(0);
+  expect(r.out).toContain('p [completed] 2/2 done');
+  expect(network(r.urls)).toEqual([]);
+  expect(among(r.urls, ['/lib/app/executors.js'])).toEqual([]);
+});
+
+it.concurrent('the lint action loads none of GitHub’s toolkit', async () => {
+  const summary = join(dir, 'lint-summary');
+  const out = join(dir, 'lint-output');
   await writeFile(out, '');
   await writeFile(summary, '');
-  const env = (command: string, manifest: string) => ({
+  const r = await loaded('action-lint', ['lib/action/lint-index.js'], {
     GITHUB_WORKSPACE: REPO,
     GITHUB_OUTPUT: out,
     GITHUB_STEP_SUMMARY: summary,
-    RUNNER_TEMP: dir,
-    INPUT_COMMAND: command,
-    INPUT_MANIFEST: manifest,
+    INPUT_MANIFESTS: 'examples/quickstart.yml',
   });
-  const plan = await loaded('action-plan', ['lib/action/main-index.js'], env('plan', 'examples/distill.yml'));
-  expect(plan.status, plan.out).toBe(0);
-  expect(network(plan.urls)).toEqual([]);
-  // With no key anywhere (a home of its own), the check fails at the login, once ssh2 is loaded.
-  const check = await loaded('action-check', ['lib/action/main-index.js'], {
-    ...env('check', 'examples/distill.yml'),
-    HOME: dir,
-  });
-  expect(check.out).toContain('no SSH key');
-  expect(check.urls.some((u) => u.includes('/node_modules/ssh2/'))).toBe(true);
+  expect(r.status, r.out).toBe(0);
+  expect(await readFile(out, 'utf8')).toContain('files<<');
+  expect(among(r.urls, TOOLKIT)).toEqual([]);
 });
+
+it.concurrent(
+  'the action’s plan loads no network code nor GitHub’s toolkit; its check loads the SSH client',
+  async () => {
+    const out = join(dir, 'output');
+    const summary = join(dir, 'summary');
+    await writeFile(out, '');
+    await writeFile(summary, '');
+    const env = (command: string, manifest: string) => ({
+      GITHUB_WORKSPACE: REPO,
+      GITHUB_OUTPUT: out,
+      GITHUB_STEP_SUMMARY: summary,
+      RUNNER_TEMP: dir,
+      INPUT_COMMAND: command,
+      INPUT_MANIFEST: manifest,
+    });
+    const plan = await loaded('action-plan', ['lib/action/main-index.js'], env('plan', 'examples/distill.yml'));
+    expect(plan.status, plan.out).toBe(0);
+    expect(network(plan.urls)).toEqual([]);
+    expect(among(plan.urls, TOOLKIT)).toEqual([]);
+    // With no key anywhere (a home of its own), the check fails at the login, once ssh2 is loaded.
+    const check = await loaded('action-check', ['lib/action/main-index.js'], {
+      ...env('check', 'examples/distill.yml'),
+      HOME: dir,
+    });
+    expect(check.out).toContain('no SSH key');
+    expect(check.urls.some((u) => u.includes('/node_modules/ssh2/'))).toBe(true);
+  },
+);
