@@ -277,11 +277,12 @@ export class CampaignController {
       }
       case 'hold': {
         // Taken out of the queue, then ended here: a cancelled index that never started may
-        // leave no record for a later pass to find. One that started meanwhile is stopped too.
+        // leave no record for a later pass to find. One that started between the decision and
+        // the withdrawal is a real attempt, left to end as it will (on the full disk, or not).
         const held = new Set(action.tasks.map((t) => `${t.task}:${t.attempt}`));
         const attempts = this.activeAttempts(state).filter((a) => held.has(`${a.task.id}:${a.attempt.n}`));
-        await this.c.executor.cancel?.(attempts);
-        return attempts.map((a) => ({
+        const withdrawn = (await this.c.executor.withdraw?.(attempts)) ?? [];
+        return withdrawn.map((a) => ({
           type: 'finished',
           task: a.task.id,
           attempt: a.attempt.n,

@@ -30,6 +30,13 @@ export interface Executor {
    * `cancelled`, come from later observations. Absent where the executor cannot cancel.
    */
   cancel?(active: readonly ActiveAttempt[]): Promise<void>;
+  /**
+   * Takes attempts still waiting in a scheduler's queue out of it, leaving alone any that
+   * started meanwhile (they go on, observed as usual), and returns those it took out: they
+   * never started, and their ends are the caller's to record. Absent where nothing waits in a
+   * queue of the executor's.
+   */
+  withdraw?(queued: readonly ActiveAttempt[]): Promise<ActiveAttempt[]>;
   readLog(task: TaskSpec, attempt: Attempt): Promise<string>;
   /** Where the attempt's log is (on the machine it ran on), for messages; undefined where it has none yet. */
   logPath(task: TaskSpec, attempt: Attempt): Promise<string | undefined>;

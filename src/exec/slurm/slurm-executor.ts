@@ -856,6 +856,34 @@ export class SlurmExecutor implements Executor {
       });
   }
 
+  /**
+   * Held first (`scontrol hold`: slurmctld holds each index it finds still pending, and one
+   * already running goes on unharmed), so none can start while the queue (`squeue -r -t all`)
+   * and the start markers are read; then the indices seen pending are cancelled. `scancel
+   * --state=PENDING` alone would not do: scancel filters by state on its own side, so an index
+   * that starts in between is killed, and pending indices cancelled together leave the queue's
+   * view as one record of the array job, without their indices.
+   */
+  async withdraw(queued: readonly ActiveAttempt[]): Promise<ActiveAttempt[]> {
+    const handled = queued.filter((a) => a.attempt.handle && /^\d+_\d+$/.test(a.attempt.handle));
+    if (handled.length === 0) return [];
+    // It fails for an index that has ended meanwhile; what the queue says next is what counts.
+    await this.opts.transport.run(['scontrol', 'hold', ...handled.map((a) => a.attempt.handle!)]);
+    const { records } = await this.ask(true, new Set());
+    const markers = await this.readMarkers(await this.submissionsOf(handled));
+    const held = handled.filter(
+      (a) => records.get(a.attempt.handle!)?.state === 'PENDING' && !markers.get(a.attempt.handle!)?.startedAt,
+    );
+    if (held.length === 0) return [];
+    const handles = held.map((a) => a.attempt.handle!);
+    const r = await this.opts.transport.run(['scancel', ...handles]);
+    if (r.code === 0) return held;
+    // Released again, so that nothing stays held for ever; the next pass decides anew.
+    await this.opts.transport.run(['scontrol', 'release', ...handles]);
+    this.warn(`scancel failed (${(r.stderr || r.stdout).trim().split('\n')[0]}); trying again next pass`);
+    return [];
+  }
+
   /** Completion is proven by the output; a failure whose log names a gate is that gate's. */
   private async verify(
     task: TaskSpec,
