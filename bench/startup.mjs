@@ -129,9 +129,7 @@ try {
   console.log(`manifest: ${manifest}; bundles: ${bundles}; ${RUNS} runs each, after one warm-up`);
   for (const [name, args, env] of cases) {
     const r = time(args, env);
-    const size = args[0].endsWith('.js')
-      ? `  (${statSync(resolve(root, args[0])).size.toLocaleString('en')} bytes)`
-      : '';
+    const size = args[0].startsWith(bundles) ? `  (${statSync(args[0]).size.toLocaleString('en')} bytes)` : '';
     console.log(
       `${name.padEnd(22)} ${r.median.toFixed(0).padStart(5)} ms median  [${r.min.toFixed(0)}–${r.max.toFixed(0)}]  CPU ${r.cpu.toFixed(0)} ms  exit ${r.status}${size}`,
     );

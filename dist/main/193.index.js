@@ -26,8 +26,8 @@ var github = __webpack_require__(43703);
 var dist_bundle = __webpack_require__(44855);
 // EXTERNAL MODULE: ./node_modules/@octokit/plugin-throttling/dist-bundle/index.js
 var plugin_throttling_dist_bundle = __webpack_require__(77720);
-// EXTERNAL MODULE: ./node_modules/zod/v4/classic/schemas.js + 7 modules
-var schemas = __webpack_require__(84869);
+// EXTERNAL MODULE: ./node_modules/zod/v4/classic/schemas.js + 15 modules
+var schemas = __webpack_require__(85584);
 // EXTERNAL MODULE: ./lib/errors.js
 var errors = __webpack_require__(96020);
 ;// CONCATENATED MODULE: ./lib/github/rate-limit.js
@@ -204,8 +204,8 @@ var artifact = __webpack_require__(85167);
 var promises_ = __webpack_require__(51455);
 // EXTERNAL MODULE: external "node:path"
 var external_node_path_ = __webpack_require__(76760);
-// EXTERNAL MODULE: ./node_modules/zod/v4/classic/schemas.js + 7 modules
-var schemas = __webpack_require__(84869);
+// EXTERNAL MODULE: ./node_modules/zod/v4/classic/schemas.js + 15 modules
+var schemas = __webpack_require__(85584);
 // EXTERNAL MODULE: ./lib/decide/parallel-states.js
 var parallel_states = __webpack_require__(75740);
 // EXTERNAL MODULE: ./lib/exec/store/file-store.js + 1 modules
@@ -655,7 +655,7 @@ function githubServices(env, token, warn = () => { }, waits = {}) {
 /* harmony export */   vs: () => (/* binding */ artifactList)
 /* harmony export */ });
 /* unused harmony export TRUSTED_EVENTS */
-/* harmony import */ var zod__WEBPACK_IMPORTED_MODULE_0__ = __webpack_require__(84869);
+/* harmony import */ var zod__WEBPACK_IMPORTED_MODULE_0__ = __webpack_require__(85584);
 /**
  * What the Action and the CLI agree on about a campaign's state kept as workflow artifacts: how
  * an artifact is named, which files of it are the state, and which runs' artifacts are trusted.

@@ -18,8 +18,8 @@ var github = __webpack_require__(43703);
 var dist_bundle = __webpack_require__(44855);
 // EXTERNAL MODULE: ./node_modules/@octokit/plugin-throttling/dist-bundle/index.js
 var plugin_throttling_dist_bundle = __webpack_require__(77720);
-// EXTERNAL MODULE: ./node_modules/zod/v4/classic/schemas.js + 7 modules
-var schemas = __webpack_require__(84869);
+// EXTERNAL MODULE: ./node_modules/zod/v4/classic/schemas.js + 15 modules
+var schemas = __webpack_require__(85584);
 // EXTERNAL MODULE: ./lib/errors.js
 var errors = __webpack_require__(96020);
 ;// CONCATENATED MODULE: ./lib/github/rate-limit.js
@@ -200,8 +200,8 @@ var promises_ = __webpack_require__(51455);
 var external_node_path_ = __webpack_require__(76760);
 // EXTERNAL MODULE: external "node:util"
 var external_node_util_ = __webpack_require__(57975);
-// EXTERNAL MODULE: ./node_modules/zod/v4/classic/schemas.js + 7 modules
-var schemas = __webpack_require__(84869);
+// EXTERNAL MODULE: ./node_modules/zod/v4/classic/schemas.js + 15 modules
+var schemas = __webpack_require__(85584);
 // EXTERNAL MODULE: ./lib/errors.js
 var errors = __webpack_require__(96020);
 // EXTERNAL MODULE: ./lib/lint/lint.js + 2 modules
@@ -792,7 +792,7 @@ async function basePlan(file, sha) {
 /* harmony export */   vs: () => (/* binding */ artifactList)
 /* harmony export */ });
 /* unused harmony export TRUSTED_EVENTS */
-/* harmony import */ var zod__WEBPACK_IMPORTED_MODULE_0__ = __webpack_require__(84869);
+/* harmony import */ var zod__WEBPACK_IMPORTED_MODULE_0__ = __webpack_require__(85584);
 /**
  * What the Action and the CLI agree on about a campaign's state kept as workflow artifacts: how
  * an artifact is named, which files of it are the state, and which runs' artifacts are trusted.

@@ -2,12 +2,11 @@
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { dirname, join, relative, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { z } from 'zod';
 import { UserError } from '../errors.js';
 import type { Executor } from '../exec/executor.js';
 import { FileStateStore } from '../exec/store/file-store.js';
 import { formatFinding } from '../lint/lint.js';
-import { manifest as manifestSchema } from '../manifest/schema.js';
+import { manifestJsonSchema } from '../manifest/schema.js';
 import { closest } from '../manifest/suggest.js';
 import { emptyState, type CampaignState } from '../state/state.js';
 import { diskFullTasks, startRun } from '../decide/transition.js';
@@ -219,7 +218,7 @@ export async function main(argv: string[]): Promise<number> {
 }
 
 export function jsonSchema(): unknown {
-  return z.toJSONSchema(manifestSchema, { io: 'input', unrepresentable: 'any' });
+  return manifestJsonSchema();
 }
 
 /**

@@ -515,17 +515,14 @@ const gridForms = z
 /**
  * The grid, checked as gridForms but kept in the order it is written: an object schema puts its
  * own keys (zip) before the others, and where `zip` stands among the axes orders the product.
+ * Its JSON Schema is gridForms', given to it by manifestJsonSchema: made at import, it would cost
+ * every command's start-up for what only `campaign schema` shows.
  */
-const gridJsonSchema: Record<string, unknown> = z.toJSONSchema(gridForms, { io: 'input', unrepresentable: 'any' });
-delete gridJsonSchema.$schema;
-const grid = z
-  .record(z.string(), z.unknown())
-  .superRefine((g, ctx) => {
-    const checked = gridForms.safeParse(g);
-    if (!checked.success) for (const issue of checked.error.issues) ctx.addIssue({ ...issue });
-  })
-  .meta(gridJsonSchema)
-  .transform((g) => g as Grid);
+const gridChecked = z.record(z.string(), z.unknown()).superRefine((g, ctx) => {
+  const checked = gridForms.safeParse(g);
+  if (!checked.success) for (const issue of checked.error.issues) ctx.addIssue({ ...issue });
+});
+const grid = gridChecked.transform((g) => g as Grid);
 
 export const phase = z.strictObject({
   name: z
@@ -622,3 +619,13 @@ export const manifest = z.strictObject({
   phases: z.array(phase).min(1).describe('The stages of the campaign, run in the order their dependencies allow.'),
 });
 export type Manifest = z.infer<typeof manifest>;
+
+/** The manifest's JSON Schema, as an editor reads it (`campaign schema`). */
+export function manifestJsonSchema(): Record<string, unknown> {
+  if (!z.globalRegistry.has(gridChecked)) {
+    const gridJsonSchema: Record<string, unknown> = z.toJSONSchema(gridForms, { io: 'input', unrepresentable: 'any' });
+    delete gridJsonSchema.$schema;
+    z.globalRegistry.add(gridChecked, gridJsonSchema);
+  }
+  return z.toJSONSchema(manifest, { io: 'input', unrepresentable: 'any' });
+}
