@@ -65,6 +65,8 @@ const VANISH_GRACE_MS = 60_000;
  * queued tasks, and running ones that may have died without an end marker.
  */
 const SCHEDULER_EVERY_MS = 30_000;
+/** How long slurmdbd is given to record ends that slurmctld has seen, before it is asked again. */
+const ACCOUNTING_LAG_MS = 1000;
 /** Submissions whose markers one `cat` reads: each is a pattern the node expands into up to 2 × MaxArraySize paths. */
 const MARKER_GLOBS_PER_COMMAND = 16;
 const LOG_LIMIT = 16 * 1024 * 1024;
@@ -652,6 +654,19 @@ export class SlurmExecutor implements Executor {
     let acctOk = true;
     if (queue || acctJobs.size > 0) ({ records, acctOk } = await this.ask(queue, acctJobs));
     if (queue) this.queueAskedAt = nowMs;
+    // Every task has ended by its markers, but slurmdbd has not recorded the last ends yet (it
+    // lags slurmctld by a second or so): asked again in a moment rather than a pass later, so
+    // that the campaign's end is not put off by a whole wait. Once per pass.
+    const unsettled = (a: ActiveAttempt): boolean => {
+      const r = records.get(a.attempt.handle ?? '');
+      return !r || classify(r).active || r.queueOnly === true;
+    };
+    const lagging = open.length === 0 && acctOk && !this.restricted ? ended.filter(unsettled) : [];
+    if (lagging.length > 0 && lagging.every((a) => jobOf(a) !== undefined && acctJobs.has(jobOf(a)!))) {
+      await new Promise((r) => setTimeout(r, ACCOUNTING_LAG_MS));
+      const again = await this.ask(false, new Set(lagging.map((a) => jobOf(a)!)));
+      if (again.acctOk) records = mergeRecords([...again.records.values()], [...records.values()]);
+    }
     if (queue && !this.restricted) {
       // Ended in the queue, or gone from it, without an end marker: accounting says how.
       const more = new Set<string>();
