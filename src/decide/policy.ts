@@ -4,6 +4,7 @@ import type { Manifest, Phase } from '../manifest/schema.js';
 import { formatDuration, parseDuration } from '../manifest/units.js';
 import type { ArrayPlan, Plan } from '../plan/plan.js';
 import { grownBudget, remainingBudget, type Budget } from '../plan/walltime.js';
+import { placement } from '../state/placement.js';
 import { retryRule, type NextWalltime, type RetryPolicy } from './transition.js';
 
 /** The phase a task id belongs to (`<phase>/...`). */
@@ -18,19 +19,6 @@ export function retryPolicy(manifest: Manifest, plan?: Plan): RetryPolicy {
   const phases = new Map(manifest.phases.map((p) => [p.name, p]));
   const c = manifest.cluster;
   const oom = c.executor === 'ssh-gpu' ? c.oom?.retry : undefined;
-  let located: Map<string, { spec: TaskSpec; array: ArrayPlan }> | undefined;
-  // Made on the first timeout or preemption: most campaigns never need it.
-  const locate = (id: string): { spec: TaskSpec; array: ArrayPlan } | undefined => {
-    if (!plan) return undefined;
-    if (!located) {
-      located = new Map();
-      for (const p of plan.phases) {
-        const specs = new Map([...p.smoke, ...p.tasks].map((t) => [t.id, t]));
-        for (const array of p.arrays) for (const t of array.tasks) located.set(t, { spec: specs.get(t)!, array });
-      }
-    }
-    return located.get(id);
-  };
   return (taskId, cls) => {
     const phase = phases.get(phaseOfTask(taskId));
     const rule = retryRule(phase?.retry, manifest.defaults?.retry, cls);
@@ -38,7 +26,7 @@ export function retryPolicy(manifest: Manifest, plan?: Plan): RetryPolicy {
       return { ...rule, attempts: oom.attempts, delaySeconds: oom.delay === undefined ? 0 : parseDuration(oom.delay)! };
     }
     if (cls !== 'timeout' && cls !== 'preempted') return rule;
-    const at = locate(taskId);
+    const at = plan && placement(plan, taskId);
     if (!phase || !at) return rule;
     if (phase.checkpoint) {
       return {

@@ -3,17 +3,18 @@
  * with the plan yields the next actions (`step`). Nothing here waits: a phase that cannot go
  * on says why (blocked, failed), so a campaign always comes to rest.
  */
-import type { TaskSpec } from '../manifest/expand.js';
 import type { Retry } from '../manifest/schema.js';
 import { parseDuration } from '../manifest/units.js';
-import type { ArrayPlan, Plan, PhasePlan } from '../plan/plan.js';
+import type { Plan, PhasePlan } from '../plan/plan.js';
 import type { Action, CampaignEvent, Defined, Hold, Submission } from '../state/events.js';
 import { checklistKey } from '../judge/checklist.js';
 import { definitionChanges, smokeDefinitions } from './definition-changes.js';
+import { placement, type Placement } from '../state/placement.js';
 import { copyTasks, indexOf, setTask } from '../state/task-index.js';
 import {
   ACTIVE,
   TERMINAL,
+  type Attempt,
   type CampaignState,
   type FailureClass,
   type PhaseState,
@@ -123,14 +124,11 @@ export function applyEvents(
 }
 
 function applyTaskEvent(t: TaskState, e: Exclude<CampaignEvent, { phase: string }>, policy: RetryPolicy): TaskState {
-  const attempts = [...t.attempts];
-  const i = attempts.findIndex((a) => a.n === e.attempt);
-  // A `--retry-failed` reset lasts for the task's life: retries are counted after it.
-  const keep = t.retryFrom === undefined ? {} : { retryFrom: t.retryFrom };
+  const i = t.attempts.findIndex((a) => a.n === e.attempt);
   switch (e.type) {
     case 'submitted': {
       if (i >= 0) return t; // a replayed submission: the attempt is already recorded
-      attempts.push({
+      const attempts = appended(t.attempts, {
         n: e.attempt,
         submittedAt: e.at,
         handle: e.handle,
@@ -142,11 +140,11 @@ function applyTaskEvent(t: TaskState, e: Exclude<CampaignEvent, { phase: string 
         ...(t.nextWalltime ? { retimed: t.nextWalltime.why } : {}),
         ...definedBy(e),
       });
-      return { ...keep, status: 'submitted', attempts };
+      return renewed(t, { status: 'submitted', attempts });
     }
-    case 'submit_failed':
+    case 'submit_failed': {
       if (i >= 0) return t;
-      attempts.push({
+      const attempts = appended(t.attempts, {
         n: e.attempt,
         submittedAt: e.at,
         endedAt: e.at,
@@ -154,18 +152,18 @@ function applyTaskEvent(t: TaskState, e: Exclude<CampaignEvent, { phase: string 
         reason: e.reason,
         ...definedBy(e),
       });
-      return { ...keep, status: 'failed', attempts, reason: `could not start: ${e.reason}` };
+      return renewed(t, { status: 'failed', attempts, reason: `could not start: ${e.reason}` });
+    }
     case 'queued':
-      return i < 0 || t.status !== 'submitted' ? t : { ...t, waiting: e.waiting };
+      return i < 0 || t.status !== 'submitted' ? t : amended(t, { waiting: e.waiting });
     case 'started': {
       if (i < 0 || t.status !== 'submitted') return t;
-      attempts[i] = { ...attempts[i]!, startedAt: e.at, ...(e.node === undefined ? {} : { node: e.node }) };
-      return { ...t, waiting: undefined, status: 'running', attempts };
+      const a = amended(t.attempts[i]!, { startedAt: e.at, ...(e.node === undefined ? {} : { node: e.node }) });
+      return amended(t, { waiting: undefined, status: 'running', attempts: replaced(t.attempts, i, a) });
     }
     case 'finished': {
-      if (i < 0 || attempts[i]!.class !== undefined) return t; // unknown or already finished: finish once
-      const a = {
-        ...attempts[i]!,
+      if (i < 0 || t.attempts[i]!.class !== undefined) return t; // unknown or already finished: finish once
+      const a = amended(t.attempts[i]!, {
         endedAt: e.at,
         class: e.class,
         ...(e.exitCode === undefined ? {} : { exitCode: e.exitCode }),
@@ -173,9 +171,9 @@ function applyTaskEvent(t: TaskState, e: Exclude<CampaignEvent, { phase: string 
         ...(e.node === undefined ? {} : { node: e.node }),
         ...(e.adapted === undefined || e.adapted.length === 0 ? {} : { adapted: e.adapted }),
         ...(e.startedAt === undefined ? {} : { startedAt: e.startedAt }),
-      };
-      attempts[i] = a;
-      if (e.class === 'completed') return { ...keep, status: 'completed', attempts };
+      });
+      const attempts = replaced(t.attempts, i, a);
+      if (e.class === 'completed') return renewed(t, { status: 'completed', attempts });
       const rule = policy(e.task, e.class);
       // Classes that share a rule share its allowance (`unverified` is counted with `failed`).
       const since = t.retryFrom ?? 0;
@@ -184,20 +182,18 @@ function applyTaskEvent(t: TaskState, e: Exclude<CampaignEvent, { phase: string 
         1;
       const why = `${e.class}${e.reason ? `: ${e.reason}` : ''}`;
       if (used >= rule.attempts) {
-        return {
-          ...keep,
+        return renewed(t, {
           status: 'failed',
           attempts,
           reason: rule.attempts > 0 ? `${why} (after ${rule.attempts} retries)` : why,
-        };
+        });
       }
       const mem = rule.memFactor && a.memBytes ? Math.ceil(a.memBytes * rule.memFactor) : undefined;
       const wall = rule.walltime?.({
         ...(a.walltimeSeconds === undefined ? {} : { walltimeSeconds: a.walltimeSeconds }),
         ...(e.units === undefined ? {} : { units: e.units }),
       });
-      return {
-        ...keep,
+      return renewed(t, {
         status: 'retrying',
         attempts,
         reason: why,
@@ -205,9 +201,37 @@ function applyTaskEvent(t: TaskState, e: Exclude<CampaignEvent, { phase: string 
         ...(mem === undefined ? {} : { nextMemBytes: mem }),
         ...(wall === undefined ? {} : { nextWalltime: wall }),
         ...(rule.resume ? { resume: true } : {}),
-      };
+      });
     }
   }
+}
+
+/**
+ * A copy of a task's record or attempt with some fields changed: the keys of `{ ...from,
+ * ...fields }`, in its order (the saved JSON's). Object.assign, not a spread: this V8 gives
+ * every object spread from one of the many shapes a pass meets a hidden class of its own (a V8
+ * map and its descriptors, about 25 MiB at 100,000 tasks), where these copies share theirs.
+ */
+function amended<T extends object>(from: T, fields: Partial<T>): T {
+  return Object.assign({}, from, fields);
+}
+
+/** A task's record made afresh: a `--retry-failed` reset lasts for the task's life (retries are counted after it). */
+function renewed(t: TaskState, fields: Omit<TaskState, 'retryFrom'>): TaskState {
+  return t.retryFrom === undefined ? fields : Object.assign({ retryFrom: t.retryFrom }, fields);
+}
+
+/**
+ * The attempts with `a` added, in an array of their number: one copied and then pushed to keeps
+ * room for 16 more, over 100 bytes a task.
+ */
+const appended = (attempts: readonly Attempt[], a: Attempt): Attempt[] => attempts.concat([a]);
+
+/** The attempts with the `i`th replaced by `a`. */
+function replaced(attempts: readonly Attempt[], i: number, a: Attempt): Attempt[] {
+  const out = attempts.slice();
+  out[i] = a;
+  return out;
 }
 
 /**
@@ -272,11 +296,10 @@ export function startRun(state: CampaignState, plan: Plan, opts: StartOptions): 
       const spec = specs.get(id)!;
       const stage = phase.definitions[spec.stage];
       const t = tasks[id]!;
-      const attempts = [...t.attempts];
-      const last = attempts.at(-1)!;
+      const last = t.attempts.at(-1)!;
       const kept = { definition: spec.definition!, stageDefinition: stage.id, at: opts.now ?? state.updated };
-      attempts[attempts.length - 1] = { ...last, kept: [...(last.kept ?? []), { ...kept, changed: change.parts }] };
-      setTask(tasks, id, { ...t, attempts });
+      const a = amended(last, { kept: [...(last.kept ?? []), { ...kept, changed: change.parts }] });
+      setTask(tasks, id, amended(t, { attempts: replaced(t.attempts, t.attempts.length - 1, a) }));
       if (definitions?.[stage.id] === undefined) definitions = { ...definitions, [stage.id]: stage.parts };
       if (touchesGate && regated.get(phase.name) !== 'drop') regated.set(phase.name, 'keep');
     }
@@ -343,7 +366,7 @@ export function step(state: CampaignState, plan: Plan, now: string, capacity: nu
     const prev: PhaseState = phases[phase.name] ?? { status: 'waiting' };
     const next = decidePhase(phase, prev, phases, tasks);
     if (next.submitFrom) {
-      const submissions = dueSubmissions(next.submitFrom, tasks, now, room);
+      const submissions = dueSubmissions(plan, next.submitFrom, tasks, now, room);
       room -= submissions.length;
       if (submissions.length > 0) actions.push({ type: 'submit', submissions });
       // The stage definition the attempts are sent under, kept for telling later which part changed.
@@ -358,7 +381,7 @@ export function step(state: CampaignState, plan: Plan, now: string, capacity: nu
         for (const t of stage) {
           const ts = tasks[t.id]!;
           if (!TERMINAL.has(ts.status) && !ACTIVE.has(ts.status))
-            set(t.id, { ...ts, status: 'blocked', reason: next.state.reason });
+            set(t.id, amended(ts, { status: 'blocked', reason: next.state.reason }));
         }
       }
     }
@@ -403,7 +426,7 @@ function pauseOnFullDisk(
   const more = full.length > 1 ? ` and ${full.length - 1} more` : '';
   const reason = `paused: the disk is full (${full[0]}${more}); free space and run again`;
   for (const id of [...index.ids('pending'), ...index.ids('retrying')])
-    set(id, { ...tasks[id]!, status: 'blocked', reason });
+    set(id, amended(tasks[id]!, { status: 'blocked', reason }));
   // A submitted task has not been seen to start: in a scheduler's queue, it is waiting there.
   const waiting = queued ? [...index.ids('submitted')] : [];
   if (waiting.length === 0) return undefined;
@@ -479,43 +502,12 @@ function decidePhase(
   return { state: at('failed', `${bad} of ${phase.tasks.length} tasks did not complete`) };
 }
 
-/** Where a task of a phase's stage sits: its array, the array's place among the phase's, its index in it. */
-interface Slot {
-  spec: TaskSpec;
-  array: ArrayPlan;
-  order: number;
-  index: number;
-}
-type Slots = Record<'smoke' | 'full', Map<string, Slot>>;
-const slotsOf = new WeakMap<PhasePlan, Slots>();
-
-/**
- * The slots of a phase's tasks, by stage and id, made once per plan. By stage: a smoke stage of
- * full runs has the ids of full tasks.
- */
-function slots(phase: PhasePlan): Slots {
-  let out = slotsOf.get(phase);
-  if (out === undefined) {
-    const specs = {
-      smoke: new Map(phase.smoke.map((t) => [t.id, t])),
-      full: new Map(phase.tasks.map((t) => [t.id, t])),
-    };
-    const made: Slots = { smoke: new Map(), full: new Map() };
-    phase.arrays.forEach((array, order) =>
-      array.tasks.forEach((id, index) =>
-        made[array.stage].set(id, { spec: specs[array.stage].get(id)!, array, order, index }),
-      ),
-    );
-    slotsOf.set(phase, (out = made));
-  }
-  return out;
-}
-
 /**
  * The tasks of a stage that are due, up to `room`, in array order. Found among the pending and
  * retrying tasks: a walk over every task of the phase cost a twentieth of a second at 100,000.
  */
 function dueSubmissions(
+  plan: Plan,
   from: { phase: PhasePlan; stage: 'smoke' | 'full' },
   tasks: Record<string, TaskState>,
   now: string,
@@ -523,12 +515,11 @@ function dueSubmissions(
 ): Submission[] {
   if (room <= 0) return [];
   const index = indexOf(tasks);
-  const where = slots(from.phase)[from.stage];
-  const due: { slot: Slot; t: TaskState }[] = [];
+  const due: { slot: Placement; t: TaskState }[] = [];
   for (const status of ['pending', 'retrying'] as const) {
     for (const id of index.ids(status)) {
-      const slot = where.get(id);
-      if (slot === undefined) continue;
+      const slot = placement(plan, id, from.stage);
+      if (slot === undefined || slot.array.phase !== from.phase.name) continue;
       const t = tasks[id]!;
       if (status === 'pending' || t.notBefore === undefined || t.notBefore <= now) due.push({ slot, t });
     }

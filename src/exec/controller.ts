@@ -5,12 +5,13 @@
  * attempts it already launched instead of launching them again.
  */
 import { UserError } from '../errors.js';
-import { renderPath, type TaskSpec } from '../manifest/expand.js';
+import { renderPath } from '../manifest/expand.js';
 import type { Manifest } from '../manifest/schema.js';
 import { toShell } from '../manifest/template.js';
-import type { ArrayPlan, Plan } from '../plan/plan.js';
+import type { Plan } from '../plan/plan.js';
 import { checklistKey, evaluateChecklist, type SmokeFacts } from '../judge/checklist.js';
 import { smokeDefinitions } from '../decide/definition-changes.js';
+import { placement } from '../state/placement.js';
 import { provenanceFiles } from '../state/provenance.js';
 import type { Action, CampaignEvent } from '../state/events.js';
 import { retryPolicy } from '../decide/policy.js';
@@ -48,17 +49,9 @@ export interface Controller {
 /** How long passes may keep being cut short by the link, with none getting through, before the controller gives up. */
 const MAX_INTERRUPTED_MS = 10 * 60_000;
 
-interface Located {
-  spec: TaskSpec;
-  array: ArrayPlan;
-  /** The partition its array goes to, where the plan chose one. */
-  partition: string | undefined;
-}
-
 export class CampaignController {
   private readonly now: () => string;
   private readonly policy: RetryPolicy;
-  private readonly located = new Map<string, Located>();
   /** When the passes began to be cut short (none has got through since). */
   private interruptedSince: number | undefined;
   /** The active attempts of the tasks record last looked at (see activeAttempts). */
@@ -67,13 +60,6 @@ export class CampaignController {
   constructor(private readonly c: Controller) {
     this.now = c.now ?? (() => new Date().toISOString());
     this.policy = retryPolicy(c.manifest, c.plan);
-    for (const phase of c.plan.phases) {
-      const specs = new Map([...phase.smoke, ...phase.tasks].map((t) => [t.id, t]));
-      for (const array of phase.arrays) {
-        const partition = array.budget.partition ?? array.resources.partition;
-        for (const id of array.tasks) this.located.set(id, { spec: specs.get(id)!, array, partition });
-      }
-    }
   }
 
   /** The stored state, checked; a new one when there is none. */
@@ -226,21 +212,22 @@ export class CampaignController {
 
   /** Puts task `id`'s active attempt in `attempts`, or takes it out where it has none. */
   private putActive(attempts: Map<string, ActiveAttempt>, id: string, t: TaskState | undefined): void {
-    const where = this.located.get(id);
+    const where = placement(this.c.plan, id);
     const attempt = t?.attempts.at(-1);
     if (!t || !ACTIVE.has(t.status) || !where || !attempt) {
       attempts.delete(id);
       return;
     }
     if (attempts.get(id)?.attempt === attempt) return;
-    // A continuation or a grown retry runs under a walltime of its own.
-    const a: ActiveAttempt = {
+    const { array } = where;
+    // Every field in one literal, so that the 100,000 of them share one shape with no property
+    // array besides. A continuation or a grown retry runs under a walltime of its own.
+    attempts.set(id, {
       task: where.spec,
       attempt,
-      walltimeSeconds: attempt.walltimeSeconds ?? where.array.budget.seconds,
-    };
-    if (where.partition !== undefined) a.partition = where.partition;
-    attempts.set(id, a);
+      walltimeSeconds: attempt.walltimeSeconds ?? array.budget.seconds,
+      partition: array.budget.partition ?? array.resources.partition,
+    });
   }
 
   private async act(action: Action, state: CampaignState): Promise<CampaignEvent[]> {
@@ -256,13 +243,14 @@ export class CampaignController {
           const s =
             e.type === 'submitted' || e.type === 'submit_failed' ? sent.get(`${e.task}:${e.attempt}`) : undefined;
           if (!s || (e.type !== 'submitted' && e.type !== 'submit_failed')) return e;
-          return {
-            ...e,
+          // Object.assign, not a spread: V8 gives every object spread from one of many shapes a
+          // hidden class of its own, made in the old generation (see transition.ts, amended).
+          return Object.assign({}, e, {
             ...(e.type === 'submitted' ? { walltimeSeconds: s.array.budget.seconds } : {}),
             ...(s.task.definition === undefined ? {} : { definition: s.task.definition }),
             ...(s.stageDefinition === undefined ? {} : { stageDefinition: s.stageDefinition }),
             ...(this.c.commit === undefined ? {} : { commit: this.c.commit }),
-          };
+          });
         });
       }
       case 'check_preconditions': {

@@ -8,6 +8,7 @@ import { posix } from 'node:path';
 import { z } from 'zod';
 import type { TaskSpec } from '../manifest/expand.js';
 import type { Plan } from '../plan/plan.js';
+import { placement } from './placement.js';
 import { definitionOf, type Attempt, type CampaignState } from './state.js';
 
 export const PROVENANCE_VERSION = 1;
@@ -78,10 +79,9 @@ export function provenanceFiles(
   state: CampaignState,
   taskIds: Iterable<string>,
 ): { path: string; text: string }[] {
-  const specs = specsById(plan);
   const out: { path: string; text: string }[] = [];
   for (const id of taskIds) {
-    const spec = specs.get(id);
+    const spec = placement(plan, id)?.spec;
     const last = state.tasks[id]?.attempts.at(-1);
     if (!spec?.output || last?.class !== 'completed') continue;
     out.push({
@@ -95,21 +95,16 @@ export function provenanceFiles(
 /** Every completed result of the plan's tasks, one JSON line each: the campaign's provenance index. */
 export function provenanceIndex(plan: Plan, state: CampaignState): string {
   const lines: string[] = [];
-  for (const spec of specsById(plan).values()) {
+  const add = (spec: TaskSpec): void => {
     const last = state.tasks[spec.id]?.attempts.at(-1);
     if (spec.output && last?.class === 'completed' && definitionOf(last) === spec.definition)
       lines.push(JSON.stringify(provenanceRecord(plan.campaign, spec, last)));
+  };
+  for (const phase of plan.phases) {
+    // A smoke task of full runs is a full task itself: its line is written once, in its smoke place.
+    const smoke = new Set(phase.smoke.map((t) => t.id));
+    phase.smoke.forEach(add);
+    for (const t of phase.tasks) if (!smoke.has(t.id)) add(t);
   }
   return lines.length > 0 ? lines.join('\n') + '\n' : '';
-}
-
-const specsOf = new WeakMap<Plan, Map<string, TaskSpec>>();
-
-function specsById(plan: Plan): Map<string, TaskSpec> {
-  let m = specsOf.get(plan);
-  if (!m) {
-    m = new Map(plan.phases.flatMap((p) => [...p.smoke, ...p.tasks].map((t) => [t.id, t] as const)));
-    specsOf.set(plan, m);
-  }
-  return m;
 }
