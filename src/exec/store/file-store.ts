@@ -32,7 +32,7 @@ import {
   JOURNAL_SEQ,
   type Journalable,
   JournalMismatch,
-  lineText,
+  lineParts,
   present,
   replay,
   snapshotSeq,
@@ -244,7 +244,7 @@ export class FileStateStore {
     if (journalable && json.length > this.journalAbove) return this.compact(state, this.maxSeq + 1);
     if (json === this.lastJson && (await sizeOf(this.statePath)) === Buffer.byteLength(json)) return;
     this.forget(); // until this save is through
-    await this.writeState(json);
+    await this.writeState([json]);
     this.lastJson = json;
   }
 
@@ -270,13 +270,8 @@ export class FileStateStore {
     const intact = (await sizeOf(this.statePath)) === j.snapshotBytes;
     if (set.length === 0 && del.length === 0 && top === j.topJson && intact) return;
     const seq = j.seq + 1;
-    const line = lineText(
-      seq,
-      top,
-      set.map((id) => this.piece(id, tasks[id])),
-      del,
-    );
-    const bytes = Buffer.byteLength(line);
+    const line = lineParts(seq, top, tasks, set, del);
+    const bytes = byteLength(line);
     const next = Math.max(seq, this.maxSeq + 1);
     const tooLong = j.journalBytes + bytes > j.snapshotBytes * this.compactAbove * SAVE_COMPACTS_PAST;
     if (!intact || tooLong) return this.compact(state, next);
@@ -296,7 +291,7 @@ export class FileStateStore {
    * Bytes after those are a line a crash or a failed save cut short: dropped. A journal shorter
    * than that is not the one this store wrote: false, and nothing is written.
    */
-  private async appendLine(line: string, valid: number): Promise<boolean> {
+  private async appendLine(line: readonly string[], valid: number): Promise<boolean> {
     await mkdir(this.dir, { recursive: true });
     const fh = await open(this.journalPath, 'a');
     try {
@@ -306,7 +301,7 @@ export class FileStateStore {
         await fh.truncate(valid);
         this.warn(`${this.journalPath} ended in a partial line from an interrupted save; dropped it`);
       }
-      await fh.writeFile(line); // the file is open for appending: at its end
+      for (const part of line) await fh.writeFile(part); // the file is open for appending: at its end
       await fh.sync();
     } finally {
       await fh.close();
@@ -317,37 +312,39 @@ export class FileStateStore {
 
   /** Writes the state whole as state.json, numbered `seq` if it is still large, and drops the journal. */
   private async compact(state: Journalable, seq: number): Promise<void> {
-    // One JSON.stringify of the record: it leaves out what a piece would (present), and at
+    // One JSON.stringify of the record: it leaves out what a journal line would (present), and at
     // 100,000 tasks it is a fraction of the cost of one call per entry.
     let count = 0;
     for (const id of Object.keys(state.tasks)) if (present(state.tasks[id])) count++;
-    const whole = fieldsJson(state, toJson(state.tasks));
+    const [before, tasksJson, after] = stateParts(state, toJson(state.tasks));
     this.forget(); // until this save is through
-    if (whole.length <= this.journalAbove && Buffer.byteLength(whole) <= this.journalAbove) {
-      await this.writeState(whole);
+    if (byteLength([before, tasksJson, after]) <= this.journalAbove) {
+      const whole = before + tasksJson + after;
+      await this.writeState([whole]);
       this.lastJson = whole;
       return;
     }
-    const text = Buffer.from(`${whole.slice(0, -1)},"${JOURNAL_SEQ}":${seq}}`);
+    const parts = [before, tasksJson, `${after.slice(0, -1)},"${JOURNAL_SEQ}":${seq}}`];
     // Never numbered again, even if this save fails after its rename.
     this.maxSeq = Math.max(this.maxSeq, seq);
-    await this.writeState(text);
+    await this.writeState(parts);
     const topJson = fieldsJson(state);
     const { tasks } = state;
-    this.journaled = { state, tasks, topJson, seq, count, snapshotBytes: text.length, journalBytes: 0 };
+    this.journaled = { state, tasks, topJson, seq, count, snapshotBytes: byteLength(parts), journalBytes: 0 };
   }
 
   /**
-   * Puts `text` in place as state.json (temp file, fsync, rename, directory fsync), keeping the
-   * one it replaces as state.prev.json; then removes the journal, whose saves it holds.
+   * Puts `parts`, one after another, in place as state.json (temp file, fsync, rename, directory
+   * fsync), keeping the one it replaces as state.prev.json; then removes the journal, whose saves
+   * it holds.
    */
-  private async writeState(text: string | Buffer): Promise<void> {
+  private async writeState(parts: readonly string[]): Promise<void> {
     await mkdir(this.dir, { recursive: true });
     const tmp = this.tempPath();
     try {
       const fh = await open(tmp, 'wx');
       try {
-        await fh.writeFile(text);
+        for (const part of parts) await fh.writeFile(part);
         await fh.sync();
       } finally {
         await fh.close();
@@ -394,15 +391,6 @@ export class FileStateStore {
   private forget(): void {
     this.lastJson = undefined;
     this.journaled = undefined;
-  }
-
-  /**
-   * A task entry's JSON with its key. Made afresh each time, never kept: at 100,000 tasks the
-   * entries' JSON held between compactions cost about 70 MiB (V8 keeps each as a tree of the
-   * pieces JSON.stringify built it from).
-   */
-  private piece(id: string, v: unknown): string {
-    return `${JSON.stringify(id)}:${toJson(v)}`;
   }
 
   /** Appends one line per event and syncs, so a returned append survives a crash. */
@@ -726,21 +714,45 @@ async function lastLineStart(fh: FileHandle, size: number): Promise<number> {
   return 0;
 }
 
-/**
- * The state as JSON.stringify writes it, with `tasksJson` for its tasks record; without it, the
- * fields other than `tasks`.
- */
-function fieldsJson(state: Entries, tasksJson?: string): string {
+/** The fields of the state other than `tasks`, as JSON.stringify writes them. */
+function fieldsJson(state: Entries): string {
   const parts: string[] = [];
   for (const k of Object.keys(state)) {
-    if (k === 'tasks') {
-      if (tasksJson !== undefined) parts.push(`"tasks":${tasksJson}`);
-      continue;
-    }
-    const json = JSON.stringify(state[k]) as string | undefined;
-    if (json !== undefined) parts.push(`${JSON.stringify(k)}:${json}`);
+    const json = k === 'tasks' ? undefined : fieldJson(state, k);
+    if (json !== undefined) parts.push(json);
   }
   return `{${parts.join(',')}}`;
+}
+
+/**
+ * The state as JSON.stringify writes it, with `tasksJson` for its tasks record, in three parts:
+ * the JSON before the record's, the record's, and the JSON after it. Written one after another,
+ * never joined: at 100,000 tasks each join, and the flattening of a string made of parts before
+ * its bytes are written, copied the whole 27 MiB once more on every compaction.
+ */
+function stateParts(state: Entries, tasksJson: string): [string, string, string] {
+  const before: string[] = [];
+  const after: string[] = [];
+  let into = before;
+  for (const k of Object.keys(state)) {
+    const json = k === 'tasks' ? undefined : fieldJson(state, k);
+    if (k === 'tasks') into = after;
+    else if (json !== undefined) into.push(json);
+  }
+  return [`{${before.map((p) => `${p},`).join('')}"tasks":`, tasksJson, `${after.map((p) => `,${p}`).join('')}}`];
+}
+
+/** Field `k` of the state as JSON.stringify writes it (`"k":value`); undefined where it leaves it out. */
+function fieldJson(state: Entries, k: string): string | undefined {
+  const json = JSON.stringify(state[k]) as string | undefined;
+  return json === undefined ? undefined : `${JSON.stringify(k)}:${json}`;
+}
+
+/** The UTF-8 length of parts written one after another. */
+function byteLength(parts: readonly string[]): number {
+  let n = 0;
+  for (const part of parts) n += Buffer.byteLength(part);
+  return n;
 }
 
 async function inoOf(path: string): Promise<number | undefined> {

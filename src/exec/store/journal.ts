@@ -96,9 +96,19 @@ export function changes(
   return { set, del, count };
 }
 
-/** The line of save `seq`: `top` is its fields other than `tasks` as JSON, `set` each entry's JSON with its key. */
-export function lineText(seq: number, top: string, set: string[], del: string[]): string {
-  return `{"seq":${seq},"top":${top},"set":{${set.join(',')}},"del":${JSON.stringify(del)}}\n`;
+/**
+ * The line of save `seq`, in parts to be written one after another: `top` is its fields other
+ * than `tasks` as JSON, `set` the ids of the entries of `tasks` it sets. Their JSON is made by one
+ * JSON.stringify of an object of them, and never joined to the rest: a string per entry, their
+ * join, and the flattening of the line before its bytes are written were 11 MiB of garbage a
+ * pass at 100,000 tasks. The object lists them in the order of `set`, but for keys that are
+ * integers (never a task's id, which holds its phase's name and a slash), which it lists first:
+ * the line sets the same.
+ */
+export function lineParts(seq: number, top: string, tasks: Entries, set: readonly string[], del: string[]): string[] {
+  const entries: Entries = {};
+  for (const id of set) setOwn(entries, id, tasks[id]);
+  return [`{"seq":${seq},"top":${top},"set":`, JSON.stringify(entries), `,"del":${JSON.stringify(del)}}\n`];
 }
 
 /**
