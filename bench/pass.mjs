@@ -1,7 +1,11 @@
 // The cost of one controller pass (observe + decide + save) with 1,000, 10,000 and 100,000
 // tasks in the state. Run with `bench/pass` (builds first); `node --expose-gc bench/pass.mjs
 // 100000` runs one size. Each size runs in a child process of its own, so its memory figures are
-// its own; its memory is read after the passes, after a full collection, and after a wait.
+// its own. Memory is read as a user's process holds it: its peak resident set during the timed
+// passes (and the compactions between them), what it holds right after them, and what it holds
+// after a wait as the run loops make before the next pass, with no collection forced. Only then
+// is a full collection forced, to tell how much of the heap is live. The goal, under 300 MB
+// resident at 100,000 tasks, is judged on the peak: it is what the process needs.
 //
 // The executor is a stand-in (it measures the controller, not the cluster): Slurm-like handles,
 // room for 90% of the tasks at a time, and on each pass 20% of the queued attempts start and 1% of
@@ -10,7 +14,7 @@
 // loops do while they wait, timed apart from the pass. Goal: a pass at 100,000 tasks under 1 s on a
 // 2-core machine.
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -27,6 +31,9 @@ const SIZES = [1_000, 10_000, 100_000];
 const TIMED = 5;
 /** How long the bench waits after the passes before it reads the memory the process keeps. */
 const WAIT_MS = 10_000;
+/** The goal: a process under 300 MB (decimal) resident while it passes at 100,000 tasks. */
+const GOAL_BYTES = 300e6;
+const GOAL_TASKS = 100_000;
 
 /** A grid of n tasks: size (5) × variant (10) × seed × lr (1,000,000 too, run alone: `node --expose-gc bench/pass.mjs 1000000`). */
 function manifest(n) {
@@ -148,6 +155,28 @@ function written() {
   }
 }
 
+/**
+ * Starts the peak resident set afresh (Linux: writing 5 to /proc/self/clear_refs resets VmHWM), so
+ * that the preparing passes, which submit most of the grid at once, are not in it. Says whether
+ * it could; where not, the peak is the whole process's.
+ */
+function resetPeak() {
+  try {
+    writeFileSync('/proc/self/clear_refs', '5');
+    return 'timed';
+  } catch {
+    return 'process';
+  }
+}
+
+/** The peak resident set since resetPeak, or of the whole process where it could not be reset. */
+function peakRss(since) {
+  const hwm = since === 'timed' ? /^VmHWM:\s*(\d+) kB/m.exec(readFileSync('/proc/self/status', 'utf8')) : null;
+  return hwm
+    ? { bytes: Number(hwm[1]) * 1024, since }
+    : { bytes: process.resourceUsage().maxRSS * 1024, since: 'process' };
+}
+
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 const mib = (b) => `${(b / 1024 / 1024).toFixed(1)} MiB`;
 
@@ -179,6 +208,7 @@ async function one(n) {
     for (const t of Object.values(state.tasks)) counts[t.status] = (counts[t.status] ?? 0) + 1;
 
     const passes = [];
+    const peakFrom = resetPeak();
     for (let i = 0; i < TIMED; i++) {
       const eventsBefore = statSync(store.eventsPath).size;
       const w0 = written();
@@ -203,15 +233,15 @@ async function one(n) {
       const compacted = await store.compactIfDue();
       passes.at(-1).compact = compacted ? store.lastCompaction : 0;
     }
-    // Memory as the last pass left it, garbage included; then what the process holds between
-    // passes: after a full collection, and after the wait before the next pass (the run loops
-    // wait at least a few seconds, in which V8 gives back the pages the collection freed).
+    // Memory as the last pass left it, garbage included; then what the process holds after the
+    // wait the run loops make before the next pass, as V8 left it (it may collect, and give pages
+    // back, on its own while the process waits); then, a full collection forced, what is live.
     const mem = process.memoryUsage();
+    await new Promise((r) => setTimeout(r, WAIT_MS));
+    const waited = process.memoryUsage();
+    const peak = peakRss(peakFrom);
     globalThis.gc?.();
     const collected = process.memoryUsage();
-    await new Promise((r) => setTimeout(r, WAIT_MS));
-    globalThis.gc?.();
-    const waited = process.memoryUsage();
     const pick = (k) => median(passes.map((p) => p[k]));
     return {
       n: tasks,
@@ -229,11 +259,13 @@ async function one(n) {
       stateBytes: statSync(store.statePath).size,
       journalBytes: existsSync(store.journalPath) ? statSync(store.journalPath).size : 0,
       rss: mem.rss,
-      peakRss: process.resourceUsage().maxRSS * 1024,
+      peakRss: peak.bytes,
+      peakSince: peak.since,
       heap: mem.heapUsed,
       rssCollected: collected.rss,
       heapCollected: collected.heapUsed,
       rssWaited: waited.rss,
+      heapWaited: waited.heapUsed,
     };
   } finally {
     rmSync(dir, { recursive: true, force: true });
@@ -267,9 +299,21 @@ if (arg !== undefined) {
     );
     console.log(`state.json             ${mib(r.stateBytes)} (state.journal.jsonl ${mib(r.journalBytes)} at the end)`);
     console.log(`written per pass       ${mib(r.written)} (events.jsonl +${(r.events / 1024).toFixed(0)} KiB)`);
-    console.log(`memory after the pass  RSS ${mib(r.rss)} (peak ${mib(r.peakRss)}), heap used ${mib(r.heap)}`);
-    console.log(`  after a full GC       RSS ${mib(r.rssCollected)}, heap used ${mib(r.heapCollected)}`);
-    console.log(`  ${WAIT_MS / 1000} s later           RSS ${mib(r.rssWaited)} (resident between passes)`);
+    const during = r.peakSince === 'timed' ? `during the ${TIMED} passes` : 'of the whole process';
+    console.log(`memory (resident set)  peak ${mib(r.peakRss)} ${during}`);
+    console.log(`  after the last pass   RSS ${mib(r.rss)}, heap used ${mib(r.heap)}`);
+    console.log(
+      `  ${WAIT_MS / 1000} s later           RSS ${mib(r.rssWaited)}, heap used ${mib(r.heapWaited)} (between passes, no GC forced)`,
+    );
+    console.log(
+      `  live heap             ${mib(r.heapCollected)} (after a forced full GC; RSS then ${mib(r.rssCollected)})`,
+    );
+    if (n === GOAL_TASKS) {
+      const met = r.peakRss < GOAL_BYTES ? 'met' : 'not met';
+      console.log(
+        `goal: resident under 300 MB (${mib(GOAL_BYTES)}) at ${GOAL_TASKS} tasks, judged on the peak: ${met}`,
+      );
+    }
   }
   console.log(`node                   ${process.version}`);
 }
