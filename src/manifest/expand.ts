@@ -93,6 +93,8 @@ export function expandPhase(manifest: Manifest, phase: Phase): TaskSpec[] {
   const tagOf = tagMaker();
   const stratumOf = selectorMaker(strataAxes(phase));
   const unitsOf = valueMaker<number>(phase.cost?.units);
+  // One prefix for every id: `${phase.name}/${tag}` made a copy of it per task.
+  const idPrefix = `${phase.name}/`;
   const tasks = new Array<TaskSpec>(n);
   for (let i = 0; i < n; i++) {
     const values = grid.cellAt(i);
@@ -101,7 +103,7 @@ export function expandPhase(manifest: Manifest, phase: Phase): TaskSpec[] {
     const path = output?.(pathValues(manifest, phase, values, tag));
     // The optional fields are set after the others, in their order, with no object spread in.
     const task: TaskSpec = {
-      id: `${phase.name}/${tag}`,
+      id: idPrefix + tag,
       phase: phase.name,
       stage: 'full',
       cell: i,

@@ -224,6 +224,24 @@ export function tagOf(cell: Cell): string {
 }
 
 /**
+ * True when the grid's cells have distinct tags, as its axes alone show (false: they may not).
+ * A value's part of a tag holds no "_" (it becomes "-"), so a product cell's tag reads back into
+ * one part per axis, its axes being known and in order: two product cells share a tag only if
+ * some factor has two rows whose parts are all alike. Included cells are not judged here.
+ */
+export function tagsDistinct(grid: Grid | undefined): boolean {
+  if ((grid?.include?.length ?? 0) > 0) return false;
+  const factors = factorsOf(grid);
+  const names = factors.flatMap((f) => f.names);
+  if (new Set(names).size !== names.length) return false;
+  return factors.every((f) => {
+    const rows = new Set<string>();
+    for (let r = 0; r < f.rows; r++) rows.add(f.names.map((n, k) => tagPart(n, f.columns[k]![r]!)).join('_'));
+    return rows.size === f.rows;
+  });
+}
+
+/**
  * tagOf for the many cells of one grid: each value's part is made once, not once per cell (at
  * 100,000 cells, the regular expression and the arrays of parts were a tenth of the expansion).
  */

@@ -121,6 +121,22 @@ const costOnly: Edit[] = [
 describe('task definitions', () => {
   const before = digests(planOf(base()));
 
+  it('keeps the digests campaigns have recorded: a state made before reads every task as unchanged', () => {
+    // Recorded at ad3f178, before the text hashed was written without per-task arrays.
+    expect(Object.fromEntries(before)).toEqual({
+      'train/smoke/seed1_width8': '7315a352d118b625',
+      'train/smoke/seed2_width16': '75ad95e670b891b3',
+      'train/seed1_width8': '1ca389ad0a34fa3c',
+      'train/seed1_width16': 'd10fa573037434ad',
+      'train/seed2_width8': '0427be5cc49eafd5',
+      'train/seed2_width16': '96ab363367d7c411',
+      'eval/seed1_width8': '14b57ba8c8e26e6e',
+      'eval/seed1_width16': '410e88701b471551',
+      'eval/seed2_width8': 'fedb98ef4042639a',
+      'eval/seed2_width16': 'c3921ab60d19594a',
+    });
+  });
+
   it('every task has a distinct digest', () => {
     expect(new Set(before.values()).size).toBe(before.size);
   });

@@ -4,7 +4,7 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { compileGrid, expandGrid, tagOf, type Cell, type Grid } from '../../src/manifest/grid.js';
+import { compileGrid, expandGrid, tagOf, tagsDistinct, type Cell, type Grid } from '../../src/manifest/grid.js';
 import { parseManifest } from '../../src/manifest/load.js';
 import type { Scalar } from '../../src/manifest/schema.js';
 
@@ -161,6 +161,16 @@ describe('grid forms', () => {
             expect(Object.entries(sel).every(([k, v]) => String(cell[k]) === String(v))).toBe(false);
           }
         });
+      }),
+      { numRuns: 500 },
+    );
+  });
+
+  it('tagsDistinct holds only where the tags are distinct, zips and exclusions included', () => {
+    fc.assert(
+      fc.property(shape, (s) => {
+        const tags = expandGrid(gridOf(s)).map(tagOf);
+        if (tagsDistinct(gridOf(s))) expect(new Set(tags).size).toBe(tags.length);
       }),
       { numRuns: 500 },
     );

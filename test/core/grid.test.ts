@@ -9,8 +9,11 @@ import {
   GRID_KEYS,
   matchesSelector,
   parseSelector,
+  selectorMaker,
   selectorOf,
+  tagMaker,
   tagOf,
+  tagsDistinct,
   type Cell,
   type Grid,
 } from '../../src/manifest/grid.js';
@@ -162,6 +165,36 @@ describe('tags', () => {
         const tags = cells.map(tagOf);
         expect(new Set(tags).size).toBe(cells.length);
         for (const t of tags) expect(t).toMatch(/^[A-Za-z0-9_.+-]+$/);
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it('tagMaker and selectorMaker give what tagOf and selectorOf give, cell after cell', () => {
+    fc.assert(
+      fc.property(grid, fc.func(fc.boolean()), (g, pick) => {
+        const cells = expandGrid(g);
+        const axes = Object.keys(cells[0] ?? {}).filter((_, k) => pick(k));
+        const [tag, selector] = [tagMaker(), selectorMaker(axes)];
+        for (const cell of cells) {
+          expect(tag(cell)).toBe(tagOf(cell));
+          expect(selector(cell)).toBe(selectorOf(cell, axes));
+        }
+      }),
+      { numRuns: 200 },
+    );
+  });
+
+  it('tagsDistinct says of a product exactly whether its tags are distinct', () => {
+    /** Values whose tags often collide: characters a tag does not keep become "-". */
+    const clashing: fc.Arbitrary<Scalar> = fc.oneof(
+      fc.constantFrom('a b', 'a-b', 'a_b', 'a/b', 'a', '1', '_', ''),
+      fc.integer({ min: 0, max: 3 }),
+    );
+    fc.assert(
+      fc.property(gridOf(clashing), (g) => {
+        const tags = expandGrid(g).map(tagOf);
+        expect(tagsDistinct(g)).toBe(new Set(tags).size === tags.length);
       }),
       { numRuns: 300 },
     );

@@ -15,7 +15,10 @@ export const tagTooLong: Rule = {
   check({ manifest, source, tasks }) {
     const findings: RuleFinding[] = [];
     manifest.phases.forEach((phase, i) => {
-      const long = (tasks.get(phase.name) ?? []).filter((t) => Buffer.byteLength(t.tag) > MAX_TAG_BYTES);
+      // A UTF-16 unit is at most 3 bytes of UTF-8: most tags are counted without encoding them.
+      const long = (tasks.get(phase.name) ?? []).filter(
+        (t) => t.tag.length * 3 > MAX_TAG_BYTES && Buffer.byteLength(t.tag) > MAX_TAG_BYTES,
+      );
       const first = long[0];
       if (!first) return;
       findings.push({
