@@ -8586,7 +8586,7 @@ exports.visitAsync = visitAsync;
 /***/ ((__webpack_module__, __unused_webpack___webpack_exports__, __nccwpck_require__) => {
 
 __nccwpck_require__.a(__webpack_module__, async (__webpack_handle_async_dependencies__, __webpack_async_result__) => { try {
-/* harmony import */ var _lint_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(3820);
+/* harmony import */ var _lint_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(2380);
 /** Entry point of the lint action (lint/action.yml → dist/lint/index.js). */
 
 await (0,_lint_js__WEBPACK_IMPORTED_MODULE_0__/* .lintStep */ .K)();
@@ -8596,7 +8596,7 @@ __webpack_async_result__();
 
 /***/ }),
 
-/***/ 3820:
+/***/ 2380:
 /***/ ((__unused_webpack___webpack_module__, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -8839,8 +8839,28 @@ function tagOf(cell) {
     return parts.length > 0 ? parts.join('_') : 'task';
 }
 /**
+ * True when the grid's cells have distinct tags, as its axes alone show (false: they may not).
+ * A value's part of a tag holds no "_" (it becomes "-"), so a product cell's tag reads back into
+ * one part per axis, its axes being known and in order: two product cells share a tag only if
+ * some factor has two rows whose parts are all alike. Included cells are not judged here.
+ */
+function tagsDistinct(grid) {
+    if ((grid?.include?.length ?? 0) > 0)
+        return false;
+    const factors = factorsOf(grid);
+    const names = factors.flatMap((f) => f.names);
+    if (new Set(names).size !== names.length)
+        return false;
+    return factors.every((f) => {
+        const rows = new Set();
+        for (let r = 0; r < f.rows; r++)
+            rows.add(f.names.map((n, k) => tagPart(n, f.columns[k][r])).join('_'));
+        return rows.size === f.rows;
+    });
+}
+/**
  * tagOf for the many cells of one grid: each value's part is made once, not once per cell (at
- * 100,000 cells, the regular expression and the arrays of parts were a tenth of the expansion).
+ * 100,000 cells, the regular expression and the arrays of parts were a third of the expansion).
  */
 function tagMaker() {
     const byAxis = new Map();
@@ -9301,7 +9321,7 @@ const NOT_NORMAL = /\/\/|(?:^|\/)\.\.?(?:\/|$)/;
 function containedPath(path) {
     if (path === '' || path.startsWith('/') || path.startsWith('~'))
         return undefined;
-    // Most paths are normal already; normalising each of 100,000 outputs cost a tenth of the expansion.
+    // Most paths are normal already; normalising each of 100,000 outputs was a fifth of the expansion.
     if (!NOT_NORMAL.test(path))
         return path;
     const norm = external_node_path_namespaceObject.posix.normalize(path);
@@ -9314,6 +9334,8 @@ function expandPhase(manifest, phase) {
     const tagOf = tagMaker();
     const stratumOf = selectorMaker(strataAxes(phase));
     const unitsOf = valueMaker(phase.cost?.units);
+    // One prefix for every id: `${phase.name}/${tag}` made a copy of it per task.
+    const idPrefix = `${phase.name}/`;
     const tasks = new Array(n);
     for (let i = 0; i < n; i++) {
         const values = grid.cellAt(i);
@@ -9322,7 +9344,7 @@ function expandPhase(manifest, phase) {
         const path = output?.(pathValues(manifest, phase, values, tag));
         // The optional fields are set after the others, in their order, with no object spread in.
         const task = {
-            id: `${phase.name}/${tag}`,
+            id: idPrefix + tag,
             phase: phase.name,
             stage: 'full',
             cell: i,
@@ -27111,19 +27133,18 @@ const DEFINITION_PARTS = [
     'upstream',
 ];
 /**
- * The first `length` hex digits of the text's SHA-256. Only the bytes needed are written out as
- * hex: a slice of the whole hex digest would keep all 64 digits alive behind every digest kept.
+ * The first `length` hex digits of the text's SHA-256. The slice keeps the 64 digits alive
+ * behind it (8 MB at 100,000 tasks, with no rise in peak memory measured): writing out only the
+ * bytes needed, from a Buffer per digest, cost 0.15 s more at 100,000 tasks.
  */
-const definition_hash = (text, length) => sha256(text)
-    .toString('hex', 0, Math.ceil(length / 2))
-    .slice(0, length);
+const definition_hash = (text, length) => sha256(text).slice(0, length);
 /**
- * The text's SHA-256 in one call where Node has one (20.12 and later): a Hash object per task
- * cost half of the hashing at 100,000 tasks.
+ * The text's SHA-256 in hex, in one call where Node has one (20.12 and later): a Hash object
+ * per task cost half of the hashing at 100,000 tasks.
  */
 const sha256 = typeof external_node_crypto_namespaceObject.hash === 'function'
-    ? (text) => external_node_crypto_namespaceObject.hash('sha256', text, 'buffer')
-    : (text) => external_node_crypto_namespaceObject.createHash('sha256').update(text).digest();
+    ? (text) => external_node_crypto_namespaceObject.hash('sha256', text)
+    : (text) => external_node_crypto_namespaceObject.createHash('sha256').update(text).digest('hex');
 const script = (text) => (text === undefined ? null : template_toShell(text).trim());
 /** The setup part: both setups, then the environment where the phase has one. */
 function setupPart(manifest, phase) {
@@ -27162,6 +27183,15 @@ produced) {
     const quoted = axes.map(() => new Map());
     const preconditions = (phase.preconditions ?? []).map((p) => compileTemplate(p.exists));
     const outputs = preconditions.length > 0 ? produced() : undefined;
+    /** A number as JSON writes it, written once per value (units and GPU counts repeat). */
+    const numbers = new Map();
+    const number = (n) => {
+        let json = numbers.get(n);
+        if (json === undefined)
+            numbers.set(n, (json = JSON.stringify(n)));
+        return json;
+    };
+    const text = [];
     const digests = new Array(tasks.length);
     for (let i = 0; i < tasks.length; i++) {
         const t = tasks[i];
@@ -27172,14 +27202,19 @@ produced) {
                 own: `\u0000[${JSON.stringify(t.phase)},${JSON.stringify(t.stage)},`,
             }));
         }
+        // The text is gathered in pieces and joined once: joined a piece at a time, it left a dozen
+        // strings per task behind it.
+        text.length = 0;
+        text.push(head.shared);
         // The values as the environment passes them (strings), in the axes' sorted order.
-        let values = '';
         for (let k = 0; k < axes.length; k++) {
             const value = t.values[axes[k]];
-            let text = quoted[k].get(value);
-            if (text === undefined)
-                quoted[k].set(value, (text = JSON.stringify(String(value))));
-            values = k === 0 ? text : `${values},${text}`;
+            let quotedValue = quoted[k].get(value);
+            if (quotedValue === undefined)
+                quoted[k].set(value, (quotedValue = JSON.stringify(String(value))));
+            if (k > 0)
+                text.push(',');
+            text.push(quotedValue);
         }
         let inputs = '[]';
         let upstream = '[]';
@@ -27189,10 +27224,9 @@ produced) {
             inputs = JSON.stringify(paths);
             upstream = JSON.stringify(paths.map((p) => outputs.get(p) ?? null));
         }
-        const units = t.units === undefined ? 'null' : JSON.stringify(t.units);
-        const output = t.output === undefined ? 'null' : JSON.stringify(t.output);
-        const own = `${JSON.stringify(t.tag)},${units},${inputs},${output},${JSON.stringify(gpus(t))},${upstream}]`;
-        digests[i] = definition_hash(`${head.shared}${values}${head.own}${own}`, 16);
+        text.push(head.own, JSON.stringify(t.tag), ',', t.units === undefined ? 'null' : number(t.units), ',', inputs);
+        text.push(',', t.output === undefined ? 'null' : JSON.stringify(t.output), ',', number(gpus(t)), ',', upstream, ']');
+        digests[i] = definition_hash(text.join(''), 16);
     }
     return digests;
 }
@@ -28752,6 +28786,9 @@ const tagCollision = {
     check({ manifest, source, tasks }) {
         const findings = [];
         manifest.phases.forEach((phase, i) => {
+            // Known from the axes for most grids: no map of 100,000 tags is needed to say so.
+            if (tagsDistinct(phase.grid))
+                return;
             const byTag = new Map();
             let clashes = 0;
             let example;
@@ -28805,7 +28842,8 @@ const tagTooLong = {
     check({ manifest, source, tasks }) {
         const findings = [];
         manifest.phases.forEach((phase, i) => {
-            const long = (tasks.get(phase.name) ?? []).filter((t) => Buffer.byteLength(t.tag) > MAX_TAG_BYTES);
+            // A UTF-16 unit is at most 3 bytes of UTF-8: most tags are counted without encoding them.
+            const long = (tasks.get(phase.name) ?? []).filter((t) => t.tag.length * 3 > MAX_TAG_BYTES && Buffer.byteLength(t.tag) > MAX_TAG_BYTES);
             const first = long[0];
             if (!first)
                 return;
@@ -29667,6 +29705,36 @@ function definition_changes_smokeDefinitions(phase) {
     return definitionsDigest(phase.smoke.map((t) => t.definition ?? ''));
 }
 
+;// CONCATENATED MODULE: ./lib/state/placement.js
+const placementsOf = new WeakMap();
+function placements(plan) {
+    let out = placementsOf.get(plan);
+    if (out === undefined) {
+        out = { smoke: new Map(), full: new Map() };
+        for (const phase of plan.phases) {
+            const specs = {
+                smoke: new Map(phase.smoke.map((t) => [t.id, t])),
+                full: new Map(phase.tasks.map((t) => [t.id, t])),
+            };
+            phase.arrays.forEach((array, order) => {
+                const specsOfStage = specs[array.stage];
+                const into = out[array.stage];
+                array.tasks.forEach((id, index) => into.set(id, { spec: specsOfStage.get(id), array, order, index }));
+            });
+        }
+        placementsOf.set(plan, out);
+    }
+    return out;
+}
+/**
+ * Where task `id` is sent in `stage`; without a stage, where it is sent at all (a task of both
+ * stages, a full run that is also a smoke task, is found in its full array).
+ */
+function placement_placement(plan, id, stage) {
+    const p = placements(plan);
+    return stage === undefined ? (p.full.get(id) ?? p.smoke.get(id)) : p[stage].get(id);
+}
+
 ;// CONCATENATED MODULE: ./lib/state/task-index.js
 
 class TaskIndex {
@@ -29777,6 +29845,7 @@ const MAX_HOPS = 8;
 
 
 
+
 /**
  * Retries per class when the manifest says nothing: a vanished task, a failed node or a
  * preemption is not the task's fault.
@@ -29854,15 +29923,12 @@ function applyEvents(state, events, policy, owned) {
     return { ...state, tasks, phases, updated };
 }
 function applyTaskEvent(t, e, policy) {
-    const attempts = [...t.attempts];
-    const i = attempts.findIndex((a) => a.n === e.attempt);
-    // A `--retry-failed` reset lasts for the task's life: retries are counted after it.
-    const keep = t.retryFrom === undefined ? {} : { retryFrom: t.retryFrom };
+    const i = t.attempts.findIndex((a) => a.n === e.attempt);
     switch (e.type) {
         case 'submitted': {
             if (i >= 0)
                 return t; // a replayed submission: the attempt is already recorded
-            attempts.push({
+            const attempts = appended(t.attempts, {
                 n: e.attempt,
                 submittedAt: e.at,
                 handle: e.handle,
@@ -29874,12 +29940,12 @@ function applyTaskEvent(t, e, policy) {
                 ...(t.nextWalltime ? { retimed: t.nextWalltime.why } : {}),
                 ...definedBy(e),
             });
-            return { ...keep, status: 'submitted', attempts };
+            return renewed(t, { status: 'submitted', attempts });
         }
-        case 'submit_failed':
+        case 'submit_failed': {
             if (i >= 0)
                 return t;
-            attempts.push({
+            const attempts = appended(t.attempts, {
                 n: e.attempt,
                 submittedAt: e.at,
                 endedAt: e.at,
@@ -29887,20 +29953,20 @@ function applyTaskEvent(t, e, policy) {
                 reason: e.reason,
                 ...definedBy(e),
             });
-            return { ...keep, status: 'failed', attempts, reason: `could not start: ${e.reason}` };
+            return renewed(t, { status: 'failed', attempts, reason: `could not start: ${e.reason}` });
+        }
         case 'queued':
-            return i < 0 || t.status !== 'submitted' ? t : { ...t, waiting: e.waiting };
+            return i < 0 || t.status !== 'submitted' ? t : amended(t, { waiting: e.waiting });
         case 'started': {
             if (i < 0 || t.status !== 'submitted')
                 return t;
-            attempts[i] = { ...attempts[i], startedAt: e.at, ...(e.node === undefined ? {} : { node: e.node }) };
-            return { ...t, waiting: undefined, status: 'running', attempts };
+            const a = amended(t.attempts[i], { startedAt: e.at, ...(e.node === undefined ? {} : { node: e.node }) });
+            return amended(t, { waiting: undefined, status: 'running', attempts: replaced(t.attempts, i, a) });
         }
         case 'finished': {
-            if (i < 0 || attempts[i].class !== undefined)
+            if (i < 0 || t.attempts[i].class !== undefined)
                 return t; // unknown or already finished: finish once
-            const a = {
-                ...attempts[i],
+            const a = amended(t.attempts[i], {
                 endedAt: e.at,
                 class: e.class,
                 ...(e.exitCode === undefined ? {} : { exitCode: e.exitCode }),
@@ -29908,10 +29974,10 @@ function applyTaskEvent(t, e, policy) {
                 ...(e.node === undefined ? {} : { node: e.node }),
                 ...(e.adapted === undefined || e.adapted.length === 0 ? {} : { adapted: e.adapted }),
                 ...(e.startedAt === undefined ? {} : { startedAt: e.startedAt }),
-            };
-            attempts[i] = a;
+            });
+            const attempts = replaced(t.attempts, i, a);
             if (e.class === 'completed')
-                return { ...keep, status: 'completed', attempts };
+                return renewed(t, { status: 'completed', attempts });
             const rule = policy(e.task, e.class);
             // Classes that share a rule share its allowance (`unverified` is counted with `failed`).
             const since = t.retryFrom ?? 0;
@@ -29919,20 +29985,18 @@ function applyTaskEvent(t, e, policy) {
                 1;
             const why = `${e.class}${e.reason ? `: ${e.reason}` : ''}`;
             if (used >= rule.attempts) {
-                return {
-                    ...keep,
+                return renewed(t, {
                     status: 'failed',
                     attempts,
                     reason: rule.attempts > 0 ? `${why} (after ${rule.attempts} retries)` : why,
-                };
+                });
             }
             const mem = rule.memFactor && a.memBytes ? Math.ceil(a.memBytes * rule.memFactor) : undefined;
             const wall = rule.walltime?.({
                 ...(a.walltimeSeconds === undefined ? {} : { walltimeSeconds: a.walltimeSeconds }),
                 ...(e.units === undefined ? {} : { units: e.units }),
             });
-            return {
-                ...keep,
+            return renewed(t, {
                 status: 'retrying',
                 attempts,
                 reason: why,
@@ -29940,9 +30004,33 @@ function applyTaskEvent(t, e, policy) {
                 ...(mem === undefined ? {} : { nextMemBytes: mem }),
                 ...(wall === undefined ? {} : { nextWalltime: wall }),
                 ...(rule.resume ? { resume: true } : {}),
-            };
+            });
         }
     }
+}
+/**
+ * A copy of a task's record or attempt with some fields changed: the keys of `{ ...from,
+ * ...fields }`, in its order (the saved JSON's). Object.assign, not a spread: this V8 gives
+ * every object spread from one of the many shapes a pass meets a hidden class of its own (a V8
+ * map and its descriptors, about 25 MiB at 100,000 tasks), where these copies share theirs.
+ */
+function amended(from, fields) {
+    return Object.assign({}, from, fields);
+}
+/** A task's record made afresh: a `--retry-failed` reset lasts for the task's life (retries are counted after it). */
+function renewed(t, fields) {
+    return t.retryFrom === undefined ? fields : Object.assign({ retryFrom: t.retryFrom }, fields);
+}
+/**
+ * The attempts with `a` added, in an array of their number: one copied and then pushed to keeps
+ * room for 16 more, over 100 bytes a task.
+ */
+const appended = (attempts, a) => attempts.concat([a]);
+/** The attempts with the `i`th replaced by `a`. */
+function replaced(attempts, i, a) {
+    const out = attempts.slice();
+    out[i] = a;
+    return out;
 }
 /**
  * A new run looks again at what an outside change may have mended: missing preconditions are
@@ -29995,11 +30083,10 @@ function transition_startRun(state, plan, opts) {
             const spec = specs.get(id);
             const stage = phase.definitions[spec.stage];
             const t = tasks[id];
-            const attempts = [...t.attempts];
-            const last = attempts.at(-1);
+            const last = t.attempts.at(-1);
             const kept = { definition: spec.definition, stageDefinition: stage.id, at: opts.now ?? state.updated };
-            attempts[attempts.length - 1] = { ...last, kept: [...(last.kept ?? []), { ...kept, changed: change.parts }] };
-            setTask(tasks, id, { ...t, attempts });
+            const a = amended(last, { kept: [...(last.kept ?? []), { ...kept, changed: change.parts }] });
+            setTask(tasks, id, amended(t, { attempts: replaced(t.attempts, t.attempts.length - 1, a) }));
             if (definitions?.[stage.id] === undefined)
                 definitions = { ...definitions, [stage.id]: stage.parts };
             if (touchesGate && regated.get(phase.name) !== 'drop')
@@ -30071,7 +30158,7 @@ function step(state, plan, now, capacity) {
         const prev = phases[phase.name] ?? { status: 'waiting' };
         const next = decidePhase(phase, prev, phases, tasks);
         if (next.submitFrom) {
-            const submissions = dueSubmissions(next.submitFrom, tasks, now, room);
+            const submissions = dueSubmissions(plan, next.submitFrom, tasks, now, room);
             room -= submissions.length;
             if (submissions.length > 0)
                 actions.push({ type: 'submit', submissions });
@@ -30089,7 +30176,7 @@ function step(state, plan, now, capacity) {
                 for (const t of stage) {
                     const ts = tasks[t.id];
                     if (!TERMINAL.has(ts.status) && !ACTIVE.has(ts.status))
-                        set(t.id, { ...ts, status: 'blocked', reason: next.state.reason });
+                        set(t.id, amended(ts, { status: 'blocked', reason: next.state.reason }));
                 }
             }
         }
@@ -30130,7 +30217,7 @@ function pauseOnFullDisk(tasks, set, queued) {
     const more = full.length > 1 ? ` and ${full.length - 1} more` : '';
     const reason = `paused: the disk is full (${full[0]}${more}); free space and run again`;
     for (const id of [...index.ids('pending'), ...index.ids('retrying')])
-        set(id, { ...tasks[id], status: 'blocked', reason });
+        set(id, amended(tasks[id], { status: 'blocked', reason }));
     // A submitted task has not been seen to start: in a scheduler's queue, it is waiting there.
     const waiting = queued ? [...index.ids('submitted')] : [];
     if (waiting.length === 0)
@@ -30194,38 +30281,19 @@ function decidePhase(phase, prev, phases, tasks) {
         return { state: at('completed') };
     return { state: at('failed', `${bad} of ${phase.tasks.length} tasks did not complete`) };
 }
-const slotsOf = new WeakMap();
-/**
- * The slots of a phase's tasks, by stage and id, made once per plan. By stage: a smoke stage of
- * full runs has the ids of full tasks.
- */
-function slots(phase) {
-    let out = slotsOf.get(phase);
-    if (out === undefined) {
-        const specs = {
-            smoke: new Map(phase.smoke.map((t) => [t.id, t])),
-            full: new Map(phase.tasks.map((t) => [t.id, t])),
-        };
-        const made = { smoke: new Map(), full: new Map() };
-        phase.arrays.forEach((array, order) => array.tasks.forEach((id, index) => made[array.stage].set(id, { spec: specs[array.stage].get(id), array, order, index })));
-        slotsOf.set(phase, (out = made));
-    }
-    return out;
-}
 /**
  * The tasks of a stage that are due, up to `room`, in array order. Found among the pending and
  * retrying tasks: a walk over every task of the phase cost a twentieth of a second at 100,000.
  */
-function dueSubmissions(from, tasks, now, room) {
+function dueSubmissions(plan, from, tasks, now, room) {
     if (room <= 0)
         return [];
     const index = indexOf(tasks);
-    const where = slots(from.phase)[from.stage];
     const due = [];
     for (const status of ['pending', 'retrying']) {
         for (const id of index.ids(status)) {
-            const slot = where.get(id);
-            if (slot === undefined)
+            const slot = placement(plan, id, from.stage);
+            if (slot === undefined || slot.array.phase !== from.phase.name)
                 continue;
             const t = tasks[id];
             if (status === 'pending' || t.notBefore === undefined || t.notBefore <= now)

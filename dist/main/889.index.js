@@ -862,6 +862,31 @@ function untrustedBecause(run, want) {
 }
 
 
+/***/ }),
+
+/***/ 92957:
+/***/ ((__unused_webpack___webpack_module__, __webpack_exports__, __webpack_require__) => {
+
+/* harmony export */ __webpack_require__.d(__webpack_exports__, {
+/* harmony export */   D: () => (/* binding */ codeBlock),
+/* harmony export */   x: () => (/* binding */ tableCell)
+/* harmony export */ });
+/**
+ * Text from logs, checks and manifests put into markdown (summaries, job summaries, check runs)
+ * so that it stays what it is: a table cell stays one cell, a log stays inside its code block.
+ */
+/** One table cell: `|` escaped and line breaks made spaces, so that the row stays one row. */
+function tableCell(text) {
+    return text.replace(/\|/g, '\\|').replace(/\r?\n|\r/g, ' ');
+}
+/** A fenced code block that no run of backticks in the text can close (CommonMark: a longer fence). */
+function codeBlock(text) {
+    const longest = Math.max(0, ...[...text.matchAll(/`+/g)].map((m) => m[0].length));
+    const fence = '`'.repeat(Math.max(3, longest + 1));
+    return [fence, text, fence];
+}
+
+
 /***/ })
 
 };
