@@ -26575,7 +26575,10 @@ function parseManifest(file, text) {
             fix: 'start from examples/quickstart.yml',
         });
     }
-    const parsed = manifest.safeParse(data);
+    // Without zod's fast path: it writes and compiles a parser for each object schema on its first
+    // parse, which for a manifest, parsed once per process, costs more than it saves (about 15 ms
+    // of a command's start-up).
+    const parsed = manifest.safeParse(data, { jitless: true });
     if (!parsed.success) {
         throw new errors_UserError(parsed.error.issues.flatMap((issue) => describeIssue(issue, data, source)));
     }
@@ -31566,7 +31569,9 @@ const lintInputs = object({
 });
 function settings_parse(schema, names, read) {
     const raw = Object.fromEntries(names.map((n) => [n, read(n)]));
-    const parsed = schema.safeParse(raw);
+    // Without zod's fast path, which writes and compiles a parser on an object schema's first
+    // parse: the inputs are parsed once, at start-up.
+    const parsed = schema.safeParse(raw, { jitless: true });
     if (parsed.success)
         return parsed.data;
     throw new errors_UserError(parsed.error.issues.map((i) => {

@@ -98,7 +98,9 @@ export type LintSettings = z.output<typeof lintInputs>;
 
 function parse<S extends z.ZodType<unknown, Record<string, string>>>(schema: S, names: string[], read: InputReader) {
   const raw = Object.fromEntries(names.map((n) => [n, read(n)]));
-  const parsed = schema.safeParse(raw);
+  // Without zod's fast path, which writes and compiles a parser on an object schema's first
+  // parse: the inputs are parsed once, at start-up.
+  const parsed = schema.safeParse(raw, { jitless: true });
   if (parsed.success) return parsed.data as z.output<S>;
   throw new UserError(
     parsed.error.issues.map((i) => {
