@@ -23,8 +23,12 @@ beforeAll(async () => {
   if (sshd) process.env.CAMPAIGN_SSH_KEY_FILE = sshd.keyFile;
 }, 300_000);
 
-/** Seconds each unit truly takes, per stratum; the manifest declares 0.3 s for big. */
-const TRUE_RATE = { small: 0.5, big: 1.5 };
+/**
+ * Seconds each unit truly takes, per stratum; the manifest declares 0.3 s for big. A unit also
+ * spends two forks (date, sleep), some tens of milliseconds on a loaded machine: a unit of 1 s
+ * or more keeps that within the tolerance.
+ */
+const TRUE_RATE = { small: 1, big: 1.5 };
 
 describe.runIf(clusterUp)('campaign calibrate on the test cluster', () => {
   it('finds the true rate of the stratum declared wrong, proposes a walltime that fits, and writes the patch', async (ctx) => {
