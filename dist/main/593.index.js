@@ -2910,7 +2910,8 @@ class SlurmExecutor {
         return events.concat(await this.cancelPending(unschedulable));
     }
     /** An attempt the scheduler has a record of: what that record (with the task's markers) says. */
-    async judge({ task, attempt, walltimeSeconds, partition }, record, now, unschedulable) {
+    async judge(active, record, now, unschedulable) {
+        const { task, attempt, walltimeSeconds, partition } = active;
         const base = { task: task.id, attempt: attempt.n };
         const events = [];
         this.missingSince.delete(attempt.handle);
@@ -2928,10 +2929,7 @@ class SlurmExecutor {
         this.awaitingMarker.delete(record.handle);
         if (c.active && !c.running && neverStarts(record.reason)) {
             const reason = `Slurm will never start it: ${explainReason(record.reason)} (${record.reason}); cancelled`;
-            unschedulable.push({
-                handle: record.handle,
-                event: { type: 'finished', ...base, at: now, class: 'unschedulable', reason },
-            });
+            unschedulable.push({ active, event: { type: 'finished', ...base, at: now, class: 'unschedulable', reason } });
             return events;
         }
         if (c.active) {
@@ -2961,18 +2959,15 @@ class SlurmExecutor {
         return events;
     }
     /**
-     * Cancels indices that would wait for ever and ends their attempts; where the cancel failed,
-     * they are looked at again next pass. (An index that started in between is skipped by the
-     * cancel yet ended here: that needs its limit lifted in that very instant.)
+     * Takes indices that would wait for ever out of the queue and ends their attempts: those
+     * withdrawn (see `withdraw`), so that one whose limit was lifted as it was judged, and which
+     * started, runs on; where the cancel failed, they are looked at again next pass.
      */
     async cancelPending(found) {
         if (found.length === 0)
             return [];
-        const r = await this.opts.transport.run(['scancel', '--state=PENDING', ...found.map((f) => f.handle)]);
-        if (r.code === 0)
-            return found.map((f) => f.event);
-        this.warn(`scancel failed (${(r.stderr || r.stdout).trim().split('\n')[0]}); trying again next pass`);
-        return [];
+        const withdrawn = new Set(await this.withdraw(found.map((f) => f.active)));
+        return found.filter((f) => withdrawn.has(f.active)).map((f) => f.event);
     }
     /**
      * A task that started (its start marker says so) and that the queue no longer lists: it

@@ -79,6 +79,12 @@ const RECORD_LOOKBACK = 'now-100days';
 
 type EndClass = 'completed' | FailureClass;
 
+/** An index pending with a reason Slurm never lifts, and the end it is given once taken out of the queue. */
+interface Unschedulable {
+  active: ActiveAttempt;
+  event: TaskEvent;
+}
+
 export interface SlurmExecutorOptions {
   manifest: Manifest;
   transport: Transport;
@@ -684,7 +690,7 @@ export class SlurmExecutor implements Executor {
     }
 
     const events: TaskEvent[] = [];
-    const unschedulable: { handle: string; event: TaskEvent }[] = [];
+    const unschedulable: Unschedulable[] = [];
     const pending = new Set<string>();
     for (const a of active) {
       const { task, attempt, walltimeSeconds } = a;
@@ -730,11 +736,12 @@ export class SlurmExecutor implements Executor {
 
   /** An attempt the scheduler has a record of: what that record (with the task's markers) says. */
   private async judge(
-    { task, attempt, walltimeSeconds, partition }: ActiveAttempt,
+    active: ActiveAttempt,
     record: JobRecord,
     now: string,
-    unschedulable: { handle: string; event: TaskEvent }[],
+    unschedulable: Unschedulable[],
   ): Promise<TaskEvent[]> {
+    const { task, attempt, walltimeSeconds, partition } = active;
     const base = { task: task.id, attempt: attempt.n };
     const events: TaskEvent[] = [];
     this.missingSince.delete(attempt.handle!);
@@ -752,10 +759,7 @@ export class SlurmExecutor implements Executor {
     this.awaitingMarker.delete(record.handle);
     if (c.active && !c.running && neverStarts(record.reason)) {
       const reason = `Slurm will never start it: ${explainReason(record.reason)} (${record.reason}); cancelled`;
-      unschedulable.push({
-        handle: record.handle,
-        event: { type: 'finished', ...base, at: now, class: 'unschedulable', reason },
-      });
+      unschedulable.push({ active, event: { type: 'finished', ...base, at: now, class: 'unschedulable', reason } });
       return events;
     }
     if (c.active) {
@@ -785,16 +789,14 @@ export class SlurmExecutor implements Executor {
   }
 
   /**
-   * Cancels indices that would wait for ever and ends their attempts; where the cancel failed,
-   * they are looked at again next pass. (An index that started in between is skipped by the
-   * cancel yet ended here: that needs its limit lifted in that very instant.)
+   * Takes indices that would wait for ever out of the queue and ends their attempts: those
+   * withdrawn (see `withdraw`), so that one whose limit was lifted as it was judged, and which
+   * started, runs on; where the cancel failed, they are looked at again next pass.
    */
-  private async cancelPending(found: { handle: string; event: TaskEvent }[]): Promise<TaskEvent[]> {
+  private async cancelPending(found: readonly Unschedulable[]): Promise<TaskEvent[]> {
     if (found.length === 0) return [];
-    const r = await this.opts.transport.run(['scancel', '--state=PENDING', ...found.map((f) => f.handle)]);
-    if (r.code === 0) return found.map((f) => f.event);
-    this.warn(`scancel failed (${(r.stderr || r.stdout).trim().split('\n')[0]}); trying again next pass`);
-    return [];
+    const withdrawn = new Set(await this.withdraw(found.map((f) => f.active)));
+    return found.filter((f) => withdrawn.has(f.active)).map((f) => f.event);
   }
 
   /**

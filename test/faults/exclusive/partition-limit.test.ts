@@ -74,9 +74,11 @@ describe.runIf(clusterUp)("a partition's MaxTime lowered under queued tasks (rea
         'Slurm will never start it: asks for more time than the partition allows (PartitionTimeLimit); cancelled',
       );
     }
-    // Cancelled while pending, the two indices stay one record of the array's pending part.
+    // Held before they were cancelled, the two indices have a record each, cancelled, and never ran.
     const job = arrayTasksNamed(`${name}~`)[0]!.job;
-    expect(slurm('sacct', ['-X', '-n', '-P', '-j', job, '-o', 'JobID,State'])).toMatch(/_\[1-2(%1)?\]\|CANCELLED/);
+    const records = slurm('sacct', ['-X', '-n', '-P', '-j', job, '-o', 'JobID,State,Elapsed']);
+    for (const index of [1, 2])
+      expect(records).toMatch(new RegExp(`^${job}_${index}\\|CANCELLED[^|]*\\|00:00:00$`, 'm'));
 
     // The limit back, the way out the summary names: the two are sent again and complete.
     const again = await runCli(['run', manifest, '--state-dir', stateDir, '--poll', '1', '--retry-failed'], {
