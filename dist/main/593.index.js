@@ -2810,7 +2810,7 @@ class SlurmExecutor {
         };
         const queue = (open.length > 0 && (nowMs - askedAt >= SCHEDULER_EVERY_MS || open.some(overdue))) ||
             (this.restricted && ended.some(wantsWord));
-        const jobOf = (a) => a.attempt.handle && /^\d+_\d+$/.test(a.attempt.handle) ? a.attempt.handle.split('_')[0] : undefined;
+        const jobOf = (a) => arrayHandle(a)?.split('_')[0];
         const acctJobs = new Set();
         if (!this.restricted) {
             for (const a of active)
@@ -2836,10 +2836,10 @@ class SlurmExecutor {
             const r = records.get(a.attempt.handle ?? '');
             return !r || classify(r).active || r.queueOnly === true;
         };
-        const lagging = open.length === 0 && acctOk && !this.restricted ? ended.filter(unsettled) : [];
-        if (lagging.length > 0 && lagging.every((a) => jobOf(a) !== undefined && acctJobs.has(jobOf(a)))) {
+        const lagging = open.length === 0 && acctOk && !this.restricted ? ended.filter(unsettled).map(jobOf) : [];
+        if (lagging.length > 0 && lagging.every((job) => job !== undefined && acctJobs.has(job))) {
             await new Promise((r) => setTimeout(r, ACCOUNTING_LAG_MS));
-            const again = await this.ask(false, new Set(lagging.map((a) => jobOf(a))));
+            const again = await this.ask(false, new Set(lagging));
             if (again.acctOk)
                 records = mergeRecords([...again.records.values()], [...records.values()]);
         }
@@ -3025,7 +3025,7 @@ class SlurmExecutor {
      * never starts. Their ends, as `cancelled`, come from later passes.
      */
     async cancel(active) {
-        const handles = active.flatMap((a) => a.attempt.handle && /^\d+_\d+$/.test(a.attempt.handle) ? [a.attempt.handle] : []);
+        const handles = active.flatMap((a) => arrayHandle(a) ?? []);
         if (handles.length === 0)
             return;
         const r = await this.opts.transport.run(['scancel', ...handles]);
@@ -3044,7 +3044,7 @@ class SlurmExecutor {
      * view as one record of the array job, without their indices.
      */
     async withdraw(queued) {
-        const handled = queued.filter((a) => a.attempt.handle && /^\d+_\d+$/.test(a.attempt.handle));
+        const handled = queued.filter((a) => arrayHandle(a) !== undefined);
         if (handled.length === 0)
             return [];
         // It fails for an index that has ended meanwhile; what the queue says next is what counts.
@@ -3159,6 +3159,11 @@ function submittedEvent(s, at, handle, log) {
         log,
         ...(s.memBytes === undefined ? {} : { memBytes: s.memBytes }),
     };
+}
+/** The attempt's `<array job id>_<index>`, where it has one (a handle of this executor's). */
+function arrayHandle(a) {
+    const h = a.attempt.handle;
+    return h !== undefined && /^\d+_\d+$/.test(h) ? h : undefined;
 }
 /** A task's start as its start marker tells it, where the state has none yet. */
 function startedByMarker({ task, attempt }, m) {

@@ -643,8 +643,7 @@ export class SlurmExecutor implements Executor {
     const queue =
       (open.length > 0 && (nowMs - askedAt >= SCHEDULER_EVERY_MS || open.some(overdue))) ||
       (this.restricted && ended.some(wantsWord));
-    const jobOf = (a: ActiveAttempt): string | undefined =>
-      a.attempt.handle && /^\d+_\d+$/.test(a.attempt.handle) ? a.attempt.handle.split('_')[0]! : undefined;
+    const jobOf = (a: ActiveAttempt): string | undefined => arrayHandle(a)?.split('_')[0];
     const acctJobs = new Set<string>();
     if (!this.restricted) {
       for (const a of active) if (this.acctPending.has(a.attempt.handle ?? '')) acctJobs.add(jobOf(a) ?? '');
@@ -667,10 +666,10 @@ export class SlurmExecutor implements Executor {
       const r = records.get(a.attempt.handle ?? '');
       return !r || classify(r).active || r.queueOnly === true;
     };
-    const lagging = open.length === 0 && acctOk && !this.restricted ? ended.filter(unsettled) : [];
-    if (lagging.length > 0 && lagging.every((a) => jobOf(a) !== undefined && acctJobs.has(jobOf(a)!))) {
+    const lagging = open.length === 0 && acctOk && !this.restricted ? ended.filter(unsettled).map(jobOf) : [];
+    if (lagging.length > 0 && lagging.every((job) => job !== undefined && acctJobs.has(job))) {
       await new Promise((r) => setTimeout(r, ACCOUNTING_LAG_MS));
-      const again = await this.ask(false, new Set(lagging.map((a) => jobOf(a)!)));
+      const again = await this.ask(false, new Set(lagging as string[]));
       if (again.acctOk) records = mergeRecords([...again.records.values()], [...records.values()]);
     }
     if (queue && !this.restricted) {
@@ -861,9 +860,7 @@ export class SlurmExecutor implements Executor {
    * never starts. Their ends, as `cancelled`, come from later passes.
    */
   async cancel(active: readonly ActiveAttempt[]): Promise<void> {
-    const handles = active.flatMap((a) =>
-      a.attempt.handle && /^\d+_\d+$/.test(a.attempt.handle) ? [a.attempt.handle] : [],
-    );
+    const handles = active.flatMap((a) => arrayHandle(a) ?? []);
     if (handles.length === 0) return;
     const r = await this.opts.transport.run(['scancel', ...handles]);
     if (r.code !== 0)
@@ -882,7 +879,7 @@ export class SlurmExecutor implements Executor {
    * view as one record of the array job, without their indices.
    */
   async withdraw(queued: readonly ActiveAttempt[]): Promise<ActiveAttempt[]> {
-    const handled = queued.filter((a) => a.attempt.handle && /^\d+_\d+$/.test(a.attempt.handle));
+    const handled = queued.filter((a) => arrayHandle(a) !== undefined);
     if (handled.length === 0) return [];
     // It fails for an index that has ended meanwhile; what the queue says next is what counts.
     await this.opts.transport.run(['scontrol', 'hold', ...handled.map((a) => a.attempt.handle!)]);
@@ -1024,6 +1021,12 @@ function submittedEvent(s: Submission, at: string, handle: string, log: string):
     log,
     ...(s.memBytes === undefined ? {} : { memBytes: s.memBytes }),
   };
+}
+
+/** The attempt's `<array job id>_<index>`, where it has one (a handle of this executor's). */
+function arrayHandle(a: ActiveAttempt): string | undefined {
+  const h = a.attempt.handle;
+  return h !== undefined && /^\d+_\d+$/.test(h) ? h : undefined;
 }
 
 /** A task's start as its start marker tells it, where the state has none yet. */
