@@ -14,7 +14,7 @@ import { LinkError } from '../../../src/exec/transport/transport.js';
 import { errorOf } from '../../helpers/errors.js';
 import { TcpRelay } from '../../helpers/tcp-relay.js';
 import { transportBattery } from './battery.js';
-import { type Sshd, connectionProcess, connectionProcesses, sshdDown, sshdUp } from './sshd.js';
+import { type Sshd, connectionProcess, sshdCrash, sshdDown, sshdUp } from './sshd.js';
 
 const run = promisify(execFile);
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
@@ -347,18 +347,11 @@ describe('SshTransport across a server restart', () => {
     if (!own) ctx.skip();
   });
 
-  /** The server goes away: its listener and the connections it serves. */
-  async function crash(): Promise<void> {
-    const sessions = await connectionProcesses(dir);
-    await sshdDown(dir);
-    for (const pid of sessions) process.kill(pid, 'SIGKILL');
-  }
-
   it('reconnects with backoff while the server is down, then gives up after bounded attempts', async () => {
     const t = make({ retryDelaysMs: [200, 400, 800, 1600] }, own);
     expect((await t.exec('echo first')).stdout).toBe('first\n');
     await t.stat('~');
-    await crash();
+    await sshdCrash(dir);
     // Let the client notice, so the next call is a reconnect rather than a command in flight.
     await sleep(200);
     const started = Date.now();
@@ -369,7 +362,7 @@ describe('SshTransport across a server restart', () => {
     expect(Date.now() - started).toBeGreaterThan(600);
     expect(await t.readFile('~/.campaign-no-such-file')).toBeUndefined();
 
-    await crash();
+    await sshdCrash(dir);
     const quick = make({ retryDelaysMs: [50, 100] }, own);
     const e = await errorOf(quick.exec('true'));
     expect(e).toBeInstanceOf(UserError);

@@ -47,6 +47,19 @@ export async function sshdDown(dir: string): Promise<void> {
   await run('bash', [join(SCRIPTS, 'down')], { env: sshdEnv(dir, 0) });
 }
 
+/**
+ * The server goes away as a machine does: its listener and every connection it serves. The
+ * listener is stopped first, so that no connection it accepts while the others are listed and
+ * killed survives the crash (use only on an sshd of one test's own).
+ */
+export async function sshdCrash(dir: string): Promise<void> {
+  const listener = await listenerPid(dir);
+  process.kill(listener, 'SIGSTOP');
+  for (const pid of await connectionProcesses(dir)) process.kill(pid, 'SIGKILL');
+  process.kill(listener, 'SIGKILL');
+  await sshdDown(dir);
+}
+
 function sshdEnv(dir: string, port: number): NodeJS.ProcessEnv {
   return { ...process.env, CAMPAIGN_SSHD_DIR: dir, CAMPAIGN_SSHD_PORT: String(port) };
 }
