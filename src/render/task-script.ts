@@ -127,12 +127,15 @@ export function renderTaskScript(input: TaskScriptInput): string {
             ? []
             : [
                 // The warning interrupts the wait for the command, which is then waited for again.
+                // One that comes before the command's process group is known is passed on as
+                // soon as it is: the command may be running already, its own trap set.
                 'campaign_warned=0',
                 'campaign_again=0',
+                'campaign_unsent=0',
                 'campaign_warn() {',
                 '  campaign_warned=1',
                 '  campaign_again=1',
-                `  [ -z "$campaign_child" ] || kill -${warn} -- "-$campaign_child" 2>/dev/null`,
+                `  if [ -n "$campaign_child" ]; then kill -${warn} -- "-$campaign_child" 2>/dev/null; else campaign_unsent=1; fi`,
                 '}',
               ]),
           ...(warn === undefined || warn === 'TERM' ? [] : [`trap campaign_warn ${warn}`]),
@@ -234,6 +237,7 @@ export function renderTaskScript(input: TaskScriptInput): string {
     if (warn === undefined) lines.push('wait "$campaign_child"', 'campaign_rc=$?');
     else
       lines.push(
+        `[ "$campaign_unsent" = 0 ] || { campaign_unsent=0; kill -${warn} -- "-$campaign_child" 2>/dev/null; }`,
         'campaign_rc=127',
         'campaign_again=1',
         'while [ "$campaign_again" = 1 ]; do',

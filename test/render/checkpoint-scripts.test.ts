@@ -118,7 +118,7 @@ describe('the Slurm batch script passes the warning on to the command', () => {
   }
 
   /** Runs the batch script as Slurm would, signals its shell alone as `--signal=B:` does, and waits for its end. */
-  async function runSignalled(dir: string, file: string, signals: string[]) {
+  async function runSignalled(dir: string, file: string, signals: { signal: string; until?: string }[]) {
     const child = spawn('bash', [file], {
       cwd: dir,
       env: { PATH: process.env.PATH, SLURM_ARRAY_JOB_ID: '77', SLURM_ARRAY_TASK_ID: '0' },
@@ -129,9 +129,12 @@ describe('the Slurm batch script passes the warning on to the command', () => {
     child.stderr.on('data', (d: Buffer) => (log += d.toString()));
     const done = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
     await appears(join(dir, 'running'));
-    for (const s of signals) {
-      child.kill(`SIG${s}` as NodeJS.Signals);
-      await new Promise((r) => setTimeout(r, 500));
+    for (const { signal, until } of signals) {
+      child.kill(`SIG${signal}` as NodeJS.Signals);
+      // The next signal only once this one has done what it does, however loaded the machine.
+      const end = Date.now() + 10_000;
+      while (until !== undefined && !log.includes(until) && Date.now() < end)
+        await new Promise((r) => setTimeout(r, 50));
     }
     const code = await done;
     const end = parseMarkers(readFileSync(join(dir, 'markers', '0.end'), 'utf8')).get('77_0')?.end;
@@ -155,7 +158,7 @@ describe('the Slurm batch script passes the warning on to the command', () => {
   it.concurrent('a warning by USR1 reaches the command, which saves, goes on and completes', async () => {
     const dir = join(root, 'slurm-usr1');
     const { file } = rendered(dir, 'USR1', worker('USR1', ':', 15), false);
-    const r = await runSignalled(dir, file, ['USR1']);
+    const r = await runSignalled(dir, file, [{ signal: 'USR1' }]);
     expect(r.code, r.log).toBe(0);
     expect(r.log).toMatch(/^saved \d+$/m);
     expect(r.log).toContain('finished');
@@ -166,7 +169,7 @@ describe('the Slurm batch script passes the warning on to the command', () => {
     const dir = join(root, 'slurm-term');
     // Once saved, the command dies of the next SIGTERM, as most do.
     const { file } = rendered(dir, 'TERM', worker('TERM', 'trap - TERM'), false);
-    const r = await runSignalled(dir, file, ['TERM', 'TERM']);
+    const r = await runSignalled(dir, file, [{ signal: 'TERM', until: 'saved' }, { signal: 'TERM' }]);
     expect(r.code, r.log).toBe(143);
     expect(r.log).toMatch(/^saved \d+$/m);
     expect(r.end).toMatchObject({ code: 143, signal: 'TERM' });
@@ -175,7 +178,10 @@ describe('the Slurm batch script passes the warning on to the command', () => {
   it.concurrent('a command that exits after saving leaves the job to end at its time limit', async () => {
     const dir = join(root, 'slurm-exits');
     const { file } = rendered(dir, 'USR1', worker('USR1', 'exit 3'), false);
-    const r = await runSignalled(dir, file, ['USR1', 'TERM']);
+    const r = await runSignalled(dir, file, [
+      { signal: 'USR1', until: 'waiting for the time limit' },
+      { signal: 'TERM' },
+    ]);
     expect(r.code, r.log).toBe(143);
     expect(r.log).toContain('the command stopped after its checkpoint signal (exit 3): waiting for the time limit');
     expect(r.end).toMatchObject({ code: 143, signal: 'TERM' });
