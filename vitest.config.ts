@@ -1,8 +1,14 @@
+import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
+import { filesOf, groupOfRun } from './test/helpers/test-groups.js';
+
+// scripts/test-all runs the files that use the Slurm cluster, then the others beside the fault
+// tests (CAMPAIGN_TEST_GROUP); a plain `vitest run` takes them all.
+const group = groupOfRun();
 
 export default defineConfig({
   test: {
-    include: ['test/**/*.test.ts'],
+    include: group ? filesOf(fileURLToPath(new URL('.', import.meta.url)), group) : ['test/**/*.test.ts'],
     // They break the shared test cluster on purpose: vitest.faults.config.ts runs them alone.
     exclude: ['test/faults/exclusive/**', 'node_modules/**'],
     // Most tests wait on a real server (sshd, Slurm) rather than compute: more files than cores

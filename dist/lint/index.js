@@ -26959,12 +26959,15 @@ function renderTaskScript(input) {
                     ? []
                     : [
                         // The warning interrupts the wait for the command, which is then waited for again.
+                        // One that comes before the command's process group is known is passed on as
+                        // soon as it is: the command may be running already, its own trap set.
                         'campaign_warned=0',
                         'campaign_again=0',
+                        'campaign_unsent=0',
                         'campaign_warn() {',
                         '  campaign_warned=1',
                         '  campaign_again=1',
-                        `  [ -z "$campaign_child" ] || kill -${warn} -- "-$campaign_child" 2>/dev/null`,
+                        `  if [ -n "$campaign_child" ]; then kill -${warn} -- "-$campaign_child" 2>/dev/null; else campaign_unsent=1; fi`,
                         '}',
                     ]),
                 ...(warn === undefined || warn === 'TERM' ? [] : [`trap campaign_warn ${warn}`]),
@@ -27035,7 +27038,7 @@ function renderTaskScript(input) {
         if (warn === undefined)
             lines.push('wait "$campaign_child"', 'campaign_rc=$?');
         else
-            lines.push('campaign_rc=127', 'campaign_again=1', 'while [ "$campaign_again" = 1 ]; do', '  campaign_again=0', '  wait "$campaign_child"', '  campaign_status=$?', 
+            lines.push(`[ "$campaign_unsent" = 0 ] || { campaign_unsent=0; kill -${warn} -- "-$campaign_child" 2>/dev/null; }`, 'campaign_rc=127', 'campaign_again=1', 'while [ "$campaign_again" = 1 ]; do', '  campaign_again=0', '  wait "$campaign_child"', '  campaign_status=$?', 
             // 127: waited for already (the warning came as it ended), so its status is the one before.
             '  [ "$campaign_status" -eq 127 ] || campaign_rc=$campaign_status', 'done', 
             // Stopped after its warning: the attempt ends at the time limit, TIMEOUT, as on the other executors.

@@ -8,11 +8,17 @@ import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Sshd } from '../exec/transport/sshd.js';
 import { REPO, startCli, waitUntil, writeManifest } from './cli.js';
+import { groupOfRun } from './test-groups.js';
 
 export const CLUSTER_DIR = process.env.CAMPAIGN_CLUSTER_DIR ?? '/tmp/campaign-cluster';
 
 /** True when the cluster answers; otherwise the caller's tests skip, and this says so loudly. */
 export function clusterIsUp(who: string): boolean {
+  if (groupOfRun() === 'without-cluster') {
+    throw new Error(
+      `${who}: uses the Slurm cluster, in the group of tests that run while the fault tests break it: import test/helpers/slurm-cluster.js in the test file itself, so that it is counted among the cluster's (test/helpers/test-groups.ts)`,
+    );
+  }
   const check = spawnSync('bash', [join(REPO, 'scripts', 'cluster', 'up'), '--check'], {
     encoding: 'utf8',
     timeout: 30_000,

@@ -1,0 +1,40 @@
+/**
+ * The suite's two groups of test files, so that the fault tests, which break the shared Slurm
+ * cluster on purpose, run beside the tests that never touch it rather than after all of them
+ * (scripts/test-all). A file uses the cluster when it imports the cluster's helpers (directly, or
+ * through the Slurm executor's suite); `clusterIsUp` refuses to run in the other group, so a file
+ * that reaches the cluster some other way fails loudly instead of meeting a broken cluster.
+ */
+import { readdirSync, readFileSync } from 'node:fs';
+import { join, relative } from 'node:path';
+
+export type TestGroup = 'cluster' | 'without-cluster';
+
+/** Where the group is named for a run of vitest; unset, a run takes every file. */
+export const GROUP_VARIABLE = 'CAMPAIGN_TEST_GROUP';
+
+const USES_CLUSTER = /helpers\/slurm-cluster\.js'|slurm\/suite\.js'|from '\.\/suite\.js'/;
+
+function testFiles(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((e) => {
+    const path = join(dir, e.name);
+    if (e.isDirectory()) return testFiles(path);
+    return e.name.endsWith('.test.ts') ? [path] : [];
+  });
+}
+
+/** The test files of `group` under `root`'s test/ folder, as paths relative to `root`. */
+export function filesOf(root: string, group: TestGroup): string[] {
+  return testFiles(join(root, 'test'))
+    .filter((f) => USES_CLUSTER.test(readFileSync(f, 'utf8')) === (group === 'cluster'))
+    .map((f) => relative(root, f));
+}
+
+/** The group this run of vitest was given, if any. */
+export function groupOfRun(): TestGroup | undefined {
+  const g = process.env[GROUP_VARIABLE];
+  if (g === undefined || g === '') return undefined;
+  if (g !== 'cluster' && g !== 'without-cluster')
+    throw new Error(`${GROUP_VARIABLE}=${g}: use cluster or without-cluster`);
+  return g;
+}
