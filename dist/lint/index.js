@@ -26916,8 +26916,14 @@ function markerLines(markers) {
             '  { printf \'%s\\n\' "$2" > "$campaign_markers/.$campaign_mark_index.$1" &&',
             '    mv -f -- "$campaign_markers/.$campaign_mark_index.$1" "$campaign_markers/$campaign_mark_index.$1"; } 2>/dev/null || :',
             '}',
+            // The time in milliseconds, from bash itself where it can (5.0 on): a task forks as little
+            // as it can around its command, since the tasks of an array start and end together.
+            'campaign_now() {',
+            '  if [ -n "${EPOCHREALTIME:-}" ]; then campaign_ms=${EPOCHREALTIME/[.,]/}; campaign_ms=${campaign_ms%???}',
+            '  else campaign_ms=$(date +%s%3N); fi',
+            '}',
         ],
-        end: (rc, gate) => `campaign_mark end "E $campaign_mark_id $(date +%s%3N) ${rc} $campaign_signal ${gate}"`,
+        end: (rc, gate) => `campaign_now; campaign_mark end "E $campaign_mark_id $campaign_ms ${rc} $campaign_signal ${gate}"`,
     };
 }
 function renderTaskScript(input) {
@@ -26984,9 +26990,10 @@ function renderTaskScript(input) {
                 '  exit 143',
                 '}',
                 'trap campaign_on_term TERM',
-                'mkdir -p -- "$campaign_markers" 2>/dev/null',
+                '[ -d "$campaign_markers" ] || mkdir -p -- "$campaign_markers" 2>/dev/null',
                 'campaign_node=${SLURMD_NODENAME:-$(hostname -s 2>/dev/null)}',
-                'campaign_mark start "S $campaign_mark_id $(date +%s%3N) ${campaign_node:--}"',
+                'campaign_now',
+                'campaign_mark start "S $campaign_mark_id $campaign_ms ${campaign_node:--}"',
             ]
             : []),
         ...(input.prelude ?? []),
@@ -27027,7 +27034,9 @@ function renderTaskScript(input) {
         // The claim names campaign and task: a path is one task's of one campaign, never shared
         // or adopted, and an output already there that no task claims was written by something
         // campaign did not launch (it is refused, never overwritten).
-        lines.push('campaign_claim=".campaign/claims/$CAMPAIGN_OUTPUT"', 'campaign_me="$CAMPAIGN_CAMPAIGN $CAMPAIGN_TASK"', 'mkdir -p -- "$(dirname -- "$CAMPAIGN_OUTPUT")" "$(dirname -- "$campaign_claim")" || campaign_fail output "cannot create the output directory"', `if (set -o noclobber; printf '%s\\n' "$campaign_me" > "$campaign_claim") 2>/dev/null; then`, '  if [ -e "$CAMPAIGN_OUTPUT" ] || [ -L "$CAMPAIGN_OUTPUT" ]; then', '    rm -f -- "$campaign_claim"', '    campaign_fail output "$CAMPAIGN_OUTPUT is already there and no task of a campaign claims it (written by something campaign did not launch): move it away, or choose another output path"', '  fi', 'else', '  campaign_owner=$(head -n 1 "$campaign_claim" 2>/dev/null)', '  if [ "$campaign_owner" != "$campaign_me" ]; then', '    campaign_fail output "$CAMPAIGN_OUTPUT belongs to task ${campaign_owner#* } of campaign ${campaign_owner%% *}: choose another output path (or another workdir) for this campaign"', '  fi', 'fi', 'campaign_ok output');
+        // Without forks where bash can do it itself: directories made only when missing, the claim
+        // written with noclobber set in this shell.
+        lines.push('campaign_claim=".campaign/claims/$CAMPAIGN_OUTPUT"', 'campaign_me="$CAMPAIGN_CAMPAIGN $CAMPAIGN_TASK"', 'case $CAMPAIGN_OUTPUT in */*) campaign_out_dir=${CAMPAIGN_OUTPUT%/*} ;; *) campaign_out_dir=. ;; esac', '{ [ -d "$campaign_out_dir" ] && [ -d ".campaign/claims/$campaign_out_dir" ]; } ||', '  mkdir -p -- "$campaign_out_dir" ".campaign/claims/$campaign_out_dir" || campaign_fail output "cannot create the output directory"', 'set -o noclobber', `{ printf '%s\\n' "$campaign_me" > "$campaign_claim"; } 2>/dev/null`, 'campaign_claimed=$?', 'set +o noclobber', 'if [ "$campaign_claimed" -eq 0 ]; then', '  if [ -e "$CAMPAIGN_OUTPUT" ] || [ -L "$CAMPAIGN_OUTPUT" ]; then', '    rm -f -- "$campaign_claim"', '    campaign_fail output "$CAMPAIGN_OUTPUT is already there and no task of a campaign claims it (written by something campaign did not launch): move it away, or choose another output path"', '  fi', 'else', '  campaign_owner=', '  { IFS= read -r campaign_owner < "$campaign_claim"; } 2>/dev/null', '  if [ "$campaign_owner" != "$campaign_me" ]; then', '    campaign_fail output "$CAMPAIGN_OUTPUT belongs to task ${campaign_owner#* } of campaign ${campaign_owner%% *}: choose another output path (or another workdir) for this campaign"', '  fi', 'fi', 'campaign_ok output');
     }
     lines.push("campaign_step='command'");
     if (marks) {
