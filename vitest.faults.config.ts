@@ -2,7 +2,7 @@ import { defineConfig } from 'vitest/config';
 
 /**
  * Fault tests break the shared test cluster on purpose (a node set DOWN, daemons stopped), so
- * they run after the rest of the suite, one file at a time.
+ * they run after every other test that uses it, one file at a time (scripts/test-all).
  */
 export default defineConfig({
   test: {
