@@ -99,8 +99,9 @@ describe.runIf(clusterUp)('markers first (real cluster, over SSH)', () => {
         const first = sacct.indexOf(true);
         expect(first).toBeGreaterThan(0);
         for (const p of passes.slice(0, first)) expect(asks(p.commands, 'squeue') + asks(p.commands, 'sacct')).toBe(0);
-        // The failure at once, the two that completed with it or at the end: a few sacct in all.
-        expect(sacct.filter(Boolean).length).toBeLessThanOrEqual(4);
+        // However many tasks ended, a pass asks accounting once for all of them, and once more a
+        // second later if it lags. (How many passes ask is slurmdbd's lag, which load stretches.)
+        for (const [i, p] of passes.entries()) expect(asks(p.commands, 'sacct'), `pass ${i}`).toBeLessThanOrEqual(2);
       } finally {
         await executor.close();
       }
