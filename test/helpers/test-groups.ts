@@ -15,6 +15,13 @@ export const GROUP_VARIABLE = 'CAMPAIGN_TEST_GROUP';
 
 const USES_CLUSTER = /helpers\/slurm-cluster\.js'|slurm\/suite\.js'|from '\.\/suite\.js'/;
 
+/**
+ * Files that need no cluster but much CPU (a fresh build of both bundles, a packed global
+ * install): they run with the cluster's group, whose waits leave the two cores idle at times,
+ * and so shorten the other group, which keeps them busy throughout.
+ */
+const CPU_BOUND = new Set(['test/action/dist.test.ts', 'test/package/install.test.ts']);
+
 function testFiles(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((e) => {
     const path = join(dir, e.name);
@@ -26,8 +33,10 @@ function testFiles(dir: string): string[] {
 /** The test files of `group` under `root`'s test/ folder, as paths relative to `root`. */
 export function filesOf(root: string, group: TestGroup): string[] {
   return testFiles(join(root, 'test'))
-    .filter((f) => USES_CLUSTER.test(readFileSync(f, 'utf8')) === (group === 'cluster'))
-    .map((f) => relative(root, f));
+    .map((f) => relative(root, f))
+    .filter(
+      (f) => (CPU_BOUND.has(f) || USES_CLUSTER.test(readFileSync(join(root, f), 'utf8'))) === (group === 'cluster'),
+    );
 }
 
 /** The group this run of vitest was given, if any. */
