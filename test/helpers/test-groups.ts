@@ -11,7 +11,7 @@ import { join, relative } from 'node:path';
 export type TestGroup = 'cluster' | 'without-cluster';
 
 /** Where the group is named for a run of vitest; unset, a run takes every file. */
-export const GROUP_VARIABLE = 'CAMPAIGN_TEST_GROUP';
+const GROUP_VARIABLE = 'CAMPAIGN_TEST_GROUP';
 
 const USES_CLUSTER = /helpers\/slurm-cluster\.js'|slurm\/suite\.js'|from '\.\/suite\.js'/;
 

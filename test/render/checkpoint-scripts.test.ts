@@ -11,6 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { parseMarkers } from '../../src/exec/slurm/markers.js';
+import { waitUntil } from '../helpers/cli.js';
 import { manifest as manifestSchema } from '../../src/manifest/schema.js';
 import { planCampaign } from '../../src/plan/plan.js';
 import { renderSbatch, rowAttempt } from '../../src/render/sbatch.js';
@@ -132,9 +133,7 @@ describe('the Slurm batch script passes the warning on to the command', () => {
     for (const { signal, until } of signals) {
       child.kill(`SIG${signal}` as NodeJS.Signals);
       // The next signal only once this one has done what it does, however loaded the machine.
-      const end = Date.now() + 10_000;
-      while (until !== undefined && !log.includes(until) && Date.now() < end)
-        await new Promise((r) => setTimeout(r, 50));
+      if (until !== undefined) await waitUntil(`"${until}" in the log`, async () => log.includes(until) || undefined);
     }
     const code = await done;
     const end = parseMarkers(readFileSync(join(dir, 'markers', '0.end'), 'utf8')).get('77_0')?.end;
