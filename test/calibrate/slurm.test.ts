@@ -91,7 +91,8 @@ describe.runIf(clusterUp)('campaign calibrate on the test cluster', () => {
 
     const text = await runCli(['calibrate', manifest, '--state-dir', stateDir, '--write'], { timeoutMs: 120_000 });
     expect(text.code).toBe(1);
-    expect(text.stdout).toMatch(/train\s+size=big\s+2\s+1\.[45]\d*s\/step.*RATE DIFFERS/);
+    // Within the same 10 % of the true 1.5 s as the figures above (1.6 s in one loaded run).
+    expect(text.stdout).toMatch(/train\s+size=big\s+2\s+1\.[3-6]\d*s\/step.*RATE DIFFERS/);
     expect(await readFile(join(stateDir, 'calibrate.patch'), 'utf8')).toContain('+      per_unit: { size=small: ');
     // Written back: the manifest keeps its comment and now holds the measured rates, measured here.
     const written = await readFile(manifest, 'utf8');
