@@ -1,9 +1,10 @@
 /**
  * The loop that drives a campaign, for both front ends: a controller pass, then a wait the
- * pacer chooses (the state file compacted during it), until the campaign is at rest, the
+ * pacer chooses (the state file compacted and the garbage collected during it), until the campaign is at rest, the
  * deadline passes or the signal asks to stop. The clock is a parameter, so tests drive it.
  */
 import type { CampaignState } from '../state/state.js';
+import { collectIfWorthIt } from './heap.js';
 
 export interface Clock {
   /** Milliseconds. */
@@ -95,7 +96,16 @@ export async function driveCampaign(start: CampaignState, parts: DriveParts): Pr
     }
     const from = clock.now();
     const until = Math.min(from + pacer.next(state, from) * 1000, deadline);
-    await store.compactIfDue(); // in the wait, so that no pass pays for it
+    await betweenPasses(store);
     await clock.sleep(Math.max(0, until - clock.now()), signal);
   }
+}
+
+/**
+ * What the loop does at the start of its wait, so that no pass pays for it: the state file's
+ * compaction, if due, then a garbage collection, if worth it (heap.ts).
+ */
+export async function betweenPasses(store: DriveParts['store']): Promise<void> {
+  await store.compactIfDue();
+  collectIfWorthIt();
 }

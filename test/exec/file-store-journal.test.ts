@@ -321,6 +321,30 @@ describe('journal', () => {
     expect(await readFile(s.statePath, 'utf8')).toBe(JSON.stringify(state));
   });
 
+  it('writes a record of thousands of tasks in a compaction as JSON.stringify writes it, left-out entries and __proto__ too', async () => {
+    const { store: s } = store({ journalAbove: 1000 });
+    const state = initial(4_500) as State & { tasks: Record<string, Task | undefined> };
+    // Whole pieces of entries that JSON leaves out, and a few among the others.
+    for (let i = 2_000; i < 4_000; i++) state.tasks[`t${i}`] = undefined;
+    for (let i = 0; i < 2_000; i += 7) state.tasks[`t${i}`] = undefined;
+    Object.defineProperty(state.tasks, '__proto__', {
+      value: { status: 'odd', attempts: [] },
+      enumerable: true,
+      writable: true,
+      configurable: true,
+    });
+    await s.save(state);
+    const text = await readFile(s.statePath, 'utf8');
+    expect(text).toBe(`${JSON.stringify(state).slice(0, -1)},"journalSeq":1}`);
+    expect(await store().store.load()).toEqual(JSON.parse(JSON.stringify(state)));
+    // Only left-out entries, and none at all.
+    for (const tasks of [{ a: undefined }, {}]) {
+      const { store: t } = store({ journalAbove: 1 }, `d${Object.keys(tasks).length}`);
+      await t.save({ ...initial(0), tasks });
+      expect(JSON.parse(await readFile(t.statePath, 'utf8')).tasks).toEqual({});
+    }
+  });
+
   it('leaves a state without a tasks record, and a small one, exactly as before', async () => {
     const { store: s } = store({ journalAbove: 1 });
     await s.save({ phase: 'train', done: [1, 2] });

@@ -34,6 +34,7 @@ import {
   JournalMismatch,
   lineParts,
   present,
+  setOwn,
   replay,
   snapshotSeq,
 } from './journal.js';
@@ -312,39 +313,52 @@ export class FileStateStore {
 
   /** Writes the state whole as state.json, numbered `seq` if it is still large, and drops the journal. */
   private async compact(state: Journalable, seq: number): Promise<void> {
-    // One JSON.stringify of the record: it leaves out what a journal line would (present), and at
-    // 100,000 tasks it is a fraction of the cost of one call per entry.
     let count = 0;
     for (const id of Object.keys(state.tasks)) if (present(state.tasks[id])) count++;
-    const [before, tasksJson, after] = stateParts(state, toJson(state.tasks));
+    const [before, after] = stateParts(state);
+    const pieces = recordPieces(state.tasks);
+    // A state that turns out small is written whole, as a save writes one: its pieces are read
+    // only while they stay within journalAbove, so a large one is never held whole.
+    const head = [before];
+    let bytes = Buffer.byteLength(before) + Buffer.byteLength(after);
+    let next = pieces.next();
+    for (; !next.done && bytes <= this.journalAbove; next = pieces.next()) {
+      head.push(next.value);
+      bytes += Buffer.byteLength(next.value);
+    }
     this.forget(); // until this save is through
-    if (byteLength([before, tasksJson, after]) <= this.journalAbove) {
-      const whole = before + tasksJson + after;
+    if (next.done && bytes <= this.journalAbove) {
+      const whole = head.join('') + after;
       await this.writeState([whole]);
       this.lastJson = whole;
       return;
     }
-    const parts = [before, tasksJson, `${after.slice(0, -1)},"${JOURNAL_SEQ}":${seq}}`];
     // Never numbered again, even if this save fails after its rename.
     this.maxSeq = Math.max(this.maxSeq, seq);
-    await this.writeState(parts);
+    const rest = next.done ? [] : [next.value];
+    const numbered = `${after.slice(0, -1)},"${JOURNAL_SEQ}":${seq}}`;
+    const snapshotBytes = await this.writeState(chain(head, rest, pieces, [numbered]));
     const topJson = fieldsJson(state);
     const { tasks } = state;
-    this.journaled = { state, tasks, topJson, seq, count, snapshotBytes: byteLength(parts), journalBytes: 0 };
+    this.journaled = { state, tasks, topJson, seq, count, snapshotBytes, journalBytes: 0 };
   }
 
   /**
    * Puts `parts`, one after another, in place as state.json (temp file, fsync, rename, directory
    * fsync), keeping the one it replaces as state.prev.json; then removes the journal, whose saves
-   * it holds.
+   * it holds. Returns the bytes written.
    */
-  private async writeState(parts: readonly string[]): Promise<void> {
+  private async writeState(parts: Iterable<string>): Promise<number> {
+    let bytes = 0;
     await mkdir(this.dir, { recursive: true });
     const tmp = this.tempPath();
     try {
       const fh = await open(tmp, 'wx');
       try {
-        for (const part of parts) await fh.writeFile(part);
+        for (const part of parts) {
+          await fh.writeFile(part);
+          bytes += Buffer.byteLength(part);
+        }
         await fh.sync();
       } finally {
         await fh.close();
@@ -365,6 +379,7 @@ export class FileStateStore {
     await syncDir(this.dir); // the rename itself is durable only once the directory is
     await rm(this.journalPath, { force: true });
     this.journalUnknown = false;
+    return bytes;
   }
 
   /** state.json is a journal-mode snapshot numbered `seq`: the state with the journal's later saves. */
@@ -725,12 +740,10 @@ function fieldsJson(state: Entries): string {
 }
 
 /**
- * The state as JSON.stringify writes it, with `tasksJson` for its tasks record, in three parts:
- * the JSON before the record's, the record's, and the JSON after it. Written one after another,
- * never joined: at 100,000 tasks each join, and the flattening of a string made of parts before
- * its bytes are written, copied the whole 27 MiB once more on every compaction.
+ * The state as JSON.stringify writes it, but for its tasks record: the JSON before the record's
+ * and the JSON after it.
  */
-function stateParts(state: Entries, tasksJson: string): [string, string, string] {
+function stateParts(state: Entries): [string, string] {
   const before: string[] = [];
   const after: string[] = [];
   let into = before;
@@ -739,7 +752,35 @@ function stateParts(state: Entries, tasksJson: string): [string, string, string]
     if (k === 'tasks') into = after;
     else if (json !== undefined) into.push(json);
   }
-  return [`{${before.map((p) => `${p},`).join('')}"tasks":`, tasksJson, `${after.map((p) => `,${p}`).join('')}}`];
+  return [`{${before.map((p) => `${p},`).join('')}"tasks":`, `${after.map((p) => `,${p}`).join('')}}`];
+}
+
+/** How many entries of a tasks record one JSON.stringify of a compaction holds. */
+const PIECE_ENTRIES = 2_000;
+
+/**
+ * A tasks record as JSON.stringify writes it, in pieces to be written one after another, each
+ * made by one JSON.stringify of PIECE_ENTRIES entries: as cheap an entry as one call for the
+ * whole record, but the record's JSON is never one string. At 100,000 tasks that string was 27
+ * MiB, made while the pass's garbage was still uncollected, and the compaction was the
+ * process's peak of memory.
+ */
+function* recordPieces(tasks: Entries): Generator<string, void> {
+  const ids = Object.keys(tasks);
+  let sep = '{';
+  for (let i = 0; i < ids.length; i += PIECE_ENTRIES) {
+    const piece: Entries = {};
+    for (const id of ids.slice(i, i + PIECE_ENTRIES)) setOwn(piece, id, tasks[id]);
+    const json = toJson(piece);
+    if (json === '{}') continue; // every entry one that JSON leaves out
+    yield sep + json.slice(1, -1);
+    sep = ',';
+  }
+  yield sep === '{' ? '{}' : '}';
+}
+
+function* chain<T>(...lists: Iterable<T>[]): Generator<T, void> {
+  for (const list of lists) yield* list;
 }
 
 /** Field `k` of the state as JSON.stringify writes it (`"k":value`); undefined where it leaves it out. */

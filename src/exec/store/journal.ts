@@ -206,7 +206,7 @@ function jsonEqual(a: unknown, b: unknown): boolean {
 }
 
 /** obj[key] = value, also for a key such as __proto__. */
-function setOwn(obj: Entries, key: string, value: unknown): void {
+export function setOwn(obj: Entries, key: string, value: unknown): void {
   if (key === '__proto__')
     Object.defineProperty(obj, key, { value, enumerable: true, writable: true, configurable: true });
   else obj[key] = value;
