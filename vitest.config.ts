@@ -1,6 +1,7 @@
 import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
 import { filesOf, groupOfRun } from './test/helpers/test-groups.js';
+import { LongestFirst } from './test/helpers/test-order.js';
 
 // scripts/test-all runs the files that use the Slurm cluster, then the others beside the fault
 // tests (CAMPAIGN_TEST_GROUP); a plain `vitest run` takes them all.
@@ -15,6 +16,7 @@ export default defineConfig({
     // run at once, so the suite takes about its longest files, not their sum. Those that use the
     // Slurm cluster wait the most (two cores were 44 % idle under four of them at once).
     maxWorkers: group === 'cluster' ? 7 : 4,
+    sequence: { sequencer: LongestFirst },
     testTimeout: 60_000,
     // Under CI=true a skipped test (a real server missing) fails the run.
     reporters: ['default', './test/helpers/skipped-fail-ci.ts', './test/helpers/slowest.ts'],

@@ -323,16 +323,17 @@ describe('journal', () => {
 
   it('writes a record of thousands of tasks in a compaction as JSON.stringify writes it, left-out entries and __proto__ too', async () => {
     const { store: s } = store({ journalAbove: 1000 });
-    const state = initial(4_500) as State & { tasks: Record<string, Task | undefined> };
+    const tasks: Record<string, Task | undefined> = initial(4_500).tasks;
     // Whole pieces of entries that JSON leaves out, and a few among the others.
-    for (let i = 2_000; i < 4_000; i++) state.tasks[`t${i}`] = undefined;
-    for (let i = 0; i < 2_000; i += 7) state.tasks[`t${i}`] = undefined;
-    Object.defineProperty(state.tasks, '__proto__', {
+    for (let i = 2_000; i < 4_000; i++) tasks[`t${i}`] = undefined;
+    for (let i = 0; i < 2_000; i += 7) tasks[`t${i}`] = undefined;
+    Object.defineProperty(tasks, '__proto__', {
       value: { status: 'odd', attempts: [] },
       enumerable: true,
       writable: true,
       configurable: true,
     });
+    const state = { ...initial(0), tasks };
     await s.save(state);
     const text = await readFile(s.statePath, 'utf8');
     expect(text).toBe(`${JSON.stringify(state).slice(0, -1)},"journalSeq":1}`);
