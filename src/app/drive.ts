@@ -1,7 +1,8 @@
 /**
  * The loop that drives a campaign, for both front ends: a controller pass, then a wait the
- * pacer chooses (the state file compacted and the garbage collected during it), until the campaign is at rest, the
- * deadline passes or the signal asks to stop. The clock is a parameter, so tests drive it.
+ * pacer chooses (the state file compacted and the garbage collected during it), until the
+ * campaign is at rest, the deadline passes or the signal asks to stop. The clock is a
+ * parameter, so tests drive it.
  */
 import type { CampaignState } from '../state/state.js';
 import { collectIfWorthIt } from './heap.js';

@@ -320,7 +320,7 @@ export class FileStateStore {
     // A state that turns out small is written whole, as a save writes one: its pieces are read
     // only while they stay within journalAbove, so a large one is never held whole.
     const head = [before];
-    let bytes = Buffer.byteLength(before) + Buffer.byteLength(after);
+    let bytes = byteLength([before, after]);
     let next = pieces.next();
     for (; !next.done && bytes <= this.journalAbove; next = pieces.next()) {
       head.push(next.value);
