@@ -67,15 +67,16 @@ const calls = join(root, 'calls.log');
 mkdirSync(localBin);
 
 /**
- * A wrapper that logs `<command> @<from> <args>` (cut at 400 characters, one write) then execs
- * the real one; <from> is the SSH client's port (each connection its own), or `local`.
+ * A wrapper that logs `<command> @<from> <args> @@<epoch seconds>` (the arguments cut at 400
+ * characters, one write) then execs the real one; <from> is the SSH client's port (each
+ * connection its own), or `local`.
  */
 function wrapper(cmd) {
   const extra = cmd === 'sbatch' && NICE ? ` --nice=${NICE}` : '';
   return `#!/bin/bash
 ${MARK}
 a="$*" c=($SSH_CONNECTION)
-printf '%s\\n' "${cmd} @\${c[1]:-local} \${a:0:400}" >>${calls}
+printf '%s\\n' "${cmd} @\${c[1]:-local} \${a:0:400} @@\${EPOCHREALTIME:-}" >>${calls}
 exec ${real[cmd]}${extra} "$@"
 `;
 }
@@ -350,6 +351,7 @@ async function runOnce(variant, n, k) {
     exit: code,
     outputs,
     wall: (t1 - t0) / 1000,
+    start: t0 / 1000,
     ctld: ctldRpcs,
     dbd: dbdRpcs,
     rpcs: ctldRpcs + dbdRpcs,

@@ -1805,9 +1805,10 @@ function submissionKey(campaign, since, group) {
 ;// CONCATENATED MODULE: ./lib/exec/slurm/test-only.js
 /**
  * Whether the cluster would accept each array as campaign would send it: `sbatch --test-only`
- * of its first task, every array in one command. Slurm checks the account, QOS, partition,
- * reservation, features and resources against its configuration and the user's associations
- * without queueing anything, so a refusal is found before any array is sent.
+ * of its script with the indices of the largest array like it, every array in one command.
+ * Slurm checks the account, QOS, partition, reservation, features, resources and the array's
+ * size (MaxArraySize) against its configuration and the user's associations without queueing
+ * anything, so a refusal is found before any array is sent.
  */
 
 const MARK = '== campaign test-only';
@@ -1817,12 +1818,23 @@ function renderTestOnly(arrays) {
     return arrays
         .map((a, i) => {
         const b64 = Buffer.from(a.script, 'utf8').toString('base64');
-        return `printf '%s' ${(0,shell/* shellQuote */.Z)(b64)} | base64 -d | sbatch --test-only --array=0 2>&1; printf '\\n${MARK} %s %s\\n' ${i} "$?"`;
+        return `printf '%s' ${(0,shell/* shellQuote */.Z)(b64)} | base64 -d | sbatch --test-only ${testedIndices(a)} 2>&1; printf '\\n${MARK} %s %s\\n' ${i} "$?"`;
     })
         .join('\n');
 }
+/** The `--array` option of an array's test: all of its indices, so that Slurm checks its size. */
+function testedIndices(a) {
+    return `--array=${a.size > 1 ? `0-${a.size - 1}` : '0'}`;
+}
+/** The option a refusal names when an array is larger than the cluster's MaxArraySize. */
+const ARRAY_SIZE_OPTION = 'cluster.max_array_size';
 /** Which option Slurm's refusal is about, and what to do, by the words slurmctld uses. */
 const REFUSALS = [
+    {
+        words: /job array/i,
+        option: ARRAY_SIZE_OPTION,
+        fix: "keep max_array_size within the cluster's MaxArraySize: `scontrol show config | grep MaxArraySize`",
+    },
     {
         words: /qos/i,
         option: 'resources.qos',
@@ -2042,10 +2054,11 @@ function markersGlob(root, submission) {
 const SACCT_FIELDS = 'JobID,JobName,State,ExitCode,Start,End,NodeList,Reason,Timelimit,Partition,ReqTRES,AllocTRES';
 /**
  * The `squeue` format asked for (`-r`: one line per array element). %S, the start time, is the
- * queue's only word on when a task began when accounting is down. `@` separates: a plain word
+ * queue's only word on when a task began when accounting is down; %e, of an ended task, when it
+ * ended (of a running one, when its limit runs out). `@` separates: a plain word
  * to every shell and to an automation node's wrapper, and in no field.
  */
-const SQUEUE_FORMAT = '%i@%j@%T@%r@%N@%S';
+const SQUEUE_FORMAT = '%i@%j@%T@%r@%N@%S@%e';
 const accounting_epoch = (s) => {
     const n = Number(s);
     return s && /^\d+$/.test(s) && n > 0 ? n : undefined;
@@ -2127,19 +2140,21 @@ function shortfalls(r, asked) {
 function parseSqueue(text, namePrefix) {
     const out = [];
     for (const line of text.split('\n')) {
-        const [id, name, state, reason, node, start] = line.split('@');
+        const [id, name, state = '', reason, node, start, end] = line.split('@');
         if (!id || name === undefined || !name.startsWith(namePrefix))
             continue;
-        // A pending job's start time is the scheduler's forecast, not a start.
+        // A pending job's start time is the scheduler's forecast, not a start; an active one's end too.
         const began = state === 'PENDING' ? undefined : accounting_epoch(start);
+        const ended = ACTIVE_STATES.has(state) ? undefined : accounting_epoch(end);
         for (const handle of expandJobId(id)) {
             out.push({
                 handle,
                 name,
-                state: state ?? '',
+                state,
                 ...(node ? { node } : {}),
                 ...(reason && reason !== 'None' ? { reason } : {}),
                 ...(began ? { start: began } : {}),
+                ...(ended ? { end: ended } : {}),
                 queueOnly: true,
             });
         }
@@ -2162,6 +2177,35 @@ function mergeRecords(sacct, squeue) {
         byHandle.set(r.handle, r);
     }
     return byHandle;
+}
+/**
+ * Accounting's records with the queue's word on the ends it has not recorded yet: slurmctld
+ * knows an end at once, slurmdbd a second or more later (for a short task, its start too). A
+ * record accounting has of the running job keeps its start, limit, partition and GPUs and
+ * takes the queue's end state and time; its exit code is left out (a running job's is no exit code),
+ * for the task's end marker to give. Where accounting has nothing, the queue's record stands
+ * alone, as it does on a cluster without accounting: what the task ran with is then not known.
+ */
+function withQueueEnds(acct, queue) {
+    const out = new Map(acct);
+    for (const q of queue) {
+        const a = acct.get(q.handle);
+        if (classify(q).active || (a && !a.queueOnly && !classify(a).active))
+            continue;
+        if (!a || a.queueOnly) {
+            const { queueOnly: _queue, ...ended } = q;
+            out.set(q.handle, ended);
+            continue;
+        }
+        const { exitCode: _running, reason: _waiting, ...kept } = a;
+        out.set(q.handle, {
+            ...kept,
+            state: q.state,
+            ...(q.end === undefined ? {} : { end: q.end }),
+            ...(q.reason ? { reason: q.reason } : {}),
+        });
+    }
+    return out;
 }
 const ACTIVE_STATES = new Set([
     'PENDING',
@@ -2266,7 +2310,9 @@ function explainReason(reason) {
  * ones, at once for a failure or a SIGTERM (a time limit, a preemption, a cancel: the
  * scheduler's word), for those that ended well in one batch when nothing else is left to wait
  * for or the oldest of them has waited that long (accounting's record says what they ran with,
- * DESIGN rule 9).
+ * DESIGN rule 9). When nothing else is left and accounting has not recorded the last ends yet,
+ * one `squeue` (slurmctld knows an end at once) settles them with accounting's record of their
+ * runs.
  *
  * Restricted (`cluster.restricted`, an automation node): every command is one allowed command
  * of plain words (scontrol, squeue, sbatch, scancel, cat, id) and files go by SFTP. There is
@@ -2299,8 +2345,6 @@ const VANISH_GRACE_MS = 60_000;
  * queued tasks, and running ones that may have died without an end marker.
  */
 const SCHEDULER_EVERY_MS = 30_000;
-/** How long slurmdbd is given to record ends that slurmctld has seen, before it is asked again. */
-const ACCOUNTING_LAG_MS = 1000;
 /** Submissions whose markers one `cat` reads: each is a pattern the node expands into up to 2 × MaxArraySize paths. */
 const MARKER_GLOBS_PER_COMMAND = 16;
 const LOG_LIMIT = 16 * 1024 * 1024;
@@ -2365,12 +2409,14 @@ class SlurmExecutor {
     workdir() {
         return this.remote.path();
     }
-    /** The cluster's MaxArraySize and partition caps (`scontrol`), read once before submitting. */
+    /**
+     * The cluster's partition caps (`scontrol`), read once before submitting; restricted, its
+     * MaxArraySize too, from the configuration read there anyway.
+     */
     async limits() {
-        const [config = '', parts = ''] = this.restricted
+        const [config, parts] = this.restricted
             ? await this.restrictedLimits()
-            : (await this.scontrol("scontrol show config | grep -i '^MaxArraySize'; printf '%s\\n' '--'; scontrol show partition -o")).split('\n--\n');
-        const max = /MaxArraySize\s*=\s*(\d+)/i.exec(config);
+            : [undefined, await this.scontrol('scontrol show partition -o')];
         const partitions = new Map();
         let defaultPartition;
         for (const line of parts.split('\n')) {
@@ -2382,7 +2428,15 @@ class SlurmExecutor {
             if (/\bDefault=YES\b/.test(line))
                 defaultPartition = name;
         }
-        return { maxArraySize: max ? Number(max[1]) : 1001, partitions, ...(defaultPartition ? { defaultPartition } : {}) };
+        return {
+            ...(config === undefined ? {} : { maxArraySize: arraySizeIn(config) }),
+            partitions,
+            ...(defaultPartition ? { defaultPartition } : {}),
+        };
+    }
+    /** The cluster's MaxArraySize, from its configuration: asked only once an array's test says it matters. */
+    async maxArraySize() {
+        return arraySizeIn(await this.scontrol(this.restricted ? ['scontrol', 'show', 'config'] : "scontrol show config | grep -i '^MaxArraySize'"));
     }
     /** `scontrol show config` and `scontrol show partition -o`, each a plain command, parsed here. */
     async restrictedLimits() {
@@ -2420,8 +2474,8 @@ class SlurmExecutor {
         });
     }
     /**
-     * What the cluster would refuse of the plan as campaign would send it: the first task of each
-     * distinct submission through `sbatch --test-only`, in one command; nothing is queued.
+     * What the cluster would refuse of the plan as campaign would send it: each distinct
+     * submission's script through `sbatch --test-only`, in one command; nothing is queued.
      */
     async testSubmissions(plan) {
         const workdir = await this.workdir();
@@ -2439,8 +2493,10 @@ class SlurmExecutor {
                     .split('\n')
                     .filter((l) => l.startsWith('#SBATCH') && !/^#SBATCH --(comment|array)=/.test(l))
                     .join('\n');
-                if (!arrays.has(asks))
-                    arrays.set(asks, { array: array.id, phase: phase.name, script });
+                // Tested with the indices of the largest of them.
+                const size = array.tasks.length;
+                if (size > (arrays.get(asks)?.size ?? 0))
+                    arrays.set(asks, { array: array.id, phase: phase.name, script, size });
             }
         }
         const tested = [...arrays.values()];
@@ -2450,7 +2506,7 @@ class SlurmExecutor {
             // One plain sbatch per array, its script on standard input: nothing to upload first.
             const answers = [];
             for (const a of tested) {
-                const r = await this.opts.transport.run(['sbatch', '--test-only', '--array=0'], {
+                const r = await this.opts.transport.run(['sbatch', '--test-only', testedIndices(a)], {
                     stdin: a.script,
                     timeoutMs: 30_000,
                 });
@@ -2473,7 +2529,7 @@ class SlurmExecutor {
         const problems = [];
         for (const phase of plan.phases) {
             for (const a of phase.arrays) {
-                if (a.tasks.length > limits.maxArraySize)
+                if (limits.maxArraySize !== undefined && a.tasks.length > limits.maxArraySize)
                     problems.push(`array ${a.id} has ${a.tasks.length} tasks; the cluster's MaxArraySize is ${limits.maxArraySize}`);
                 // A job that names no partition goes to the default one, whose cap holds all the same:
                 // over it, the job would wait in the queue for ever (PartitionTimeLimit).
@@ -2830,18 +2886,25 @@ class SlurmExecutor {
         if (queue)
             this.queueAskedAt = nowMs;
         // Every task has ended by its markers, but slurmdbd has not recorded the last ends yet (it
-        // lags slurmctld by a second or so): asked again in a moment rather than a pass later, so
-        // that the campaign's end is not put off by a whole wait. Once per pass.
+        // lags slurmctld by one to a few seconds): the queue's word on those ends, with what
+        // accounting has of their runs, rather than a pass later, so that the campaign's end is not
+        // put off.
         const unsettled = (a) => {
             const r = records.get(a.attempt.handle ?? '');
             return !r || classify(r).active || r.queueOnly === true;
         };
-        const lagging = open.length === 0 && acctOk && !this.restricted ? ended.filter(unsettled).map(jobOf) : [];
-        if (lagging.length > 0 && lagging.every((job) => job !== undefined && acctJobs.has(job))) {
-            await new Promise((r) => setTimeout(r, ACCOUNTING_LAG_MS));
-            const again = await this.ask(false, new Set(lagging));
-            if (again.acctOk)
-                records = mergeRecords([...again.records.values()], [...records.values()]);
+        const lagging = open.length === 0 && acctOk && !this.restricted ? ended.filter(unsettled) : [];
+        if (lagging.length > 0 && lagging.every((a) => acctJobs.has(jobOf(a) ?? ''))) {
+            const handles = new Set(lagging.map((a) => a.attempt.handle));
+            try {
+                const queued = (await this.ask(true, new Set())).records.values();
+                records = withQueueEnds(records, [...queued].filter((q) => handles.has(q.handle)));
+            }
+            catch (e) {
+                // A queue that does not answer only leaves them to accounting, a pass later.
+                if (!(e instanceof transport/* LinkError */.R6))
+                    throw e;
+            }
         }
         if (queue && !this.restricted) {
             // Ended in the queue, or gone from it, without an end marker: accounting says how.
@@ -3131,6 +3194,11 @@ class SlurmExecutor {
     }
 }
 /** Whether `path` is a job log of the campaign whose job directories are under `root`. */
+/** MaxArraySize in `scontrol show config`'s words; Slurm's default, 1001, where it is not said. */
+function arraySizeIn(config) {
+    const max = /MaxArraySize\s*=\s*(\d+)/i.exec(config);
+    return max ? Number(max[1]) : 1001;
+}
 function isJobLog(root, path) {
     return path.startsWith(`${root}/`) && /^[0-9a-f]{12}\/logs\/\d+\.log$/.test(path.slice(root.length + 1));
 }
@@ -5215,6 +5283,7 @@ function sshConfig(path, home) {
 
 
 
+
 function remote(c, opts) {
     const cluster = c.manifest.cluster;
     const login = cluster.executor === 'local' ? undefined : cluster.login;
@@ -5280,25 +5349,24 @@ const OPENERS = {
         },
         async fit(made, c) {
             const { executor } = made;
-            const plan = await slurmPlan(executor, c);
-            const refusals = await executor.testSubmissions(plan);
+            const { plan, refusals } = await testedPlan(executor, c, await slurmPlan(executor, c));
             if (refusals.length > 0)
                 throw SlurmExecutor.refused(refusals);
             return plan;
         },
         async preflight(made, c) {
             const { executor } = made;
-            let plan;
+            let fitted;
             try {
-                plan = await slurmPlan(executor, c);
+                fitted = await slurmPlan(executor, c);
             }
             catch (e) {
                 return failedItems('cluster', e);
             }
+            const { plan, refusals } = await testedPlan(executor, c, fitted);
             const items = [
                 { check: 'cluster', status: 'ok', detail: 'partitions, walltime caps and MaxArraySize fit the plan' },
             ];
-            const refusals = await executor.testSubmissions(plan);
             for (const r of refusals)
                 items.push(...failedItems('submission', SlurmExecutor.refused([r]), [r.phase]));
             const arrays = plan.phases.reduce((n, p) => n + p.arrays.length, 0);
@@ -5360,12 +5428,26 @@ async function poolPreflight(executor) {
     }
     return items;
 }
-/** The plan fitted to the cluster's MaxArraySize and checked against its partitions and caps. */
+/** The plan checked against the cluster's partitions and caps (and MaxArraySize, where known). */
 async function slurmPlan(executor, c) {
     const limits = await executor.limits();
     const plan = (0,plan_plan/* planCampaign */.yS)(c.manifest, undefined, limits.maxArraySize);
     SlurmExecutor.checkPlan(plan, limits);
-    return plan;
+    return { plan, limits };
+}
+/**
+ * The plan with what `sbatch --test-only` refuses of it. An array over the cluster's
+ * MaxArraySize is refused there, and only then is the configuration read (it costs slurmctld
+ * two RPCs) and the plan's arrays cut to fit.
+ */
+async function testedPlan(executor, c, { plan, limits }) {
+    const refusals = await executor.testSubmissions(plan);
+    if (limits.maxArraySize !== undefined || !refusals.some((r) => r.option === ARRAY_SIZE_OPTION))
+        return { plan, refusals };
+    const cut = { ...limits, maxArraySize: await executor.maxArraySize() };
+    const fitted = (0,plan_plan/* planCampaign */.yS)(c.manifest, undefined, cut.maxArraySize);
+    SlurmExecutor.checkPlan(fitted, cut);
+    return { plan: fitted, refusals: await executor.testSubmissions(fitted) };
 }
 function executors_opener(c) {
     return OPENERS[c.manifest.cluster.executor];
@@ -7920,9 +8002,9 @@ function gateView(phase, state) {
 
 ;// CONCATENATED MODULE: ./lib/decide/poll.js
 /**
- * How long the controller waits before its next pass. A scheduler's attention is what a campaign
- * spends most carelessly: each pass asks it once, so it is asked at the longest interval unless
- * an answer is due sooner. What is due: a retry whose delay runs out, and a running task's
+ * How long the controller waits before its next pass. Each pass is a round trip to the cluster
+ * (a Slurm pass reads the tasks' markers and asks the scheduler only what they cannot say), so
+ * passes come at the longest interval unless an answer is due sooner. What is due: a retry whose delay runs out, and a running task's
  * expected end (from its cost model) where that end matters: it frees room for tasks still to
  * be submitted, or it is the last one, the end of the campaign. A task past its expected end is
  * looked at soon, then less and less often. Without a cost model, the run times of the tasks of

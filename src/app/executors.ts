@@ -3,7 +3,8 @@ import type { GpuStatus } from '../decide/gpu.js';
 import { UserError } from '../errors.js';
 import type { Executor } from '../exec/executor.js';
 import { LocalExecutor } from '../exec/local/local-executor.js';
-import { SlurmExecutor } from '../exec/slurm/slurm-executor.js';
+import { SlurmExecutor, type ClusterLimits } from '../exec/slurm/slurm-executor.js';
+import { ARRAY_SIZE_OPTION, type Refusal } from '../exec/slurm/test-only.js';
 import { RemoteWorkdir } from '../exec/remote-workdir.js';
 import { SshGpuExecutor } from '../exec/ssh-gpu/ssh-gpu-executor.js';
 import { LocalTransport } from '../exec/transport/local.js';
@@ -113,23 +114,22 @@ const OPENERS: { [K in ExecutorKind]: Opener<ClusterOf<K>, ExecutorOfKind[K]> } 
     },
     async fit(made, c) {
       const { executor } = made;
-      const plan = await slurmPlan(executor, c);
-      const refusals = await executor.testSubmissions(plan);
+      const { plan, refusals } = await testedPlan(executor, c, await slurmPlan(executor, c));
       if (refusals.length > 0) throw SlurmExecutor.refused(refusals);
       return plan;
     },
     async preflight(made, c) {
       const { executor } = made;
-      let plan: Plan;
+      let fitted: SlurmPlan;
       try {
-        plan = await slurmPlan(executor, c);
+        fitted = await slurmPlan(executor, c);
       } catch (e) {
         return failedItems('cluster', e);
       }
+      const { plan, refusals } = await testedPlan(executor, c, fitted);
       const items: PreflightItem[] = [
         { check: 'cluster', status: 'ok', detail: 'partitions, walltime caps and MaxArraySize fit the plan' },
       ];
-      const refusals = await executor.testSubmissions(plan);
       for (const r of refusals) items.push(...failedItems('submission', SlurmExecutor.refused([r]), [r.phase]));
       const arrays = plan.phases.reduce((n, p) => n + p.arrays.length, 0);
       if (refusals.length === 0)
@@ -193,12 +193,36 @@ async function poolPreflight(executor: SshGpuExecutor): Promise<PreflightItem[]>
   return items;
 }
 
-/** The plan fitted to the cluster's MaxArraySize and checked against its partitions and caps. */
-async function slurmPlan(executor: SlurmExecutor, c: Campaign): Promise<Plan> {
+interface SlurmPlan {
+  plan: Plan;
+  limits: ClusterLimits;
+}
+
+/** The plan checked against the cluster's partitions and caps (and MaxArraySize, where known). */
+async function slurmPlan(executor: SlurmExecutor, c: Campaign): Promise<SlurmPlan> {
   const limits = await executor.limits();
   const plan = planCampaign(c.manifest, undefined, limits.maxArraySize);
   SlurmExecutor.checkPlan(plan, limits);
-  return plan;
+  return { plan, limits };
+}
+
+/**
+ * The plan with what `sbatch --test-only` refuses of it. An array over the cluster's
+ * MaxArraySize is refused there, and only then is the configuration read (it costs slurmctld
+ * two RPCs) and the plan's arrays cut to fit.
+ */
+async function testedPlan(
+  executor: SlurmExecutor,
+  c: Campaign,
+  { plan, limits }: SlurmPlan,
+): Promise<{ plan: Plan; refusals: Refusal[] }> {
+  const refusals = await executor.testSubmissions(plan);
+  if (limits.maxArraySize !== undefined || !refusals.some((r) => r.option === ARRAY_SIZE_OPTION))
+    return { plan, refusals };
+  const cut = { ...limits, maxArraySize: await executor.maxArraySize() };
+  const fitted = planCampaign(c.manifest, undefined, cut.maxArraySize);
+  SlurmExecutor.checkPlan(fitted, cut);
+  return { plan: fitted, refusals: await executor.testSubmissions(fitted) };
 }
 
 function opener(c: Campaign): Opener<Cluster, Executor> {

@@ -1,7 +1,7 @@
 /**
- * How long the controller waits before its next pass. A scheduler's attention is what a campaign
- * spends most carelessly: each pass asks it once, so it is asked at the longest interval unless
- * an answer is due sooner. What is due: a retry whose delay runs out, and a running task's
+ * How long the controller waits before its next pass. Each pass is a round trip to the cluster
+ * (a Slurm pass reads the tasks' markers and asks the scheduler only what they cannot say), so
+ * passes come at the longest interval unless an answer is due sooner. What is due: a retry whose delay runs out, and a running task's
  * expected end (from its cost model) where that end matters: it frees room for tasks still to
  * be submitted, or it is the last one, the end of the campaign. A task past its expected end is
  * looked at soon, then less and less often. Without a cost model, the run times of the tasks of

@@ -15,7 +15,8 @@ export interface KindTraits<C extends Cluster> {
   defaultGpus: number;
   /**
    * Seconds between passes, shortest and longest: local processes are looked at often, a
-   * server over SSH less often (each look is a round trip).
+   * server over SSH less often (each look is a round trip). A Slurm pass reads the tasks'
+   * markers and asks the scheduler only at its own, slower pace, so its shortest is a second.
    */
   pollSeconds: [number, number];
   /** Whether each look costs a scheduler RPCs, so that the pacer waits for expected ends. */
@@ -24,7 +25,7 @@ export interface KindTraits<C extends Cluster> {
 
 export const EXECUTOR_KINDS: { [K in ExecutorKind]: KindTraits<ClusterOf<K>> } = {
   local: { maxArraySize: () => Number.MAX_SAFE_INTEGER, defaultGpus: 0, pollSeconds: [0.1, 2], costlyPolls: false },
-  slurm: { maxArraySize: (c) => c.max_array_size ?? 1000, defaultGpus: 0, pollSeconds: [2, 30], costlyPolls: true },
+  slurm: { maxArraySize: (c) => c.max_array_size ?? 1000, defaultGpus: 0, pollSeconds: [1, 30], costlyPolls: true },
   'ssh-gpu': { maxArraySize: () => Number.MAX_SAFE_INTEGER, defaultGpus: 1, pollSeconds: [2, 30], costlyPolls: false },
 };
 

@@ -52,14 +52,19 @@ export function slurm(command: string, args: readonly string[]): string {
   return execFileSync(command, args, { encoding: 'utf8', env: { ...process.env, ...clusterEnv() } });
 }
 
-/** The campaign's jobs in `sacct` (one per sbatch, however many array tasks each has). */
+/**
+ * The campaign's jobs (one per sbatch, however many array tasks each has), by job id: those in
+ * `sacct` and those slurmctld still holds (`squeue -t all`), which slurmdbd may record seconds
+ * after a campaign that judged its last tasks by the queue has exited.
+ */
 export function jobsNamed(prefix: string): string[] {
-  const out = slurm('sacct', ['-X', '-n', '-P', '-S', 'now-3hours', '-o', 'JobID,JobName']);
-  const jobs = out.split('\n').flatMap((l) => {
+  const acct = slurm('sacct', ['-X', '-n', '-P', '-S', 'now-3hours', '-o', 'JobID,JobName']);
+  const queue = slurm('squeue', ['-h', '-t', 'all', '-o', '%i|%j']);
+  const jobs = `${acct}\n${queue}`.split('\n').flatMap((l) => {
     const [id, name] = l.split('|');
     return name?.startsWith(prefix) ? [id!.split('_')[0]!] : [];
   });
-  return [...new Set(jobs)];
+  return [...new Set(jobs)].sort((a, b) => Number(a) - Number(b));
 }
 
 /**

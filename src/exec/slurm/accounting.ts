@@ -32,10 +32,11 @@ export const SACCT_FIELDS =
   'JobID,JobName,State,ExitCode,Start,End,NodeList,Reason,Timelimit,Partition,ReqTRES,AllocTRES';
 /**
  * The `squeue` format asked for (`-r`: one line per array element). %S, the start time, is the
- * queue's only word on when a task began when accounting is down. `@` separates: a plain word
+ * queue's only word on when a task began when accounting is down; %e, of an ended task, when it
+ * ended (of a running one, when its limit runs out). `@` separates: a plain word
  * to every shell and to an automation node's wrapper, and in no field.
  */
-export const SQUEUE_FORMAT = '%i@%j@%T@%r@%N@%S';
+export const SQUEUE_FORMAT = '%i@%j@%T@%r@%N@%S@%e';
 
 const epoch = (s: string | undefined): number | undefined => {
   const n = Number(s);
@@ -116,18 +117,20 @@ export function shortfalls(r: JobRecord, asked: { seconds: number; partition?: s
 export function parseSqueue(text: string, namePrefix: string): JobRecord[] {
   const out: JobRecord[] = [];
   for (const line of text.split('\n')) {
-    const [id, name, state, reason, node, start] = line.split('@');
+    const [id, name, state = '', reason, node, start, end] = line.split('@');
     if (!id || name === undefined || !name.startsWith(namePrefix)) continue;
-    // A pending job's start time is the scheduler's forecast, not a start.
+    // A pending job's start time is the scheduler's forecast, not a start; an active one's end too.
     const began = state === 'PENDING' ? undefined : epoch(start);
+    const ended = ACTIVE_STATES.has(state) ? undefined : epoch(end);
     for (const handle of expandJobId(id)) {
       out.push({
         handle,
         name,
-        state: state ?? '',
+        state,
         ...(node ? { node } : {}),
         ...(reason && reason !== 'None' ? { reason } : {}),
         ...(began ? { start: began } : {}),
+        ...(ended ? { end: ended } : {}),
         queueOnly: true,
       });
     }
@@ -149,6 +152,38 @@ export function mergeRecords(sacct: readonly JobRecord[], squeue: readonly JobRe
     byHandle.set(r.handle, r);
   }
   return byHandle;
+}
+
+/**
+ * Accounting's records with the queue's word on the ends it has not recorded yet: slurmctld
+ * knows an end at once, slurmdbd a second or more later (for a short task, its start too). A
+ * record accounting has of the running job keeps its start, limit, partition and GPUs and
+ * takes the queue's end state and time; its exit code is left out (a running job's is no exit code),
+ * for the task's end marker to give. Where accounting has nothing, the queue's record stands
+ * alone, as it does on a cluster without accounting: what the task ran with is then not known.
+ */
+export function withQueueEnds(
+  acct: ReadonlyMap<string, JobRecord>,
+  queue: readonly JobRecord[],
+): Map<string, JobRecord> {
+  const out = new Map(acct);
+  for (const q of queue) {
+    const a = acct.get(q.handle);
+    if (classify(q).active || (a && !a.queueOnly && !classify(a).active)) continue;
+    if (!a || a.queueOnly) {
+      const { queueOnly: _queue, ...ended } = q;
+      out.set(q.handle, ended);
+      continue;
+    }
+    const { exitCode: _running, reason: _waiting, ...kept } = a;
+    out.set(q.handle, {
+      ...kept,
+      state: q.state,
+      ...(q.end === undefined ? {} : { end: q.end }),
+      ...(q.reason ? { reason: q.reason } : {}),
+    });
+  }
+  return out;
 }
 
 export type Classified =

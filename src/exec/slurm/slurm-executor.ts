@@ -12,7 +12,9 @@
  * ones, at once for a failure or a SIGTERM (a time limit, a preemption, a cancel: the
  * scheduler's word), for those that ended well in one batch when nothing else is left to wait
  * for or the oldest of them has waited that long (accounting's record says what they ran with,
- * DESIGN rule 9).
+ * DESIGN rule 9). When nothing else is left and accounting has not recorded the last ends yet,
+ * one `squeue` (slurmctld knows an end at once) settles them with accounting's record of their
+ * runs.
  *
  * Restricted (`cluster.restricted`, an automation node): every command is one allowed command
  * of plain words (scontrol, squeue, sbatch, scancel, cat, id) and files go by SFTP. There is
@@ -37,7 +39,14 @@ import { diskFull, recordsVerdict } from '../../judge/attempt-end.js';
 import type { SetAsideResult } from '../../render/set-aside.js';
 import type { ActiveAttempt, Executor } from '../executor.js';
 import { RemoteWorkdir, type OutputFreshness } from '../remote-workdir.js';
-import { parseTestOnly, renderTestOnly, testOnlyRefusals, type Refusal, type TestedArray } from './test-only.js';
+import {
+  parseTestOnly,
+  renderTestOnly,
+  testedIndices,
+  testOnlyRefusals,
+  type Refusal,
+  type TestedArray,
+} from './test-only.js';
 import { LinkError, type Transport } from '../transport/transport.js';
 import { classifyByMarkers } from './marker-class.js';
 import { markersGlob, parseMarkers, type TaskMarkers } from './markers.js';
@@ -52,6 +61,7 @@ import {
   SACCT_FIELDS,
   SQUEUE_FORMAT,
   shortfalls,
+  withQueueEnds,
   type JobRecord,
 } from './accounting.js';
 
@@ -65,8 +75,6 @@ const VANISH_GRACE_MS = 60_000;
  * queued tasks, and running ones that may have died without an end marker.
  */
 const SCHEDULER_EVERY_MS = 30_000;
-/** How long slurmdbd is given to record ends that slurmctld has seen, before it is asked again. */
-const ACCOUNTING_LAG_MS = 1000;
 /** Submissions whose markers one `cat` reads: each is a pattern the node expands into up to 2 × MaxArraySize paths. */
 const MARKER_GLOBS_PER_COMMAND = 16;
 const LOG_LIMIT = 16 * 1024 * 1024;
@@ -96,7 +104,8 @@ export interface SlurmExecutorOptions {
 
 /** What the cluster allows, read before anything is submitted. */
 export interface ClusterLimits {
-  maxArraySize: number;
+  /** Undefined until read: the test of each array (its size) says when it matters. */
+  maxArraySize?: number;
   /** Partition name → MaxTime in seconds (undefined: unlimited). */
   partitions: Map<string, number | undefined>;
   /** Where a job that names no partition goes. */
@@ -160,16 +169,14 @@ export class SlurmExecutor implements Executor {
     return this.remote.path();
   }
 
-  /** The cluster's MaxArraySize and partition caps (`scontrol`), read once before submitting. */
+  /**
+   * The cluster's partition caps (`scontrol`), read once before submitting; restricted, its
+   * MaxArraySize too, from the configuration read there anyway.
+   */
   async limits(): Promise<ClusterLimits> {
-    const [config = '', parts = ''] = this.restricted
+    const [config, parts] = this.restricted
       ? await this.restrictedLimits()
-      : (
-          await this.scontrol(
-            "scontrol show config | grep -i '^MaxArraySize'; printf '%s\\n' '--'; scontrol show partition -o",
-          )
-        ).split('\n--\n');
-    const max = /MaxArraySize\s*=\s*(\d+)/i.exec(config);
+      : [undefined, await this.scontrol('scontrol show partition -o')];
     const partitions = new Map<string, number | undefined>();
     let defaultPartition: string | undefined;
     for (const line of parts.split('\n')) {
@@ -179,7 +186,20 @@ export class SlurmExecutor implements Executor {
       partitions.set(name, time === undefined || time === 'UNLIMITED' ? undefined : parseDuration(time));
       if (/\bDefault=YES\b/.test(line)) defaultPartition = name;
     }
-    return { maxArraySize: max ? Number(max[1]) : 1001, partitions, ...(defaultPartition ? { defaultPartition } : {}) };
+    return {
+      ...(config === undefined ? {} : { maxArraySize: arraySizeIn(config) }),
+      partitions,
+      ...(defaultPartition ? { defaultPartition } : {}),
+    };
+  }
+
+  /** The cluster's MaxArraySize, from its configuration: asked only once an array's test says it matters. */
+  async maxArraySize(): Promise<number> {
+    return arraySizeIn(
+      await this.scontrol(
+        this.restricted ? ['scontrol', 'show', 'config'] : "scontrol show config | grep -i '^MaxArraySize'",
+      ),
+    );
   }
 
   /** `scontrol show config` and `scontrol show partition -o`, each a plain command, parsed here. */
@@ -222,8 +242,8 @@ export class SlurmExecutor implements Executor {
   }
 
   /**
-   * What the cluster would refuse of the plan as campaign would send it: the first task of each
-   * distinct submission through `sbatch --test-only`, in one command; nothing is queued.
+   * What the cluster would refuse of the plan as campaign would send it: each distinct
+   * submission's script through `sbatch --test-only`, in one command; nothing is queued.
    */
   async testSubmissions(plan: Plan): Promise<Refusal[]> {
     const workdir = await this.workdir();
@@ -240,7 +260,9 @@ export class SlurmExecutor implements Executor {
           .split('\n')
           .filter((l) => l.startsWith('#SBATCH') && !/^#SBATCH --(comment|array)=/.test(l))
           .join('\n');
-        if (!arrays.has(asks)) arrays.set(asks, { array: array.id, phase: phase.name, script });
+        // Tested with the indices of the largest of them.
+        const size = array.tasks.length;
+        if (size > (arrays.get(asks)?.size ?? 0)) arrays.set(asks, { array: array.id, phase: phase.name, script, size });
       }
     }
     const tested = [...arrays.values()];
@@ -249,7 +271,7 @@ export class SlurmExecutor implements Executor {
       // One plain sbatch per array, its script on standard input: nothing to upload first.
       const answers = [];
       for (const a of tested) {
-        const r = await this.opts.transport.run(['sbatch', '--test-only', '--array=0'], {
+        const r = await this.opts.transport.run(['sbatch', '--test-only', testedIndices(a)], {
           stdin: a.script,
           timeoutMs: 30_000,
         });
@@ -276,7 +298,7 @@ export class SlurmExecutor implements Executor {
     const problems: string[] = [];
     for (const phase of plan.phases) {
       for (const a of phase.arrays) {
-        if (a.tasks.length > limits.maxArraySize)
+        if (limits.maxArraySize !== undefined && a.tasks.length > limits.maxArraySize)
           problems.push(
             `array ${a.id} has ${a.tasks.length} tasks; the cluster's MaxArraySize is ${limits.maxArraySize}`,
           );
@@ -660,17 +682,23 @@ export class SlurmExecutor implements Executor {
     if (queue || acctJobs.size > 0) ({ records, acctOk } = await this.ask(queue, acctJobs));
     if (queue) this.queueAskedAt = nowMs;
     // Every task has ended by its markers, but slurmdbd has not recorded the last ends yet (it
-    // lags slurmctld by a second or so): asked again in a moment rather than a pass later, so
-    // that the campaign's end is not put off by a whole wait. Once per pass.
+    // lags slurmctld by one to a few seconds): the queue's word on those ends, with what
+    // accounting has of their runs, rather than a pass later, so that the campaign's end is not
+    // put off.
     const unsettled = (a: ActiveAttempt): boolean => {
       const r = records.get(a.attempt.handle ?? '');
       return !r || classify(r).active || r.queueOnly === true;
     };
-    const lagging = open.length === 0 && acctOk && !this.restricted ? ended.filter(unsettled).map(jobOf) : [];
-    if (lagging.length > 0 && lagging.every((job) => job !== undefined && acctJobs.has(job))) {
-      await new Promise((r) => setTimeout(r, ACCOUNTING_LAG_MS));
-      const again = await this.ask(false, new Set(lagging as string[]));
-      if (again.acctOk) records = mergeRecords([...again.records.values()], [...records.values()]);
+    const lagging = open.length === 0 && acctOk && !this.restricted ? ended.filter(unsettled) : [];
+    if (lagging.length > 0 && lagging.every((a) => acctJobs.has(jobOf(a) ?? ''))) {
+      const handles = new Set(lagging.map((a) => a.attempt.handle));
+      try {
+        const queued = (await this.ask(true, new Set())).records.values();
+        records = withQueueEnds(records, [...queued].filter((q) => handles.has(q.handle)));
+      } catch (e) {
+        // A queue that does not answer only leaves them to accounting, a pass later.
+        if (!(e instanceof LinkError)) throw e;
+      }
     }
     if (queue && !this.restricted) {
       // Ended in the queue, or gone from it, without an end marker: accounting says how.
@@ -984,6 +1012,12 @@ export class SlurmExecutor implements Executor {
 }
 
 /** Whether `path` is a job log of the campaign whose job directories are under `root`. */
+/** MaxArraySize in `scontrol show config`'s words; Slurm's default, 1001, where it is not said. */
+function arraySizeIn(config: string): number {
+  const max = /MaxArraySize\s*=\s*(\d+)/i.exec(config);
+  return max ? Number(max[1]) : 1001;
+}
+
 export function isJobLog(root: string, path: string): boolean {
   return path.startsWith(`${root}/`) && /^[0-9a-f]{12}\/logs\/\d+\.log$/.test(path.slice(root.length + 1));
 }

@@ -1,8 +1,9 @@
 /**
  * Whether the cluster would accept each array as campaign would send it: `sbatch --test-only`
- * of its first task, every array in one command. Slurm checks the account, QOS, partition,
- * reservation, features and resources against its configuration and the user's associations
- * without queueing anything, so a refusal is found before any array is sent.
+ * of its script with the indices of the largest array like it, every array in one command.
+ * Slurm checks the account, QOS, partition, reservation, features, resources and the array's
+ * size (MaxArraySize) against its configuration and the user's associations without queueing
+ * anything, so a refusal is found before any array is sent.
  */
 import { shellQuote } from '../../render/shell.js';
 
@@ -11,6 +12,8 @@ export interface TestedArray {
   array: string;
   phase: string;
   script: string;
+  /** The most tasks an array like it holds: tested as indices 0 to size - 1. */
+  size: number;
 }
 
 export interface Refusal {
@@ -31,13 +34,26 @@ export function renderTestOnly(arrays: readonly TestedArray[]): string {
   return arrays
     .map((a, i) => {
       const b64 = Buffer.from(a.script, 'utf8').toString('base64');
-      return `printf '%s' ${shellQuote(b64)} | base64 -d | sbatch --test-only --array=0 2>&1; printf '\\n${MARK} %s %s\\n' ${i} "$?"`;
+      return `printf '%s' ${shellQuote(b64)} | base64 -d | sbatch --test-only ${testedIndices(a)} 2>&1; printf '\\n${MARK} %s %s\\n' ${i} "$?"`;
     })
     .join('\n');
 }
 
+/** The `--array` option of an array's test: all of its indices, so that Slurm checks its size. */
+export function testedIndices(a: TestedArray): string {
+  return `--array=${a.size > 1 ? `0-${a.size - 1}` : '0'}`;
+}
+
+/** The option a refusal names when an array is larger than the cluster's MaxArraySize. */
+export const ARRAY_SIZE_OPTION = 'cluster.max_array_size';
+
 /** Which option Slurm's refusal is about, and what to do, by the words slurmctld uses. */
 const REFUSALS: readonly { words: RegExp; option: string; fix: string }[] = [
+  {
+    words: /job array/i,
+    option: ARRAY_SIZE_OPTION,
+    fix: "keep max_array_size within the cluster's MaxArraySize: `scontrol show config | grep MaxArraySize`",
+  },
   {
     words: /qos/i,
     option: 'resources.qos',

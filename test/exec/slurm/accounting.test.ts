@@ -11,6 +11,7 @@ import {
   neverStarts,
   parseSacct,
   parseSqueue,
+  withQueueEnds,
 } from '../../../src/exec/slurm/accounting.js';
 
 describe('Slurm records', () => {
@@ -63,6 +64,50 @@ describe('Slurm records', () => {
     expect(merged.get('5_2')).toMatchObject({ state: 'COMPLETED', exitCode: 0 });
     expect(merged.get('5_2')?.queueOnly).toBeUndefined();
     expect(merged.get('5_3')?.queueOnly).toBe(true);
+  });
+
+  it("takes the queue's ends over accounting's lag, keeping what accounting has of the runs", () => {
+    const acct = new Map(
+      parseSacct(
+        [
+          '6_0|c~k|RUNNING|0:0|100|Unknown|vm|None|00:05:00|debug|billing=1,cpu=1,gres/gpu=2|billing=1,cpu=1,gres/gpu=1',
+          '6_1|c~k|RUNNING|0:0|100|Unknown|vm|None|00:05:00|debug||',
+          '6_2|c~k|COMPLETED|0:0|100|103|vm|None|00:05:00|debug||',
+        ].join('\n'),
+        'c~',
+      ).map((r) => [r.handle, r]),
+    );
+    // 6_1 still completing in the queue; 6_3 not in accounting yet; 6_2's record is final.
+    const queue = parseSqueue(
+      '6_0@c~k@OUT_OF_MEMORY@None@vm@100@104\n6_1@c~k@COMPLETING@None@vm@100@400\n6_2@c~k@FAILED@None@vm@100@103\n6_3@c~k@COMPLETED@None@vm@101@102',
+      'c~',
+    );
+    const merged = withQueueEnds(acct, queue);
+    expect(merged.get('6_0')).toEqual({
+      handle: '6_0',
+      name: 'c~k',
+      state: 'OUT_OF_MEMORY',
+      start: 100,
+      end: 104,
+      node: 'vm',
+      timelimit: 300,
+      partition: 'debug',
+      reqGpus: 2,
+      allocGpus: 1,
+    });
+    // A task still active in the queue: its %e is when its limit runs out, not an end.
+    expect(merged.get('6_1')).toMatchObject({ state: 'RUNNING', exitCode: 0 });
+    expect(merged.get('6_1')?.end).toBeUndefined();
+    expect(merged.get('6_2')).toMatchObject({ state: 'COMPLETED', end: 103 });
+    // Accounting has nothing of 6_3: the queue's record stands, no longer marked queue-only.
+    expect(merged.get('6_3')).toEqual({
+      handle: '6_3',
+      name: 'c~k',
+      state: 'COMPLETED',
+      node: 'vm',
+      start: 101,
+      end: 102,
+    });
   });
 
   it("classifies states as DESIGN.md's executor table says; PREEMPTED has ended (the jobs are --no-requeue)", () => {

@@ -11,7 +11,7 @@ import { parseManifest } from '../../../src/manifest/load.js';
 import type { Submission } from '../../../src/state/events.js';
 import { planCampaign } from '../../../src/plan/plan.js';
 import { SlurmExecutor } from '../../../src/exec/slurm/slurm-executor.js';
-import { writeManifest } from '../../helpers/cli.js';
+import { runCli, writeManifest } from '../../helpers/cli.js';
 import { clusterEnv, jobsNamed } from '../../helpers/slurm-cluster.js';
 import { LONG, RUN, planned, slurmSuite } from './suite.js';
 
@@ -160,8 +160,10 @@ describe.runIf(clusterUp)('slurm executor submissions on the test cluster, over 
       ).manifest;
       const ex = openSlurm(m).executor;
       const limits = await ex.limits();
+      // MaxArraySize is read only when an array's test says it matters (see below).
+      expect(limits.maxArraySize).toBeUndefined();
+      expect(await ex.maxArraySize()).toBe(1001);
       await ex.close();
-      expect(limits.maxArraySize).toBe(1001);
       expect(limits.partitions.get('debug')).toBe(1800);
       expect(() => SlurmExecutor.checkPlan(planCampaign(m), limits)).toThrow(UserError);
       expect(() => SlurmExecutor.checkPlan(planCampaign(m), limits)).toThrow(/partition nosuch/);
@@ -176,6 +178,26 @@ describe.runIf(clusterUp)('slurm executor submissions on the test cluster, over 
       expect(() => SlurmExecutor.checkPlan(planCampaign(undeclared), limits)).toThrow(
         /asks 2h on debug \(the cluster's default partition\), whose MaxTime is 30m/,
       );
+    },
+    LONG,
+  );
+
+  it(
+    "cuts arrays to the cluster's MaxArraySize, read once the test of an array larger than it is refused",
+    async () => {
+      if (!ready()) return;
+      const { dir, workdir } = await campaignDir('array-size');
+      // 1,200 tasks in arrays of up to 5,000 by the manifest; the test cluster allows 1,001.
+      const head = cluster(`size-${RUN}`, workdir).replace(/^( {2}max_parallel: .*\n)/m, '$1  max_array_size: 5000\n');
+      const values = Array.from({ length: 1200 }, (_, i) => i).join(', ');
+      const manifest = await writeManifest(
+        dir,
+        `${head}phases:\n  - { name: p, grid: { n: [${values}] }, command: 'true', walltime: 5m }\n`,
+      );
+      expect(planCampaign(parseManifest('x.yml', await readFile(manifest, 'utf8')).manifest).phases[0]!.arrays).toHaveLength(1);
+      const r = await runCli(['check', manifest]);
+      expect(r.code, r.stdout + r.stderr).toBe(0);
+      expect(r.stdout).toMatch(/sbatch --test-only accepts the 2 arrays/);
     },
     LONG,
   );
