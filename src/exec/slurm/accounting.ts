@@ -170,18 +170,13 @@ export function withQueueEnds(
   for (const q of queue) {
     const a = acct.get(q.handle);
     if (classify(q).active || (a && !a.queueOnly && !classify(a).active)) continue;
-    if (!a || a.queueOnly) {
-      const { queueOnly: _queue, ...ended } = q;
-      out.set(q.handle, ended);
-      continue;
-    }
-    const { exitCode: _running, reason: _waiting, ...kept } = a;
-    out.set(q.handle, {
-      ...kept,
-      state: q.state,
-      ...(q.end === undefined ? {} : { end: q.end }),
-      ...(q.reason ? { reason: q.reason } : {}),
-    });
+    const settled: JobRecord = !a || a.queueOnly ? { ...q } : { ...a, state: q.state, end: q.end };
+    delete settled.queueOnly;
+    if (a && !a.queueOnly) delete settled.exitCode;
+    if (q.reason) settled.reason = q.reason;
+    else delete settled.reason;
+    if (settled.end === undefined) delete settled.end;
+    out.set(q.handle, settled);
   }
   return out;
 }

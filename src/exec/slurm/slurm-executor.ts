@@ -262,7 +262,8 @@ export class SlurmExecutor implements Executor {
           .join('\n');
         // Tested with the indices of the largest of them.
         const size = array.tasks.length;
-        if (size > (arrays.get(asks)?.size ?? 0)) arrays.set(asks, { array: array.id, phase: phase.name, script, size });
+        if (size > (arrays.get(asks)?.size ?? 0))
+          arrays.set(asks, { array: array.id, phase: phase.name, script, size });
       }
     }
     const tested = [...arrays.values()];
@@ -694,7 +695,10 @@ export class SlurmExecutor implements Executor {
       const handles = new Set(lagging.map((a) => a.attempt.handle));
       try {
         const queued = (await this.ask(true, new Set())).records.values();
-        records = withQueueEnds(records, [...queued].filter((q) => handles.has(q.handle)));
+        records = withQueueEnds(
+          records,
+          [...queued].filter((q) => handles.has(q.handle)),
+        );
       } catch (e) {
         // A queue that does not answer only leaves them to accounting, a pass later.
         if (!(e instanceof LinkError)) throw e;

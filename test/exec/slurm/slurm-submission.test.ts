@@ -194,7 +194,9 @@ describe.runIf(clusterUp)('slurm executor submissions on the test cluster, over 
         dir,
         `${head}phases:\n  - { name: p, grid: { n: [${values}] }, command: 'true', walltime: 5m }\n`,
       );
-      expect(planCampaign(parseManifest('x.yml', await readFile(manifest, 'utf8')).manifest).phases[0]!.arrays).toHaveLength(1);
+      expect(
+        planCampaign(parseManifest('x.yml', await readFile(manifest, 'utf8')).manifest).phases[0]!.arrays,
+      ).toHaveLength(1);
       const r = await runCli(['check', manifest]);
       expect(r.code, r.stdout + r.stderr).toBe(0);
       expect(r.stdout).toMatch(/sbatch --test-only accepts the 2 arrays/);
