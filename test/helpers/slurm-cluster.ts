@@ -59,8 +59,12 @@ export function slurm(command: string, args: readonly string[]): string {
  */
 export function jobsNamed(prefix: string): string[] {
   const acct = slurm('sacct', ['-X', '-n', '-P', '-S', 'now-3hours', '-o', 'JobID,JobName']);
-  const queue = slurm('squeue', ['-h', '-t', 'all', '-o', '%i|%j']);
-  const jobs = `${acct}\n${queue}`.split('\n').flatMap((l) => {
+  // An ended array's leftover range line (`12_[2%3]`, not pending) is no job of its own: its
+  // task is listed under the id accounting gives it.
+  const queue = slurm('squeue', ['-h', '-t', 'all', '-o', '%i|%j|%T'])
+    .split('\n')
+    .filter((l) => !/^\d+_\[/.test(l) || l.endsWith('|PENDING'));
+  const jobs = [...acct.split('\n'), ...queue].flatMap((l) => {
     const [id, name] = l.split('|');
     return name?.startsWith(prefix) ? [id!.split('_')[0]!] : [];
   });
