@@ -2055,10 +2055,11 @@ const SACCT_FIELDS = 'JobID,JobName,State,ExitCode,Start,End,NodeList,Reason,Tim
 /**
  * The `squeue` format asked for (`-r`: one line per array element). %S, the start time, is the
  * queue's only word on when a task began when accounting is down; %e, of an ended task, when it
- * ended (of a running one, when its limit runs out). `@` separates: a plain word
+ * ended (of a running one, when its limit runs out); %l and %P, the limit and partition it ran
+ * under, so that a task judged by the queue still shows where it was given less. `@` separates: a plain word
  * to every shell and to an automation node's wrapper, and in no field.
  */
-const SQUEUE_FORMAT = '%i@%j@%T@%r@%N@%S@%e';
+const SQUEUE_FORMAT = '%i@%j@%T@%r@%N@%S@%e@%l@%P';
 const accounting_epoch = (s) => {
     const n = Number(s);
     return s && /^\d+$/.test(s) && n > 0 ? n : undefined;
@@ -2088,7 +2089,7 @@ function parseSacct(text, namePrefix) {
         if (!id || name === undefined || !name.startsWith(namePrefix))
             continue;
         const [code, signal] = (exit ?? '').split(':').map(Number);
-        const timelimit = limit && limit !== 'UNLIMITED' && limit !== 'Partition_Limit' ? (0,units/* parseDuration */.E9)(limit) : undefined;
+        const timelimit = limitSeconds(limit);
         const reqGpus = tresGpus(reqTres);
         const allocGpus = tresGpus(allocTres);
         for (const handle of expandJobId(id)) {
@@ -2109,6 +2110,10 @@ function parseSacct(text, namePrefix) {
         }
     }
     return out;
+}
+/** A time limit as sacct and squeue print it, in seconds (undefined: unlimited or not known). */
+function limitSeconds(limit) {
+    return limit && limit !== 'UNLIMITED' && limit !== 'Partition_Limit' ? (0,units/* parseDuration */.E9)(limit) : undefined;
 }
 /**
  * GPUs in a TRES list (`cpu=1,gres/gpu=2,mem=200M`); undefined when the list is empty (not
@@ -2140,12 +2145,13 @@ function shortfalls(r, asked) {
 function parseSqueue(text, namePrefix) {
     const out = [];
     for (const line of text.split('\n')) {
-        const [id, name, state = '', reason, node, start, end] = line.split('@');
+        const [id, name, state = '', reason, node, start, end, limit, partition] = line.split('@');
         if (!id || name === undefined || !name.startsWith(namePrefix))
             continue;
         // A pending job's start time is the scheduler's forecast, not a start; an active one's end too.
         const began = state === 'PENDING' ? undefined : accounting_epoch(start);
         const ended = ACTIVE_STATES.has(state) ? undefined : accounting_epoch(end);
+        const timelimit = limitSeconds(limit);
         for (const handle of expandJobId(id)) {
             out.push({
                 handle,
@@ -2155,6 +2161,8 @@ function parseSqueue(text, namePrefix) {
                 ...(reason && reason !== 'None' ? { reason } : {}),
                 ...(began ? { start: began } : {}),
                 ...(ended ? { end: ended } : {}),
+                ...(timelimit === undefined ? {} : { timelimit }),
+                ...(partition ? { partition } : {}),
                 queueOnly: true,
             });
         }
@@ -2184,7 +2192,7 @@ function mergeRecords(sacct, squeue) {
  * record accounting has of the running job keeps its start, limit, partition and GPUs and
  * takes the queue's end state and time; its exit code is left out (a running job's is no exit code),
  * for the task's end marker to give. Where accounting has nothing, the queue's record stands
- * alone, as it does on a cluster without accounting: what the task ran with is then not known.
+ * alone, as it does on a cluster without accounting: its limit and partition, not its GPUs.
  */
 function withQueueEnds(acct, queue) {
     const out = new Map(acct);

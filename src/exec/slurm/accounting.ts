@@ -33,10 +33,11 @@ export const SACCT_FIELDS =
 /**
  * The `squeue` format asked for (`-r`: one line per array element). %S, the start time, is the
  * queue's only word on when a task began when accounting is down; %e, of an ended task, when it
- * ended (of a running one, when its limit runs out). `@` separates: a plain word
+ * ended (of a running one, when its limit runs out); %l and %P, the limit and partition it ran
+ * under, so that a task judged by the queue still shows where it was given less. `@` separates: a plain word
  * to every shell and to an automation node's wrapper, and in no field.
  */
-export const SQUEUE_FORMAT = '%i@%j@%T@%r@%N@%S@%e';
+export const SQUEUE_FORMAT = '%i@%j@%T@%r@%N@%S@%e@%l@%P';
 
 const epoch = (s: string | undefined): number | undefined => {
   const n = Number(s);
@@ -64,7 +65,7 @@ export function parseSacct(text: string, namePrefix: string): JobRecord[] {
     const [id, name, state, exit, start, end, node, reason, limit, partition, reqTres, allocTres] = line.split('|');
     if (!id || name === undefined || !name.startsWith(namePrefix)) continue;
     const [code, signal] = (exit ?? '').split(':').map(Number);
-    const timelimit = limit && limit !== 'UNLIMITED' && limit !== 'Partition_Limit' ? parseDuration(limit) : undefined;
+    const timelimit = limitSeconds(limit);
     const reqGpus = tresGpus(reqTres);
     const allocGpus = tresGpus(allocTres);
     for (const handle of expandJobId(id)) {
@@ -85,6 +86,11 @@ export function parseSacct(text: string, namePrefix: string): JobRecord[] {
     }
   }
   return out;
+}
+
+/** A time limit as sacct and squeue print it, in seconds (undefined: unlimited or not known). */
+function limitSeconds(limit: string | undefined): number | undefined {
+  return limit && limit !== 'UNLIMITED' && limit !== 'Partition_Limit' ? parseDuration(limit) : undefined;
 }
 
 /**
@@ -117,11 +123,12 @@ export function shortfalls(r: JobRecord, asked: { seconds: number; partition?: s
 export function parseSqueue(text: string, namePrefix: string): JobRecord[] {
   const out: JobRecord[] = [];
   for (const line of text.split('\n')) {
-    const [id, name, state = '', reason, node, start, end] = line.split('@');
+    const [id, name, state = '', reason, node, start, end, limit, partition] = line.split('@');
     if (!id || name === undefined || !name.startsWith(namePrefix)) continue;
     // A pending job's start time is the scheduler's forecast, not a start; an active one's end too.
     const began = state === 'PENDING' ? undefined : epoch(start);
     const ended = ACTIVE_STATES.has(state) ? undefined : epoch(end);
+    const timelimit = limitSeconds(limit);
     for (const handle of expandJobId(id)) {
       out.push({
         handle,
@@ -131,6 +138,8 @@ export function parseSqueue(text: string, namePrefix: string): JobRecord[] {
         ...(reason && reason !== 'None' ? { reason } : {}),
         ...(began ? { start: began } : {}),
         ...(ended ? { end: ended } : {}),
+        ...(timelimit === undefined ? {} : { timelimit }),
+        ...(partition ? { partition } : {}),
         queueOnly: true,
       });
     }
@@ -160,7 +169,7 @@ export function mergeRecords(sacct: readonly JobRecord[], squeue: readonly JobRe
  * record accounting has of the running job keeps its start, limit, partition and GPUs and
  * takes the queue's end state and time; its exit code is left out (a running job's is no exit code),
  * for the task's end marker to give. Where accounting has nothing, the queue's record stands
- * alone, as it does on a cluster without accounting: what the task ran with is then not known.
+ * alone, as it does on a cluster without accounting: its limit and partition, not its GPUs.
  */
 export function withQueueEnds(
   acct: ReadonlyMap<string, JobRecord>,

@@ -11,6 +11,7 @@ import {
   neverStarts,
   parseSacct,
   parseSqueue,
+  shortfalls,
   withQueueEnds,
 } from '../../../src/exec/slurm/accounting.js';
 
@@ -79,7 +80,7 @@ describe('Slurm records', () => {
     );
     // 6_1 still completing in the queue; 6_3 not in accounting yet; 6_2's record is final.
     const queue = parseSqueue(
-      '6_0@c~k@OUT_OF_MEMORY@None@vm@100@104\n6_1@c~k@COMPLETING@None@vm@100@400\n6_2@c~k@FAILED@None@vm@100@103\n6_3@c~k@COMPLETED@None@vm@101@102',
+      '6_0@c~k@OUT_OF_MEMORY@None@vm@100@104\n6_1@c~k@COMPLETING@None@vm@100@400\n6_2@c~k@FAILED@None@vm@100@103\n6_3@c~k@COMPLETED@None@vm@101@102@4:00@short',
       'c~',
     );
     const merged = withQueueEnds(acct, queue);
@@ -107,7 +108,15 @@ describe('Slurm records', () => {
       node: 'vm',
       start: 101,
       end: 102,
+      timelimit: 240,
+      partition: 'short',
     });
+    // The queue's limit and partition say where a task judged by it alone was given less.
+    expect(shortfalls(merged.get('6_3')!, { seconds: 300, partition: 'debug' })).toEqual([
+      'a time limit of 4m instead of 5m',
+      'partition short instead of debug',
+    ]);
+    expect(parseSqueue('7_0@c~k@RUNNING@None@vm@100@999@UNLIMITED@debug', 'c~')[0]?.timelimit).toBeUndefined();
   });
 
   it("classifies states as DESIGN.md's executor table says; PREEMPTED has ended (the jobs are --no-requeue)", () => {
