@@ -2056,8 +2056,8 @@ const SACCT_FIELDS = 'JobID,JobName,State,ExitCode,Start,End,NodeList,Reason,Tim
  * The `squeue` format asked for (`-r`: one line per array element). %S, the start time, is the
  * queue's only word on when a task began when accounting is down; %e, of an ended task, when it
  * ended (of a running one, when its limit runs out); %l and %P, the limit and partition it ran
- * under, so that a task judged by the queue still shows where it was given less. `@` separates: a plain word
- * to every shell and to an automation node's wrapper, and in no field.
+ * under, so that a task judged by the queue still shows where it was given less. `@` separates:
+ * a plain word to every shell and to an automation node's wrapper, and in no field.
  */
 const SQUEUE_FORMAT = '%i@%j@%T@%r@%N@%S@%e@%l@%P';
 const accounting_epoch = (s) => {
@@ -2189,8 +2189,8 @@ function mergeRecords(sacct, squeue) {
 /**
  * Accounting's records with the queue's word on the ends it has not recorded yet: slurmctld
  * knows an end at once, slurmdbd a second or more later (for a short task, its start too). A
- * record accounting has of the running job keeps its start, limit, partition and GPUs and
- * takes the queue's end state and time; its exit code is left out (a running job's is no exit code),
+ * record accounting has of the running job keeps its start, limit, partition and GPUs and takes
+ * the queue's end state and time; its exit code is left out (a running job's is no exit code),
  * for the task's end marker to give. Where accounting has nothing, the queue's record stands
  * alone, as it does on a cluster without accounting: its limit and partition, not its GPUs.
  */
@@ -8011,15 +8011,15 @@ function gateView(phase, state) {
 /**
  * How long the controller waits before its next pass. Each pass is a round trip to the cluster
  * (a Slurm pass reads the tasks' markers and asks the scheduler only what they cannot say), so
- * passes come at the longest interval unless an answer is due sooner. What is due: a retry whose delay runs out, and a running task's
- * expected end (from its cost model) where that end matters: it frees room for tasks still to
- * be submitted, or it is the last one, the end of the campaign. A task past its expected end is
- * looked at soon, then less and less often. Without a cost model, the run times of the tasks of
- * its stage and stratum that completed stand in for one; a task with neither is looked at as one
- * past its end from its submission and its start (soon, then less and less often), so that short
- * tasks are seen to end within seconds and long ones cost no more than the longest interval. Processes that are
- * free to look at (no scheduler) are looked at again soon after anything changed, less often
- * while nothing does.
+ * passes come at the longest interval unless an answer is due sooner. What is due: a retry
+ * whose delay runs out, and a running task's expected end (from its cost model) where that end
+ * matters: it frees room for tasks still to be submitted, or it is the last one, the end of the
+ * campaign. A task past its expected end is looked at soon, then less and less often. Without a
+ * cost model, the run times of the tasks of its stage and stratum that completed stand in for
+ * one; a task with neither is looked at as one past its end from its submission and its start
+ * (soon, then less and less often), so that short tasks are seen to end within seconds and long
+ * ones cost no more than the longest interval. Processes that are free to look at (no
+ * scheduler) are looked at again soon after anything changed, less often while nothing does.
  */
 
 

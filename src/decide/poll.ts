@@ -1,15 +1,15 @@
 /**
  * How long the controller waits before its next pass. Each pass is a round trip to the cluster
  * (a Slurm pass reads the tasks' markers and asks the scheduler only what they cannot say), so
- * passes come at the longest interval unless an answer is due sooner. What is due: a retry whose delay runs out, and a running task's
- * expected end (from its cost model) where that end matters: it frees room for tasks still to
- * be submitted, or it is the last one, the end of the campaign. A task past its expected end is
- * looked at soon, then less and less often. Without a cost model, the run times of the tasks of
- * its stage and stratum that completed stand in for one; a task with neither is looked at as one
- * past its end from its submission and its start (soon, then less and less often), so that short
- * tasks are seen to end within seconds and long ones cost no more than the longest interval. Processes that are
- * free to look at (no scheduler) are looked at again soon after anything changed, less often
- * while nothing does.
+ * passes come at the longest interval unless an answer is due sooner. What is due: a retry
+ * whose delay runs out, and a running task's expected end (from its cost model) where that end
+ * matters: it frees room for tasks still to be submitted, or it is the last one, the end of the
+ * campaign. A task past its expected end is looked at soon, then less and less often. Without a
+ * cost model, the run times of the tasks of its stage and stratum that completed stand in for
+ * one; a task with neither is looked at as one past its end from its submission and its start
+ * (soon, then less and less often), so that short tasks are seen to end within seconds and long
+ * ones cost no more than the longest interval. Processes that are free to look at (no
+ * scheduler) are looked at again soon after anything changed, less often while nothing does.
  */
 import { EXECUTOR_KINDS, type ExecutorKind } from '../plan/executor-kinds.js';
 import type { Plan } from '../plan/plan.js';

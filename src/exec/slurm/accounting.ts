@@ -34,8 +34,8 @@ export const SACCT_FIELDS =
  * The `squeue` format asked for (`-r`: one line per array element). %S, the start time, is the
  * queue's only word on when a task began when accounting is down; %e, of an ended task, when it
  * ended (of a running one, when its limit runs out); %l and %P, the limit and partition it ran
- * under, so that a task judged by the queue still shows where it was given less. `@` separates: a plain word
- * to every shell and to an automation node's wrapper, and in no field.
+ * under, so that a task judged by the queue still shows where it was given less. `@` separates:
+ * a plain word to every shell and to an automation node's wrapper, and in no field.
  */
 export const SQUEUE_FORMAT = '%i@%j@%T@%r@%N@%S@%e@%l@%P';
 
@@ -166,8 +166,8 @@ export function mergeRecords(sacct: readonly JobRecord[], squeue: readonly JobRe
 /**
  * Accounting's records with the queue's word on the ends it has not recorded yet: slurmctld
  * knows an end at once, slurmdbd a second or more later (for a short task, its start too). A
- * record accounting has of the running job keeps its start, limit, partition and GPUs and
- * takes the queue's end state and time; its exit code is left out (a running job's is no exit code),
+ * record accounting has of the running job keeps its start, limit, partition and GPUs and takes
+ * the queue's end state and time; its exit code is left out (a running job's is no exit code),
  * for the task's end marker to give. Where accounting has nothing, the queue's record stands
  * alone, as it does on a cluster without accounting: its limit and partition, not its GPUs.
  */
