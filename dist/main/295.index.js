@@ -2200,17 +2200,21 @@ function withQueueEnds(acct, queue) {
         const a = acct.get(q.handle);
         if (classify(q).active || (a && !a.queueOnly && !classify(a).active))
             continue;
-        const settled = !a || a.queueOnly ? { ...q } : { ...a, state: q.state, end: q.end };
-        delete settled.queueOnly;
-        if (a && !a.queueOnly)
-            delete settled.exitCode;
+        if (!a || a.queueOnly) {
+            const alone = { ...q };
+            delete alone.queueOnly;
+            out.set(q.handle, alone);
+            continue;
+        }
+        const ended = { ...a, state: q.state };
+        // The running job's exit code and reason are not its end's.
+        delete ended.exitCode;
+        delete ended.reason;
+        if (q.end !== undefined)
+            ended.end = q.end;
         if (q.reason)
-            settled.reason = q.reason;
-        else
-            delete settled.reason;
-        if (settled.end === undefined)
-            delete settled.end;
-        out.set(q.handle, settled);
+            ended.reason = q.reason;
+        out.set(q.handle, ended);
     }
     return out;
 }
@@ -2441,9 +2445,12 @@ class SlurmExecutor {
             ...(defaultPartition ? { defaultPartition } : {}),
         };
     }
-    /** The cluster's MaxArraySize, from its configuration: asked only once an array's test says it matters. */
+    /**
+     * The cluster's MaxArraySize, from its configuration: asked only once an array's test says it
+     * matters (restricted, `limits` gives it).
+     */
     async maxArraySize() {
-        return arraySizeIn(await this.scontrol(this.restricted ? ['scontrol', 'show', 'config'] : "scontrol show config | grep -i '^MaxArraySize'"));
+        return arraySizeIn(await this.scontrol("scontrol show config | grep -i '^MaxArraySize'"));
     }
     /** `scontrol show config` and `scontrol show partition -o`, each a plain command, parsed here. */
     async restrictedLimits() {
@@ -5438,9 +5445,13 @@ async function poolPreflight(executor) {
 /** The plan checked against the cluster's partitions and caps (and MaxArraySize, where known). */
 async function slurmPlan(executor, c) {
     const limits = await executor.limits();
+    return { plan: fitted(c, limits), limits };
+}
+/** The plan with arrays within `limits.maxArraySize`, checked against the limits. */
+function fitted(c, limits) {
     const plan = (0,plan_plan/* planCampaign */.yS)(c.manifest, undefined, limits.maxArraySize);
     SlurmExecutor.checkPlan(plan, limits);
-    return { plan, limits };
+    return plan;
 }
 /**
  * The plan with what `sbatch --test-only` refuses of it. An array over the cluster's
@@ -5451,10 +5462,8 @@ async function testedPlan(executor, c, { plan, limits }) {
     const refusals = await executor.testSubmissions(plan);
     if (limits.maxArraySize !== undefined || !refusals.some((r) => r.option === ARRAY_SIZE_OPTION))
         return { plan, refusals };
-    const cut = { ...limits, maxArraySize: await executor.maxArraySize() };
-    const fitted = (0,plan_plan/* planCampaign */.yS)(c.manifest, undefined, cut.maxArraySize);
-    SlurmExecutor.checkPlan(fitted, cut);
-    return { plan: fitted, refusals: await executor.testSubmissions(fitted) };
+    const cut = fitted(c, { ...limits, maxArraySize: await executor.maxArraySize() });
+    return { plan: cut, refusals: await executor.testSubmissions(cut) };
 }
 function executors_opener(c) {
     return OPENERS[c.manifest.cluster.executor];

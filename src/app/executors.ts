@@ -201,9 +201,14 @@ interface SlurmPlan {
 /** The plan checked against the cluster's partitions and caps (and MaxArraySize, where known). */
 async function slurmPlan(executor: SlurmExecutor, c: Campaign): Promise<SlurmPlan> {
   const limits = await executor.limits();
+  return { plan: fitted(c, limits), limits };
+}
+
+/** The plan with arrays within `limits.maxArraySize`, checked against the limits. */
+function fitted(c: Campaign, limits: ClusterLimits): Plan {
   const plan = planCampaign(c.manifest, undefined, limits.maxArraySize);
   SlurmExecutor.checkPlan(plan, limits);
-  return { plan, limits };
+  return plan;
 }
 
 /**
@@ -219,10 +224,8 @@ async function testedPlan(
   const refusals = await executor.testSubmissions(plan);
   if (limits.maxArraySize !== undefined || !refusals.some((r) => r.option === ARRAY_SIZE_OPTION))
     return { plan, refusals };
-  const cut = { ...limits, maxArraySize: await executor.maxArraySize() };
-  const fitted = planCampaign(c.manifest, undefined, cut.maxArraySize);
-  SlurmExecutor.checkPlan(fitted, cut);
-  return { plan: fitted, refusals: await executor.testSubmissions(fitted) };
+  const cut = fitted(c, { ...limits, maxArraySize: await executor.maxArraySize() });
+  return { plan: cut, refusals: await executor.testSubmissions(cut) };
 }
 
 function opener(c: Campaign): Opener<Cluster, Executor> {

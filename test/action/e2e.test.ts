@@ -17,12 +17,11 @@ import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
-import { waitUntil } from '../helpers/cli.js';
 import { parseManifest } from '../../src/manifest/load.js';
 import { planCampaign, type Plan } from '../../src/plan/plan.js';
 import { renderWorkflow, workflowPath } from '../../src/workflow/render.js';
 import { GitHubStandin } from '../helpers/github-standin.js';
-import { arrayTasksNamed, clusterIsUp, jobsNamed, slurmManifestHead } from '../helpers/slurm-cluster.js';
+import { arrayTasksRecorded, clusterIsUp, jobsNamed, slurmManifestHead } from '../helpers/slurm-cluster.js';
 import { ran, WorkflowRunner, type JobResult } from '../helpers/workflow-runner.js';
 import { sshdUp, type Sshd } from '../exec/transport/sshd.js';
 
@@ -173,18 +172,7 @@ describe.runIf(clusterUp)(
 
       // Nothing submitted twice: one sbatch per planned array, one array task per planned task.
       expect(jobsNamed(prefix)).toHaveLength(arrays.length);
-      // slurmdbd may record the last ends seconds after the campaign judged them by the queue.
-      const inSacct = await waitUntil(
-        'sacct to record every task ended',
-        async () => {
-          const recorded = arrayTasksNamed(prefix);
-          return recorded.length >= tasks && recorded.every((t) => !['PENDING', 'RUNNING'].includes(t.state))
-            ? recorded
-            : undefined;
-        },
-        30_000,
-        500,
-      );
+      const inSacct = await arrayTasksRecorded(prefix, tasks);
       expect(inSacct).toHaveLength(tasks);
       expect(new Set(inSacct.map((t) => `${t.job}_${t.index}`)).size).toBe(tasks);
       expect(inSacct.every((t) => t.state === 'COMPLETED')).toBe(true);

@@ -87,6 +87,23 @@ export async function jobsRecorded(prefix: string, count: number): Promise<strin
   ).catch(() => jobsNamed(prefix));
 }
 
+/**
+ * The campaign's array tasks once `sacct` lists `count` of them, none pending or running:
+ * slurmdbd may record the last ends seconds after a campaign that judged them by the queue.
+ */
+export async function arrayTasksRecorded(prefix: string, count: number): Promise<ReturnType<typeof arrayTasksNamed>> {
+  return waitUntil(
+    `sacct to record ${count} ended tasks named ${prefix}*`,
+    async () => {
+      const tasks = arrayTasksNamed(prefix);
+      const ended = tasks.length >= count && tasks.every((t) => t.state !== 'PENDING' && t.state !== 'RUNNING');
+      return ended ? tasks : undefined;
+    },
+    30_000,
+    500,
+  );
+}
+
 /** The campaign's array tasks in `sacct`: job id, array index, state and node, one per line. */
 export function arrayTasksNamed(prefix: string): { job: string; index: string; state: string; node: string }[] {
   const out = slurm('sacct', ['-X', '-n', '-P', '-S', 'now-3hours', '-o', 'JobID,JobName,State,NodeList']);

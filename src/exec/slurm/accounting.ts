@@ -179,13 +179,19 @@ export function withQueueEnds(
   for (const q of queue) {
     const a = acct.get(q.handle);
     if (classify(q).active || (a && !a.queueOnly && !classify(a).active)) continue;
-    const settled: JobRecord = !a || a.queueOnly ? { ...q } : { ...a, state: q.state, end: q.end };
-    delete settled.queueOnly;
-    if (a && !a.queueOnly) delete settled.exitCode;
-    if (q.reason) settled.reason = q.reason;
-    else delete settled.reason;
-    if (settled.end === undefined) delete settled.end;
-    out.set(q.handle, settled);
+    if (!a || a.queueOnly) {
+      const alone: JobRecord = { ...q };
+      delete alone.queueOnly;
+      out.set(q.handle, alone);
+      continue;
+    }
+    const ended: JobRecord = { ...a, state: q.state };
+    // The running job's exit code and reason are not its end's.
+    delete ended.exitCode;
+    delete ended.reason;
+    if (q.end !== undefined) ended.end = q.end;
+    if (q.reason) ended.reason = q.reason;
+    out.set(q.handle, ended);
   }
   return out;
 }

@@ -193,13 +193,12 @@ export class SlurmExecutor implements Executor {
     };
   }
 
-  /** The cluster's MaxArraySize, from its configuration: asked only once an array's test says it matters. */
+  /**
+   * The cluster's MaxArraySize, from its configuration: asked only once an array's test says it
+   * matters (restricted, `limits` gives it).
+   */
   async maxArraySize(): Promise<number> {
-    return arraySizeIn(
-      await this.scontrol(
-        this.restricted ? ['scontrol', 'show', 'config'] : "scontrol show config | grep -i '^MaxArraySize'",
-      ),
-    );
+    return arraySizeIn(await this.scontrol("scontrol show config | grep -i '^MaxArraySize'"));
   }
 
   /** `scontrol show config` and `scontrol show partition -o`, each a plain command, parsed here. */

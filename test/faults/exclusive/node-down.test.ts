@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readState, startCli, useBuiltCliAndTemp, waitUntil } from '../../helpers/cli.js';
 import {
   arrayTasksNamed,
+  arrayTasksRecorded,
   clusterEnv,
   clusterIsUp,
   jobsNamed,
@@ -90,20 +91,10 @@ describe.runIf(clusterUp)('a node set DOWN during a run (real cluster, over SSH)
       run.child.kill('SIGKILL');
     }
 
-    // One array of three, then one resubmission holding that single index (which slurmdbd may
-    // record seconds after the campaign judged it by the queue).
-    expect(jobsNamed(`${name}~`)).toHaveLength(2);
-    const retry = await waitUntil(
-      'sacct to record the resubmission ended',
-      async () => {
-        const tasks = arrayTasksNamed(`${name}~`);
-        const last = [...new Set(tasks.map((t) => t.job))].sort((a, b) => Number(a) - Number(b))[1];
-        const resent = tasks.filter((t) => t.job === last);
-        return resent.length > 0 && resent.every((t) => t.state !== 'RUNNING') ? resent : undefined;
-      },
-      30_000,
-      500,
-    );
+    // One array of three, then one resubmission holding that single index.
+    const jobs = jobsNamed(`${name}~`);
+    expect(jobs).toHaveLength(2);
+    const retry = (await arrayTasksRecorded(`${name}~`, 4)).filter((t) => t.job === jobs[1]);
     expect(retry).toHaveLength(1);
     expect(retry[0]!.state).toBe('COMPLETED');
 
