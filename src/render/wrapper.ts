@@ -134,8 +134,9 @@ export function renderCancel(cancelFile: string, killAfterSeconds: number): stri
     'while IFS= read -r d; do',
     '  [ -s "$d/exit" ] && continue',
     '  pgid=$(cat -- "$d/pgid" 2>/dev/null) || continue',
-    // A process group is a number above 1: `kill -- -1` would signal every process of the user.
-    '  case $pgid in "" | *[!0-9]* | 0 | 1) continue ;; esac',
+    // A process group is a canonical decimal number above 1: `kill -- -1` would signal every
+    // process of the user, and so would `-01`, which kill reads as -1.
+    '  case $pgid in "" | *[!0-9]* | 0* | 1) continue ;; esac',
     `  : > "$d/${cancelFile}"`,
     '  kill -TERM -- "-$pgid" 2>/dev/null',
     `  setsid -f bash -c 'sleep "$1"; kill -KILL -- "-$2" 2>/dev/null' _ ${Math.max(1, Math.ceil(killAfterSeconds))} "$pgid" < /dev/null > /dev/null 2>&1`,

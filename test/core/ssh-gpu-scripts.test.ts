@@ -67,8 +67,9 @@ describe('the cancel, run with real bash', () => {
     expect(cancel('4242')).toEqual({ kills: 'kill -TERM -- -4242\nsetsid\n', marked: true });
   });
 
-  it('never signals a pgid that is not a number above 1 (kill -- -1 would reach every process of the user)', () => {
-    for (const bad of ['1', '0', '-1', '', '1 2', '$(touch x)', '12a']) {
+  it('never signals a pgid that is not a canonical number above 1 (kill -- -1 would reach every process of the user)', () => {
+    // A leading zero is refused: `kill -TERM -- -01` is kill(-1).
+    for (const bad of ['1', '0', '-1', '', '1 2', '$(touch x)', '12a', '01', '001', '00', '+1', ' 1', '0x1']) {
       expect(cancel(bad), JSON.stringify(bad)).toEqual({ kills: '', marked: false });
     }
   });
