@@ -5,6 +5,7 @@
  * accept host certificates, so they can never vouch for a key.
  */
 import { createHmac } from 'node:crypto';
+import { wildcardMatches } from './wildcard.js';
 
 export interface KnownKey {
   type: string;
@@ -73,10 +74,5 @@ function hashedMatch(field: string, name: string): boolean {
 
 /** OpenSSH patterns: `*` any run, `?` one character, case-insensitive. */
 function globMatch(pattern: string, name: string): boolean {
-  const re = pattern
-    .toLowerCase()
-    .replace(/[.+^${}()|[\]\\]/g, '\\$&')
-    .replace(/\*/g, '.*')
-    .replace(/\?/g, '.');
-  return new RegExp(`^${re}$`).test(name);
+  return wildcardMatches(pattern.toLowerCase(), name);
 }

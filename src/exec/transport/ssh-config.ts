@@ -18,6 +18,7 @@ import { isAbsolute, join } from 'node:path';
 import { UserError } from '../../errors.js';
 import type { SshHop } from './ssh.js';
 import { formatTarget, parseTarget } from './target.js';
+import { wildcardMatches } from './wildcard.js';
 
 /** One line of a config: its keyword in lower case, its arguments, where it is; an Include's files. */
 export interface ConfigLine {
@@ -105,22 +106,13 @@ function splitArgs(s: string, at: string): string[] {
   return args;
 }
 
-/** ssh's Host patterns: `*` any run, `?` one character, compared as written (case matters). */
-export function patternMatches(pattern: string, name: string): boolean {
-  const re = pattern
-    .replace(/[.+^${}()|[\]\\]/g, '\\$&')
-    .replace(/\*/g, '[^]*')
-    .replace(/\?/g, '[^]');
-  return new RegExp(`^${re}$`).test(name);
-}
-
 /** A Host line's verdict: any pattern matching and no negated one (a negated match vetoes). */
 function hostLineMatches(patterns: readonly string[], name: string): { match: boolean; named: boolean } {
   let match = false;
   let named = false;
   for (const p of patterns) {
     const negated = p.startsWith('!');
-    if (!patternMatches(negated ? p.slice(1) : p, name)) continue;
+    if (!wildcardMatches(negated ? p.slice(1) : p, name)) continue;
     if (negated) return { match: false, named: false };
     match = true;
     named ||= p !== '*';
@@ -449,7 +441,7 @@ function glob(pattern: string): string[] {
       }
       // As glob(3): a leading dot is matched only by a pattern that starts with one.
       return names
-        .filter((n) => (part.startsWith('.') || !n.startsWith('.')) && patternMatches(part, n))
+        .filter((n) => (part.startsWith('.') || !n.startsWith('.')) && wildcardMatches(part, n))
         .sort()
         .map((n) => join(dir, n));
     });

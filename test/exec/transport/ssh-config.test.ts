@@ -11,10 +11,10 @@ import {
   type LocalContext,
   lookupHost,
   parseConfig,
-  patternMatches,
   readSshConfig,
   resolveAccess,
 } from '../../../src/exec/transport/ssh-config.js';
+import { wildcardMatches } from '../../../src/exec/transport/wildcard.js';
 
 const local: LocalContext = { home: '/home/me', localUser: 'me', uid: 1000 };
 const config = (text: string, path = '/cfg'): ConfigFile => ({ path, lines: parseConfig(text, path) });
@@ -106,8 +106,8 @@ Host x y login1
     expect(lookupHost(c, 'login12').user).toBe('a');
     expect(lookupHost(c, 'y').user).toBe('b');
     expect(lookupHost(c, 'LOGIN12').named).toBe(false);
-    expect(patternMatches('a?c*', 'abcdef')).toBe(true);
-    expect(patternMatches('a.c', 'abc')).toBe(false);
+    expect(wildcardMatches('a?c*', 'abcdef')).toBe(true);
+    expect(wildcardMatches('a.c', 'abc')).toBe(false);
   });
 
   it('never applies a Match block, up to the next Host', () => {
