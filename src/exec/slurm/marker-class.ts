@@ -4,8 +4,8 @@
  * what its batch script recorded (its start and end markers) and its log. Pure.
  *
  * What can be told apart that way, and what cannot:
- * - completed, failed (its exit status), a gate, out of memory (slurmstepd's oom-kill line in
- *   the log) are told apart as well as by the scheduler;
+ * - completed, failed (its exit status), a gate, out of memory (slurmstepd's line in the log,
+ *   see `killedForMemory`) are told apart as well as by the scheduler;
  * - SIGTERM at or after the walltime is a TIMEOUT; SIGTERM before it is a cancel or a
  *   preemption, which the marker cannot tell apart (both are judged `cancelled`); a time limit
  *   the scheduler cut below what was asked reads as a cancel too;
@@ -15,8 +15,22 @@
 import type { FailureClass } from '../../state/state.js';
 import type { TaskMarkers } from './markers.js';
 
-/** What slurmstepd writes to the job's log when the cgroup's out-of-memory killer struck. */
-const OOM_KILL = /oom[-_]kill event/i;
+/**
+ * What slurmstepd writes to the job's log when it ends a task for memory, however the cluster
+ * enforces it: the cgroup's out-of-memory killer ("Detected 1 oom-kill event(s) in
+ * StepId=12.batch"), or, without cgroups, the accounting poll's kill
+ * (JobAcctGatherParams=OverMemoryKill: "StepId=12.batch exceeded memory limit (X > Y), being
+ * killed", "Job 12 …" in older versions, then the notice "Exceeded job memory limit"). Not
+ * "Exceeded job memory limit at some point", which older cgroup plugins print of a task that
+ * was not killed.
+ */
+const KILLED_FOR_MEMORY =
+  /oom[-_]kill event|exceeded (?:virtual )?memory limit \(\d+ > \d+\), being killed|Exceeded job memory limit(?! at some point)/i;
+
+/** Whether a Slurm job's log says slurmstepd ended it for memory (cgroup or OverMemoryKill). */
+export function killedForMemory(log: string): boolean {
+  return KILLED_FOR_MEMORY.test(log);
+}
 
 /** Slurm sends SIGTERM when the limit is reached, seen by a pass up to half a minute late: a little earlier still counts. */
 const LIMIT_SLACK_S = 5;
@@ -31,13 +45,14 @@ export interface MarkerVerdict {
 
 /**
  * The class of a task that started (its start marker is there) and that the queue no longer
- * lists. `now` is when the queue was seen without it; `log` is its log, read for the oom line.
+ * lists. `now` is when the queue was seen without it; `log` is its log, read for slurmstepd's
+ * out-of-memory line.
  */
 export function classifyByMarkers(m: TaskMarkers, walltimeSeconds: number, now: string, log: string): MarkerVerdict {
   const started = m.startedAt === undefined ? undefined : Date.parse(m.startedAt);
   const end = m.end;
   if (end === undefined) {
-    if (OOM_KILL.test(log))
+    if (killedForMemory(log))
       return { cls: 'out_of_memory', reason: 'over its memory limit (the log says so; no end marker)' };
     if (started !== undefined && Date.parse(now) >= started + walltimeSeconds * 1000)
       return {
@@ -60,7 +75,8 @@ export function classifyByMarkers(m: TaskMarkers, walltimeSeconds: number, now: 
       reason: `ended by SIGTERM after ${Math.round(ran)}s, before its walltime: cancelled or preempted (the scheduler no longer says which)`,
     };
   }
-  if (OOM_KILL.test(log)) return { ...base, cls: 'out_of_memory', reason: `over its memory limit (exit ${end.code})` };
+  if (killedForMemory(log))
+    return { ...base, cls: 'out_of_memory', reason: `over its memory limit (exit ${end.code})` };
   if (end.code === 0) return { ...base, cls: 'completed' };
   return { ...base, cls: 'failed', reason: `exit ${end.code}` };
 }

@@ -48,7 +48,7 @@ import {
   type TestedArray,
 } from './test-only.js';
 import { LinkError, type Transport } from '../transport/transport.js';
-import { classifyByMarkers } from './marker-class.js';
+import { classifyByMarkers, killedForMemory } from './marker-class.js';
 import { markersGlob, parseMarkers, type TaskMarkers } from './markers.js';
 import type { TakeFile } from '../../report/results/gathering.js';
 import {
@@ -941,6 +941,12 @@ export class SlurmExecutor implements Executor {
       const log = await this.readLog(task, attempt);
       const gate = exitCode === GATE_EXIT ? GATE_LINE.exec(log) : null;
       if (gate) return { cls: 'gate', reason: `gate ${gate[1]}:${gate[2]}` };
+      // Without cgroups (OverMemoryKill), Slurm records a task it killed for memory as FAILED.
+      if (killedForMemory(log))
+        return {
+          cls: 'out_of_memory',
+          reason: `over its memory limit${exitCode === undefined ? '' : ` (exit ${exitCode})`}`,
+        };
       const full = diskFull(log);
       if (full) return full;
     }

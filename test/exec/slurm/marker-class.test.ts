@@ -4,7 +4,7 @@
  * that tells a time limit from a cancel.
  */
 import { describe, expect, it } from 'vitest';
-import { classifyByMarkers } from '../../../src/exec/slurm/marker-class.js';
+import { classifyByMarkers, killedForMemory } from '../../../src/exec/slurm/marker-class.js';
 import type { TaskMarkers } from '../../../src/exec/slurm/markers.js';
 
 const START = Date.parse('2025-01-01T00:00:00.000Z');
@@ -13,6 +13,14 @@ const iso = (secondsAfterStart: number): string => new Date(START + secondsAfter
 /** What slurmstepd appends to the job's log when the cgroup's out-of-memory killer struck. */
 const OOM_LOG =
   'hello\nslurmstepd: error: Detected 1 oom-kill event(s) in StepId=12.batch. Some of your processes may have been killed by the cgroup out-of-memory handler.\n';
+
+/**
+ * What slurmstepd appends when a cluster without cgroups enforces memory by its accounting poll
+ * (JobAcctGatherParams=OverMemoryKill): the poll's error (jobacct_gather_handle_mem_limit, the
+ * step named by %ps), then the notice it sends before the SIGKILL (_acct_kill_step).
+ */
+const OVER_MEMORY_KILL_LOG =
+  'step 3\nslurmstepd: error: StepId=123.batch exceeded memory limit (1048576000 > 104857600), being killed\nslurmstepd: error: Exceeded job memory limit\n';
 
 function markers(end?: TaskMarkers['end'], start: { at?: string; node?: string } = { at: iso(0), node: 'vm' }) {
   return {
@@ -104,6 +112,49 @@ describe('classifyByMarkers: an end marker', () => {
     expect(classifyByMarkers(markers(ended(10, 143, { signal: 'TERM' }), {}), WALLTIME, iso(100), '').cls).toBe(
       'timeout',
     );
+  });
+});
+
+describe('killedForMemory: slurmstepd ended it for memory, however the cluster enforces it', () => {
+  it("the cgroup's oom-kill line, and each of OverMemoryKill's lines on its own", () => {
+    expect(killedForMemory(OOM_LOG)).toBe(true);
+    expect(killedForMemory(OVER_MEMORY_KILL_LOG)).toBe(true);
+    for (const line of [
+      'slurmstepd: error: StepId=123.batch exceeded memory limit (1048576000 > 104857600), being killed',
+      // Older versions name the job, not the step.
+      'slurmstepd: error: Job 123 exceeded memory limit (1048576000 > 104857600), being killed',
+      'slurmstepd: error: StepId=123.batch exceeded virtual memory limit (3145728000 > 125829120), being killed',
+      'slurmstepd: error: Exceeded job memory limit',
+    ])
+      expect(killedForMemory(`hello\n${line}\n`), line).toBe(true);
+  });
+
+  it('not a log that only mentions memory, nor the warning of a task that was not killed', () => {
+    for (const log of [
+      'hello\n',
+      'slurmstepd: error: Exceeded job memory limit at some point.\n',
+      'my model exceeded memory limit checks: fine\n',
+      'RuntimeError: out of memory\n',
+    ])
+      expect(killedForMemory(log), log).toBe(false);
+  });
+});
+
+describe('classifyByMarkers: out of memory by OverMemoryKill (no cgroup)', () => {
+  it('killed with SIGKILL, so no end marker: out of memory, as by the cgroup line', () => {
+    expect(classifyByMarkers(markers(), WALLTIME, iso(100), OVER_MEMORY_KILL_LOG)).toEqual({
+      cls: 'out_of_memory',
+      reason: 'over its memory limit (the log says so; no end marker)',
+    });
+  });
+
+  it('with an end marker (the batch shell outlived the kill), out of memory with its exit status', () => {
+    expect(classifyByMarkers(markers(ended(4, 137)), WALLTIME, iso(100), OVER_MEMORY_KILL_LOG)).toEqual({
+      cls: 'out_of_memory',
+      exitCode: 137,
+      reason: 'over its memory limit (exit 137)',
+      at: iso(4),
+    });
   });
 });
 
