@@ -14,6 +14,7 @@ import { parseSetAside, renderSetAside, type SetAsideResult } from '../render/se
 import { exportLines, shellQuote } from '../render/shell.js';
 import { UserError } from '../errors.js';
 import type { TakeFile } from '../report/results/gathering.js';
+import { shipOverSftp, shipOverShell, type CodeSnapshot } from './code-ship.js';
 import { gatherByArchive, gatherEach } from './gather.js';
 import { resolveHome, type Transport } from './transport/transport.js';
 
@@ -183,12 +184,18 @@ export class RemoteWorkdir {
       return failed;
     }
     // Paths and contents travel on stdin (the contents as base64), never in the command's text.
+    // The temporary file is a fresh one mktemp creates (O_EXCL), and `mv -T` replaces whatever
+    // is at the path: a symlink a task planted at either is never written through.
     const r = await this.transport.exec(
       [
         `cd -- ${shellQuote(workdir)} || exit 3`,
         "while IFS= read -r -d '' p && IFS= read -r -d '' b; do",
-        '  { mkdir -p -- "$(dirname -- "$p")" && printf \'%s\' "$b" | base64 -d > "$p.tmp" && mv -f -- "$p.tmp" "$p"; } 2>/dev/null ||',
-        '    printf \'%s\\0\' "$p"',
+        '  d=$(dirname -- "$p")',
+        '  if mkdir -p -- "$d" 2>/dev/null && t=$(mktemp -- "$d/.$(basename -- "$p").tmp-XXXXXXXX" 2>/dev/null); then',
+        '    { printf \'%s\' "$b" | base64 -d > "$t" && chmod 644 -- "$t" && mv -fT -- "$t" "$p"; } 2>/dev/null && continue',
+        '    rm -f -- "$t"',
+        '  fi',
+        '  printf \'%s\\0\' "$p"',
         'done',
       ].join('\n'),
       { stdin: files.map((f) => `${f.path}\0${Buffer.from(f.text).toString('base64')}\0`).join('') },
@@ -211,6 +218,13 @@ export class RemoteWorkdir {
 
   async readFile(path: string): Promise<string | undefined> {
     return this.transport.readFile(`${await this.path()}/${path}`).catch(() => undefined);
+  }
+
+  /** Over the shell where there is one, else by file transfer alone. */
+  async shipCode(snapshot: CodeSnapshot): Promise<void> {
+    const workdir = await this.path();
+    if (this.restricted) return shipOverSftp(this.transport, workdir, snapshot);
+    return shipOverShell(this.transport, workdir, snapshot);
   }
 
   async gather(

@@ -7,7 +7,7 @@
 import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
-import { mkdir, readFile, realpath, rename, stat, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, realpath, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { dirname, join } from 'node:path';
 import type { TaskSpec } from '../../manifest/expand.js';
@@ -30,6 +30,7 @@ import {
 import { parseSetAside, renderSetAside, type SetAsideResult } from '../../render/set-aside.js';
 import { cancelFailed, setAsideOrThrow } from '../remote-workdir.js';
 import { LocalTransport } from '../transport/local.js';
+import { tempPathFor } from '../transport/transport.js';
 import { gatherEach } from '../gather.js';
 import type { TakeFile } from '../../report/results/gathering.js';
 import type { ActiveAttempt, Executor } from '../executor.js';
@@ -326,9 +327,20 @@ export class LocalExecutor implements Executor {
   async close(): Promise<void> {}
 }
 
+/**
+ * Writes by rename from a temporary file of a fresh name, created exclusively (O_EXCL): a
+ * symlink a task planted where the temporary file goes is never written through, and the
+ * rename replaces one planted at the path itself.
+ */
 async function writeAtomic(path: string, text: string, mode = 0o755): Promise<void> {
-  await writeFile(`${path}.tmp`, text, { mode });
-  await rename(`${path}.tmp`, path);
+  const temp = tempPathFor(path);
+  try {
+    await writeFile(temp, text, { mode, flag: 'wx' });
+    await rename(temp, path);
+  } catch (e) {
+    await rm(temp, { force: true });
+    throw e;
+  }
 }
 
 function failed(sub: Submission, at: string, reason: string): TaskEvent {

@@ -127,7 +127,8 @@ export class LocalTransport implements Transport {
     const target = resolveHome(path, this.home);
     const temp = tempPathFor(target);
     try {
-      await writeFile(temp, data, opts.mode === undefined ? {} : { mode: opts.mode });
+      // Created exclusively: a symlink planted at the temporary name is never written through.
+      await writeFile(temp, data, { flag: 'wx', ...(opts.mode === undefined ? {} : { mode: opts.mode }) });
       // The mode asked for, not what the umask leaves of it.
       if (opts.mode !== undefined) await chmod(temp, opts.mode);
       await rename(temp, target);

@@ -315,7 +315,10 @@ export class SshTransport implements Transport {
     await this.withSftp('writeFile', path, async (sftp, target) => {
       const temp = tempPathFor(target);
       try {
-        await done((cb) => sftp.writeFile(temp, data, opts.mode === undefined ? {} : { mode: opts.mode }, cb));
+        // Created exclusively: a symlink planted at the temporary name is never written through.
+        await done((cb) =>
+          sftp.writeFile(temp, data, { flag: 'wx', ...(opts.mode === undefined ? {} : { mode: opts.mode }) }, cb),
+        );
         // The mode asked for, not what the server's umask leaves of it.
         if (opts.mode !== undefined) await done((cb) => sftp.chmod(temp, opts.mode!, cb));
         await rename(sftp, temp, target);
