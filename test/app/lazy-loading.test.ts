@@ -7,7 +7,7 @@
  * command runs from lib/ under a module hook that writes down every module it resolves.
  */
 import { spawnSync } from 'node:child_process';
-import { readFile, writeFile } from 'node:fs/promises';
+import { copyFile, mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { beforeAll, expect, it } from 'vitest';
@@ -26,6 +26,11 @@ let hooks: string;
 beforeAll(async () => {
   await ensureBuilt();
   dir = await makeTemp('lazy-loading');
+  // The examples are read from a copy: `npm start` leaves the quickstart's state beside the
+  // one in the tree, and a plan that finds a stored state reads it (with the controller).
+  await mkdir(join(dir, 'examples'));
+  for (const example of ['quickstart.yml', 'distill.yml'])
+    await copyFile(join(REPO, 'examples', example), join(dir, 'examples', example));
   // A resolve hook (module.register) that appends each resolved URL to the file it is given.
   const resolveHooks = join(dir, 'hooks.mjs');
   await writeFile(
@@ -50,7 +55,7 @@ async function loaded(name: string, args: string[], env: NodeJS.ProcessEnv = {})
   const log = join(dir, `${name}.log`);
   await writeFile(log, '');
   const r = spawnSync(process.execPath, ['--import', pathToFileURL(hooks).href, ...args], {
-    cwd: REPO,
+    cwd: dir,
     env: { PATH: process.env.PATH, HOME: process.env.HOME, LOADED_LOG: log, ...env },
     encoding: 'utf8',
   });
@@ -68,7 +73,7 @@ const among = (urls: string[], paths: string[]) => urls.filter((u) => paths.some
 
 it.concurrent('campaign plan and lint load no network code', async () => {
   for (const command of ['plan', 'lint']) {
-    const r = await loaded(command, [BIN, command, 'examples/quickstart.yml']);
+    const r = await loaded(command, [BIN, command, join(dir, 'examples', 'quickstart.yml')]);
     expect(r.status, r.out).toBe(0);
     expect(r.urls.some((u) => u.endsWith('/lib/cli/main.js'))).toBe(true);
     expect(network(r.urls)).toEqual([]);
@@ -93,7 +98,7 @@ phases:
 `,
   );
   const stateDir = join(work, 'state');
-  const ran = spawnSync(process.execPath, [BIN, 'run', file, '--state-dir', stateDir], { cwd: REPO, encoding: 'utf8' });
+  const ran = spawnSync(process.execPath, [BIN, 'run', file, '--state-dir', stateDir], { cwd: work, encoding: 'utf8' });
   expect(ran.status, `${ran.stdout}${ran.stderr}`).toBe(0);
   const r = await loaded('status', [BIN, 'status', file, '--state-dir', stateDir]);
   expect(r.status, r.out).toBe(0);
@@ -107,8 +112,8 @@ it.concurrent('the lint action loads none of GitHub’s toolkit', async () => {
   const out = join(dir, 'lint-output');
   await writeFile(out, '');
   await writeFile(summary, '');
-  const r = await loaded('action-lint', ['lib/action/lint-index.js'], {
-    GITHUB_WORKSPACE: REPO,
+  const r = await loaded('action-lint', [join(REPO, 'lib/action/lint-index.js')], {
+    GITHUB_WORKSPACE: dir,
     GITHUB_OUTPUT: out,
     GITHUB_STEP_SUMMARY: summary,
     INPUT_MANIFESTS: 'examples/quickstart.yml',
@@ -126,19 +131,23 @@ it.concurrent(
     await writeFile(out, '');
     await writeFile(summary, '');
     const env = (command: string, manifest: string) => ({
-      GITHUB_WORKSPACE: REPO,
+      GITHUB_WORKSPACE: dir,
       GITHUB_OUTPUT: out,
       GITHUB_STEP_SUMMARY: summary,
       RUNNER_TEMP: dir,
       INPUT_COMMAND: command,
       INPUT_MANIFEST: manifest,
     });
-    const plan = await loaded('action-plan', ['lib/action/main-index.js'], env('plan', 'examples/distill.yml'));
+    const plan = await loaded(
+      'action-plan',
+      [join(REPO, 'lib/action/main-index.js')],
+      env('plan', 'examples/distill.yml'),
+    );
     expect(plan.status, plan.out).toBe(0);
     expect(network(plan.urls)).toEqual([]);
     expect(among(plan.urls, TOOLKIT)).toEqual([]);
     // With no key anywhere (a home of its own), the check fails at the login, once ssh2 is loaded.
-    const check = await loaded('action-check', ['lib/action/main-index.js'], {
+    const check = await loaded('action-check', [join(REPO, 'lib/action/main-index.js')], {
       ...env('check', 'examples/distill.yml'),
       HOME: dir,
     });
