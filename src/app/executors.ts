@@ -13,6 +13,7 @@ import type { Cluster } from '../manifest/schema.js';
 import type { ClusterOf, ExecutorKind } from '../plan/executor-kinds.js';
 import { planCampaign, type Plan } from '../plan/plan.js';
 import { localWorkdir, type Campaign } from './load.js';
+import { sharedOutputItems } from './shared-outputs.js';
 import { failedItems, runPreflight, type PreflightItem } from './preflight.js';
 import { type SshSecrets, transportFor } from './transport-for.js';
 
@@ -248,7 +249,9 @@ export async function preflightCampaign(
   const kind = opener(c);
   const made = kind.make(c, c.manifest.cluster, { ...opts, checkCluster: false });
   try {
-    return await runPreflight(c, c.plan, made, () => kind.preflight(made, c));
+    const items = await runPreflight(c, c.plan, made, () => kind.preflight(made, c));
+    // Another campaign beside this one writing the same files would have its smoke stage refused.
+    return [...items, ...(await sharedOutputItems(c.file))];
   } finally {
     await made.executor.close();
   }

@@ -5,6 +5,7 @@ import { UserError } from '../errors.js';
 import { lintText } from '../lint/lint.js';
 import type { Finding } from '../lint/rule.js';
 import { readManifest } from './load.js';
+import { campaignOutputs, sharedOutputFindings, type CampaignOutputs } from '../lint/shared-outputs.js';
 import { staleWorkflowFinding } from './workflow-file.js';
 
 /** The manifests `paths` name: each file, and the `.yml`/`.yaml` files of each directory, in order. */
@@ -27,11 +28,14 @@ export async function manifestFiles(paths: readonly string[], given: string): Pr
 /** Every finding of every file, with a stale generated workflow as an error when `checkWorkflow`. */
 export async function lintManifests(files: readonly string[], checkWorkflow: boolean): Promise<Finding[]> {
   const findings: Finding[] = [];
+  const sound: CampaignOutputs[] = [];
   for (const file of files) {
     const result = lintText(file, await readManifest(file));
     findings.push(...result.findings);
+    if (result.context) sound.push(campaignOutputs(file, result.context));
     const stale = checkWorkflow && result.context && (await staleWorkflowFinding(file, result.context));
     if (stale) findings.push(stale);
   }
-  return findings;
+  // Each file sound alone, two campaigns may still claim the same outputs.
+  return [...findings, ...sharedOutputFindings(sound)];
 }

@@ -18,7 +18,7 @@ import { loadCampaign, type Campaign } from '../app/load.js';
 import { renderPlanJson, renderPlanText } from '../app/plan-table.js';
 import { defaultOptions, workflowTarget } from '../app/workflow-file.js';
 import { renderWorkflow } from '../workflow/render.js';
-import { campaignName, starterManifest } from './init.js';
+import { writeStarter } from './init.js';
 import { manifestCommit } from './git.js';
 import { definitionChangeLine, definitionChanges, keptTasks } from '../decide/definition-changes.js';
 import { asideDir } from '../render/set-aside.js';
@@ -688,7 +688,9 @@ async function init(argv: string[]): Promise<number> {
   const file = files[0]!;
   await mkdir(dirname(resolve(file)), { recursive: true });
   try {
-    await writeFile(file, starterManifest(campaignName(file), values.workflow === true), { flag: 'wx' });
+    for (const line of await writeStarter(file, values.workflow === true, await version())) {
+      process.stdout.write(`${line}\n`);
+    }
   } catch (e) {
     if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
     throw new UserError({
@@ -696,7 +698,6 @@ async function init(argv: string[]): Promise<number> {
       fix: 'give another path, or edit that one',
     });
   }
-  process.stdout.write(`wrote ${file}: run it with \`campaign run ${file}\`\n`);
   if (values.workflow !== true) return EXIT.ok;
   // The starter runs where campaign runs: under the workflow, on a runner of the user's own.
   process.stdout.write(

@@ -52,8 +52,16 @@ export function effectiveChecklist(checks: readonly Check[]): Check[] {
 }
 
 export function evaluateChecklist(checks: readonly Check[], facts: readonly SmokeFacts[]): CheckResult[] {
+  // A smoke task refused its output path because another campaign owns it ran nothing: every
+  // check it fails says so, not the interpretation written for a program that ran.
+  const owners = [...new Set(facts.flatMap((f) => foreignOwner(f.state)?.campaign ?? []))];
+  const owned =
+    owners.length === 0
+      ? undefined
+      : `the output paths belong to campaign ${owners.join(', ')}: give this campaign its own workdir (or output paths naming it)`;
   return effectiveChecklist(checks).map((c) => {
     const failures = evaluate(c, facts, checks);
+    const otherwise = failures.length > 0 && owned ? owned : c.otherwise;
     return {
       check: c.check,
       passed: failures.length === 0,
@@ -61,9 +69,19 @@ export function evaluateChecklist(checks: readonly Check[], facts: readonly Smok
         failures.length === 0
           ? passDetail(facts)
           : failures.slice(0, 3).join('; ') + (failures.length > 3 ? `; and ${failures.length - 3} more` : ''),
-      ...(c.otherwise ? { otherwise: c.otherwise } : {}),
+      ...(otherwise ? { otherwise } : {}),
     };
   });
+}
+
+/** The output gate's refusal of a path another campaign's task claimed (render/task-script.ts words it). */
+const FOREIGN_OUTPUT = /gate output: .* belongs to task (\S+) of campaign (\S+?): /;
+
+/** Who owns the output a task was refused at its output gate, where that is why it failed. */
+export function foreignOwner(state: TaskState): { task: string; campaign: string } | undefined {
+  const reason = state.attempts.at(-1)?.reason ?? state.reason ?? '';
+  const found = FOREIGN_OUTPUT.exec(reason);
+  return found ? { task: found[1]!, campaign: found[2]! } : undefined;
 }
 
 function passDetail(facts: readonly SmokeFacts[]): string {
@@ -117,6 +135,11 @@ function evaluate(c: Check, facts: readonly SmokeFacts[], declared: readonly Che
 
 function outputProblem(f: SmokeFacts): string[] {
   if (f.task.output === undefined) return [`${f.task.tag}: the phase declares no output`];
+  const owner = foreignOwner(f.state);
+  if (owner)
+    return [
+      `${f.task.tag}: ${f.task.output} belongs to task ${owner.task} of campaign ${owner.campaign} (it did not run)`,
+    ];
   if (!f.output?.exists) return [`${f.task.tag}: ${f.task.output} does not exist`];
   if (f.output.linkedTo) return [`${f.task.tag}: ${f.task.output} is a symlink to ${f.output.linkedTo}`];
   if (!f.output.fresh) return [`${f.task.tag}: ${f.task.output} is older than the attempt (a stale file)`];

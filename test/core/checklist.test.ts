@@ -7,7 +7,8 @@ import { describe, expect, it } from 'vitest';
 import { asSmoke, expandPhase } from '../../src/manifest/expand.js';
 import { manifest as manifestSchema, type Manifest } from '../../src/manifest/schema.js';
 import { recordsVerdict } from '../../src/judge/attempt-end.js';
-import { fullRecordExpectation, recordProblems } from '../../src/judge/checklist.js';
+import { evaluateChecklist, fullRecordExpectation, recordProblems } from '../../src/judge/checklist.js';
+import type { TaskSpec } from '../../src/manifest/expand.js';
 
 const jsonl = (records: object[]): string => records.map((r) => JSON.stringify(r) + '\n').join('');
 
@@ -88,5 +89,54 @@ describe('fullRecordExpectation', () => {
     expect(recordsVerdict('COMPLETED', 'o.jsonl', { expect: expect_, text: jsonl([{ step: 1 }, { step: 2 }]) })).toBe(
       undefined,
     );
+  });
+});
+
+describe('a smoke task refused an output another campaign owns', () => {
+  // The reason as a real run records it (the output gate of render/task-script.ts).
+  const refused = (tag: string) =>
+    `gate output: _smoke/train/results/${tag}.jsonl belongs to task train/smoke/${tag} of campaign first-sweep: choose another output path (or another workdir) for this campaign`;
+  const fact = (tag: string) => ({
+    task: {
+      id: `train/smoke/${tag}`,
+      phase: 'train',
+      stage: 'smoke',
+      cell: 0,
+      tag,
+      values: {},
+      stratum: 'all',
+      output: `_smoke/train/results/${tag}.jsonl`,
+    } as TaskSpec,
+    state: {
+      status: 'failed' as const,
+      reason: `gate: ${refused(tag)}`,
+      attempts: [{ n: 1, submittedAt: '2026-01-01T00:00:00Z', class: 'gate' as const, reason: refused(tag) }],
+    },
+    log: '',
+    // The owner's file is there, older than this campaign's attempt.
+    output: { exists: true, fresh: false, digest: 'd' },
+    commands: {},
+  });
+
+  it('names the owner in every failed check, instead of the interpretation written for a program that ran', () => {
+    const results = evaluateChecklist(
+      [
+        { check: 'all_completed' },
+        { check: 'distinct_outputs', otherwise: 'a value is not reaching the program' },
+        { check: 'records', count: 2 },
+      ],
+      [fact('seed1'), fact('seed2')],
+    );
+    expect(results.every((r) => !r.passed)).toBe(true);
+    for (const r of results) {
+      expect(r.otherwise).toMatch(
+        /^the output paths belong to campaign first-sweep: give this campaign its own workdir/,
+      );
+      expect(r.otherwise).not.toContain('not reaching the program');
+    }
+    expect(results[1]!.detail).toContain(
+      'seed1: _smoke/train/results/seed1.jsonl belongs to task train/smoke/seed1 of campaign first-sweep',
+    );
+    expect(results[1]!.detail).not.toContain('stale');
   });
 });
