@@ -135,7 +135,7 @@ describe('the plan as a pull-request comment (GitHub stand-in)', () => {
 
     const first = await planComment(dir, { number, base: sha }, token);
     expect(first.failure).toBeUndefined();
-    const ours = () => commentsOn(number).filter((c) => c.user.type === 'Bot');
+    const ours = () => commentsOn(number).filter((c) => c.user.login === 'github-actions[bot]');
     expect(ours().map((c) => c.body.split('\n', 1)[0])).toEqual([
       '<!-- campaign-plan: a -->',
       '<!-- campaign-plan: new -->',
@@ -165,6 +165,32 @@ describe('the plan as a pull-request comment (GitHub stand-in)', () => {
     expect(ours()[0]!.body).toContain('**0 added, 0 removed, 4 run again**');
     expect(commentsOn(number)).toHaveLength(4);
     expect(standin.calls.filter((c) => c.method === 'PATCH' && c.status === 200)).not.toHaveLength(0);
+  });
+
+  it("edits only its own token's comment: another bot's or app's with the marker is left as it is (GitHub stand-in)", async () => {
+    const number = 100 + ++pr;
+    const { dir, sha } = await checkout({ 'campaigns/a.yml': manifest('a', [1], 'python train.py') });
+    await writeFile(join(dir, 'campaigns/a.yml'), manifest('a', [1, 2], 'python train.py'));
+    // Another app's comment, first line the marker: the job's token may edit it, and must not.
+    const planted = '<!-- campaign-plan: a -->\n[Re-authenticate](https://example.org)';
+    standin.comments.push({ id: 2, issue: number, body: planted, user: { login: 'other-app[bot]', type: 'Bot' } });
+    const first = await planComment(dir, { number, base: sha }, standin.issueToken(['pull-requests:write']));
+    expect(first.failure).toBeUndefined();
+    expect(commentsOn(number).find((c) => c.id === 2)!.body).toBe(planted);
+    const own = commentsOn(number).filter((c) => c.user.login === 'github-actions[bot]');
+    expect(own.map((c) => c.body.split('\n', 1)[0])).toEqual(['<!-- campaign-plan: a -->']);
+
+    // Under an app's token the comment is that app's: the job token's earlier one is not it.
+    const app = standin.issueToken(['pull-requests:write'], 'campaign-app[bot]');
+    await writeFile(join(dir, 'campaigns/a.yml'), manifest('a', [1, 2, 3], 'python train.py'));
+    expect((await planComment(dir, { number, base: sha }, app)).failure).toBeUndefined();
+    await writeFile(join(dir, 'campaigns/a.yml'), manifest('a', [1, 2, 3, 4], 'python train.py'));
+    expect((await planComment(dir, { number, base: sha }, app)).failure).toBeUndefined();
+    const byApp = commentsOn(number).filter((c) => c.user.login === 'campaign-app[bot]');
+    expect(byApp).toHaveLength(1);
+    expect(byApp[0]!.body).toContain('**6 added, 0 removed, 0 run again**');
+    expect(commentsOn(number).find((c) => c.id === own[0]!.id)!.body).toBe(own[0]!.body);
+    expect(commentsOn(number).find((c) => c.id === 2)!.body).toBe(planted);
   });
 
   it("writes only the job summary for a fork's pull request, whose token is read-only (GitHub stand-in)", async () => {

@@ -91,9 +91,10 @@ export interface DownloadFault {
   artifactId: number;
   /**
    * `flip`: one byte changed in place where extraction still succeeds (only the digest shows it);
-   * `truncate`: the second half cut off, served with a matching length (extraction fails).
+   * `truncate`: the second half cut off, served with a matching length (extraction fails);
+   * `pad`: 8 MiB of zeros after it, served with a matching length (longer than its listing says).
    */
-  kind: 'flip' | 'truncate';
+  kind: 'flip' | 'truncate' | 'pad';
 }
 
 export interface JobEnvOptions {
@@ -114,7 +115,7 @@ export class GitHubStandin {
   readonly artifacts: StoredArtifact[] = [];
   readonly checkRuns: CheckRun[] = [];
   readonly dispatches: Dispatch[] = [];
-  /** Comments on pull requests: those the job's token writes are the github-actions bot's. */
+  /** Comments on pull requests, each by the identity of the token that wrote it. */
   readonly comments: IssueComment[] = [];
   readonly faults: DownloadFault[] = [];
   /** The workflow's `workflow_dispatch` inputs; when set, a dispatch with any other is refused (422) as GitHub does. */
@@ -131,6 +132,8 @@ export class GitHubStandin {
   defaultBranch = 'main';
   private readonly secret = randomBytes(32);
   private readonly tokens = new Map<string, Set<Permission>>();
+  /** Whom each token acts as: the login its comments carry and GraphQL's `viewer` names. */
+  private readonly identities = new Map<string, string>();
   private readonly runs: Run[] = [];
   private nextId = 1000;
 
@@ -167,10 +170,15 @@ export class GitHubStandin {
     await new Promise<void>((resolve) => this.server.close(() => resolve()));
   }
 
-  /** A token for the REST API (e.g. the job's GITHUB_TOKEN) holding these permissions. */
-  issueToken(permissions: Permission[]): string {
+  /**
+   * A token for the REST API holding these permissions, acting as `login`: by default the job's
+   * GITHUB_TOKEN, whose identity is the github-actions app's bot; another app's installation
+   * token is `<slug>[bot]`, a person's token their login.
+   */
+  issueToken(permissions: Permission[], login = 'github-actions[bot]'): string {
     const token = `ghs_${randomBytes(18).toString('hex')}`;
     this.tokens.set(token, new Set(permissions));
+    this.identities.set(token, login);
     return token;
   }
 
@@ -275,6 +283,8 @@ export class GitHubStandin {
     };
     if (url.pathname.startsWith(TWIRP_PREFIX)) return this.twirp(req, url, body, send);
     if (url.pathname.startsWith(BLOB_PREFIX)) return this.blob(req, url, body, res, record);
+    // GraphQL beside the REST API: /graphql on github.com, /api/graphql on a GitHub Enterprise Server.
+    if (url.pathname === `${this.apiPrefix.replace(/\/v3$/, '')}/graphql`) return this.graphql(req, body, send);
     // Only under the API's prefix, as a GitHub Enterprise Server serves it (recorded with it).
     if (url.pathname.startsWith(`${this.apiPrefix}/repos/`))
       return this.rest(req, new URL(url.pathname.slice(this.apiPrefix.length) + url.search, this.url), body, send);
@@ -448,6 +458,8 @@ export class GitHubStandin {
         bytes[at] = bytes[at]! ^ 0xff;
       } else if (fault?.kind === 'truncate') {
         bytes = bytes.subarray(0, Math.floor(bytes.length / 2));
+      } else if (fault?.kind === 'pad') {
+        bytes = Buffer.concat([bytes, Buffer.alloc(8 * 2 ** 20)]);
       }
       ok(200, {
         'content-type': 'application/zip',
@@ -458,6 +470,19 @@ export class GitHubStandin {
       return;
     }
     fail(405, 'UnsupportedHttpVerb');
+  }
+
+  // ---- GraphQL: only `viewer { login }`, which any valid token may ask
+
+  private graphql(req: IncomingMessage, body: Buffer, send: Send): void {
+    const token = /^(?:Bearer|token) (.+)$/i.exec(req.headers.authorization ?? '')?.[1];
+    const login = token === undefined ? undefined : this.identities.get(token);
+    if (login === undefined) return send(401, { message: 'Bad credentials' });
+    if (req.method !== 'POST') return send(404, { message: 'Not Found' });
+    const { query } = JSON.parse(body.toString('utf8')) as { query?: string };
+    if (!/^\s*(?:query\s*)?\{\s*viewer\s*\{\s*login\s*\}\s*\}\s*$/.test(query ?? ''))
+      return send(200, { errors: [{ message: 'the stand-in answers only { viewer { login } }' }] });
+    send(200, { data: { viewer: { login } } });
   }
 
   // ---- REST
@@ -626,20 +651,21 @@ export class GitHubStandin {
           message: 'Validation Failed',
           errors: [{ resource: 'IssueComment', field: 'body', code: 'invalid' }],
         });
+      const login = this.identities.get(token!)!;
       if (post) {
         const c: IssueComment = {
           id: this.nextId++,
           issue: Number(m[1]),
           body: text,
-          user: { login: 'github-actions[bot]', type: 'Bot' },
+          user: { login, type: login.endsWith('[bot]') ? 'Bot' : 'User' },
         };
         this.comments.push(c);
         return send(201, this.restComment(c));
       }
       const c = this.comments.find((x) => x.id === Number(m![1]));
       if (!c) return send(404, { message: 'Not Found' });
-      // Only its author may edit a comment (the job's token is the bot).
-      if (c.user.type !== 'Bot') return send(403, { message: 'Resource not accessible by integration' });
+      // A token that may write pull requests may edit any comment on them, as GitHub lets a
+      // repository's writers do: which comment is its own is the Action's to tell.
       c.body = text;
       return send(200, this.restComment(c));
     }

@@ -12,7 +12,7 @@ export interface PullRequestComment {
 }
 
 export interface PullRequestComments {
-  /** The first comment of the pull request that a bot wrote with `marker` as its first line. */
+  /** The first comment of the pull request that this token's own identity wrote with `marker` as its first line. */
   find(marker: string): Promise<PullRequestComment | undefined>;
   create(body: string): Promise<PullRequestComment>;
   update(id: number, body: string): Promise<void>;
@@ -21,13 +21,15 @@ export interface PullRequestComments {
 const comment = z.object({
   id: z.number(),
   body: z.string().nullish(),
-  user: z.object({ type: z.string() }).nullish(),
+  user: z.object({ login: z.string() }).nullish(),
 });
 
 const PER_PAGE = 100;
 const PERMISSION = 'pull-requests: write';
 
 export class IssueComments implements PullRequestComments {
+  private login: Promise<string> | undefined;
+
   constructor(
     private readonly ctx: RunContext,
     private readonly rest: GitHubRest,
@@ -39,6 +41,8 @@ export class IssueComments implements PullRequestComments {
   }
 
   async find(marker: string): Promise<PullRequestComment | undefined> {
+    this.login ??= this.rest.viewerLogin();
+    const mine = await this.login;
     for (let page = 1; ; page++) {
       const list = await this.rest.call(
         {
@@ -48,8 +52,10 @@ export class IssueComments implements PullRequestComments {
         },
         z.array(comment),
       );
-      // A bot's only: a person who pastes the marker into a comment does not capture it.
-      const hit = list.find((c) => c.user?.type === 'Bot' && c.body?.split('\n', 1)[0] === marker);
+      // The token's own only: a token that may write pull requests may edit anyone's comment on
+      // them, so a person, or another bot or app, who posts the marker would otherwise have
+      // the plan written into their comment, under their name.
+      const hit = list.find((c) => c.user?.login === mine && c.body?.split('\n', 1)[0] === marker);
       if (hit) return { id: hit.id, body: hit.body ?? '' };
       if (list.length < PER_PAGE) return undefined;
     }

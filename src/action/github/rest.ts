@@ -142,6 +142,30 @@ export class GitHubRest {
     }
     return parsed.data;
   }
+
+  /**
+   * The login the token acts as: `github-actions[bot]` for a job's own token, `<app>[bot]` for
+   * an app's installation token, a person's login for theirs. From GraphQL's `viewer`, which
+   * every token may ask; REST's `GET /user` refuses an app's token.
+   */
+  async viewerLogin(): Promise<string> {
+    const call: RestCall = { method: 'POST', path: '/graphql', permission: 'pull-requests: read' };
+    let answer: unknown;
+    try {
+      answer = await this.octokit.graphql('query { viewer { login } }');
+    } catch (e) {
+      const refused = requestError.safeParse(e);
+      if (!refused.success) throw e;
+      const { status, response } = refused.data;
+      throw refusal(call, status, response?.data, (h) => {
+        const v = response?.headers[h];
+        return v === undefined ? undefined : String(v);
+      });
+    }
+    const parsed = z.object({ viewer: z.object({ login: z.string().min(1) }) }).safeParse(answer);
+    if (!parsed.success) throw new Error(`${call.path}: GitHub did not say whom the token acts as`);
+    return parsed.data.viewer.login;
+  }
 }
 
 function refusal(call: RestCall, status: number, data: unknown, header: (name: string) => string | undefined): Error {
