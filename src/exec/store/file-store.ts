@@ -20,6 +20,7 @@
  * a compacted state.json and the removal of the journal leaves lines that are simply skipped. A
  * state.json without the key holds everything: any journal beside it is from before it.
  */
+import { constants } from 'node:fs';
 import { type FileHandle, link, mkdir, open, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { basename, join } from 'node:path';
@@ -662,12 +663,6 @@ async function snapshot(path: string): Promise<Snapshot | undefined> {
   if (!fh) return undefined;
   try {
     const st = await fh.stat();
-    // Said as what it is, with the way out, instead of a crash deep in a read.
-    if (!st.isFile())
-      throw new UserError({
-        message: `${path} is not a file`,
-        fix: `move it away: the next run rebuilds the state from the executor's records and the outputs`,
-      });
     if (st.size > MAX_STATE_BYTES)
       throw new UserError({
         message: `${path} is ${Math.round(st.size / 2 ** 20)} MiB, more than a state can be (${MAX_STATE_BYTES / 2 ** 20} MiB)`,
@@ -829,22 +824,34 @@ function toJson(value: unknown): string {
   return json;
 }
 
-/** A handle to read `path`; undefined when there is no such file. */
+/**
+ * A handle to read the regular file `path`; undefined when there is no such file. Opened without
+ * blocking, then checked: a FIFO planted as a state file would hang a plain open until a writer
+ * came, and a directory or a device is no state either. Said as what it is, with the way out.
+ */
 async function openIfExists(path: string): Promise<FileHandle | undefined> {
+  let fh: FileHandle;
   try {
-    return await open(path, 'r');
+    fh = await open(path, constants.O_RDONLY | constants.O_NONBLOCK);
   } catch (e) {
     if (errorCode(e) === 'ENOENT') return undefined;
     throw e;
   }
+  if ((await fh.stat()).isFile()) return fh;
+  await fh.close();
+  throw new UserError({
+    message: `${path} is not a file`,
+    fix: `move it away: the next run rebuilds the state from the executor's records and the outputs`,
+  });
 }
 
 async function readIfExists(path: string): Promise<string | undefined> {
+  const fh = await openIfExists(path);
+  if (!fh) return undefined;
   try {
-    return await readFile(path, 'utf8');
-  } catch (e) {
-    if (errorCode(e) === 'ENOENT') return undefined;
-    throw e;
+    return await fh.readFile('utf8');
+  } finally {
+    await fh.close();
   }
 }
 
