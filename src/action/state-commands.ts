@@ -18,6 +18,7 @@ import { FileStateStore } from '../exec/store/file-store.js';
 import type { Plan } from '../plan/plan.js';
 import { definitionChangeLine, definitionChanges, keptTasks } from '../decide/definition-changes.js';
 import { gateView, jobSummary, phaseTable } from '../report/job-summary.js';
+import { codeBlock } from '../report/markdown.js';
 import { PollPacer, pollLimits } from '../decide/poll.js';
 import { scopeAtRest, startScopedRun, type Scope } from '../decide/scope.js';
 import { parkedAfter } from '../decide/park.js';
@@ -52,7 +53,7 @@ export async function runOnState(
       });
       const text = renderPreflight(items, c.plan.phases);
       core.info(text);
-      await writeSummary(`## Pre-flight of ${c.manifest.campaign}\n\n\`\`\`\n${text}\`\`\`\n`);
+      await writeSummary(`## Pre-flight of ${c.manifest.campaign}\n\n${codeBlock(text.trimEnd()).join('\n')}\n`);
       const failed = items.filter((i) => i.status === 'fail');
       return failed.length === 0
         ? undefined

@@ -22,6 +22,7 @@ import { writeStarter } from './init.js';
 import { manifestCommit } from './git.js';
 import { definitionChangeLine, definitionChanges, keptTasks } from '../decide/definition-changes.js';
 import { asideDir } from '../render/set-aside.js';
+import { guardTerminal } from '../exec/terminal.js';
 
 // What only some commands need is imported by them when they run (`await import`): the
 // controller, the executors and their transports, the summaries with their pictures, results,
@@ -186,6 +187,9 @@ const EXIT = { ok: 0, incomplete: 1, user: 2, bug: 3, interrupted: 130 } as cons
 const STOPPED = 'stopped; running tasks go on. Run the same command again to reattach.';
 
 export async function main(argv: string[]): Promise<number> {
+  // Reasons, server messages and logs quote tasks: no escape sequence of theirs reaches a terminal.
+  guardTerminal(process.stdout);
+  guardTerminal(process.stderr);
   const [name, ...rest] = argv;
   try {
     if (name === undefined || name === '-h' || name === '--help' || name === 'help') {

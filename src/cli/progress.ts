@@ -9,6 +9,8 @@ import type { Plan } from '../plan/plan.js';
 import { ACTIVE, TERMINAL, type CampaignState } from '../state/state.js';
 import { expectedSeconds } from '../decide/poll.js';
 import { phaseCounts, progressLine } from '../report/summary.js';
+import { terminalText } from '../report/terminal.js';
+import { rawWrite } from '../exec/terminal.js';
 
 /** What the display writes to: a stream, and whether it is a terminal of how many columns. */
 export interface ProgressOut {
@@ -38,13 +40,15 @@ export class Progress {
   }
 
   update(state: CampaignState): void {
-    const lines = phaseCounts(this.plan, state).map(progressLine);
+    // A phase's reason may quote a task: its control characters go before lines are cut to fit.
+    const lines = phaseCounts(this.plan, state).map((c) => terminalText(progressLine(c)));
     const term = 'term' in this.opts ? this.opts.term : process.env.TERM;
     if (this.out.isTTY && term !== 'dumb') {
       const width = Math.max(1, (this.out.columns ?? 80) - 1);
       const shown = [this.clockLine(state), ...lines].map((l) => fit(l, width));
-      if (this.drawn > 0) this.out.write(`\x1b[${this.drawn}A`);
-      for (const l of shown) this.out.write(`\x1b[2K${l}\n`);
+      // The display's own escapes: up to its first line, and each line erased before it is drawn.
+      if (this.drawn > 0) rawWrite(this.out, `\x1b[${this.drawn}A`);
+      for (const l of shown) rawWrite(this.out, `\x1b[2K${l}\n`);
       this.drawn = shown.length;
       return;
     }

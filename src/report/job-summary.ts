@@ -6,7 +6,7 @@
 import type { Plan, PhasePlan } from '../plan/plan.js';
 import type { CampaignState } from '../state/state.js';
 import { smokeDefinitions } from '../decide/definition-changes.js';
-import { tableCell } from './markdown.js';
+import { inlineCode, tableCell } from './markdown.js';
 import { phaseCounts, renderSummary, type JobView, type SummaryInput } from './summary.js';
 
 /**
@@ -48,7 +48,7 @@ export function phaseTable(plan: Plan, state: CampaignState): string {
   ];
   for (const c of phaseCounts(plan, state)) {
     const p = budget.get(c.phase)!;
-    const why = c.reason ? `: ${tableCell(c.reason)}` : '';
+    const why = c.reason ? `: ${tableCell(inlineCode(c.reason))}` : '';
     out.push(
       `| ${c.phase} | ${c.status}${why} | ${c.stage} | ${c.done}/${c.total} | ${c.running} | ${c.queued} | ${c.pending} | ${c.failed} | ${c.retries} | ${p.gpuHours.toFixed(1)} (+${p.smokeGpuHours.toFixed(2)} smoke) |`,
     );
@@ -81,7 +81,9 @@ export function gateView(phase: PhasePlan, state: CampaignState): GateView {
     };
   }
   if (!gate) {
-    const where = ps ? `the phase is ${ps.status}${ps.reason ? `: ${ps.reason}` : ''}` : 'the phase has not started';
+    const where = ps
+      ? `the phase is ${ps.status}${ps.reason ? `: ${inlineCode(ps.reason)}` : ''}`
+      : 'the phase has not started';
     const stopped = ps?.status === 'blocked' || ps?.status === 'failed';
     return {
       conclusion: stopped ? 'failure' : 'pending',
@@ -92,7 +94,7 @@ export function gateView(phase: PhasePlan, state: CampaignState): GateView {
   const passed = gate.results.filter((r) => r.passed).length;
   const rows = gate.results.map(
     (r) =>
-      `| ${r.check} | ${r.passed ? 'pass' : '**FAIL**'} | ${tableCell(r.detail)} | ${tableCell(r.otherwise ?? '')} |`,
+      `| ${r.check} | ${r.passed ? 'pass' : '**FAIL**'} | ${tableCell(inlineCode(r.detail))} | ${tableCell(r.otherwise ?? '')} |`,
   );
   return {
     conclusion: gate.passed ? 'success' : 'failure',

@@ -1,7 +1,7 @@
 /** Counts per phase for progress lines, and the markdown summary of a campaign. */
 import { formatDuration } from '../manifest/units.js';
 import type { Plan, PhasePlan } from '../plan/plan.js';
-import { codeBlock, tableCell } from './markdown.js';
+import { codeBlock, inlineCode, tableCell } from './markdown.js';
 import { ganttChart } from './mermaid.js';
 import { renderResultsSection, type ResultsSection, type ResultsUnavailable } from './results/section.js';
 import { definitionOf, type CampaignState, type TaskState } from '../state/state.js';
@@ -187,7 +187,7 @@ export function renderSummary(input: SummaryInput, job?: JobView): string {
     const retries = p.tasks.reduce((n, t) => n + retriesOf(state.tasks[t.id], t.definition), 0);
     const { wall, mean } = span(states);
     const ps = state.phases[p.name];
-    const status = `${ps?.status ?? 'waiting'}${ps?.reason ? `: ${ps.reason}` : ''}`;
+    const status = `${ps?.status ?? 'waiting'}${ps?.reason ? `: ${inlineCode(ps.reason)}` : ''}`;
     head.push(
       `| ${p.name} | ${tableCell(status)} | ${p.tasks.length} | ${completed} | ${failed} | ${retries} | ${wall === undefined ? '' : formatDuration(wall)} | ${mean === undefined ? '' : formatDuration(mean)} |`,
     );
@@ -281,7 +281,7 @@ function unfinishedEntry(
   const out = [
     `### ${id}`,
     '',
-    `${s.reason ?? s.status} (${s.attempts.length} attempt${s.attempts.length === 1 ? '' : 's'})${adaptedNote(s)}`,
+    `${s.reason === undefined ? s.status : inlineCode(s.reason)} (${s.attempts.length} attempt${s.attempts.length === 1 ? '' : 's'})${adaptedNote(s)}`,
     '',
   ];
   const tail = tails.get(id);
@@ -375,7 +375,7 @@ function gateSection(p: PhasePlan, state: CampaignState): string[] {
   );
   for (const r of gate.results) {
     out.push(
-      `| ${r.check} | ${r.passed ? 'pass' : '**FAIL**'} | ${tableCell(r.detail)} | ${tableCell(r.otherwise ?? '')} |`,
+      `| ${r.check} | ${r.passed ? 'pass' : '**FAIL**'} | ${tableCell(inlineCode(r.detail))} | ${tableCell(r.otherwise ?? '')} |`,
     );
   }
   return out;

@@ -55,9 +55,9 @@ test('only an evaluated, passing checklist is a success', () => {
     }),
   );
   expect(failed).toMatchObject({ conclusion: 'failure', title: '1 of 3 checks passed' });
-  expect(failed.text).toContain('| records | **FAIL** | a\\|b | the writer lost records |');
+  expect(failed.text).toContain('| records | **FAIL** | `a\\|b` | the writer lost records |');
   // A detail's line breaks and bars stay inside its cell: the check run's table keeps its rows.
-  expect(failed.text).toContain('| command | **FAIL** | exit 1: \\| x \\| y \\| z | one line |');
+  expect(failed.text).toContain('| command | **FAIL** | `exit 1: \\| x \\| y \\| z` | one line |');
   // Not evaluated: pending while it may still be, a failure once it cannot be.
   expect(gateView(a, withPhase({ status: 'smoke' })).conclusion).toBe('pending');
   expect(gateView(a, emptyState('c', NOW)).conclusion).toBe('pending');

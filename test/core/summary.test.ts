@@ -53,7 +53,7 @@ describe('summary', () => {
       tails: new Map([['p/n1', { text: 'Traceback: the model diverged', path: '/w/p/n1/log' }]]),
     });
     expect(text).toContain('**The campaign did not complete:**');
-    expect(text).toContain('### p/n1\n\nfailed: FAILED (exit 3) (1 attempt)');
+    expect(text).toContain('### p/n1\n\n`failed: FAILED (exit 3)` (1 attempt)');
     expect(text).toContain('The end of its log (/w/p/n1/log):\n\n```\nTraceback: the model diverged\n```');
   });
 
@@ -99,6 +99,6 @@ describe('summary', () => {
     });
     // The fence is longer than any run of backticks in the log, so nothing in it closes the block.
     expect(text).toContain(`\`\`\`\`\`\n${tail}\n\`\`\`\`\``);
-    expect(text).toMatch(/^\| p \| failed: x \\\| y z \| 5 \|/m);
+    expect(text).toMatch(/^\| p \| failed: `x \\\| y z` \| 5 \|/m);
   });
 });

@@ -3,6 +3,8 @@
  * `ssh` does: each prompt on stderr, the answer read from stdin in raw mode so that it is not
  * echoed where the server says not to (a one-time code, a password). Only for a terminal.
  */
+import { terminalText } from '../../report/terminal.js';
+import { rawWrite } from '../terminal.js';
 import type { KeyboardInteractive } from './ssh.js';
 
 const ENTER = new Set(['\r', '\n']);
@@ -11,8 +13,9 @@ const GIVE_UP = new Set(['\u0003', '\u0004']);
 const ERASE = new Set(['\u007f', '\b']);
 
 export const askOnTerminal: KeyboardInteractive = async (request) => {
+  // The name, instructions and prompts are the server's (a bastion's): no escape of theirs reaches the terminal.
   const heading = [request.name, request.instructions].filter((s) => s.trim() !== '').join('\n');
-  process.stderr.write(`${request.host} asks${heading ? `:\n${heading}` : ':'}\n`);
+  process.stderr.write(terminalText(`${request.host} asks${heading ? `:\n${heading}` : ':'}\n`));
   const answers: string[] = [];
   for (const p of request.prompts) answers.push(await readAnswer(p.prompt, p.echo === true));
   return answers;
@@ -26,7 +29,7 @@ function readAnswer(prompt: string, echo: boolean): Promise<string> {
     const wasRaw = input.isRaw;
     input.setRawMode(true);
     input.resume();
-    out.write(prompt);
+    out.write(terminalText(prompt));
     let answer = '';
     const finish = (settle: () => void) => {
       input.off('data', onData);
@@ -40,11 +43,11 @@ function readAnswer(prompt: string, echo: boolean): Promise<string> {
         if (ENTER.has(ch)) return finish(() => resolve(answer));
         if (GIVE_UP.has(ch)) return finish(() => reject(new Error('no answer given')));
         if (ERASE.has(ch)) {
-          if (answer !== '' && echo) out.write('\b \b');
+          if (answer !== '' && echo) rawWrite(out, '\b \b');
           answer = [...answer].slice(0, -1).join('');
         } else {
           answer += ch;
-          if (echo) out.write(ch);
+          if (echo) out.write(terminalText(ch));
         }
       }
     };

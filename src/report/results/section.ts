@@ -3,7 +3,7 @@
  * aggregate table (each metric as mean ± std over its replicates, and n of planned, so a cell
  * short of a seed is seen as such), links to the whole tables and its picture.
  */
-import { tableCell } from '../markdown.js';
+import { inlineCode, tableCell } from '../markdown.js';
 import type { CellResult } from './aggregate.js';
 
 /** How many cells the summary shows; the CSV beside it has them all. */
@@ -79,7 +79,7 @@ export function renderResultsSection(part: ResultsSection | ResultsUnavailable, 
     out.push('', 'Missing replicates:', '');
     for (const c of missing.slice(0, SHOWN_CELLS)) {
       const where = s.axes.map((a) => `${a}=${String(c.values[a])}`).join(', ') || 'the cell';
-      out.push(`- ${tableCell(where)}: ${tableCell(c.missing.join('; '))}`);
+      out.push(`- ${tableCell(where)}: ${inlineCode(c.missing.join('; '))}`);
     }
     if (missing.length > SHOWN_CELLS) out.push(`- … and ${missing.length - SHOWN_CELLS} more cells`);
   }
