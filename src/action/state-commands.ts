@@ -137,6 +137,7 @@ async function advance(
       store,
       scope: scopes,
       ...(ctx.commit === undefined ? {} : { commit: ctx.commit }),
+      ...(c.code === undefined ? {} : { code: c.code }),
     });
     const reconciled = await controller.reconcile(loaded, 'run the workflow again with retry-failed: true');
     for (const w of reconciled.warnings) core.warning(w);

@@ -207,7 +207,7 @@ async function slurmPlan(executor: SlurmExecutor, c: Campaign): Promise<SlurmPla
 
 /** The plan with arrays within `limits.maxArraySize`, checked against the limits. */
 function fitted(c: Campaign, limits: ClusterLimits): Plan {
-  const plan = planCampaign(c.manifest, undefined, limits.maxArraySize);
+  const plan = planCampaign(c.manifest, undefined, limits.maxArraySize, c.code?.facts);
   SlurmExecutor.checkPlan(plan, limits);
   return plan;
 }

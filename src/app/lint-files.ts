@@ -2,8 +2,8 @@
 import { readdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { UserError } from '../errors.js';
-import { lintText } from '../lint/lint.js';
 import type { Finding } from '../lint/rule.js';
+import { lintWithRepository } from './code.js';
 import { readManifest } from './load.js';
 import { campaignOutputs, sharedOutputFindings, type CampaignOutputs } from '../lint/shared-outputs.js';
 import { staleWorkflowFinding } from './workflow-file.js';
@@ -30,7 +30,22 @@ export async function lintManifests(files: readonly string[], checkWorkflow: boo
   const findings: Finding[] = [];
   const sound: CampaignOutputs[] = [];
   for (const file of files) {
-    const result = lintText(file, await readManifest(file));
+    const linted = await lintWithRepository(file, await readManifest(file)).catch((e: unknown) => {
+      // What the repository says of the declared code (a path that matches nothing, a snapshot too large).
+      if (!(e instanceof UserError)) throw e;
+      findings.push(
+        ...e.problems.map((p): Finding => ({
+          rule: 'code',
+          severity: 'error',
+          message: p.message,
+          position: p.position ?? { file, line: 1, column: 1 },
+          ...(p.fix ? { fix: p.fix } : {}),
+        })),
+      );
+      return undefined;
+    });
+    if (linted === undefined) continue;
+    const { result } = linted;
     findings.push(...result.findings);
     if (result.context) sound.push(campaignOutputs(file, result.context));
     const stale = checkWorkflow && result.context && (await staleWorkflowFinding(file, result.context));

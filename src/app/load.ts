@@ -3,10 +3,11 @@ import { readFile, stat } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
 import { UserError } from '../errors.js';
-import { lintText } from '../lint/lint.js';
 import type { Finding } from '../lint/rule.js';
 import type { Manifest } from '../manifest/schema.js';
 import type { Plan } from '../plan/plan.js';
+import type { CodeSnapshot } from '../exec/code-ship.js';
+import { lintWithRepository } from './code.js';
 
 export interface Campaign {
   file: string;
@@ -15,6 +16,8 @@ export interface Campaign {
   warnings: Finding[];
   /** Where the controller keeps state and the event log. */
   stateDir: string;
+  /** The snapshot of the code its tasks run, where the manifest declares code (app/code.ts). */
+  code?: CodeSnapshot;
 }
 
 /**
@@ -44,7 +47,7 @@ export async function readManifest(file: string): Promise<string> {
 }
 
 export async function loadCampaign(file: string, stateDir?: string): Promise<Campaign> {
-  const result = lintText(file, await readManifest(file));
+  const { result, code } = await lintWithRepository(file, await readManifest(file));
   const errors = result.findings.filter((f) => f.severity === 'error');
   if (errors.length > 0 || !result.context) {
     throw new UserError(
@@ -62,6 +65,7 @@ export async function loadCampaign(file: string, stateDir?: string): Promise<Cam
     plan: result.context.plan,
     warnings: result.findings.filter((f) => f.severity === 'warning'),
     stateDir: resolve(stateDir ?? join(dirname(file), '.campaign', manifest.campaign)),
+    ...(code === undefined ? {} : { code }),
   };
 }
 

@@ -94,15 +94,15 @@ class LazySshTransport implements Transport {
     return this.inner?.commandsSent ?? 0;
   }
 
-  async exec(command: string, opts?: { timeoutMs?: number; stdin?: string }): Promise<CommandResult> {
+  async exec(command: string, opts?: { timeoutMs?: number; stdin?: string | Buffer }): Promise<CommandResult> {
     return (await this.open()).exec(command, opts);
   }
 
-  async run(words: readonly Word[], opts?: { timeoutMs?: number; stdin?: string }): Promise<CommandResult> {
+  async run(words: readonly Word[], opts?: { timeoutMs?: number; stdin?: string | Buffer }): Promise<CommandResult> {
     return (await this.open()).run(words, opts);
   }
 
-  async writeFile(path: string, data: string, opts?: { mode?: number }): Promise<void> {
+  async writeFile(path: string, data: string | Buffer, opts?: { mode?: number }): Promise<void> {
     return (await this.open()).writeFile(path, data, opts);
   }
 
@@ -120,6 +120,10 @@ class LazySshTransport implements Transport {
 
   async mkdirp(path: string): Promise<void> {
     return (await this.open()).mkdirp(path);
+  }
+
+  async rename(from: string, to: string): Promise<void> {
+    return (await this.open()).rename(from, to);
   }
 
   async close(): Promise<void> {

@@ -597,6 +597,7 @@ async function logs(argv: string[]): Promise<number> {
   const n = values.attempt === undefined ? attempts.length : Number(values.attempt);
   if (!attempts.some((a) => a.n === n))
     throw new UserError({
+      ...(c.code === undefined ? {} : { code: c.code }),
       message:
         attempts.length === 0
           ? `${id} has not run yet`

@@ -87,6 +87,12 @@ export function renderProvenance(r: Provenance, state: CampaignState): string {
     `  submitted ${r.submitted}, started ${r.started ?? '?'}, ended ${r.ended ?? '?'}, exit status ${r.exit_status ?? '?'}`,
     ...(r.adapted.length > 0 ? [`  adapted: ${r.adapted.join('; ')}`] : []),
     `  manifest commit ${r.commit ?? '(not in a git checkout)'}`,
+    ...(r.code
+      ? [
+          `  code snapshot ${r.code.snapshot} (phase digest ${r.code.digest ?? '?'}) at commit ${r.code.commit ?? '(none)'}` +
+            (r.code.dirty.length > 0 ? `, with uncommitted edits to ${r.code.dirty.join(', ')}` : ''),
+        ]
+      : []),
     ...(r.log ? [`  log ${r.log}`] : []),
     `  ${current}`,
   ];

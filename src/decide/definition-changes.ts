@@ -4,6 +4,7 @@
  * again (the default) or kept by the user's explicit choice, recorded with the result.
  */
 import type { Stage, TaskSpec } from '../manifest/expand.js';
+import { changedCodeFiles } from '../plan/code.js';
 import { changedParts, definitionsDigest } from '../plan/definition.js';
 import type { PhasePlan, Plan } from '../plan/plan.js';
 import { definitionOf, stageDefinitionOf, type CampaignState, type TaskState } from '../state/state.js';
@@ -17,6 +18,8 @@ export interface DefinitionChange {
   running: string[];
   /** The parts of the definition that changed, in the definition's order. */
   parts: string[];
+  /** Where the code changed: the files under the phase's code paths that differ from those its tasks ran. */
+  codeFiles?: string[];
 }
 
 const ENDED = new Set<TaskState['status']>(['completed', 'failed', 'stuck']);
@@ -36,6 +39,7 @@ export function definitionChanges(state: CampaignState, plan: Plan): DefinitionC
     for (const [stage, specs] of stagesOf(phase)) {
       const change: DefinitionChange = { phase: phase.name, stage, ended: [], running: [], parts: [] };
       const parts = new Set<string>();
+      const codeFiles = new Set<string>();
       for (const spec of specs) {
         const t = state.tasks[spec.id];
         const last = t?.attempts.at(-1);
@@ -48,8 +52,12 @@ export function definitionChanges(state: CampaignState, plan: Plan): DefinitionC
         const before = stageDefinitionOf(last);
         const recorded = before === undefined ? undefined : state.definitions?.[before];
         for (const p of changedParts(recorded, phase.definitions[spec.stage].parts)) parts.add(p);
+        const ran = last.code === undefined ? undefined : state.code?.[last.code];
+        if (ran !== undefined && phase.code !== undefined && plan.code !== undefined)
+          for (const f of changedCodeFiles(ran.files, plan.code.files, phase.code.paths)) codeFiles.add(f);
       }
       change.parts = [...parts];
+      if (codeFiles.size > 0) change.codeFiles = [...codeFiles].sort();
       if (change.ended.length + change.running.length > 0) out.push(change);
     }
   }
@@ -59,7 +67,7 @@ export function definitionChanges(state: CampaignState, plan: Plan): DefinitionC
 /** What a run says of a change before it submits anything. */
 export function definitionChangeLine(c: DefinitionChange, keep: boolean): string {
   const where = `phase ${c.phase}${c.stage === 'smoke' ? ' (smoke stage)' : ''}`;
-  const what = `${c.parts.join(', ')} changed`;
+  const what = `${c.parts.join(', ')} changed${c.codeFiles ? ` (${fileList(c.codeFiles)})` : ''}`;
   const completed = c.ended.filter((e) => e.completed).length;
   const others = c.ended.length - completed;
   const lines: string[] = [];
@@ -81,6 +89,12 @@ export const keptTasks = (changes: readonly DefinitionChange[]): string[] =>
   changes.flatMap((ch) => ch.ended.filter((e) => e.completed).map((e) => e.id));
 
 const s = (n: number): string => (n === 1 ? '' : 's');
+
+/** Changed files as a line names them: the first few, then how many more. */
+function fileList(files: readonly string[]): string {
+  const shown = files.slice(0, 5).join(', ');
+  return files.length > 5 ? `${shown} and ${files.length - 5} more` : shown;
+}
 
 /** The digest of the definitions a phase's smoke stage holds now: what its gate must have judged. */
 export function smokeDefinitions(phase: PhasePlan): string {

@@ -69,6 +69,7 @@ function definedBy(e: Defined): Defined {
     ...(e.definition === undefined ? {} : { definition: e.definition }),
     ...(e.stageDefinition === undefined ? {} : { stageDefinition: e.stageDefinition }),
     ...(e.commit === undefined ? {} : { commit: e.commit }),
+    ...(e.code === undefined ? {} : { code: e.code }),
   };
 }
 
@@ -331,7 +332,21 @@ export function startRun(state: CampaignState, plan: Plan, opts: StartOptions): 
     // The disk was full, not the task wrong: once there is room, it runs again with its retries intact.
     else if (t.status === 'failed' && t.attempts.at(-1)?.class === 'disk_full') reset(id);
   }
-  return { ...state, phases, tasks, ...(definitions === undefined ? {} : { definitions }) };
+  const code = state.code === undefined ? undefined : usedSnapshots(state.code, tasks);
+  return {
+    ...state,
+    phases,
+    tasks,
+    ...(definitions === undefined ? {} : { definitions }),
+    ...(code === undefined ? {} : { code }),
+  };
+}
+
+/** The code snapshots some attempt ran: those no attempt names any more are forgotten. */
+function usedSnapshots(code: NonNullable<CampaignState['code']>, tasks: CampaignState['tasks']): CampaignState['code'] {
+  const used = new Set<string>();
+  for (const t of Object.values(tasks)) for (const a of t.attempts) if (a.code !== undefined) used.add(a.code);
+  return Object.fromEntries(Object.entries(code).filter(([id]) => used.has(id)));
 }
 
 export interface StepResult {
@@ -351,6 +366,7 @@ export function step(state: CampaignState, plan: Plan, now: string, capacity: nu
   const phases = { ...state.phases };
   let definitions = state.definitions ?? {};
   const actions: Action[] = [];
+  let code = state.code ?? {};
   let room = capacity;
   if (indexOf(tasks).completeFor !== plan) {
     for (const p of plan.phases) {
@@ -369,12 +385,17 @@ export function step(state: CampaignState, plan: Plan, now: string, capacity: nu
       const submissions = dueSubmissions(plan, next.submitFrom, tasks, now, room);
       room -= submissions.length;
       if (submissions.length > 0) actions.push({ type: 'submit', submissions });
-      // The stage definition the attempts are sent under, kept for telling later which part changed.
+      // The stage definition the attempts are sent under, kept for telling later which part changed;
+      // their code snapshot likewise, for telling which files changed.
       for (const s of submissions) {
         const d = phase.definitions[s.task.stage];
         if (definitions[d.id] === undefined) definitions = { ...definitions, [d.id]: d.parts };
       }
     }
+      if (submissions.length > 0 && plan.code !== undefined && code[plan.code.id] === undefined) {
+        const { id, ...record } = plan.code;
+        code = { ...code, [id]: record };
+      }
     if (next.action) actions.push(next.action);
     if (next.block) {
       for (const stage of [phase.smoke, phase.tasks]) {
@@ -390,7 +411,8 @@ export function step(state: CampaignState, plan: Plan, now: string, capacity: nu
   // A pass that changed nothing leaves the state as it was: an idle pass then saves nothing.
   const samePhases = JSON.stringify(phases) === JSON.stringify(state.phases);
   const sameDefinitions = definitions === (state.definitions ?? {});
-  if (tasks === state.tasks && samePhases && sameDefinitions) return { state, actions };
+  const sameCode = code === (state.code ?? {});
+  if (tasks === state.tasks && samePhases && sameDefinitions && sameCode) return { state, actions };
   return {
     state: {
       ...state,
@@ -398,6 +420,7 @@ export function step(state: CampaignState, plan: Plan, now: string, capacity: nu
       phases: samePhases ? state.phases : phases,
       ...(sameDefinitions ? {} : { definitions }),
       updated: now > state.updated ? now : state.updated,
+      ...(sameCode ? {} : { code }),
     },
     actions,
   };
@@ -544,6 +567,7 @@ function dueSubmissions(
       ...(t.resume ? { resume: true } : {}),
       stageDefinition: from.phase.definitions[spec.stage].id,
       ...(mem === undefined ? {} : { memBytes: mem }),
+      ...(plan.code === undefined ? {} : { code: plan.code.id }),
       ...avoid(t),
     };
   });

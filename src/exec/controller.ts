@@ -13,7 +13,7 @@ import { checklistKey, evaluateChecklist, type SmokeFacts } from '../judge/check
 import { smokeDefinitions } from '../decide/definition-changes.js';
 import { placement } from '../state/placement.js';
 import { provenanceFiles } from '../state/provenance.js';
-import type { Action, CampaignEvent } from '../state/events.js';
+import type { Action, CampaignEvent, Submission } from '../state/events.js';
 import { retryPolicy } from '../decide/policy.js';
 import { completedOutputs, outputsGone, outputsGoneWarning } from '../decide/reconcile.js';
 import { scopeActions, scopeAtRest, type Scopes } from '../decide/scope.js';
@@ -27,6 +27,7 @@ import {
   step,
   type RetryPolicy,
 } from '../decide/transition.js';
+import type { CodeSnapshot } from './code-ship.js';
 import type { ActiveAttempt, Executor } from './executor.js';
 import type { FileStateStore } from './store/file-store.js';
 import { LinkError } from './transport/transport.js';
@@ -44,6 +45,8 @@ export interface Controller {
   warn?: (message: string) => void;
   /** The git commit of the manifest, where it is in a git checkout: recorded with each attempt sent. */
   commit?: string;
+  /** The code snapshot the plan's submissions run (`plan.code`), shipped before the first of them. */
+  code?: CodeSnapshot;
 }
 
 /** How long passes may keep being cut short by the link, with none getting through, before the controller gives up. */
@@ -54,6 +57,8 @@ export class CampaignController {
   private readonly policy: RetryPolicy;
   /** When the passes began to be cut short (none has got through since). */
   private interruptedSince: number | undefined;
+  /** The code snapshot shipped by this controller, if any. */
+  private shipped: string | undefined;
   /** The active attempts of the tasks record last looked at (see activeAttempts). */
   private active: { tasks: CampaignState['tasks']; attempts: Map<string, ActiveAttempt> } | undefined;
 
@@ -230,6 +235,19 @@ export class CampaignController {
     });
   }
 
+  /**
+   * The code the submissions run, shipped once per controller before the first of them: a run
+   * that submits nothing ships nothing, and one whose snapshot is there already costs one check.
+   */
+  private async shipCode(submissions: readonly Submission[]): Promise<void> {
+    const id = submissions.find((s) => s.code !== undefined)?.code;
+    if (id === undefined || this.shipped === id) return;
+    if (this.c.code?.facts.id !== id)
+      throw new Error(`a submission runs code snapshot ${id}, and the controller was given ${this.c.code?.facts.id}`);
+    await this.c.executor.shipCode(this.c.code);
+    this.shipped = id;
+  }
+
   private async act(action: Action, state: CampaignState): Promise<CampaignEvent[]> {
     const at = (): string => this.now();
     const phase = (name: string) => this.c.plan.phases.find((p) => p.name === name)!;
@@ -238,6 +256,7 @@ export class CampaignController {
         // Each attempt keeps the walltime it ran under (headroom is judged against it after the
         // manifest changes) and the definition it ran under (a result counts for that one only).
         const sent = new Map(action.submissions.map((s) => [`${s.task.id}:${s.attempt}`, s]));
+        await this.shipCode(action.submissions);
         const events = await this.c.executor.submit(action.submissions);
         return events.map((e) => {
           const s =
@@ -250,6 +269,7 @@ export class CampaignController {
             ...(s.task.definition === undefined ? {} : { definition: s.task.definition }),
             ...(s.stageDefinition === undefined ? {} : { stageDefinition: s.stageDefinition }),
             ...(this.c.commit === undefined ? {} : { commit: this.c.commit }),
+            ...(s.code === undefined ? {} : { code: s.code }),
           });
         });
       }

@@ -5,6 +5,7 @@ import type { Submission, TaskEvent } from '../state/events.js';
 import type { Attempt } from '../state/state.js';
 import type { SetAsideResult } from '../render/set-aside.js';
 import type { TakeFile } from '../report/results/gathering.js';
+import type { CodeSnapshot } from './code-ship.js';
 
 export interface ActiveAttempt {
   task: TaskSpec;
@@ -69,5 +70,10 @@ export interface Executor {
    * campaign started over (render/set-aside.ts); throws a UserError when it cannot.
    */
   setAside(dest: string): Promise<SetAsideResult>;
+  /**
+   * Ships a code snapshot to `<workdir>/.campaign/code/<id>/` (exec/code-ship.ts) unless it is
+   * there already; called before the first submission that runs it.
+   */
+  shipCode(snapshot: CodeSnapshot): Promise<void>;
   close(): Promise<void>;
 }

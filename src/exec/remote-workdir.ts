@@ -14,6 +14,7 @@ import { parseSetAside, renderSetAside, type SetAsideResult } from '../render/se
 import { exportLines, shellQuote } from '../render/shell.js';
 import { UserError } from '../errors.js';
 import type { TakeFile } from '../report/results/gathering.js';
+import { shipOverSftp, shipOverShell, type CodeSnapshot } from './code-ship.js';
 import { gatherByArchive, gatherEach } from './gather.js';
 import { resolveHome, type Transport } from './transport/transport.js';
 
@@ -217,6 +218,13 @@ export class RemoteWorkdir {
 
   async readFile(path: string): Promise<string | undefined> {
     return this.transport.readFile(`${await this.path()}/${path}`).catch(() => undefined);
+  }
+
+  /** Over the shell where there is one, else by file transfer alone. */
+  async shipCode(snapshot: CodeSnapshot): Promise<void> {
+    const workdir = await this.path();
+    if (this.restricted) return shipOverSftp(this.transport, workdir, snapshot);
+    return shipOverShell(this.transport, workdir, snapshot);
   }
 
   async gather(

@@ -3,7 +3,7 @@ import { UserError } from '../errors.js';
 import { expandPhase, type TaskSpec } from '../manifest/expand.js';
 import { parseManifest } from '../manifest/load.js';
 import { planCampaign, type Plan } from '../plan/plan.js';
-import type { Finding, LintContext, Rule } from './rule.js';
+import type { Finding, LintContext, RepositoryFacts, Rule } from './rule.js';
 import { RULES } from './rules/index.js';
 
 export interface LintResult {
@@ -12,7 +12,16 @@ export interface LintResult {
   context?: LintContext;
 }
 
-export function lintText(file: string, text: string, rules: readonly Rule[] = RULES): LintResult {
+/**
+ * `repository`: what the manifest's git repository holds (read by the caller, which may touch
+ * files): its tracked files, and the snapshot of the declared code, planned into the definitions.
+ */
+export function lintText(
+  file: string,
+  text: string,
+  rules: readonly Rule[] = RULES,
+  repository?: RepositoryFacts,
+): LintResult {
   let loaded;
   try {
     loaded = parseManifest(file, text);
@@ -31,12 +40,13 @@ export function lintText(file: string, text: string, rules: readonly Rule[] = RU
   let plan: Plan | undefined;
   const ctx: LintContext = {
     ...loaded,
+    ...(repository === undefined ? {} : { repository }),
     get tasks() {
       tasks ??= new Map(loaded.manifest.phases.map((p) => [p.name, expandPhase(loaded.manifest, p)]));
       return tasks;
     },
     get plan() {
-      plan ??= planCampaign(loaded.manifest, this.tasks);
+      plan ??= planCampaign(loaded.manifest, this.tasks, undefined, repository?.code);
       return plan;
     },
   };

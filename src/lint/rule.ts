@@ -2,6 +2,7 @@
 import type { Position } from '../errors.js';
 import type { TaskSpec } from '../manifest/expand.js';
 import type { LoadedManifest } from '../manifest/load.js';
+import type { CodeFacts } from '../plan/code.js';
 import type { Plan } from '../plan/plan.js';
 
 export type Severity = 'error' | 'warning';
@@ -17,7 +18,17 @@ export interface Finding {
 /** What a rule reports; the runner adds the rule id and severity. */
 export type RuleFinding = Omit<Finding, 'rule' | 'severity'> & { severity?: Severity };
 
+/** What the manifest's git repository holds, as its caller read it. */
+export interface RepositoryFacts {
+  /** The repository's tracked files, relative to its root. */
+  tracked: ReadonlySet<string>;
+  /** The snapshot of the manifest's declared code; absent where it declares none. */
+  code?: CodeFacts;
+}
+
 export interface LintContext extends LoadedManifest {
+  /** Absent where the manifest is not in a git repository, or its caller read none (a text alone). */
+  readonly repository?: RepositoryFacts;
   /** Tasks per phase name (full stage). Only for rules with `needs: 'tasks'` or `'plan'`. */
   readonly tasks: ReadonlyMap<string, TaskSpec[]>;
   /** Only for rules with `needs: 'plan'`. */

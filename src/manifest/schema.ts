@@ -534,6 +534,33 @@ export const phase = z.strictObject({
     .optional()
     .describe('Phases whose every task must complete before this one starts.'),
   preconditions: z
+/**
+ * A path of the manifest's repository, as `git ls-files` names it: relative to the repository's
+ * root, never leaving it, and never a pattern (a folder takes every tracked file under it).
+ */
+const codePath = z
+  .string()
+  .min(1)
+  .refine((p) => !p.startsWith('/') && !p.split('/').includes('..') && !/[*?[\]\\]/.test(p), {
+    message: "a code path is a file or folder of the repository, relative to its root (no '/' first, no '..', no patterns)",
+  })
+  .describe('A file or folder of the repository, relative to its root (e.g. train.py or src/).');
+
+export const code = z
+  .strictObject({
+    paths: z
+      .array(codePath)
+      .min(1)
+      .describe("Files and folders of the manifest's repository that the tasks run: tracked files only, .gitignore respected."),
+    max_size: size
+      .optional()
+      .describe('The largest snapshot shipped (default 100M): data belongs in inputs, not code.'),
+  })
+  .describe(
+    "What the campaign's tasks run: these paths, as the working tree holds them, are shipped as one immutable snapshot to <workdir>/.campaign/code/<id>/, where each task runs (${code}); an edit re-runs the phases whose code it touches.",
+  );
+export type Code = z.infer<typeof code>;
+
     .array(z.strictObject({ exists: z.string().describe('A path (templated) that must exist.') }))
     .optional()
     .describe("Files each task needs before it is submitted, e.g. an upstream phase's output."),
@@ -597,6 +624,17 @@ export const gates = z
   .describe('Checks run before the command, cheapest and most fatal first.');
 
 export const manifest = z.strictObject({
+  code: z
+    .strictObject({
+      paths: z
+        .array(codePath)
+        .min(1)
+        .describe("The campaign's code paths (or folders under them) this phase's definition depends on."),
+    })
+    .optional()
+    .describe(
+      "What of the campaign's code this phase runs (default: all of it): an edit under these paths re-runs this phase and those that depend on it.",
+    ),
   $schema: z.string().optional().describe('The JSON Schema an editor checks this file against.'),
   campaign: z
     .string()
@@ -622,6 +660,7 @@ export type Manifest = z.infer<typeof manifest>;
 
 /** The manifest's JSON Schema, as an editor reads it (`campaign schema`). */
 export function manifestJsonSchema(): Record<string, unknown> {
+  code: code.optional(),
   if (!z.globalRegistry.has(gridChecked)) {
     const gridJsonSchema: Record<string, unknown> = z.toJSONSchema(gridForms, { io: 'input', unrepresentable: 'any' });
     delete gridJsonSchema.$schema;

@@ -7,7 +7,7 @@
  */
 import type { Scalar } from './schema.js';
 
-export const BUILTINS = ['output', 'tag', 'task', 'phase', 'campaign', 'stage', 'units', 'attempt'] as const;
+export const BUILTINS = ['output', 'tag', 'task', 'phase', 'campaign', 'stage', 'units', 'attempt', 'code'] as const;
 export type Builtin = (typeof BUILTINS)[number];
 
 /** Names usable where the value is a path known before a task runs (output, preconditions). */

@@ -21,6 +21,9 @@
  * - `gpus`: how many devices it runs on, which changes what a data-parallel run computes.
  * - `upstream`: the definitions of the tasks (of the phases it depends on) whose outputs its
  *   preconditions name: a result computed from results made anew is made anew too.
+ * - `code`: the digest of the repository files under the phase's code paths (plan/code.ts), where
+ *   the manifest declares `code`: an edit to a file the phase runs makes its results anew. It is
+ *   appended only then, so a manifest without `code` keeps its digests.
  *
  * Out of it, because they change only what a task costs or how it is run (the method's
  * adapt-or-abort line: a shortfall in these is adapted to and recorded, never a new result):
@@ -50,8 +53,22 @@ export const DEFINITION_PARTS = [
   'workdir',
   'gpus',
   'upstream',
+  'code',
 ] as const;
 export type DefinitionPart = (typeof DEFINITION_PARTS)[number];
+
+/**
+ * What a scheduler can grant less of than a task asked for, each with the part of the
+ * definition a shortfall in it changes, or null where it changes only what the task costs (the
+ * adapt-or-abort line, DESIGN rule 9). A shortfall in a part of the definition ends the attempt
+ * (`shortfall`, judge/shortfall.ts) and its output is never the task's result; one in cost is
+ * adapted to and recorded beside the result.
+ */
+export const GRANT_PARTS = { time: null, partition: null, gpus: 'gpus' } as const satisfies Record<
+  string,
+  DefinitionPart | null
+>;
+export type Grant = keyof typeof GRANT_PARTS;
 
 /**
  * A phase stage's definition as its templates give it, before any cell fills them: its id
@@ -59,7 +76,8 @@ export type DefinitionPart = (typeof DEFINITION_PARTS)[number];
  */
 export interface StageDefinition {
   id: string;
-  parts: Record<DefinitionPart, string>;
+  /** `code` only where the manifest declares code. */
+  parts: Partial<Record<DefinitionPart, string>>;
 }
 
 /**
@@ -92,7 +110,7 @@ function gpusField(manifest: Manifest, phase: Phase): unknown {
 }
 
 /** What every task of a phase's stage shares: computed once per stage. */
-function stageShared(manifest: Manifest, phase: Phase, stage: Stage): string {
+function stageShared(manifest: Manifest, phase: Phase, stage: Stage, code: string | undefined): string {
   return JSON.stringify([
     DEFINITION_VERSION,
     manifest.campaign,
@@ -100,6 +118,7 @@ function stageShared(manifest: Manifest, phase: Phase, stage: Stage): string {
     setupPart(manifest, phase),
     [manifest.gates?.imports ?? [], script(manifest.gates?.capability)],
     manifest.workdir,
+    ...(code === undefined ? [] : [code]),
   ]);
 }
 
@@ -118,6 +137,8 @@ export function taskDefinitions(
   gpus: (task: TaskSpec) => number,
   /** Output path → the definition of the task that writes it, for the phases planned before this one. */
   produced: () => ReadonlyMap<string, string>,
+  /** The phase's code digest (plan/code.ts), where the manifest declares code. */
+  code?: string,
 ): string[] {
   const axes = Object.keys(tasks[0]?.values ?? {}).sort();
   /** Per stage: the shared text and the axes, then the first parts of the task's own. */
@@ -141,7 +162,7 @@ export function taskDefinitions(
       heads.set(
         t.stage,
         (head = {
-          shared: `${stageShared(manifest, phase, t.stage)}\u0000${axes.join(',')}\u0000`,
+          shared: `${stageShared(manifest, phase, t.stage, code)}\u0000${axes.join(',')}\u0000`,
           own: `\u0000[${JSON.stringify(t.phase)},${JSON.stringify(t.stage)},`,
         }),
       );
@@ -190,10 +211,12 @@ export function stageDefinition(
   phase: Phase,
   stage: Stage,
   reads: readonly string[],
+  code?: string,
 ): StageDefinition {
   const units = stage === 'smoke' ? (phase.smoke?.overrides?.units ?? phase.cost?.units) : phase.cost?.units;
   const output = phase.output === undefined ? null : stage === 'smoke' ? `${SMOKE_DIR}/${phase.output}` : phase.output;
   const raw: Record<DefinitionPart, unknown> = {
+    code: code ?? null,
     command: script(stageCommand(phase, stage)),
     values: [manifest.campaign, phase.name, stage],
     units: units ?? null,
@@ -205,10 +228,11 @@ export function stageDefinition(
     gpus: gpusField(manifest, phase),
     upstream: reads,
   };
-  const parts = Object.fromEntries(
-    DEFINITION_PARTS.map((p) => [p, hash(JSON.stringify([DEFINITION_VERSION, raw[p]]), 8)]),
-  ) as Record<DefinitionPart, string>;
-  return { id: hash(DEFINITION_PARTS.map((p) => parts[p]).join(','), 12), parts };
+  const present = DEFINITION_PARTS.filter((p) => p !== 'code' || code !== undefined);
+  const parts: Partial<Record<DefinitionPart, string>> = Object.fromEntries(
+    present.map((p) => [p, hash(JSON.stringify([DEFINITION_VERSION, raw[p]]), 8)]),
+  );
+  return { id: hash(present.map((p) => parts[p]).join(','), 12), parts };
 }
 
 /** Each part as a run names it when it changed. */
@@ -223,12 +247,13 @@ const PART_NAMES: Record<DefinitionPart, string> = {
   workdir: 'workdir',
   gpus: 'GPUs',
   upstream: 'upstream results',
+  code: 'code',
 };
 
 /** The names of the parts that differ between two stage definitions, in the definition's order. */
 export function changedParts(
   before: Readonly<Record<string, string>> | undefined,
-  now: Readonly<Record<DefinitionPart, string>>,
+  now: Readonly<Partial<Record<DefinitionPart, string>>>,
 ): string[] {
   if (before === undefined) return ['its definition (not recorded)'];
   const changed = DEFINITION_PARTS.filter((p) => before[p] !== now[p]).map((p) => PART_NAMES[p]);

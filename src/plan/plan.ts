@@ -15,6 +15,7 @@ import {
 } from '../manifest/expand.js';
 import type { Check, Manifest, Phase } from '../manifest/schema.js';
 import { parseSize } from '../manifest/units.js';
+import { codeDigest, phaseCodePaths, type CodeFacts } from './code.js';
 import { stageDefinition, taskDefinitions, type StageDefinition } from './definition.js';
 import { selectSmoke } from './smoke.js';
 import { budgetFor, type Budget } from './walltime.js';
@@ -57,8 +58,12 @@ export interface PhasePlan {
   /** Path templates that must exist before the phase's tasks start. */
   preconditions: string[];
   arrays: ArrayPlan[];
+  /** Its tasks running at once (the phase's max_parallel), within the campaign's cap. */
+  maxParallel?: number;
   /** Each stage's definition at the level of its templates (see plan/definition.ts). */
   definitions: Record<Stage, StageDefinition>;
+  /** The code its definition depends on (plan/code.ts), where the manifest declares code. */
+  code?: { digest: string; paths: readonly string[] };
   /** Budgeted GPU-hours of the full stage (walltime × GPUs, an upper bound). */
   gpuHours: number;
   smokeGpuHours: number;
@@ -69,6 +74,8 @@ export interface Plan {
   executor: Manifest['cluster']['executor'];
   workdir: string;
   phases: PhasePlan[];
+  /** The code snapshot the tasks sent now run, where the manifest declares code. */
+  code?: CodeFacts;
 }
 
 /** The largest array the executor takes in one submission. */
@@ -139,6 +146,8 @@ export function planCampaign(
   manifest: Manifest,
   expanded?: ReadonlyMap<string, TaskSpec[]>,
   clusterMaxArraySize = Number.MAX_SAFE_INTEGER,
+  /** The snapshot of the manifest's declared code; without it, a manifest that declares code plans no code digest. */
+  code?: CodeFacts,
 ): Plan {
   const limit = Math.min(maxArraySize(manifest), clusterMaxArraySize);
   // Planned dependencies first: a task's definition holds those of the tasks whose outputs it reads.
@@ -157,13 +166,15 @@ export function planCampaign(
     const smoke = phase.smoke?.full_run ? chosen : chosen.map((t) => asSmoke(t, overrides?.units ?? t.units));
     const specs = phase.smoke?.full_run ? tasks : [...tasks, ...smoke];
     const resources = phaseResources(manifest, phase);
-    const digests = taskDefinitions(manifest, phase, specs, (t) => resources(t).gpus, produced);
+    const codePaths = code === undefined ? undefined : phaseCodePaths(manifest, phase);
+    const phaseCode = codePaths === undefined ? undefined : { digest: codeDigest(code!.files, codePaths), paths: codePaths };
+    const digests = taskDefinitions(manifest, phase, specs, (t) => resources(t).gpus, produced, phaseCode?.digest);
     // Set on the specs in place: they were expanded for this plan, and copying 100,000 costs a tenth of a second.
     specs.forEach((t, i) => (t.definition = digests[i]!));
     const reads = dependsOn(phase).map((d) => upstream.stages.get(d) ?? '');
     const definitions = {
-      smoke: stageDefinition(manifest, phase, 'smoke', reads),
-      full: stageDefinition(manifest, phase, 'full', reads),
+      smoke: stageDefinition(manifest, phase, 'smoke', reads, phaseCode?.digest),
+      full: stageDefinition(manifest, phase, 'full', reads, phaseCode?.digest),
     };
     upstream.unread.push(tasks);
     upstream.stages.set(phase.name, definitions.full.id);
@@ -184,14 +195,22 @@ export function planCampaign(
       checklist: phase.smoke?.trigger ?? [],
       preconditions: (phase.preconditions ?? []).map((p) => p.exists),
       arrays,
+      ...(phase.max_parallel === undefined ? {} : { maxParallel: phase.max_parallel }),
       definitions,
+      ...(phaseCode === undefined ? {} : { code: phaseCode }),
       gpuHours: hours('full'),
       smokeGpuHours: hours('smoke'),
     };
   };
   for (const phase of dependenciesFirst(manifest.phases)) planned.set(phase.name, planPhase(phase));
   const phases = manifest.phases.map((p) => planned.get(p.name)!);
-  return { campaign: manifest.campaign, executor: manifest.cluster.executor, workdir: manifest.workdir, phases };
+  return {
+    campaign: manifest.campaign,
+    executor: manifest.cluster.executor,
+    workdir: manifest.workdir,
+    phases,
+    ...(code === undefined ? {} : { code }),
+  };
 }
 
 /** What the phases planned so far give those that depend on them. */

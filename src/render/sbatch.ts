@@ -26,6 +26,8 @@ export interface SbatchRow {
 }
 
 export interface SbatchInput {
+  /** The code snapshot its tasks run in, where the manifest declares code (render/task-script.ts). */
+  code?: string;
   manifest: Manifest;
   array: ArrayPlan;
   /** The job name: every job of the campaign carries it, so one query finds them all. */
@@ -183,7 +185,7 @@ export function renderSbatch(input: SbatchInput): { script: string; table: strin
   const first = input.rows[0];
   if (!first) throw new Error('an sbatch submission needs at least one row');
   const script = renderTaskScript({
-    ...scriptInputFor(manifest, first.task, 0, r.gpus),
+    ...scriptInputFor(manifest, first.task, 0, r.gpus, input.code),
     index: '"${SLURM_ARRAY_TASK_ID}"',
     header,
     prelude,
@@ -255,6 +257,7 @@ export function submissionFiles(
   });
 }
 
+    ...(first.code === undefined ? {} : { code: first.code }),
 /**
  * Derived from what is submitted, so the same submission after a crash has the same key: the
  * tasks with their attempts and definitions, and when the campaign began (`since`, the state's

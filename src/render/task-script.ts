@@ -52,8 +52,15 @@ export interface TaskScriptInput {
    */
   markers?: { dir: string; key: string };
   /**
-   * The signal a checkpointing phase's command is warned with: Slurm sends it to the batch shell
-   * alone (`--signal=B:…`), which passes it on to the command's process group. With markers only.
+   * The id of the code snapshot the task runs in (plan/code.ts), where the manifest declares
+   * code: its working directory, with its output and inputs made absolute under the workdir.
+   */
+  code?: string;
+  /**
+   * The signal a checkpointing phase's command is warned with. Slurm sends it to the batch shell
+   * alone (`--signal=B:…`), which records it (with markers) and passes it on to the command's
+   * process group; the wrapper of the other executors sends it to the task's whole group. Either
+   * way the task's own shell survives it and waits for the command, whose status it ends with.
    */
   checkpointSignal?: string;
 }
@@ -94,6 +101,27 @@ function markerLines(markers: { dir: string; key: string }): {
     end: (rc, gate) =>
       `campaign_now; campaign_mark end "E $campaign_mark_id $campaign_ms ${rc} $campaign_signal ${gate}"`,
   };
+}
+
+/** The folder of a code snapshot, relative to the workdir: the same content is the same folder. */
+export const codeDir = (id: string): string => `.campaign/code/${id}`;
+
+/**
+ * Into the task's code snapshot (DESIGN rule 11): `CAMPAIGN_CODE` names it, and the output and
+ * inputs, workdir-relative in the task's environment, become absolute there, so that
+ * `--out ${output}` still writes under the workdir. The workdir is made absolute first (`~`).
+ */
+function codeLines(id: string, inputs: number): string[] {
+  if (!/^[0-9a-f]+$/.test(id)) throw new Error(`not a code snapshot id: ${id}`);
+  const absolute = (name: string): string => `case $${name} in ''|/*) ;; *) ${name}=$CAMPAIGN_WORKDIR/$${name} ;; esac`;
+  return [
+    'CAMPAIGN_WORKDIR=$PWD',
+    `CAMPAIGN_CODE=$CAMPAIGN_WORKDIR/${codeDir(id)}`,
+    'export CAMPAIGN_WORKDIR CAMPAIGN_CODE',
+    absolute('CAMPAIGN_OUTPUT'),
+    ...Array.from({ length: inputs }, (_, i) => absolute(`CAMPAIGN_INPUT_${i}`)),
+    `cd -- "$CAMPAIGN_CODE" || campaign_fail code "the code snapshot ${id} is not in $CAMPAIGN_WORKDIR/.campaign/code (removed by hand?): run the campaign again, which ships it"`,
+  ];
 }
 
 export function renderTaskScript(input: TaskScriptInput): string {
@@ -177,6 +205,7 @@ export function renderTaskScript(input: TaskScriptInput): string {
   }
   if (input.gpus !== undefined && input.gpus > 0) {
     lines.push(
+    ...(input.code === undefined ? [] : codeLines(input.code, input.inputs)),
       'campaign_devices=0',
       'if [ -n "${CUDA_VISIBLE_DEVICES:-}" ]; then',
       '  IFS=\',\' read -r -a campaign_list <<< "$CUDA_VISIBLE_DEVICES"',
@@ -221,17 +250,22 @@ export function renderTaskScript(input: TaskScriptInput): string {
     // Without forks where bash can do it itself: directories made only when missing, the claim
     // written with noclobber set in this shell.
     lines.push(
-      'campaign_claim=".campaign/claims/$CAMPAIGN_OUTPUT"',
+      ...(input.code === undefined
+        ? []
+        : ['cd -- "$CAMPAIGN_WORKDIR" || campaign_fail workdir "cannot enter $CAMPAIGN_WORKDIR"']),
+      'campaign_out=${CAMPAIGN_OUTPUT#"$CAMPAIGN_WORKDIR"/}',
+      'campaign_claim=".campaign/claims/$campaign_out"',
       'campaign_me="$CAMPAIGN_CAMPAIGN $CAMPAIGN_TASK"',
-      'case $CAMPAIGN_OUTPUT in */*) campaign_out_dir=${CAMPAIGN_OUTPUT%/*} ;; *) campaign_out_dir=. ;; esac',
+      'case $campaign_out in */*) campaign_out_dir=${campaign_out%/*} ;; *) campaign_out_dir=. ;; esac',
       '{ [ -d "$campaign_out_dir" ] && [ -d ".campaign/claims/$campaign_out_dir" ]; } ||',
       '  mkdir -p -- "$campaign_out_dir" ".campaign/claims/$campaign_out_dir" || campaign_fail output "cannot create the output directory"',
       'set -o noclobber',
       `{ printf '%s\\n' "$campaign_me" > "$campaign_claim"; } 2>/dev/null`,
       'campaign_claimed=$?',
+    // In the workdir, with the output's path there (absolute where the task runs in its code).
       'set +o noclobber',
       'if [ "$campaign_claimed" -eq 0 ]; then',
-      '  if [ -e "$CAMPAIGN_OUTPUT" ] || [ -L "$CAMPAIGN_OUTPUT" ]; then',
+      '  if [ -e "$campaign_out" ] || [ -L "$campaign_out" ]; then',
       '    rm -f -- "$campaign_claim"',
       '    campaign_fail output "$CAMPAIGN_OUTPUT is already there and no task of a campaign claims it (written by something campaign did not launch): move it away, or choose another output path"',
       '  fi',
@@ -252,6 +286,9 @@ export function renderTaskScript(input: TaskScriptInput): string {
     // and waits for, so the command hears of the time limit and the end marker is written.
     lines.push('set -m', '{', toShell(input.command), '} &', 'campaign_child=$!', 'set +m');
     if (warn === undefined) lines.push('wait "$campaign_child"', 'campaign_rc=$?');
+      ...(input.code === undefined
+        ? []
+        : ['cd -- "$CAMPAIGN_CODE" || campaign_fail code "cannot enter $CAMPAIGN_CODE"']),
     else
       lines.push(
         `[ "$campaign_unsent" = 0 ] || { campaign_unsent=0; kill -${warn} -- "-$campaign_child" 2>/dev/null; }`,
@@ -306,7 +343,14 @@ export function taskInputs(manifest: Manifest, task: TaskSpec): string[] {
 }
 
 /** The script input for one task of a manifest. */
-export function scriptInputFor(manifest: Manifest, task: TaskSpec, index: number, gpus?: number): TaskScriptInput {
+export function scriptInputFor(
+  manifest: Manifest,
+  task: TaskSpec,
+  index: number,
+  gpus?: number,
+  /** The code snapshot the submission runs, where the manifest declares code. */
+  code?: string,
+): TaskScriptInput {
   const phase = manifest.phases.find((p) => p.name === task.phase)!;
   const environment = environmentFor(manifest, phase);
   return {
@@ -322,3 +366,5 @@ export function scriptInputFor(manifest: Manifest, task: TaskSpec, index: number
     ...(gpus === undefined ? {} : { gpus }),
   };
 }
+    ...(phase.checkpoint ? { checkpointSignal: phase.checkpoint.signal } : {}),
+    ...(code === undefined ? {} : { code }),

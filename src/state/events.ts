@@ -8,6 +8,8 @@ export interface Defined {
   definition?: string;
   stageDefinition?: string;
   commit?: string;
+  /** The code snapshot it runs (plan/code.ts). */
+  code?: string;
 }
 
 export type TaskEvent =
@@ -74,6 +76,8 @@ export interface Submission {
   resume?: boolean;
 }
 
+  /** The code snapshot it runs in, where the manifest declares code: queued work keeps it. */
+  code?: string;
 /**
  * Attempts still waiting in a scheduler's queue, taken out of it while the campaign is paused:
  * ended as `disk_full` with the reason, their retries not spent.

@@ -7,6 +7,7 @@
 import { posix } from 'node:path';
 import { z } from 'zod';
 import type { TaskSpec } from '../manifest/expand.js';
+import { codeDigest, underPaths } from '../plan/code.js';
 import type { Plan } from '../plan/plan.js';
 import { placement } from './placement.js';
 import { definitionOf, type Attempt, type CampaignState } from './state.js';
@@ -39,6 +40,20 @@ export const provenanceSchema = z.object({
   adapted: z.array(z.string()),
   /** The manifest's git commit when the attempt was sent, where it was in a git checkout. */
   commit: z.string().nullable(),
+  /** The code it ran, where the manifest declares code (plan/code.ts); absent in records from before. */
+  code: z
+    .object({
+      /** The snapshot's id: its folder is `<workdir>/.campaign/code/<id>/`. */
+      snapshot: z.string(),
+      /** The digest of the files under the phase's code paths: a part of the task's definition. */
+      digest: z.string().nullable(),
+      /** The repository's commit the snapshot was taken at. */
+      commit: z.string().nullable(),
+      /** The phase's code files whose content differed from that commit (uncommitted edits). */
+      dirty: z.array(z.string()),
+    })
+    .nullable()
+    .optional(),
 });
 export type Provenance = z.infer<typeof provenanceSchema>;
 
@@ -48,7 +63,40 @@ export function provenancePath(output: string): string {
   return posix.join(posix.dirname(norm), `.${posix.basename(norm)}.provenance.json`);
 }
 
-export function provenanceRecord(campaign: string, task: TaskSpec, attempt: Attempt): Provenance {
+/** The code of a record, as the attempt ran it: null where the manifest declared none. */
+export type ProvenanceCode = Provenance['code'];
+
+/**
+ * What the state knows of the code each attempt ran, for the records of a plan's phases: the
+ * phase's digest over the snapshot it ran, computed once per snapshot and phase.
+ */
+export function codeOfAttempts(plan: Plan, state: CampaignState): (task: TaskSpec, attempt: Attempt) => ProvenanceCode {
+  const made = new Map<string, ProvenanceCode>();
+  return (task, attempt) => {
+    if (attempt.code === undefined) return null;
+    const key = `${attempt.code}\u0000${task.phase}`;
+    let code = made.get(key);
+    if (code === undefined) {
+      const snapshot = state.code?.[attempt.code];
+      const paths = plan.phases.find((p) => p.name === task.phase)?.code?.paths;
+      code = {
+        snapshot: attempt.code,
+        digest: snapshot && paths ? codeDigest(snapshot.files, paths) : null,
+        commit: snapshot?.commit ?? null,
+        dirty: snapshot && paths ? snapshot.dirty.filter((f) => underPaths(f, paths)) : [],
+      };
+      made.set(key, code);
+    }
+    return code;
+  };
+}
+
+export function provenanceRecord(
+  campaign: string,
+  task: TaskSpec,
+  attempt: Attempt,
+  code: ProvenanceCode = null,
+): Provenance {
   return {
     provenance: PROVENANCE_VERSION,
     campaign,
@@ -70,6 +118,7 @@ export function provenanceRecord(campaign: string, task: TaskSpec, attempt: Atte
     exit_status: attempt.exitCode ?? null,
     adapted: attempt.adapted ?? [],
     commit: attempt.commit ?? null,
+    code,
   };
 }
 
@@ -80,13 +129,14 @@ export function provenanceFiles(
   taskIds: Iterable<string>,
 ): { path: string; text: string }[] {
   const out: { path: string; text: string }[] = [];
+  const codeOf = codeOfAttempts(plan, state);
   for (const id of taskIds) {
     const spec = placement(plan, id)?.spec;
     const last = state.tasks[id]?.attempts.at(-1);
     if (!spec?.output || last?.class !== 'completed') continue;
     out.push({
       path: provenancePath(spec.output),
-      text: JSON.stringify(provenanceRecord(plan.campaign, spec, last), null, 2) + '\n',
+      text: JSON.stringify(provenanceRecord(plan.campaign, spec, last, codeOf(spec, last)), null, 2) + '\n',
     });
   }
   return out;
@@ -95,10 +145,11 @@ export function provenanceFiles(
 /** Every completed result of the plan's tasks, one JSON line each: the campaign's provenance index. */
 export function provenanceIndex(plan: Plan, state: CampaignState): string {
   const lines: string[] = [];
+  const codeOf = codeOfAttempts(plan, state);
   const add = (spec: TaskSpec): void => {
     const last = state.tasks[spec.id]?.attempts.at(-1);
     if (spec.output && last?.class === 'completed' && definitionOf(last) === spec.definition)
-      lines.push(JSON.stringify(provenanceRecord(plan.campaign, spec, last)));
+      lines.push(JSON.stringify(provenanceRecord(plan.campaign, spec, last, codeOf(spec, last))));
   };
   for (const phase of plan.phases) {
     // A smoke task of full runs is a full task itself: its line is written once, in its smoke place.

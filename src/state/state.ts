@@ -1,5 +1,6 @@
 /** The campaign's tracked state: every task and every attempt, and what each phase decided. */
 import { z } from 'zod';
+import { codeSnapshotSchema } from '../plan/code.js';
 
 export const FAILURE_CLASSES = [
   'failed',
@@ -64,6 +65,8 @@ export type Attempt = z.infer<typeof attemptSchema>;
 export const TASK_STATUSES = [
   'pending',
   'submitted',
+  /** The code snapshot it ran (plan/code.ts), where the manifest declares code. */
+  code: z.string().optional(),
   'running',
   'completed',
   'failed',
@@ -139,6 +142,8 @@ export const campaignStateSchema = z.object({
    */
   parked: z
     .object({
+  /** The code snapshots attempts ran, by id (plan/code.ts): which files a later change touched. */
+  code: z.record(z.string(), codeSnapshotSchema).optional(),
       scopes: z.array(z.object({ phase: z.string().optional(), stage: z.enum(['smoke', 'full', 'all']) })),
       since: z.string(),
     })

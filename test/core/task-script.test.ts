@@ -165,6 +165,7 @@ describe('shellcheck', () => {
     inputs: fc.array(pathText, { maxLength: 3 }),
     output: fc.option(pathText, { nil: undefined }),
     gpus: fc.option(fc.integer({ min: 0, max: 8 }), { nil: undefined }),
+    code: fc.option(fc.constantFrom('0123abcd89ef4567'), { nil: undefined }),
   });
 
   it('passes shellcheck -S warning for generated combinations of every option', () => {

@@ -3,6 +3,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { formatFinding, lintText, type LintResult } from '../../src/lint/lint.js';
+import type { RepositoryFacts } from '../../src/lint/rule.js';
 import { RULES } from '../../src/lint/rules/index.js';
 
 /** A manifest every rule is happy with; the cases below edit it. */
@@ -63,9 +64,30 @@ interface Case {
   /** A text on the line the finding must be at. */
   at: string;
   good: string;
+  /** What the manifest's repository holds, for rules that read it. */
+  repository?: RepositoryFacts;
 }
 
+/** A repository that tracks the files the cases' commands run. */
+const REPOSITORY: RepositoryFacts = { tracked: new Set(['train.py', 'src/model.py', 'README.md']) };
+
 const CASES: Record<string, Case[]> = {
+  'code-not-declared': [
+    {
+      name: 'a command that runs a tracked script, without code',
+      bad: BASE,
+      at: 'command: python train.py',
+      good: edit(BASE, ['workdir: runs\n', 'workdir: runs\ncode: { paths: [train.py, src/] }\n']),
+      repository: REPOSITORY,
+    },
+    {
+      name: 'a script run by bash, as ./name',
+      bad: edit(BASE, ['command: python train.py', 'command: bash ./train.py']),
+      at: 'command: bash ./train.py',
+      good: edit(BASE, ['command: python train.py', 'command: bash ./other.py']),
+      repository: REPOSITORY,
+    },
+  ],
   'walltime-not-measured': [
     {
       name: 'a fixed walltime without cost',
@@ -386,7 +408,8 @@ describe('every warning rule has cases', () => {
 });
 
 describe.each(Object.entries(CASES))('%s', (rule, cases) => {
-  it.each(cases)('fires on $name and not once fixed', ({ bad, at, good }) => {
+  it.each(cases)('fires on $name and not once fixed', ({ bad, at, good, repository }) => {
+    const lint = (text: string): LintResult => lintText('test.yml', text, RULES, repository);
     const found = of(lint(bad), rule);
     expect(found.length, `no ${rule} finding in:\n${bad}`).toBeGreaterThan(0);
     expect(found.map((f) => f.position.line)).toContain(lineOf(bad, at));

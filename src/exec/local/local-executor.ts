@@ -28,6 +28,7 @@ import {
   type ExitMarker,
 } from '../../render/wrapper.js';
 import { parseSetAside, renderSetAside, type SetAsideResult } from '../../render/set-aside.js';
+import { shipHere, type CodeSnapshot } from '../code-ship.js';
 import { cancelFailed, setAsideOrThrow } from '../remote-workdir.js';
 import { LocalTransport } from '../transport/local.js';
 import { tempPathFor } from '../transport/transport.js';
@@ -141,7 +142,7 @@ export class LocalExecutor implements Executor {
 
   private async launch(sub: Submission, dir: string, at: string): Promise<void> {
     await mkdir(dir, { recursive: true });
-    const body = renderTaskScript(scriptInputFor(this.opts.manifest, sub.task, sub.index));
+    const body = renderTaskScript(scriptInputFor(this.opts.manifest, sub.task, sub.index, undefined, sub.code));
     // Replaced by rename, never rewritten in place: a wrapper already running from an earlier,
     // slow launch keeps reading its own copy (and its claim makes this launch a no-op).
     await writeAtomic(join(dir, 'task.sh'), body);
@@ -316,6 +317,10 @@ export class LocalExecutor implements Executor {
     return setAsideOrThrow(parseSetAside(dest, r), this.opts.workdir);
   }
 
+
+  shipCode(snapshot: CodeSnapshot): Promise<void> {
+    return shipHere(this.opts.workdir, snapshot);
+  }
   readFile(path: string): Promise<string | undefined> {
     return readFile(join(this.opts.workdir, path), 'utf8').catch(() => undefined);
   }

@@ -32,6 +32,7 @@ import type { Plan } from '../../plan/plan.js';
 import type { OutputFacts } from '../../judge/checklist.js';
 import type { Submission, TaskEvent } from '../../state/events.js';
 import type { Attempt, FailureClass } from '../../state/state.js';
+import type { CodeSnapshot } from '../code-ship.js';
 import { rowAttempt, slurmRoot, submissionFiles, submissionKey, TABLE_HEADER } from '../../render/sbatch.js';
 import { shellQuote } from '../../render/shell.js';
 import { GATE_EXIT, GATE_LINE } from '../../render/task-script.js';
@@ -1056,6 +1057,10 @@ function putOnRecord(
 
 function submittedEvent(s: Submission, at: string, handle: string, log: string): TaskEvent {
   return {
+  shipCode(snapshot: CodeSnapshot): Promise<void> {
+    return this.remote.shipCode(snapshot);
+  }
+
     type: 'submitted',
     task: s.task.id,
     attempt: s.attempt,

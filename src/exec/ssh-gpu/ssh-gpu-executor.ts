@@ -33,6 +33,7 @@ import type { Attempt } from '../../state/state.js';
 import { manifestTaskEnv } from '../../render/env.js';
 import { exportLines, shellQuote } from '../../render/shell.js';
 import { renderLaunch, renderQuery } from '../../render/ssh-gpu.js';
+import type { CodeSnapshot } from '../code-ship.js';
 import { phaseOf, renderTaskScript, resumeEnv, scriptInputFor } from '../../render/task-script.js';
 import { CANCEL_FILE, checkpointOf, parseExitMarker, renderCancel, renderWrapper } from '../../render/wrapper.js';
 import type { SetAsideResult } from '../../render/set-aside.js';
@@ -765,7 +766,7 @@ export class SshGpuExecutor implements Executor {
           ...resumeEnv(phaseOf(this.opts.manifest, sub.task), sub.resume),
           CUDA_VISIBLE_DEVICES: gpus.join(','),
         };
-        const script = renderTaskScript(scriptInputFor(this.opts.manifest, sub.task, sub.index, gpus.length));
+        const script = renderTaskScript(scriptInputFor(this.opts.manifest, sub.task, sub.index, gpus.length, sub.code));
         const wrapper = renderWrapper({
           dir,
           walltimeSeconds: sub.array.budget.seconds,
@@ -886,6 +887,11 @@ export class SshGpuExecutor implements Executor {
 
   readFile(path: string): Promise<string | undefined> {
     return this.shared().workdir.readFile(path);
+  }
+
+  /** The servers share the workdir (checkShared): one of them takes it for all. */
+  shipCode(snapshot: CodeSnapshot): Promise<void> {
+    return this.shared().workdir.shipCode(snapshot);
   }
 
   gather(

@@ -27,11 +27,11 @@ export class FilesByCommands implements Transport {
     return this.inner.commandsSent;
   }
 
-  exec(command: string, opts?: { timeoutMs?: number; stdin?: string }): Promise<CommandResult> {
+  exec(command: string, opts?: { timeoutMs?: number; stdin?: string | Buffer }): Promise<CommandResult> {
     return this.inner.exec(command, opts);
   }
 
-  run(words: readonly Word[], opts?: { timeoutMs?: number; stdin?: string }): Promise<CommandResult> {
+  run(words: readonly Word[], opts?: { timeoutMs?: number; stdin?: string | Buffer }): Promise<CommandResult> {
     return this.inner.run(words, opts);
   }
 
@@ -45,6 +45,10 @@ export class FilesByCommands implements Transport {
 
   mkdirp(path: string): Promise<void> {
     return Promise.reject(cannotWrite(path));
+  }
+
+  rename(from: string): Promise<void> {
+    return Promise.reject(cannotWrite(from));
   }
 
   async readFile(path: string, opts: { maxBytes?: number } = {}): Promise<string | undefined> {

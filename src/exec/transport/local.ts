@@ -46,7 +46,7 @@ export class LocalTransport implements Transport {
     return this.sent;
   }
 
-  exec(command: string, opts: { timeoutMs?: number; stdin?: string } = {}): Promise<CommandResult> {
+  exec(command: string, opts: { timeoutMs?: number; stdin?: string | Buffer } = {}): Promise<CommandResult> {
     return this.bash(command, command, opts);
   }
 
@@ -56,7 +56,7 @@ export class LocalTransport implements Transport {
    * word, and in a glob word only its `*` and `?` left bare, so that bash expands them as the
    * node does (no nullglob: a pattern that matches nothing stays as it is).
    */
-  async run(words: readonly Word[], opts: { timeoutMs?: number; stdin?: string } = {}): Promise<CommandResult> {
+  async run(words: readonly Word[], opts: { timeoutMs?: number; stdin?: string | Buffer } = {}): Promise<CommandResult> {
     const command = plainCommand(words);
     const script = words
       .map((w) =>
@@ -72,7 +72,7 @@ export class LocalTransport implements Transport {
   }
 
   /** Runs `script` in bash; errors name `command` by its first word. */
-  private bash(script: string, command: string, opts: { timeoutMs?: number; stdin?: string }): Promise<CommandResult> {
+  private bash(script: string, command: string, opts: { timeoutMs?: number; stdin?: string | Buffer }): Promise<CommandResult> {
     this.sent++;
     const timeoutMs = opts.timeoutMs ?? DEFAULT_COMMAND_TIMEOUT_MS;
     return new Promise((resolve, reject) => {
@@ -123,7 +123,7 @@ export class LocalTransport implements Transport {
     });
   }
 
-  async writeFile(path: string, data: string, opts: { mode?: number } = {}): Promise<void> {
+  async writeFile(path: string, data: string | Buffer, opts: { mode?: number } = {}): Promise<void> {
     const target = resolveHome(path, this.home);
     const temp = tempPathFor(target);
     try {
@@ -136,6 +136,12 @@ export class LocalTransport implements Transport {
       await rm(temp, { force: true });
       throw e;
     }
+  }
+
+  async rename(from: string, to: string): Promise<void> {
+    const [source, target] = [resolveHome(from, this.home), resolveHome(to, this.home)];
+    if (await stat(target).catch(() => undefined)) throw new Error(`${target} exists`);
+    await rename(source, target);
   }
 
   async readFile(path: string, opts: { maxBytes?: number } = {}): Promise<string | undefined> {

@@ -274,7 +274,7 @@ export class SshTransport implements Transport {
     return this.sent;
   }
 
-  exec(command: string, opts: { timeoutMs?: number; stdin?: string } = {}): Promise<CommandResult> {
+  exec(command: string, opts: { timeoutMs?: number; stdin?: string | Buffer } = {}): Promise<CommandResult> {
     return this.send(
       {
         command,
@@ -295,7 +295,7 @@ export class SshTransport implements Transport {
    * runs them as words, and a login shell elsewhere splits them the same way, save that a `|`
    * inside a word is a pipe to it (run is for automation nodes).
    */
-  async run(words: readonly Word[], opts: { timeoutMs?: number; stdin?: string } = {}): Promise<CommandResult> {
+  async run(words: readonly Word[], opts: { timeoutMs?: number; stdin?: string | Buffer } = {}): Promise<CommandResult> {
     const command = plainCommand(words);
     return this.send(
       {
@@ -311,7 +311,7 @@ export class SshTransport implements Transport {
     );
   }
 
-  async writeFile(path: string, data: string, opts: { mode?: number } = {}): Promise<void> {
+  async writeFile(path: string, data: string | Buffer, opts: { mode?: number } = {}): Promise<void> {
     await this.withSftp('writeFile', path, async (sftp, target) => {
       const temp = tempPathFor(target);
       try {
@@ -369,7 +369,15 @@ export class SshTransport implements Transport {
     );
   }
 
-  async mkdirp(path: string): Promise<void> {
+  async rename(from: string, to: string): Promise<void> {
+    // SFTP's own rename: it refuses a target that exists, as a folder's must be refused.
+    if (!to.startsWith('/')) throw new Error(`rename to a path that is not absolute: ${to}`);
+    await this.withSftp('rename', from, async (sftp, source) => {
+      await done((cb) => sftp.rename(source, to, cb));
+    });
+  }
+
+    async mkdirp(path: string): Promise<void> {
     await this.withSftp('mkdirp', path, async (sftp, target) => {
       const make = async (dir: string): Promise<void> => {
         const s = await call<Stats>((cb) => sftp.stat(dir, cb)).catch(ifMissing(undefined));
@@ -407,7 +415,7 @@ export class SshTransport implements Transport {
   }
 
   /** One command, bounded by its timeout from the wait for a channel to its end. */
-  private async send(sending: Sending, opts: { timeoutMs?: number; stdin?: string }): Promise<CommandResult> {
+  private async send(sending: Sending, opts: { timeoutMs?: number; stdin?: string | Buffer }): Promise<CommandResult> {
     this.sent++;
     const timeoutMs = opts.timeoutMs ?? this.opts.commandTimeoutMs ?? DEFAULT_COMMAND_TIMEOUT_MS;
     const deadline = Date.now() + timeoutMs;
@@ -435,7 +443,7 @@ export class SshTransport implements Transport {
   private onChannel(
     conn: Connection,
     sending: Sending,
-    stdin: string | undefined,
+    stdin: string | Buffer | undefined,
     deadline: number,
     signal: AbortSignal,
     release: () => void,

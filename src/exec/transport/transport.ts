@@ -15,14 +15,16 @@ export interface CommandResult {
 
 export interface Transport {
   /** Runs a command line in bash on the target (login shell not required). Never hangs: rejects on timeoutMs. */
-  exec(command: string, opts?: { timeoutMs?: number; stdin?: string }): Promise<CommandResult>;
+  exec(command: string, opts?: { timeoutMs?: number; stdin?: string | Buffer }): Promise<CommandResult>;
   /**
    * Runs one command as plain words (see plainCommand) through no shell on the target: all an
    * automation node allows. Never hangs: rejects on timeoutMs.
    */
-  run(words: readonly Word[], opts?: { timeoutMs?: number; stdin?: string }): Promise<CommandResult>;
+  run(words: readonly Word[], opts?: { timeoutMs?: number; stdin?: string | Buffer }): Promise<CommandResult>;
   /** Atomic: written to a temporary file beside `path`, then renamed over it. */
-  writeFile(path: string, data: string, opts?: { mode?: number }): Promise<void>;
+  writeFile(path: string, data: string | Buffer, opts?: { mode?: number }): Promise<void>;
+  /** Renames a file or folder; rejects where `to` exists (a folder is never merged into another). */
+  rename(from: string, to: string): Promise<void>;
   /** The file's text, or undefined when it does not exist; rejects when it exceeds maxBytes. */
   readFile(path: string, opts?: { maxBytes?: number }): Promise<string | undefined>;
   /** Follows symlinks; undefined when nothing is there. */

@@ -41,6 +41,8 @@ import { resultsReplicatesNotAxis } from './results-replicates-not-axis.js';
 import { localOutputsLost } from './local-outputs-lost.js';
 import { checkpointBeforeWalltime } from './checkpoint-before-walltime.js';
 import { poolWithLogin } from './pool-with-login.js';
+import { codeWithoutTransfer } from './code-without-transfer.js';
+import { codeNotDeclared } from './code-not-declared.js';
 
 export const RULES: readonly Rule[] = [
   // The manifest itself: phases and their dependencies, then grids, then names used in them.
@@ -74,6 +76,8 @@ export const RULES: readonly Rule[] = [
   slurmOptionElsewhere,
   shellOnAutomationNode,
   poolWithLogin,
+  codeWithoutTransfer,
+  codeNotDeclared,
   resultsMetricNotRecorded,
   // Expanded tasks (only when the manifest has no error).
   outputOutsideWorkdir,
