@@ -65,7 +65,7 @@ describe.runIf(clusterUp)('campaigns through an automation node (cluster.restric
 ${
   oom
     ? `  - name: big
-    command: python3 -c "x = bytearray(300 * 1024 * 1024); open('\${output}', 'w').write('ok')"
+    command: python3 -c "import os; x = bytearray(300 * 1024 * 1024); open(os.environ['CAMPAIGN_OUTPUT'], 'w').write('ok')"
     output: big.txt
     walltime: 5m
     resources: { mem: 100M }

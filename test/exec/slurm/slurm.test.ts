@@ -127,7 +127,7 @@ describe.runIf(clusterUp)('slurm executor on the test cluster, over SSH', () => 
         dir,
         `${cluster(`limits-${RUN}`, workdir)}phases:
   - name: big
-    command: python3 -c "x = bytearray(300 * 1024 * 1024); open('\${output}', 'w').write('ok')"
+    command: python3 -c "import os; x = bytearray(300 * 1024 * 1024); open(os.environ['CAMPAIGN_OUTPUT'], 'w').write('ok')"
     output: big.txt
     walltime: 5m
     resources: { mem: 100M }
