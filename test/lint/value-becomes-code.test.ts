@@ -8,7 +8,7 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
 import { lintText } from '../../src/lint/lint.js';
@@ -18,6 +18,8 @@ import { taskEnv } from '../../src/render/env.js';
 const dir = mkdtempSync(join(tmpdir(), 'campaign-code-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 const CANARY = join(dir, 'ran');
+/** Tasks find python3 itself first, not a version manager's shim that takes a second to start. */
+const PATH = `${dirname(spawnSync('python3', ['-c', 'import sys; print(sys.executable)'], { encoding: 'utf8' }).stdout.trim())}:${process.env.PATH}`;
 
 /** Values written to break out of every context: each, if run as code, creates CANARY. */
 const ATTACKS = [
@@ -60,7 +62,7 @@ function lintAndRun(command: string, values: Record<string, (string | number)[]>
     const r = spawnSync('bash', ['-c', toShell(command)], {
       cwd: dir,
       stdio: ['ignore', 'pipe', 'pipe'],
-      env: { PATH: process.env.PATH, HOME: process.env.HOME, LC_ALL: 'C', ...taskEnv('c', task, 1, dir) },
+      env: { PATH, HOME: process.env.HOME, LC_ALL: 'C', ...taskEnv('c', task, 1, dir) },
       encoding: 'utf8',
     });
     last = { status: r.status, stdout: r.stdout, stderr: r.stderr };
