@@ -148,24 +148,28 @@ const adaptedNote = (s: TaskState): string => {
 };
 
 function span(states: TaskState[]): { wall?: number; mean?: number } {
-  const starts: number[] = [];
-  const ends: number[] = [];
-  const durations: number[] = [];
+  // Kept as running figures, never as arrays spread into Math.min: a campaign's attempts may be
+  // more than the call stack takes as arguments.
+  let first = Infinity;
+  let last = -Infinity;
+  let completed = 0;
+  let total = 0;
   for (const s of states) {
     for (const a of s.attempts) {
       // The start and the end from one clock where there is one: the executor's (the cluster's)
       // start against its end; the submission is this machine's clock, which may run ahead.
       const start = Date.parse(a.startedAt ?? a.submittedAt);
-      starts.push(start);
-      if (a.endedAt) ends.push(Date.parse(a.endedAt));
-      if (a.endedAt && a.class === 'completed') durations.push(Math.max(0, Date.parse(a.endedAt) - start));
+      first = Math.min(first, start);
+      if (a.endedAt) last = Math.max(last, Date.parse(a.endedAt));
+      if (a.endedAt && a.class === 'completed') {
+        completed++;
+        total += Math.max(0, Date.parse(a.endedAt) - start);
+      }
     }
   }
   return {
-    ...(starts.length > 0 && ends.length > 0
-      ? { wall: Math.max(0, Math.max(...ends) - Math.min(...starts)) / 1000 }
-      : {}),
-    ...(durations.length > 0 ? { mean: durations.reduce((a, b) => a + b, 0) / durations.length / 1000 } : {}),
+    ...(first !== Infinity && last !== -Infinity ? { wall: Math.max(0, last - first) / 1000 } : {}),
+    ...(completed > 0 ? { mean: total / completed / 1000 } : {}),
   };
 }
 

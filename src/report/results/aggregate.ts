@@ -50,8 +50,13 @@ export function stats(xs: readonly number[]): Stats | undefined {
   if (xs.length === 0) return undefined;
   const n = xs.length;
   const mean = xs.reduce((s, x) => s + x, 0) / n;
-  const min = Math.min(...xs);
-  const max = Math.max(...xs);
+  // A loop, not Math.min(...xs): a cell may have more replicates than the call stack takes arguments.
+  let min = Infinity;
+  let max = -Infinity;
+  for (const x of xs) {
+    min = Math.min(min, x);
+    max = Math.max(max, x);
+  }
   // Two passes: the squares of deviations, not of values, so that large equal values give 0.
   if (n < 2) return { mean, min, max };
   const std = Math.sqrt(xs.reduce((s, x) => s + (x - mean) ** 2, 0) / (n - 1));

@@ -7,7 +7,7 @@
 import type { Cell } from '../../manifest/grid.js';
 import type { Scalar } from '../../manifest/schema.js';
 import type { CellResult } from '../results/aggregate.js';
-import { COLORS, el, niceStep, svgDocument, text, title } from './svg.js';
+import { COLORS, el, extent, niceStep, svgDocument, text, title } from './svg.js';
 
 /** One cell on its line. */
 interface ResultsPoint {
@@ -133,9 +133,12 @@ export function resultsPlot(
   const lines: ResultsLine[] = lineValues.slice(0, MAX_LINES).map((value) => {
     const mine = lineAxis === undefined ? shown : shown.filter((c) => key(c.values[lineAxis.axis]) === key(value));
     if (x === undefined) return { value, points: mine.slice(0, 1).map((c) => point(c, 0)) };
+    // Each line's cells by their x value (the first of each), found in one pass, not one per value.
+    const atX = new Map<string, CellResult>();
+    for (const m of mine) if (!atX.has(key(m.values[x.axis]))) atX.set(key(m.values[x.axis]), m);
     const points: ResultsPoint[] = [];
     xValues.forEach((xv, i) => {
-      const c = mine.find((m) => key(m.values[x.axis]) === key(xv));
+      const c = atX.get(key(xv));
       if (c !== undefined) points.push(point(c, scale === 'category' ? i : (xv as number)));
     });
     return { value, points };
@@ -247,6 +250,35 @@ function tooltip(p: ResultsPoint, replicates: boolean): string {
   return `${cell === '' ? 'the one cell' : cell}: ${fmt(p.mean!)}${spread}${count}${short}`;
 }
 
+/** Beyond this many points they are not drawn one by one (with a marker, error bar and tooltip each). */
+export const POINT_LIMIT = 2000;
+
+/** A run of points as the least and greatest mean at each pixel column: what a line of it looks like, in a few thousand points at most. */
+function envelope(
+  run: readonly ResultsPoint[],
+  x: (v: number) => number,
+  y: (v: number) => number,
+): (readonly [number, number])[] {
+  const out: (readonly [number, number])[] = [];
+  let column = NaN;
+  let low = 0;
+  let high = 0;
+  const flush = (): void => {
+    if (Number.isNaN(column)) return;
+    out.push([column, low]);
+    if (high !== low) out.push([column, high]);
+  };
+  for (const p of run) {
+    const [px, py] = [Math.round(x(p.x)), y(p.mean!)];
+    if (px !== column) {
+      flush();
+      [column, low, high] = [px, py, py];
+    } else [low, high] = [Math.min(low, py), Math.max(high, py)];
+  }
+  flush();
+  return out;
+}
+
 export function resultsSvg(plot: ResultsPlot, heading: string): string {
   const legend = plot.lineAxis !== undefined;
   const right = legend ? 180 : 32;
@@ -260,7 +292,7 @@ export function resultsSvg(plot: ResultsPlot, heading: string): string {
   const ys = points.flatMap((p) =>
     [p.mean!, p.mean! - (p.std ?? 0), p.mean! + (p.std ?? 0)].filter((v) => Number.isFinite(v)),
   );
-  const yScale = ys.length === 0 ? linear(0, 1) : linear(Math.min(...ys), Math.max(...ys));
+  const yScale = ys.length === 0 ? linear(0, 1) : linear(...extent(ys));
   const y = (v: number): number => bottom - yScale.unit(v) * PLOT_H;
 
   const count = Math.max(1, plot.x.values.length);
@@ -269,10 +301,12 @@ export function resultsSvg(plot: ResultsPlot, heading: string): string {
     plot.x.scale === 'category'
       ? {
           unit: (i) => (i + 0.5) / count,
-          ticks: plot.x.values.map((v, i) => ({
-            at: i,
-            label: fit(String(v), Math.max(3, Math.floor(plotW / count / 7))),
-          })),
+          // One label every so many values where there are more than the axis has room for.
+          ticks: plot.x.values.flatMap((v, i) =>
+            i % Math.ceil(count / (plotW / 24)) === 0
+              ? [{ at: i, label: fit(String(v), Math.max(3, Math.floor(plotW / Math.min(count, plotW / 24) / 7))) }]
+              : [],
+          ),
         }
       : plot.x.scale === 'log'
         ? logarithmic(numericX[0]!, numericX[numericX.length - 1]!)
@@ -302,6 +336,15 @@ export function resultsSvg(plot: ResultsPlot, heading: string): string {
   body.push(el('g', { class: 'axis y' }, yAxis), el('g', { class: 'axis x' }, xAxis));
 
   const replicates = points.some((p) => p.planned > 1);
+  // Past the limit the points are not drawn one by one: each line is its envelope per pixel.
+  const dense = points.length > POINT_LIMIT;
+  if (dense)
+    body.push(
+      text(WIDTH - 16, 26, `${points.length} points: each line drawn without its markers`, {
+        class: 'small muted',
+        'text-anchor': 'end',
+      }),
+    );
   plot.lines.forEach((line, i) => {
     const color = LINE_COLORS[i % LINE_COLORS.length]!;
     // The line is broken where a cell has no result, so that no segment bridges a gap.
@@ -314,14 +357,16 @@ export function resultsSvg(plot: ResultsPlot, heading: string): string {
       .filter((r) => r.length > 1)
       .map((r) =>
         el('path', {
-          d: r.map((p, k) => `${k === 0 ? 'M' : 'L'}${r2(x(p.x))} ${r2(y(p.mean!))}`).join(' '),
+          d: (dense ? envelope(r, x, y) : r.map((p) => [x(p.x), y(p.mean!)] as const))
+            .map(([px, py], k) => `${k === 0 ? 'M' : 'L'}${r2(px)} ${r2(py)}`)
+            .join(' '),
           fill: 'none',
           stroke: color,
           'stroke-width': 2,
           class: 'trend',
         }),
       );
-    for (const p of line.points) {
+    for (const p of dense ? [] : line.points) {
       if (p.mean === undefined || p.std === undefined) continue;
       const [cx, lo, hi] = [x(p.x), y(p.mean - p.std), y(p.mean + p.std)];
       parts.push(
@@ -332,7 +377,7 @@ export function resultsSvg(plot: ResultsPlot, heading: string): string {
         ]),
       );
     }
-    for (const p of line.points) {
+    for (const p of dense ? [] : line.points) {
       if (p.mean === undefined) continue;
       const short = p.n < p.planned;
       parts.push(

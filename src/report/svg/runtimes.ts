@@ -5,7 +5,7 @@
 import { formatDuration } from '../../manifest/units.js';
 import type { Plan } from '../../plan/plan.js';
 import type { CampaignState } from '../../state/state.js';
-import { classColor, COLORS, el, niceStep, svgDocument, text, title } from './svg.js';
+import { classColor, COLORS, el, extent, niceStep, svgDocument, text, title } from './svg.js';
 
 interface Row {
   label: string;
@@ -21,6 +21,8 @@ const TOP = 60;
 const ROW = 34;
 /** Beyond this many dots they go without tooltips: a picture of a huge campaign stays a few MB. */
 const TOOLTIP_LIMIT = 2000;
+/** Beyond this many, the dots of one outcome at one pixel are drawn once: the picture stays small. */
+const DOT_LIMIT = 5000;
 
 function rows(plan: Plan, state: CampaignState): Row[] {
   const out: Row[] = [];
@@ -57,7 +59,7 @@ export function runtimesSvg(plan: Plan, state: CampaignState): string {
       class: 'small muted',
     }),
   );
-  const maxShare = Math.max(1.1, ...rs.flatMap((r) => r.points.map((p) => (p.seconds / p.walltime) * 1.05)));
+  const maxShare = Math.max(1.1, extent(rs.flatMap((r) => r.points.map((p) => (p.seconds / p.walltime) * 1.05)))[1]);
   const plotW = WIDTH - LEFT - RIGHT;
   const x = (share: number): number => LEFT + (share / maxShare) * plotW;
   const plotH = rs.length * ROW;
@@ -68,7 +70,16 @@ export function runtimesSvg(plan: Plan, state: CampaignState): string {
       text(x(s), TOP + plotH + 16, `${Math.round(s * 100)}%`, { class: 'small muted', 'text-anchor': 'middle' }),
     );
   }
-  const tooltips = rs.reduce((n, r) => n + r.points.length, 0) <= TOOLTIP_LIMIT;
+  const count = rs.reduce((n, r) => n + r.points.length, 0);
+  const tooltips = count <= TOOLTIP_LIMIT;
+  const merged = count > DOT_LIMIT;
+  if (merged)
+    body.push(
+      text(WIDTH - 16, 26, `${count} attempts: one dot for all those of an outcome at the same pixel`, {
+        class: 'small muted',
+        'text-anchor': 'end',
+      }),
+    );
   rs.forEach((r, i) => {
     const cy = TOP + i * ROW + ROW / 2;
     const share = (p: Row['points'][number]): number => p.seconds / p.walltime;
@@ -99,7 +110,12 @@ export function runtimesSvg(plan: Plan, state: CampaignState): string {
       }),
       el('line', { x1: x(median), y1: cy - 9, x2: x(median), y2: cy + 9, stroke: COLORS.ink, 'stroke-width': 2 }),
     ];
+    const seen = new Set<string>();
     r.points.forEach((p, k) => {
+      // Past the limit, one dot stands for every attempt of its outcome at its pixel.
+      const at = `${Math.round(x(share(p)))} ${p.cls}`;
+      if (merged && seen.has(at)) return;
+      seen.add(at);
       // A deterministic jitter keeps equal times apart.
       const jitter = ((k * 7) % 9) - 4;
       parts.push(

@@ -96,3 +96,17 @@ export function timeStep(span: number, count: number): number {
   const raw = span / Math.max(1, count);
   return steps.find((s) => s >= raw) ?? Math.ceil(raw / 86400) * 86400;
 }
+
+/**
+ * The least and greatest of some numbers ([Infinity, -Infinity] for none), by a loop: spread into
+ * Math.min, a few hundred thousand numbers overflow the call stack.
+ */
+export function extent(values: Iterable<number>): [number, number] {
+  let least = Infinity;
+  let greatest = -Infinity;
+  for (const v of values) {
+    if (v < least) least = v;
+    if (v > greatest) greatest = v;
+  }
+  return [least, greatest];
+}

@@ -6,7 +6,7 @@
 import { formatDuration } from '../../manifest/units.js';
 import type { Plan } from '../../plan/plan.js';
 import type { Attempt, CampaignState } from '../../state/state.js';
-import { classColor, COLORS, el, svgDocument, text, timeStep, title } from './svg.js';
+import { classColor, COLORS, el, extent, svgDocument, text, timeStep, title } from './svg.js';
 
 interface Bar {
   task: string;
@@ -19,7 +19,7 @@ interface Bar {
 
 interface Group {
   label: string;
-  lanes: Bar[][];
+  bars: Bar[];
 }
 
 const LEFT = 190;
@@ -28,6 +28,13 @@ const WIDTH = 960;
 const TOP = 64;
 /** Beyond this many attempts the bars go without tooltips: a picture of a huge campaign stays a few MB. */
 export const TOOLTIP_LIMIT = 2000;
+/**
+ * Beyond this many attempts no attempt is drawn alone: each group shows how many ran (and waited)
+ * at once, by how they ended, so that the picture stays small and its lanes readable.
+ */
+export const BAR_LIMIT = 5000;
+/** The width of a column of the aggregated picture, in pixels. */
+const COLUMN = 3;
 
 /** Bars into lanes: each bar in the first lane free at its start (a task's attempts never overlap). */
 function pack(bars: Bar[]): Bar[][] {
@@ -63,26 +70,44 @@ export function timelineSvg(plan: Plan, state: CampaignState): string {
       }
       for (const [stratum, bars] of byStratum) {
         const label = `${p.name}${stage === 'smoke' ? ' · smoke' : ''}${stratum === 'all' ? '' : ` · ${stratum}`}`;
-        groups.push({ label, lanes: pack(bars) });
+        groups.push({ label, bars });
       }
     }
   }
-  const bars = groups.flatMap((g) => g.lanes.flat());
-  const lanes = groups.reduce((n, g) => n + g.lanes.length, 0);
-  const laneH = Math.max(4, Math.min(18, Math.floor(640 / Math.max(1, lanes))));
-  const gap = 10;
-  const plotH = lanes * laneH + groups.length * gap;
-  const height = TOP + plotH + 48;
-  const body: string[] = [text(16, 26, 'Campaign timeline', { class: 'heading' })];
-  if (bars.length === 0) {
-    body.push(text(16, TOP + 10, 'No task has been submitted yet.', { class: 'muted' }));
-    return svgDocument(WIDTH, TOP + 40, 'Campaign timeline', body);
+  const count = groups.reduce((n, g) => n + g.bars.length, 0);
+  if (count === 0) {
+    return svgDocument(WIDTH, TOP + 40, 'Campaign timeline', [
+      text(16, 26, 'Campaign timeline', { class: 'heading' }),
+      text(16, TOP + 10, 'No task has been submitted yet.', { class: 'muted' }),
+    ]);
   }
-  const t0 = Math.min(...bars.map((b) => b.submitted));
-  const t1 = Math.max(t0 + 1000, ...bars.map((b) => b.end));
-  const span = (t1 - t0) / 1000;
+  const [t0] = extent(groups.flatMap((g) => g.bars.map((b) => b.submitted)));
+  const t1 = Math.max(t0 + 1000, extent(groups.flatMap((g) => g.bars.map((b) => b.end)))[1]);
   const plotW = WIDTH - LEFT - RIGHT;
   const x = (ms: number): number => LEFT + ((ms - t0) / (t1 - t0)) * plotW;
+  const aggregated = count > BAR_LIMIT;
+  const packed = aggregated ? [] : groups.map((g) => pack(g.bars));
+  const lanes = packed.reduce((n, g) => n + g.length, 0);
+  const laneH = Math.max(4, Math.min(18, Math.floor(640 / Math.max(1, lanes))));
+  const groupH = Math.max(16, Math.min(64, Math.floor(640 / groups.length)));
+  const heightOf = (i: number): number => (aggregated ? groupH : packed[i]!.length * laneH);
+  const gap = 10;
+  const plotH = groups.reduce((h, _, i) => h + heightOf(i) + gap, 0);
+  const height = TOP + plotH + 48;
+  const body: string[] = [
+    text(16, 26, 'Campaign timeline', { class: 'heading' }),
+    ...(aggregated
+      ? [
+          text(
+            LEFT + 440,
+            26,
+            `${count} attempts: each group shows how many ran at once, by how they ended, and how many waited (grey line)`,
+            { class: 'small muted', 'text-anchor': 'middle' },
+          ),
+        ]
+      : []),
+  ];
+  const span = (t1 - t0) / 1000;
   body.push(...legend());
   // Time grid.
   const step = timeStep(span, 8);
@@ -100,18 +125,124 @@ export function timelineSvg(plan: Plan, state: CampaignState): string {
     }),
   );
   let y = TOP;
-  for (const g of groups) {
-    const h = g.lanes.length * laneH;
+  groups.forEach((g, i) => {
+    const h = heightOf(i);
     body.push(
       el('rect', { x: 8, y, width: WIDTH - 16, height: h, fill: '#f6f8fa', class: 'group' }),
-      text(LEFT - 8, y + Math.min(h, laneH) / 2 + 4, g.label, { 'text-anchor': 'end', class: 'group-label' }),
+      text(LEFT - 8, y + Math.min(h, aggregated ? 16 : laneH) / 2 + 4, g.label, {
+        'text-anchor': 'end',
+        class: 'group-label',
+      }),
     );
-    g.lanes.forEach((lane, i) => {
-      for (const b of lane) body.push(bar(b, x, y + i * laneH, laneH, bars.length <= TOOLTIP_LIMIT));
-    });
+    if (aggregated) body.push(...columns(g.bars, t0, t1, LEFT, plotW, y, h));
+    else
+      packed[i]!.forEach((lane, k) => {
+        for (const b of lane) body.push(bar(b, x, y + k * laneH, laneH, count <= TOOLTIP_LIMIT));
+      });
     y += h + gap;
-  }
+  });
   return svgDocument(WIDTH, height, 'Campaign timeline', body);
+}
+
+/** The order a column's parts are stacked in, from the bottom: how attempts ended, then those running. */
+const STACK = ['completed', 'failed', 'timeout', 'out_of_memory', 'node_fail', 'preempted', 'running'];
+
+/**
+ * A group's attempts as columns of `COLUMN` pixels: in each, the attempts that ran during it,
+ * on average over its time, stacked by how they ended and scaled to the most; over them, a grey line of
+ * those waiting in the queue, scaled to its own most (a queue is often far longer than what
+ * runs). Counted by differences (+1 where an attempt begins, -1 after it ends), so that each
+ * attempt costs the same whatever its length.
+ */
+function columns(
+  bars: readonly Bar[],
+  t0: number,
+  t1: number,
+  left: number,
+  width: number,
+  top: number,
+  height: number,
+): string[] {
+  const n = Math.max(1, Math.floor(width / COLUMN));
+  // Each column's mean of how many were out at once over its time: an attempt adds the share of
+  // the column it covers, whole columns through differences (+1 where it begins, -1 after).
+  const whole = new Map<string, Float64Array>();
+  const edges = new Map<string, Float64Array>();
+  const add = (cls: string, from: number, to: number): void => {
+    const [a, b] = [from, to].map((ms) => Math.min(n, Math.max(0, ((ms - t0) / (t1 - t0)) * n))) as [number, number];
+    if (!(b > a)) return;
+    let d = whole.get(cls);
+    let e = edges.get(cls);
+    if (!d || !e) {
+      whole.set(cls, (d = new Float64Array(n + 1)));
+      edges.set(cls, (e = new Float64Array(n + 1)));
+    }
+    const [fa, fb] = [Math.floor(a), Math.floor(b)];
+    if (fa === fb) e[fa]! += b - a;
+    else {
+      e[fa]! += fa + 1 - a;
+      e[fb]! += b - fb;
+      d[fa + 1]!++;
+      d[fb]!--;
+    }
+  };
+  for (const b of bars) {
+    if (b.start === undefined) add('queued', b.submitted, b.end);
+    else {
+      if (b.start > b.submitted) add('queued', b.submitted, b.start);
+      add(STACK.includes(b.cls) ? b.cls : 'failed', b.start, b.end);
+    }
+  }
+  const counts = new Map<string, Float64Array>();
+  for (const [cls, d] of whole) {
+    const e = edges.get(cls)!;
+    const c = new Float64Array(n);
+    for (let i = 0, run = 0; i < n; i++) c[i] = (run += d[i]!) + e[i]!;
+    counts.set(cls, c);
+  }
+  const queued = counts.get('queued') ?? new Float64Array(n);
+  let ran = 0;
+  let waited = 0;
+  for (let i = 0; i < n; i++) {
+    let sum = 0;
+    for (const cls of STACK) sum += counts.get(cls)?.[i] ?? 0;
+    ran = Math.max(ran, sum);
+    waited = Math.max(waited, queued[i]!);
+  }
+  const scale = (height - 4) / Math.max(1, ran);
+  const out: string[] = [];
+  for (let i = 0; i < n; i++) {
+    let base = top + height;
+    for (const cls of STACK) {
+      const k = counts.get(cls)?.[i] ?? 0;
+      if (k * scale < 0.05) continue;
+      out.push(
+        el('rect', {
+          x: left + i * COLUMN,
+          y: base - k * scale,
+          width: COLUMN,
+          height: k * scale,
+          fill: classColor(cls),
+        }),
+      );
+      base -= k * scale;
+    }
+  }
+  if (waited > 0.05) {
+    const qy = (k: number): number => top + height - (k / waited) * (height - 4);
+    const d = Array.from(
+      queued,
+      (k, i) => `${i === 0 ? 'M' : 'L'}${left + i * COLUMN} ${Math.round(qy(k) * 10) / 10}h${COLUMN}`,
+    );
+    out.push(el('path', { d: d.join(''), fill: 'none', stroke: COLORS.queued, 'stroke-width': 1.5, class: 'queue' }));
+  }
+  // Means over a column: whole numbers where large, a tenth where small.
+  const many = (v: number): string => String(v >= 10 ? Math.round(v) : Math.round(v * 10) / 10);
+  const said = `up to ${many(ran)} running${waited > 0 ? `, ${many(waited)} queued` : ''} at once`;
+  return [
+    el('g', { class: 'columns' }, [title(`${bars.length} attempts; ${said}`), ...out]),
+    text(WIDTH - RIGHT, top + 12, said, { class: 'small muted', 'text-anchor': 'end' }),
+  ];
 }
 
 function bar(b: Bar, x: (ms: number) => number, top: number, laneH: number, tooltip: boolean): string {
