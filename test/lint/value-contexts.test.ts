@@ -241,9 +241,10 @@ describe('every context that evaluates a value is refused; every accepted one ke
           expect(existsSync(MARK), `${command} ran ${JSON.stringify(task.values.v)}`).toBe(false);
         }
       }),
-      { numRuns: 120 },
+      { numRuns: 80 },
     );
-  });
+    // Each run starts bash (and python3, perl, awk or sed) up to four times: on a loaded machine, minutes.
+  }, 300_000);
 
   it('accepts any context for a numeric axis, which no context can turn into code', () => {
     for (const { command } of EVALUATING)
