@@ -133,6 +133,10 @@ const DATA: readonly string[] = [
   "python3 -c 'import sys; print(sys.argv[1:])' --lr 1 --name V --out ${output}",
   'grep -F -e V /dev/null || echo none',
   'mkdir -p d && echo V > d/f.txt',
+  '# a note on ${v}\necho ok',
+  "f() { printf '%s\\n' \"$1\"; }; f V",
+  'x=V; echo "$${x:-default}"',
+  'if [ -n V ]; then echo set; fi',
 ];
 
 const FORMS = ['${v}', '"${v}"', '"x-${v}"', '"$(printf %s ${v})"'];
