@@ -75,7 +75,7 @@ async function restore(
 ): Promise<{ state: CampaignState; ref: StateArtifactRef | undefined }> {
   const ref = await services.state.restoreNewest(c.manifest.campaign, c.stateDir);
   const merged = ref?.merged?.length
-    ? `, merged with ${ref.merged.join(', ')} (jobs of that run that ran beside it)`
+    ? `, merged with ${ref.merged.join(', ')} (jobs of that run that ran beside it)${ref.uncovered ? `; no job of it drove ${ref.uncovered.join(', ')}, kept as ${ref.name} holds them` : ''}`
     : '';
   core.info(
     ref ? `restored the state from ${ref.name} (run ${ref.runId})${merged}` : 'no earlier state: the campaign starts',

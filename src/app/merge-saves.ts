@@ -9,14 +9,43 @@ import { DROVE_FILE, droveFile, mergeParallelStates, type SavedState } from '../
 import { FileStateStore } from '../exec/store/file-store.js';
 import { campaignStateSchema } from '../state/state.js';
 
-/** Merges the saves in `dirs` (newest first): state.json's text and events.jsonl's (every event once). */
-export async function mergeSaves(dirs: readonly string[]): Promise<{ state: string; events: string }> {
+/**
+ * The save in a downloaded directory, checked as the controller would load it (state.json with
+ * its journal, against the state's schema), or what is wrong with it: a save that fails here is
+ * passed over for the next newest, as a damaged download is, never merged.
+ */
+export async function readSave(dir: string, campaign: string): Promise<SavedState | string> {
+  let raw: unknown;
+  try {
+    raw = await new FileStateStore(dir, { readOnly: true }).load();
+  } catch (e) {
+    return `its state does not load (${(e as Error).message})`;
+  }
+  if (raw === undefined) return 'it holds no state.json';
+  const parsed = campaignStateSchema.safeParse(raw);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    return `its state.json is not a campaign state (${issue ? `${issue.path.join('.') || 'the whole'}: ${issue.message}` : 'invalid'})`;
+  }
+  if (parsed.data.campaign !== campaign) return 'its state.json is not this campaign’s state';
+  return { state: parsed.data, drove: await droveBy(dir) };
+}
+
+/**
+ * Merges the saves in `dirs` (newest first, each passed by readSave): state.json's text,
+ * events.jsonl's (every event once) and the phases no save drove.
+ */
+export async function mergeSaves(
+  dirs: readonly string[],
+  campaign: string,
+): Promise<{ state: string; events: string; uncovered: string[] }> {
   const saves: SavedState[] = [];
   const events: string[] = [];
   const seen = new Set<string>();
   for (const dir of dirs) {
-    const state = campaignStateSchema.parse(await new FileStateStore(dir, { readOnly: true }).load());
-    saves.push({ state, drove: await droveBy(dir) });
+    const save = await readSave(dir, campaign);
+    if (typeof save === 'string') throw new Error(`the save in ${dir} cannot be merged: ${save}`);
+    saves.push(save);
     const text = await readFile(join(dir, 'events.jsonl'), 'utf8').catch(() => '');
     for (const line of text.split('\n')) {
       if (line.trim() === '' || seen.has(line)) continue;
@@ -24,7 +53,12 @@ export async function mergeSaves(dirs: readonly string[]): Promise<{ state: stri
       events.push(line);
     }
   }
-  return { state: JSON.stringify(mergeParallelStates(saves)), events: events.map((l) => `${l}\n`).join('') };
+  const merged = mergeParallelStates(saves);
+  return {
+    state: JSON.stringify(merged.state),
+    events: events.map((l) => `${l}\n`).join(''),
+    uncovered: merged.uncovered,
+  };
 }
 
 /** The phases the job that saved a state directory drove (DROVE_FILE); all for a save that does not say. */

@@ -7,17 +7,29 @@
  */
 import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
-import { z } from 'zod';
 import type { Campaign } from '../app/load.js';
-import { mergeSaves } from '../app/merge-saves.js';
+import { mergeSaves, readSave } from '../app/merge-saves.js';
 import { DROVE_FILE } from '../decide/parallel-states.js';
 import { UserError } from '../errors.js';
 import { GitHubReader } from '../github/reader.js';
-import { apiUrlFor, parseRemote, parseRepoOption, type Repository } from '../github/repository.js';
-import { parseStateArtifactName, STATE_FILES, untrustedBecause, type WorkflowRun } from '../github/state-artifacts.js';
+import {
+  endpointFor,
+  enterpriseHost,
+  parseRemote,
+  parseRepoOption,
+  type Endpoint,
+  type Repository,
+} from '../github/repository.js';
+import {
+  MAX_STATE_FILE_BYTES,
+  parseStateArtifactName,
+  STATE_FILES,
+  untrustedBecause,
+  type WorkflowRun,
+} from '../github/state-artifacts.js';
 import { unzip } from '../github/unzip.js';
 
 export interface FromGitHubOptions {
@@ -32,7 +44,10 @@ export interface FromGitHubOptions {
 /** Earlier runs' artifacts are listed newest first; the state is on the first pages or expired. */
 const MAX_PAGES = 10;
 
-const storedState = z.object({ campaign: z.string() });
+/** What is read of an artifact: the state's own files and which phases its job drove. */
+const SAVE_FILES = new Set([...STATE_FILES, DROVE_FILE]);
+/** An artifact's zip holds at most these files, each at most a state file's limit (and some room for the zip's own records). */
+const MAX_ZIP_BYTES = SAVE_FILES.size * MAX_STATE_FILE_BYTES + 2 ** 20;
 
 /** Fetches the campaign's state and returns the campaign reading it from where it landed. */
 export async function campaignFromGitHub(
@@ -41,10 +56,14 @@ export async function campaignFromGitHub(
   env: NodeJS.ProcessEnv,
   note: (m: string) => void,
 ): Promise<Campaign> {
-  const where = o.repo !== undefined ? parseRepoOption(o.repo) : await originOf(c.file);
+  const where =
+    o.repo !== undefined
+      ? parseRepoOption(o.repo, enterpriseHost(env.GITHUB_API_URL) ?? 'github.com')
+      : await originOf(c.file, env);
+  const endpoint = endpointFor(where.host, env.GITHUB_API_URL)!;
   const reader = new GitHubReader({
-    apiUrl: env.GITHUB_API_URL || apiUrlFor(where.host),
-    token: await tokenFor(where, env),
+    apiUrl: endpoint.apiUrl,
+    token: await tokenFor(where, endpoint, env),
     owner: where.owner,
     repo: where.repo,
   });
@@ -64,41 +83,49 @@ export async function campaignFromGitHub(
         skipped.push(`${a.name} (run ${runId}): ${why}`);
         continue;
       }
-      let zip: Buffer;
+      const saves: { name: string; dir: string }[] = [];
       try {
-        zip = await reader.artifactZip(a.id);
-      } catch (e) {
-        // A refusal of the token holds for every artifact; a failed download (expired, cut off) is this one's.
-        if (e instanceof UserError) throw e;
-        skipped.push(`${a.name} (run ${runId}): ${(e as Error).message}`);
-        continue;
+        const first = await download(reader, a, campaign);
+        if (typeof first === 'string') {
+          skipped.push(`${a.name} (run ${runId}): ${first}`);
+          continue;
+        }
+        saves.push({ name: a.name, dir: first.dir });
+        // Jobs of its run may have driven phases at once: the newest save of each other job is merged in.
+        const jobs = new Set([parseStateArtifactName(a.name)!.job]);
+        for (const b of artifacts) {
+          const job = parseStateArtifactName(b.name)?.job;
+          if (b.workflow_run?.id !== runId || b.expired || job === undefined || jobs.has(job)) continue;
+          if (parseStateArtifactName(b.name)?.campaign !== campaign) continue;
+          jobs.add(job);
+          const got = await download(reader, b, campaign);
+          if (typeof got === 'string') skipped.push(`${b.name} (run ${runId}): ${got}`);
+          else saves.push({ name: b.name, dir: got.dir });
+        }
+        const dir =
+          o.stateDir !== undefined ? resolve(o.stateDir) : await mkdtemp(join(tmpdir(), 'campaign-from-github-'));
+        const merged =
+          saves.length > 1
+            ? await mergeSaves(
+                saves.map((x) => x.dir),
+                campaign,
+              )
+            : undefined;
+        await install(saves[0]!.dir, merged, dir);
+        for (const s of skipped) note(`not read: ${s}`);
+        const siblings = saves.slice(1).map((x) => x.name);
+        const beside = siblings.length > 0 ? `, merged with ${siblings.join(', ')}` : '';
+        note(
+          `the state of ${campaign} from ${reader.fullName}: artifact ${a.name} (id ${a.id}, made ${a.created_at ?? 'at an unknown time'}) of run ${runId} (${run.event} on ${branch}, ${run.path})${beside}, in ${dir}`,
+        );
+        if (merged && merged.uncovered.length > 0)
+          note(
+            `no job of run ${runId} drove ${merged.uncovered.join(', ')}: ${merged.uncovered.length === 1 ? 'it is' : 'they are'} as ${a.name} holds ${merged.uncovered.length === 1 ? 'it' : 'them'}`,
+          );
+        return { ...c, stateDir: dir };
+      } finally {
+        for (const x of saves) await rm(x.dir, { recursive: true, force: true });
       }
-      const files = stateFiles(zip, a.digest ?? undefined, campaign);
-      if (typeof files === 'string') {
-        skipped.push(`${a.name} (run ${runId}): ${files}`);
-        continue;
-      }
-      // Jobs of its run may have driven phases at once: the newest save of each other job is merged in.
-      const jobs = new Set([parseStateArtifactName(a.name)!.job]);
-      const siblings: { name: string; files: Map<string, Buffer> }[] = [];
-      for (const b of artifacts) {
-        const job = parseStateArtifactName(b.name)?.job;
-        if (b.workflow_run?.id !== runId || b.expired || job === undefined || jobs.has(job)) continue;
-        if (parseStateArtifactName(b.name)?.campaign !== campaign) continue;
-        jobs.add(job);
-        const got = stateFiles(await reader.artifactZip(b.id), b.digest ?? undefined, campaign);
-        if (typeof got === 'string') skipped.push(`${b.name} (run ${runId}): ${got}`);
-        else siblings.push({ name: b.name, files: got });
-      }
-      const dir =
-        o.stateDir !== undefined ? resolve(o.stateDir) : await mkdtemp(join(tmpdir(), 'campaign-from-github-'));
-      await install(siblings.length > 0 ? await merged([files, ...siblings.map((x) => x.files)]) : files, dir);
-      for (const s of skipped) note(`not read: ${s}`);
-      const beside = siblings.length > 0 ? `, merged with ${siblings.map((x) => x.name).join(', ')}` : '';
-      note(
-        `the state of ${campaign} from ${reader.fullName}: artifact ${a.name} (id ${a.id}, made ${a.created_at ?? 'at an unknown time'}) of run ${runId} (${run.event} on ${branch}, ${run.path})${beside}, in ${dir}`,
-      );
-      return { ...c, stateDir: dir };
     }
     if (page * 100 >= total_count) break;
   }
@@ -111,63 +138,66 @@ export async function campaignFromGitHub(
   });
 }
 
-/** The state's files of a downloaded artifact, or what is wrong with it. */
-function stateFiles(zip: Buffer, digest: string | undefined, campaign: string): Map<string, Buffer> | string {
-  if (digest?.startsWith('sha256:') && createHash('sha256').update(zip).digest('hex') !== digest.slice(7))
+/**
+ * A state artifact downloaded into a new temporary directory (its state's files only) once it
+ * proved whole and this campaign's state; else what is wrong with it.
+ */
+async function download(
+  reader: GitHubReader,
+  a: { id: number; name: string; digest?: string | null; size_in_bytes?: number },
+  campaign: string,
+): Promise<{ dir: string } | string> {
+  let zip: Buffer;
+  try {
+    zip = await reader.artifactZip(a.id, Math.min(a.size_in_bytes ?? MAX_ZIP_BYTES, MAX_ZIP_BYTES));
+  } catch (e) {
+    // A refusal of the token holds for every artifact; a failed download (expired, cut off) is this one's.
+    if (e instanceof UserError) throw e;
+    return (e as Error).message;
+  }
+  if (a.digest?.startsWith('sha256:') && createHash('sha256').update(zip).digest('hex') !== a.digest.slice(7))
     return 'its download does not match its digest';
   let files: Map<string, Buffer>;
   try {
-    files = unzip(zip);
+    files = unzip(zip, { names: SAVE_FILES, limit: MAX_STATE_FILE_BYTES });
   } catch (e) {
     return (e as Error).message;
   }
-  const state = files.get('state.json');
-  if (state === undefined) return 'it holds no state.json';
-  let parsed;
-  try {
-    parsed = storedState.safeParse(JSON.parse(state.toString('utf8')));
-  } catch {
-    return 'its state.json does not parse';
-  }
-  if (!parsed.success || parsed.data.campaign !== campaign) return 'its state.json is not this campaign’s state';
-  return files;
+  const dir = await mkdtemp(join(tmpdir(), 'campaign-from-github-save-'));
+  for (const [name, bytes] of files) await writeFile(join(dir, name), bytes);
+  const save = await readSave(dir, campaign);
+  if (typeof save !== 'string') return { dir };
+  await rm(dir, { recursive: true, force: true });
+  return save;
 }
 
-/** The saves of jobs that ran at once (newest first) as one state's files (app/merge-saves.ts). */
-async function merged(saves: Map<string, Buffer>[]): Promise<Map<string, Buffer>> {
-  const dirs: string[] = [];
-  try {
-    for (const files of saves) {
-      const dir = await mkdtemp(join(tmpdir(), 'campaign-from-github-save-'));
-      dirs.push(dir);
-      for (const f of [...STATE_FILES, DROVE_FILE]) {
-        const bytes = files.get(f);
-        if (bytes !== undefined) await writeFile(join(dir, f), bytes);
-      }
-    }
-    const m = await mergeSaves(dirs);
-    return new Map([
-      ['state.json', Buffer.from(m.state)],
-      ['events.jsonl', Buffer.from(m.events)],
-    ]);
-  } finally {
-    for (const dir of dirs) await rm(dir, { recursive: true, force: true });
-  }
-}
-
-/** The state's own files (never anything else an artifact holds), replacing those of an earlier state there. */
-async function install(files: Map<string, Buffer>, dir: string): Promise<void> {
+/**
+ * The state's own files (never anything else an artifact holds) from a downloaded save, or the
+ * merge of several, replacing those of an earlier state there. A merge is written whole, with
+ * no journal and no previous copy: it is a state of its own.
+ */
+async function install(
+  from: string,
+  merged: { state: string; events: string } | undefined,
+  dir: string,
+): Promise<void> {
   await mkdir(dir, { recursive: true });
   for (const f of [...STATE_FILES.slice(1), STATE_FILES[0]!]) {
-    const bytes = files.get(f);
+    const bytes = merged
+      ? f === 'state.json'
+        ? merged.state
+        : f === 'events.jsonl'
+          ? merged.events
+          : undefined
+      : await readFile(join(from, f)).catch(() => undefined);
     if (bytes === undefined) await rm(join(dir, f), { force: true });
     else await writeFile(join(dir, f), bytes);
   }
 }
 
-/** The repository the `origin` remote of the manifest's checkout names. */
-async function originOf(file: string): Promise<Repository> {
-  const url = await run('git', ['remote', 'get-url', 'origin'], dirname(resolve(file)));
+/** The repository the `origin` remote of the manifest's checkout names, on github.com or the GitHub Enterprise Server GITHUB_API_URL names. */
+async function originOf(file: string, env: NodeJS.ProcessEnv): Promise<Repository> {
+  const url = await run('git', ['remote', 'get-url', 'origin'], dirname(resolve(file)), env);
   const repo = url.ok ? parseRemote(url.stdout) : undefined;
   if (repo === undefined)
     throw new UserError({
@@ -176,22 +206,27 @@ async function originOf(file: string): Promise<Repository> {
         : `cannot tell ${file}'s repository: its checkout has no origin remote (${url.said})`,
       fix: 'give --repo OWNER/REPO',
     });
+  if (endpointFor(repo.host, env.GITHUB_API_URL) === undefined)
+    throw new UserError({
+      message: `the origin remote of ${file}'s checkout (${url.stdout.trim()}) is on ${repo.host}, which is neither github.com nor the GitHub Enterprise Server that GITHUB_API_URL names${env.GITHUB_API_URL ? ` (${env.GITHUB_API_URL})` : ''}: no token is sent there`,
+      fix: `give --repo OWNER/REPO for a repository on github.com, or for a GitHub Enterprise Server set GITHUB_API_URL to its API (https://${repo.host}/api/v3)`,
+    });
   return repo;
 }
 
-/** GITHUB_TOKEN, GH_TOKEN, else the GitHub CLI's login for the host. */
-async function tokenFor(where: Repository, env: NodeJS.ProcessEnv): Promise<string> {
-  const given = env.GITHUB_TOKEN || env.GH_TOKEN;
-  if (given) return given;
-  const gh = await run(
-    'gh',
-    ['auth', 'token', ...(where.host === 'github.com' ? [] : ['--hostname', where.host])],
-    process.cwd(),
-  );
+/** The token for the endpoint, as the GitHub CLI takes it: its variables, else `gh auth token --hostname HOST`. */
+async function tokenFor(where: Repository, endpoint: Endpoint, env: NodeJS.ProcessEnv): Promise<string> {
+  for (const name of endpoint.tokenVariables) {
+    const given = env[name];
+    if (given) return given;
+  }
+  const gh = await run('gh', ['auth', 'token', '--hostname', endpoint.ghHost], process.cwd(), env);
   if (gh.ok && gh.stdout.trim() !== '') return gh.stdout.trim();
+  const [first, second] = endpoint.tokenVariables;
+  const login = `gh auth login${endpoint.ghHost === 'github.com' ? '' : ` --hostname ${endpoint.ghHost}`}`;
   throw new UserError({
-    message: `no GitHub token to read ${where.owner}/${where.repo}'s artifacts: GITHUB_TOKEN and GH_TOKEN are not set, and ${gh.missing ? 'the GitHub CLI (gh) is not installed' : `\`gh auth token\` gave none (${gh.said})`}`,
-    fix: `log in with the GitHub CLI (\`gh auth login${where.host === 'github.com' ? '' : ` --hostname ${where.host}`}\`), or set GITHUB_TOKEN to a token that can read the repository's Actions (fine-grained: \`actions: read\`)`,
+    message: `no GitHub token to read ${where.owner}/${where.repo}'s artifacts: ${first} and ${second} are not set, and ${gh.missing ? 'the GitHub CLI (gh) is not installed' : `\`gh auth token --hostname ${endpoint.ghHost}\` gave none (${gh.said})`}`,
+    fix: `log in with the GitHub CLI (\`${login}\`), or set ${first} to a token that can read the repository's Actions (fine-grained: \`actions: read\`)`,
   });
 }
 
@@ -204,9 +239,9 @@ interface Ran {
   said: string;
 }
 
-function run(command: string, args: string[], cwd: string): Promise<Ran> {
+function run(command: string, args: string[], cwd: string, env: NodeJS.ProcessEnv): Promise<Ran> {
   return new Promise((done) => {
-    execFile(command, args, { cwd, timeout: 20_000 }, (error, stdout, stderr) => {
+    execFile(command, args, { cwd, env, timeout: 20_000 }, (error, stdout, stderr) => {
       const missing = (error as NodeJS.ErrnoException | null)?.code === 'ENOENT';
       done({ ok: error === null, stdout, missing, said: stderr.trim().split('\n')[0] || error?.message || '' });
     });

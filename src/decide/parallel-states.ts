@@ -3,8 +3,12 @@
  * phases in parallel jobs, each starting from the same state and saving its own copy with its
  * phase's progress in it; the newest copy alone would lose every other job's records. Each save
  * says which phases its job drove (a scoped job one, a whole-campaign job all), and a phase's
- * record, its phase state and its tasks, is taken from the newest save that drove it; a phase
- * no save drove keeps the newest save's record, which every job began from.
+ * record, its phase state and its tasks, is taken from one save only: the newest that drove it
+ * by name, else the newest whole-campaign save. A job that did not drive a phase holds only the
+ * copy it began from, so none of its records of that phase is taken, not even one the driving
+ * save lacks (the next pass plans such a task afresh and finds on the cluster what it sent). A
+ * phase no save drove keeps the newest save's record, which every job began from, and is named
+ * among the merge's `uncovered`.
  */
 import { z } from 'zod';
 import { phaseOfTask } from './policy.js';
@@ -23,32 +27,36 @@ export interface SavedState {
   drove: z.infer<typeof droveFile>['drove'];
 }
 
+export interface MergedStates {
+  state: CampaignState;
+  /** The phases that no save drove, kept as the newest save holds them. */
+  uncovered: string[];
+}
+
 /** `saves` newest first; the first is the base. */
-export function mergeParallelStates(saves: readonly SavedState[]): CampaignState {
+export function mergeParallelStates(saves: readonly SavedState[]): MergedStates {
   const [base, ...older] = saves;
   if (base === undefined) throw new Error('mergeParallelStates needs at least one state');
-  if (older.length === 0 || base.drove === 'all') return base.state;
+  if (older.length === 0) return { state: base.state, uncovered: [] };
+  const phases = new Set(
+    saves.flatMap((s) => [...Object.keys(s.state.phases), ...Object.keys(s.state.tasks).map(phaseOfTask)]),
+  );
   const source = new Map<string, CampaignState>();
-  const drives = (s: SavedState, phase: string): boolean => s.drove === 'all' || s.drove.includes(phase);
-  const phases = new Set([...saves.flatMap((s) => Object.keys(s.state.phases))]);
+  const uncovered: string[] = [];
   for (const phase of phases) {
-    const newest = saves.find((s) => drives(s, phase));
-    source.set(phase, (newest ?? base).state);
+    const driver =
+      saves.find((s) => s.drove !== 'all' && s.drove.includes(phase)) ?? saves.find((s) => s.drove === 'all');
+    if (driver === undefined) uncovered.push(phase);
+    source.set(phase, (driver ?? base).state);
   }
   const tasks: Record<string, TaskState> = {};
-  for (const s of saves) {
-    for (const [id, t] of Object.entries(s.state.tasks)) {
-      if (id in tasks) continue;
-      const from = source.get(phaseOfTask(id)) ?? base.state;
-      const chosen = from.tasks[id];
-      // A task the chosen save never held (its job began before the task was planned) is taken from whichever has it.
-      tasks[id] = chosen ?? t;
-    }
+  for (const [phase, from] of source) {
+    for (const [id, t] of Object.entries(from.tasks)) if (phaseOfTask(id) === phase) tasks[id] = t;
   }
   const phaseStates = Object.fromEntries(
     [...phases].flatMap((p) => {
-      const ps = source.get(p)!.phases[p] ?? saves.find((s) => s.state.phases[p])!.state.phases[p]!;
-      return [[p, ps]];
+      const ps = source.get(p)!.phases[p];
+      return ps === undefined ? [] : [[p, ps]];
     }),
   );
   const definitions = Object.assign({}, ...[...saves].reverse().map((s) => s.state.definitions ?? {})) as Record<
@@ -62,7 +70,7 @@ export function mergeParallelStates(saves: readonly SavedState[]): CampaignState
   const parked = [...parkedFrom(base.state, undefined), ...[...phases].flatMap((p) => parkedFrom(source.get(p)!, p))];
   const rest = { ...base.state };
   delete rest.parked;
-  return {
+  const state: CampaignState = {
     ...rest,
     updated,
     phases: phaseStates,
@@ -77,4 +85,5 @@ export function mergeParallelStates(saves: readonly SavedState[]): CampaignState
         }
       : {}),
   };
+  return { state, uncovered };
 }

@@ -43,10 +43,11 @@ export class GitHubReader {
   }
 
   /**
-   * The artifact's zip. GitHub answers with a redirect to a short-lived storage URL, which is
-   * followed without the token: it is for GitHub only.
+   * The artifact's zip, no longer than `maxBytes` (the size the listing gave). GitHub answers
+   * with a redirect to a short-lived storage URL, which is followed without the token: it is
+   * for GitHub only.
    */
-  async artifactZip(id: number): Promise<Buffer> {
+  async artifactZip(id: number, maxBytes: number): Promise<Buffer> {
     const path = `/repos/${this.fullName}/actions/artifacts/${id}/zip`;
     const res = await this.get(path, 'manual');
     const location = res.headers.get('location');
@@ -55,7 +56,20 @@ export class GitHubReader {
     }
     const blob = await fetch(new URL(location, this.root + path));
     if (!blob.ok) throw new Error(`downloading artifact ${id} failed (${blob.status} from its storage)`);
-    return Buffer.from(await blob.arrayBuffer());
+    const tooLong = (): Error =>
+      new Error(`artifact ${id}'s download is longer than the ${maxBytes} bytes its listing gives`);
+    if (Number(blob.headers.get('content-length') ?? 0) > maxBytes) {
+      await blob.body?.cancel();
+      throw tooLong();
+    }
+    const parts: Buffer[] = [];
+    let length = 0;
+    for await (const chunk of blob.body ?? []) {
+      length += (chunk as Uint8Array).length;
+      if (length > maxBytes) throw tooLong();
+      parts.push(Buffer.from(chunk as Uint8Array));
+    }
+    return Buffer.concat(parts);
   }
 
   private async json<T>(path: string, schema: z.ZodType<T>): Promise<T> {

@@ -13,6 +13,11 @@ import { z } from 'zod';
 const PREFIX = 'campaign-state';
 /** The files a state directory is restored with: what the state store reads (exec/store/file-store.ts). */
 export const STATE_FILES = ['state.json', 'state.prev.json', 'state.journal.jsonl', 'events.jsonl'];
+/**
+ * The most bytes one state file may hold, as the state store reads it (exec/store/file-store.ts):
+ * the bound of what a downloaded artifact's entries may inflate to.
+ */
+export const MAX_STATE_FILE_BYTES = 500 * 2 ** 20;
 /** The events whose runs only the repository's writers can start. */
 export const TRUSTED_EVENTS = new Set(['push', 'workflow_dispatch', 'schedule']);
 
@@ -49,6 +54,8 @@ export const artifactList = z.object({
       id: z.number(),
       name: z.string(),
       expired: z.boolean(),
+      /** The zip's size: its download is read no further. */
+      size_in_bytes: z.number().optional(),
       created_at: z.string().nullable(),
       digest: z.string().nullable().optional(),
       workflow_run: z.object({ id: z.number().nullable().optional() }).nullable().optional(),

@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { UserError } from '../../src/errors.js';
+import { emptyState } from '../../src/state/state.js';
 import type { GitHubServices } from '../../src/action/github/services.js';
 import { GitHubStandin, type Run } from '../helpers/github-standin.js';
 
@@ -45,10 +46,14 @@ function asJob(run: Run, job: string, withToken = token): { services: GitHubServ
   return { services: github.githubServices(env, withToken, (w) => warnings.push(w), { waitUnitMs: 1 }), warnings };
 }
 
-async function stateDir(campaign: string, marker: string): Promise<string> {
+/** A state directory: a campaign state (its schema keeps keys it does not know, here a marker), events, a lock. */
+async function stateDir(campaign: string, marker: string, fields: object = {}): Promise<string> {
   const dir = join(root, `state-${++jobs}`);
   await mkdir(dir, { recursive: true });
-  await writeFile(join(dir, 'state.json'), JSON.stringify({ version: 1, campaign, marker }));
+  await writeFile(
+    join(dir, 'state.json'),
+    JSON.stringify({ ...emptyState(campaign, '2026-01-01T00:00:00.000Z'), marker, ...fields }),
+  );
   await writeFile(join(dir, 'events.jsonl'), `{"marker":"${marker}"}\n`);
   await writeFile(join(dir, 'lock'), 'held by a live process');
   return dir;
@@ -240,6 +245,28 @@ describe("state artifacts (against a local stand-in of GitHub's artifact service
     expect(warnings.join('\n')).toMatch(/is not restored: it was made by a run from mallory\/experiments \(a fork\)/);
     expect(await marker(dir)).toBe('local');
     expect(await readFile(join(dir, 'results.csv'), 'utf8')).toBe('precious');
+  });
+
+  it('passes over a save that parses but is no campaign state, beside another job of its run too, for the next', async () => {
+    const campaign = 'theta';
+    await asJob(gh.newRun(), 'settle').services.state.save(campaign, await stateDir(campaign, 'older'), 'settle');
+    const run = gh.newRun();
+    await asJob(run, 'train').services.state.save(campaign, await stateDir(campaign, 'train'), 'train');
+    const bad = await asJob(run, 'evaluate').services.state.save(
+      campaign,
+      await stateDir(campaign, 'bad', { tasks: 'none' }),
+      'evaluate',
+    );
+    const dir = join(root, 'fresh-theta');
+    const { services, warnings } = asJob(gh.newRun(), 'resume');
+    const got = await services.state.restoreNewest(campaign, dir);
+    // The other job's save of that run, alone: nothing is merged with a save that is no state.
+    expect(got?.name).toMatch(/\.train\.1$/);
+    expect(got?.merged).toBeUndefined();
+    expect(await marker(dir)).toBe('train');
+    expect(warnings.join('\n')).toContain(
+      `state artifact ${bad.name} is unusable (its state.json is not a campaign state (tasks: `,
+    );
   });
 
   it('keeps the local state when every artifact is damaged, and says how to go on', async () => {

@@ -37,7 +37,7 @@ describe('merging the saves of jobs that ran at once', () => {
             drove: [p],
           }));
           saves.reverse(); // newest first
-          const merged = mergeParallelStates(saves);
+          const merged = mergeParallelStates(saves).state;
           for (const p of PHASES) {
             const i = driven.indexOf(p);
             const want = stateAt({ ...start, [p]: i < 0 ? 0 : steps[i]! }, 'x');
@@ -50,15 +50,64 @@ describe('merging the saves of jobs that ran at once', () => {
     );
   });
 
-  it('a save of a job that drove the whole campaign is the state as it is', () => {
+  it('takes a phase only from the save that drove it (by name, else a whole-campaign one), its tasks too, and names the phases none drove', () => {
+    const drove = fc.oneof(fc.constant('all' as const), fc.subarray(PHASES));
+    const save = fc.record({
+      drove,
+      progress: fc.record({ a: fc.nat(2), b: fc.nat(2), c: fc.nat(2) }),
+      // Tasks the save lacks: its job began before they were planned.
+      lacks: fc.subarray(PHASES.flatMap((p) => [`${p}/k=1`, `${p}/k=2`])),
+    });
+    fc.assert(
+      fc.property(fc.array(save, { minLength: 2, maxLength: 4 }), (made) => {
+        // Newest first.
+        const saves: SavedState[] = made.map((m, i) => {
+          const state = stateAt(m.progress, `2026-01-02T0${9 - i}:00:00.000Z`);
+          state.tasks = Object.fromEntries(Object.entries(state.tasks).filter(([id]) => !m.lacks.includes(id)));
+          return { state, drove: m.drove };
+        });
+        const merged = mergeParallelStates(saves);
+        const uncovered: string[] = [];
+        for (const p of PHASES) {
+          const driver =
+            saves.find((s) => s.drove !== 'all' && s.drove.includes(p)) ?? saves.find((s) => s.drove === 'all');
+          if (driver === undefined) uncovered.push(p);
+          const from = (driver ?? saves[0]!).state;
+          expect(merged.state.phases[p]).toEqual(from.phases[p]);
+          for (const k of [1, 2]) expect(merged.state.tasks[`${p}/k=${k}`]).toEqual(from.tasks[`${p}/k=${k}`]);
+        }
+        expect(merged.uncovered).toEqual(uncovered);
+      }),
+    );
+  });
+
+  it('a whole-campaign save does not replace the save of a job that drove a phase by name', () => {
     const whole = stateAt({ a: 2, b: 1, c: 0 }, '2026-01-03T00:00:00.000Z');
     const older = stateAt({ a: 0, b: 2, c: 2 }, '2026-01-02T00:00:00.000Z');
-    expect(
-      mergeParallelStates([
-        { state: whole, drove: 'all' },
-        { state: older, drove: ['b'] },
-      ]),
-    ).toBe(whole);
+    const merged = mergeParallelStates([
+      { state: whole, drove: 'all' },
+      { state: older, drove: ['b'] },
+    ]);
+    expect(merged.state.phases).toEqual({ a: whole.phases.a, b: older.phases.b, c: whole.phases.c });
+    expect(merged.state.tasks['b/k=1']).toEqual(older.tasks['b/k=1']);
+    expect(merged.state.tasks['c/k=1']).toEqual(whole.tasks['c/k=1']);
+    expect(merged.uncovered).toEqual([]);
+  });
+
+  it("takes no task of a phase from a save whose job did not drive it, even one the driver's save lacks", () => {
+    const drivesA = stateAt({ a: 1 }, '2026-01-03T00:00:00.000Z');
+    delete drivesA.tasks['a/k=2'];
+    const drivesB = stateAt({ a: 2, b: 1 }, '2026-01-02T00:00:00.000Z');
+    const merged = mergeParallelStates([
+      { state: drivesA, drove: ['a'] },
+      { state: drivesB, drove: ['b'] },
+    ]);
+    expect(merged.state.tasks['a/k=1']).toEqual(drivesA.tasks['a/k=1']);
+    expect(merged.state.tasks['a/k=2']).toBeUndefined();
+    expect(merged.state.tasks['b/k=1']).toEqual(drivesB.tasks['b/k=1']);
+    // No job drove c: it is as the newest save holds it, and said.
+    expect(merged.uncovered).toEqual(['c']);
+    expect(merged.state.phases.c).toEqual(drivesA.phases.c);
   });
 
   it('the definitions of every save are kept', () => {
@@ -67,7 +116,7 @@ describe('merging the saves of jobs that ran at once', () => {
     const merged = mergeParallelStates([
       { state: x, drove: ['a'] },
       { state: y, drove: ['b'] },
-    ]);
+    ]).state;
     expect(merged.definitions).toEqual({ d1: { command: '1' }, d2: { command: '2' } });
   });
 });

@@ -15,10 +15,9 @@
  * the state's own files are restored, never a `lock` or anything else an artifact holds.
  */
 import { DefaultArtifactClient } from '@actions/artifact';
-import { mkdir, mkdtemp, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, rename, rm, writeFile } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
-import { z } from 'zod';
-import { mergeSaves } from '../../app/merge-saves.js';
+import { mergeSaves, readSave } from '../../app/merge-saves.js';
 import { UserError } from '../../errors.js';
 import {
   artifactList,
@@ -45,8 +44,6 @@ interface Candidate {
   createdAt: number;
   digest?: string;
 }
-
-const storedState = z.object({ campaign: z.string() });
 
 export interface ArtifactStateOptions {
   ctx: RunContext;
@@ -99,9 +96,15 @@ export class ArtifactStateStore implements StateArtifacts {
           else downloads.push(d);
         }
         if (downloads.length > 1) {
-          await installMerged(downloads, dir);
+          const uncovered = await installMerged(downloads, campaign, dir);
           const [base, ...rest] = downloads;
-          return { name: base!.c.name, id: base!.c.id, runId: base!.c.runId, merged: rest.map((d) => d.c.name) };
+          return {
+            name: base!.c.name,
+            id: base!.c.id,
+            runId: base!.c.runId,
+            merged: rest.map((d) => d.c.name),
+            ...(uncovered.length > 0 ? { uncovered } : {}),
+          };
         }
         if (downloads.length === 1) {
           await install(downloads[0]!.tmp, dir);
@@ -239,15 +242,9 @@ export class ArtifactStateStore implements StateArtifacts {
               findBy: { token: this.o.token, workflowRunId: c.runId, repositoryOwner: owner, repositoryName: repo },
             });
       if (digestMismatch) return 'its download does not match its digest';
-      let stored: unknown;
-      try {
-        stored = JSON.parse(await readFile(join(tmp, 'state.json'), 'utf8'));
-      } catch (e) {
-        return `state.json ${(e as NodeJS.ErrnoException).code === 'ENOENT' ? 'is missing' : 'does not parse'}`;
-      }
-      const parsed = storedState.safeParse(stored);
-      if (!parsed.success || parsed.data.campaign !== campaign) return 'state.json is not this campaign’s state';
-      return undefined;
+      // Checked as the controller loads it: a state that parses but is not a campaign state is passed over too.
+      const save = await readSave(tmp, campaign);
+      return typeof save === 'string' ? save : undefined;
     } catch (e) {
       const status = (e as { status?: unknown }).status;
       if (status === 401 || status === 403 || status === 404) {
@@ -299,9 +296,12 @@ async function install(from: string, dir: string): Promise<void> {
   }
 }
 
-/** Merges parallel jobs' saves (newest first) into the first download, then installs it. */
-async function installMerged(downloads: Download[], dir: string): Promise<void> {
-  const merged = await mergeSaves(downloads.map((d) => d.tmp));
+/** Merges parallel jobs' saves (newest first) into the first download, then installs it; the phases no save drove. */
+async function installMerged(downloads: Download[], campaign: string, dir: string): Promise<string[]> {
+  const merged = await mergeSaves(
+    downloads.map((d) => d.tmp),
+    campaign,
+  );
   const into = downloads[0]!.tmp;
   // Written whole, with no journal and no previous copy: the merge is a state of its own.
   await rm(join(into, 'state.journal.jsonl'), { force: true });
@@ -309,6 +309,7 @@ async function installMerged(downloads: Download[], dir: string): Promise<void> 
   await writeFile(join(into, 'events.jsonl'), merged.events);
   await writeFile(join(into, 'state.json'), merged.state);
   await install(into, dir);
+  return merged.uncovered;
 }
 
 function newestFirst(cs: Candidate[]): Candidate[] {

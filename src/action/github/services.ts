@@ -23,6 +23,8 @@ export interface StateArtifactRef {
   runId: number;
   /** Saves of jobs that ran beside it in its run, merged into the restored state (newest first). */
   merged?: string[];
+  /** The phases no job of its run drove, kept as its newest save holds them. */
+  uncovered?: string[];
 }
 
 export interface StateArtifacts {
