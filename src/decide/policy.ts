@@ -36,8 +36,8 @@ export function retryPolicy(manifest: Manifest, plan?: Plan): RetryPolicy {
           const b = remainingBudget(budgetInput(manifest, phase, at), units);
           const why =
             units === undefined
-              ? `continued from its checkpoint with the plan's walltime ${formatDuration(b.seconds)} (no progress to go by)`
-              : `continued from its checkpoint after ${units} ${phase.cost?.unit ?? 'unit'}s: ${b.arithmetic}`;
+              ? `as planned, ${formatDuration(b.seconds)} (no progress to go by)`
+              : `after ${units} ${phase.cost?.unit ?? 'unit'}s: ${b.arithmetic}`;
           return next(b, why);
         },
       };

@@ -172,6 +172,7 @@ function applyTaskEvent(t: TaskState, e: Exclude<CampaignEvent, { phase: string 
         ...(e.node === undefined ? {} : { node: e.node }),
         ...(e.adapted === undefined || e.adapted.length === 0 ? {} : { adapted: e.adapted }),
         ...(e.startedAt === undefined ? {} : { startedAt: e.startedAt }),
+        ...(e.unitsFrom === undefined ? {} : { unitsFrom: e.unitsFrom }),
       });
       const attempts = replaced(t.attempts, i, a);
       if (e.class === 'completed') return renewed(t, { status: 'completed', attempts });
@@ -365,8 +366,8 @@ export function step(state: CampaignState, plan: Plan, now: string, capacity: nu
   const set = (id: string, t: TaskState): void => setTask(own(), id, t);
   const phases = { ...state.phases };
   let definitions = state.definitions ?? {};
-  const actions: Action[] = [];
   let code = state.code ?? {};
+  const actions: Action[] = [];
   let room = capacity;
   if (indexOf(tasks).completeFor !== plan) {
     for (const p of plan.phases) {
@@ -391,11 +392,11 @@ export function step(state: CampaignState, plan: Plan, now: string, capacity: nu
         const d = phase.definitions[s.task.stage];
         if (definitions[d.id] === undefined) definitions = { ...definitions, [d.id]: d.parts };
       }
-    }
       if (submissions.length > 0 && plan.code !== undefined && code[plan.code.id] === undefined) {
         const { id, ...record } = plan.code;
         code = { ...code, [id]: record };
       }
+    }
     if (next.action) actions.push(next.action);
     if (next.block) {
       for (const stage of [phase.smoke, phase.tasks]) {
@@ -419,8 +420,8 @@ export function step(state: CampaignState, plan: Plan, now: string, capacity: nu
       tasks,
       phases: samePhases ? state.phases : phases,
       ...(sameDefinitions ? {} : { definitions }),
-      updated: now > state.updated ? now : state.updated,
       ...(sameCode ? {} : { code }),
+      updated: now > state.updated ? now : state.updated,
     },
     actions,
   };
@@ -566,8 +567,8 @@ function dueSubmissions(
       index,
       ...(t.resume ? { resume: true } : {}),
       stageDefinition: from.phase.definitions[spec.stage].id,
-      ...(mem === undefined ? {} : { memBytes: mem }),
       ...(plan.code === undefined ? {} : { code: plan.code.id }),
+      ...(mem === undefined ? {} : { memBytes: mem }),
       ...avoid(t),
     };
   });

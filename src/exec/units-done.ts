@@ -1,7 +1,9 @@
 /**
  * The units of work a timed-out or preempted attempt of a checkpointing phase had done, read
  * from its log or its output as the phase's `cost.progress` says: its continuation is budgeted
- * for the rest (decide/policy.ts).
+ * for the rest (decide/policy.ts). Where the progress lines carry their units, every ended
+ * attempt also records the units its first line said: the summary claims a continuation from a
+ * checkpoint only where that shows it (report/summary.ts).
  */
 import { taskProgress } from '../calibrate/progress.js';
 import type { Manifest } from '../manifest/schema.js';
@@ -17,9 +19,11 @@ export async function withUnitsDone(
   // Made for the first such end only: a map of every active attempt, made on every pass, was 12 MiB
   // of garbage a pass at 100,000 tasks.
   let byTask: Map<string, ActiveAttempt> | undefined;
+  if (!manifest.phases.some((p) => p.checkpoint)) return events;
   const out: TaskEvent[] = [];
   for (const e of events) {
-    if (e.type !== 'finished' || (e.class !== 'timeout' && e.class !== 'preempted')) {
+    const continued = e.type === 'finished' && (e.class === 'timeout' || e.class === 'preempted');
+    if (e.type !== 'finished') {
       out.push(e);
       continue;
     }
@@ -27,7 +31,8 @@ export async function withUnitsDone(
     const a = byTask.get(e.task);
     const phase = manifest.phases.find((p) => p.name === a?.task.phase);
     const progress = phase?.checkpoint ? phase.cost?.progress : undefined;
-    if (!a || !progress) {
+    // An output's records are counted only for a continuation: a log is read for every end.
+    if (!a || !progress || (!continued && progress.log === undefined)) {
       out.push(e);
       continue;
     }
@@ -35,8 +40,12 @@ export async function withUnitsDone(
       progress.log !== undefined
         ? { log: await executor.readLog(a.task, a.attempt) }
         : { output: (await executor.outputFacts(a.task, a.attempt, true)).text ?? '' };
-    const units = taskProgress(progress, facts)?.units;
-    out.push(units === undefined ? e : { ...e, units });
+    const found = taskProgress(progress, facts);
+    out.push({
+      ...e,
+      ...(continued && found ? { units: found.units } : {}),
+      ...(found?.first === undefined ? {} : { unitsFrom: found.first }),
+    });
   }
   return out;
 }

@@ -58,7 +58,65 @@ export interface EndClass {
   reason?: string;
 }
 
+/** What an attempt's checkpoint signal tells of its end. */
+export interface Warning {
+  /** When the signal came (ISO). */
+  at: string;
+  /** When the attempt started and ended (ISO), where known. */
+  startedAt?: string;
+  endedAt: string;
+  exitCode?: number;
+  /**
+   * Whether the phase's declared output is there (fresh, the attempt's own), where it declares
+   * one.
+   */
+  outputThere?: boolean;
+}
+
+/** Seconds into the attempt as a clock reads them: `0:40`, `1:02:03`; the time itself where the start is unknown. */
+function clock(at: string, startedAt: string | undefined): string {
+  if (startedAt === undefined) return at;
+  const total = Math.max(0, Math.round((Date.parse(at) - Date.parse(startedAt)) / 1000));
+  const [hours, minutes, seconds] = [Math.floor(total / 3600), Math.floor(total / 60) % 60, total % 60];
+  const two = (n: number): string => String(n).padStart(2, '0');
+  return hours > 0 ? `${hours}:${two(minutes)}:${two(seconds)}` : `${minutes}:${two(seconds)}`;
+}
+
+/** The classes a command's own end gives; the others (a cancel, a node, a gate, memory, the disk) say more than the warning. */
+const COMMAND_ENDS: ReadonlySet<EndClass['cls']> = new Set(['completed', 'failed', 'unverified', 'timeout']);
+
+/**
+ * An attempt its checkpoint signal reached, as the method has it: ended by its time limit, or
+ * ended without its output (whatever its exit status, the command saved and stopped), it is a
+ * continuation (`timeout`); with its output there, it finished its work and the normal
+ * judgement stands. Where the phase declares no output, exit 0 is taken as done. The reason says
+ * what happened, not what was hoped for.
+ */
+export function afterWarning(judged: EndClass, warning: Warning): EndClass {
+  if (!COMMAND_ENDS.has(judged.cls)) return judged;
+  const signalled = `signalled at ${clock(warning.at, warning.startedAt)}`;
+  const ended = clock(warning.endedAt, warning.startedAt);
+  if (judged.cls === 'timeout') return { cls: 'timeout', reason: `${signalled}, ended at ${ended} (time limit)` };
+  if (warning.outputThere === true || (warning.outputThere === undefined && judged.cls === 'completed')) return judged;
+  const status = warning.exitCode === undefined ? 'ended' : `exited ${warning.exitCode}`;
+  const without = warning.outputThere === false ? ' without its output' : '';
+  return { cls: 'timeout', reason: `${signalled}, ${status} at ${ended}${without}` };
+}
+
 export function classifyEnd(input: EndInput): EndClass {
+  const judged = judgeEnd(input);
+  const { marker, output } = input;
+  if (marker.warnedAt === undefined) return judged;
+  return afterWarning(judged, {
+    at: marker.warnedAt,
+    ...(marker.startedAt ? { startedAt: marker.startedAt } : {}),
+    endedAt: marker.at,
+    exitCode: marker.code,
+    ...(output ? { outputThere: output.exists && output.fresh && output.linkedTo === undefined } : {}),
+  });
+}
+
+function judgeEnd(input: EndInput): EndClass {
   const { marker, log } = input;
   if (marker.cause === 'cancel') return { cls: 'cancelled', reason: `by campaign cancel (exit ${marker.code})` };
   if (marker.cause === 'walltime') {

@@ -191,7 +191,6 @@ export function renderSbatch(input: SbatchInput): { script: string; table: strin
     prelude,
     oneNode: true,
     markers: { dir: input.markerDir, key: input.submission },
-    ...(phase?.checkpoint ? { checkpointSignal: phase.checkpoint.signal } : {}),
   });
   return { script, table };
 }
@@ -254,10 +253,10 @@ export function submissionFiles(
     ...(first.memBytes === undefined ? {} : { memBytes: first.memBytes }),
     ...(where.exclude && first.avoidNodes ? { exclude: first.avoidNodes } : {}),
     ...(where.selfContained ? { selfContained: true } : {}),
+    ...(first.code === undefined ? {} : { code: first.code }),
   });
 }
 
-    ...(first.code === undefined ? {} : { code: first.code }),
 /**
  * Derived from what is submitted, so the same submission after a crash has the same key: the
  * tasks with their attempts and definitions, and when the campaign began (`since`, the state's

@@ -126,7 +126,7 @@ function codeLines(id: string, inputs: number): string[] {
 
 export function renderTaskScript(input: TaskScriptInput): string {
   const marks = input.markers ? markerLines(input.markers) : undefined;
-  const warn = marks ? input.checkpointSignal : undefined;
+  const warn = input.checkpointSignal;
   if (warn !== undefined && !/^[A-Z0-9]+$/.test(warn)) throw new Error(`not a signal name: ${warn}`);
   const lines = [
     '#!/usr/bin/env bash',
@@ -168,6 +168,8 @@ export function renderTaskScript(input: TaskScriptInput): string {
                 'campaign_again=0',
                 'campaign_unsent=0',
                 'campaign_warn() {',
+                // Recorded once, as it comes: an end without its output after it is a continuation.
+                '  [ "$campaign_warned" = 1 ] || { campaign_now; campaign_mark warn "W $campaign_mark_id $campaign_ms"; }',
                 '  campaign_warned=1',
                 '  campaign_again=1',
                 `  if [ -n "$campaign_child" ]; then kill -${warn} -- "-$campaign_child" 2>/dev/null; else campaign_unsent=1; fi`,
@@ -192,10 +194,18 @@ export function renderTaskScript(input: TaskScriptInput): string {
           'campaign_now',
           'campaign_mark start "S $campaign_mark_id $campaign_ms ${campaign_node:--}"',
         ]
-      : []),
+      : warn === undefined
+        ? []
+        : [
+            // The wrapper signals the task's whole process group: this shell lives on (a trap, not
+            // an ignore, which the command would inherit) and waits for the command.
+            'campaign_on_warning() { :; }',
+            `trap campaign_on_warning ${warn}`,
+          ]),
     ...(input.prelude ?? []),
     `printf '[campaign] task %s -> %s\\n' ${input.index} "$CAMPAIGN_TASK"`,
     'cd -- "$CAMPAIGN_WORKDIR" || campaign_fail workdir "cannot enter $CAMPAIGN_WORKDIR"',
+    ...(input.code === undefined ? [] : codeLines(input.code, input.inputs)),
   ];
   if (input.oneNode) {
     lines.push(
@@ -205,7 +215,6 @@ export function renderTaskScript(input: TaskScriptInput): string {
   }
   if (input.gpus !== undefined && input.gpus > 0) {
     lines.push(
-    ...(input.code === undefined ? [] : codeLines(input.code, input.inputs)),
       'campaign_devices=0',
       'if [ -n "${CUDA_VISIBLE_DEVICES:-}" ]; then',
       '  IFS=\',\' read -r -a campaign_list <<< "$CUDA_VISIBLE_DEVICES"',
@@ -249,6 +258,7 @@ export function renderTaskScript(input: TaskScriptInput): string {
     // campaign did not launch (it is refused, never overwritten).
     // Without forks where bash can do it itself: directories made only when missing, the claim
     // written with noclobber set in this shell.
+    // In the workdir, with the output's path there (absolute where the task runs in its code).
     lines.push(
       ...(input.code === undefined
         ? []
@@ -262,7 +272,6 @@ export function renderTaskScript(input: TaskScriptInput): string {
       'set -o noclobber',
       `{ printf '%s\\n' "$campaign_me" > "$campaign_claim"; } 2>/dev/null`,
       'campaign_claimed=$?',
-    // In the workdir, with the output's path there (absolute where the task runs in its code).
       'set +o noclobber',
       'if [ "$campaign_claimed" -eq 0 ]; then',
       '  if [ -e "$campaign_out" ] || [ -L "$campaign_out" ]; then',
@@ -277,6 +286,9 @@ export function renderTaskScript(input: TaskScriptInput): string {
       '  fi',
       'fi',
       'campaign_ok output',
+      ...(input.code === undefined
+        ? []
+        : ['cd -- "$CAMPAIGN_CODE" || campaign_fail code "cannot enter $CAMPAIGN_CODE"']),
     );
   }
   lines.push("campaign_step='command'");
@@ -284,11 +296,11 @@ export function renderTaskScript(input: TaskScriptInput): string {
     // Slurm sends its SIGTERM to the batch shell alone, and bash runs no trap until a foreground
     // child ends: the command runs as a process group of its own, which the TERM trap signals
     // and waits for, so the command hears of the time limit and the end marker is written.
-    lines.push('set -m', '{', toShell(input.command), '} &', 'campaign_child=$!', 'set +m');
+    // The warning goes to the whole group, this subshell too: a trap (children do not inherit it,
+    // as they would an ignore) keeps it waiting for the command, whose status it ends with.
+    const survive = warn === undefined ? [] : [`trap : ${warn}`];
+    lines.push('set -m', '{', ...survive, toShell(input.command), '} &', 'campaign_child=$!', 'set +m');
     if (warn === undefined) lines.push('wait "$campaign_child"', 'campaign_rc=$?');
-      ...(input.code === undefined
-        ? []
-        : ['cd -- "$CAMPAIGN_CODE" || campaign_fail code "cannot enter $CAMPAIGN_CODE"']),
     else
       lines.push(
         `[ "$campaign_unsent" = 0 ] || { campaign_unsent=0; kill -${warn} -- "-$campaign_child" 2>/dev/null; }`,
@@ -301,11 +313,6 @@ export function renderTaskScript(input: TaskScriptInput): string {
         // 127: waited for already (the warning came as it ended), so its status is the one before.
         '  [ "$campaign_status" -eq 127 ] || campaign_rc=$campaign_status',
         'done',
-        // Stopped after its warning: the attempt ends at the time limit, TIMEOUT, as on the other executors.
-        'if [ "$campaign_warned" = 1 ] && [ "$campaign_rc" -ne 0 ]; then',
-        '  printf \'[campaign] the command stopped after its checkpoint signal (exit %s): waiting for the time limit\\n\' "$campaign_rc"',
-        '  while :; do sleep 1; done',
-        'fi',
       );
   } else {
     lines.push(
@@ -364,7 +371,7 @@ export function scriptInputFor(
     inputs: phase.preconditions?.length ?? 0,
     claimOutput: task.output !== undefined,
     ...(gpus === undefined ? {} : { gpus }),
-  };
-}
     ...(phase.checkpoint ? { checkpointSignal: phase.checkpoint.signal } : {}),
     ...(code === undefined ? {} : { code }),
+  };
+}

@@ -22,6 +22,8 @@ export interface ExitMarker {
   cause: EndCause;
   /** The gate (setup, workdir, imports, …) that stopped the task, when one did. */
   step?: string;
+  /** When the watchdog sent the phase's checkpoint signal (ISO), where it did. */
+  warnedAt?: string;
 }
 
 export interface WrapperInput {
@@ -52,7 +54,7 @@ function watchdog(wall: number, grace: number, checkpoint: WrapperInput['checkpo
   if (!checkpoint) return `( sleep ${wall}; ${end} ) > /dev/null 2>&1 &`;
   if (!/^[A-Z0-9]+$/.test(checkpoint.signal)) throw new Error(`not a signal name: ${checkpoint.signal}`);
   const before = Math.min(wall, Math.max(0, Math.round(checkpoint.beforeSeconds)));
-  return `( sleep ${wall - before}; : > warned; kill -${checkpoint.signal} -- "-$task"; sleep ${before}; ${end} ) > /dev/null 2>&1 &`;
+  return `( sleep ${wall - before}; date +%s%3N > warned; kill -${checkpoint.signal} -- "-$task"; sleep ${before}; ${end} ) > /dev/null 2>&1 &`;
 }
 
 /** The file a cancel writes before it signals the task, so the marker records why it ended. */
@@ -87,39 +89,43 @@ export function renderWrapper(input: WrapperInput): string {
     'fi',
     'kill -- "-$watchdog" 2>/dev/null',
     "cause='exit'",
-    ...(input.checkpoint
-      ? [
-          '# Stopped after its warning (it saved its checkpoint and exited): its walltime ended it.',
-          '[ -e warned ] && [ "$rc" -ne 0 ] && cause=walltime',
-        ]
-      : []),
     `[ -e ${CANCEL_FILE} ] && cause=cancel`,
     '[ -e walltime ] && cause=walltime',
     'step=-',
     `[ "$rc" -eq 97 ] && step=$(sed -n 's/^\\[campaign\\] gate \\([^ :]*\\): FAIL.*/\\1/p' log | head -n 1)`,
-    'printf \'%s %s %s %s %s\\n\' "$rc" "$(date +%s%3N)" "$started" "$cause" "${step:--}" > exit.tmp && mv exit.tmp exit',
+    ...(input.checkpoint
+      ? [
+          '# When it was warned: ended after that without its output, it is continued from its checkpoint.',
+          'warned=-',
+          '[ -s warned ] && read -r warned < warned',
+        ]
+      : []),
+    `printf '%s %s %s %s %s %s\\n' "$rc" "$(date +%s%3N)" "$started" "$cause" "\${step:--}" ${input.checkpoint ? '"$warned"' : '-'} > exit.tmp && mv exit.tmp exit`,
     '',
   ].join('\n');
 }
 
 /**
- * The exit marker `<code> <end ms> <start ms> <cause> <step>`. Older markers hold only the first
- * three fields, and their times may be in seconds: no millisecond epoch of this century is below 1e11.
+ * The exit marker `<code> <end ms> <start ms> <cause> <step> <warned ms>`. Older markers hold
+ * only the first three to five fields, and their times may be in seconds: no millisecond epoch
+ * of this century is below 1e11.
  */
 export function parseExitMarker(text: string, now: string): ExitMarker {
-  const [code, end, start, cause, step] = text.trim().split(/\s+/);
+  const [code, end, start, cause, step, warned] = text.trim().split(/\s+/);
   const iso = (s: string | undefined): string | undefined => {
     const n = Number(s);
     return s && Number.isFinite(n) && n > 0 ? new Date(n < 1e11 ? n * 1000 : n).toISOString() : undefined;
   };
   const n = Number(code);
   const startedAt = iso(start);
+  const warnedAt = iso(warned);
   return {
     code: Number.isInteger(n) ? n : 255,
     at: iso(end) ?? now,
     ...(startedAt ? { startedAt } : {}),
     cause: cause === 'walltime' || cause === 'cancel' ? cause : 'exit',
     ...(step && step !== '-' ? { step } : {}),
+    ...(warnedAt ? { warnedAt } : {}),
   };
 }
 

@@ -4,7 +4,7 @@ import type { Plan, PhasePlan } from '../plan/plan.js';
 import { codeBlock, inlineCode, tableCell } from './markdown.js';
 import { ganttChart } from './mermaid.js';
 import { renderResultsSection, type ResultsSection, type ResultsUnavailable } from './results/section.js';
-import { definitionOf, type CampaignState, type TaskState } from '../state/state.js';
+import { definitionOf, type Attempt, type CampaignState, type TaskState } from '../state/state.js';
 
 export interface PhaseCounts {
   phase: string;
@@ -348,20 +348,43 @@ function adaptedRows(plan: Plan, state: CampaignState): string[] {
 }
 
 /**
- * Attempts that continued from a checkpoint, or ran under a walltime grown after a timeout:
+ * Attempts sent to continue from a checkpoint, or run under a walltime grown after a timeout:
  * an adaptation that changes only cost, recorded next to the result.
  */
 function retimedRows(plan: Plan, state: CampaignState): string[] {
   const rows: string[] = [];
   for (const t of plan.phases.flatMap((p) => [...p.smoke, ...p.tasks])) {
-    for (const a of state.tasks[t.id]?.attempts ?? []) {
+    const attempts = state.tasks[t.id]?.attempts ?? [];
+    for (const [i, a] of attempts.entries()) {
       if (!a.resumed && a.retimed === undefined) continue;
-      const how = a.retimed ?? 'continued from its checkpoint';
+      const how = a.resumed
+        ? [continuation(attempts, i), ...(a.retimed === undefined ? [] : [`walltime ${a.retimed}`])].join('; ')
+        : a.retimed!;
       const wall = a.walltimeSeconds === undefined ? '' : formatDuration(a.walltimeSeconds);
       rows.push(`| ${t.id} | ${a.n} | ${tableCell(a.class ?? 'running')} | ${wall} | ${tableCell(how)} |`);
     }
   }
   return rows;
+}
+
+/**
+ * What a continuation's attempt did, as its progress shows it: from its checkpoint only where its
+ * first progress line is past the first attempt's (which started from nothing); with what ended
+ * the attempt before.
+ */
+function continuation(attempts: readonly Attempt[], i: number): string {
+  const a = attempts[i]!;
+  const before = attempts[i - 1];
+  const ended = before?.reason === undefined ? [] : [`attempt ${before.n} ${inlineCode(before.reason)}`];
+  const baseline = attempts.find((x) => !x.resumed)?.unitsFrom;
+  let what: string;
+  if (a.class === undefined) what = 'sent to continue from its checkpoint';
+  else if (a.unitsFrom === undefined || baseline === undefined)
+    what = 'sent to continue from its checkpoint; its progress does not show where it started';
+  else if (a.unitsFrom > baseline) what = `continued from its checkpoint (its progress started at ${a.unitsFrom})`;
+  else
+    what = `sent to continue from its checkpoint, but started over (its progress began at ${a.unitsFrom}, as at first)`;
+  return [...ended, what].join('; ');
 }
 
 function gateSection(p: PhasePlan, state: CampaignState): string[] {

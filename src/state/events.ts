@@ -44,6 +44,8 @@ export type TaskEvent =
       startedAt?: string;
       /** The units of work its log or output says were done, where a checkpointing phase declares its progress. */
       units?: number;
+      /** The units its log's first progress line says, where a checkpointing phase's progress lines carry them. */
+      unitsFrom?: number;
     };
 
 export type PhaseEvent =
@@ -74,10 +76,10 @@ export interface Submission {
   stageDefinition?: string;
   /** It continues from the task's checkpoint (CAMPAIGN_RESUME=1); `array.budget` is then its remaining work's. */
   resume?: boolean;
-}
-
   /** The code snapshot it runs in, where the manifest declares code: queued work keeps it. */
   code?: string;
+}
+
 /**
  * Attempts still waiting in a scheduler's queue, taken out of it while the campaign is paused:
  * ended as `disk_full` with the reason, their retries not spent.

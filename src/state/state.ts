@@ -42,6 +42,11 @@ export const attemptSchema = z.object({
   resumed: z.boolean().optional(),
   /** How its walltime was chosen where it is not the plan's (a continuation's remaining work, a grown retry). */
   retimed: z.string().optional(),
+  /**
+   * The units its log's first progress line said, in a checkpointing phase whose progress lines
+   * carry them: past the first attempt's, a continuation started from a checkpoint.
+   */
+  unitsFrom: z.number().optional(),
   /** The digest of the task's definition it ran under (plan/definition.ts). */
   definition: z.string().optional(),
   /** Its stage's definition (an id of the state's `definitions`): which parts a later change touched. */
@@ -59,14 +64,14 @@ export const attemptSchema = z.object({
     .optional(),
   /** The git commit of the manifest when the attempt was sent, where it is in a git checkout. */
   commit: z.string().optional(),
+  /** The code snapshot it ran (plan/code.ts), where the manifest declares code. */
+  code: z.string().optional(),
 });
 export type Attempt = z.infer<typeof attemptSchema>;
 
 export const TASK_STATUSES = [
   'pending',
   'submitted',
-  /** The code snapshot it ran (plan/code.ts), where the manifest declares code. */
-  code: z.string().optional(),
   'running',
   'completed',
   'failed',
@@ -136,14 +141,14 @@ export const campaignStateSchema = z.object({
   tasks: z.record(z.string(), taskStateSchema),
   /** Stage definitions attempts ran under, by id: each part's hash (plan/definition.ts). */
   definitions: z.record(z.string(), z.record(z.string(), z.string())).optional(),
+  /** The code snapshots attempts ran, by id (plan/code.ts): which files a later change touched. */
+  code: z.record(z.string(), codeSnapshotSchema).optional(),
   /**
    * The scopes whose jobs ended with tasks still out and nothing due for a while (parked), for
    * a scheduled resume to drive; `since`: the last change they saw.
    */
   parked: z
     .object({
-  /** The code snapshots attempts ran, by id (plan/code.ts): which files a later change touched. */
-  code: z.record(z.string(), codeSnapshotSchema).optional(),
       scopes: z.array(z.object({ phase: z.string().optional(), stage: z.enum(['smoke', 'full', 'all']) })),
       since: z.string(),
     })

@@ -4,13 +4,16 @@
  * timeout without a checkpoint earns (a walltime grown by time_factor up to the cap), how both
  * are recorded and shown, and the queue held while the disk is full. Pure: no server.
  */
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { retryPolicy } from '../../src/decide/policy.js';
+import { afterWarning, classifyEnd, type EndClass } from '../../src/judge/attempt-end.js';
 import { applyEvents, step } from '../../src/decide/transition.js';
 import { manifest as manifestSchema, type Manifest } from '../../src/manifest/schema.js';
 import { planCampaign, type Plan } from '../../src/plan/plan.js';
 import { grownBudget, remainingBudget } from '../../src/plan/walltime.js';
 import { renderSummary } from '../../src/report/summary.js';
+import { parseExitMarker } from '../../src/render/wrapper.js';
 import type { Action, CampaignEvent, Submission } from '../../src/state/events.js';
 import { emptyState, type CampaignState } from '../../src/state/state.js';
 
@@ -62,7 +65,13 @@ function send(s: { manifest: Manifest; plan: Plan }, state: CampaignState, when:
   return { state: applyEvents(next, events, retryPolicy(s.manifest, s.plan)), subs, actions };
 }
 
-const ended = (attempt: number, cls: 'timeout' | 'preempted' | 'completed', when: number, units?: number) =>
+const ended = (
+  attempt: number,
+  cls: 'timeout' | 'preempted' | 'completed',
+  when: number,
+  units?: number,
+  more: { unitsFrom?: number; reason?: string } = {},
+) =>
   ({
     type: 'finished',
     task: 'p/task',
@@ -70,6 +79,7 @@ const ended = (attempt: number, cls: 'timeout' | 'preempted' | 'completed', when
     at: at(when),
     class: cls,
     ...(units === undefined ? {} : { units }),
+    ...more,
   }) as CampaignEvent;
 
 describe('a timeout of a checkpointing phase', () => {
@@ -87,7 +97,7 @@ describe('a timeout of a checkpointing phase', () => {
     // 10 steps left × 6 s × 1.25 = 75 s, in whole minutes.
     expect(t.nextWalltime).toMatchObject({ seconds: 120, partition: 'short' });
     expect(t.nextWalltime!.why).toBe(
-      'continued from its checkpoint after 30 steps: 10 of 40 steps left: 6s/step × 10 steps × margin 1.25 = 1m15s → short (cap 10m)',
+      'after 30 steps: 10 of 40 steps left: 6s/step × 10 steps × margin 1.25 = 1m15s → short (cap 10m)',
     );
 
     ({ state, subs } = send(s, state, 301));
@@ -96,14 +106,39 @@ describe('a timeout of a checkpointing phase', () => {
     expect(s.plan.phases[0]!.arrays.find((a) => a.stage === 'full')!.budget.seconds).toBe(300);
     const a2 = state.tasks['p/task']!.attempts[1]!;
     expect(a2).toMatchObject({ resumed: true, walltimeSeconds: 120 });
-    expect(a2.retimed).toMatch(/^continued from its checkpoint after 30 steps/);
+    expect(a2.retimed).toMatch(/^after 30 steps/);
     expect(state.tasks['p/task']).not.toHaveProperty('nextWalltime');
 
     state = applyEvents(state, [ended(2, 'completed', 400)], policy);
     expect(state.tasks['p/task']!.status).toBe('completed');
     const summary = renderSummary({ plan: s.plan, state, tails: new Map() });
     expect(summary).toContain('## Tasks continued or given more time');
-    expect(summary).toMatch(/\| p\/task \| 2 \| completed \| 2m \| continued from its checkpoint after 30 steps: /);
+    // The first attempt's log gave no progress line: nothing shows where the second started.
+    expect(summary).toContain(
+      '| p/task | 2 | completed | 2m | sent to continue from its checkpoint; its progress does not show where it started; walltime after 30 steps: ',
+    );
+  });
+
+  it('says "continued from its checkpoint" only where the next attempt\'s progress started past the first\'s', () => {
+    const s = setup(CHECKPOINTED);
+    const policy = retryPolicy(s.manifest, s.plan);
+    const summaryAfter = (secondFrom: number): string => {
+      let { state } = send(s, emptyState('c', at(0)), 0);
+      const signalled = 'signalled at 4:30, ended at 5:00 (time limit)';
+      state = applyEvents(state, [ended(1, 'timeout', 300, 30, { unitsFrom: 1, reason: signalled })], policy);
+      ({ state } = send(s, state, 301));
+      state = applyEvents(state, [ended(2, 'completed', 400, undefined, { unitsFrom: secondFrom })], policy);
+      expect(state.tasks['p/task']!.attempts[1]!.unitsFrom).toBe(secondFrom);
+      return renderSummary({ plan: s.plan, state, tails: new Map() });
+    };
+    expect(summaryAfter(24)).toContain(
+      '| p/task | 2 | completed | 2m | attempt 1 `signalled at 4:30, ended at 5:00 (time limit)`; continued from its checkpoint (its progress started at 24); walltime after 30 steps: ',
+    );
+    const over = summaryAfter(1);
+    expect(over).toContain(
+      '| p/task | 2 | completed | 2m | attempt 1 `signalled at 4:30, ended at 5:00 (time limit)`; sent to continue from its checkpoint, but started over (its progress began at 1, as at first); walltime after 30 steps: ',
+    );
+    expect(over).not.toContain('continued from its checkpoint');
   });
 
   it('without progress to go by, continues under the same walltime; a preemption is continued too', () => {
@@ -112,7 +147,7 @@ describe('a timeout of a checkpointing phase', () => {
     let { state } = send(s, emptyState('c', at(0)), 0);
     state = applyEvents(state, [ended(1, 'preempted', 100)], policy);
     expect(state.tasks['p/task']).toMatchObject({ status: 'retrying', resume: true, nextWalltime: { seconds: 300 } });
-    expect(state.tasks['p/task']!.nextWalltime!.why).toMatch(/plan's walltime 5m \(no progress to go by\)/);
+    expect(state.tasks['p/task']!.nextWalltime!.why).toBe('as planned, 5m (no progress to go by)');
   });
 
   it('is continued only within retry.timeout', () => {
@@ -215,5 +250,82 @@ describe('the disk-full pause', () => {
       if (hold) expect(hold.reason).toMatch(/^held: taken out of the queue while the disk is full \(p\/k1\)/);
       expect(submissionsOf(actions)).toEqual([]);
     }
+  });
+});
+
+describe('an end after the checkpoint signal', () => {
+  const warning = { at: at(40), startedAt: at(0), endedAt: at(41), exitCode: 0 };
+
+  it('without its output is a continuation, whatever its status, said as it happened', () => {
+    expect(
+      afterWarning(
+        { cls: 'unverified', reason: 'exit 0 but out.txt does not exist' },
+        {
+          ...warning,
+          outputThere: false,
+        },
+      ),
+    ).toEqual({ cls: 'timeout', reason: 'signalled at 0:40, exited 0 at 0:41 without its output' });
+    expect(afterWarning({ cls: 'failed', reason: 'exit 3' }, { ...warning, exitCode: 3, outputThere: false })).toEqual({
+      cls: 'timeout',
+      reason: 'signalled at 0:40, exited 3 at 0:41 without its output',
+    });
+    expect(afterWarning({ cls: 'timeout' }, { ...warning, endedAt: at(3723), exitCode: 143 })).toEqual({
+      cls: 'timeout',
+      reason: 'signalled at 0:40, ended at 1:02:03 (time limit)',
+    });
+  });
+
+  it('with its output is judged as any end is; where no output is declared, exit 0 is done', () => {
+    expect(afterWarning({ cls: 'completed' }, { ...warning, outputThere: true })).toEqual({ cls: 'completed' });
+    const short = { cls: 'unverified' as const, reason: 'exit 0 but out.txt: 3 records, 4 expected' };
+    expect(afterWarning(short, { ...warning, outputThere: true })).toEqual(short);
+    expect(afterWarning({ cls: 'failed', reason: 'exit 3' }, { ...warning, exitCode: 3, outputThere: true })).toEqual({
+      cls: 'failed',
+      reason: 'exit 3',
+    });
+    expect(afterWarning({ cls: 'completed' }, warning)).toEqual({ cls: 'completed' });
+    expect(afterWarning({ cls: 'failed', reason: 'exit 3' }, { ...warning, exitCode: 3 })).toEqual({
+      cls: 'timeout',
+      reason: 'signalled at 0:40, exited 3 at 0:41',
+    });
+  });
+
+  it('never hides a cancel, a node, memory, the disk or a gate, and never completes what lacks its output', () => {
+    const command = fc.constantFrom('completed', 'failed', 'unverified', 'timeout');
+    const other = fc.constantFrom('cancelled', 'preempted', 'node_fail', 'lost', 'out_of_memory', 'disk_full', 'gate');
+    const there = fc.option(fc.boolean(), { nil: undefined });
+    const code = fc.integer({ min: 0, max: 255 });
+    fc.assert(
+      fc.property(fc.oneof(command, other), there, code, (cls, outputThere, exitCode) => {
+        const judged = { cls, reason: 'as judged' } as EndClass;
+        const out = afterWarning(judged, {
+          ...warning,
+          exitCode,
+          ...(outputThere === undefined ? {} : { outputThere }),
+        });
+        if (!['completed', 'failed', 'unverified', 'timeout'].includes(cls)) expect(out).toBe(judged);
+        else if (outputThere === false) expect(out.cls).toBe('timeout');
+        if (out.cls === 'completed') expect(outputThere).not.toBe(false);
+        if (out.cls === 'timeout') expect(out.reason).toMatch(/^signalled at 0:40, /);
+      }),
+    );
+  });
+
+  it('is recorded by the wrapper and judged so by classifyEnd, with the times of the marker', () => {
+    const marker = parseExitMarker(`0 ${T0 + 41_000} ${T0} exit - ${T0 + 40_000}`, at(99));
+    expect(marker).toMatchObject({ code: 0, warnedAt: at(40), startedAt: at(0), at: at(41) });
+    const end = (exists: boolean) =>
+      classifyEnd({
+        marker,
+        log: '',
+        walltimeSeconds: 60,
+        oomPatterns: [],
+        output: { path: 'o', exists, fresh: exists },
+      });
+    expect(end(false)).toEqual({ cls: 'timeout', reason: 'signalled at 0:40, exited 0 at 0:41 without its output' });
+    expect(end(true)).toEqual({ cls: 'completed' });
+    // A marker of an older wrapper, or of a phase without a checkpoint, says nothing of a warning.
+    expect(parseExitMarker(`0 ${T0 + 41_000} ${T0} exit -`, at(99))).not.toHaveProperty('warnedAt');
   });
 });

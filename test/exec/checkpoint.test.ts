@@ -1,30 +1,53 @@
 /**
- * A warning before the kill, end to end with `campaign run` on each executor: a task whose work
- * outlasts its walltime is signalled `before` the end, writes its checkpoint, ends TIMEOUT, is
- * continued with CAMPAIGN_RESUME=1 under the walltime of the work it has left, and completes;
- * the summary shows the continuation and how its walltime was chosen. On the real test
- * cluster (whose controller sends the signal and the kill on a 30 s timer: the shortest walltime,
- * a minute, ends after 60 to 90 s), on ssh-gpu with the stand-in GPUs over the test sshd, and
- * locally. The three run at once.
+ * A warning before the kill, end to end with `campaign run` on each executor, with the patterns
+ * training code uses (test/fixtures/checkpoint): a Python loop whose work outlasts its walltime
+ * is signalled `before` the end, its handler sets a flag, the next step saves; the attempt ends
+ * (at its time limit, or as the command exits after saving) without its output, is continued
+ * with CAMPAIGN_RESUME=1 under the walltime of the work it has left, starts from the step saved,
+ * and completes. Each test checks what was saved, where the next attempt started, and what the
+ * summary says of both. On the real test cluster (whose controller sends the signal and the
+ * kill on a 30 s timer: the shortest walltime, a minute, ends after 60 to 90 s), directly and
+ * through the automation node, on ssh-gpu with the stand-in GPUs over the test sshd, and
+ * locally. They run at once.
  */
-import { mkdir, readFile } from 'node:fs/promises';
-import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { copyFile, mkdir, readFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
 import type { CampaignState } from '../../src/state/state.js';
+import { automationNodeUp, restrictedManifestHead, type AutomationNode } from '../automation-node/fixture.js';
 import { readState, runCli, useBuiltCliAndTemp, writeManifest, type CliResult } from '../helpers/cli.js';
 import { clusterIsUp, slurmCampaign } from '../helpers/slurm-cluster.js';
 import { campaignDirs, cluster, sshdUp } from './ssh-gpu/helpers.js';
 
 const tempRoot = useBuiltCliAndTemp('checkpoint');
 const slurmUp = clusterIsUp('checkpoint continuation on the Slurm cluster');
+const FIXTURES = resolve(import.meta.dirname, '../fixtures/checkpoint');
+
+let node: AutomationNode | undefined;
+beforeAll(async () => {
+  if (slurmUp) node = await automationNodeUp(join(tmpdir(), 'campaign-automation-checkpoint'), 16047);
+}, 90_000);
+
+/** How each pattern runs, in a directory of its own (its output's). */
+const COMMANDS = {
+  carries: 'python3 ../train.py carry 50 $STEP',
+  exits0: 'python3 ../train.py exit0 $EXIT_STEPS $STEP',
+  exits3: 'python3 ../train.py exit3 $EXIT_STEPS $STEP',
+  exec: 'exec python3 ../train.py carry 50 $STEP',
+  launcher: 'python3 ../launcher.py carry 50 $STEP',
+  ignores: 'python3 ../train.py ignore 50 $STEP',
+} as const;
+type Pattern = keyof typeof COMMANDS;
 
 /**
- * A phase of 50 steps of `step` seconds each, which a cost model of 1 s a step budgets a minute
- * for: the first attempt cannot finish. Warned by SIGUSR1, it saves its step, and again after
- * each step (Slurm's warning may come half a minute early); resumed, it goes on from the step saved.
+ * A phase of one task per pattern, each 50 steps of `step` seconds, which a cost model of 1 s a
+ * step budgets a minute for: the first attempt cannot finish (those that exit on the warning do
+ * `exitSteps`). One continuation is allowed, or as many as asked.
  */
-const phase = (step: number): string => `  - name: p
-    output: out.txt
+const phase = (patterns: readonly Pattern[], step: number, continuations = 1, exitSteps = 50): string => `  - name: p
+    grid: { pattern: [${patterns.join(', ')}] }
+    output: run_\${pattern}/out.txt
     cost:
       unit: step
       units: 50
@@ -32,95 +55,187 @@ const phase = (step: number): string => `  - name: p
       margin: 1.2
       progress: { log: 'step (?<units>\\d+)' }
     checkpoint: { signal: USR1, before: 10s }
-    retry: { timeout: { attempts: 2 } }
+    retry: { timeout: { attempts: ${continuations} } }
     command: |
-      n=0
-      if [ "$CAMPAIGN_RESUME" = 1 ]; then n=$(cat ckpt.txt); echo "resumed at $n"; fi
-      saving=0
-      trap 'saving=1; echo "$n" > ckpt.txt; echo "checkpoint at $n"' USR1
-      while [ "$n" -lt 50 ]; do
-        sleep ${step} & wait $!; n=$((n + 1)); echo "step $n"
-        if [ "$saving" = 1 ]; then echo "$n" > ckpt.txt; fi
-      done
-      echo "$n" > \${output}
+      STEP=${step}
+      EXIT_STEPS=${exitSteps}
+      cd run_\${pattern}
+      case \${pattern} in
+${patterns.map((p) => `        ${p}) ${COMMANDS[p]} ;;`).join('\n')}
+      esac
 `;
 
-async function expectContinued(r: CliResult, stateDir: string, workdir: string): Promise<CampaignState> {
-  expect(r.code, r.stdout + r.stderr).toBe(0);
-  const state = await readState(stateDir);
-  const attempts = state.tasks['p/task']!.attempts;
-  expect(attempts.at(-1)!.class).toBe('completed');
-  expect(attempts.slice(0, -1).map((a) => a.class)).toEqual(attempts.slice(0, -1).map(() => 'timeout'));
-  const [first, second] = attempts;
-  expect(first!.resumed).toBeUndefined();
-  expect(second).toMatchObject({ resumed: true, walltimeSeconds: 60 });
-  expect(second!.retimed).toMatch(/^continued from its checkpoint after \d+ steps: \d+ of 50 steps left: /);
-  const log1 = await readFile(first!.log!, 'utf8');
-  const saved = /^checkpoint at (\d+)$/m.exec(log1);
-  expect(saved, log1).not.toBeNull();
-  expect(await readFile(join(workdir, 'out.txt'), 'utf8')).toBe('50\n');
-  const log2 = await readFile(second!.log!, 'utf8');
-  expect(Number(/^resumed at (\d+)$/m.exec(log2)?.[1])).toBeGreaterThan(0);
-  const summary = await readFile(join(stateDir, 'summary.md'), 'utf8');
-  expect(summary).toContain('## Tasks continued or given more time');
+/** The training scripts, copied into the workdir. */
+async function withScripts(workdir: string): Promise<void> {
+  await mkdir(workdir, { recursive: true });
+  for (const f of ['train.py', 'launcher.py']) await copyFile(join(FIXTURES, f), join(workdir, f));
+}
+
+/** The task of a pattern, and its attempts. */
+function taskOf(state: CampaignState, pattern: Pattern) {
+  const id = Object.keys(state.tasks).find((t) => t.includes(pattern))!;
+  return { id, attempts: state.tasks[id]!.attempts };
+}
+
+const escape = (text: string): string => text.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
+
+/**
+ * A pattern that saves its checkpoint: its first attempt was signalled, saved and ended without
+ * its output (at its time limit, or as it exited `exited`); each continuation started from the
+ * step saved, the last completed, and the summary says so, with what ended the one before. (On
+ * Slurm, whose warning may come half a minute early, one that exits on the warning may need two.)
+ */
+async function expectContinued(
+  state: CampaignState,
+  summary: string,
+  workdir: string,
+  pattern: Pattern,
+  exited?: number,
+  steps = 50,
+): Promise<void> {
+  const { id, attempts } = taskOf(state, pattern);
+  const ended =
+    exited === undefined ? 'ended at \\d:\\d\\d \\(time limit\\)' : `exited ${exited} at \\d:\\d\\d without its output`;
+  expect(attempts.at(-1)!.class, `${pattern}: ${attempts[0]?.reason}`).toBe('completed');
+  expect(attempts.length).toBeGreaterThan(1);
+  expect(attempts[0]!.resumed).toBeUndefined();
+  const saved = Number(/^checkpoint at (\d+)$/m.exec(await readFile(attempts[0]!.log!, 'utf8'))?.[1]);
+  expect(saved).toBeGreaterThan(0);
+  for (const [i, a] of attempts.entries()) {
+    if (i === 0) continue;
+    const before = attempts[i - 1]!;
+    expect(before.class).toBe('timeout');
+    expect(before.reason).toMatch(new RegExp(`^signalled at \\d:\\d\\d, ${ended}$`));
+    expect(a).toMatchObject({ resumed: true, walltimeSeconds: 60 });
+    expect(a.retimed).toMatch(/^after \d+ steps: \d+ of 50 steps left: /);
+    // Each worker of a launcher resumes from its own checkpoint: the first line says where one did.
+    const resumedAt = Number(/^resumed at (\d+)$/m.exec(await readFile(a.log!, 'utf8'))?.[1]);
+    // Saved first at the step after the warning, then at every step until the attempt ended.
+    expect(resumedAt).toBeGreaterThanOrEqual(saved);
+    expect(a.unitsFrom).toBe(resumedAt + 1);
+    expect(summary).toContain(
+      `| ${id} | ${a.n} | ${a.class} | 1m | attempt ${before.n} \`${before.reason}\`; continued from its checkpoint (its progress started at ${resumedAt + 1}); walltime after `,
+    );
+  }
+  expect(await readFile(join(workdir, `run_${pattern}`, 'out.txt'), 'utf8')).toBe(`${steps}\n`);
+}
+
+/** A pattern that ignores the warning: ended at its time limit each time, started over, never claimed continued. */
+function expectStartedOver(state: CampaignState, summary: string, pattern: Pattern): void {
+  const { id, attempts } = taskOf(state, pattern);
+  expect(attempts.map((a) => a.class)).toEqual(['timeout', 'timeout']);
+  expect(attempts[0]!.reason).toMatch(/^signalled at \d:\d\d, ended at \d:\d\d \(time limit\)$/);
+  expect(attempts[1]!.unitsFrom).toBe(1);
   expect(summary).toMatch(
-    /\| p\/task \| 2 \| (completed|timeout) \| 1m \| continued from its checkpoint after \d+ steps/,
+    new RegExp(
+      `\\| ${escape(id)} \\| 2 \\| timeout \\| 1m \\| attempt 1 \`signalled at [^|]*\\(time limit\\)\`; sent to continue from its checkpoint, but started over \\(its progress began at 1, as at first\\)`,
+    ),
   );
-  return state;
+  expect(summary).not.toMatch(new RegExp(`\\| ${escape(id)} \\|[^\\n]*continued from its checkpoint`));
+}
+
+async function outcome(r: CliResult, stateDir: string) {
+  const state = await readState(stateDir);
+  const summary = await readFile(join(stateDir, 'summary.md'), 'utf8');
+  expect(summary, r.stdout + r.stderr).toContain('## Tasks continued or given more time');
+  return { state, summary };
 }
 
 describe('a task with a checkpoint and a walltime shorter than its work', () => {
   it.concurrent(
-    'locally: is warned, checkpoints, times out, is continued and completes',
+    'locally, all six patterns: each is warned, saves as it does, and continues from its checkpoint; one that ignores it starts over',
     async () => {
       const dir = join(tempRoot(), 'local');
       const workdir = join(dir, 'work');
-      await mkdir(workdir, { recursive: true });
+      await withScripts(workdir);
+      const patterns = Object.keys(COMMANDS) as Pattern[];
       const manifest = await writeManifest(
         dir,
-        `campaign: ck-local\ncluster: { executor: local }\nworkdir: ${workdir}\nphases:\n${phase(1.5)}`,
+        `campaign: ck-local\ncluster: { executor: local, max_parallel: 6 }\nworkdir: ${workdir}\nphases:\n${phase(patterns, 1.5)}`,
       );
       const stateDir = join(dir, 'state');
       const r = await runCli(['run', manifest, '--state-dir', stateDir, '--poll', '0.5'], { timeoutMs: 240_000 });
-      await expectContinued(r, stateDir, workdir);
+      // The task that ignores the warning never finishes: the campaign fails on it alone.
+      expect(r.code, r.stdout + r.stderr).not.toBe(0);
+      const { state, summary } = await outcome(r, stateDir);
+      await expectContinued(state, summary, workdir, 'carries');
+      await expectContinued(state, summary, workdir, 'exits0', 0);
+      await expectContinued(state, summary, workdir, 'exits3', 3);
+      await expectContinued(state, summary, workdir, 'exec');
+      await expectContinued(state, summary, workdir, 'launcher');
+      const rank1 = await readFile(join(workdir, 'run_launcher', 'ckpt.1.txt'), 'utf8');
+      expect(Number(rank1)).toBeGreaterThan(0);
+      expectStartedOver(state, summary, 'ignores');
     },
     300_000,
   );
 
   it.concurrent(
-    'on ssh-gpu with the stand-in GPUs: the same',
+    'on ssh-gpu with the stand-in GPUs: a flag handler, and one that saves and exits 0',
     async (ctx) => {
       const sshd = await sshdUp();
       if (!sshd) return ctx.skip();
       const { dir, workdir, gpus } = await campaignDirs(tempRoot)('ssh-gpu');
+      await withScripts(workdir);
       const manifest = await writeManifest(
         dir,
-        `campaign: ck-gpu\n${cluster(sshd, gpus)}workdir: ${workdir}\nphases:\n${phase(1.5)}`,
+        `campaign: ck-gpu\n${cluster(sshd, gpus)}workdir: ${workdir}\nphases:\n${phase(['carries', 'exits0'], 1.5)}`,
       );
       const stateDir = join(dir, 'state');
       const r = await runCli(['run', manifest, '--state-dir', stateDir, '--poll', '0.5'], {
         timeoutMs: 240_000,
         env: { ...process.env, CAMPAIGN_SSH_KEY_FILE: sshd.keyFile },
       });
-      await expectContinued(r, stateDir, workdir);
+      expect(r.code, r.stdout + r.stderr).toBe(0);
+      const { state, summary } = await outcome(r, stateDir);
+      await expectContinued(state, summary, workdir, 'carries');
+      await expectContinued(state, summary, workdir, 'exits0', 0);
     },
     300_000,
   );
 
   it.runIf(slurmUp).concurrent(
-    'on the Slurm cluster: the same, the signal sent by Slurm',
+    'on the Slurm cluster, the signal sent by Slurm: the same; one that exits after saving ends then, not at its time limit',
     async (ctx) => {
       const sshd = await sshdUp();
       if (!sshd) return ctx.skip();
-      // Two seconds a step: the first attempt, ended at 60 to 90 s, cannot have done all 50.
-      const c = await slurmCampaign(tempRoot(), 'ck-slurm', sshd, phase(2));
+      // Two seconds a step: the first attempt, ended at 60 to 90 s, cannot have done all 50. One
+      // that exits on the warning, which Slurm may send half a minute early, has 30 to do.
+      const c = await slurmCampaign(tempRoot(), 'ck-slurm', sshd, phase(['carries', 'exits3'], 2, 2, 30));
+      await withScripts(c.workdir);
       const r = await runCli(['run', c.manifest, '--state-dir', c.stateDir, '--poll', '1'], {
         timeoutMs: 300_000,
         env: { ...process.env, CAMPAIGN_SSH_KEY_FILE: sshd.keyFile },
       });
-      const state = await expectContinued(r, c.stateDir, c.workdir);
-      const first = state.tasks['p/task']!.attempts[0]!;
-      expect(first.reason).toMatch(/time|TIMEOUT/i);
+      expect(r.code, r.stdout + r.stderr).toBe(0);
+      const { state, summary } = await outcome(r, c.stateDir);
+      await expectContinued(state, summary, c.workdir, 'carries');
+      await expectContinued(state, summary, c.workdir, 'exits3', 3, 30);
+      expect(taskOf(state, 'exits3').attempts[0]!.exitCode).toBe(3);
+    },
+    360_000,
+  );
+
+  it.runIf(slurmUp).concurrent(
+    'through the automation node (no shell, no sacct): judged by the markers the same way',
+    async (ctx) => {
+      if (!node) return ctx.skip();
+      const dir = join(tempRoot(), 'restricted');
+      const workdir = join(dir, 'work');
+      await withScripts(workdir);
+      const manifest = await writeManifest(
+        dir,
+        `${restrictedManifestHead(node, `ck-restricted-${Date.now().toString(36)}`, workdir)}phases:\n${phase(['carries', 'exits3'], 2, 2, 30)}`,
+      );
+      const stateDir = join(dir, 'state');
+      const r = await runCli(['run', manifest, '--state-dir', stateDir, '--poll', '1'], {
+        timeoutMs: 300_000,
+        env: { ...process.env, CAMPAIGN_SSH_KEY_FILE: node.keys.all },
+      });
+      expect(r.code, r.stdout + r.stderr).toBe(0);
+      const { state, summary } = await outcome(r, stateDir);
+      await expectContinued(state, summary, workdir, 'carries');
+      await expectContinued(state, summary, workdir, 'exits3', 3, 30);
     },
     360_000,
   );

@@ -224,8 +224,9 @@ export class LocalExecutor implements Executor {
     walltimeSeconds: number,
   ): Promise<ReturnType<typeof classifyEnd>> {
     const expect = fullRecordExpectation(this.opts.manifest, task);
-    const out =
-      task.output === undefined || marker.code !== 0 ? undefined : await this.freshOutput(task, since, !!expect);
+    // Warned, its output tells a finished command from one that saved and stopped, whatever its status.
+    const judged = marker.code === 0 || marker.warnedAt !== undefined;
+    const out = task.output === undefined || !judged ? undefined : await this.freshOutput(task, since, !!expect);
     const records = expect && out?.text !== undefined ? { expect, text: out.text } : undefined;
     return classifyEnd({
       marker,
@@ -317,10 +318,10 @@ export class LocalExecutor implements Executor {
     return setAsideOrThrow(parseSetAside(dest, r), this.opts.workdir);
   }
 
-
   shipCode(snapshot: CodeSnapshot): Promise<void> {
     return shipHere(this.opts.workdir, snapshot);
   }
+
   readFile(path: string): Promise<string | undefined> {
     return readFile(join(this.opts.workdir, path), 'utf8').catch(() => undefined);
   }

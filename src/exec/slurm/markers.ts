@@ -6,7 +6,10 @@
  * carries no file names, so each line says whose it is:
  *
  *     S <key> <index> <job> <epoch ms> <node>
+ *     W <key> <index> <job> <epoch ms>
  *     E <key> <index> <job> <epoch ms> <rc> <signal> <gate>
+ *
+ * `W` is written when a checkpointing phase's signal reached the batch script (`<index>.warn`).
  *
  * `<signal>` is `TERM` when Slurm sent SIGTERM (time limit, scancel, preemption), which says
  * more about the end than `<rc>` and `<gate>` do: a setup cut short by it still reads as the
@@ -24,9 +27,18 @@ export interface TaskMarkers {
   /** When the batch script started (ISO), from the start marker. */
   startedAt?: string;
   node?: string;
+  /** When the phase's checkpoint signal reached the batch script (ISO), from the warn marker. */
+  warnedAt?: string;
   /** From the end marker, written by the script's EXIT trap. */
   end?: { at: string; code: number; signal?: 'TERM'; gate?: string };
 }
+
+/** How many fields each kind of marker line has. */
+const FIELDS = new Map([
+  ['S', 6],
+  ['W', 5],
+  ['E', 8],
+]);
 
 /**
  * The markers read back, by handle `<job>_<index>`. A task with an end marker but no start
@@ -39,8 +51,12 @@ export function parseMarkers(text: string): Map<string, TaskMarkers> {
     const f = line.split(' ');
     const [kind, key = '', index = '', jobId = '', ms = ''] = f;
     const at = epoch(ms);
-    if ((kind !== 'S' || f.length !== 6) && (kind !== 'E' || f.length !== 8)) continue;
+    if (FIELDS.get(kind ?? '') !== f.length) continue;
     if (!key || !/^\d+$/.test(index) || !/^\d+$/.test(jobId) || !at) continue;
+    if (kind === 'W') {
+      entry(found, key, index, jobId, { warnedAt: at });
+      continue;
+    }
     if (kind === 'S') {
       const node = f[5]!;
       if (!node) continue;

@@ -36,7 +36,7 @@ import type { CodeSnapshot } from '../code-ship.js';
 import { rowAttempt, slurmRoot, submissionFiles, submissionKey, TABLE_HEADER } from '../../render/sbatch.js';
 import { shellQuote } from '../../render/shell.js';
 import { GATE_EXIT, GATE_LINE } from '../../render/task-script.js';
-import { diskFull, recordsVerdict } from '../../judge/attempt-end.js';
+import { afterWarning, diskFull, recordsVerdict } from '../../judge/attempt-end.js';
 import type { SetAsideResult } from '../../render/set-aside.js';
 import type { ActiveAttempt, Executor } from '../executor.js';
 import { RemoteWorkdir, type OutputFreshness } from '../remote-workdir.js';
@@ -732,7 +732,8 @@ export class SlurmExecutor implements Executor {
       if (m?.end) {
         const asked = this.restricted ? queue : job !== undefined && acctJobs.has(job);
         const settled = record !== undefined && !classify(record).active && !(record.queueOnly && !this.restricted);
-        if (asked && settled) events.push(...(await this.judge(a, withMarker(record, m), now, unschedulable)));
+        if (asked && settled)
+          events.push(...(await this.judge(a, withMarker(record, m), now, unschedulable, m.warnedAt)));
         else if (this.restricted ? !asked || !record : !acctOk || nowMs - Date.parse(m.end.at) >= VANISH_GRACE_MS)
           events.push(...(await this.endedByMarkers(task, attempt, m, walltimeSeconds, now)));
         else {
@@ -759,7 +760,7 @@ export class SlurmExecutor implements Executor {
         events.push(...startedByMarker(a, m));
         continue;
       }
-      events.push(...(await this.judge(a, m ? withMarker(record, m) : record, now, unschedulable)));
+      events.push(...(await this.judge(a, m ? withMarker(record, m) : record, now, unschedulable, m?.warnedAt)));
     }
     this.acctPending = pending;
     return events.concat(await this.cancelPending(unschedulable));
@@ -771,6 +772,7 @@ export class SlurmExecutor implements Executor {
     record: JobRecord,
     now: string,
     unschedulable: Unschedulable[],
+    warnedAt?: string,
   ): Promise<TaskEvent[]> {
     const { task, attempt, walltimeSeconds, partition } = active;
     const base = { task: task.id, attempt: attempt.n };
@@ -803,7 +805,8 @@ export class SlurmExecutor implements Executor {
     this.lastWaiting.delete(task.id);
     const at = record.end ? new Date(record.end * 1000).toISOString() : now;
     const started = { ...attempt, startedAt: record.start ? startedAt : (attempt.startedAt ?? startedAt) };
-    const { cls, reason } = await this.verify(task, started, c.cls, c.reason, record.exitCode);
+    const verdict = await this.verify(task, started, c.cls, c.reason, record.exitCode);
+    const { cls, reason } = await this.warned(task, started, warnedAt, at, record.exitCode, verdict);
     events.push({
       type: 'finished',
       ...base,
@@ -847,7 +850,15 @@ export class SlurmExecutor implements Executor {
     const events: TaskEvent[] = [];
     if (!attempt.startedAt) events.push({ type: 'started', ...base, at: startedAt, ...node });
     const v = classifyByMarkers(m, walltimeSeconds, now, await this.readLog(task, attempt));
-    const { cls, reason } = await this.verify(task, { ...attempt, startedAt }, v.cls, v.reason, v.exitCode);
+    const verdict = await this.verify(task, { ...attempt, startedAt }, v.cls, v.reason, v.exitCode);
+    const { cls, reason } = await this.warned(
+      task,
+      { ...attempt, startedAt },
+      m.warnedAt,
+      v.at ?? now,
+      v.exitCode,
+      verdict,
+    );
     events.push({
       type: 'finished',
       ...base,
@@ -964,6 +975,29 @@ export class SlurmExecutor implements Executor {
   }
 
   /**
+   * An attempt its checkpoint signal reached (its warn marker is there): ended without its
+   * output, whatever its status, it is a continuation (judge/attempt-end.ts).
+   */
+  private async warned(
+    task: TaskSpec,
+    attempt: Attempt,
+    warnedAt: string | undefined,
+    endedAt: string,
+    exitCode: number | undefined,
+    verdict: { cls: EndClass; reason?: string },
+  ): Promise<{ cls: EndClass; reason?: string }> {
+    if (warnedAt === undefined) return verdict;
+    const out = task.output === undefined ? undefined : await this.freshness(task, attempt);
+    return afterWarning(verdict, {
+      at: warnedAt,
+      ...(attempt.startedAt === undefined ? {} : { startedAt: attempt.startedAt }),
+      endedAt,
+      ...(exitCode === undefined ? {} : { exitCode }),
+      ...(out ? { outputThere: out.exists && out.fresh && out.linkedTo === undefined } : {}),
+    });
+  }
+
+  /**
    * The attempt's log, where the state says it is only if that is where this executor puts logs
    * (`<campaign dir>/<key>/logs/<index>.log`): a state is not trusted to name any other file.
    */
@@ -1005,6 +1039,10 @@ export class SlurmExecutor implements Executor {
 
   readFile(path: string): Promise<string | undefined> {
     return this.remote.readFile(path);
+  }
+
+  shipCode(snapshot: CodeSnapshot): Promise<void> {
+    return this.remote.shipCode(snapshot);
   }
 
   gather(
@@ -1057,10 +1095,6 @@ function putOnRecord(
 
 function submittedEvent(s: Submission, at: string, handle: string, log: string): TaskEvent {
   return {
-  shipCode(snapshot: CodeSnapshot): Promise<void> {
-    return this.remote.shipCode(snapshot);
-  }
-
     type: 'submitted',
     task: s.task.id,
     attempt: s.attempt,
