@@ -134,7 +134,7 @@ const DATA: readonly string[] = [
   'grep -F -e V /dev/null || echo none',
   'mkdir -p d && echo V > d/f.txt',
   '# a note on ${v}\necho ok',
-  "f() { printf '%s\\n' \"$1\"; }; f V",
+  'f() { printf \'%s\\n\' "$1"; }; f V',
   'x=V; echo "$${x:-default}"',
   'if [ -n V ]; then echo set; fi',
 ];
