@@ -23,7 +23,8 @@ export function codeBlock(text: string): string[] {
 export function inlineCode(text: string): string {
   const flat = text.replace(/\r?\n|\r/g, ' ');
   if (flat === '') return '';
-  const longest = Math.max(0, ...[...flat.matchAll(/`+/g)].map((m) => m[0].length));
+  let longest = 0;
+  for (const run of flat.matchAll(/`+/g)) longest = Math.max(longest, run[0].length);
   const fence = '`'.repeat(longest + 1);
   // A backtick at an end would join the fence, and CommonMark takes one space off each end of a
   // span that has one at both (and is not all spaces): a space at each end keeps the text whole.
