@@ -1,5 +1,5 @@
 /** The `campaign` command. */
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, stat, writeFile } from 'node:fs/promises';
 import { dirname, join, relative, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { UserError } from '../errors.js';
@@ -10,7 +10,7 @@ import { manifestJsonSchema } from '../manifest/schema.js';
 import { closest } from '../manifest/suggest.js';
 import { emptyState, type CampaignState } from '../state/state.js';
 import { diskFullTasks, startRun } from '../decide/transition.js';
-import { allCompleted, progressLine } from '../report/summary.js';
+import { allCompleted, progressLine, type PhaseCounts } from '../report/summary.js';
 import { driveCampaign, systemClock } from '../app/drive.js';
 import { classify } from '../app/errors.js';
 import { lintManifests, manifestFiles } from '../app/lint-files.js';
@@ -32,31 +32,63 @@ import { guardTerminal } from '../exec/terminal.js';
 const FROM_GITHUB_HELP = `--from-github (read the state the newest trusted workflow run saved on GitHub; token from
 GITHUB_TOKEN, GH_TOKEN or \`gh auth token\`)   --repo OWNER/REPO (else the origin remote)   --branch NAME`;
 
-/** The options of a command that can read its state from GitHub. */
-const FROM_GITHUB = {
-  'from-github': { type: 'boolean' },
-  repo: { type: 'string' },
-  branch: { type: 'string' },
-} as const;
-
-/** A command: its synopsis, what it does and its options (for `campaign help` and `--help`), and how it runs. */
-interface Command {
-  synopsis: string;
-  help: string;
-  run(argv: string[]): Promise<number>;
+/** An option: a flag, or one that takes a value, named in help by its placeholder or its choices. */
+export interface CommandOption {
+  type: 'string' | 'boolean';
+  /** The value's placeholder (DIR, SECONDS); a completion offers files for FILE and DIR. */
+  value?: string;
+  /** The values it accepts, where they are few. */
+  choices?: readonly string[];
 }
 
-const COMMANDS: Record<string, Command> = {
+const flag: CommandOption = { type: 'boolean' };
+const valued = (value: string): CommandOption => ({ type: 'string', value });
+const oneOf = (...choices: string[]): CommandOption => ({ type: 'string', choices });
+
+const STATE_DIR = { 'state-dir': valued('DIR') };
+const TEXT_OR_JSON = { format: oneOf('text', 'json') };
+
+/** The options of a command that can read its state from GitHub. */
+const FROM_GITHUB = {
+  'from-github': flag,
+  repo: valued('OWNER/REPO'),
+  branch: valued('NAME'),
+};
+
+/** What a command is given: its options' values and its operands (FILE first, where it takes one). */
+export interface Given {
+  values: Record<string, string | boolean | undefined>;
+  files: string[];
+}
+
+/**
+ * A command: its synopsis (the command, then its operands: FILE a manifest, TASK, PATH, SHELL;
+ * "..." for one or more), what it does (for `campaign help` and `--help`), its options,
+ * examples, and how it runs. Completion and the man page are made from this table.
+ */
+export interface Command {
+  synopsis: string;
+  help: string;
+  options: Readonly<Record<string, CommandOption>>;
+  examples: readonly string[];
+  run(given: Given): Promise<number>;
+}
+
+export const COMMANDS: Record<string, Command> = {
   init: {
     synopsis: 'init FILE',
     help: `write a commented starter manifest to FILE (it runs on this machine as it is)
 --workflow (and its GitHub Actions workflow, as campaign workflow writes it)`,
+    options: { workflow: flag },
+    examples: ['campaign init campaigns/sweep.yml', 'campaign init campaigns/sweep.yml --workflow'],
     run: init,
   },
   lint: {
     synopsis: 'lint FILE|DIR...',
     help: `check manifests (and the .yml files of each directory): file:line:col: severity rule: message
 --format text|json   --strict (warnings fail too)`,
+    options: { ...TEXT_OR_JSON, strict: flag },
+    examples: ['campaign lint campaigns/', 'campaign lint campaigns/sweep.yml --strict --format json'],
     run: lint,
   },
   plan: {
@@ -64,37 +96,61 @@ const COMMANDS: Record<string, Command> = {
     help: `show phases, strata, arrays, walltimes with their arithmetic, and which tasks a changed
 definition runs again   --state-dir DIR   --format text|json
 --scripts DIR (write every batch script and task table as the first submission would send them)`,
+    options: { ...TEXT_OR_JSON, ...STATE_DIR, scripts: valued('DIR') },
+    examples: ['campaign plan campaigns/sweep.yml', 'campaign plan campaigns/sweep.yml --scripts /tmp/sweep-scripts'],
     run: plan,
   },
   check: {
     synopsis: 'check FILE',
     help: `the pre-flight, submitting nothing: the login (through its bastions), the workdir and its
 disk, the environment on the login node, the first phases' preconditions, the partitions and
-caps, and (Slurm) sbatch --test-only of each array; exits 1 when anything blocks`,
+caps, and (Slurm) sbatch --test-only of each array; exits 1 when anything blocks
+--format text|json (json: one object per item, with its status and what it blocks)`,
+    options: TEXT_OR_JSON,
+    examples: ['campaign check campaigns/sweep.yml', 'campaign check campaigns/sweep.yml --format json'],
     run: check,
   },
   run: {
     synopsis: 'run FILE',
     help: `drive the campaign to its end (resumes where it stopped; a task whose definition changed
-runs again, and the run says so first)
+runs again, and the run says so first); progress and notes go to stderr, and at the end the
+markdown summary to stdout (on a terminal, its short form)
 --state-dir DIR   --poll SECONDS (longest wait between passes)
 --retry-failed (run failed tasks and failed smoke stages again)
 --keep-changed (keep the results of tasks whose definition changed, recording that choice in
 their provenance)
 --fresh (start over: the earlier state, attempts and outputs are moved aside, never deleted,
-never adopted)`,
+never adopted)
+--format json (one JSON event per line on stdout: start, task, phase, end)`,
+    options: {
+      ...STATE_DIR,
+      poll: valued('SECONDS'),
+      'retry-failed': flag,
+      'keep-changed': flag,
+      fresh: flag,
+      format: oneOf('text', 'json'),
+    },
+    examples: [
+      'campaign run campaigns/sweep.yml',
+      'campaign run campaigns/sweep.yml --retry-failed',
+      'campaign run campaigns/sweep.yml --format json | jq -c \'select(.event == "task")\'',
+    ],
     run,
   },
   status: {
     synopsis: 'status FILE',
     help: `the stored state per phase, and the tasks that stopped   --state-dir DIR   --format text|json
 ${FROM_GITHUB_HELP}`,
+    options: { ...STATE_DIR, ...TEXT_OR_JSON, ...FROM_GITHUB },
+    examples: ['campaign status campaigns/sweep.yml', 'campaign status campaigns/sweep.yml --from-github'],
     run: status,
   },
   cancel: {
     synopsis: 'cancel FILE',
     help: `stop the campaign's running tasks (each one's whole process group) and record them
 cancelled; for when no \`run\` drives it   --state-dir DIR`,
+    options: STATE_DIR,
+    examples: ['campaign cancel campaigns/sweep.yml'],
     run: cancel,
   },
   logs: {
@@ -102,6 +158,11 @@ cancelled; for when no \`run\` drives it   --state-dir DIR`,
     help: `a task's log, from wherever it ran (its last attempt, or --attempt N)
 --follow (print what it writes until the attempt ends, while a run drives the campaign)
 --state-dir DIR`,
+    options: { ...STATE_DIR, attempt: valued('N'), follow: flag },
+    examples: [
+      'campaign logs campaigns/sweep.yml train/seed1_lr0.1',
+      'campaign logs campaigns/sweep.yml train/seed1_lr0.1 --attempt 1',
+    ],
     run: logs,
   },
   summary: {
@@ -109,6 +170,11 @@ cancelled; for when no \`run\` drives it   --state-dir DIR`,
     help: `markdown summary   --state-dir DIR   --out FILE (and the pictures and provenance.jsonl beside it)
 --format markdown|json (json: per phase its counts, each stopped task with its log's tail)
 ${FROM_GITHUB_HELP}`,
+    options: { ...STATE_DIR, out: valued('FILE'), format: oneOf('markdown', 'json'), ...FROM_GITHUB },
+    examples: [
+      'campaign summary campaigns/sweep.yml --out report/summary.md',
+      'campaign summary campaigns/sweep.yml --format json',
+    ],
     run: summary,
   },
   results: {
@@ -119,12 +185,26 @@ replicates are missing); exits 1 when a cell lacks one   --state-dir DIR   --pha
 --tasks (one row per task)   --format csv|jsonl|markdown (default: markdown on a terminal, else csv)
 --out FILE
 ${FROM_GITHUB_HELP}`,
+    options: {
+      ...STATE_DIR,
+      phase: valued('NAME'),
+      tasks: flag,
+      format: oneOf('csv', 'jsonl', 'markdown'),
+      out: valued('FILE'),
+      ...FROM_GITHUB,
+    },
+    examples: [
+      'campaign results campaigns/sweep.yml',
+      'campaign results campaigns/sweep.yml --phase train --tasks --format jsonl',
+    ],
     run: results,
   },
   provenance: {
     synopsis: 'provenance FILE PATH...',
     help: `what made each output: the record beside it (campaign, task, values, definition, attempt,
 job, node, GPUs, times, commit)   --state-dir DIR   --format text|json`,
+    options: { ...STATE_DIR, ...TEXT_OR_JSON },
+    examples: ['campaign provenance campaigns/sweep.yml runs/results/seed1_lr0.1.jsonl'],
     run: provenance,
   },
   calibrate: {
@@ -132,6 +212,8 @@ job, node, GPUs, times, commit)   --state-dir DIR   --format text|json`,
     help: `measured seconds per unit per stratum against the declared rates, headroom, the walltime
 the planner would now choose; writes the cost sections' patch to calibrate.patch in the state dir
 --state-dir DIR   --write (apply it to FILE)   --format text|json`,
+    options: { ...STATE_DIR, write: flag, ...TEXT_OR_JSON },
+    examples: ['campaign calibrate campaigns/sweep.yml', 'campaign calibrate campaigns/sweep.yml --write'],
     run: calibrateCommand,
   },
   workflow: {
@@ -139,20 +221,48 @@ the planner would now choose; writes the cost sections' patch to calibrate.patch
     help: `write the GitHub Actions workflow for a manifest to .github/workflows/campaign-NAME.yml
 --uses OWNER/REPO@REF   --branch NAME   --budget DURATION   --environment NAME
 --runs-on LABEL   --handover dispatch|none   --stdout`,
+    options: {
+      uses: valued('OWNER/REPO@REF'),
+      branch: valued('NAME'),
+      budget: valued('DURATION'),
+      environment: valued('NAME'),
+      'runs-on': valued('LABEL'),
+      handover: oneOf('dispatch', 'none'),
+      stdout: flag,
+    },
+    examples: [
+      'campaign workflow campaigns/sweep.yml',
+      'campaign workflow campaigns/sweep.yml --budget 5h --environment approve --stdout',
+    ],
     run: workflow,
   },
   schema: {
     synopsis: 'schema',
     help: "the manifest's JSON Schema",
+    options: {},
+    examples: ['campaign schema > campaign.schema.json'],
     run: async () => {
       process.stdout.write(JSON.stringify(jsonSchema(), null, 2) + '\n');
       return EXIT.ok;
     },
   },
+  completion: {
+    synopsis: 'completion SHELL',
+    help: `a completion script for bash, zsh or fish: commands, options, their values, and the task ids
+of a manifest's stored state for logs   --state-dir of the command line is followed`,
+    options: {},
+    examples: [
+      'source <(campaign completion bash)        # in ~/.bashrc',
+      'campaign completion zsh > "${fpath[1]}/_campaign"',
+      'campaign completion fish > ~/.config/fish/completions/campaign.fish',
+    ],
+    run: completionCommand,
+  },
 };
 
 const EXIT_STATUS = `Exit status: 0 success (run: every task completed), 1 lint errors or an incomplete
-campaign, 2 a usage or input error, 3 a bug in campaign.`;
+campaign, 2 a usage or input error, 3 a bug in campaign, 130 stopped by Ctrl-C, 141 its output
+was a pipe the reader closed (as \`| head\` does).`;
 
 const indent = (text: string, by: number): string =>
   text
@@ -166,7 +276,8 @@ function usage(): string {
 }
 
 function commandHelp(c: Command): string {
-  return `usage: campaign ${c.synopsis} [options]\n\n${c.help}\n\n${EXIT_STATUS}`;
+  const examples = c.examples.map((e) => `  ${e}`).join('\n');
+  return `usage: campaign ${c.synopsis} [options]\n\n${c.help}\n\nExamples:\n${examples}\n\n${EXIT_STATUS}`;
 }
 
 /** The version in the package.json beside the built code; "unknown" where there is none. */
@@ -181,15 +292,44 @@ async function version(): Promise<string> {
   }
 }
 
-/** Exit statuses; `interrupted` is a shell's for a command ended by SIGINT. */
-const EXIT = { ok: 0, incomplete: 1, user: 2, bug: 3, interrupted: 130 } as const;
+/**
+ * Exit statuses; `interrupted` is a shell's for a command ended by SIGINT, `closedPipe` for
+ * one ended by SIGPIPE (128 + 13), which is how `cmd | head` ends a command that writes on.
+ */
+const EXIT = { ok: 0, incomplete: 1, user: 2, bug: 3, interrupted: 130, closedPipe: 141 } as const;
 
 const STOPPED = 'stopped; running tasks go on. Run the same command again to reattach.';
 
+/**
+ * Aborted when stdout or stderr turns out to be a pipe whose reader has gone. Node reports it
+ * as an EPIPE error on the stream, which unhandled prints a stack trace: instead the command
+ * ends quietly with status 141, `run` after its pass (its lock released), `logs --follow` at
+ * its next read, the others as they return.
+ */
+const closedPipe = new AbortController();
+let watchingPipes = false;
+
+function watchPipes(): void {
+  if (watchingPipes) return;
+  watchingPipes = true;
+  for (const stream of [process.stdout, process.stderr])
+    stream.on('error', (e: NodeJS.ErrnoException) => {
+      if (e.code !== 'EPIPE') throw e;
+      process.exitCode = EXIT.closedPipe;
+      closedPipe.abort();
+    });
+}
+
 export async function main(argv: string[]): Promise<number> {
+  watchPipes();
   // Reasons, server messages and logs quote tasks: no escape sequence of theirs reaches a terminal.
   guardTerminal(process.stdout);
   guardTerminal(process.stderr);
+  const code = await command(argv);
+  return closedPipe.signal.aborted ? EXIT.closedPipe : code;
+}
+
+async function command(argv: string[]): Promise<number> {
   const [name, ...rest] = argv;
   try {
     if (name === undefined || name === '-h' || name === '--help' || name === 'help') {
@@ -201,6 +341,7 @@ export async function main(argv: string[]): Promise<number> {
       process.stdout.write(`campaign ${await version()}\n`);
       return EXIT.ok;
     }
+    if (name === TASKS_COMMAND) return await storedTaskIds(rest);
     const command = Object.hasOwn(COMMANDS, name) ? COMMANDS[name] : undefined;
     if (!command) {
       const near = closest(name, Object.keys(COMMANDS));
@@ -213,7 +354,7 @@ export async function main(argv: string[]): Promise<number> {
       process.stdout.write(commandHelp(command) + '\n');
       return EXIT.ok;
     }
-    return await command.run(rest);
+    return await command.run(await parse(name, command, rest));
   } catch (e) {
     const failure = classify(e);
     process.stderr.write(`campaign: ${failure.kind === 'user' ? failure.error.message : failure.message}\n`);
@@ -225,43 +366,120 @@ export function jsonSchema(): unknown {
   return manifestJsonSchema();
 }
 
+/** What an operand of a synopsis is, in a message that says one is missing. */
+const OPERANDS: Record<string, string> = {
+  FILE: 'manifest',
+  'FILE|DIR': 'manifest or folder',
+  TASK: 'task id (as `campaign status` shows it: phase/tag)',
+  PATH: 'output path',
+  SHELL: 'shell (bash, zsh or fish)',
+};
+
+/** The operands of a synopsis: their names, and whether the last takes one or more. */
+export function operandsOf(c: Command): { names: string[]; many: boolean } {
+  const words = c.synopsis.split(' ').slice(1);
+  return { names: words.map((w) => w.replace(/\.\.\.$/, '')), many: words.at(-1)?.endsWith('...') ?? false };
+}
+
 /**
- * The options and files of a command. `files` is how many positionals it takes: one (a
- * manifest), or at least `min` when `many` (lint's manifests, provenance's paths).
+ * The options and operands of a command, checked against its entry in the table: an unknown
+ * option gets a suggestion, a value outside an option's choices the choices, a missing operand
+ * its name, and a manifest that is not there says so before anything reads it.
  */
-function args(
-  argv: string[],
-  options: Record<string, { type: 'string' | 'boolean' }>,
-  files: { min: number; many: boolean } = { min: 1, many: false },
-) {
+async function parse(name: string, c: Command, argv: string[]): Promise<Given> {
+  const options = Object.fromEntries(Object.entries(c.options).map(([k, o]) => [k, { type: o.type }]));
   let parsed;
   try {
     parsed = parseArgs({ args: argv, options, allowPositionals: true, strict: true });
   } catch (e) {
-    throw new UserError({ message: (e as Error).message, fix: 'run `campaign <command> --help`' });
+    throw optionError(name, c, argv, e as Error & { code?: string });
+  }
+  const values = parsed.values as Record<string, string | boolean | undefined>;
+  for (const [option, value] of Object.entries(values)) {
+    const choices = c.options[option]?.choices;
+    if (typeof value === 'string' && choices && !choices.includes(value))
+      throw new UserError({
+        message: `--${option} ${value} is not known`,
+        fix: `use ${choices
+          .map((v) => `--${option} ${v}`)
+          .join(', ')
+          .replace(/, ([^,]*)$/, ' or $1')}`,
+      });
   }
   const given = parsed.positionals;
-  if (given.length < files.min)
-    throw new UserError({ message: 'no manifest given', fix: 'campaign <command> campaigns/NAME.yml' });
-  if (!files.many && given.length > files.min)
+  const operands = operandsOf(c);
+  if (given.length < operands.names.length) {
+    const missing = operands.names[given.length]!;
     throw new UserError({
-      message: `this command takes one manifest; also given: ${given.slice(files.min).join(' ')}`,
-      fix: 'run it once per manifest',
+      message:
+        given.length === 0 && missing === 'FILE' ? 'no manifest given' : `no ${OPERANDS[missing] ?? missing} given`,
+      fix: `campaign ${c.synopsis}`,
     });
-  return { values: parsed.values as Record<string, string | boolean | undefined>, files: given };
+  }
+  if (!operands.many && given.length > operands.names.length)
+    throw new UserError({
+      message:
+        operands.names.length === 1 && operands.names[0] === 'FILE'
+          ? `this command takes one manifest; also given: ${given.slice(1).join(' ')}`
+          : `campaign ${c.synopsis} takes ${operands.names.length}; also given: ${given.slice(operands.names.length).join(' ')}`,
+      fix: operands.names[0] === 'FILE' ? 'run it once per manifest' : `campaign ${c.synopsis}`,
+    });
+  // init writes its FILE; every other command reads it.
+  if (operands.names[0] === 'FILE' && name !== 'init') await mustExist(given[0]!);
+  return { values, files: given };
+}
+
+async function mustExist(file: string): Promise<void> {
+  const found = await stat(file).catch(() => undefined);
+  if (found?.isFile()) return;
+  throw new UserError({
+    message: found ? `${file} is not a file` : `${file} does not exist`,
+    fix: found
+      ? 'give the manifest, a .yml file'
+      : `check the path (from ${process.cwd()}), or write a starter there with \`campaign init ${file}\``,
+  });
+}
+
+/** parseArgs's refusal, said in the command's terms: the option it does not know, with the nearest it does. */
+function optionError(name: string, c: Command, argv: string[], e: Error & { code?: string }): UserError {
+  const help = `run \`campaign ${name} --help\` for its options`;
+  const known = Object.keys(c.options).map((o) => `--${o}`);
+  if (e.code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION') {
+    const end = argv.indexOf('--');
+    const unknown = (end < 0 ? argv : argv.slice(0, end))
+      .filter((a) => a.startsWith('-') && a !== '-')
+      .map((a) => a.split('=')[0]!)
+      .find((a) => !known.includes(a));
+    const shown = unknown ?? 'an option';
+    const near = unknown === undefined ? undefined : closest(unknown.replace(/^-+/, '--'), known);
+    return new UserError({
+      message: `campaign ${name} has no option ${shown}${near ? `; did you mean ${near}?` : ''}`,
+      fix: near
+        ? `campaign ${name} ${argv.map((a) => (a.split('=')[0] === unknown ? a.replace(unknown!, near) : a)).join(' ')}`
+        : help,
+    });
+  }
+  const option = /'(?:-\w, )?(--[\w-]+)/.exec(e.message)?.[1];
+  const spec = option === undefined ? undefined : c.options[option.slice(2)];
+  if (e.code === 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE' && option !== undefined && spec !== undefined)
+    return new UserError({
+      message:
+        spec.type === 'boolean'
+          ? `${option} takes no value`
+          : `${option} needs a value${spec.choices ? ` (${spec.choices.join('|')})` : spec.value ? ` (${spec.value})` : ''}`,
+      fix:
+        spec.type === 'boolean'
+          ? `write ${option} alone`
+          : `${option} VALUE, or ${option}=VALUE for a value that starts with "-"`,
+    });
+  return new UserError({ message: e.message, fix: help });
 }
 
 function format(v: string | boolean | undefined): 'text' | 'json' {
-  if (v === undefined || v === 'text' || v === 'json') return v ?? 'text';
-  throw new UserError({ message: `--format ${String(v)} is not known`, fix: 'use --format text or --format json' });
+  return v === 'json' ? 'json' : 'text';
 }
 
-async function lint(argv: string[]): Promise<number> {
-  const { values, files } = args(
-    argv,
-    { format: { type: 'string' }, strict: { type: 'boolean' } },
-    { min: 1, many: true },
-  );
+async function lint({ values, files }: Given): Promise<number> {
   const fmt = format(values.format);
   const all = await lintManifests(await manifestFiles(files, 'lint'), true);
   if (fmt === 'json') process.stdout.write(JSON.stringify(all, null, 2) + '\n');
@@ -274,12 +492,7 @@ function printWarnings(c: Campaign): void {
   for (const w of c.warnings) process.stderr.write(formatFinding(w) + '\n');
 }
 
-async function plan(argv: string[]): Promise<number> {
-  const { values, files } = args(argv, {
-    format: { type: 'string' },
-    'state-dir': { type: 'string' },
-    scripts: { type: 'string' },
-  });
+async function plan({ values, files }: Given): Promise<number> {
   const c = await loadCampaign(files[0]!, values['state-dir'] as string | undefined);
   if (typeof values.scripts === 'string') {
     const { shownWorkdir, writeSubmissionScripts } = await import('../app/scripts.js');
@@ -319,22 +532,14 @@ async function openFor(c: Campaign, since: () => string, checkCluster: boolean) 
   return openExecutor(c, { ssh: sshSecretsFrom(process.env), since, warn, checkCluster });
 }
 
-async function check(argv: string[]): Promise<number> {
-  const { files } = args(argv, {});
+async function check({ values, files }: Given): Promise<number> {
   const c = await loadCampaign(files[0]!);
   printWarnings(c);
   const { checkCampaign } = await import('./check.js');
-  return (await checkCampaign(c, warn)) ? EXIT.ok : EXIT.incomplete;
+  return (await checkCampaign(c, warn, format(values.format))) ? EXIT.ok : EXIT.incomplete;
 }
 
-async function run(argv: string[]): Promise<number> {
-  const { values, files } = args(argv, {
-    'state-dir': { type: 'string' },
-    poll: { type: 'string' },
-    'retry-failed': { type: 'boolean' },
-    'keep-changed': { type: 'boolean' },
-    fresh: { type: 'boolean' },
-  });
+async function run({ values, files }: Given): Promise<number> {
   if (values.fresh === true && values['keep-changed'] === true)
     throw new UserError({
       message: '--fresh and --keep-changed contradict each other',
@@ -344,14 +549,21 @@ async function run(argv: string[]): Promise<number> {
   const maxPoll = values.poll === undefined ? undefined : Number(values.poll);
   if (maxPoll !== undefined && !(maxPoll > 0))
     throw new UserError({ message: `--poll ${String(values.poll)} is not a positive number of seconds` });
+  const json = values.format === 'json';
   printWarnings(c);
-  const [{ CampaignController, loadState }, { PollPacer, pollLimits }, { Progress }, { campaignSummary }] =
-    await Promise.all([
-      import('../exec/controller.js'),
-      import('../decide/poll.js'),
-      import('./progress.js'),
-      import('../app/summary.js'),
-    ]);
+  const [
+    { CampaignController, loadState },
+    { PollPacer, pollLimits },
+    { Progress },
+    { campaignSummary, summaryRecord },
+    { RunEvents },
+  ] = await Promise.all([
+    import('../exec/controller.js'),
+    import('../decide/poll.js'),
+    import('./progress.js'),
+    import('../app/summary.js'),
+    import('./run-events.js'),
+  ]);
   const store = new FileStateStore(c.stateDir, { onWarning: warn });
   const lock = await store.acquire(`campaign run ${files[0]!}`);
   // The first Ctrl-C (or SIGTERM) stops after the pass under way, so that what it submitted is
@@ -368,6 +580,9 @@ async function run(argv: string[]): Promise<number> {
   };
   process.on('SIGINT', stop);
   process.on('SIGTERM', stop);
+  // A reader gone (`run … | head`) stops it as a first Ctrl-C does, quietly.
+  const readerGone = (): void => stopping.abort();
+  closedPipe.signal.addEventListener('abort', readerGone);
   let executor: Executor | undefined;
   try {
     let loaded = await loadState(store, c.manifest.campaign, new Date().toISOString());
@@ -383,8 +598,11 @@ async function run(argv: string[]): Promise<number> {
       store,
       warn,
       ...(commit === undefined ? {} : { commit }),
+      ...(c.code === undefined ? {} : { code: c.code }),
     });
-    const progress = new Progress(process.stdout, plan);
+    // Progress goes to stderr, so that stdout carries only data: the summary, or the events.
+    const events = json ? new RunEvents(plan, (e) => process.stdout.write(JSON.stringify(e) + '\n')) : undefined;
+    const progress = json ? undefined : new Progress(process.stderr, plan);
     const reconciled = await controller.reconcile(loaded, 'run again with --retry-failed');
     reconciled.warnings.forEach(warn);
     // Said before anything is submitted: which tasks a changed definition runs again (or keeps).
@@ -397,6 +615,7 @@ async function run(argv: string[]): Promise<number> {
       now: new Date().toISOString(),
     });
     if (keepChanged) await controller.recordProvenance(state, keptTasks(changes));
+    events?.start(state);
     const pacer = new PollPacer(plan, pollLimits(c.manifest.cluster.executor, maxPoll));
     ({ state } = await driveCampaign(state, {
       controller,
@@ -404,19 +623,24 @@ async function run(argv: string[]): Promise<number> {
       pacer,
       clock: systemClock,
       signal: stopping.signal,
-      onPass: (s) => progress.update(s),
+      onPass: (s) => (events ?? progress)?.update(s),
     }));
+    // Its reader gone, the run says nothing more.
+    if (closedPipe.signal.aborted) return EXIT.closedPipe;
     if (stopping.signal.aborted) {
       process.stderr.write(`campaign: ${STOPPED}\n`);
       return EXIT.interrupted;
     }
     const text = await campaignSummary({ campaign: c, plan, state, executor, beside: c.stateDir, warn });
-    await writeFile(join(c.stateDir, 'summary.md'), text);
-    process.stdout.write('\n' + text);
-    const shown = relative(process.cwd(), c.stateDir) || '.';
-    // On stdout after the summary, where the eye is when the run ends; stderr keeps the notes.
-    process.stdout.write(
-      `\nThe summary is in ${join(shown, 'summary.md')}, its pictures beside it; a task's log: campaign logs ${files[0]!} TASK\n`,
+    const summaryFile = join(c.stateDir, 'summary.md');
+    await writeFile(summaryFile, text);
+    const record = await summaryRecord(plan, state, undefined);
+    // The markdown is data for a file or a pipe; a person at a terminal reads its short form.
+    if (events) events.end(record, summaryFile);
+    else if (process.stdout.isTTY) process.stdout.write('\n' + statusText(record));
+    else process.stdout.write('\n' + text);
+    note(
+      `the summary is in ${join(relative(process.cwd(), c.stateDir) || '.', 'summary.md')}, its pictures beside it; a task's log: campaign logs ${files[0]!} TASK`,
     );
     const full = diskFullTasks(state);
     if (full.length > 0) {
@@ -429,6 +653,7 @@ async function run(argv: string[]): Promise<number> {
   } finally {
     process.off('SIGINT', stop);
     process.off('SIGTERM', stop);
+    closedPipe.signal.removeEventListener('abort', readerGone);
     await lock.release();
     await executor?.close();
   }
@@ -462,8 +687,7 @@ async function storedState(c: Campaign): Promise<CampaignState> {
   return loadState(new FileStateStore(c.stateDir, { readOnly: true }), c.manifest.campaign, new Date().toISOString());
 }
 
-async function cancel(argv: string[]): Promise<number> {
-  const { values, files } = args(argv, { 'state-dir': { type: 'string' } });
+async function cancel({ values, files }: Given): Promise<number> {
   const c = await loadCampaign(files[0]!, values['state-dir'] as string | undefined);
   const { CampaignController, loadState } = await import('../exec/controller.js');
   const store = new FileStateStore(c.stateDir, { onWarning: warn });
@@ -488,21 +712,27 @@ async function cancel(argv: string[]): Promise<number> {
   }
 }
 
-async function status(argv: string[]): Promise<number> {
-  const { values, files } = args(argv, { 'state-dir': { type: 'string' }, format: { type: 'string' }, ...FROM_GITHUB });
+async function status({ values, files }: Given): Promise<number> {
   const fmt = format(values.format);
   const c = await campaignOf(files[0]!, values);
   const state = await storedState(c);
   const { summaryRecord } = await import('../app/summary.js');
   const record = await summaryRecord(c.plan, state, undefined);
   if (fmt === 'json') process.stdout.write(JSON.stringify(record, null, 2) + '\n');
-  else {
-    for (const phase of record.phases) process.stdout.write(progressLine(phase) + '\n');
-    for (const t of record.stopped.slice(0, 20)) process.stdout.write(`  ${t.id}: ${t.reason ?? t.status}\n`);
-    if (record.stopped.length > 20)
-      process.stdout.write(`  … and ${record.stopped.length - 20} more (campaign summary lists them)\n`);
-  }
+  else process.stdout.write(statusText(record));
   return record.complete ? EXIT.ok : EXIT.incomplete;
+}
+
+/** The phases' lines and the tasks that stopped (the first 20), as `status` and a run's end show them. */
+function statusText(record: {
+  phases: PhaseCounts[];
+  stopped: { id: string; status: string; reason?: string }[];
+}): string {
+  const lines = record.phases.map(progressLine);
+  for (const t of record.stopped.slice(0, 20)) lines.push(`  ${t.id}: ${t.reason ?? t.status}`);
+  if (record.stopped.length > 20)
+    lines.push(`  … and ${record.stopped.length - 20} more (campaign summary lists them)`);
+  return lines.join('\n') + '\n';
 }
 
 const note = (m: string): void => {
@@ -539,19 +769,8 @@ async function startFresh(
   return emptyState(c.manifest.campaign, now);
 }
 
-async function summary(argv: string[]): Promise<number> {
-  const { values, files } = args(argv, {
-    'state-dir': { type: 'string' },
-    out: { type: 'string' },
-    format: { type: 'string' },
-    ...FROM_GITHUB,
-  });
+async function summary({ values, files }: Given): Promise<number> {
   const json = values.format === 'json';
-  if (!json && values.format !== undefined && values.format !== 'markdown')
-    throw new UserError({
-      message: `--format ${String(values.format)} is not known`,
-      fix: 'use --format markdown or --format json',
-    });
   const c = await campaignOf(files[0]!, values);
   const state = await storedState(c);
   const { campaignSummary, summaryRecord } = await import('../app/summary.js');
@@ -572,24 +791,20 @@ async function summary(argv: string[]): Promise<number> {
 }
 
 /** `campaign logs FILE TASK`: the task's log, read where its executor put it. */
-async function logs(argv: string[]): Promise<number> {
-  const { values, files } = args(
-    argv,
-    { 'state-dir': { type: 'string' }, attempt: { type: 'string' }, follow: { type: 'boolean' } },
-    { min: 2, many: false },
-  );
+async function logs({ values, files }: Given): Promise<number> {
   const c = await loadCampaign(files[0]!, values['state-dir'] as string | undefined);
   const id = files[1]!;
   const tasks = c.plan.phases.flatMap((p) => [...p.smoke, ...p.tasks]);
   const task = tasks.find((t) => t.id === id);
   if (!task) {
-    const near = closest(
-      id,
-      tasks.map((t) => t.id),
-    );
+    // A tag alone (seed1_lr0.1) is the task of that tag in whichever phase has one.
+    const ids = tasks.map((t) => t.id);
+    const near = ids.find((t) => t.endsWith(`/${id}`)) ?? closest(id, ids);
     throw new UserError({
       message: `${c.manifest.campaign} has no task ${id}${near ? `; did you mean ${near}?` : ''}`,
-      fix: 'give a task id as `campaign status` and the summary show them (phase/tag)',
+      fix: near
+        ? `campaign logs ${files[0]!} ${near}`
+        : 'give a task id as `campaign status` and the summary show them (phase/tag)',
     });
   }
   let state = await storedState(c);
@@ -597,7 +812,6 @@ async function logs(argv: string[]): Promise<number> {
   const n = values.attempt === undefined ? attempts.length : Number(values.attempt);
   if (!attempts.some((a) => a.n === n))
     throw new UserError({
-      ...(c.code === undefined ? {} : { code: c.code }),
       message:
         attempts.length === 0
           ? `${id} has not run yet`
@@ -613,7 +827,7 @@ async function logs(argv: string[]): Promise<number> {
       // A log only grows; one read shorter than what was shown was rewritten, so it is shown again.
       process.stdout.write(text.length >= shown ? text.slice(shown) : text);
       shown = text.length;
-      if (values.follow !== true || attempt.class !== undefined) break;
+      if (values.follow !== true || attempt.class !== undefined || closedPipe.signal.aborted) break;
       await systemClock.sleep(FOLLOW_MS);
       state = await storedState(c);
     }
@@ -627,12 +841,7 @@ async function logs(argv: string[]): Promise<number> {
 const FOLLOW_MS = 1000;
 
 /** `campaign provenance FILE PATH...`: what made each output, from the record beside it. */
-async function provenance(argv: string[]): Promise<number> {
-  const { values, files } = args(
-    argv,
-    { 'state-dir': { type: 'string' }, format: { type: 'string' } },
-    { min: 2, many: true },
-  );
+async function provenance({ values, files }: Given): Promise<number> {
   const fmt = format(values.format);
   const c = await loadCampaign(files[0]!, values['state-dir'] as string | undefined);
   const state = await storedState(c);
@@ -657,15 +866,7 @@ async function provenance(argv: string[]): Promise<number> {
   return missing === 0 ? EXIT.ok : EXIT.incomplete;
 }
 
-async function results(argv: string[]): Promise<number> {
-  const { values, files } = args(argv, {
-    'state-dir': { type: 'string' },
-    phase: { type: 'string' },
-    tasks: { type: 'boolean' },
-    format: { type: 'string' },
-    out: { type: 'string' },
-    ...FROM_GITHUB,
-  });
+async function results({ values, files }: Given): Promise<number> {
   const out = values.out as string | undefined;
   const { campaignResults, resultsFormat } = await import('./results.js');
   const fmt = resultsFormat(values.format as string | undefined, out === undefined && process.stdout.isTTY);
@@ -688,8 +889,7 @@ async function results(argv: string[]): Promise<number> {
 }
 
 /** `campaign init FILE`: a starter manifest, never over an existing file; with --workflow, its workflow too. */
-async function init(argv: string[]): Promise<number> {
-  const { values, files } = args(argv, { workflow: { type: 'boolean' } });
+async function init({ values, files }: Given): Promise<number> {
   const file = files[0]!;
   await mkdir(dirname(resolve(file)), { recursive: true });
   try {
@@ -708,19 +908,10 @@ async function init(argv: string[]): Promise<number> {
   process.stdout.write(
     `its workflow runs on a self-hosted runner, as the starter runs on the machine itself; once it points at a cluster (executor: slurm), \`campaign workflow ${file} --runs-on ubuntu-latest\` moves it to GitHub's runners\n`,
   );
-  return workflow([file, '--runs-on', 'self-hosted']);
+  return workflow({ values: { 'runs-on': 'self-hosted' }, files: [file] });
 }
 
-async function workflow(argv: string[]): Promise<number> {
-  const { values, files } = args(argv, {
-    uses: { type: 'string' },
-    branch: { type: 'string' },
-    budget: { type: 'string' },
-    environment: { type: 'string' },
-    'runs-on': { type: 'string' },
-    handover: { type: 'string' },
-    stdout: { type: 'boolean' },
-  });
+async function workflow({ values, files }: Given): Promise<number> {
   const c = await loadCampaign(files[0]!);
   const target = await workflowTarget(c.file, c.manifest.campaign);
   // Flags over the options the workflow was last written with, over the defaults.
@@ -752,12 +943,7 @@ async function workflow(argv: string[]): Promise<number> {
   return EXIT.ok;
 }
 
-async function calibrateCommand(argv: string[]): Promise<number> {
-  const { values, files } = args(argv, {
-    'state-dir': { type: 'string' },
-    write: { type: 'boolean' },
-    format: { type: 'string' },
-  });
+async function calibrateCommand({ values, files }: Given): Promise<number> {
   const fmt = format(values.format);
   const c = await loadCampaign(files[0]!, values['state-dir'] as string | undefined);
   const state = await storedState(c);
@@ -779,4 +965,36 @@ async function calibrateCommand(argv: string[]): Promise<number> {
   } finally {
     await executor.close();
   }
+}
+
+/** `campaign completion SHELL`: the script that completes campaign's command line in that shell. */
+async function completionCommand({ files }: Given): Promise<number> {
+  const { completionScript } = await import('./completion.js');
+  process.stdout.write(completionScript(files[0]!, COMMANDS));
+  return EXIT.ok;
+}
+
+/** The hidden command completion scripts call for the task ids of a manifest's stored state. */
+export const TASKS_COMMAND = '__tasks';
+
+/** `campaign __tasks FILE [--state-dir DIR]`: the stored state's task ids, one a line; nothing when there is none. */
+async function storedTaskIds(argv: string[]): Promise<number> {
+  const { values, positionals } = parseArgs({
+    args: argv,
+    options: { 'state-dir': { type: 'string' } },
+    allowPositionals: true,
+    strict: false,
+  });
+  const file = positionals[0];
+  if (file === undefined) return EXIT.user;
+  const stateDir = typeof values['state-dir'] === 'string' ? values['state-dir'] : undefined;
+  const state = await storedState(await loadCampaign(file, stateDir));
+  for (const id of Object.keys(state.tasks).sort()) process.stdout.write(`${id}\n`);
+  return EXIT.ok;
+}
+
+/** campaign(1), made from the command table (`npm run man` writes it to man/campaign.1). */
+export async function manual(): Promise<string> {
+  const { manPage } = await import('./man.js');
+  return manPage(COMMANDS, EXIT_STATUS);
 }

@@ -57,8 +57,9 @@ describe('campaign run examples/quickstart.yml', () => {
       expect(first.stdout).toMatch(new RegExp(`^\\| ${check} \\| pass \\|`, 'm'));
     }
     expect(first.stdout).not.toContain('**FAIL**');
-    // Live progress went to stdout before the summary.
-    expect(first.stdout).toMatch(/\[campaign \S+\] train \[completed\] 6\/6 done/);
+    // Live progress went to stderr, leaving stdout to the summary.
+    expect(first.stderr).toMatch(/\[campaign \S+\] train \[completed\] 6\/6 done/);
+    expect(first.stdout).not.toMatch(/\[campaign \S+\]/);
   });
 
   it('writes the same summary to summary.md in the state directory', async () => {
