@@ -43,7 +43,7 @@ export type RetryPolicy = (taskId: string, cls: FailureClass) => RetryRule;
  * Retries per class when the manifest says nothing: a vanished task, a failed node or a
  * preemption is not the task's fault.
  */
-const DEFAULT_ATTEMPTS: Partial<Record<FailureClass, number>> = { lost: 2, node_fail: 2, preempted: 3 };
+const DEFAULT_ATTEMPTS: Partial<Record<FailureClass, number>> = { lost: 2, node_fail: 2, preempted: 3, shortfall: 2 };
 
 /** The manifest retry entry a class is governed by. */
 const ruleKey = (cls: 'completed' | FailureClass): string => (cls === 'unverified' ? 'failed' : cls);
@@ -383,7 +383,7 @@ export function step(state: CampaignState, plan: Plan, now: string, capacity: nu
     const prev: PhaseState = phases[phase.name] ?? { status: 'waiting' };
     const next = decidePhase(phase, prev, phases, tasks);
     if (next.submitFrom) {
-      const submissions = dueSubmissions(plan, next.submitFrom, tasks, now, room);
+      const submissions = dueSubmissions(plan, next.submitFrom, tasks, now, phaseRoom(plan, phase, tasks, room));
       room -= submissions.length;
       if (submissions.length > 0) actions.push({ type: 'submit', submissions });
       // The stage definition the attempts are sent under, kept for telling later which part changed;
@@ -572,6 +572,19 @@ function dueSubmissions(
       ...avoid(t),
     };
   });
+}
+
+/**
+ * The room a phase has this pass: the campaign's, and within it what the phase's own
+ * max_parallel leaves beside its tasks already sent (smoke and full alike).
+ */
+function phaseRoom(plan: Plan, phase: PhasePlan, tasks: Record<string, TaskState>, room: number): number {
+  if (phase.maxParallel === undefined) return room;
+  const index = indexOf(tasks);
+  let sent = 0;
+  for (const status of ACTIVE)
+    for (const id of index.ids(status)) if (placement(plan, id)?.array.phase === phase.name) sent++;
+  return Math.min(room, phase.maxParallel - sent);
 }
 
 /** The nodes earlier attempts of a task failed on, for the next submission to avoid. */

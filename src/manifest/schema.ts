@@ -111,6 +111,11 @@ export const retry = z
       ),
     failed: retryClass.optional().describe('A non-zero exit that is none of the above.'),
     lost: retryClass.optional().describe('A task that vanished (its process or record is gone).'),
+    shortfall: retryClass
+      .optional()
+      .describe(
+        'A task granted less than a part of its definition asks (fewer GPUs): its output is not its result (default 2 retries).',
+      ),
   })
   .describe('How many times each class of failure is retried.');
 export type Retry = z.infer<typeof retry>;
@@ -122,7 +127,12 @@ const partition = z.strictObject({
 
 const common = {
   name: z.string().optional().describe('The name rates are measured on (cost.measured_on).'),
-  max_parallel: z.number().int().positive().optional().describe('Tasks running at once.'),
+  max_parallel: z
+    .number()
+    .int()
+    .positive()
+    .optional()
+    .describe("The campaign's tasks running at once, all phases, strata and arrays together."),
 };
 
 const localCluster = z.strictObject({
@@ -524,6 +534,36 @@ const gridChecked = z.record(z.string(), z.unknown()).superRefine((g, ctx) => {
 });
 const grid = gridChecked.transform((g) => g as Grid);
 
+/**
+ * A path of the manifest's repository, as `git ls-files` names it: relative to the repository's
+ * root, never leaving it, and never a pattern (a folder takes every tracked file under it).
+ */
+const codePath = z
+  .string()
+  .min(1)
+  .refine((p) => !p.startsWith('/') && !p.split('/').includes('..') && !/[*?[\]\\]/.test(p), {
+    message:
+      "a code path is a file or folder of the repository, relative to its root (no '/' first, no '..', no patterns)",
+  })
+  .describe('A file or folder of the repository, relative to its root (e.g. train.py or src/).');
+
+export const code = z
+  .strictObject({
+    paths: z
+      .array(codePath)
+      .min(1)
+      .describe(
+        "Files and folders of the manifest's repository that the tasks run: tracked files only, .gitignore respected.",
+      ),
+    max_size: size
+      .optional()
+      .describe('The largest snapshot shipped (default 100M): data belongs in inputs, not code.'),
+  })
+  .describe(
+    "What the campaign's tasks run: these paths, as the working tree holds them, are shipped as one immutable snapshot to <workdir>/.campaign/code/<id>/, where each task runs (${code}); an edit re-runs the phases whose code it touches.",
+  );
+export type Code = z.infer<typeof code>;
+
 export const phase = z.strictObject({
   name: z
     .string()
@@ -534,33 +574,6 @@ export const phase = z.strictObject({
     .optional()
     .describe('Phases whose every task must complete before this one starts.'),
   preconditions: z
-/**
- * A path of the manifest's repository, as `git ls-files` names it: relative to the repository's
- * root, never leaving it, and never a pattern (a folder takes every tracked file under it).
- */
-const codePath = z
-  .string()
-  .min(1)
-  .refine((p) => !p.startsWith('/') && !p.split('/').includes('..') && !/[*?[\]\\]/.test(p), {
-    message: "a code path is a file or folder of the repository, relative to its root (no '/' first, no '..', no patterns)",
-  })
-  .describe('A file or folder of the repository, relative to its root (e.g. train.py or src/).');
-
-export const code = z
-  .strictObject({
-    paths: z
-      .array(codePath)
-      .min(1)
-      .describe("Files and folders of the manifest's repository that the tasks run: tracked files only, .gitignore respected."),
-    max_size: size
-      .optional()
-      .describe('The largest snapshot shipped (default 100M): data belongs in inputs, not code.'),
-  })
-  .describe(
-    "What the campaign's tasks run: these paths, as the working tree holds them, are shipped as one immutable snapshot to <workdir>/.campaign/code/<id>/, where each task runs (${code}); an edit re-runs the phases whose code it touches.",
-  );
-export type Code = z.infer<typeof code>;
-
     .array(z.strictObject({ exists: z.string().describe('A path (templated) that must exist.') }))
     .optional()
     .describe("Files each task needs before it is submitted, e.g. an upstream phase's output."),
@@ -584,6 +597,12 @@ export type Code = z.infer<typeof code>;
   cost: cost.optional(),
   walltime: duration.optional().describe('A fixed walltime (prefer a cost model).'),
   resources: resources.optional(),
+  max_parallel: z
+    .number()
+    .int()
+    .positive()
+    .optional()
+    .describe("This phase's tasks running at once, within the campaign's max_parallel."),
   slurm_args: slurmArgs
     .optional()
     .describe("sbatch options for this phase's jobs, instead of the defaults' (Slurm only)."),
@@ -608,6 +627,17 @@ export type Code = z.infer<typeof code>;
     .string()
     .optional()
     .describe("Shell run before this phase's command (same shell), after the campaign's setup."),
+  code: z
+    .strictObject({
+      paths: z
+        .array(codePath)
+        .min(1)
+        .describe("The campaign's code paths (or folders under them) this phase's definition depends on."),
+    })
+    .optional()
+    .describe(
+      "What of the campaign's code this phase runs (default: all of it): an edit under these paths re-runs this phase and those that depend on it.",
+    ),
   smoke: smoke.optional(),
   results: results.optional(),
 });
@@ -624,17 +654,6 @@ export const gates = z
   .describe('Checks run before the command, cheapest and most fatal first.');
 
 export const manifest = z.strictObject({
-  code: z
-    .strictObject({
-      paths: z
-        .array(codePath)
-        .min(1)
-        .describe("The campaign's code paths (or folders under them) this phase's definition depends on."),
-    })
-    .optional()
-    .describe(
-      "What of the campaign's code this phase runs (default: all of it): an edit under these paths re-runs this phase and those that depend on it.",
-    ),
   $schema: z.string().optional().describe('The JSON Schema an editor checks this file against.'),
   campaign: z
     .string()
@@ -644,6 +663,7 @@ export const manifest = z.strictObject({
   workdir: z.string().min(1).describe('Where tasks run; outputs stay under it.'),
   environment: environment.optional(),
   setup: z.string().optional().describe('Shell run before every command (same shell).'),
+  code: code.optional(),
   gates: gates.optional(),
   defaults: z
     .strictObject({
@@ -660,7 +680,6 @@ export type Manifest = z.infer<typeof manifest>;
 
 /** The manifest's JSON Schema, as an editor reads it (`campaign schema`). */
 export function manifestJsonSchema(): Record<string, unknown> {
-  code: code.optional(),
   if (!z.globalRegistry.has(gridChecked)) {
     const gridJsonSchema: Record<string, unknown> = z.toJSONSchema(gridForms, { io: 'input', unrepresentable: 'any' });
     delete gridJsonSchema.$schema;

@@ -118,11 +118,15 @@ export function renderSbatch(input: SbatchInput): { script: string; table: strin
   const { manifest, array } = input;
   const cluster = manifest.cluster;
   const r = array.resources;
-  const throttle = cluster.max_parallel;
   const mem = input.memBytes ?? r.memBytes;
   const account = r.account ?? (cluster.executor === 'slurm' ? cluster.account : undefined);
   const exclude = [...(r.exclude ? [r.exclude] : []), ...(input.exclude ?? [])];
   const phase = manifest.phases.find((p) => p.name === array.phase);
+  // Its share of the campaign's max_parallel (and of its phase's): the places the controller
+  // gave its tasks when it sent them (exec/slurm: capacity), never the whole cap, so that
+  // arrays, strata and phases sent side by side together stay within it.
+  const caps = [cluster.max_parallel, phase?.max_parallel].filter((c) => c !== undefined);
+  const throttle = caps.length === 0 ? undefined : Math.min(input.rows.length, ...caps);
   const passed = phase?.slurm_args ?? manifest.defaults?.slurm_args ?? [];
   const header = [
     directive('job-name', input.jobName),

@@ -14,6 +14,7 @@ export const FAILURE_CLASSES = [
   'cancelled',
   'disk_full',
   'unschedulable',
+  'shortfall',
 ] as const;
 export const failureClass = z.enum(FAILURE_CLASSES);
 export type FailureClass = z.infer<typeof failureClass>;

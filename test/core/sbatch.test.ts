@@ -18,14 +18,14 @@ import { GATE_EXIT } from '../../src/render/task-script.js';
 const root = mkdtempSync(join(tmpdir(), 'campaign-sbatch-'));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
 
-function manifestWith(values: string[]): Manifest {
+function manifestWith(values: string[], caps: { campaign?: number; phase?: number } = { campaign: 4 }): Manifest {
   return manifestSchema.parse({
     campaign: 'c',
     cluster: {
       executor: 'slurm',
       name: 'test',
       account: 'acct',
-      max_parallel: 4,
+      ...(caps.campaign === undefined ? {} : { max_parallel: caps.campaign }),
       partitions: [{ name: 'debug', max_time: '30m' }],
     },
     workdir: '/work',
@@ -37,13 +37,14 @@ function manifestWith(values: string[]): Manifest {
         output: 'out/${tag}.txt',
         walltime: '5m',
         resources: { gpus: 1, cpus: 2, mem: '1G' },
+        ...(caps.phase === undefined ? {} : { max_parallel: caps.phase }),
       },
     ],
   });
 }
 
-function render(values: string[], workdir: string) {
-  const m = manifestWith(values);
+function render(values: string[], workdir: string, caps?: { campaign?: number; phase?: number }) {
+  const m = manifestWith(values, caps);
   const plan = planCampaign(m);
   const array = plan.phases[0]!.arrays.find((a) => a.stage === 'full')!;
   const rows: SbatchRow[] = plan.phases[0]!.tasks.map((task, index) => ({ index, task, attempt: 1 }));
@@ -90,7 +91,7 @@ describe('sbatch script', () => {
     expect(directives).toEqual([
       '#SBATCH --job-name=campaign-c',
       '#SBATCH --comment=c:p.full.all:1',
-      '#SBATCH --array=0-2%4',
+      '#SBATCH --array=0-2%3',
       '#SBATCH --time=00:05:00',
       '#SBATCH --partition=debug',
       '#SBATCH --account=acct',
@@ -105,6 +106,29 @@ describe('sbatch script', () => {
     ]);
     expect(out.script.split('\n')[0]).toBe('#!/usr/bin/env bash');
     expect(out.script).not.toMatch(/\beval\b/);
+  });
+
+  it("throttles the array to its share of max_parallel: its rows, within the campaign's cap and the phase's", () => {
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 1, max: 12 }),
+        fc.option(fc.integer({ min: 1, max: 8 }), { nil: undefined }),
+        fc.option(fc.integer({ min: 1, max: 8 }), { nil: undefined }),
+        (rows, campaign, phase) => {
+          const values = Array.from({ length: rows }, (_, i) => `v${i}`);
+          const { out } = render(values, root, {
+            ...(campaign === undefined ? {} : { campaign }),
+            ...(phase === undefined ? {} : { phase }),
+          });
+          const array = /^#SBATCH --array=(\S+)$/m.exec(out.script)![1]!;
+          const caps = [campaign, phase].filter((c) => c !== undefined);
+          // No cap, no throttle: Slurm runs what it can.
+          const throttle = caps.length === 0 ? '' : `%${Math.min(rows, ...caps)}`;
+          expect(array).toBe(`${rows === 1 ? '0' : `0-${rows - 1}`}${throttle}`);
+        },
+      ),
+      { numRuns: 60 },
+    );
   });
 
   it('passes shellcheck', () => {

@@ -14,7 +14,7 @@ describe('shortfalls from accounting', () => {
   it('reads the time limit, partition and GPUs a task ran with', () => {
     const [r] = parseSacct(line('00:05:00', 'short', 'cpu=1,gres/gpu=2,mem=200M', 'cpu=1,gres/gpu=1,mem=200M'), 'c~');
     expect(r).toMatchObject({ timelimit: 300, partition: 'short', reqGpus: 2, allocGpus: 1 });
-    expect(shortfalls(r!, { seconds: 600, partition: 'debug' })).toEqual([
+    expect(shortfalls(r!, { seconds: 600, partition: 'debug' }).map((s) => s.words)).toEqual([
       'a time limit of 5m instead of 10m',
       '1 GPU instead of 2',
       'partition short instead of debug',

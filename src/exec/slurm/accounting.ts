@@ -5,6 +5,7 @@
  */
 import { formatDuration, parseDuration } from '../../manifest/units.js';
 import type { FailureClass } from '../../state/state.js';
+import type { Shortfall } from '../../judge/shortfall.js';
 
 export interface JobRecord {
   /** `<array job id>_<index>`: the handle of one attempt. */
@@ -105,18 +106,33 @@ export function tresGpus(tres: string | undefined): number | undefined {
 }
 
 /**
- * DESIGN rule 9, the part that changes only cost: where the scheduler let a task run with less
- * than it asked (a shorter limit, fewer GPUs, another partition), in plain words; empty when
- * it got what it asked.
+ * DESIGN rule 9: where the scheduler let a task run with less than it asked (a shorter limit,
+ * fewer GPUs, another partition), each with what was asked and what was granted; empty when it
+ * got what it asked. Which of them abort the attempt is judge/shortfall.ts's to say.
  */
-export function shortfalls(r: JobRecord, asked: { seconds: number; partition?: string }): string[] {
-  const out: string[] = [];
+export function shortfalls(r: JobRecord, asked: { seconds: number; partition?: string }): Shortfall[] {
+  const out: Shortfall[] = [];
   if (r.timelimit !== undefined && r.timelimit < asked.seconds)
-    out.push(`a time limit of ${formatDuration(r.timelimit)} instead of ${formatDuration(asked.seconds)}`);
+    out.push({
+      of: 'time',
+      asked: formatDuration(asked.seconds),
+      granted: formatDuration(r.timelimit),
+      words: `a time limit of ${formatDuration(r.timelimit)} instead of ${formatDuration(asked.seconds)}`,
+    });
   if (r.reqGpus !== undefined && r.allocGpus !== undefined && r.allocGpus < r.reqGpus)
-    out.push(`${r.allocGpus} GPU${r.allocGpus === 1 ? '' : 's'} instead of ${r.reqGpus}`);
+    out.push({
+      of: 'gpus',
+      asked: String(r.reqGpus),
+      granted: String(r.allocGpus),
+      words: `${r.allocGpus} GPU${r.allocGpus === 1 ? '' : 's'} instead of ${r.reqGpus}`,
+    });
   if (asked.partition !== undefined && r.partition !== undefined && r.partition !== asked.partition)
-    out.push(`partition ${r.partition} instead of ${asked.partition}`);
+    out.push({
+      of: 'partition',
+      asked: asked.partition,
+      granted: r.partition,
+      words: `partition ${r.partition} instead of ${asked.partition}`,
+    });
   return out;
 }
 

@@ -37,6 +37,7 @@ import { rowAttempt, slurmRoot, submissionFiles, submissionKey, TABLE_HEADER } f
 import { shellQuote } from '../../render/shell.js';
 import { GATE_EXIT, GATE_LINE } from '../../render/task-script.js';
 import { afterWarning, diskFull, recordsVerdict } from '../../judge/attempt-end.js';
+import { judgeShortfalls } from '../../judge/shortfall.js';
 import type { SetAsideResult } from '../../render/set-aside.js';
 import type { ActiveAttempt, Executor } from '../executor.js';
 import { RemoteWorkdir, type OutputFreshness } from '../remote-workdir.js';
@@ -148,6 +149,8 @@ export class SlurmExecutor implements Executor {
   private readonly noTransfer: boolean;
   /** Handles that ended in the queue before their end marker could be read: given one pass for it. */
   private awaitingMarker = new Set<string>();
+  /** Attempts the last pass found ended by their markers and left for accounting to judge. */
+  private endedUnjudged = 0;
 
   constructor(private readonly opts: SlurmExecutorOptions) {
     this.now = opts.now ?? (() => new Date().toISOString());
@@ -161,9 +164,15 @@ export class SlurmExecutor implements Executor {
     this.accountingOk = !this.restricted;
   }
 
-  /** Slurm throttles arrays itself (`%max_parallel`): the controller may submit everything due. */
-  capacity(): number {
-    return Number.MAX_SAFE_INTEGER;
+  /**
+   * The campaign's max_parallel less the attempts in the queue, however they are grouped in
+   * arrays (each array is throttled to its share besides: render/sbatch.ts). An attempt whose
+   * end marker is there has left the node, though it counts as active until accounting judges
+   * it: its place is free.
+   */
+  capacity(active: number): number {
+    const cap = this.opts.manifest.cluster.max_parallel;
+    return cap === undefined ? Number.MAX_SAFE_INTEGER : Math.max(0, cap - active + this.endedUnjudged);
   }
 
   private workdir(): Promise<string> {
@@ -644,6 +653,7 @@ export class SlurmExecutor implements Executor {
    * cannot say (see the head of this file).
    */
   async observe(active: readonly ActiveAttempt[]): Promise<TaskEvent[]> {
+    this.endedUnjudged = 0;
     if (active.length === 0) return [];
     const now = this.now();
     const nowMs = Date.parse(now);
@@ -739,6 +749,7 @@ export class SlurmExecutor implements Executor {
         else {
           // Ended well and held for the next batch of accounting, or not in accounting yet.
           if (asked) pending.add(handle!);
+          this.endedUnjudged++;
           events.push(...startedByMarker(a, m));
         }
         continue;
@@ -807,15 +818,20 @@ export class SlurmExecutor implements Executor {
     const started = { ...attempt, startedAt: record.start ? startedAt : (attempt.startedAt ?? startedAt) };
     const verdict = await this.verify(task, started, c.cls, c.reason, record.exitCode);
     const { cls, reason } = await this.warned(task, started, warnedAt, at, record.exitCode, verdict);
+    // Less than asked of a part of the definition aborts the attempt; of its cost only, is adapted to.
+    const { end, adapted } = judgeShortfalls(
+      { cls, ...(reason ? { reason } : {}) },
+      shortfalls(record, { seconds: walltimeSeconds, ...(partition === undefined ? {} : { partition }) }),
+    );
     events.push({
       type: 'finished',
       ...base,
       at,
-      class: cls,
+      class: end.cls,
       ...(record.exitCode === undefined ? {} : { exitCode: record.exitCode }),
-      ...(reason ? { reason } : {}),
+      ...(end.reason ? { reason: end.reason } : {}),
       ...(record.node ? { node: record.node } : {}),
-      ...adapted(record, walltimeSeconds, partition),
+      ...(adapted.length > 0 ? { adapted } : {}),
       // Seen running first in the queue (which gives no start), its start was the time of that pass.
       ...(record.start ? { startedAt } : {}),
     });
@@ -1129,11 +1145,6 @@ function withMarker(record: JobRecord, m: TaskMarkers): JobRecord {
     ...(record.exitCode === undefined && m.end ? { exitCode: m.end.code } : {}),
     ...(record.node === undefined && m.node ? { node: m.node } : {}),
   };
-}
-
-function adapted(record: JobRecord, seconds: number, partition: string | undefined): { adapted?: string[] } {
-  const less = shortfalls(record, { seconds, ...(partition === undefined ? {} : { partition }) });
-  return less.length > 0 ? { adapted: less } : {};
 }
 
 /** Submissions that can share one sbatch: one array, one walltime, one memory, one set of nodes to avoid. */

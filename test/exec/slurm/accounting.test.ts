@@ -113,8 +113,8 @@ describe('Slurm records', () => {
     });
     // The queue's limit and partition say where a task judged by it alone was given less.
     expect(shortfalls(merged.get('6_3')!, { seconds: 300, partition: 'debug' })).toEqual([
-      'a time limit of 4m instead of 5m',
-      'partition short instead of debug',
+      { of: 'time', asked: '5m', granted: '4m', words: 'a time limit of 4m instead of 5m' },
+      { of: 'partition', asked: 'debug', granted: 'short', words: 'partition short instead of debug' },
     ]);
     expect(parseSqueue('7_0@c~k@RUNNING@None@vm@100@999@UNLIMITED@debug', 'c~')[0]?.timelimit).toBeUndefined();
   });
