@@ -105,6 +105,7 @@ export async function shipOverShell(transport: Transport, workdir: string, snaps
   const script = [
     `root=${shellQuote(root)}`,
     `target=${shellQuote(target)}`,
+    'mkdir -p -- "${root%/*/*}" || exit 3',
     'for d in "${root%/*}" "$root"; do',
     '  if [ -L "$d" ]; then echo "$d is a symbolic link" >&2; exit 3; fi',
     '  [ -d "$d" ] || mkdir -- "$d" || exit 3',
