@@ -8,14 +8,17 @@
 import { stringify } from 'yaml';
 import { z } from 'zod';
 import { UserError } from '../errors.js';
-import { parseDuration } from '../manifest/units.js';
+import { formatDuration, parseDuration } from '../manifest/units.js';
 import type { Plan } from '../plan/plan.js';
 import { dependencyOrder } from '../decide/transition.js';
 
 export const workflowOptions = z.object({
   /** The manifest's path from the repository root, as the workflow's steps see it. */
   manifest: z.string(),
-  /** The campaign action, `owner/repo@ref` (its lint sub-action is `owner/repo/lint@ref`) or a local `./path`. */
+  /**
+   * The campaign action, `owner/repo@ref` (its lint sub-action is `owner/repo/lint@ref`) or a
+   * local `./path`; pinned, `owner/repo@<full commit SHA> # <tag>`, as the workflow writes it.
+   */
   uses: z.string(),
   /** The branch whose pushes of the manifest start the campaign. */
   branch: z.string(),
@@ -59,7 +62,30 @@ export function lintAction(uses: string): string {
   return at < 0 ? `${uses.replace(/\/$/, '')}/lint` : `${uses.slice(0, at)}/lint${uses.slice(at)}`;
 }
 
-const CHECKOUT = { uses: 'actions/checkout@v5', with: { 'persist-credentials': false } };
+/**
+ * The `uses:` value of the campaign action and the tag to comment it with: `owner/repo@<SHA> #
+ * <tag>` is pinned to the commit, the tag saying which release that is.
+ */
+function pinnedUses(uses: string): { uses: string; tag?: string } {
+  const m = /^(\S+@[0-9a-f]{40})\s+#\s*(\S+)$/.exec(uses);
+  if (m) return { uses: m[1]!, tag: m[2]! };
+  if (/\s/.test(uses))
+    throw new UserError({
+      message: `--uses "${uses}" is neither OWNER/REPO@REF nor OWNER/REPO@<full commit SHA> # TAG`,
+      fix: "name the action by its commit and the tag that commit is, e.g. --uses 'campaign-tools/campaign@<40 hex digits> # v0'",
+    });
+  return { uses };
+}
+
+/**
+ * Actions other than campaign's, pinned by commit with the tag each commit is: a tag can be
+ * moved to other code, which would then run in jobs that hold the cluster's key.
+ */
+const PINNED_TAGS = new Map([['actions/checkout@08c6903cd8c0fde910a37f88322edcfb5dd907a8', 'v5.0.0']]);
+const CHECKOUT = {
+  uses: 'actions/checkout@08c6903cd8c0fde910a37f88322edcfb5dd907a8',
+  with: { 'persist-credentials': false },
+};
 /**
  * A job with tasks still out and nothing due for this long saves and ends (parks), and the
  * schedule resumes what parked: runners are held for the passes, not while the cluster works.
@@ -128,6 +154,12 @@ export function localOutputsLost(
 export function renderWorkflow(plan: Plan, options: WorkflowOptions): string {
   const opts = workflowOptions.parse(options);
   refuseExpressions(opts);
+  const action = pinnedUses(opts.uses);
+  const tags = new Map(PINNED_TAGS);
+  if (action.tag !== undefined) {
+    tags.set(action.uses, action.tag);
+    tags.set(lintAction(action.uses), action.tag);
+  }
   const lost = localOutputsLost(plan, opts.runsOn);
   if (lost) throw new UserError({ message: lost.message, fix: lost.fix });
   const budgetMinutes = Math.ceil(budgetSeconds(opts.budget) / 60);
@@ -140,7 +172,7 @@ export function renderWorkflow(plan: Plan, options: WorkflowOptions): string {
   const advanceMinutes = Math.min(HOSTED_LIMIT_MINUTES, budgetMinutes + JOB_SLACK_MINUTES);
   const step = (command: string, extra: Record<string, string>) => ({
     id: 'campaign',
-    uses: opts.uses,
+    uses: action.uses,
     with: { command, ...common, ...extra },
   });
   const advance = (phase: string, stage: string) =>
@@ -164,7 +196,7 @@ export function renderWorkflow(plan: Plan, options: WorkflowOptions): string {
       'runs-on': opts.runsOn,
       'timeout-minutes': 10,
       permissions: { contents: 'read' },
-      steps: [CHECKOUT, { uses: lintAction(opts.uses), with: { manifests: opts.manifest } }],
+      steps: [CHECKOUT, { uses: lintAction(action.uses), with: { manifests: opts.manifest } }],
     },
   };
   const last = new Map<string, string>();
@@ -290,7 +322,11 @@ export function renderWorkflow(plan: Plan, options: WorkflowOptions): string {
   // The default handover is left out, so workflows written before the option stay current.
   const { handover, ...kept } = opts;
   const header = JSON.stringify(handover === 'dispatch' ? kept : opts);
-  return `${HEADER}\n${OPTIONS_PREFIX}${header}\n${stringify(workflow, { lineWidth: 0, aliasDuplicateObjects: false })}`;
+  const text = stringify(workflow, { lineWidth: 0, aliasDuplicateObjects: false }).replace(
+    /^(\s*(?:- )?uses: )(\S+)$/gm,
+    (line: string, _key: string, value: string) => (tags.has(value) ? `${line} # ${tags.get(value)!}` : line),
+  );
+  return `${HEADER}\n${OPTIONS_PREFIX}${header}\n${text}`;
 }
 
 /**
@@ -321,7 +357,7 @@ function budgetSeconds(budget: string): number {
   const seconds = parseDuration(budget);
   if (seconds === undefined || seconds <= 0 || seconds / 60 + JOB_SLACK_MINUTES > HOSTED_LIMIT_MINUTES) {
     throw new UserError({
-      message: `budget "${budget}" is not a duration up to ${(HOSTED_LIMIT_MINUTES - JOB_SLACK_MINUTES) / 60}h (e.g. 5h, 90m, 5h20m)`,
+      message: `budget "${budget}" is not a duration up to ${formatDuration((HOSTED_LIMIT_MINUTES - JOB_SLACK_MINUTES) * 60)} (e.g. 5h, 90m, 5h20m)`,
       fix: `a job on a GitHub-hosted runner ends after 6 hours, and saving takes up to ${JOB_SLACK_MINUTES} minutes`,
     });
   }

@@ -88,7 +88,7 @@ describe("the campaign lint workflow as a required check on pull requests (GitHu
       'cancel-in-progress': true,
     });
     expect(plan.steps.map((s) => [s.uses, s.with])).toEqual([
-      ['actions/checkout@v5', { 'fetch-depth': 0, 'persist-credentials': false }],
+      ['actions/checkout@08c6903cd8c0fde910a37f88322edcfb5dd907a8', { 'fetch-depth': 0, 'persist-credentials': false }],
       ['campaign-tools/campaign@v0', { command: 'plan-comment', manifest: 'campaigns' }],
     ]);
   });
