@@ -1,7 +1,8 @@
 /**
  * The keyboard-interactive prompt on a real terminal: a pseudo-terminal (python3's pty) runs
  * the built prompt and types answers once each prompt shows, as a user would; what the
- * terminal shows is checked for echo.
+ * terminal shows is checked for echo, and for what the server sent: no escape sequence of its
+ * reaches the terminal.
  */
 import { execFile } from 'node:child_process';
 import { writeFile } from 'node:fs/promises';
@@ -45,13 +46,22 @@ os.waitpid(pid, 0)
 sys.stdout.write(out.decode())
 `;
 
-async function onTerminal(steps: [string, string][]): Promise<string> {
+const DUO = {
+  host: 'login.example',
+  name: '',
+  instructions: 'Duo two-factor login',
+  prompts: [
+    { prompt: 'Passcode: ', echo: false },
+    { prompt: 'Device: ', echo: true },
+  ],
+};
+
+async function onTerminal(steps: [string, string][], request: object = DUO): Promise<string> {
   const driver = join(tempRoot(), 'drive.py');
   await writeFile(driver, DRIVER);
   const module = join(REPO, 'lib', 'exec', 'transport', 'terminal-prompt.js');
   const program = `import(${JSON.stringify(module)})
-  .then((m) => m.askOnTerminal({ host: 'login.example', name: '', instructions: 'Duo two-factor login',
-    prompts: [{ prompt: 'Passcode: ', echo: false }, { prompt: 'Device: ', echo: true }] }))
+  .then((m) => m.askOnTerminal(${JSON.stringify(request)}))
   .then((a) => console.log('ANSWERS ' + JSON.stringify(a)), (e) => console.log('REFUSED ' + e.message));`;
   const { stdout } = await run('python3', [driver, JSON.stringify(steps), process.execPath, '-e', program], {
     timeout: 60_000,
@@ -70,6 +80,20 @@ describe('askOnTerminal', () => {
     expect(shown).not.toContain('123456');
     expect(shown).toContain('Device: phonex\b \b');
     expect(screen).toContain('ANSWERS ["123456","phone"]');
+  });
+
+  it("shows a bastion's name, instructions and prompt without their escape sequences", async () => {
+    const screen = await onTerminal([['Code: ', '42\r']], {
+      host: 'bastion',
+      name: 'Duo \u001b]0;owned\u0007',
+      instructions: 'Go to \u001b]8;;https://evil.example\u001b\\here\u001b]8;;\u001b\\ \u001b[2J',
+      prompts: [{ prompt: '\u009b31m\u001b[8mCode: ', echo: true }],
+    });
+    expect(screen).toContain('bastion asks:\r\nDuo ]0;owned\r\nGo to ]8;;https://evil.example\\here]8;;\\ [2J\r\n');
+    expect(screen).toContain('31m[8mCode: 42');
+    expect(screen).toContain('ANSWERS ["42"]');
+    // eslint-disable-next-line no-control-regex -- control characters are what it looks for
+    expect(screen).not.toMatch(/[\u001b\u0007\u009b]/);
   });
 
   it('takes Ctrl-C as no answer, and never shows what was typed', async () => {
