@@ -30,7 +30,8 @@ import { guardTerminal } from '../exec/terminal.js';
 // plans a manifest, which is most of their start-up (test/app/lazy-loading.test.ts).
 
 const FROM_GITHUB_HELP = `--from-github (read the state the newest trusted workflow run saved on GitHub; token from
-GITHUB_TOKEN, GH_TOKEN or \`gh auth token\`)   --repo OWNER/REPO (else the origin remote)   --branch NAME`;
+GITHUB_TOKEN, GH_TOKEN or \`gh auth token\`; for the Enterprise Server GITHUB_API_URL names, GH_ENTERPRISE_TOKEN,
+GITHUB_ENTERPRISE_TOKEN or \`gh auth token --hostname HOST\`)   --repo OWNER/REPO (else the origin remote)   --branch NAME`;
 
 /** An option: a flag, or one that takes a value, named in help by its placeholder or its choices. */
 export interface CommandOption {
