@@ -232,6 +232,7 @@ export class CampaignController {
       attempt,
       walltimeSeconds: attempt.walltimeSeconds ?? array.budget.seconds,
       partition: array.budget.partition ?? array.resources.partition,
+      gpus: array.resources.gpus,
     });
   }
 

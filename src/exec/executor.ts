@@ -14,6 +14,8 @@ export interface ActiveAttempt {
   walltimeSeconds: number;
   /** The partition it was submitted to, where the plan chose one (to tell when it ran elsewhere). */
   partition?: string;
+  /** The GPUs it asked for (the plan's count): granted fewer, it is not the task's run (plan/definition.ts). */
+  gpus?: number;
 }
 
 export interface Executor {

@@ -88,6 +88,16 @@ describe('judgeShortfalls', () => {
       judgeShortfalls({ cls: 'completed' }, shortfalls({ ...record, allocGpus: 2 }, { seconds: 300 })).end.cls,
     ).toBe('completed');
   });
+
+  it('against what the campaign asked, where the request was lowered after it was sent; not where no GPU is accounted', () => {
+    const lowered = { handle: '1_0', name: 'c~k', state: 'COMPLETED', reqGpus: 1, allocGpus: 1 };
+    expect(shortfalls(lowered, { seconds: 300, gpus: 2 })).toEqual([
+      { of: 'gpus', asked: '2', granted: '1', words: '1 GPU instead of 2' },
+    ]);
+    expect(shortfalls(lowered, { seconds: 300, gpus: 1 })).toEqual([]);
+    // A cluster whose TRES has no gres/gpu: nothing requested, nothing allocated, nothing to say.
+    expect(shortfalls({ ...lowered, reqGpus: 0, allocGpus: 0 }, { seconds: 300, gpus: 2 })).toEqual([]);
+  });
 });
 
 describe('a shortfall in the campaign (decide/transition.ts)', () => {

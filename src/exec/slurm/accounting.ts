@@ -110,7 +110,7 @@ export function tresGpus(tres: string | undefined): number | undefined {
  * fewer GPUs, another partition), each with what was asked and what was granted; empty when it
  * got what it asked. Which of them abort the attempt is judge/shortfall.ts's to say.
  */
-export function shortfalls(r: JobRecord, asked: { seconds: number; partition?: string }): Shortfall[] {
+export function shortfalls(r: JobRecord, asked: { seconds: number; partition?: string; gpus?: number }): Shortfall[] {
   const out: Shortfall[] = [];
   if (r.timelimit !== undefined && r.timelimit < asked.seconds)
     out.push({
@@ -119,12 +119,17 @@ export function shortfalls(r: JobRecord, asked: { seconds: number; partition?: s
       granted: formatDuration(r.timelimit),
       words: `a time limit of ${formatDuration(r.timelimit)} instead of ${formatDuration(asked.seconds)}`,
     });
-  if (r.reqGpus !== undefined && r.allocGpus !== undefined && r.allocGpus < r.reqGpus)
+  // Against what the campaign asked, not only the job's request as accounting has it: an
+  // administrator or a job_submit plugin may have lowered that. A cluster that accounts no
+  // GPUs (no gres/gpu in its TRES: none requested, none allocated) says nothing either way.
+  const gpus = Math.max(asked.gpus ?? 0, r.reqGpus ?? 0);
+  const accounted = r.reqGpus !== undefined && (r.reqGpus > 0 || (r.allocGpus ?? 0) > 0);
+  if (accounted && r.allocGpus !== undefined && r.allocGpus < gpus)
     out.push({
       of: 'gpus',
-      asked: String(r.reqGpus),
+      asked: String(gpus),
       granted: String(r.allocGpus),
-      words: `${r.allocGpus} GPU${r.allocGpus === 1 ? '' : 's'} instead of ${r.reqGpus}`,
+      words: `${r.allocGpus} GPU${r.allocGpus === 1 ? '' : 's'} instead of ${gpus}`,
     });
   if (asked.partition !== undefined && r.partition !== undefined && r.partition !== asked.partition)
     out.push({

@@ -785,7 +785,7 @@ export class SlurmExecutor implements Executor {
     unschedulable: Unschedulable[],
     warnedAt?: string,
   ): Promise<TaskEvent[]> {
-    const { task, attempt, walltimeSeconds, partition } = active;
+    const { task, attempt, walltimeSeconds, partition, gpus } = active;
     const base = { task: task.id, attempt: attempt.n };
     const events: TaskEvent[] = [];
     this.missingSince.delete(attempt.handle!);
@@ -821,7 +821,11 @@ export class SlurmExecutor implements Executor {
     // Less than asked of a part of the definition aborts the attempt; of its cost only, is adapted to.
     const { end, adapted } = judgeShortfalls(
       { cls, ...(reason ? { reason } : {}) },
-      shortfalls(record, { seconds: walltimeSeconds, ...(partition === undefined ? {} : { partition }) }),
+      shortfalls(record, {
+        seconds: walltimeSeconds,
+        ...(partition === undefined ? {} : { partition }),
+        ...(gpus === undefined ? {} : { gpus }),
+      }),
     );
     events.push({
       type: 'finished',
