@@ -912,12 +912,24 @@ async function init({ values, files }: Given): Promise<number> {
   return workflow({ values: { 'runs-on': 'self-hosted' }, files: [file] });
 }
 
+/**
+ * What `--uses` may name: the action in a repository at a ref (a commit may carry its tag as a
+ * comment: `OWNER/REPO@SHA # v1`), or at a path in the workflow's own repository.
+ */
+const USES = /^(?:\.\/\S*|[A-Za-z0-9][A-Za-z0-9-]*\/[A-Za-z0-9._-]+@[^\s@]+(?:\s+#\s*\S+)?)$/;
+
 async function workflow({ values, files }: Given): Promise<number> {
   const c = await loadCampaign(files[0]!);
   const target = await workflowTarget(c.file, c.manifest.campaign);
   // Flags over the options the workflow was last written with, over the defaults.
   const was = target.existing?.options ?? (await defaultOptions(c.file));
   const flag = (name: string): string | undefined => values[name] as string | undefined;
+  const uses = flag('uses');
+  if (uses !== undefined && !USES.test(uses))
+    throw new UserError({
+      message: `--uses ${uses} is not OWNER/REPO@REF (nor a path in this repository, ./…)`,
+      fix: "name the action as a workflow's uses: does, e.g. --uses campaign-tools/campaign@v0",
+    });
   const environment = flag('environment') ?? target.existing?.options?.environment;
   const handover = flag('handover') ?? was.handover;
   if (handover !== undefined && handover !== 'dispatch' && handover !== 'none')
@@ -928,7 +940,7 @@ async function workflow({ values, files }: Given): Promise<number> {
   const text = renderWorkflow(c.plan, {
     ...(handover ? { handover } : {}),
     manifest: target.manifest,
-    uses: flag('uses') ?? was.uses,
+    uses: uses ?? was.uses,
     branch: flag('branch') ?? was.branch,
     budget: flag('budget') ?? was.budget,
     runsOn: flag('runs-on') ?? was.runsOn,
