@@ -8,6 +8,7 @@ import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { emptyState } from '../../src/state/state.js';
 import { GitHubStandin, TWIRP_PREFIX, type Run } from '../helpers/github-standin.js';
 
 let gh: GitHubStandin;
@@ -37,7 +38,10 @@ describe('GitHub Enterprise Server (a stand-in serving its REST API under /api/v
   it('sends every REST call under GITHUB_API_URL: the listing, the run, the download, the check run, the dispatch', async () => {
     const dir = join(root, 'saved');
     await mkdir(dir, { recursive: true });
-    await writeFile(join(dir, 'state.json'), JSON.stringify({ version: 1, campaign: 'ghes', marker: 'm1' }));
+    await writeFile(
+      join(dir, 'state.json'),
+      JSON.stringify({ ...emptyState('ghes', '2026-01-01T00:00:00.000Z'), marker: 'm1' }),
+    );
     const saved = await services(gh.newRun(), 'settle').state.save('ghes', dir, 'settle');
 
     const later = services(gh.newRun(), 'resume');
