@@ -6,7 +6,7 @@
 import { copyFile, mkdir, readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it, vi } from 'vitest';
-import { main } from '../../src/cli/main.js';
+import { COMMANDS as TABLE, main } from '../../src/cli/main.js';
 import { REPO, makeTemp } from '../helpers/cli.js';
 
 /** `campaign ...args` in this process (each command's text is all it needs), with what it wrote. */
@@ -26,21 +26,7 @@ async function runCli(args: string[]): Promise<{ code: number; stdout: string; s
 let root: string | undefined;
 const tempRoot = async (): Promise<string> => (root ??= await makeTemp('conventions'));
 afterAll(() => (root ? rm(root, { recursive: true, force: true }) : undefined));
-const COMMANDS = [
-  'init',
-  'lint',
-  'plan',
-  'run',
-  'status',
-  'cancel',
-  'logs',
-  'summary',
-  'results',
-  'provenance',
-  'calibrate',
-  'workflow',
-  'schema',
-];
+const COMMANDS = Object.keys(TABLE);
 
 describe('the command line', () => {
   it.each(COMMANDS)('campaign %s --help says how to use it, and exits 0', async (command) => {

@@ -68,6 +68,18 @@ describe('campaign run', () => {
     expect(first.stdout.trim()).toBe((await readFile(join(done.state, 'summary.md'), 'utf8')).trim());
   });
 
+  it('at a terminal ends with the short form: the phases’ lines and where the summary is, not the markdown', async () => {
+    const { manifest, state } = await campaign('terminal');
+    // script(1) gives the run a terminal for stdout and stderr alike.
+    const line = [process.execPath, BIN, 'run', manifest, '--state-dir', state, '--poll', '0.2'].join(' ');
+    const r = await runProgram('script', ['-qec', line, '/dev/null'], { timeoutMs: 90_000 });
+    expect(r.code, r.stdout).toBe(0);
+    expect(r.stdout).toMatch(/^train \[completed\] 3\/3 done, 0 running, 0 pending, 0 failed\r?$/m);
+    expect(r.stdout).toMatch(/the summary is in \S*state\/summary\.md/);
+    expect(r.stdout).not.toContain('# Campaign terminal');
+    expect(await readFile(join(state, 'summary.md'), 'utf8')).toContain('# Campaign terminal');
+  });
+
   it('--format json: one JSON event per line on stdout, from start to end', async () => {
     const { manifest, state } = await campaign('ndjson');
     const r = await runCli(['run', manifest, '--state-dir', state, '--poll', '0.2', '--format', 'json']);
