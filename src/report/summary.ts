@@ -4,6 +4,7 @@ import type { Plan, PhasePlan } from '../plan/plan.js';
 import { codeBlock, inlineCode, tableCell } from './markdown.js';
 import { ganttChart } from './mermaid.js';
 import { renderResultsSection, type ResultsSection, type ResultsUnavailable } from './results/section.js';
+import { continuation } from '../state/continuation.js';
 import { definitionOf, type Attempt, type CampaignState, type TaskState } from '../state/state.js';
 
 export interface PhaseCounts {
@@ -358,7 +359,7 @@ function retimedRows(plan: Plan, state: CampaignState): string[] {
     for (const [i, a] of attempts.entries()) {
       if (!a.resumed && a.retimed === undefined) continue;
       const how = a.resumed
-        ? [continuation(attempts, i), ...(a.retimed === undefined ? [] : [`walltime ${a.retimed}`])].join('; ')
+        ? [continued(attempts, i), ...(a.retimed === undefined ? [] : [`walltime ${a.retimed}`])].join('; ')
         : a.retimed!;
       const wall = a.walltimeSeconds === undefined ? '' : formatDuration(a.walltimeSeconds);
       rows.push(`| ${t.id} | ${a.n} | ${tableCell(a.class ?? 'running')} | ${wall} | ${tableCell(how)} |`);
@@ -367,24 +368,10 @@ function retimedRows(plan: Plan, state: CampaignState): string[] {
   return rows;
 }
 
-/**
- * What a continuation's attempt did, as its progress shows it: from its checkpoint only where its
- * first progress line is past the first attempt's (which started from nothing); with what ended
- * the attempt before.
- */
-function continuation(attempts: readonly Attempt[], i: number): string {
-  const a = attempts[i]!;
-  const before = attempts[i - 1];
-  const ended = before?.reason === undefined ? [] : [`attempt ${before.n} ${inlineCode(before.reason)}`];
-  const baseline = attempts.find((x) => !x.resumed)?.unitsFrom;
-  let what: string;
-  if (a.class === undefined) what = 'sent to continue from its checkpoint';
-  else if (a.unitsFrom === undefined || baseline === undefined)
-    what = 'sent to continue from its checkpoint; its progress does not show where it started';
-  else if (a.unitsFrom > baseline) what = `continued from its checkpoint (its progress started at ${a.unitsFrom})`;
-  else
-    what = `sent to continue from its checkpoint, but started over (its progress began at ${a.unitsFrom}, as at first)`;
-  return [...ended, what].join('; ');
+/** A continuation in the summary's words: what ended the attempt before (its reason, as a task's text), then what this one did. */
+function continued(attempts: readonly Attempt[], i: number): string {
+  const { before, what } = continuation(attempts, i);
+  return [...(before ? [`attempt ${before.n} ${inlineCode(before.reason)}`] : []), what].join('; ');
 }
 
 function gateSection(p: PhasePlan, state: CampaignState): string[] {

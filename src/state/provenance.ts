@@ -10,6 +10,7 @@ import type { TaskSpec } from '../manifest/expand.js';
 import { codeDigest, underPaths } from '../plan/code.js';
 import type { Plan } from '../plan/plan.js';
 import { placement } from './placement.js';
+import { continuations } from './continuation.js';
 import { definitionOf, type Attempt, type CampaignState } from './state.js';
 
 export const PROVENANCE_VERSION = 1;
@@ -54,6 +55,11 @@ export const provenanceSchema = z.object({
     })
     .nullable()
     .optional(),
+  /**
+   * Where the task was continued from a checkpoint: how each attempt before ended and what each
+   * continuation did, as their records show it (state/continuation.ts); absent in records from before.
+   */
+  continued: z.array(z.string()).optional(),
 });
 export type Provenance = z.infer<typeof provenanceSchema>;
 
@@ -96,7 +102,10 @@ export function provenanceRecord(
   task: TaskSpec,
   attempt: Attempt,
   code: ProvenanceCode = null,
+  /** The task's attempts, this one among them: what continued from a checkpoint says so. */
+  attempts: readonly Attempt[] = [attempt],
 ): Provenance {
+  const continued = continuations(attempts, attempts.indexOf(attempt));
   return {
     provenance: PROVENANCE_VERSION,
     campaign,
@@ -119,6 +128,7 @@ export function provenanceRecord(
     adapted: attempt.adapted ?? [],
     commit: attempt.commit ?? null,
     code,
+    ...(continued.length > 0 ? { continued } : {}),
   };
 }
 
@@ -136,7 +146,12 @@ export function provenanceFiles(
     if (!spec?.output || last?.class !== 'completed') continue;
     out.push({
       path: provenancePath(spec.output),
-      text: JSON.stringify(provenanceRecord(plan.campaign, spec, last, codeOf(spec, last)), null, 2) + '\n',
+      text:
+        JSON.stringify(
+          provenanceRecord(plan.campaign, spec, last, codeOf(spec, last), state.tasks[id]!.attempts),
+          null,
+          2,
+        ) + '\n',
     });
   }
   return out;
@@ -149,7 +164,9 @@ export function provenanceIndex(plan: Plan, state: CampaignState): string {
   const add = (spec: TaskSpec): void => {
     const last = state.tasks[spec.id]?.attempts.at(-1);
     if (spec.output && last?.class === 'completed' && definitionOf(last) === spec.definition)
-      lines.push(JSON.stringify(provenanceRecord(plan.campaign, spec, last, codeOf(spec, last))));
+      lines.push(
+        JSON.stringify(provenanceRecord(plan.campaign, spec, last, codeOf(spec, last), state.tasks[spec.id]!.attempts)),
+      );
   };
   for (const phase of plan.phases) {
     // A smoke task of full runs is a full task itself: its line is written once, in its smoke place.

@@ -13,6 +13,7 @@ import { manifest as manifestSchema, type Manifest } from '../../src/manifest/sc
 import { planCampaign, type Plan } from '../../src/plan/plan.js';
 import { grownBudget, remainingBudget } from '../../src/plan/walltime.js';
 import { renderSummary } from '../../src/report/summary.js';
+import { provenanceFiles, type Provenance } from '../../src/state/provenance.js';
 import { parseExitMarker } from '../../src/render/wrapper.js';
 import type { Action, CampaignEvent, Submission } from '../../src/state/events.js';
 import { emptyState, type CampaignState } from '../../src/state/state.js';
@@ -120,25 +121,36 @@ describe('a timeout of a checkpointing phase', () => {
   });
 
   it('says "continued from its checkpoint" only where the next attempt\'s progress started past the first\'s', () => {
-    const s = setup(CHECKPOINTED);
+    const s = setup({ ...CHECKPOINTED, output: 'out.txt' });
     const policy = retryPolicy(s.manifest, s.plan);
-    const summaryAfter = (secondFrom: number): string => {
+    const summaryAfter = (secondFrom: number): { summary: string; provenance: Provenance } => {
       let { state } = send(s, emptyState('c', at(0)), 0);
       const signalled = 'signalled at 4:30, ended at 5:00 (time limit)';
       state = applyEvents(state, [ended(1, 'timeout', 300, 30, { unitsFrom: 1, reason: signalled })], policy);
       ({ state } = send(s, state, 301));
       state = applyEvents(state, [ended(2, 'completed', 400, undefined, { unitsFrom: secondFrom })], policy);
       expect(state.tasks['p/task']!.attempts[1]!.unitsFrom).toBe(secondFrom);
-      return renderSummary({ plan: s.plan, state, tails: new Map() });
+      return {
+        summary: renderSummary({ plan: s.plan, state, tails: new Map() }),
+        provenance: JSON.parse(provenanceFiles(s.plan, state, ['p/task'])[0]!.text) as Provenance,
+      };
     };
-    expect(summaryAfter(24)).toContain(
+    const firstEnded = 'attempt 1 signalled at 4:30, ended at 5:00 (time limit); ';
+    const continued = summaryAfter(24);
+    expect(continued.provenance.continued).toEqual([
+      `${firstEnded}attempt 2 continued from its checkpoint (its progress started at 24)`,
+    ]);
+    expect(continued.summary).toContain(
       '| p/task | 2 | completed | 2m | attempt 1 `signalled at 4:30, ended at 5:00 (time limit)`; continued from its checkpoint (its progress started at 24); walltime after 30 steps: ',
     );
     const over = summaryAfter(1);
-    expect(over).toContain(
+    expect(over.provenance.continued).toEqual([
+      `${firstEnded}attempt 2 sent to continue from its checkpoint, but started over (its progress began at 1, as at first)`,
+    ]);
+    expect(over.summary).toContain(
       '| p/task | 2 | completed | 2m | attempt 1 `signalled at 4:30, ended at 5:00 (time limit)`; sent to continue from its checkpoint, but started over (its progress began at 1, as at first); walltime after 30 steps: ',
     );
-    expect(over).not.toContain('continued from its checkpoint');
+    expect(over.summary).not.toContain('continued from its checkpoint');
   });
 
   it('without progress to go by, continues under the same walltime; a preemption is continued too', () => {
