@@ -6,6 +6,7 @@ import { compilePattern, type Pattern } from '../manifest/pattern.js';
 import type { ExitMarker } from '../render/wrapper.js';
 import { GATE_EXIT, GATE_LINE } from '../render/task-script.js';
 import { recordProblems, type RecordExpectation } from './checklist.js';
+import { gateShortfall } from './shortfall.js';
 import type { FailureClass } from '../state/state.js';
 
 /** What the usual CUDA and PyTorch out-of-memory messages say; a manifest's `oom.patterns` replace them. */
@@ -124,7 +125,8 @@ function judgeEnd(input: EndInput): EndClass {
     return { cls: 'timeout', reason: `walltime ${input.walltimeSeconds}s reached${killed}` };
   }
   const gate = GATE_LINE.exec(log);
-  if (marker.code === GATE_EXIT && gate) return { cls: 'gate', reason: `gate ${gate[1]}:${gate[2]}` };
+  if (marker.code === GATE_EXIT && gate)
+    return gateShortfall(gate[1]!, gate[2]!) ?? { cls: 'gate', reason: `gate ${gate[1]}:${gate[2]}` };
   if (marker.code === GATE_EXIT && marker.step) return { cls: 'gate', reason: `gate ${marker.step}` };
   // A run that printed an out-of-memory message and then recovered is judged by its output alone.
   if (marker.code === 0) {

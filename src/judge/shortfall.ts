@@ -24,12 +24,29 @@ export interface ShortfallVerdict {
   adapted: string[];
 }
 
+/** What the device gate (render/task-script.ts) says when it sees other than the GPUs asked. */
+const DEVICES = /asked for (\d+) GPUs, got (\d+)/;
+
+/**
+ * A failed gate read as the shortfall it may be: the device gate seeing fewer GPUs than the
+ * task asked stopped the attempt before its command ran, for a shortfall in its definition,
+ * not for a fault of the task's. Undefined for any other gate.
+ */
+export function gateShortfall(gate: string, detail: string): EndClass | undefined {
+  const seen = gate === 'devices' ? DEVICES.exec(detail) : null;
+  if (!seen || Number(seen[2]) >= Number(seen[1])) return undefined;
+  const [asked, granted] = [seen[1]!, seen[2]!];
+  const words = `${granted} GPU${granted === '1' ? '' : 's'} instead of ${asked}`;
+  return judgeShortfalls({ cls: 'gate', reason: `gate ${gate}:${detail}` }, [{ of: 'gpus', asked, granted, words }])
+    .end;
+}
+
 /** How an attempt's end reads with the shortfalls it ran under. */
 export function judgeShortfalls(ended: EndClass, shortfalls: readonly Shortfall[]): ShortfallVerdict {
   const adapted = shortfalls.filter((s) => GRANT_PARTS[s.of] === null).map((s) => s.words);
   const aborting = shortfalls.filter((s) => GRANT_PARTS[s.of] !== null);
-  // A cancel is the user's word on the attempt, and stands.
-  if (aborting.length === 0 || ended.cls === 'cancelled') return { end: ended, adapted };
+  // A cancel is the user's word on the attempt, and stands; a shortfall already said (the device gate's) is said once.
+  if (aborting.length === 0 || ended.cls === 'cancelled' || ended.cls === 'shortfall') return { end: ended, adapted };
   const parts = [...new Set(aborting.map((s) => GRANT_PARTS[s.of]))].join(' and ');
   const otherwise =
     ended.cls === 'completed' ? '' : `; it ended ${ended.cls}${ended.reason ? `: ${ended.reason}` : ''}`;

@@ -10,7 +10,9 @@ import { describe, expect, it } from 'vitest';
 import { retryPolicy } from '../../src/decide/policy.js';
 import { applyEvents, step } from '../../src/decide/transition.js';
 import { shortfalls } from '../../src/exec/slurm/accounting.js';
-import { judgeShortfalls, type Shortfall } from '../../src/judge/shortfall.js';
+import { classifyEnd } from '../../src/judge/attempt-end.js';
+import { gateShortfall, judgeShortfalls, type Shortfall } from '../../src/judge/shortfall.js';
+import { GATE_EXIT } from '../../src/render/task-script.js';
 import { manifest as manifestSchema } from '../../src/manifest/schema.js';
 import { DEFINITION_PARTS, GRANT_PARTS, type Grant } from '../../src/plan/definition.js';
 import { planCampaign } from '../../src/plan/plan.js';
@@ -71,7 +73,8 @@ describe('judgeShortfalls', () => {
         fc.array(shortfall, { maxLength: 4 }),
         (cls, given) => {
           const { end, adapted } = judgeShortfalls({ cls }, given);
-          const aborts = given.some((s) => GRANT_PARTS[s.of] !== null) && cls !== 'cancelled';
+          // A shortfall the device gate said already is said once.
+          const aborts = given.some((s) => GRANT_PARTS[s.of] !== null) && cls !== 'cancelled' && cls !== 'shortfall';
           expect(end.cls).toBe(aborts ? 'shortfall' : cls);
           if (aborts)
             for (const s of given.filter((g) => GRANT_PARTS[g.of] !== null)) expect(end.reason).toContain(s.words);
@@ -97,6 +100,45 @@ describe('judgeShortfalls', () => {
     expect(shortfalls(lowered, { seconds: 300, gpus: 1 })).toEqual([]);
     // A cluster whose TRES has no gres/gpu: nothing requested, nothing allocated, nothing to say.
     expect(shortfalls({ ...lowered, reqGpus: 0, allocGpus: 0 }, { seconds: 300, gpus: 2 })).toEqual([]);
+  });
+});
+
+describe("the device gate's failure is the shortfall it reports", () => {
+  const log = (got: number): string =>
+    `[campaign] task 0 -> p/task\n[campaign] gate devices: FAIL asked for 2 GPUs, got ${got} (CUDA_VISIBLE_DEVICES=3)\n`;
+
+  it('fewer GPUs seen than asked: shortfall, on every executor the task script runs on', () => {
+    const expected = {
+      cls: 'shortfall',
+      reason:
+        "granted 1 GPU instead of 2, and gpus is part of the task's definition: its output is not its result; it ended gate: gate devices: asked for 2 GPUs, got 1 (CUDA_VISIBLE_DEVICES=3)",
+    };
+    expect(gateShortfall('devices', ' asked for 2 GPUs, got 1 (CUDA_VISIBLE_DEVICES=3)')).toEqual(expected);
+    const end = classifyEnd({
+      marker: { code: GATE_EXIT, at: '2025-01-01T00:00:00Z', cause: 'exit' },
+      log: log(1),
+      walltimeSeconds: 60,
+      oomPatterns: [],
+    });
+    expect(end).toEqual(expected);
+  });
+
+  it('more GPUs seen than asked, or another gate, stays a gate', () => {
+    expect(gateShortfall('devices', ' asked for 2 GPUs, got 3 (CUDA_VISIBLE_DEVICES=0,1,2)')).toBeUndefined();
+    expect(gateShortfall('imports', ' torch')).toBeUndefined();
+    expect(
+      classifyEnd({
+        marker: { code: GATE_EXIT, at: '2025-01-01T00:00:00Z', cause: 'exit' },
+        log: log(3),
+        walltimeSeconds: 60,
+        oomPatterns: [],
+      }).cls,
+    ).toBe('gate');
+  });
+
+  it('said once when accounting reports the same shortfall', () => {
+    const gate = gateShortfall('devices', ' asked for 2 GPUs, got 1 (CUDA_VISIBLE_DEVICES=3)')!;
+    expect(judgeShortfalls(gate, [GPUS, TIME])).toEqual({ end: gate, adapted: [TIME.words] });
   });
 });
 

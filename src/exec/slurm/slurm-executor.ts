@@ -37,7 +37,7 @@ import { rowAttempt, slurmRoot, submissionFiles, submissionKey, TABLE_HEADER } f
 import { shellQuote } from '../../render/shell.js';
 import { GATE_EXIT, GATE_LINE } from '../../render/task-script.js';
 import { afterWarning, diskFull, recordsVerdict } from '../../judge/attempt-end.js';
-import { judgeShortfalls } from '../../judge/shortfall.js';
+import { gateShortfall, judgeShortfalls } from '../../judge/shortfall.js';
 import type { SetAsideResult } from '../../render/set-aside.js';
 import type { ActiveAttempt, Executor } from '../executor.js';
 import { RemoteWorkdir, type OutputFreshness } from '../remote-workdir.js';
@@ -972,7 +972,7 @@ export class SlurmExecutor implements Executor {
     if (cls === 'failed') {
       const log = await this.readLog(task, attempt);
       const gate = exitCode === GATE_EXIT ? GATE_LINE.exec(log) : null;
-      if (gate) return { cls: 'gate', reason: `gate ${gate[1]}:${gate[2]}` };
+      if (gate) return gateShortfall(gate[1]!, gate[2]!) ?? { cls: 'gate', reason: `gate ${gate[1]}:${gate[2]}` };
       // Without cgroups (OverMemoryKill), Slurm records a task it killed for memory as FAILED.
       if (killedForMemory(log))
         return {
