@@ -134,7 +134,9 @@ const SFTP_BATCH = 64;
  */
 export async function shipOverSftp(transport: Transport, workdir: string, snapshot: CodeSnapshot): Promise<void> {
   const target = posix.join(workdir, codeDir(snapshot.facts.id));
-  if ((await transport.realpath(target)) === target) return;
+  // SFTP's realpath answers for a path that does not exist: stat says whether it does.
+  const there = async (): Promise<boolean> => (await transport.stat(target))?.isFile === false;
+  if (await there()) return;
   const tmp = `${posix.dirname(target)}/.ship-${snapshot.facts.id}-${randomBytes(4).toString('hex')}`;
   const dirs = new Set(snapshot.files.map((f) => posix.dirname(posix.join(tmp, f.path))));
   for (const dir of [...dirs].sort()) await transport.mkdirp(dir);
@@ -149,7 +151,8 @@ export async function shipOverSftp(transport: Transport, workdir: string, snapsh
     );
   }
   await transport.rename(tmp, target).catch(async (e: unknown) => {
-    if ((await transport.realpath(target)) !== target) throw e;
+    // Another controller may have shipped the same content meanwhile: theirs stands.
+    if (!(await there())) throw e;
   });
 }
 
