@@ -17,7 +17,7 @@ import type { Executor } from '../exec/executor.js';
 import { FileStateStore } from '../exec/store/file-store.js';
 import type { Plan } from '../plan/plan.js';
 import { definitionChangeLine, definitionChanges, keptTasks } from '../decide/definition-changes.js';
-import { gateView, jobSummary, phaseTable } from '../report/job-summary.js';
+import { gateView, jobSummary } from '../report/job-summary.js';
 import { codeBlock } from '../report/markdown.js';
 import { PollPacer, pollLimits } from '../decide/poll.js';
 import { scopeAtRest, startScopedRun, type Scope } from '../decide/scope.js';
@@ -182,7 +182,7 @@ async function advance(
       );
     // The summary travels in the state artifact too: a download that reads without the run's page.
     const summary = await summaryInput(c, plan, state, executor);
-    await writeFile(join(c.stateDir, 'summary.md'), `${phaseTable(plan, state)}\n${renderSummary(summary)}`);
+    await writeFile(join(c.stateDir, 'summary.md'), renderSummary(summary));
     const artifact = await services.state.save(c.manifest.campaign, c.stateDir, ctx.job);
     saved = true;
     core.setOutput('state-artifact', artifact.name);

@@ -10,6 +10,7 @@ import { provenanceIndex } from '../state/provenance.js';
 import type { CampaignState } from '../state/state.js';
 import { allCompleted, phaseCounts, renderSummary, type LogTail, type SummaryInput } from '../report/summary.js';
 import { writePictures } from './pictures.js';
+import { phaseGpuHours } from '../report/gpu-hours.js';
 import { UserError } from '../errors.js';
 import { LinkError } from '../exec/transport/transport.js';
 import { cellAxes, resultPhase, resultsTable } from '../report/results/collect.js';
@@ -24,6 +25,9 @@ const TAILS = 50;
 const TAIL_LINES = 20;
 
 const PROVENANCE_INDEX = 'provenance.jsonl';
+
+/** GPU-hours in data to the hundredth: finer is noise from the clocks. */
+const round2 = (hours: number): number => Math.round(hours * 100) / 100;
 
 export interface SummaryOptions {
   campaign: Campaign;
@@ -110,7 +114,8 @@ async function resultsSections(
 
 /**
  * The campaign's state as data (`status --format json`, and with the log tails of the tasks
- * that stopped, `summary --format json`): per phase its counts, and each task that stopped.
+ * that stopped, `summary --format json`): per phase its counts and GPU-hours (used, and the
+ * plan's budget), and each task that stopped.
  */
 export async function summaryRecord(plan: Plan, state: CampaignState, executor: Executor | undefined) {
   const tails = executor ? await logTails(plan, executor, state) : undefined;
@@ -123,7 +128,12 @@ export async function summaryRecord(plan: Plan, state: CampaignState, executor: 
       attempts: t.attempts.length,
       ...(tails?.has(id) ? { log: tails.get(id)! } : {}),
     }));
-  return { campaign: plan.campaign, complete: allCompleted(plan, state), phases: phaseCounts(plan, state), stopped };
+  const hours = phaseGpuHours(plan, state);
+  const phases = phaseCounts(plan, state).map((c, i) => ({
+    ...c,
+    gpuHours: { used: round2(hours[i]!.used), budget: round2(hours[i]!.budget) },
+  }));
+  return { campaign: plan.campaign, complete: allCompleted(plan, state), phases, stopped };
 }
 
 async function logTails(plan: Plan, executor: Executor, state: CampaignState): Promise<Map<string, LogTail>> {

@@ -1,13 +1,12 @@
 /**
- * The parts of a workflow job's summary that `renderSummary` does not have: tasks by state per
- * phase stage with the GPU-hour budget, and a phase's smoke gate as a check's title and text;
- * and the job summary whole, within GitHub's size limit and with no link relative to it.
+ * A workflow job's summary, within GitHub's size limit and with no link relative to it, and a
+ * phase's smoke gate as a check's title and text.
  */
-import type { Plan, PhasePlan } from '../plan/plan.js';
+import type { PhasePlan } from '../plan/plan.js';
 import type { CampaignState } from '../state/state.js';
 import { smokeDefinitions } from '../decide/definition-changes.js';
 import { inlineCode, tableCell } from './markdown.js';
-import { phaseCounts, renderSummary, type JobView, type SummaryInput } from './summary.js';
+import { renderSummary, type JobView, type SummaryInput } from './summary.js';
 
 /**
  * GitHub keeps 1 MiB of a step's job summary and drops the rest; the margin is room for the
@@ -26,35 +25,41 @@ export interface JobSummaryInput {
 }
 
 /**
- * The job summary: tasks by state per phase stage, then the campaign's summary with a Mermaid
- * chart for its pictures and a link to the state artifact for its files (a job summary has no
- * files beside it), its long sections cut to fit `JOB_SUMMARY_BYTES`.
+ * The job summary: the campaign's summary under the job's heading, with a Mermaid chart for its
+ * pictures and a link to the state artifact for its files (a job summary has no files beside
+ * it), its long sections cut to fit `JOB_SUMMARY_BYTES`. Its headings sit one level under the
+ * job's, and the summary's own title gives way to it.
  */
 export function jobSummary({ heading, summary, artifact, now }: JobSummaryInput): string {
   const where =
     artifact === undefined
       ? ''
       : `State artifact: ${artifact.url === undefined ? `\`${artifact.name}\`` : `[${artifact.name}](${artifact.url})`} (its summary.md is this summary, with its pictures and tables beside it)\n\n`;
-  const head = `${heading}\n\n${where}${phaseTable(summary.plan, summary.state)}\n`;
+  const head = `${heading}\n\n${where}`;
   const bytes = JOB_SUMMARY_BYTES - new TextEncoder().encode(head).length;
-  return head + renderSummary(summary, { ...(artifact === undefined ? {} : { artifact }), now, bytes });
+  const level = /^#*/.exec(heading)![0].length;
+  const body = renderSummary(summary, { ...(artifact === undefined ? {} : { artifact }), now, bytes });
+  return head + underHeading(body, level);
 }
 
-export function phaseTable(plan: Plan, state: CampaignState): string {
-  const budget = new Map(plan.phases.map((p) => [p.name, p]));
-  const out = [
-    '| phase | status | stage | done | running | queued | pending | failed | retries | budget (GPU-h) |',
-    '| --- | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |',
-  ];
-  for (const c of phaseCounts(plan, state)) {
-    const p = budget.get(c.phase)!;
-    const why = c.reason ? `: ${tableCell(inlineCode(c.reason))}` : '';
-    out.push(
-      `| ${c.phase} | ${c.status}${why} | ${c.stage} | ${c.done}/${c.total} | ${c.running} | ${c.queued} | ${c.pending} | ${c.failed} | ${c.retries} | ${p.gpuHours.toFixed(1)} (+${p.smokeGpuHours.toFixed(2)} smoke) |`,
-    );
-  }
-  const total = plan.phases.reduce((s, p) => s + p.gpuHours + p.smokeGpuHours, 0);
-  return [...out, '', `Budget in all: ${total.toFixed(1)} GPU-hours.`, ''].join('\n');
+/**
+ * A summary's markdown under a heading of `level`: its title line dropped, and each heading
+ * outside a code block moved down to follow on from `level` (the summary's `##` under a job's
+ * `##` becomes `###`). A log tail in a fence keeps its lines as they are.
+ */
+function underHeading(markdown: string, level: number): string {
+  const lines = markdown.split('\n');
+  if (/^# /.test(lines[0] ?? '')) lines.splice(0, lines[1] === '' ? 2 : 1);
+  let fence: string | undefined;
+  return lines
+    .map((line) => {
+      const opens = /^(`{3,}|~{3,})/.exec(line)?.[1];
+      if (opens !== undefined && (fence === undefined || (opens[0] === fence[0] && opens.length >= fence.length)))
+        fence = fence === undefined ? opens : undefined;
+      else if (fence === undefined && /^#{1,5} /.test(line)) return '#'.repeat(Math.max(0, level - 1)) + line;
+      return line;
+    })
+    .join('\n');
 }
 
 export interface GateView {

@@ -2,6 +2,7 @@
 import { formatDuration } from '../manifest/units.js';
 import type { Plan, PhasePlan } from '../plan/plan.js';
 import { codeBlock, inlineCode, tableCell } from './markdown.js';
+import { formatGpuHours, phaseGpuHours } from './gpu-hours.js';
 import { ganttChart } from './mermaid.js';
 import { renderResultsSection, type ResultsSection, type ResultsUnavailable } from './results/section.js';
 import { continuation } from '../state/continuation.js';
@@ -174,6 +175,42 @@ function span(states: TaskState[]): { wall?: number; mean?: number } {
   };
 }
 
+/**
+ * The phases as one table: their status, tasks by state (running and queued over both stages),
+ * retries, times, and the GPU-hours used against the budget; then the campaign's GPU-hours.
+ */
+export function phaseTable(plan: Plan, state: CampaignState): string[] {
+  const hours = phaseGpuHours(plan, state);
+  const out = [
+    '| phase | status | tasks | completed | running | queued | failed | retries | wall time | mean task | GPU-h used | GPU-h budget |',
+    '| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |',
+  ];
+  plan.phases.forEach((p, i) => {
+    const states = p.tasks.map((t) => state.tasks[t.id]).filter((s): s is TaskState => s !== undefined);
+    const completed = states.filter((s) => s.status === 'completed').length;
+    const failed = states.filter((s) => s.status === 'failed' || s.status === 'stuck').length;
+    let running = 0;
+    let queued = 0;
+    for (const t of [...p.smoke, ...p.tasks]) {
+      const status = state.tasks[t.id]?.status;
+      if (status === 'running') running++;
+      else if (status === 'submitted') queued++;
+    }
+    const retries = p.tasks.reduce((n, t) => n + retriesOf(state.tasks[t.id], t.definition), 0);
+    const { wall, mean } = span(states);
+    const ps = state.phases[p.name];
+    const status = `${ps?.status ?? 'waiting'}${ps?.reason ? `: ${inlineCode(ps.reason)}` : ''}`;
+    const { used, budget } = hours[i]!;
+    out.push(
+      `| ${p.name} | ${tableCell(status)} | ${p.tasks.length} | ${completed} | ${running} | ${queued} | ${failed} | ${retries} | ${wall === undefined ? '' : formatDuration(wall)} | ${mean === undefined ? '' : formatDuration(mean)} | ${formatGpuHours(used)} | ${formatGpuHours(budget)} |`,
+    );
+  });
+  const used = hours.reduce((n, h) => n + h.used, 0);
+  const budget = hours.reduce((n, h) => n + h.budget, 0);
+  out.push('', `GPU-hours: ${formatGpuHours(used)} used, of a budget of ${formatGpuHours(budget)}.`);
+  return out;
+}
+
 export function renderSummary(input: SummaryInput, job?: JobView): string {
   const { plan, state, tails, pictures = [], provenance, results = [] } = input;
   const ok = allCompleted(plan, state);
@@ -182,21 +219,8 @@ export function renderSummary(input: SummaryInput, job?: JobView): string {
     '',
     ok ? '**Every task completed.**' : '**The campaign did not complete:** see the phases and tasks below.',
     '',
-    '| phase | status | tasks | completed | failed | retries | wall time | mean task |',
-    '| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: |',
+    ...phaseTable(plan, state),
   ];
-  for (const p of plan.phases) {
-    const states = p.tasks.map((t) => state.tasks[t.id]).filter((s): s is TaskState => s !== undefined);
-    const completed = states.filter((s) => s.status === 'completed').length;
-    const failed = states.filter((s) => s.status === 'failed' || s.status === 'stuck').length;
-    const retries = p.tasks.reduce((n, t) => n + retriesOf(state.tasks[t.id], t.definition), 0);
-    const { wall, mean } = span(states);
-    const ps = state.phases[p.name];
-    const status = `${ps?.status ?? 'waiting'}${ps?.reason ? `: ${inlineCode(ps.reason)}` : ''}`;
-    head.push(
-      `| ${p.name} | ${tableCell(status)} | ${p.tasks.length} | ${completed} | ${failed} | ${retries} | ${wall === undefined ? '' : formatDuration(wall)} | ${mean === undefined ? '' : formatDuration(mean)} |`,
-    );
-  }
   if (job !== undefined) {
     const chart = ganttChart(plan, state, job.now);
     if (chart.length > 0) head.push('', ...chart);

@@ -9,6 +9,7 @@ import { afterAll, beforeAll, expect, test } from 'vitest';
 import { readMainSettings } from '../../src/action/settings.js';
 import { REPO, makeTemp } from '../helpers/cli.js';
 import { GitHubStandin } from '../helpers/github-standin.js';
+import { chromium, mermaidBlocks, parseMermaid } from '../helpers/mermaid.js';
 
 let standin: GitHubStandin;
 let githubServices: typeof import('../../src/action/github/services.js').githubServices;
@@ -34,16 +35,16 @@ defaults:
   resources: { cpus: 1 }
 phases:
   - name: train
-    grid: { seed: [1, 2] }
+    grid: { lr: [0.1, 0.01], seed: [1, 2] }
     command: >
-      printf '{"step": 1}\\n' > \${output}
-    output: out/seed\${seed}.jsonl
+      printf '{"step": 1, "loss": %s}\\n' \${lr} > \${output}
+    output: out/lr\${lr}_seed\${seed}.jsonl
     walltime: 5m
     smoke:
       tasks: 1
       trigger:
         - check: all_completed
-    results: { metrics: [step], replicates: seed }
+    results: { metrics: [loss], replicates: seed }
 `;
 
 /** Runs one command of the Action as a job of `ghRun`; its failure message and job summary. */
@@ -84,7 +85,7 @@ async function job(
 const relativeLinks = (md: string): string[] =>
   [...md.matchAll(/!?\[[^\]\n]*\]\(([^)\s]*)[^)]*\)/g)].map((m) => m[1]!).filter((t) => !/^https:\/\//.test(t));
 
-test('the job summary: a Mermaid chart of the stages, the state artifact linked, no relative link; summary.md keeps its pictures', async () => {
+test('the job summary: Mermaid charts of the stages and the results, the state artifact linked, no relative link; summary.md keeps its pictures', async () => {
   const workspace = await makeTemp('job-summary');
   await mkdir(join(workspace, 'campaigns'));
   await writeFile(join(workspace, 'campaigns/c.yml'), manifest(join(workspace, 'work')));
@@ -93,15 +94,34 @@ test('the job summary: a Mermaid chart of the stages, the state artifact linked,
   const advanced = await job(workspace, ghRun, 'advance', 'advance');
   expect(advanced.failure).toBeUndefined();
   const md = advanced.summary;
-  expect(md).toContain('## campaign job-summary');
+  expect(md).toMatch(/^## campaign job-summary\n/);
+  // One heading order: the job's, then the summary's sections under it; one table of the phases.
+  expect(md.match(/^#{1,2} .*/gm)).toEqual(['## campaign job-summary']);
+  expect(md.match(/^\| phase \| status \|/gm)).toHaveLength(1);
+  expect(md).toMatch(/^### Results: train$/m);
+  // A run of seconds: its axis tells its ticks apart.
   expect(md).toMatch(
-    /```mermaid\ngantt\n {2}title Campaign job-summary\n {2}dateFormat YYYY-MM-DD HH:mm:ss\n {2}axisFormat %H:%M\n {2}section train\n {2}smoke :done, [\d-]+ [\d:]+, [\d-]+ [\d:]+\n {2}full :done, [\d-]+ [\d:]+, [\d-]+ [\d:]+\n```/,
+    /```mermaid\ngantt\n {2}title Campaign job-summary\n {2}dateFormat YYYY-MM-DD HH:mm:ss\n {2}axisFormat %H:%M:%S\n {2}section train\n {2}smoke :done, [\d-]+ [\d:]+, [\d-]+ [\d:]+\n {2}full :done, [\d-]+ [\d:]+, [\d-]+ [\d:]+\n```/,
   );
   const artifact = standin.artifacts.find((a) => a.runId === ghRun.id)!;
   const page = `https://github.com/${standin.owner}/${standin.repo}/actions/runs/${ghRun.id}/artifacts/${artifact.id}`;
   expect(md).toContain(`State artifact: [${artifact.name}](${page})`);
   expect(md).toContain('All of them in the state artifact: `results-train.csv`; per task: `results-train-tasks.csv`.');
   expect(relativeLinks(md)).toEqual([]);
+  // The results picture as a chart GitHub draws: the mean loss over the seeds per learning rate.
+  expect(md).toContain(
+    '```mermaid\nxychart-beta\n  title "loss of train (mean over seed)"\n  x-axis "lr" ["0.01", "0.1"]\n',
+  );
+  expect(md).toMatch(/^ {2}line \[0\.01, 0\.1\]$/m);
+  if (chromium) {
+    // Mermaid's own parser reads every chart (and refuses a broken one: the check can fail).
+    const blocks = mermaidBlocks(md);
+    expect(blocks.map((b) => b.split('\n')[0])).toEqual(['gantt', 'xychart-beta']);
+    const verdicts = await parseMermaid([...blocks, 'xychart-beta\n  x-axis [a, b\n  line [1, 2]\n']);
+    expect(verdicts.slice(0, -1)).toEqual([undefined, undefined]);
+    expect(verdicts.at(-1)).toMatch(/Parse error/);
+  } else
+    console.warn("\n*** the job summary's Mermaid NOT parsed: no chromium (scripts/ensure-tools installs it) ***\n");
 
   // summary.md, saved in the artifact with the files it links, keeps its links.
   const zip = artifact.bytes!.toString('latin1');

@@ -1,9 +1,11 @@
-/** The smoke gate as a check shows it, and the per-phase table of a job summary (report/job-summary.ts). */
+/** The smoke gate as a check shows it (report/job-summary.ts), and the summary's phase table with the GPU-hours used. */
 import { expect, test } from 'vitest';
 import { manifest as manifestSchema } from '../../src/manifest/schema.js';
 import { planCampaign } from '../../src/plan/plan.js';
 import { smokeDefinitions } from '../../src/decide/definition-changes.js';
-import { gateView, phaseTable } from '../../src/report/job-summary.js';
+import { gateView } from '../../src/report/job-summary.js';
+import { phaseTable } from '../../src/report/summary.js';
+import { summaryRecord } from '../../src/app/summary.js';
 import { emptyState, type CampaignState } from '../../src/state/state.js';
 
 const NOW = '2025-01-01T00:00:00.000Z';
@@ -80,8 +82,32 @@ test('a verdict given for other smoke definitions (a state of an older commit) i
   }
 });
 
-test('the phase table counts the stage the phase is in and shows the GPU-hour budget', () => {
-  const table = phaseTable(plan, withPhase({ status: 'smoke' }));
-  expect(table).toContain('| a | smoke | smoke | 0/1 | 0 | 0 | 1 | 0 | 0 | 4.0 (+2.00 smoke) |');
-  expect(table).toContain('Budget in all: 6.0 GPU-hours.');
+test('the phase table counts running and queued tasks, and the GPU-hours used against the budget', async () => {
+  const at = (minutes: number): string => new Date(Date.parse(NOW) + minutes * 60_000).toISOString();
+  const [first, second] = a.tasks;
+  const state: CampaignState = {
+    ...withPhase({ status: 'full' }),
+    updated: at(120),
+    tasks: {
+      // Half an hour, an hour, and a quarter of an hour so far, on 2 GPUs each: 3.5 GPU-hours.
+      [a.smoke[0]!.id]: {
+        status: 'completed',
+        attempts: [{ n: 1, submittedAt: at(0), startedAt: at(0), endedAt: at(30), class: 'completed' }],
+      },
+      [first!.id]: {
+        status: 'completed',
+        attempts: [{ n: 1, submittedAt: at(40), startedAt: at(45), endedAt: at(105), class: 'completed' }],
+      },
+      [second!.id]: { status: 'running', attempts: [{ n: 1, submittedAt: at(40), startedAt: at(105) }] },
+    },
+  };
+  const table = phaseTable(plan, state).join('\n');
+  expect(table).toContain(
+    '| running | queued | failed | retries | wall time | mean task | GPU-h used | GPU-h budget |',
+  );
+  expect(table).toMatch(/^\| a \| full \| 2 \| 1 \| 1 \| 0 \| 0 \| 0 \| [^|]+ \| 1h \| 3\.50 \| 6\.00 \|$/m);
+  expect(table).toContain('GPU-hours: 3.50 used, of a budget of 6.00.');
+  // The same figures as data (`summary --format json`, `status --format json`).
+  const record = await summaryRecord(plan, state, undefined);
+  expect(record.phases[0]).toMatchObject({ phase: 'a', running: 1, gpuHours: { used: 3.5, budget: 6 } });
 });

@@ -12,9 +12,9 @@ import { guardTerminal } from '../../src/exec/terminal.js';
 import { manifest as manifestSchema } from '../../src/manifest/schema.js';
 import { planCampaign } from '../../src/plan/plan.js';
 import { smokeDefinitions } from '../../src/decide/definition-changes.js';
-import { gateView, phaseTable } from '../../src/report/job-summary.js';
+import { gateView } from '../../src/report/job-summary.js';
 import { inlineCode, tableCell } from '../../src/report/markdown.js';
-import { renderSummary } from '../../src/report/summary.js';
+import { phaseTable, renderSummary } from '../../src/report/summary.js';
 import { terminalText } from '../../src/report/terminal.js';
 import { emptyState, type CampaignState } from '../../src/state/state.js';
 
@@ -110,7 +110,7 @@ describe('markdown never renders what a task printed', () => {
     const summary = renderSummary({ plan, state, tails: new Map() });
     const judged = gateView(phase, state);
     const unjudged = gateView(phase, { ...state, phases: { p: { status: 'blocked', reason: text } } });
-    for (const markdown of [summary, phaseTable(plan, state), judged.text, unjudged.text]) {
+    for (const markdown of [summary, phaseTable(plan, state).join('\n'), judged.text, unjudged.text]) {
       expect(markdown).toContain(inlineCode(text).slice(0, 3));
       const rest = outsideCode(markdown, text);
       for (const m of MARKUP) expect(rest, markdown).not.toContain(m);

@@ -56,9 +56,16 @@ export async function screenshot(file: string, out: string, width: number, heigh
   return readFile(out);
 }
 
-/** The DOM Chromium built from a file, serialised. */
-export function dumpDom(file: string): Promise<string> {
-  return run(['--dump-dom', pathToFileURL(file).href]);
+/**
+ * The DOM Chromium built from a file, serialised. `settle`: let the page's own work (promises,
+ * timers) run this many milliseconds of virtual time first.
+ */
+export function dumpDom(file: string, settle?: number): Promise<string> {
+  return run([
+    ...(settle === undefined ? [] : [`--virtual-time-budget=${settle}`]),
+    '--dump-dom',
+    pathToFileURL(file).href,
+  ]);
 }
 
 export interface Pixels {

@@ -8,7 +8,9 @@ import { describe, expect, it } from 'vitest';
 import { manifest as manifestSchema } from '../../src/manifest/schema.js';
 import { planCampaign, type Plan } from '../../src/plan/plan.js';
 import { JOB_SUMMARY_BYTES, jobSummary } from '../../src/report/job-summary.js';
-import { ganttChart, mermaidLabel } from '../../src/report/mermaid.js';
+import { ganttChart, mermaidLabel, resultsCharts } from '../../src/report/mermaid.js';
+import type { CellResult } from '../../src/report/results/aggregate.js';
+import type { ResultsSection } from '../../src/report/results/section.js';
 import { renderSummary, type SummaryInput } from '../../src/report/summary.js';
 import { emptyState, type CampaignState, type TaskState } from '../../src/state/state.js';
 
@@ -67,7 +69,8 @@ describe('the Gantt chart', () => {
       'gantt',
       '  title Campaign c',
       '  dateFormat YYYY-MM-DD HH:mm:ss',
-      '  axisFormat %H:%M',
+      // Five minutes: the seconds too, or every tick would read alike.
+      '  axisFormat %H:%M:%S',
       '  section train',
       '  smoke :done, 2026-11-30 10:00:00, 2026-11-30 10:01:00',
       '  full :active, 2026-11-30 10:01:40, 2026-11-30 10:05:00',
@@ -87,6 +90,13 @@ describe('the Gantt chart', () => {
     const chart = ganttChart(plan, state, iso(3 * 86400));
     expect(chart).toContain('  axisFormat %m-%d %H:%M');
     expect(chart).toContain('  full :crit, done, 2026-11-30 10:00:00, 2026-12-03 10:00:00');
+  });
+
+  it('labels its ticks by the minute from a quarter of an hour on', () => {
+    const plan = planOf(2);
+    const train = plan.phases[0]!;
+    const state = { ...emptyState('c', iso(0)), tasks: { [train.tasks[0]!.id]: done(0, 3600) } };
+    expect(ganttChart(plan, state, iso(3600))).toContain('  axisFormat %H:%M');
   });
 
   it('labels hold nothing Mermaid or HTML reads as syntax (property)', () => {
@@ -112,7 +122,7 @@ describe('the Gantt chart', () => {
       /^gantt$/,
       /^ {2}title [\p{L}\p{N} _.\-+()/]+$/u,
       /^ {2}dateFormat YYYY-MM-DD HH:mm:ss$/,
-      /^ {2}axisFormat %H:%M$/,
+      /^ {2}axisFormat %H:%M:%S$/,
       /^ {2}section [\p{L}\p{N} _.\-+()/]+$/u,
       /^ {2}(smoke|full) :(active|done), \d{4}-\d\d-\d\d \d\d:\d\d:\d\d, \d{4}-\d\d-\d\d \d\d:\d\d:\d\d$/,
     ];
@@ -237,12 +247,77 @@ describe('the job summary', () => {
     expect(adaptedShown).toBeGreaterThan(0);
     expect(adaptedShown).toBeLessThan(200);
     expect(adaptedShown + adaptedLeft!).toBe(15_000);
-    const failedShown = md.split('\n').filter((l) => l.startsWith('### train/')).length;
+    const failedShown = md.split('\n').filter((l) => l.startsWith('#### train/')).length;
     // Fewer than the 50 summary.md lists: the bytes, not the count, cut this section.
     expect(failedShown).toBeGreaterThan(0);
     expect(failedShown).toBeLessThan(50);
     expect(failedShown + failedLeft!).toBe(5000);
     // A log tail is its end only.
     expect(md).not.toContain('y'.repeat(4001));
+  });
+});
+
+describe('the results as Mermaid charts', () => {
+  const cell = (lr: number, width: number, mean: number | undefined): CellResult => ({
+    values: { lr, width },
+    planned: 2,
+    n: mean === undefined ? 0 : 2,
+    missing: mean === undefined ? ['seed=1: failed', 'seed=2: failed'] : [],
+    stats: { loss: mean === undefined ? undefined : { mean, std: 0.01, min: mean - 0.01, max: mean + 0.01 } },
+  });
+  const section = (cells: CellResult[]): ResultsSection => ({
+    phase: 'train',
+    axes: ['lr', 'width'],
+    metrics: ['loss'],
+    replicates: 'seed',
+    cells,
+  });
+  const grid = [0.1, 0.01, 0.001].flatMap((lr) => [8, 16].map((width) => cell(lr, width, lr * width)));
+
+  it('one chart per value of the lines axis, each mean against the x axis in its order', () => {
+    const charts = resultsCharts(section(grid)).join('\n');
+    expect(charts.match(/^xychart-beta$/gm)).toHaveLength(2);
+    expect(charts).toContain(
+      '  title "loss of train at width 8 (mean over seed)"\n  x-axis "lr" ["0.001", "0.01", "0.1"]',
+    );
+    expect(charts).toMatch(/^ {2}line \[0\.008, 0\.08, 0\.8\]$/m);
+    expect(charts).toMatch(/^ {2}line \[0\.016, 0\.16, 1\.6\]$/m);
+  });
+
+  it('no chart of a line with a cell without a result, nor of more values than a chart can label', () => {
+    const gap = grid.map((c) => (c.values.width === 16 && c.values.lr === 0.01 ? cell(0.01, 16, undefined) : c));
+    expect(
+      resultsCharts(section(gap))
+        .join('\n')
+        .match(/^xychart-beta$/gm),
+    ).toHaveLength(1);
+    const wide = Array.from({ length: 41 }, (_, i) => cell(i + 1, 8, i));
+    expect(resultsCharts(section(wide))).toEqual([]);
+  });
+
+  it('in the job summary, under the job heading; a log line that looks like a heading stays as it was', () => {
+    const plan = planOf(2);
+    const train = plan.phases[0]!;
+    const state: CampaignState = {
+      ...emptyState('c', iso(0)),
+      phases: { train: { status: 'failed' } },
+      tasks: { [train.tasks[0]!.id]: { status: 'failed', reason: 'failed: exit 1', attempts: [] } },
+    };
+    const md = jobSummary({
+      heading: '## campaign c',
+      summary: {
+        plan,
+        state,
+        tails: new Map([[train.tasks[0]!.id, { text: '# not a heading\n' }]]),
+        results: [section(grid)],
+      },
+      now: iso(300),
+    });
+    const outsideFences = md.replace(/^```[^\n]*\n[\s\S]*?^```$/gm, '');
+    expect(outsideFences.match(/^#{1,2} .*$/gm)).toEqual(['## campaign c']);
+    expect(md).toMatch(/^### Results: train$/m);
+    expect(md).toMatch(/^#### train\/seed1$/m);
+    expect(md).toContain('```\n# not a heading\n```');
+    expect(md).toContain('```mermaid\nxychart-beta\n');
   });
 });

@@ -80,7 +80,7 @@ describe('a campaign of 200,000 attempts', () => {
     const attempts = Object.values(state.tasks).reduce((n, s) => n + s.attempts.length, 0);
     expect(attempts).toBe(200_000);
     const summary = renderSummary({ plan, state, tails: new Map() });
-    expect(summary).toContain('| sweep | full | 100000 | 99900 | 100 | 100000 |');
+    expect(summary).toContain('| sweep | full | 100000 | 99900 | 0 | 0 | 100 | 100000 |');
     const job = jobSummary({ heading: '# huge', summary: { plan, state, tails: new Map() }, now: state.updated });
     expect(job).toContain('```mermaid');
     for (const p of pictures(plan, state)) {

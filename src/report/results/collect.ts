@@ -2,6 +2,7 @@
  * Which outputs a phase's results come from, and the results of its tasks once their texts are
  * read. Only the full stage counts: smoke tasks validate the pipeline, they are not findings.
  */
+import { attemptsGpuHours } from '../gpu-hours.js';
 import { UserError } from '../../errors.js';
 import { containedPath, renderPath, type TaskSpec } from '../../manifest/expand.js';
 import type { Manifest, Phase, Results } from '../../manifest/schema.js';
@@ -103,7 +104,7 @@ export function taskResults(
       ...(last === undefined ? {} : { attempt: last.n }),
       ...(last && definitionOf(last) !== undefined ? { definition: definitionOf(last)! } : {}),
       ...(last?.node === undefined ? {} : { node: last.node }),
-      ...(s === undefined ? {} : { gpuHours: gpuHours(s.attempts, gpus.get(t.id) ?? 0) }),
+      ...(s === undefined ? {} : { gpuHours: attemptsGpuHours(s.attempts, gpus.get(t.id) ?? 0) }),
     };
     // Why a task that did not complete has no result: the state's reason (`failed: exit 3`).
     if (s?.status !== 'completed') return s?.reason === undefined ? base : { ...base, problem: s.reason };
@@ -121,17 +122,6 @@ export function taskResults(
     }
     return { ...base, records: result.records };
   });
-}
-
-/** GPU-hours the task's attempts used: each one's run time × the GPUs it held. */
-function gpuHours(attempts: CampaignState['tasks'][string]['attempts'], gpus: number): number {
-  let seconds = 0;
-  for (const a of attempts) {
-    if (a.startedAt === undefined || a.endedAt === undefined) continue;
-    const ran = (Date.parse(a.endedAt) - Date.parse(a.startedAt)) / 1000;
-    if (ran > 0) seconds += ran * (a.gpus?.length ?? gpus);
-  }
-  return seconds / 3600;
 }
 
 /** The results as a table: per cell over the replicates, or (`perTask`) one row per task. */

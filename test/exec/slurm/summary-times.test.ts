@@ -68,10 +68,10 @@ describe.runIf(clusterUp)('summary times on the test cluster, over SSH', () => {
     );
     const wall = (Math.max(...okTimes.map((t) => t.end)) - Math.min(...okTimes.map((t) => t.start))) / 1000;
     const mean = okTimes.reduce((n, t) => n + (t.end - t.start), 0) / okTimes.length / 1000;
-    // Columns: phase, status, tasks, completed, failed, retries, wall time, mean task.
-    expect(row('ok')[7]).toBe(formatDuration(wall));
-    expect(row('ok')[8]).toBe(formatDuration(mean));
-    expect(row('bad')[7]).not.toMatch(/^-/);
+    // Columns: phase, status, tasks, completed, running, queued, failed, retries, wall time, mean task, ….
+    expect(row('ok')[9]).toBe(formatDuration(wall));
+    expect(row('ok')[10]).toBe(formatDuration(mean));
+    expect(row('bad')[9]).not.toMatch(/^-/);
     // Its log holds campaign's own lines only; the summary says where it is.
     expect(summary).toMatch(/The end of its log \(\S+\/logs\/\d+\.log\):/);
   }, 300_000);
