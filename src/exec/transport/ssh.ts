@@ -171,11 +171,18 @@ interface Hop {
  */
 const FORCED_COMMAND_REFUSAL = /^Command rejected by (\S+): /;
 
+/**
+ * Other centres' forced commands refuse with a line of their own on stderr and a failing
+ * status ("automation node: command not allowed"): a failure whose only output is one short
+ * line saying a command is not allowed is taken for such a refusal.
+ */
+const OTHER_REFUSAL = /^[^\n]{0,160}\bcommands?\b[^\n]*\bnot (?:allowed|permitted)\b[^\n]*\n?$/i;
+
 /** The refusal of `exec`'s shell said as what it is: this login runs a forced command, not a shell. */
 function forcedCommand(name: string, wrapper: string): UserError {
   return new UserError({
     message: `${name} runs a forced command (${wrapper}) that allows only a short list of commands, not the shell campaign needs there: it is an automation node`,
-    fix: 'set cluster.restricted: true to drive it with plain commands (README, "Automation nodes")',
+    fix: 'set cluster.restricted: true (or restricted: slurm for a key without file transfer) to drive it with plain commands (README, "Automation nodes")',
   });
 }
 
@@ -295,7 +302,10 @@ export class SshTransport implements Transport {
    * runs them as words, and a login shell elsewhere splits them the same way, save that a `|`
    * inside a word is a pipe to it (run is for automation nodes).
    */
-  async run(words: readonly Word[], opts: { timeoutMs?: number; stdin?: string | Buffer } = {}): Promise<CommandResult> {
+  async run(
+    words: readonly Word[],
+    opts: { timeoutMs?: number; stdin?: string | Buffer } = {},
+  ): Promise<CommandResult> {
     const command = plainCommand(words);
     return this.send(
       {
@@ -377,7 +387,7 @@ export class SshTransport implements Transport {
     });
   }
 
-    async mkdirp(path: string): Promise<void> {
+  async mkdirp(path: string): Promise<void> {
     await this.withSftp('mkdirp', path, async (sftp, target) => {
       const make = async (dir: string): Promise<void> => {
         const s = await call<Stats>((cb) => sftp.stat(dir, cb)).catch(ifMissing(undefined));
@@ -540,9 +550,12 @@ export class SshTransport implements Transport {
             if (!exit) reject(new LinkError(`\`${word}\` on ${this.name} ended without an exit status`));
             else {
               const out = Buffer.concat(stdout).toString('utf8');
+              const err = Buffer.concat(stderr).toString('utf8');
               const refusal = FORCED_COMMAND_REFUSAL.exec(out);
               if (refusal) reject(sending.refused(refusal[1]!));
-              else resolve({ code: exit.code, stdout: out, stderr: Buffer.concat(stderr).toString('utf8') });
+              else if (exit.code !== 0 && out === '' && OTHER_REFUSAL.test(err))
+                reject(sending.refused(`answering "${err.trim()}"`));
+              else resolve({ code: exit.code, stdout: out, stderr: err });
             }
           });
         });
