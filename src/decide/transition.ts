@@ -359,7 +359,14 @@ export interface StepResult {
  * Decides what to do next. `capacity` is how many more tasks may be started now (the
  * executor's free slots); phases are visited in dependency order, smoke before full.
  */
-export function step(state: CampaignState, plan: Plan, now: string, capacity: number): StepResult {
+export function step(
+  state: CampaignState,
+  plan: Plan,
+  now: string,
+  capacity: number,
+  /** Active tasks the executor saw end, not yet judged: their places in their phase are free. */
+  ended: ReadonlySet<string> = new Set(),
+): StepResult {
   // The tasks are copied on the first change only: most passes change none of them here.
   let tasks = state.tasks;
   const own = (): Record<string, TaskState> => (tasks === state.tasks ? (tasks = copyTasks(tasks)) : tasks);
@@ -383,7 +390,7 @@ export function step(state: CampaignState, plan: Plan, now: string, capacity: nu
     const prev: PhaseState = phases[phase.name] ?? { status: 'waiting' };
     const next = decidePhase(phase, prev, phases, tasks);
     if (next.submitFrom) {
-      const submissions = dueSubmissions(plan, next.submitFrom, tasks, now, phaseRoom(plan, phase, tasks, room));
+      const submissions = dueSubmissions(plan, next.submitFrom, tasks, now, phaseRoom(plan, phase, tasks, room, ended));
       room -= submissions.length;
       if (submissions.length > 0) actions.push({ type: 'submit', submissions });
       // The stage definition the attempts are sent under, kept for telling later which part changed;
@@ -578,12 +585,18 @@ function dueSubmissions(
  * The room a phase has this pass: the campaign's, and within it what the phase's own
  * max_parallel leaves beside its tasks already sent (smoke and full alike).
  */
-function phaseRoom(plan: Plan, phase: PhasePlan, tasks: Record<string, TaskState>, room: number): number {
+function phaseRoom(
+  plan: Plan,
+  phase: PhasePlan,
+  tasks: Record<string, TaskState>,
+  room: number,
+  ended: ReadonlySet<string>,
+): number {
   if (phase.maxParallel === undefined) return room;
   const index = indexOf(tasks);
   let sent = 0;
   for (const status of ACTIVE)
-    for (const id of index.ids(status)) if (placement(plan, id)?.array.phase === phase.name) sent++;
+    for (const id of index.ids(status)) if (!ended.has(id) && placement(plan, id)?.array.phase === phase.name) sent++;
   return Math.min(room, phase.maxParallel - sent);
 }
 

@@ -114,7 +114,7 @@ export class CampaignController {
     );
     // Every active task counts, those the plan no longer has too.
     const active = indexOf(next.tasks).count(ACTIVE);
-    const decided = step(next, this.c.plan, this.now(), this.c.executor.capacity(active));
+    const decided = step(next, this.c.plan, this.now(), this.c.executor.capacity(active), this.c.executor.ended?.());
     next = decided.state;
     const actions = this.c.scope ? scopeActions(decided.actions, this.c.scope) : decided.actions;
     const acted: CampaignEvent[] = [];

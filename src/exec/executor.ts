@@ -22,6 +22,12 @@ export interface Executor {
   /** How many more tasks may start now, given how many are active. */
   capacity(active: number): number;
   /**
+   * Tasks the last observation found ended but left to be judged later (a scheduler's
+   * accounting lags): they count as active, yet their places are free. Absent where every end
+   * is judged when it is seen.
+   */
+  ended?(): ReadonlySet<string>;
+  /**
    * Starts the attempts. Idempotent: an attempt already launched (by a pass that crashed
    * before saving) is found and reported, never launched twice.
    */

@@ -91,4 +91,25 @@ describe('max_parallel caps the campaign, and a phase within it', () => {
       { numRuns: 60 },
     );
   });
+
+  it('a task the executor saw end, not yet judged, frees its place in its phase', () => {
+    const { manifest, plan } = campaign(10, [1, undefined, undefined]);
+    const policy = retryPolicy(manifest, plan);
+    const first = step(emptyState('c', at(0)), plan, at(1), 10);
+    const sentA = first.actions
+      .flatMap((a) => (a.type === 'submit' ? a.submissions : []))
+      .filter((s) => s.task.phase === 'a');
+    expect(sentA).toHaveLength(1);
+    const state = applyEvents(
+      first.state,
+      sentA.map((s) => ({ type: 'submitted' as const, task: s.task.id, attempt: 1, at: at(1), handle: s.task.id })),
+      policy,
+    );
+    const phaseA = (ended?: ReadonlySet<string>) =>
+      step(state, plan, at(2), 10, ended)
+        .actions.flatMap((a) => (a.type === 'submit' ? a.submissions : []))
+        .filter((s) => s.task.phase === 'a').length;
+    expect(phaseA()).toBe(0);
+    expect(phaseA(new Set([sentA[0]!.task.id]))).toBe(1);
+  });
 });

@@ -149,8 +149,8 @@ export class SlurmExecutor implements Executor {
   private readonly noTransfer: boolean;
   /** Handles that ended in the queue before their end marker could be read: given one pass for it. */
   private awaitingMarker = new Set<string>();
-  /** Attempts the last pass found ended by their markers and left for accounting to judge. */
-  private endedUnjudged = 0;
+  /** Tasks whose attempts the last pass found ended by their markers and left for accounting to judge. */
+  private endedUnjudged = new Set<string>();
 
   constructor(private readonly opts: SlurmExecutorOptions) {
     this.now = opts.now ?? (() => new Date().toISOString());
@@ -172,7 +172,12 @@ export class SlurmExecutor implements Executor {
    */
   capacity(active: number): number {
     const cap = this.opts.manifest.cluster.max_parallel;
-    return cap === undefined ? Number.MAX_SAFE_INTEGER : Math.max(0, cap - active + this.endedUnjudged);
+    return cap === undefined ? Number.MAX_SAFE_INTEGER : Math.max(0, cap - active + this.endedUnjudged.size);
+  }
+
+  /** Tasks that have left their node and wait for accounting's word on how: their places are free. */
+  ended(): ReadonlySet<string> {
+    return this.endedUnjudged;
   }
 
   private workdir(): Promise<string> {
@@ -653,7 +658,7 @@ export class SlurmExecutor implements Executor {
    * cannot say (see the head of this file).
    */
   async observe(active: readonly ActiveAttempt[]): Promise<TaskEvent[]> {
-    this.endedUnjudged = 0;
+    this.endedUnjudged = new Set();
     if (active.length === 0) return [];
     const now = this.now();
     const nowMs = Date.parse(now);
@@ -749,7 +754,7 @@ export class SlurmExecutor implements Executor {
         else {
           // Ended well and held for the next batch of accounting, or not in accounting yet.
           if (asked) pending.add(handle!);
-          this.endedUnjudged++;
+          this.endedUnjudged.add(task.id);
           events.push(...startedByMarker(a, m));
         }
         continue;
