@@ -14,8 +14,6 @@ export interface ProgressPoint {
 
 export interface TaskProgress {
   units: number;
-  /** The units its first progress line says, where the lines carry them: where the run started from. */
-  first?: number;
   /** Ordered by units; empty when the lines carry no timestamps. */
   points: ProgressPoint[];
 }
@@ -38,7 +36,6 @@ export function logProgress(pattern: string, log: string): TaskProgress | undefi
   let count = 0;
   let best = 0;
   let named = false;
-  let first: number | undefined;
   const points: ProgressPoint[] = [];
   for (const m of re.matches(log)) {
     if (m.text === '') continue;
@@ -46,7 +43,6 @@ export function logProgress(pattern: string, log: string): TaskProgress | undefi
     const u = m.groups.units === undefined ? undefined : Number(m.groups.units);
     if (u !== undefined && Number.isFinite(u)) {
       named = true;
-      first ??= u;
       best = Math.max(best, u);
     }
     const units = named ? (u ?? best) : count;
@@ -54,11 +50,16 @@ export function logProgress(pattern: string, log: string): TaskProgress | undefi
     if (at !== undefined) points.push({ units, at });
   }
   if (count === 0) return undefined;
-  return {
-    units: named ? best : count,
-    ...(first === undefined ? {} : { first }),
-    points: points.sort((a, b) => a.units - b.units || a.at - b.at),
-  };
+  return { units: named ? best : count, points: points.sort((a, b) => a.units - b.units || a.at - b.at) };
+}
+
+/** The units the first progress line of a log says, where the lines carry them: where the run started from. */
+export function firstLogUnits(pattern: string, log: string): number | undefined {
+  for (const m of compilePattern(pattern).matches(log)) {
+    const units = m.groups.units === undefined ? undefined : Number(m.groups.units);
+    if (m.text !== '' && units !== undefined && Number.isFinite(units)) return units;
+  }
+  return undefined;
 }
 
 /** Records in an output: the length of a JSON array, one for another JSON document, else non-empty lines. */

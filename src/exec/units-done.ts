@@ -5,7 +5,7 @@
  * attempt also records the units its first line said: the summary claims a continuation from a
  * checkpoint only where that shows it (report/summary.ts).
  */
-import { taskProgress } from '../calibrate/progress.js';
+import { firstLogUnits, taskProgress } from '../calibrate/progress.js';
 import type { Manifest } from '../manifest/schema.js';
 import type { TaskEvent } from '../state/events.js';
 import type { ActiveAttempt, Executor } from './executor.js';
@@ -40,11 +40,13 @@ export async function withUnitsDone(
       progress.log !== undefined
         ? { log: await executor.readLog(a.task, a.attempt) }
         : { output: (await executor.outputFacts(a.task, a.attempt, true)).text ?? '' };
-    const found = taskProgress(progress, facts);
+    const found = continued ? taskProgress(progress, facts)?.units : undefined;
+    const from =
+      progress.log === undefined || facts.log === undefined ? undefined : firstLogUnits(progress.log, facts.log);
     out.push({
       ...e,
-      ...(continued && found ? { units: found.units } : {}),
-      ...(found?.first === undefined ? {} : { unitsFrom: found.first }),
+      ...(found === undefined ? {} : { units: found }),
+      ...(from === undefined ? {} : { unitsFrom: from }),
     });
   }
   return out;

@@ -2,10 +2,12 @@
  * The core's part of a warning before the kill: what a timeout or a preemption of a
  * checkpointing phase earns (a continuation, with the remaining work's walltime), what a
  * timeout without a checkpoint earns (a walltime grown by time_factor up to the cap), how both
- * are recorded and shown, and the queue held while the disk is full. Pure: no server.
+ * are recorded and shown, what an end after the checkpoint signal is (a continuation without its
+ * output, whatever its status), and the queue held while the disk is full. Pure: no server.
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { firstLogUnits } from '../../src/calibrate/progress.js';
 import { retryPolicy } from '../../src/decide/policy.js';
 import { afterWarning, classifyEnd, type EndClass } from '../../src/judge/attempt-end.js';
 import { applyEvents, step } from '../../src/decide/transition.js';
@@ -118,6 +120,12 @@ describe('a timeout of a checkpointing phase', () => {
     expect(summary).toContain(
       '| p/task | 2 | completed | 2m | sent to continue from its checkpoint; its progress does not show where it started; walltime after 30 steps: ',
     );
+  });
+
+  it("takes where a run started from its log's first progress line", () => {
+    expect(firstLogUnits('step (?<units>\\d+)', 'resumed at 23\nstep 24\nstep 25\n')).toBe(24);
+    expect(firstLogUnits('^step$', 'step\nstep\n')).toBeUndefined();
+    expect(firstLogUnits('step (?<units>\\d+)', 'nothing yet\n')).toBeUndefined();
   });
 
   it('says "continued from its checkpoint" only where the next attempt\'s progress started past the first\'s', () => {
