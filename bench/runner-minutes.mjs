@@ -203,10 +203,31 @@ async function simulate(parking) {
     const resumed = await advance('resume', undefined, true);
     r = { again: resumed.continues || resumed.handOver };
   }
-  rmSync(dir, { recursive: true, force: true });
   const hours = (clock.now() - start) / 3.6e6;
-  const minutes = jobs.reduce((n, j) => n + Math.max(1, Math.ceil(j.seconds / 60)), 0);
-  return { hours, minutes, jobs: jobs.length, resumes: jobs.filter((j) => j.name.startsWith('resume')).length };
+  const billed = (list) => list.reduce((n, j) => n + Math.max(1, Math.ceil(j.seconds / 60)), 0);
+  const minutes = billed(jobs);
+  const during = jobs.length;
+  // The day after: the campaign is complete and nothing is parked, but the schedule still fires.
+  // Each scheduled run whose resume job starts a runner is billed; a job skipped by a condition
+  // the workflow reads without a runner (none yet: the resume job's `if` sees only the event)
+  // would cost nothing.
+  if (parking) {
+    const dayAfter = clock.now() + 24 * 3600 * 1000;
+    while (nextTick <= dayAfter) {
+      clock.ms = nextTick;
+      nextTick += RESUME_EVERY_S * 1000;
+      await advance('resume (day after)', undefined, true);
+    }
+  }
+  rmSync(dir, { recursive: true, force: true });
+  const after = jobs.slice(during);
+  return {
+    hours,
+    minutes,
+    jobs: during,
+    resumes: jobs.slice(0, during).filter((j) => j.name.startsWith('resume')).length,
+    dayAfter: { runs: after.length, minutes: billed(after) },
+  };
 }
 
 for (const [label, parking] of [
@@ -215,6 +236,6 @@ for (const [label, parking] of [
 ]) {
   const r = await simulate(parking);
   console.log(
-    `${label}: campaign ${r.hours.toFixed(1)} h, ${r.jobs} jobs (${r.resumes} resumes), ${r.minutes} runner minutes billed, ${(r.minutes / r.hours).toFixed(1)} per campaign hour`,
+    `${label}: campaign ${r.hours.toFixed(1)} h, ${r.jobs} jobs (${r.resumes} resumes), ${r.minutes} runner minutes billed, ${(r.minutes / r.hours).toFixed(1)} per campaign hour${parking ? `; the day after, nothing parked: ${r.dayAfter.runs} scheduled resume jobs, ${r.dayAfter.minutes} runner minutes` : ''}`,
   );
 }
