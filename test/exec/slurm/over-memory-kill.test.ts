@@ -42,7 +42,6 @@ const PHASES = `phases:
 function expectRetriedWithMoreMemory(state: Awaited<ReturnType<typeof readState>>): void {
   const big = state.tasks['big/task']!;
   expect(big.attempts.map((a) => a.class)).toEqual(['out_of_memory', 'completed']);
-  expect(big.attempts[0]!.exitCode).toBe(137);
   expect(big.attempts[0]!.reason).toMatch(/^over its memory limit/);
   expect(big.attempts.map((a) => a.memBytes)).toEqual([200 * 1024 ** 2, 400 * 1024 ** 2]);
   expect(big.status).toBe('completed');
