@@ -68,9 +68,13 @@ it('after `npm start`, the lazy-loading and quickstart tests pass', async () => 
       'run',
       'test/app/lazy-loading.test.ts',
       'test/cli/quickstart.test.ts',
+      // One file at a time, with time to spare: this runs inside the suite, beside its other files.
+      '--no-file-parallelism',
+      '--testTimeout=180000',
+      '--hookTimeout=180000',
     ],
     copy,
   );
   expect(tests.code, tests.out).toBe(0);
   expect(tests.out).toMatch(/Test Files\s+2 passed/);
-}, 300_000);
+}, 600_000);
