@@ -208,6 +208,14 @@ job, node, GPUs, times, commit)   --state-dir DIR   --format text|json`,
     examples: ['campaign provenance campaigns/sweep.yml runs/results/seed1_lr0.1.jsonl'],
     run: provenance,
   },
+  gc: {
+    synopsis: 'gc FILE',
+    help: `remove the code snapshots of the workdir that no task's last attempt ran or runs (a
+running task keeps its own), and say which   --state-dir DIR`,
+    options: STATE_DIR,
+    examples: ['campaign gc campaigns/sweep.yml'],
+    run: gc,
+  },
   calibrate: {
     synopsis: 'calibrate FILE',
     help: `measured seconds per unit per stratum against the declared rates, headroom, the walltime
@@ -865,6 +873,34 @@ async function provenance({ values, files }: Given): Promise<number> {
     await executor.close();
   }
   return missing === 0 ? EXIT.ok : EXIT.incomplete;
+}
+
+/**
+ * `campaign gc`: under the campaign's lock, so that no run of this state ships or sends while
+ * snapshots go; the snapshot the manifest's code makes now is kept too (a run would ship it).
+ */
+async function gc({ values, files }: Given): Promise<number> {
+  const c = await loadCampaign(files[0]!, values['state-dir'] as string | undefined);
+  const { loadState } = await import('../exec/controller.js');
+  const { snapshotsInUse } = await import('../decide/code-in-use.js');
+  const store = new FileStateStore(c.stateDir, { onWarning: warn });
+  const lock = await store.acquire(`campaign gc ${files[0]!}`);
+  let executor: Executor | undefined;
+  try {
+    const state = await loadState(store, c.manifest.campaign, new Date().toISOString());
+    executor = (await openFor(c, () => state.created, false)).executor;
+    const keep = snapshotsInUse(state);
+    if (c.code) keep.add(c.code.facts.id);
+    const removed = await executor.removeCode(keep);
+    for (const id of removed) process.stdout.write(`removed code snapshot ${id}\n`);
+    process.stderr.write(
+      `campaign: ${removed.length} code snapshot${removed.length === 1 ? '' : 's'} removed, ${keep.size} kept (${[...keep].sort().join(', ') || 'none'})\n`,
+    );
+    return EXIT.ok;
+  } finally {
+    await lock.release();
+    await executor?.close();
+  }
 }
 
 async function results({ values, files }: Given): Promise<number> {

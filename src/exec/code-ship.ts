@@ -9,7 +9,7 @@ import { randomBytes } from 'node:crypto';
 import { chmod, lstat, mkdir, readdir, rename, rm, symlink, writeFile } from 'node:fs/promises';
 import { dirname, join, posix } from 'node:path';
 import { UserError } from '../errors.js';
-import type { CodeFacts, CodeMode } from '../plan/code.js';
+import { SNAPSHOT_ID, type CodeFacts, type CodeMode } from '../plan/code.js';
 import { codeDir } from '../render/task-script.js';
 import { shellQuote } from '../render/shell.js';
 import type { Transport } from './transport/transport.js';
@@ -197,4 +197,48 @@ export async function removeSnapshotHere(dir: string): Promise<void> {
   };
   await writable(dir);
   await rm(dir, { recursive: true, force: true });
+}
+
+/** The snapshot ids of a listing of `.campaign/code/`, leaving out temporary folders and strays. */
+const snapshotNames = (names: readonly string[]): string[] => names.filter((n) => SNAPSHOT_ID.test(n)).sort();
+
+/** Removes the snapshots on this machine that `keep` does not name; returns the ids removed. */
+export async function removeSnapshotsHere(workdir: string, keep: ReadonlySet<string>): Promise<string[]> {
+  const root = join(workdir, '.campaign', 'code');
+  if ((await lstat(root).catch(() => undefined))?.isDirectory() !== true) return [];
+  const gone = snapshotNames(await readdir(root)).filter((id) => !keep.has(id));
+  for (const id of gone) await removeSnapshotHere(join(root, id));
+  return gone;
+}
+
+/**
+ * Removes the snapshots behind a shell that `keep` does not name, in one command (the ids to
+ * keep on its stdin); returns the ids removed.
+ */
+export async function removeSnapshotsOverShell(
+  transport: Transport,
+  workdir: string,
+  keep: ReadonlySet<string>,
+): Promise<string[]> {
+  const root = posix.join(workdir, '.campaign', 'code');
+  const r = await transport.exec(
+    [
+      `root=${shellQuote(root)}`,
+      '[ -d "$root" ] && [ ! -L "$root" ] || exit 0',
+      'keep=$(cat)',
+      'for d in "$root"/*/; do',
+      '  id=${d%/}; id=${id##*/}',
+      '  [[ $id =~ ^[0-9a-f]{16}$ ]] || continue',
+      '  case $keep in *"$id"*) continue ;; esac',
+      '  chmod -R u+w -- "$root/$id" && rm -rf -- "$root/$id" && printf \'%s\\n\' "$id"',
+      'done',
+    ].join('\n'),
+    { stdin: [...keep].join('\n') },
+  );
+  if (r.code !== 0)
+    throw new UserError({
+      message: `cannot remove code snapshots in ${root}: ${r.stderr.trim() || `exit ${r.code}`}`,
+      fix: 'fix the permissions named and run campaign gc again: what was removed stays removed',
+    });
+  return snapshotNames(r.stdout.split('\n'));
 }

@@ -83,5 +83,7 @@ export interface Executor {
    * there already; called before the first submission that runs it.
    */
   shipCode(snapshot: CodeSnapshot): Promise<void>;
+  /** Removes the code snapshots in the workdir that `keep` does not name (`campaign gc`); returns their ids. */
+  removeCode(keep: ReadonlySet<string>): Promise<string[]>;
   close(): Promise<void>;
 }

@@ -14,7 +14,7 @@ import { parseSetAside, renderSetAside, type SetAsideResult } from '../render/se
 import { exportLines, shellQuote } from '../render/shell.js';
 import { UserError } from '../errors.js';
 import type { TakeFile } from '../report/results/gathering.js';
-import { shipOverSftp, shipOverShell, type CodeSnapshot } from './code-ship.js';
+import { removeSnapshotsOverShell, shipOverSftp, shipOverShell, type CodeSnapshot } from './code-ship.js';
 import { gatherByArchive, gatherEach } from './gather.js';
 import { resolveHome, type Transport } from './transport/transport.js';
 
@@ -225,6 +225,16 @@ export class RemoteWorkdir {
     const workdir = await this.path();
     if (this.restricted) return shipOverSftp(this.transport, workdir, snapshot);
     return shipOverShell(this.transport, workdir, snapshot);
+  }
+
+  async removeCode(keep: ReadonlySet<string>): Promise<string[]> {
+    const workdir = await this.path();
+    if (this.restricted)
+      throw needsShell(
+        '`campaign gc` (removing code snapshots)',
+        `remove the folders of ${workdir}/.campaign/code/ that no task runs by hand, from a login node with a shell`,
+      );
+    return removeSnapshotsOverShell(this.transport, workdir, keep);
   }
 
   async gather(

@@ -69,3 +69,6 @@ export function changedCodeFiles(before: CodeFiles, now: CodeFiles, paths: reado
   const all = new Set([...Object.keys(before), ...Object.keys(now)]);
   return [...all].filter((f) => underPaths(f, paths) && before[f] !== now[f]).sort();
 }
+
+/** What a snapshot's folder is named: its id, as snapshotId writes it. */
+export const SNAPSHOT_ID = /^[0-9a-f]{16}$/;

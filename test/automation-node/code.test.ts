@@ -21,7 +21,7 @@ let mark = 0;
 beforeAll(async () => {
   if (!clusterUp) return;
   node = await automationNodeUp(join(tmpdir(), 'campaign-automation-code'), 16042);
-  mark = await gateLogMark(node);
+  if (node) mark = await gateLogMark(node);
 }, 90_000);
 
 afterAll(async () => {
@@ -33,6 +33,7 @@ afterAll(async () => {
 codeScenarios('the code a task runs, through an automation node', {
   enabled: clusterUp,
   root,
+  gc: 'refused',
   head: (campaign, workdir) => restrictedManifestHead(node!, campaign, workdir),
   campaign: (label) => `rcode-${label}-${RUN}`,
   env: () => ({ ...process.env, CAMPAIGN_SSH_KEY_FILE: node!.keys.all }),

@@ -6,6 +6,7 @@ const root = useBuiltCliAndTemp('code');
 
 codeScenarios('the code a task runs, on this machine', {
   root,
+  gc: 'removes',
   head: (campaign, workdir) =>
     `campaign: ${campaign}\ncluster: { executor: local, name: here, max_parallel: 4 }\nworkdir: ${workdir}\n`,
   campaign: (label) => `coded-${label}`,

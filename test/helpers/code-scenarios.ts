@@ -62,6 +62,8 @@ export interface CodeScenarioSetting {
   enabled?: boolean;
   /** How many jobs or processes of the campaign were sent so far, where the executor can count them. */
   sent?: (campaign: string) => number;
+  /** Whether `campaign gc` can remove anything there (an automation node runs no shell to). */
+  gc: 'removes' | 'refused';
 }
 
 const git = (cwd: string, ...args: string[]): string =>
@@ -222,6 +224,56 @@ export function codeScenarios(title: string, setting: CodeScenarioSetting): void
         // Evaluation was sent after the edit, with the new one.
         expect((await provenance(r, 'scores/seed1.json')).code).toMatchObject({ snapshot: secondId });
         expect(await json(join(r.workdir, 'scores', 'seed1.json'))).toMatchObject({ evaluate: 'e2' });
+      },
+      setting.timeoutMs * 3,
+    );
+
+    it(
+      'campaign gc removes the snapshots no last attempt runs, and keeps the one a running task uses',
+      async () => {
+        const r = await repository('gc');
+        expect((await run(r)).code).toBe(0);
+        const [first] = await snapshots(r);
+        await writeFile(join(r.dir, 'evaluation', 'run.py'), EVALUATE('e2'));
+        expect((await run(r)).code).toBe(0);
+        const second = (await snapshots(r)).find((id) => id !== first)!;
+        // Training edited again, slow now: its tasks are still running when the controller goes.
+        await writeFile(join(r.dir, 'train.py'), TRAIN('t3', 8));
+        const running = startCli(['run', r.file, '--state-dir', r.stateDir, '--poll', setting.poll], {
+          ...(setting.env ? { env: setting.env() } : {}),
+        });
+        await waitUntil(
+          'the new training tasks to start',
+          async () => {
+            const s = await readState(r.stateDir);
+            const started = (id: string) =>
+              s.tasks[id]?.attempts.at(-1)?.code !== first && s.tasks[id]?.attempts.at(-1)?.startedAt !== undefined;
+            return started('train/seed1') && started('train/seed2') ? true : undefined;
+          },
+          setting.timeoutMs,
+        );
+        running.child.kill('SIGKILL');
+        await running.done;
+        const third = (await snapshots(r)).find((id) => id !== first && id !== second)!;
+
+        const collected = await cli(['gc', r.file, '--state-dir', r.stateDir]);
+        if (setting.gc === 'refused') {
+          expect(collected.code).not.toBe(0);
+          expect(collected.stderr).toMatch(/campaign gc.*needs a shell on the login node/);
+          expect(await snapshots(r)).toHaveLength(3);
+          return;
+        }
+        expect(collected.code, collected.stderr).toBe(0);
+        expect(collected.stdout).toBe(`removed code snapshot ${first}\n`);
+        expect(await snapshots(r)).toEqual([second, third].sort());
+        // The training that was running ends in its own snapshot, and the campaign completes.
+        const resumed = await run(r);
+        expect(resumed.code, resumed.stderr).toBe(0);
+        expect(await json(join(r.workdir, 'models', 'seed1.json'))).toMatchObject({
+          train: 't3',
+          cwd: join(r.workdir, '.campaign', 'code', third),
+        });
+        expect(await json(join(r.workdir, 'scores', 'seed1.json'))).toMatchObject({ train: 't3', evaluate: 'e2' });
       },
       setting.timeoutMs * 3,
     );

@@ -28,7 +28,7 @@ import {
   type ExitMarker,
 } from '../../render/wrapper.js';
 import { parseSetAside, renderSetAside, type SetAsideResult } from '../../render/set-aside.js';
-import { shipHere, type CodeSnapshot } from '../code-ship.js';
+import { removeSnapshotsHere, shipHere, type CodeSnapshot } from '../code-ship.js';
 import { cancelFailed, setAsideOrThrow } from '../remote-workdir.js';
 import { LocalTransport } from '../transport/local.js';
 import { tempPathFor } from '../transport/transport.js';
@@ -320,6 +320,10 @@ export class LocalExecutor implements Executor {
 
   shipCode(snapshot: CodeSnapshot): Promise<void> {
     return shipHere(this.opts.workdir, snapshot);
+  }
+
+  removeCode(keep: ReadonlySet<string>): Promise<string[]> {
+    return removeSnapshotsHere(this.opts.workdir, keep);
   }
 
   readFile(path: string): Promise<string | undefined> {

@@ -1070,6 +1070,10 @@ export class SlurmExecutor implements Executor {
     return this.remote.shipCode(snapshot);
   }
 
+  removeCode(keep: ReadonlySet<string>): Promise<string[]> {
+    return this.remote.removeCode(keep);
+  }
+
   gather(
     paths: readonly string[],
     known: ReadonlyMap<string, string>,

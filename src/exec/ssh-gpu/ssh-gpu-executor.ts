@@ -894,6 +894,10 @@ export class SshGpuExecutor implements Executor {
     return this.shared().workdir.shipCode(snapshot);
   }
 
+  removeCode(keep: ReadonlySet<string>): Promise<string[]> {
+    return this.shared().workdir.removeCode(keep);
+  }
+
   gather(
     paths: readonly string[],
     known: ReadonlyMap<string, string>,

@@ -23,6 +23,7 @@ beforeAll(async () => {
 codeScenarios('the code a task runs, on the test cluster over SSH', {
   enabled: clusterUp,
   root,
+  gc: 'removes',
   head: (campaign, workdir) => slurmManifestHead(sshd!, campaign, workdir, '', 4),
   campaign: (label) => `code-${label}-${RUN}`,
   env: () => ({ ...process.env, CAMPAIGN_SSH_KEY_FILE: sshd!.keyFile }),

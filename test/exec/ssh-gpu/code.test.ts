@@ -28,6 +28,7 @@ beforeEach((ctx) => {
 
 codeScenarios('the code a task runs, on GPU servers over SSH', {
   root,
+  gc: 'removes',
   head: (campaign, workdir) => `campaign: ${campaign}\n${cluster(sshd!, gpus!)}workdir: ${workdir}\n`,
   campaign: (label) => `code-${label}`,
   env: () => ({ ...process.env, CAMPAIGN_SSH_KEY_FILE: sshd!.keyFile }),
