@@ -151,6 +151,15 @@ export function localOutputsLost(
   return undefined;
 }
 
+/**
+ * The repository paths whose push changes what the campaign's tasks run (its phases' code
+ * paths, plan/code.ts), as a push filter names them: a folder with everything under it.
+ */
+function codePaths(plan: Plan): string[] {
+  const paths = new Set(plan.phases.flatMap((p) => p.code?.paths ?? []));
+  return [...paths].sort().map((p) => (p.endsWith('/') ? `${p}**` : p));
+}
+
 export function renderWorkflow(plan: Plan, options: WorkflowOptions): string {
   const opts = workflowOptions.parse(options);
   refuseExpressions(opts);
@@ -296,7 +305,7 @@ export function renderWorkflow(plan: Plan, options: WorkflowOptions): string {
   const workflow = {
     name: `campaign ${plan.campaign}`,
     on: {
-      push: { branches: [opts.branch], paths: [opts.manifest] },
+      push: { branches: [opts.branch], paths: [opts.manifest, ...codePaths(plan)] },
       schedule: [{ cron: RESUME_CRON }],
       workflow_dispatch: {
         inputs: {

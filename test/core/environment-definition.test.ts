@@ -39,7 +39,7 @@ function digests(plan: Plan): Record<string, string> {
   for (const p of plan.phases) {
     for (const t of p.tasks) out[t.id] = t.definition!;
     out[`${p.name}: stage`] = p.definitions.full.id;
-    out[`${p.name}: setup part`] = p.definitions.full.parts.setup;
+    out[`${p.name}: setup part`] = p.definitions.full.parts.setup!;
   }
   return out;
 }

@@ -84,6 +84,12 @@ class RecordingExecutor implements Executor {
   setAside(dest: string): ReturnType<Executor['setAside']> {
     return Promise.resolve({ outputs: 0, attempts: false, dest });
   }
+  shipCode(): Promise<void> {
+    return Promise.resolve();
+  }
+  removeCode(): Promise<string[]> {
+    return Promise.resolve([]);
+  }
   close(): Promise<void> {
     return Promise.resolve();
   }
