@@ -22,7 +22,8 @@ describe.runIf(clusterUp)('slurm executor on the test cluster, over SSH', () => 
       const name = `distill-${RUN}`;
       const manifest = await writeManifest(
         dir,
-        `${cluster(name, workdir)}phases:
+        // Room for a whole stage at once (max_parallel is the campaign's: with less, a stratum's tasks may go in two sbatch).
+        `${cluster(name, workdir).replace(/^( {2}max_parallel:) \d+$/m, '$1 4')}phases:
   - name: teachers
     grid: { N: [384, 512] }
     command: >
