@@ -1,5 +1,6 @@
 /** Counts per phase for progress lines, and the markdown summary of a campaign. */
 import { formatDuration } from '../manifest/units.js';
+import { underPaths } from '../plan/code.js';
 import type { Plan, PhasePlan } from '../plan/plan.js';
 import { codeBlock, inlineCode, tableCell } from './markdown.js';
 import { formatGpuHours, phaseGpuHours } from './gpu-hours.js';
@@ -356,7 +357,33 @@ function provenanceSection(
     '## Provenance',
     '',
     `${results === 1 ? 'The result has' : `Each of the ${results} results has`} beside it a record of what made it (\`.NAME.provenance.json\` in its directory: task, grid values, definition, attempt, where and when it ran, the manifest's commit); \`campaign provenance MANIFEST PATH\` prints it.${all}${keptLine}`,
+    ...codeLines(plan, state),
   ];
+}
+
+/** DESIGN rule 11: which commit's code each phase's results ran, by snapshot. */
+function codeLines(plan: Plan, state: CampaignState): string[] {
+  const lines: string[] = [];
+  for (const p of plan.phases) {
+    if (p.code === undefined) continue;
+    const ran = new Map<string, number>();
+    for (const t of p.tasks) {
+      const last = state.tasks[t.id]?.attempts.at(-1);
+      if (last?.class === 'completed' && last.code !== undefined) ran.set(last.code, (ran.get(last.code) ?? 0) + 1);
+    }
+    for (const [id, count] of [...ran].sort((a, b) => b[1] - a[1])) {
+      const snapshot = state.code?.[id];
+      const commit = snapshot?.commit ? `commit \`${snapshot.commit.slice(0, 12)}\`` : 'no commit';
+      const dirty = (snapshot?.dirty ?? []).filter((f) => underPaths(f, p.code!.paths));
+      const edits = dirty.length > 0 ? `, with uncommitted edits to ${dirty.map((f) => `\`${f}\``).join(', ')}` : '';
+      lines.push(
+        `- phase ${p.name}: ${count} result${count === 1 ? '' : 's'} ran code snapshot \`${id}\` (${commit}${edits})`,
+      );
+    }
+  }
+  return lines.length > 0
+    ? ['', 'The code each phase ran (`<workdir>/.campaign/code/<snapshot>/`):', '', ...lines]
+    : [];
 }
 
 /** DESIGN rule 9: a task that ran with less than it asked says so next to its result. */

@@ -142,6 +142,10 @@ export function codeScenarios(title: string, setting: CodeScenarioSetting): void
         });
         const shown = await cli(['provenance', r.file, 'scores/seed1.json', '--state-dir', r.stateDir]);
         expect(shown.stdout, shown.stderr).toContain(`code snapshot ${id}`);
+        // The summary says which commit's code each phase ran.
+        const summary = await readFile(join(r.stateDir, 'summary.md'), 'utf8');
+        const commit = git(r.dir, 'rev-parse', 'HEAD').trim().slice(0, 12);
+        expect(summary).toContain(`- phase train: 2 results ran code snapshot \`${id}\` (commit \`${commit}\`)`);
       },
       setting.timeoutMs * 3,
     );
