@@ -167,7 +167,8 @@ export function planCampaign(
     const specs = phase.smoke?.full_run ? tasks : [...tasks, ...smoke];
     const resources = phaseResources(manifest, phase);
     const codePaths = code === undefined ? undefined : phaseCodePaths(manifest, phase);
-    const phaseCode = codePaths === undefined ? undefined : { digest: codeDigest(code!.files, codePaths), paths: codePaths };
+    const phaseCode =
+      codePaths === undefined ? undefined : { digest: codeDigest(code!.files, codePaths), paths: codePaths };
     const digests = taskDefinitions(manifest, phase, specs, (t) => resources(t).gpus, produced, phaseCode?.digest);
     // Set on the specs in place: they were expanded for this plan, and copying 100,000 costs a tenth of a second.
     specs.forEach((t, i) => (t.definition = digests[i]!));

@@ -56,7 +56,10 @@ export class LocalTransport implements Transport {
    * word, and in a glob word only its `*` and `?` left bare, so that bash expands them as the
    * node does (no nullglob: a pattern that matches nothing stays as it is).
    */
-  async run(words: readonly Word[], opts: { timeoutMs?: number; stdin?: string | Buffer } = {}): Promise<CommandResult> {
+  async run(
+    words: readonly Word[],
+    opts: { timeoutMs?: number; stdin?: string | Buffer } = {},
+  ): Promise<CommandResult> {
     const command = plainCommand(words);
     const script = words
       .map((w) =>
@@ -72,7 +75,11 @@ export class LocalTransport implements Transport {
   }
 
   /** Runs `script` in bash; errors name `command` by its first word. */
-  private bash(script: string, command: string, opts: { timeoutMs?: number; stdin?: string | Buffer }): Promise<CommandResult> {
+  private bash(
+    script: string,
+    command: string,
+    opts: { timeoutMs?: number; stdin?: string | Buffer },
+  ): Promise<CommandResult> {
     this.sent++;
     const timeoutMs = opts.timeoutMs ?? DEFAULT_COMMAND_TIMEOUT_MS;
     return new Promise((resolve, reject) => {
