@@ -8586,7 +8586,7 @@ exports.visitAsync = visitAsync;
 /***/ ((__webpack_module__, __unused_webpack___webpack_exports__, __nccwpck_require__) => {
 
 __nccwpck_require__.a(__webpack_module__, async (__webpack_handle_async_dependencies__, __webpack_async_result__) => { try {
-/* harmony import */ var _lint_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(2380);
+/* harmony import */ var _lint_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(3245);
 /** Entry point of the lint action (lint/action.yml → dist/lint/index.js). */
 
 await (0,_lint_js__WEBPACK_IMPORTED_MODULE_0__/* .lintStep */ .K)();
@@ -8596,7 +8596,7 @@ __webpack_async_result__();
 
 /***/ }),
 
-/***/ 2380:
+/***/ 3245:
 /***/ ((__unused_webpack___webpack_module__, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -8650,6 +8650,10 @@ function formatProblem(p) {
     return `${where}${p.message}${fix}`;
 }
 
+;// CONCATENATED MODULE: external "node:child_process"
+const external_node_child_process_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:child_process");
+;// CONCATENATED MODULE: external "node:crypto"
+const external_node_crypto_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:crypto");
 ;// CONCATENATED MODULE: ./lib/manifest/grid.js
 /** The keys of a grid that are not axes. */
 const GRID_KEYS = ['include', 'exclude', 'zip'];
@@ -8952,7 +8956,7 @@ function valueSites(grid) {
 }
 
 ;// CONCATENATED MODULE: ./lib/manifest/template.js
-const BUILTINS = ['output', 'tag', 'task', 'phase', 'campaign', 'stage', 'units', 'attempt'];
+const BUILTINS = ['output', 'tag', 'task', 'phase', 'campaign', 'stage', 'units', 'attempt', 'code'];
 /** Names usable where the value is a path known before a task runs (output, preconditions). */
 const PATH_BUILTINS = ['tag', 'phase', 'campaign'];
 const TOKEN = /\$\$\{|\$\{([^}]*)\}/g;
@@ -26073,6 +26077,9 @@ const retry = strictObject({
         .describe("A task that reached its walltime: continued from its checkpoint with the remaining work's walltime where the phase declares `checkpoint`, else retried (walltime times `time_factor`)."),
     failed: retryClass.optional().describe('A non-zero exit that is none of the above.'),
     lost: retryClass.optional().describe('A task that vanished (its process or record is gone).'),
+    shortfall: retryClass
+        .optional()
+        .describe('A task granted less than a part of its definition asks (fewer GPUs): its output is not its result (default 2 retries).'),
 })
     .describe('How many times each class of failure is retried.');
 const partition = strictObject({
@@ -26081,7 +26088,11 @@ const partition = strictObject({
 });
 const common = {
     name: schemas_string().optional().describe('The name rates are measured on (cost.measured_on).'),
-    max_parallel: schemas_number().int().positive().optional().describe('Tasks running at once.'),
+    max_parallel: schemas_number()
+        .int()
+        .positive()
+        .optional()
+        .describe("The campaign's tasks running at once, all phases, strata and arrays together."),
 };
 const localCluster = strictObject({
     executor: literal('local').describe('Tasks run as processes on this machine.'),
@@ -26371,6 +26382,25 @@ const gridChecked = record(schemas_string(), unknown()).superRefine((g, ctx) => 
             ctx.addIssue({ ...issue });
 });
 const grid = gridChecked.transform((g) => g);
+/**
+ * A path of the manifest's repository, as `git ls-files` names it: relative to the repository's
+ * root, never leaving it, and never a pattern (a folder takes every tracked file under it).
+ */
+const codePath = schemas_string()
+    .min(1)
+    .refine((p) => !p.startsWith('/') && !p.split('/').includes('..') && !/[*?[\]\\]/.test(p), {
+    message: "a code path is a file or folder of the repository, relative to its root (no '/' first, no '..', no patterns)",
+})
+    .describe('A file or folder of the repository, relative to its root (e.g. train.py or src/).');
+const code = strictObject({
+    paths: array(codePath)
+        .min(1)
+        .describe("Files and folders of the manifest's repository that the tasks run: tracked files only, .gitignore respected."),
+    max_size: size
+        .optional()
+        .describe('The largest snapshot shipped (default 100M): data belongs in inputs, not code.'),
+})
+    .describe("What the campaign's tasks run: these paths, as the working tree holds them, are shipped as one immutable snapshot to <workdir>/.campaign/code/<id>/, where each task runs (${code}); an edit re-runs the phases whose code it touches.");
 const phase = strictObject({
     name: schemas_string()
         .regex(NAME, 'a phase name is letters, digits, "_", "." or "-"')
@@ -26397,6 +26427,11 @@ const phase = strictObject({
     cost: cost.optional(),
     walltime: schema_duration.optional().describe('A fixed walltime (prefer a cost model).'),
     resources: resources.optional(),
+    max_parallel: schemas_number()
+        .int()
+        .positive()
+        .optional()
+        .describe("This phase's tasks running at once, within the campaign's max_parallel."),
     slurm_args: slurmArgs
         .optional()
         .describe("sbatch options for this phase's jobs, instead of the defaults' (Slurm only)."),
@@ -26414,6 +26449,13 @@ const phase = strictObject({
     setup: schemas_string()
         .optional()
         .describe("Shell run before this phase's command (same shell), after the campaign's setup."),
+    code: strictObject({
+        paths: array(codePath)
+            .min(1)
+            .describe("The campaign's code paths (or folders under them) this phase's definition depends on."),
+    })
+        .optional()
+        .describe("What of the campaign's code this phase runs (default: all of it): an edit under these paths re-runs this phase and those that depend on it."),
     smoke: smoke.optional(),
     results: results.optional(),
 });
@@ -26433,6 +26475,7 @@ const manifest = strictObject({
     workdir: schemas_string().min(1).describe('Where tasks run; outputs stay under it.'),
     environment: environment.optional(),
     setup: schemas_string().optional().describe('Shell run before every command (same shell).'),
+    code: code.optional(),
     gates: gates.optional(),
     defaults: strictObject({
         resources: resources.optional(),
@@ -26698,8 +26741,6 @@ function knownKeys(schema, path, data) {
     return new Set(objectsAt(schema, path, data).flatMap((d) => Object.keys(d.shape)));
 }
 
-;// CONCATENATED MODULE: external "node:crypto"
-const external_node_crypto_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:crypto");
 ;// CONCATENATED MODULE: ./lib/plan/executor-kinds.js
 const EXECUTOR_KINDS = {
     local: { maxArraySize: () => Number.MAX_SAFE_INTEGER, defaultGpus: 0, pollSeconds: [0.1, 2], costlyPolls: false },
@@ -26710,6 +26751,63 @@ const EXECUTOR_KINDS = {
 function traitsOf(cluster) {
     return EXECUTOR_KINDS[cluster.executor];
 }
+
+;// CONCATENATED MODULE: ./lib/plan/code.js
+/**
+ * The code a campaign's tasks run (DESIGN rule 11), as data: the files of the manifest's
+ * repository under its declared `code.paths`, each with its mode and the digest of its content.
+ * The snapshot's id is a digest of them all, so one content is one snapshot whoever ships it; a
+ * phase's code digest covers only the files under its own paths, so an edit re-runs only the
+ * phases whose code it touches. Paths are the repository's, relative to its root, with `/`.
+ */
+
+
+/** How a file is shipped: a plain file, an executable, or a symbolic link (its target as content). */
+const CODE_MODES = (/* unused pure expression or super */ null && (['file', 'exec', 'link']));
+/** A file of the snapshot as the definition sees it: `<mode> <sha256 of its content>`. */
+const codeFilesSchema = record(schemas_string(), schemas_string());
+/** What the state keeps of a snapshot its attempts ran: enough to say which files changed since. */
+const codeSnapshotSchema = object({
+    /** The repository's commit when the snapshot was taken. */
+    commit: schemas_string().nullable(),
+    /** Declared paths whose working-tree content differed from that commit. */
+    dirty: array(schemas_string()),
+    files: codeFilesSchema,
+});
+const sha256 = (text) => external_node_crypto_namespaceObject.createHash('sha256').update(text).digest('hex');
+/** The entry of one file: its mode and content digest. */
+function codeEntry(mode, contentDigest) {
+    return `${mode} ${contentDigest}`;
+}
+/** Whether `path` is one of `paths`, or under one of them taken as a folder. */
+function underPaths(path, paths) {
+    return paths.some((p) => {
+        const folder = p.replace(/\/+$/, '');
+        return path === folder || path.startsWith(`${folder}/`);
+    });
+}
+/** A digest of the files under `paths` (all of them when absent): their paths, modes and contents. */
+function codeDigest(files, paths) {
+    const chosen = Object.keys(files)
+        .filter((f) => paths === undefined || underPaths(f, paths))
+        .sort();
+    return sha256(chosen.map((f) => `${JSON.stringify(f)} ${files[f]}\n`).join('')).slice(0, 16);
+}
+/** The snapshot's id: the digest of every file in it. */
+const snapshotId = (files) => codeDigest(files);
+/** The code paths a phase's definition depends on: its own, or the campaign's. */
+function phaseCodePaths(manifest, phase) {
+    if (manifest.code === undefined)
+        return undefined;
+    return phase.code?.paths ?? manifest.code.paths;
+}
+/** The files under `paths` whose mode or content differ between two snapshots, or that one lacks. */
+function code_changedCodeFiles(before, now, paths) {
+    const all = new Set([...Object.keys(before), ...Object.keys(now)]);
+    return [...all].filter((f) => underPaths(f, paths) && before[f] !== now[f]).sort();
+}
+/** What a snapshot's folder is named: its id, as snapshotId writes it. */
+const SNAPSHOT_ID = /^[0-9a-f]{16}$/;
 
 ;// CONCATENATED MODULE: ./lib/render/environment.js
 /**
@@ -26926,9 +27024,29 @@ function markerLines(markers) {
         end: (rc, gate) => `campaign_now; campaign_mark end "E $campaign_mark_id $campaign_ms ${rc} $campaign_signal ${gate}"`,
     };
 }
+/** The folder of a code snapshot, relative to the workdir: the same content is the same folder. */
+const codeDir = (id) => `.campaign/code/${id}`;
+/**
+ * Into the task's code snapshot (DESIGN rule 11): `CAMPAIGN_CODE` names it, and the output and
+ * inputs, workdir-relative in the task's environment, become absolute there, so that
+ * `--out ${output}` still writes under the workdir. The workdir is made absolute first (`~`).
+ */
+function codeLines(id, inputs) {
+    if (!/^[0-9a-f]+$/.test(id))
+        throw new Error(`not a code snapshot id: ${id}`);
+    const absolute = (name) => `case $${name} in ''|/*) ;; *) ${name}=$CAMPAIGN_WORKDIR/$${name} ;; esac`;
+    return [
+        'CAMPAIGN_WORKDIR=$PWD',
+        `CAMPAIGN_CODE=$CAMPAIGN_WORKDIR/${codeDir(id)}`,
+        'export CAMPAIGN_WORKDIR CAMPAIGN_CODE',
+        absolute('CAMPAIGN_OUTPUT'),
+        ...Array.from({ length: inputs }, (_, i) => absolute(`CAMPAIGN_INPUT_${i}`)),
+        `cd -- "$CAMPAIGN_CODE" || campaign_fail code "the code snapshot ${id} is not in $CAMPAIGN_WORKDIR/.campaign/code (removed by hand?): run the campaign again, which ships it"`,
+    ];
+}
 function renderTaskScript(input) {
     const marks = input.markers ? markerLines(input.markers) : undefined;
-    const warn = marks ? input.checkpointSignal : undefined;
+    const warn = input.checkpointSignal;
     if (warn !== undefined && !/^[A-Z0-9]+$/.test(warn))
         throw new Error(`not a signal name: ${warn}`);
     const lines = [
@@ -26971,6 +27089,8 @@ function renderTaskScript(input) {
                         'campaign_again=0',
                         'campaign_unsent=0',
                         'campaign_warn() {',
+                        // Recorded once, as it comes: an end without its output after it is a continuation.
+                        '  [ "$campaign_warned" = 1 ] || { campaign_now; campaign_mark warn "W $campaign_mark_id $campaign_ms"; }',
                         '  campaign_warned=1',
                         '  campaign_again=1',
                         `  if [ -n "$campaign_child" ]; then kill -${warn} -- "-$campaign_child" 2>/dev/null; else campaign_unsent=1; fi`,
@@ -26995,10 +27115,18 @@ function renderTaskScript(input) {
                 'campaign_now',
                 'campaign_mark start "S $campaign_mark_id $campaign_ms ${campaign_node:--}"',
             ]
-            : []),
+            : warn === undefined
+                ? []
+                : [
+                    // The wrapper signals the task's whole process group: this shell lives on (a trap, not
+                    // an ignore, which the command would inherit) and waits for the command.
+                    'campaign_on_warning() { :; }',
+                    `trap campaign_on_warning ${warn}`,
+                ]),
         ...(input.prelude ?? []),
         `printf '[campaign] task %s -> %s\\n' ${input.index} "$CAMPAIGN_TASK"`,
         'cd -- "$CAMPAIGN_WORKDIR" || campaign_fail workdir "cannot enter $CAMPAIGN_WORKDIR"',
+        ...(input.code === undefined ? [] : codeLines(input.code, input.inputs)),
     ];
     if (input.oneNode) {
         lines.push('[ "${SLURM_JOB_NUM_NODES:-1}" -eq 1 ] || campaign_fail nodes "the job spans $SLURM_JOB_NUM_NODES nodes"', 'campaign_ok nodes');
@@ -27036,22 +27164,28 @@ function renderTaskScript(input) {
         // campaign did not launch (it is refused, never overwritten).
         // Without forks where bash can do it itself: directories made only when missing, the claim
         // written with noclobber set in this shell.
-        lines.push('campaign_claim=".campaign/claims/$CAMPAIGN_OUTPUT"', 'campaign_me="$CAMPAIGN_CAMPAIGN $CAMPAIGN_TASK"', 'case $CAMPAIGN_OUTPUT in */*) campaign_out_dir=${CAMPAIGN_OUTPUT%/*} ;; *) campaign_out_dir=. ;; esac', '{ [ -d "$campaign_out_dir" ] && [ -d ".campaign/claims/$campaign_out_dir" ]; } ||', '  mkdir -p -- "$campaign_out_dir" ".campaign/claims/$campaign_out_dir" || campaign_fail output "cannot create the output directory"', 'set -o noclobber', `{ printf '%s\\n' "$campaign_me" > "$campaign_claim"; } 2>/dev/null`, 'campaign_claimed=$?', 'set +o noclobber', 'if [ "$campaign_claimed" -eq 0 ]; then', '  if [ -e "$CAMPAIGN_OUTPUT" ] || [ -L "$CAMPAIGN_OUTPUT" ]; then', '    rm -f -- "$campaign_claim"', '    campaign_fail output "$CAMPAIGN_OUTPUT is already there and no task of a campaign claims it (written by something campaign did not launch): move it away, or choose another output path"', '  fi', 'else', '  campaign_owner=', '  { IFS= read -r campaign_owner < "$campaign_claim"; } 2>/dev/null', '  if [ "$campaign_owner" != "$campaign_me" ]; then', '    campaign_fail output "$CAMPAIGN_OUTPUT belongs to task ${campaign_owner#* } of campaign ${campaign_owner%% *}: choose another output path (or another workdir) for this campaign"', '  fi', 'fi', 'campaign_ok output');
+        // In the workdir, with the output's path there (absolute where the task runs in its code).
+        lines.push(...(input.code === undefined
+            ? []
+            : ['cd -- "$CAMPAIGN_WORKDIR" || campaign_fail workdir "cannot enter $CAMPAIGN_WORKDIR"']), 'campaign_out=${CAMPAIGN_OUTPUT#"$CAMPAIGN_WORKDIR"/}', 'campaign_claim=".campaign/claims/$campaign_out"', 'campaign_me="$CAMPAIGN_CAMPAIGN $CAMPAIGN_TASK"', 'case $campaign_out in */*) campaign_out_dir=${campaign_out%/*} ;; *) campaign_out_dir=. ;; esac', '{ [ -d "$campaign_out_dir" ] && [ -d ".campaign/claims/$campaign_out_dir" ]; } ||', '  mkdir -p -- "$campaign_out_dir" ".campaign/claims/$campaign_out_dir" || campaign_fail output "cannot create the output directory"', 'set -o noclobber', `{ printf '%s\\n' "$campaign_me" > "$campaign_claim"; } 2>/dev/null`, 'campaign_claimed=$?', 'set +o noclobber', 'if [ "$campaign_claimed" -eq 0 ]; then', '  if [ -e "$campaign_out" ] || [ -L "$campaign_out" ]; then', '    rm -f -- "$campaign_claim"', '    campaign_fail output "$CAMPAIGN_OUTPUT is already there and no task of a campaign claims it (written by something campaign did not launch): move it away, or choose another output path"', '  fi', 'else', '  campaign_owner=', '  { IFS= read -r campaign_owner < "$campaign_claim"; } 2>/dev/null', '  if [ "$campaign_owner" != "$campaign_me" ]; then', '    campaign_fail output "$CAMPAIGN_OUTPUT belongs to task ${campaign_owner#* } of campaign ${campaign_owner%% *}: choose another output path (or another workdir) for this campaign"', '  fi', 'fi', 'campaign_ok output', ...(input.code === undefined
+            ? []
+            : ['cd -- "$CAMPAIGN_CODE" || campaign_fail code "cannot enter $CAMPAIGN_CODE"']));
     }
     lines.push("campaign_step='command'");
     if (marks) {
         // Slurm sends its SIGTERM to the batch shell alone, and bash runs no trap until a foreground
         // child ends: the command runs as a process group of its own, which the TERM trap signals
         // and waits for, so the command hears of the time limit and the end marker is written.
-        lines.push('set -m', '{', toShell(input.command), '} &', 'campaign_child=$!', 'set +m');
+        // The warning goes to the whole group, this subshell too: a trap (children do not inherit it,
+        // as they would an ignore) keeps it waiting for the command, whose status it ends with.
+        const survive = warn === undefined ? [] : [`trap : ${warn}`];
+        lines.push('set -m', '{', ...survive, toShell(input.command), '} &', 'campaign_child=$!', 'set +m');
         if (warn === undefined)
             lines.push('wait "$campaign_child"', 'campaign_rc=$?');
         else
             lines.push(`[ "$campaign_unsent" = 0 ] || { campaign_unsent=0; kill -${warn} -- "-$campaign_child" 2>/dev/null; }`, 'campaign_rc=127', 'campaign_again=1', 'while [ "$campaign_again" = 1 ]; do', '  campaign_again=0', '  wait "$campaign_child"', '  campaign_status=$?', 
             // 127: waited for already (the warning came as it ended), so its status is the one before.
-            '  [ "$campaign_status" -eq 127 ] || campaign_rc=$campaign_status', 'done', 
-            // Stopped after its warning: the attempt ends at the time limit, TIMEOUT, as on the other executors.
-            'if [ "$campaign_warned" = 1 ] && [ "$campaign_rc" -ne 0 ]; then', '  printf \'[campaign] the command stopped after its checkpoint signal (exit %s): waiting for the time limit\\n\' "$campaign_rc"', '  while :; do sleep 1; done', 'fi');
+            '  [ "$campaign_status" -eq 127 ] || campaign_rc=$campaign_status', 'done');
     }
     else {
         lines.push(toShell(input.command), "# shellcheck disable=SC2320 # the command's own status, even when it ends with echo or printf", 'campaign_rc=$?');
@@ -27079,7 +27213,9 @@ function taskInputs(manifest, task) {
     return (phase.preconditions ?? []).map((p) => renderPath(manifest, phase, p.exists, task.values, task.tag));
 }
 /** The script input for one task of a manifest. */
-function scriptInputFor(manifest, task, index, gpus) {
+function scriptInputFor(manifest, task, index, gpus, 
+/** The code snapshot the submission runs, where the manifest declares code. */
+code) {
     const phase = manifest.phases.find((p) => p.name === task.phase);
     const environment = environmentFor(manifest, phase);
     return {
@@ -27093,6 +27229,8 @@ function scriptInputFor(manifest, task, index, gpus) {
         inputs: phase.preconditions?.length ?? 0,
         claimOutput: task.output !== undefined,
         ...(gpus === undefined ? {} : { gpus }),
+        ...(phase.checkpoint ? { checkpointSignal: phase.checkpoint.signal } : {}),
+        ...(code === undefined ? {} : { code }),
     };
 }
 
@@ -27120,6 +27258,9 @@ function scriptInputFor(manifest, task, index, gpus) {
  * - `gpus`: how many devices it runs on, which changes what a data-parallel run computes.
  * - `upstream`: the definitions of the tasks (of the phases it depends on) whose outputs its
  *   preconditions name: a result computed from results made anew is made anew too.
+ * - `code`: the digest of the repository files under the phase's code paths (plan/code.ts), where
+ *   the manifest declares `code`: an edit to a file the phase runs makes its results anew. It is
+ *   appended only then, so a manifest without `code` keeps its digests.
  *
  * Out of it, because they change only what a task costs or how it is run (the method's
  * adapt-or-abort line: a shortfall in these is adapted to and recorded, never a new result):
@@ -27146,18 +27287,27 @@ const DEFINITION_PARTS = [
     'workdir',
     'gpus',
     'upstream',
+    'code',
 ];
+/**
+ * What a scheduler can grant less of than a task asked for, each with the part of the
+ * definition a shortfall in it changes, or null where it changes only what the task costs (the
+ * adapt-or-abort line, DESIGN rule 9). A shortfall in a part of the definition ends the attempt
+ * (`shortfall`, judge/shortfall.ts) and its output is never the task's result; one in cost is
+ * adapted to and recorded beside the result.
+ */
+const GRANT_PARTS = { time: null, partition: null, gpus: 'gpus' };
 /**
  * The first `length` hex digits of the text's SHA-256. The slice keeps the 64 digits alive
  * behind it (8 MB at 100,000 tasks, with no rise in peak memory measured): writing out only the
  * bytes needed, from a Buffer per digest, cost 0.15 s more at 100,000 tasks.
  */
-const definition_hash = (text, length) => sha256(text).slice(0, length);
+const definition_hash = (text, length) => definition_sha256(text).slice(0, length);
 /**
  * The text's SHA-256 in hex, in one call where Node has one (20.12 and later): a Hash object
  * per task cost half of the hashing at 100,000 tasks.
  */
-const sha256 = typeof external_node_crypto_namespaceObject.hash === 'function'
+const definition_sha256 = typeof external_node_crypto_namespaceObject.hash === 'function'
     ? (text) => external_node_crypto_namespaceObject.hash('sha256', text)
     : (text) => external_node_crypto_namespaceObject.createHash('sha256').update(text).digest('hex');
 const script = (text) => (text === undefined ? null : template_toShell(text).trim());
@@ -27171,7 +27321,7 @@ function gpusField(manifest, phase) {
     return phase.resources?.gpus ?? manifest.defaults?.resources?.gpus ?? null;
 }
 /** What every task of a phase's stage shares: computed once per stage. */
-function stageShared(manifest, phase, stage) {
+function stageShared(manifest, phase, stage, code) {
     return JSON.stringify([
         DEFINITION_VERSION,
         manifest.campaign,
@@ -27179,6 +27329,7 @@ function stageShared(manifest, phase, stage) {
         setupPart(manifest, phase),
         [manifest.gates?.imports ?? [], script(manifest.gates?.capability)],
         manifest.workdir,
+        ...(code === undefined ? [] : [code]),
     ]);
 }
 /**
@@ -27191,7 +27342,9 @@ function stageShared(manifest, phase, stage) {
  */
 function taskDefinitions(manifest, phase, tasks, gpus, 
 /** Output path → the definition of the task that writes it, for the phases planned before this one. */
-produced) {
+produced, 
+/** The phase's code digest (plan/code.ts), where the manifest declares code. */
+code) {
     const axes = Object.keys(tasks[0]?.values ?? {}).sort();
     /** Per stage: the shared text and the axes, then the first parts of the task's own. */
     const heads = new Map();
@@ -27213,7 +27366,7 @@ produced) {
         let head = heads.get(t.stage);
         if (head === undefined) {
             heads.set(t.stage, (head = {
-                shared: `${stageShared(manifest, phase, t.stage)}\u0000${axes.join(',')}\u0000`,
+                shared: `${stageShared(manifest, phase, t.stage, code)}\u0000${axes.join(',')}\u0000`,
                 own: `\u0000[${JSON.stringify(t.phase)},${JSON.stringify(t.stage)},`,
             }));
         }
@@ -27249,10 +27402,11 @@ produced) {
  * A phase stage's definition at the level of its templates (see StageDefinition); `reads` are
  * the full-stage definition ids of the phases it depends on.
  */
-function stageDefinition(manifest, phase, stage, reads) {
+function stageDefinition(manifest, phase, stage, reads, code) {
     const units = stage === 'smoke' ? (phase.smoke?.overrides?.units ?? phase.cost?.units) : phase.cost?.units;
     const output = phase.output === undefined ? null : stage === 'smoke' ? `${SMOKE_DIR}/${phase.output}` : phase.output;
     const raw = {
+        code: code ?? null,
         command: script(stageCommand(phase, stage)),
         values: [manifest.campaign, phase.name, stage],
         units: units ?? null,
@@ -27264,8 +27418,9 @@ function stageDefinition(manifest, phase, stage, reads) {
         gpus: gpusField(manifest, phase),
         upstream: reads,
     };
-    const parts = Object.fromEntries(DEFINITION_PARTS.map((p) => [p, definition_hash(JSON.stringify([DEFINITION_VERSION, raw[p]]), 8)]));
-    return { id: definition_hash(DEFINITION_PARTS.map((p) => parts[p]).join(','), 12), parts };
+    const present = DEFINITION_PARTS.filter((p) => p !== 'code' || code !== undefined);
+    const parts = Object.fromEntries(present.map((p) => [p, definition_hash(JSON.stringify([DEFINITION_VERSION, raw[p]]), 8)]));
+    return { id: definition_hash(present.map((p) => parts[p]).join(','), 12), parts };
 }
 /** Each part as a run names it when it changed. */
 const PART_NAMES = {
@@ -27279,6 +27434,7 @@ const PART_NAMES = {
     workdir: 'workdir',
     gpus: 'GPUs',
     upstream: 'upstream results',
+    code: 'code',
 };
 /** The names of the parts that differ between two stage definitions, in the definition's order. */
 function definition_changedParts(before, now) {
@@ -27504,6 +27660,7 @@ function grownBudget(cluster, lastSeconds, factor, forced) {
 
 
 
+
 /** The largest array the executor takes in one submission. */
 function maxArraySize(manifest) {
     return traitsOf(manifest.cluster).maxArraySize(manifest.cluster);
@@ -27565,7 +27722,9 @@ function classKey(r) {
  * `clusterMaxArraySize`: the cluster's own limit (`scontrol show config`), when known; arrays
  * are chunked to the smaller of it and the manifest's.
  */
-function planCampaign(manifest, expanded, clusterMaxArraySize = Number.MAX_SAFE_INTEGER) {
+function planCampaign(manifest, expanded, clusterMaxArraySize = Number.MAX_SAFE_INTEGER, 
+/** The snapshot of the manifest's declared code; without it, a manifest that declares code plans no code digest. */
+code) {
     const limit = Math.min(maxArraySize(manifest), clusterMaxArraySize);
     // Planned dependencies first: a task's definition holds those of the tasks whose outputs it reads.
     const upstream = { outputs: new Map(), unread: [], stages: new Map() };
@@ -27585,13 +27744,15 @@ function planCampaign(manifest, expanded, clusterMaxArraySize = Number.MAX_SAFE_
         const smoke = phase.smoke?.full_run ? chosen : chosen.map((t) => asSmoke(t, overrides?.units ?? t.units));
         const specs = phase.smoke?.full_run ? tasks : [...tasks, ...smoke];
         const resources = phaseResources(manifest, phase);
-        const digests = taskDefinitions(manifest, phase, specs, (t) => resources(t).gpus, produced);
+        const codePaths = code === undefined ? undefined : phaseCodePaths(manifest, phase);
+        const phaseCode = codePaths === undefined ? undefined : { digest: codeDigest(code.files, codePaths), paths: codePaths };
+        const digests = taskDefinitions(manifest, phase, specs, (t) => resources(t).gpus, produced, phaseCode?.digest);
         // Set on the specs in place: they were expanded for this plan, and copying 100,000 costs a tenth of a second.
         specs.forEach((t, i) => (t.definition = digests[i]));
         const reads = dependsOn(phase).map((d) => upstream.stages.get(d) ?? '');
         const definitions = {
-            smoke: stageDefinition(manifest, phase, 'smoke', reads),
-            full: stageDefinition(manifest, phase, 'full', reads),
+            smoke: stageDefinition(manifest, phase, 'smoke', reads, phaseCode?.digest),
+            full: stageDefinition(manifest, phase, 'full', reads, phaseCode?.digest),
         };
         upstream.unread.push(tasks);
         upstream.stages.set(phase.name, definitions.full.id);
@@ -27611,7 +27772,9 @@ function planCampaign(manifest, expanded, clusterMaxArraySize = Number.MAX_SAFE_
             checklist: phase.smoke?.trigger ?? [],
             preconditions: (phase.preconditions ?? []).map((p) => p.exists),
             arrays,
+            ...(phase.max_parallel === undefined ? {} : { maxParallel: phase.max_parallel }),
             definitions,
+            ...(phaseCode === undefined ? {} : { code: phaseCode }),
             gpuHours: hours('full'),
             smokeGpuHours: hours('smoke'),
         };
@@ -27619,7 +27782,13 @@ function planCampaign(manifest, expanded, clusterMaxArraySize = Number.MAX_SAFE_
     for (const phase of dependenciesFirst(manifest.phases))
         planned.set(phase.name, planPhase(phase));
     const phases = manifest.phases.map((p) => planned.get(p.name));
-    return { campaign: manifest.campaign, executor: manifest.cluster.executor, workdir: manifest.workdir, phases };
+    return {
+        campaign: manifest.campaign,
+        executor: manifest.cluster.executor,
+        workdir: manifest.workdir,
+        phases,
+        ...(code === undefined ? {} : { code }),
+    };
 }
 /** The phases with each one's dependencies before it, in manifest order where there is a choice (a cycle, which lint refuses, is cut). */
 function dependenciesFirst(phases) {
@@ -29065,7 +29234,1224 @@ const unknownVariable = {
     },
 };
 
+;// CONCATENATED MODULE: ./lib/lint/bash-reading.js
+/**
+ * Bash text read as commands and words, far enough to say where bash evaluates a template value
+ * as arithmetic, as a variable's name or as code (`value-becomes-code`). Each template use
+ * stands in the text as one marker character (`marker`), so every word, subscript and
+ * arithmetic span knows which uses it holds, nested substitutions included.
+ *
+ * It reads what bash reads: quotes, `$'…'`, `$(…)`, backticks, `$((…))`, `((…))`, `$[…]`,
+ * `${…}`, process substitution, `[[ … ]]`, assignments and compound array assignments, heredoc
+ * bodies, `case` patterns, function definitions, comments, pipelines and lists. It does not
+ * keep the grammar of compound commands (`if`, `while`, `{ … }`): their reserved words are
+ * skipped and the commands inside read as the others are, which is enough for an analysis
+ * that asks where a value goes, not in which order.
+ */
+/** The first character standing for a template use: use k is `MARKER_BASE + k`, in the Private Use Area. */
+const MARKER_BASE = 0xe000;
+const MARKER_LAST = 0xf8ff;
+/** The character that stands for template use `index` in the text read. */
+function marker(index) {
+    return String.fromCharCode(MARKER_BASE + index);
+}
+const useAt = (c) => {
+    const code = c.charCodeAt(0);
+    return code >= MARKER_BASE && code <= MARKER_LAST ? code - MARKER_BASE : undefined;
+};
+const BLANK = /[ \t]/;
+const META = /[ \t\n;&|<>()]/;
+const bash_reading_IDENT = /^[A-Za-z_][A-Za-z0-9_]*/;
+/** Builtins whose arguments may be assignments, read as a command's prefix assignments are. */
+const DECLARATIONS = new Set(['declare', 'typeset', 'local', 'export', 'readonly']);
+const bash_reading_RESERVED = new Set(['if', 'then', 'else', 'elif', 'fi', 'do', 'done', 'while', 'until', '!', '{', '}', 'time']);
+/** `[[ … ]]` operators that evaluate both sides as arithmetic. */
+const bash_reading_ARITHMETIC_TEST = new Set(['-eq', '-ne', '-lt', '-le', '-gt', '-ge']);
+class Collector {
+    uses = [];
+    refs = [];
+    expands = false;
+    literal = '';
+    add(flow) {
+        this.uses.push(...flow.uses);
+        this.refs.push(...flow.refs);
+        this.expands = true;
+    }
+    word() {
+        return { uses: this.uses, refs: this.refs, literal: this.expands ? undefined : this.literal, text: this.literal };
+    }
+}
+/** How deep substitutions and subshells may nest before the reading gives up (a manifest's text nests a few). */
+const MAX_DEPTH = 64;
+/**
+ * Reads shell text whose template uses are markers (see `marker`); undefined when it nests
+ * deeper than `MAX_DEPTH`, which the analysis cannot then vouch for.
+ */
+function readBash(text) {
+    const reading = { commands: [], arithmetic: [], names: [], functions: new Set() };
+    try {
+        new Reader(text, reading, new Set(), 0).list('');
+    }
+    catch (e) {
+        if (e instanceof TooDeep)
+            return undefined;
+        throw e;
+    }
+    return reading;
+}
+class TooDeep extends Error {
+}
+class Reader {
+    s;
+    out;
+    seen;
+    depth;
+    i = 0;
+    pending = [];
+    constructor(s, out, 
+    /** Uses met so far, shared with nested readers, for what a pipe may carry. */
+    seen, depth) {
+        this.s = s;
+        this.out = out;
+        this.seen = seen;
+        this.depth = depth;
+    }
+    /** Commands up to `stop` (one of its characters, unquoted, where a word could start) or the end. */
+    list(stop) {
+        if (++this.depth > MAX_DEPTH)
+            throw new TooDeep();
+        const flow = { uses: [], refs: [] };
+        const cases = [];
+        let command = this.fresh(false);
+        const end = (piped) => {
+            if (command.words.length > 0 || command.assignments.length > 0 || command.stdin.length > 0)
+                this.out.commands.push(command);
+            command = this.fresh(piped);
+        };
+        while (this.i < this.s.length) {
+            const c = this.s[this.i];
+            const next = this.s[this.i + 1];
+            if (BLANK.test(c)) {
+                this.i++;
+                continue;
+            }
+            if (stop.includes(c))
+                break;
+            if (c === '\\' && next === '\n') {
+                this.i += 2;
+                continue;
+            }
+            if (c === '#') {
+                while (this.i < this.s.length && this.s[this.i] !== '\n')
+                    this.i++;
+                continue;
+            }
+            if (c === '\n') {
+                this.i++;
+                end(false);
+                this.heredocBodies();
+                continue;
+            }
+            if (c === ';' || c === '&' || c === '|') {
+                const op = /^(;;&|;;|;&|&&|\|\||\|&|&>>|&>|[;&|])/.exec(this.s.slice(this.i))[0];
+                if (op.startsWith('&>')) {
+                    this.i += op.length;
+                    this.target();
+                    continue;
+                }
+                this.i += op.length;
+                end(op === '|' || op === '|&');
+                if (op.startsWith(';;') || op === ';&')
+                    cases[cases.length - 1] = 'pattern';
+                continue;
+            }
+            if (cases[cases.length - 1] === 'pattern' && command.words.length === 0) {
+                if (this.s.startsWith('esac', this.i) && (this.i + 4 >= this.s.length || META.test(this.s[this.i + 4]))) {
+                    this.i += 4;
+                    cases.pop();
+                    continue;
+                }
+                this.pattern();
+                cases[cases.length - 1] = 'body';
+                continue;
+            }
+            if (c === '(' && next === '(' && command.words.length === 0) {
+                this.i += 2;
+                this.arithmetic('))', '((…))');
+                continue;
+            }
+            if (c === '(') {
+                this.i++;
+                if (command.words.length === 1 && /^\s*\)/.test(this.s.slice(this.i))) {
+                    // name () { … }: a function definition.
+                    this.i = this.s.indexOf(')', this.i) + 1;
+                    const name = command.words[0].literal;
+                    if (name !== undefined)
+                        this.out.functions.add(name);
+                    command = this.fresh(false);
+                    continue;
+                }
+                end(false);
+                this.merge(flow, this.list(')'));
+                this.i++;
+                continue;
+            }
+            if (c === ')') {
+                // A `)` no open paren accounts for: a case pattern this reading missed; skip it.
+                this.i++;
+                continue;
+            }
+            if ((c === '<' || c === '>') && next !== '(') {
+                this.redirect(command);
+                continue;
+            }
+            if (command.words.length === 0 && this.s.startsWith('[[', this.i) && /\s/.test(this.s[this.i + 2] ?? '')) {
+                this.i += 2;
+                const words = this.condition();
+                this.merge(flow, ...words);
+                command.words.push({ uses: [], refs: [], literal: '[[', text: '[[' }, ...words);
+                continue;
+            }
+            const first = command.words[0]?.literal;
+            if ((first === undefined ? command.words.length === 0 : DECLARATIONS.has(first)) &&
+                this.assignment(command, flow))
+                continue;
+            const start = this.i;
+            const word = this.word(META);
+            if (this.i === start) {
+                this.i++; // a character no rule above reads (a stray quote at the end): skip it.
+                continue;
+            }
+            // A file descriptor before a redirection (2>, {fd}>) is not a word.
+            if (/^(\d+|\{[A-Za-z_]\w*\})$/.test(word.literal ?? '') && /[<>]/.test(this.s[this.i] ?? ''))
+                continue;
+            this.merge(flow, word);
+            if (command.words.length === 0 && word.literal !== undefined && bash_reading_RESERVED.has(word.literal))
+                continue;
+            if (command.words.length === 0 && word.literal === 'function') {
+                this.skipBlanks();
+                const name = this.word(META);
+                if (name.literal !== undefined)
+                    this.out.functions.add(name.literal.replace(/\(\)$/, ''));
+                continue;
+            }
+            command.words.push(word);
+            if (command.words[0].literal === 'case' && word.literal === 'in' && command.words.length > 2) {
+                end(false);
+                cases.push('pattern');
+            }
+            else if (['for', 'select'].includes(command.words[0].literal ?? '') &&
+                command.words.length === 2 &&
+                this.s.startsWith('((', this.i)) {
+                command = this.fresh(false);
+                this.i += 2;
+                this.arithmetic('))', 'for ((…))');
+            }
+        }
+        end(false);
+        this.depth--;
+        return flow;
+    }
+    fresh(piped) {
+        return { assignments: [], words: [], stdin: [], piped, before: [...this.seen] };
+    }
+    merge(into, ...flows) {
+        for (const f of flows) {
+            into.uses.push(...f.uses);
+            into.refs.push(...f.refs);
+        }
+    }
+    skipBlanks() {
+        while (BLANK.test(this.s[this.i] ?? ''))
+            this.i++;
+    }
+    /** A case pattern, to its `)`. */
+    pattern() {
+        if (this.s[this.i] === '(')
+            this.i++;
+        while (this.i < this.s.length && this.s[this.i] !== ')') {
+            if (/[\s|]/.test(this.s[this.i]))
+                this.i++;
+            else
+                this.word(/[\s|)]/);
+        }
+        this.i++;
+    }
+    /** A redirection at `i`: here-strings and `<` feed the command's input; heredocs are read at the next newline. */
+    redirect(command) {
+        const op = /^(<<<|<<-|<<|<>|<&|>&|>>|>\||<|>)/.exec(this.s.slice(this.i))[0];
+        this.i += op.length;
+        if (op === '<<' || op === '<<-') {
+            this.skipBlanks();
+            const m = /^((?:[^\s;&|<>()'"\\]|'[^']*'|"[^"]*"|\\.)+)/.exec(this.s.slice(this.i));
+            if (!m)
+                return;
+            this.i += m[0].length;
+            const delimiter = m[1].replace(/'([^']*)'|"([^"]*)"|\\(.)/g, (_, a, b, c) => a ?? b ?? c);
+            this.pending.push({ delimiter, tabs: op === '<<-', quoted: delimiter !== m[1], command });
+            return;
+        }
+        const target = this.target();
+        if (op === '<<<' || op === '<')
+            command.stdin.push(target);
+    }
+    target() {
+        this.skipBlanks();
+        return this.word(META);
+    }
+    /** The bodies of the heredocs opened on the line just ended. */
+    heredocBodies() {
+        for (const h of this.pending.splice(0)) {
+            const lines = [];
+            while (this.i < this.s.length) {
+                const eol = this.s.indexOf('\n', this.i);
+                const raw = this.s.slice(this.i, eol < 0 ? this.s.length : eol);
+                this.i = eol < 0 ? this.s.length : eol + 1;
+                if ((h.tabs ? raw.replace(/^\t+/, '') : raw) === h.delimiter)
+                    break;
+                lines.push(raw);
+            }
+            const body = lines.join('\n');
+            const reader = new Reader(body, this.out, this.seen, this.depth);
+            h.command.stdin.push(h.quoted ? reader.quotedBody() : reader.doubleQuoted(''));
+        }
+    }
+    /** A quoted heredoc's body: nothing expands, but a marker in it is still a use (lint refuses it apart). */
+    quotedBody() {
+        const uses = [...this.s].flatMap((c) => {
+            const k = useAt(c);
+            return k === undefined ? [] : [k];
+        });
+        uses.forEach((k) => this.seen.add(k));
+        return { uses, refs: [], literal: uses.length > 0 ? undefined : this.s, text: this.s };
+    }
+    /** `name=`, `name[…]=`, `name+=`, `name=(…)` at `i`; false (and nothing read) when there is none. */
+    assignment(command, flow) {
+        const m = bash_reading_IDENT.exec(this.s.slice(this.i));
+        if (!m)
+            return false;
+        const start = this.i;
+        const spans = this.out.arithmetic.length;
+        this.i += m[0].length;
+        if (this.s[this.i] === '[') {
+            this.i++;
+            this.arithmetic(']', `the subscript of ${m[0]}[…]=`, m[0]);
+        }
+        if (this.s[this.i] === '+')
+            this.i++;
+        if (this.s[this.i] !== '=') {
+            // Not an assignment (a word such as file[0-9].txt): read it again as a word.
+            this.out.arithmetic.length = spans;
+            this.i = start;
+            return false;
+        }
+        this.i++;
+        const value = this.s[this.i] === '(' ? this.elements(m[0]) : this.word(META);
+        this.merge(flow, value);
+        command.assignments.push({ name: m[0], value });
+        return true;
+    }
+    /** The elements of `name=(…)`; a `[…]=` subscript in them is arithmetic. */
+    elements(name) {
+        this.i++;
+        const flow = { uses: [], refs: [] };
+        while (this.i < this.s.length && this.s[this.i] !== ')') {
+            const c = this.s[this.i];
+            if (/\s/.test(c)) {
+                this.i++;
+                continue;
+            }
+            if (c === '#') {
+                while (this.i < this.s.length && this.s[this.i] !== '\n')
+                    this.i++;
+                continue;
+            }
+            if (c === '[') {
+                this.i++;
+                this.arithmetic(']', `the subscript of ${name}=([…]=…)`, name);
+                if (this.s[this.i] === '=')
+                    this.i++;
+            }
+            const start = this.i;
+            this.merge(flow, this.word(META));
+            if (this.i === start)
+                this.i++;
+        }
+        this.i++;
+        return flow;
+    }
+    /**
+     * Arithmetic text to `close` (`))` or `]`), nested parentheses and brackets allowed: every
+     * name in it is a variable bash reads as arithmetic, and every use is evaluated.
+     */
+    arithmetic(close, context, array) {
+        const flow = { uses: [], refs: [] };
+        let depth = 0;
+        while (this.i < this.s.length) {
+            const c = this.s[this.i];
+            if (depth === 0 && this.s.startsWith(close, this.i)) {
+                this.i += close.length;
+                break;
+            }
+            if (c === '(' || c === '[')
+                depth++;
+            else if ((c === ')' || c === ']') && depth > 0)
+                depth--;
+            const k = useAt(c);
+            if (k !== undefined) {
+                this.seen.add(k);
+                flow.uses.push(k);
+                this.i++;
+            }
+            else if (c === '$' || c === '`' || c === '"' || c === "'" || c === '\\') {
+                this.merge(flow, this.expansion(false));
+            }
+            else if (/[A-Za-z_]/.test(c)) {
+                const name = bash_reading_IDENT.exec(this.s.slice(this.i))[0];
+                flow.refs.push(name);
+                this.i += name.length;
+            }
+            else
+                this.i++;
+        }
+        this.out.arithmetic.push({ ...flow, context, ...(array ? { array } : {}) });
+        return flow;
+    }
+    /** `[[ … ]]`, after its `[[`: its words, with the operands of -eq and the like as arithmetic and of -v as names. */
+    condition() {
+        const words = [];
+        while (this.i < this.s.length) {
+            this.skipBlanks();
+            if (this.s[this.i] === '\\' && this.s[this.i + 1] === '\n') {
+                this.i += 2;
+                continue;
+            }
+            if (this.s[this.i] === '\n') {
+                this.i++;
+                continue;
+            }
+            if (this.s.startsWith(']]', this.i)) {
+                this.i += 2;
+                break;
+            }
+            const op = /^(&&|\|\||[()!<>])/.exec(this.s.slice(this.i));
+            if (op) {
+                this.i += op[0].length;
+                words.push({ uses: [], refs: [], literal: op[0], text: op[0] });
+                continue;
+            }
+            const regex = words[words.length - 1]?.literal === '=~';
+            const start = this.i;
+            words.push(regex ? this.regex() : this.word(/[\s]/));
+            if (this.i === start)
+                this.i++;
+        }
+        words.forEach((word, j) => {
+            const operator = words[j + 1]?.literal ?? '';
+            const before = words[j - 1]?.literal ?? '';
+            if (bash_reading_ARITHMETIC_TEST.has(operator) || bash_reading_ARITHMETIC_TEST.has(before))
+                this.out.arithmetic.push({
+                    ...this.operand(word),
+                    context: `[[ … ${bash_reading_ARITHMETIC_TEST.has(operator) ? operator : before} … ]]`,
+                });
+            if (before === '-v' || before === '-R')
+                this.out.names.push({ ...word, context: `[[ ${before} … ]]` });
+        });
+        return words;
+    }
+    /** An operand of arithmetic: a bare name in it is a variable. */
+    operand(word) {
+        const name = word.literal !== undefined ? bash_reading_IDENT.exec(word.literal) : null;
+        return { uses: word.uses, refs: name ? [...word.refs, name[0]] : word.refs };
+    }
+    /** The right side of `=~`: a word in which parentheses and `|` are part of the pattern. */
+    regex() {
+        const collector = new Collector();
+        let depth = 0;
+        while (this.i < this.s.length) {
+            const c = this.s[this.i];
+            if (depth === 0 && /\s/.test(c))
+                break;
+            if (c === '(')
+                depth++;
+            else if (c === ')')
+                depth--;
+            if (!this.piece(collector)) {
+                collector.literal += c;
+                this.i++;
+            }
+        }
+        return collector.word();
+    }
+    /** One word, to an unquoted character of `stop`. */
+    word(stop) {
+        const collector = new Collector();
+        while (this.i < this.s.length) {
+            const c = this.s[this.i];
+            if ((c === '<' || c === '>') && this.s[this.i + 1] === '(') {
+                this.i += 2;
+                collector.add(this.list(')'));
+                this.i++;
+                continue;
+            }
+            if (/[?*+@!]/.test(c) && this.s[this.i + 1] === '(') {
+                // An extended glob, @(a|b): its parentheses belong to the word.
+                collector.literal += c;
+                this.i++;
+                let depth = 0;
+                while (this.i < this.s.length) {
+                    const d = this.s[this.i];
+                    if (d === '(')
+                        depth++;
+                    if (d === ')' && --depth === 0) {
+                        this.i++;
+                        break;
+                    }
+                    if (!this.piece(collector)) {
+                        collector.literal += d;
+                        this.i++;
+                    }
+                }
+                continue;
+            }
+            if (stop.test(c))
+                break;
+            if (!this.piece(collector)) {
+                collector.literal += c;
+                this.i++;
+            }
+        }
+        return collector.word();
+    }
+    /** A quoted part, an escape, an expansion or a marker at `i`, into the collector; false when `i` holds a plain character. */
+    piece(collector) {
+        const c = this.s[this.i];
+        const k = useAt(c);
+        if (k !== undefined) {
+            this.seen.add(k);
+            collector.add({ uses: [k], refs: [] });
+            this.i++;
+            return true;
+        }
+        if (c === '\\') {
+            if (this.s[this.i + 1] !== '\n')
+                collector.literal += this.s[this.i + 1] ?? '';
+            this.i += 2;
+            return true;
+        }
+        if (c === "'") {
+            const end = this.s.indexOf("'", this.i + 1);
+            const body = this.s.slice(this.i + 1, end < 0 ? this.s.length : end);
+            this.i = end < 0 ? this.s.length : end + 1;
+            this.literalWithUses(collector, body);
+            return true;
+        }
+        if (c === '$' && this.s[this.i + 1] === "'") {
+            this.i += 2;
+            let body = '';
+            while (this.i < this.s.length && this.s[this.i] !== "'") {
+                if (this.s[this.i] === '\\')
+                    body += this.s[this.i++];
+                body += this.s[this.i++] ?? '';
+            }
+            this.i++;
+            this.literalWithUses(collector, body);
+            return true;
+        }
+        if (c === '"' || (c === '$' && this.s[this.i + 1] === '"')) {
+            this.i += c === '"' ? 1 : 2;
+            const inner = this.doubleQuoted('"');
+            this.i++;
+            if (inner.literal === undefined)
+                collector.add(inner);
+            else
+                collector.literal += inner.literal;
+            return true;
+        }
+        if (c === '$' || c === '`') {
+            const flow = this.expansion(true);
+            if (flow)
+                collector.add(flow);
+            else {
+                collector.literal += '$';
+                this.i++;
+            }
+            return true;
+        }
+        return false;
+    }
+    /** Text in single quotes: literal, but a marker there is still a use (lint refuses it apart). */
+    literalWithUses(collector, body) {
+        for (const ch of body) {
+            const k = useAt(ch);
+            if (k === undefined)
+                collector.literal += ch;
+            else {
+                this.seen.add(k);
+                collector.add({ uses: [k], refs: [] });
+            }
+        }
+    }
+    /** The inside of double quotes (or of an unquoted heredoc body), to `close` or the end. */
+    doubleQuoted(close) {
+        const collector = new Collector();
+        while (this.i < this.s.length) {
+            const c = this.s[this.i];
+            if (close && c === close)
+                break;
+            const k = useAt(c);
+            if (k !== undefined) {
+                this.seen.add(k);
+                collector.add({ uses: [k], refs: [] });
+                this.i++;
+            }
+            else if (c === '\\') {
+                const n = this.s[this.i + 1] ?? '';
+                collector.literal += /[$`"\\\n]/.test(n) ? (n === '\n' ? '' : n) : c + n;
+                this.i += 2;
+            }
+            else if (c === '$' || c === '`') {
+                const flow = this.expansion(true);
+                if (flow)
+                    collector.add(flow);
+                else {
+                    collector.literal += '$';
+                    this.i++;
+                }
+            }
+            else {
+                collector.literal += c;
+                this.i++;
+            }
+        }
+        return collector.word();
+    }
+    expansion(strict) {
+        if (++this.depth > MAX_DEPTH)
+            throw new TooDeep();
+        try {
+            return this.expand(strict);
+        }
+        finally {
+            this.depth--;
+        }
+    }
+    expand(strict) {
+        const c = this.s[this.i];
+        const next = this.s[this.i + 1] ?? '';
+        if (c === '`')
+            return this.backticks();
+        if (c === '"') {
+            this.i++;
+            const inner = this.doubleQuoted('"');
+            this.i++;
+            return inner;
+        }
+        if (c === "'" || c === '\\') {
+            const collector = new Collector();
+            this.piece(collector);
+            return collector.word();
+        }
+        if (next === '(' && this.s[this.i + 2] === '(') {
+            this.i += 3;
+            return this.arithmetic('))', '$((…))');
+        }
+        if (next === '(') {
+            this.i += 2;
+            const flow = this.list(')');
+            this.i++;
+            return flow;
+        }
+        if (next === '[') {
+            this.i += 2;
+            return this.arithmetic(']', '$[…]');
+        }
+        if (next === '{') {
+            this.i += 2;
+            return this.parameter();
+        }
+        const name = /^([A-Za-z_][A-Za-z0-9_]*|[0-9@*#?$!-])/.exec(this.s.slice(this.i + 1));
+        if (name) {
+            this.i += 1 + name[0].length;
+            return { uses: [], refs: [name[0]] };
+        }
+        if (strict)
+            return undefined;
+        this.i++;
+        return { uses: [], refs: [] };
+    }
+    /** Backticks: their text, unescaped as bash does, read as commands. */
+    backticks() {
+        this.i++;
+        let body = '';
+        while (this.i < this.s.length && this.s[this.i] !== '`') {
+            if (this.s[this.i] === '\\' && /[$`\\]/.test(this.s[this.i + 1] ?? ''))
+                this.i++;
+            body += this.s[this.i++];
+        }
+        this.i++;
+        return new Reader(body, this.out, this.seen, this.depth).list('');
+    }
+    /** `${…}` after its `${`: a subscript and an offset are arithmetic; `${!name}` reads a value as a name. */
+    parameter() {
+        const flow = { uses: [], refs: [] };
+        const prefix = /^[!#]?/.exec(this.s.slice(this.i))[0];
+        this.i += prefix.length;
+        const name = /^([A-Za-z_][A-Za-z0-9_]*|[0-9]+|[@*#?$!-])/.exec(this.s.slice(this.i));
+        if (name) {
+            this.i += name[0].length;
+            flow.refs.push(name[0]);
+            if (prefix === '!' && this.s[this.i] === '}')
+                this.out.names.push({ uses: [], refs: [name[0]], context: '${!…}, an indirect expansion' });
+        }
+        if (this.s[this.i] === '[') {
+            this.i++;
+            this.merge(flow, this.arithmetic(']', `the subscript of \${${name?.[0] ?? ''}[…]}`, name?.[0]));
+        }
+        if (this.s[this.i] === ':' && !/[-=+?]/.test(this.s[this.i + 1] ?? '')) {
+            this.i++;
+            // An offset and a length: arithmetic up to the closing brace.
+            this.merge(flow, this.arithmetic('}', `the offset of \${${name?.[0] ?? ''}:…}`));
+            return flow;
+        }
+        // The rest is a word (a default, a pattern): data, its expansions included.
+        let depth = 0;
+        const collector = new Collector();
+        while (this.i < this.s.length) {
+            const c = this.s[this.i];
+            if (c === '}' && depth === 0) {
+                this.i++;
+                break;
+            }
+            if (c === '{')
+                depth++;
+            if (c === '}')
+                depth--;
+            if (!this.piece(collector)) {
+                collector.literal += c;
+                this.i++;
+            }
+        }
+        this.merge(flow, collector);
+        return flow;
+    }
+}
+
+;// CONCATENATED MODULE: ./lib/lint/value-contexts.js
+/**
+ * Where bash itself, or a program it starts, would evaluate a template value: as arithmetic, as
+ * a variable's name (whose subscript bash evaluates), or as code. The analysis follows a value
+ * through the variables it is assigned to, read into or passed in (`x=${v}; $((x))`), and
+ * through the programs that take code as an argument or on their input (`bash -c "…"`,
+ * `python3 -c`, `awk`, `sed`, `ssh host "…"`, `bash <<< "…"`, `… | bash`).
+ */
+
+const SHELL = {
+    mode: ['-c'],
+    stdinMode: ['-s'],
+    args: ['-o', '+o', '-O', '+O', '--rcfile', '--init-file'],
+    stdin: true,
+};
+const SSH_ARGS = [...'BbcDEeFIiJLlmOoPpQRSWw'].map((l) => `-${l}`);
+const RUNNERS = {
+    bash: SHELL,
+    sh: SHELL,
+    dash: SHELL,
+    zsh: SHELL,
+    ksh: SHELL,
+    mksh: SHELL,
+    ash: SHELL,
+    yash: SHELL,
+    rbash: SHELL,
+    fish: SHELL,
+    csh: SHELL,
+    tcsh: SHELL,
+    python: { code: ['-c'], args: ['-W', '-X'], files: ['-m'], stdin: true },
+    perl: { code: ['-e', '-E'], args: ['-I', '-M', '-m'], stdin: true },
+    ruby: { code: ['-e'], args: ['-I', '-r'], stdin: true },
+    node: { code: ['-e', '--eval', '-p', '--print'], args: ['-r', '--require', '--import'], stdin: true },
+    bun: { code: ['-e', '--eval', '-p', '--print'], stdin: true },
+    Rscript: { code: ['-e'] },
+    R: { code: ['-e'], stdin: true },
+    julia: { code: ['-e', '-E', '--eval', '--print'], stdin: true },
+    php: { code: ['-r'], stdin: true },
+    lua: { code: ['-e'], stdin: true },
+    tclsh: { stdin: true },
+    osascript: { code: ['-e'], stdin: true },
+    pwsh: { code: ['-c', '-Command', '-command'], stdin: true },
+    awk: {
+        code: ['-e', '--source'],
+        args: ['-F', '-v', '--assign', '--field-separator'],
+        files: ['-f', '--file', '-i', '--include', '-E', '--exec'],
+        firstOperand: true,
+    },
+    sed: {
+        code: ['-e', '--expression'],
+        args: ['-l', '--line-length'],
+        files: ['-f', '--file'],
+        firstOperand: true,
+    },
+    ssh: { args: SSH_ARGS, afterFirst: true, stdin: true },
+    su: { code: ['-c', '--command'], args: ['-s', '--shell', '-g', '--group', '-G', '-w'], interleaved: true },
+    script: { code: ['-c', '--command'], args: ['-E', '-I', '-O', '-B', '-T', '-m'], interleaved: true },
+    watch: { args: ['-n', '--interval', '-d'], allOperands: true },
+    tmux: { allOperands: true },
+    screen: { allOperands: true },
+    hyperfine: { allOperands: true },
+    parallel: { allOperands: true },
+    psql: { code: ['-c', '--command'], args: ['-d', '-h', '-p', '-U', '-f'], stdin: true, interleaved: true },
+    mysql: { code: ['-e', '--execute'], args: ['-u', '-h', '-P', '-D'], stdin: true, interleaved: true },
+    sqlite3: { afterFirst: true, stdin: true },
+};
+const ALIASES = {
+    python2: 'python',
+    python3: 'python',
+    pypy: 'python',
+    pypy3: 'python',
+    nodejs: 'node',
+    gawk: 'awk',
+    mawk: 'awk',
+    nawk: 'awk',
+    gsed: 'sed',
+    runuser: 'su',
+    powershell: 'pwsh',
+    luajit: 'lua',
+    wish: 'tclsh',
+    perl5: 'perl',
+};
+/** Programs that run the command their operands name: the analysis looks through them. */
+const WRAPPERS = new Set([
+    'env',
+    'nohup',
+    'nice',
+    'ionice',
+    'timeout',
+    'stdbuf',
+    'taskset',
+    'numactl',
+    'chrt',
+    'setsid',
+    'unbuffer',
+    'sudo',
+    'doas',
+    'srun',
+    'mpirun',
+    'mpiexec',
+    'exec',
+    'command',
+    'builtin',
+    'xargs',
+    'find',
+    'docker',
+    'podman',
+    'singularity',
+    'apptainer',
+    'conda',
+    'mamba',
+    'micromamba',
+    'uv',
+    'poetry',
+    'pipenv',
+    'pixi',
+    'xvfb-run',
+    'strace',
+    'ltrace',
+    'valgrind',
+    'perf',
+    'time',
+    'chroot',
+    'flock',
+    'firejail',
+    'bwrap',
+    'systemd-run',
+    'kubectl',
+    'nsenter',
+    'unshare',
+    'prlimit',
+]);
+/** Builtins that evaluate their arguments as code, arithmetic or names. */
+const value_contexts_BUILTINS = new Set([
+    'eval',
+    'source',
+    '.',
+    'let',
+    'trap',
+    'alias',
+    'read',
+    'mapfile',
+    'readarray',
+    'printf',
+    'unset',
+    'test',
+    '[',
+    'getopts',
+    'make',
+    ...DECLARATIONS,
+]);
+const basename = (word) => word?.literal?.replace(/^.*\//, '');
+/** The runner a program name is, by its table name (`python3.11` is python). */
+function runnerName(name) {
+    if (RUNNERS[name])
+        return name;
+    if (ALIASES[name])
+        return ALIASES[name];
+    const versioned = /^(python|pypy|perl|ruby|lua|php|node)[0-9.]*$/.exec(name);
+    return versioned ? (versioned[1] === 'pypy' ? 'python' : versioned[1]) : undefined;
+}
+/**
+ * Whether a program of this name takes code or names (a shell, an interpreter, eval, read, a
+ * wrapper around one): a value that may be such a name cannot stand where a command's name is.
+ */
+function runsText(value) {
+    const name = value.replace(/^.*\//, '');
+    return runnerName(name) !== undefined || WRAPPERS.has(name) || value_contexts_BUILTINS.has(name);
+}
+/** The words of a command from the program a wrapper runs: `timeout 5 bash -c …` is bash's. */
+function unwrap(words) {
+    const name = basename(words[0]);
+    if (name === undefined || !WRAPPERS.has(name))
+        return { words };
+    const j = words.findIndex((w, k) => {
+        const n = basename(w);
+        return k > 0 && n !== undefined && (runnerName(n) !== undefined || value_contexts_BUILTINS.has(n));
+    });
+    return j < 0 ? { words: [] } : { words: unwrap(words.slice(j)).words, via: name };
+}
+/** Which of a runner's words are program text, reading its options as it does. */
+function runnerWords(runner, words) {
+    const code = [];
+    const operands = [];
+    let mode = false;
+    let stdinMode = false;
+    let file = false;
+    let given = false;
+    for (let k = 1; k < words.length; k++) {
+        const word = words[k];
+        const lit = word.literal;
+        if (lit === '--' || lit === ':::' || lit === '::::') {
+            if (lit === '--')
+                operands.push(...words.slice(k + 1));
+            break;
+        }
+        if (lit === undefined || !/^[-+]./.test(lit) || (operands.length > 0 && !runner.interleaved)) {
+            operands.push(word);
+            if (runner.code && !runner.interleaved && !runner.afterFirst && !runner.allOperands && !runner.firstOperand) {
+                // An interpreter's first operand is its script: what follows is the script's arguments.
+                operands.push(...words.slice(k + 1));
+                break;
+            }
+            continue;
+        }
+        if (lit.startsWith('--')) {
+            const [name, attached] = lit.split(/=(.*)/s);
+            if (runner.code?.includes(name)) {
+                given = true;
+                if (attached !== undefined)
+                    code.push(word);
+                else if (words[k + 1])
+                    code.push(words[++k]);
+            }
+            else if (runner.files?.includes(name)) {
+                file = true;
+                if (attached === undefined)
+                    k++;
+            }
+            else if (runner.args?.includes(name) && attached === undefined)
+                k++;
+            continue;
+        }
+        if (runner.code?.includes(lit) || runner.files?.includes(lit) || runner.args?.includes(lit)) {
+            if (runner.code?.includes(lit)) {
+                given = true;
+                if (words[k + 1])
+                    code.push(words[k + 1]);
+            }
+            else if (runner.files?.includes(lit))
+                file = true;
+            k++;
+            continue;
+        }
+        // A cluster of short options: -lc, -ne, -uc'…', -F: …
+        const sign = lit[0];
+        for (let j = 1; j < lit.length; j++) {
+            const option = `${sign}${lit[j]}`;
+            const rest = lit.slice(j + 1);
+            if (runner.mode?.includes(option))
+                mode = true;
+            if (runner.stdinMode?.includes(option))
+                stdinMode = true;
+            if (runner.code?.includes(option)) {
+                given = true;
+                if (rest)
+                    code.push(word);
+                else if (words[k + 1])
+                    code.push(words[++k]);
+                break;
+            }
+            if (runner.files?.includes(option) || runner.args?.includes(option)) {
+                if (runner.files?.includes(option))
+                    file = true;
+                if (!rest)
+                    k++;
+                break;
+            }
+        }
+    }
+    if (mode && operands[0])
+        code.push(operands[0]);
+    if (runner.firstOperand && !given && !file && operands[0])
+        code.push(operands[0]);
+    if (runner.afterFirst)
+        code.push(...operands.slice(1));
+    if (runner.allOperands)
+        code.push(...operands);
+    const stdin = !!runner.stdin &&
+        !file &&
+        (stdinMode ||
+            (!mode &&
+                !given &&
+                (runner.afterFirst ? operands.length <= 1 : operands.length === 0 || operands[0].literal === '-')));
+    return { code, stdin };
+}
+const value_contexts_OPTION = /^-[A-Za-z]+$/;
+/** The operands of a builtin: its words after the options, with the argument each option in `withArg` takes. */
+function operands(words, withArg) {
+    const args = new Map();
+    let k = 1;
+    for (; k < words.length; k++) {
+        const lit = words[k].literal;
+        if (lit === '--') {
+            k++;
+            break;
+        }
+        if (lit === undefined || !value_contexts_OPTION.test(lit))
+            break;
+        for (let j = 1; j < lit.length; j++) {
+            if (!withArg.includes(lit[j]))
+                continue;
+            const rest = lit.slice(j + 1);
+            if (!rest && words[k + 1])
+                args.set(lit[j], words[++k]);
+            break;
+        }
+    }
+    return { operands: words.slice(k), args };
+}
+/** The flags of a declaration builtin (`declare -ai` gives a and i). */
+const flagsOf = (words) => words
+    .slice(1)
+    .map((w) => (w.literal && /^[-+][A-Za-z]+$/.test(w.literal) && w.literal[0] === '-' ? w.literal.slice(1) : ''))
+    .join('');
+const value_contexts_union = (...flows) => ({ uses: flows.flatMap((f) => f.uses), refs: flows.flatMap((f) => f.refs) });
+/** Every place in the reading where a use would be evaluated, with the context and the variable it went through. */
+function valueProblems(reading) {
+    const commands = reading.commands;
+    const positional = ['@', '*', ...'123456789'];
+    // Input a loop or a group reads from a redirection after its end: a `read` inside may get it.
+    const groupInput = value_contexts_union(...commands.filter((c) => c.words.length === 0).flatMap((c) => c.stdin));
+    const input = (c) => value_contexts_union(...c.stdin, c.piped ? { uses: c.before, refs: [] } : groupInput);
+    // What each shell variable may hold: the uses that reach it, through any chain of assignments.
+    const flows = [];
+    const integers = new Set();
+    const associative = new Set();
+    for (const c of commands) {
+        for (const a of c.assignments)
+            flows.push([a.name, a.value]);
+        const { words } = unwrap(c.words);
+        const name = basename(words[0]);
+        if (name === 'for' || name === 'select') {
+            const variable = words[1]?.literal;
+            if (variable && words[2]?.literal === 'in')
+                flows.push([variable, value_contexts_union(...words.slice(3))]);
+        }
+        else if (name === 'read' || name === 'mapfile' || name === 'readarray') {
+            const { operands: names, args } = operands(words, name === 'read' ? 'adinNptu' : 'dnOsuCc');
+            for (const n of [...names, ...(args.has('a') ? [args.get('a')] : [])])
+                if (n.literal)
+                    flows.push([n.literal, input(c)]);
+            if (name !== 'read' && names.length === 0)
+                flows.push(['MAPFILE', input(c)]);
+            if (name === 'read' && names.length === 0)
+                flows.push(['REPLY', input(c)]);
+        }
+        else if (name === 'printf') {
+            const { operands: rest, args } = operands(words, 'v');
+            const target = args.get('v')?.literal;
+            if (target)
+                flows.push([target.replace(/\[.*$/s, ''), value_contexts_union(...rest)]);
+        }
+        else if (name === 'set' || (name !== undefined && reading.functions.has(name))) {
+            for (const p of positional)
+                flows.push([p, value_contexts_union(...words.slice(1))]);
+        }
+        if (name !== undefined && DECLARATIONS.has(name)) {
+            const flags = flagsOf(words);
+            const declared = [
+                ...c.assignments.map((a) => a.name),
+                ...words.slice(1).flatMap((w) => (w.literal && /^[A-Za-z_]\w*$/.test(w.literal) ? [w.literal] : [])),
+            ];
+            if (flags.includes('i'))
+                declared.forEach((n) => integers.add(n));
+            if (flags.includes('A'))
+                declared.forEach((n) => associative.add(n));
+        }
+    }
+    const holds = new Map();
+    for (let changed = true; changed;) {
+        changed = false;
+        for (const [name, flow] of flows) {
+            const into = holds.get(name) ?? new Set();
+            holds.set(name, into);
+            for (const { use } of sources(flow))
+                if (!into.has(use)) {
+                    into.add(use);
+                    changed = true;
+                }
+        }
+    }
+    function sources(flow) {
+        return [
+            ...flow.uses.map((use) => ({ use })),
+            ...flow.refs.flatMap((ref) => [...(holds.get(ref) ?? [])].map((use) => ({ use, via: ref }))),
+        ];
+    }
+    const problems = [];
+    const report = (kind, place, ...flows) => {
+        const where = typeof place === 'string' ? { context: place } : place;
+        for (const s of sources(value_contexts_union(...flows)))
+            problems.push({ ...s, kind, ...where });
+    };
+    for (const span of reading.arithmetic)
+        if (!span.array || !associative.has(span.array))
+            report('arithmetic', span.context, span);
+    for (const span of reading.names)
+        report('name', span.context, span);
+    for (const variable of integers)
+        for (const use of holds.get(variable) ?? [])
+            problems.push({
+                use,
+                kind: 'arithmetic',
+                context: `${variable}, an integer variable (declare -i ${variable})`,
+                via: variable,
+            });
+    for (const c of commands) {
+        const { words, via } = unwrap(c.words);
+        const head = words[0];
+        const name = basename(head);
+        const by = via ? ` (run by ${via})` : '';
+        if (head && name === undefined && head.literal === undefined) {
+            if (head.uses.length > 0)
+                report('command', "the command's name", head);
+            // A program named by an expansion may be an interpreter: its -c or -e argument may be code.
+            words.forEach((w, k) => {
+                if (k > 0 && /^(-[ceEr]|--eval|--command|--execute)$/.test(words[k - 1].literal ?? ''))
+                    report('code', `the argument of ${words[k - 1].literal} of a program named by an expansion`, w);
+            });
+            continue;
+        }
+        if (name === undefined)
+            continue;
+        const rest = words.slice(1);
+        if (via === 'xargs' && c.piped && /(^|\s)(-I|-i|--replace)/.test(c.words.map((w) => w.literal ?? '').join(' ')))
+            report('code', {
+                context: 'text piped into xargs -I, which puts it in the words of the command it runs',
+                program: 'xargs',
+                input: true,
+            }, {
+                uses: c.before,
+                refs: [],
+            });
+        const runner = runnerName(name);
+        if (runner) {
+            const { code, stdin } = runnerWords(RUNNERS[runner], words);
+            const what = runner === 'ssh' ? 'the remote command of ssh' : `the program of ${name}`;
+            report('code', { context: what + by, program: runner }, ...code);
+            if (stdin) {
+                const input = { program: runner, input: true };
+                report('code', { context: `the input of ${name}${by}, which it runs as its program`, ...input }, ...c.stdin);
+                if (c.piped)
+                    report('code', { context: `text piped into ${name}${by}, which runs it as its program`, ...input }, { uses: c.before, refs: [] });
+            }
+            continue;
+        }
+        switch (name) {
+            case 'eval':
+                report('code', { context: `the arguments of eval${by}`, program: 'eval' }, ...rest);
+                break;
+            case 'source':
+            case '.':
+                if (rest[0])
+                    report('code', { context: `the file ${name} reads${by}, which runs in the task's own shell`, program: 'source' }, rest[0]);
+                break;
+            case 'trap':
+                report('code', { context: 'the action of trap', program: 'eval' }, ...rest);
+                break;
+            case 'alias':
+                report('code', { context: 'alias', program: 'eval' }, ...rest);
+                break;
+            case 'make':
+                report('code', { context: 'a variable of make, which expands $(…) in its value', program: 'make' }, ...rest.filter((w) => /^[A-Za-z_]\w*\+?:{0,2}=/.test(w.text)));
+                break;
+            case 'let':
+                for (const w of rest)
+                    report('arithmetic', 'let', w, nameRefs(w));
+                break;
+            case 'printf': {
+                const target = operands(words, 'v').args.get('v');
+                if (target)
+                    report('name', 'the name printf -v assigns', target);
+                break;
+            }
+            case 'read': {
+                const { operands: names, args } = operands(words, 'adinNptu');
+                report('name', 'a name read assigns', ...names, ...(args.has('a') ? [args.get('a')] : []));
+                break;
+            }
+            case 'mapfile':
+            case 'readarray': {
+                const { operands: names, args } = operands(words, 'dnOsuCc');
+                report('name', `the name ${name} assigns`, ...names);
+                if (args.has('C'))
+                    report('code', { context: `the callback of ${name} -C`, program: 'eval' }, args.get('C'));
+                break;
+            }
+            case 'unset':
+                report('name', 'a name unset removes', ...operands(words, '').operands);
+                break;
+            case 'getopts':
+                if (rest[1])
+                    report('name', 'the name getopts assigns', rest[1]);
+                break;
+            case 'test':
+            case '[':
+                words.forEach((w, k) => {
+                    if (k > 0 && /^-[vR]$/.test(words[k - 1].literal ?? ''))
+                        report('name', `${name} ${words[k - 1].literal} …`, w);
+                });
+                break;
+            default:
+                if (DECLARATIONS.has(name)) {
+                    const flags = flagsOf(words);
+                    report('name', `a name ${name} declares`, ...rest.filter((w) => w.literal === undefined));
+                    for (const a of c.assignments) {
+                        if (flags.includes('i'))
+                            report('arithmetic', `${name} -i`, a.value);
+                        if (flags.includes('n'))
+                            report('name', `${name} -n, a reference by name`, a.value);
+                    }
+                }
+        }
+    }
+    return problems;
+}
+/** The names a literal part of a `let` argument reads as variables. */
+function nameRefs(word) {
+    return { uses: [], refs: word.text.match(/[A-Za-z_]\w*/g) ?? [] };
+}
+
 ;// CONCATENATED MODULE: ./lib/lint/rules/value-becomes-code.js
+
+
 
 
 
@@ -29073,6 +30459,86 @@ const unknownVariable = {
 const NUMERIC_BUILTINS = new Set(['attempt', 'units']);
 /** A value bash arithmetic reads as a number and nothing else (no name, no subscript, no `$`). */
 const isNumber = (v) => typeof v === 'number' ? Number.isFinite(v) : typeof v === 'string' && /^[+-]?[0-9]+(\.[0-9]+)?$/.test(v);
+/** Shell text as the analysis reads it: each template use one marker character. */
+function marked(text) {
+    let k = 0;
+    return parseTemplate(text)
+        .map((p) => (p.name === undefined ? p.literal : marker(k++)))
+        .join('');
+}
+/**
+ * The first problem of each use, by its index. Where a value names the command, the analysis
+ * reads the text again with each value that names a program it knows (`${python} -c "…"` with
+ * python3), so that a value passed to that program is judged as that program takes it.
+ */
+function problemsOf(text, axes) {
+    const names = template_templateNames(text);
+    const base = marked(text);
+    const problems = (shell) => {
+        const reading = readBash(shell);
+        if (reading)
+            return valueProblems(reading);
+        const context = `text that nests substitutions deeper than this analysis reads`;
+        return names.map((_, use) => ({ use, kind: 'code', context }));
+    };
+    const found = problems(base);
+    for (const p of found.filter((q) => q.kind === 'command')) {
+        const programs = new Set((axes.get(names[p.use]) ?? []).map(String).filter(runsText));
+        for (const program of programs)
+            found.push(...problems(base.replace(marker(p.use), `'${program.replaceAll("'", `'\\''`)}'`)).filter((q) => q.use !== p.use));
+    }
+    const first = new Map();
+    for (const p of found)
+        if (p.kind !== 'command' && !first.has(p.use))
+            first.set(p.use, p);
+    return first;
+}
+/** What a problem the analysis found says, and the way out. */
+function value_becomes_code_describe(problem, name, values) {
+    const v = `\${${name}}`;
+    const env = template_envName(name);
+    const through = problem.via ? `, through $${problem.via},` : '';
+    const k = values ? values.findIndex((x) => !isNumber(x)) : -1;
+    const which = values ? `, and value ${k + 1} of axis "${name}" (${JSON.stringify(values[k])}) is not a number` : '';
+    switch (problem.kind) {
+        case 'arithmetic':
+            return {
+                message: `${v}${through} is evaluated as arithmetic in ${problem.context}, where bash runs a $(…) inside a[…] of a value${which}`,
+                fix: problem.context.includes('subscript')
+                    ? `use a numeric axis, or an associative array (declare -A ${problem.context.match(/of \$?\{?(\w+)/)?.[1] ?? 'name'}) whose keys are text`
+                    : `use a numeric axis here, or keep the value as text (compare it with [[ … == … ]])`,
+            };
+        case 'name':
+            return {
+                message: `${v}${through} is read as a variable's name in ${problem.context}, where bash evaluates the subscript of a name like a[$(…)]${which}`,
+                fix: `write the name in the text (read -r x, printf -v x …, unset x, [[ -v x ]]) and keep the value as data`,
+            };
+        default:
+            return {
+                message: `${v}${through} becomes program text in ${problem.context}: a value holding a quote, a newline or $(…) runs as code there${which}`,
+                fix: codeFix(problem, v, env),
+            };
+    }
+}
+/** The way out of a value in code, by the program that would run it. */
+function codeFix(problem, v, env) {
+    switch (problem.input ? 'input' : problem.program) {
+        case 'ssh':
+            return `quote it for the remote shell: ssh host "cmd $(printf %q "$${env}")" (a bash login shell there), or send it on the input: printf '%s' ${v} | ssh host 'read -r v; cmd "$v"'`;
+        case 'make':
+            return `make expands $(…) in any variable, from the command line or the environment: have the recipe read it in its shell ($$${env}), or give make only numbers`;
+        case 'sed':
+            return `sed cannot take a value as data: write the text with a heredoc that cat writes, or use a program that takes the value as an argument (awk -v v=${v} '…', python3 -c '…' ${v})`;
+        case 'eval':
+            return `run the command directly, with ${v} as one of its arguments`;
+        case 'source':
+            return `name the file in the text, and pass ${v} to it as an argument (source ./setup.sh ${v}) or read it there from the environment ("$${env}")`;
+        case 'input':
+            return `give the program as a file or a single-quoted argument, and ${v} as its argument (bash -c '… "$1"' _ ${v}) or from the environment ("$${env}", os.environ["${env}"])`;
+        default:
+            return `pass it as an argument (bash -c 'echo "$1"' _ ${v}; python3 -c 'import sys; print(sys.argv[1])' ${v}), or read it from the environment inside the program ("$${env}" in a shell, os.environ["${env}"] in Python, ENVIRON["${env}"] in awk)`;
+    }
+}
 /** Why a use lets a value become code regardless of the value, with the way out; undefined when it does not. */
 function contextProblem(use) {
     const v = `\${${use.name}}`;
@@ -29097,35 +30563,44 @@ function contextProblem(use) {
 /**
  * DESIGN rule 9: a value is data in every quoting context. Outside single quotes and heredocs
  * the template makes it a quoted reference bash never parses; inside them it would be spliced
- * into text another program may run, and in arithmetic bash evaluates `a[$(…)]` in a value.
+ * into text another program may run. Bash still evaluates a value, however quoted, as
+ * arithmetic (`a[$(…)]` runs), as a variable's name, or as code it hands to an interpreter:
+ * `value-contexts.ts` finds those places, through the variables a value is assigned to.
  */
 const valueBecomesCode = {
     id: 'value-becomes-code',
     severity: 'error',
-    description: 'a ${name} where a value could run as code: single quotes, a heredoc fed to a program, arithmetic on text',
+    description: 'a ${name} where a value could run as code: single quotes, a heredoc fed to a program, arithmetic or a name bash evaluates, the program of an interpreter (bash -c "…", python3 -c, ssh host "…")',
     needs: 'manifest',
     check({ manifest, source }) {
         const findings = [];
         for (const { text, path, phase } of shellTexts(manifest)) {
             const axes = new Map(axesOf(phase?.grid));
             const seen = new Map();
-            for (const use of variableUses(text)) {
+            const problems = problemsOf(text, axes);
+            variableUses(text).forEach((use, index) => {
                 const nth = seen.get(use.name) ?? 0;
                 seen.set(use.name, nth + 1);
                 const position = source.within(path, `\${${use.name}`, nth);
                 const problem = contextProblem(use);
                 if (problem) {
                     findings.push({ ...problem, position });
-                    continue;
+                    return;
                 }
-                if (!use.arithmetic || NUMERIC_BUILTINS.has(use.name))
-                    continue;
                 const values = axes.get(use.name);
                 if (!values && !BUILTINS.includes(use.name))
-                    continue; // unknown-variable says so
+                    return; // unknown-variable says so
+                const found = problems.get(index);
+                if (NUMERIC_BUILTINS.has(use.name))
+                    return;
                 const k = values ? values.findIndex((x) => !isNumber(x)) : -1;
                 if (values && k < 0)
-                    continue;
+                    return;
+                if (!use.arithmetic) {
+                    if (found)
+                        findings.push({ ...value_becomes_code_describe(found, use.name, values), position });
+                    return;
+                }
                 findings.push({
                     message: values
                         ? `\${${use.name}} is evaluated as arithmetic here, where bash runs a $(…) inside a[…] of a value, and value ${k + 1} of axis "${use.name}" (${JSON.stringify(values[k])}) is not a number`
@@ -29135,7 +30610,7 @@ const valueBecomesCode = {
                         ? `give axis "${use.name}" only numbers, or compare it as text ([[ \${${use.name}} == 3 ]])`
                         : 'use a numeric axis here, or compare it as text ([[ … == … ]])',
                 });
-            }
+            });
         }
         return findings;
     },
@@ -29514,6 +30989,7 @@ const resultsReplicatesNotAxis = {
 ;// CONCATENATED MODULE: ./lib/state/state.js
 /** The campaign's tracked state: every task and every attempt, and what each phase decided. */
 
+
 const FAILURE_CLASSES = [
     'failed',
     'timeout',
@@ -29526,6 +31002,7 @@ const FAILURE_CLASSES = [
     'cancelled',
     'disk_full',
     'unschedulable',
+    'shortfall',
 ];
 const failureClass = schemas_enum(FAILURE_CLASSES);
 const attemptSchema = object({
@@ -29552,6 +31029,11 @@ const attemptSchema = object({
     resumed: schemas_boolean().optional(),
     /** How its walltime was chosen where it is not the plan's (a continuation's remaining work, a grown retry). */
     retimed: schemas_string().optional(),
+    /**
+     * The units its log's first progress line said, in a checkpointing phase whose progress lines
+     * carry them: past the first attempt's, a continuation started from a checkpoint.
+     */
+    unitsFrom: schemas_number().optional(),
     /** The digest of the task's definition it ran under (plan/definition.ts). */
     definition: schemas_string().optional(),
     /** Its stage's definition (an id of the state's `definitions`): which parts a later change touched. */
@@ -29566,6 +31048,8 @@ const attemptSchema = object({
         .optional(),
     /** The git commit of the manifest when the attempt was sent, where it is in a git checkout. */
     commit: schemas_string().optional(),
+    /** The code snapshot it ran (plan/code.ts), where the manifest declares code. */
+    code: schemas_string().optional(),
 });
 const state_TASK_STATUSES = [
     'pending',
@@ -29627,6 +31111,8 @@ const campaignStateSchema = object({
     tasks: record(schemas_string(), taskStateSchema),
     /** Stage definitions attempts ran under, by id: each part's hash (plan/definition.ts). */
     definitions: record(schemas_string(), record(schemas_string(), schemas_string())).optional(),
+    /** The code snapshots attempts ran, by id (plan/code.ts): which files a later change touched. */
+    code: record(schemas_string(), codeSnapshotSchema).optional(),
     /**
      * The scopes whose jobs ended with tasks still out and nothing due for a while (parked), for
      * a scheduled resume to drive; `since`: the last change they saw.
@@ -29654,6 +31140,7 @@ const state_TERMINAL = new Set(['completed', 'failed', 'blocked', 'stuck']);
 ;// CONCATENATED MODULE: ./lib/decide/definition-changes.js
 
 
+
 const ENDED = new Set(['completed', 'failed', 'stuck']);
 /** The tasks of a phase by stage, each once (a full-run smoke stage holds full tasks). */
 function stagesOf(phase) {
@@ -29669,6 +31156,7 @@ function definition_changes_definitionChanges(state, plan) {
         for (const [stage, specs] of stagesOf(phase)) {
             const change = { phase: phase.name, stage, ended: [], running: [], parts: [] };
             const parts = new Set();
+            const codeFiles = new Set();
             for (const spec of specs) {
                 const t = state.tasks[spec.id];
                 const last = t?.attempts.at(-1);
@@ -29686,8 +31174,14 @@ function definition_changes_definitionChanges(state, plan) {
                 const recorded = before === undefined ? undefined : state.definitions?.[before];
                 for (const p of changedParts(recorded, phase.definitions[spec.stage].parts))
                     parts.add(p);
+                const ran = last.code === undefined ? undefined : state.code?.[last.code];
+                if (ran !== undefined && phase.code !== undefined && plan.code !== undefined)
+                    for (const f of changedCodeFiles(ran.files, plan.code.files, phase.code.paths))
+                        codeFiles.add(f);
             }
             change.parts = [...parts];
+            if (codeFiles.size > 0)
+                change.codeFiles = [...codeFiles].sort();
             if (change.ended.length + change.running.length > 0)
                 out.push(change);
         }
@@ -29697,7 +31191,7 @@ function definition_changes_definitionChanges(state, plan) {
 /** What a run says of a change before it submits anything. */
 function definitionChangeLine(c, keep) {
     const where = `phase ${c.phase}${c.stage === 'smoke' ? ' (smoke stage)' : ''}`;
-    const what = `${c.parts.join(', ')} changed`;
+    const what = `${c.parts.join(', ')} changed${c.codeFiles ? ` (${fileList(c.codeFiles)})` : ''}`;
     const completed = c.ended.filter((e) => e.completed).length;
     const others = c.ended.length - completed;
     const lines = [];
@@ -29715,6 +31209,11 @@ function definitionChangeLine(c, keep) {
 /** The completed tasks a keep (`--keep-changed`) keeps: their provenance records say so anew. */
 const keptTasks = (changes) => changes.flatMap((ch) => ch.ended.filter((e) => e.completed).map((e) => e.id));
 const s = (n) => (n === 1 ? '' : 's');
+/** Changed files as a line names them: the first few, then how many more. */
+function fileList(files) {
+    const shown = files.slice(0, 5).join(', ');
+    return files.length > 5 ? `${shown} and ${files.length - 5} more` : shown;
+}
 /** The digest of the definitions a phase's smoke stage holds now: what its gate must have judged. */
 function definition_changes_smokeDefinitions(phase) {
     return definitionsDigest(phase.smoke.map((t) => t.definition ?? ''));
@@ -29865,7 +31364,7 @@ const MAX_HOPS = 8;
  * Retries per class when the manifest says nothing: a vanished task, a failed node or a
  * preemption is not the task's fault.
  */
-const DEFAULT_ATTEMPTS = { lost: 2, node_fail: 2, preempted: 3 };
+const DEFAULT_ATTEMPTS = { lost: 2, node_fail: 2, preempted: 3, shortfall: 2 };
 /** The manifest retry entry a class is governed by. */
 const ruleKey = (cls) => (cls === 'unverified' ? 'failed' : cls);
 /** The retry rule for a class, phase settings over defaults over built-in defaults. */
@@ -29888,6 +31387,7 @@ function definedBy(e) {
         ...(e.definition === undefined ? {} : { definition: e.definition }),
         ...(e.stageDefinition === undefined ? {} : { stageDefinition: e.stageDefinition }),
         ...(e.commit === undefined ? {} : { commit: e.commit }),
+        ...(e.code === undefined ? {} : { code: e.code }),
     };
 }
 const addSeconds = (iso, s) => new Date(Date.parse(iso) + s * 1000).toISOString();
@@ -29989,6 +31489,7 @@ function applyTaskEvent(t, e, policy) {
                 ...(e.node === undefined ? {} : { node: e.node }),
                 ...(e.adapted === undefined || e.adapted.length === 0 ? {} : { adapted: e.adapted }),
                 ...(e.startedAt === undefined ? {} : { startedAt: e.startedAt }),
+                ...(e.unitsFrom === undefined ? {} : { unitsFrom: e.unitsFrom }),
             });
             const attempts = replaced(t.attempts, i, a);
             if (e.class === 'completed')
@@ -30140,19 +31641,38 @@ function transition_startRun(state, plan, opts) {
         else if (t.status === 'failed' && t.attempts.at(-1)?.class === 'disk_full')
             reset(id);
     }
-    return { ...state, phases, tasks, ...(definitions === undefined ? {} : { definitions }) };
+    const code = state.code === undefined ? undefined : usedSnapshots(state.code, tasks);
+    return {
+        ...state,
+        phases,
+        tasks,
+        ...(definitions === undefined ? {} : { definitions }),
+        ...(code === undefined ? {} : { code }),
+    };
+}
+/** The code snapshots some attempt ran: those no attempt names any more are forgotten. */
+function usedSnapshots(code, tasks) {
+    const used = new Set();
+    for (const t of Object.values(tasks))
+        for (const a of t.attempts)
+            if (a.code !== undefined)
+                used.add(a.code);
+    return Object.fromEntries(Object.entries(code).filter(([id]) => used.has(id)));
 }
 /**
  * Decides what to do next. `capacity` is how many more tasks may be started now (the
  * executor's free slots); phases are visited in dependency order, smoke before full.
  */
-function step(state, plan, now, capacity) {
+function step(state, plan, now, capacity, 
+/** Active tasks the executor saw end, not yet judged: their places in their phase are free. */
+ended = new Set()) {
     // The tasks are copied on the first change only: most passes change none of them here.
     let tasks = state.tasks;
     const own = () => (tasks === state.tasks ? (tasks = copyTasks(tasks)) : tasks);
     const set = (id, t) => setTask(own(), id, t);
     const phases = { ...state.phases };
     let definitions = state.definitions ?? {};
+    let code = state.code ?? {};
     const actions = [];
     let room = capacity;
     if (indexOf(tasks).completeFor !== plan) {
@@ -30173,15 +31693,20 @@ function step(state, plan, now, capacity) {
         const prev = phases[phase.name] ?? { status: 'waiting' };
         const next = decidePhase(phase, prev, phases, tasks);
         if (next.submitFrom) {
-            const submissions = dueSubmissions(plan, next.submitFrom, tasks, now, room);
+            const submissions = dueSubmissions(plan, next.submitFrom, tasks, now, phaseRoom(plan, phase, tasks, room, ended));
             room -= submissions.length;
             if (submissions.length > 0)
                 actions.push({ type: 'submit', submissions });
-            // The stage definition the attempts are sent under, kept for telling later which part changed.
+            // The stage definition the attempts are sent under, kept for telling later which part changed;
+            // their code snapshot likewise, for telling which files changed.
             for (const s of submissions) {
                 const d = phase.definitions[s.task.stage];
                 if (definitions[d.id] === undefined)
                     definitions = { ...definitions, [d.id]: d.parts };
+            }
+            if (submissions.length > 0 && plan.code !== undefined && code[plan.code.id] === undefined) {
+                const { id, ...record } = plan.code;
+                code = { ...code, [id]: record };
             }
         }
         if (next.action)
@@ -30200,7 +31725,8 @@ function step(state, plan, now, capacity) {
     // A pass that changed nothing leaves the state as it was: an idle pass then saves nothing.
     const samePhases = JSON.stringify(phases) === JSON.stringify(state.phases);
     const sameDefinitions = definitions === (state.definitions ?? {});
-    if (tasks === state.tasks && samePhases && sameDefinitions)
+    const sameCode = code === (state.code ?? {});
+    if (tasks === state.tasks && samePhases && sameDefinitions && sameCode)
         return { state, actions };
     return {
         state: {
@@ -30208,6 +31734,7 @@ function step(state, plan, now, capacity) {
             tasks,
             phases: samePhases ? state.phases : phases,
             ...(sameDefinitions ? {} : { definitions }),
+            ...(sameCode ? {} : { code }),
             updated: now > state.updated ? now : state.updated,
         },
         actions,
@@ -30334,10 +31861,26 @@ function dueSubmissions(plan, from, tasks, now, room) {
             index,
             ...(t.resume ? { resume: true } : {}),
             stageDefinition: from.phase.definitions[spec.stage].id,
+            ...(plan.code === undefined ? {} : { code: plan.code.id }),
             ...(mem === undefined ? {} : { memBytes: mem }),
             ...avoid(t),
         };
     });
+}
+/**
+ * The room a phase has this pass: the campaign's, and within it what the phase's own
+ * max_parallel leaves beside its tasks already sent (smoke and full alike).
+ */
+function phaseRoom(plan, phase, tasks, room, ended) {
+    if (phase.maxParallel === undefined)
+        return room;
+    const index = indexOf(tasks);
+    let sent = 0;
+    for (const status of ACTIVE)
+        for (const id of index.ids(status))
+            if (!ended.has(id) && placement(plan, id)?.array.phase === phase.name)
+                sent++;
+    return Math.min(room, phase.maxParallel - sent);
 }
 /** The nodes earlier attempts of a task failed on, for the next submission to avoid. */
 function avoid(t) {
@@ -30388,7 +31931,10 @@ function atRest(state, actions) {
 const workflowOptions = object({
     /** The manifest's path from the repository root, as the workflow's steps see it. */
     manifest: schemas_string(),
-    /** The campaign action, `owner/repo@ref` (its lint sub-action is `owner/repo/lint@ref`) or a local `./path`. */
+    /**
+     * The campaign action, `owner/repo@ref` (its lint sub-action is `owner/repo/lint@ref`) or a
+     * local `./path`; pinned, `owner/repo@<full commit SHA> # <tag>`, as the workflow writes it.
+     */
     uses: schemas_string(),
     /** The branch whose pushes of the manifest start the campaign. */
     branch: schemas_string(),
@@ -30427,7 +31973,30 @@ function lintAction(uses) {
     const at = uses.lastIndexOf('@');
     return at < 0 ? `${uses.replace(/\/$/, '')}/lint` : `${uses.slice(0, at)}/lint${uses.slice(at)}`;
 }
-const CHECKOUT = { uses: 'actions/checkout@v5', with: { 'persist-credentials': false } };
+/**
+ * The `uses:` value of the campaign action and the tag to comment it with: `owner/repo@<SHA> #
+ * <tag>` is pinned to the commit, the tag saying which release that is.
+ */
+function pinnedUses(uses) {
+    const m = /^(\S+@[0-9a-f]{40})\s+#\s*(\S+)$/.exec(uses);
+    if (m)
+        return { uses: m[1], tag: m[2] };
+    if (/\s/.test(uses))
+        throw new errors_UserError({
+            message: `--uses "${uses}" is neither OWNER/REPO@REF nor OWNER/REPO@<full commit SHA> # TAG`,
+            fix: "name the action by its commit and the tag that commit is, e.g. --uses 'campaign-tools/campaign@<40 hex digits> # v0'",
+        });
+    return { uses };
+}
+/**
+ * Actions other than campaign's, pinned by commit with the tag each commit is: a tag can be
+ * moved to other code, which would then run in jobs that hold the cluster's key.
+ */
+const PINNED_TAGS = new Map([['actions/checkout@08c6903cd8c0fde910a37f88322edcfb5dd907a8', 'v5.0.0']]);
+const CHECKOUT = {
+    uses: 'actions/checkout@08c6903cd8c0fde910a37f88322edcfb5dd907a8',
+    with: { 'persist-credentials': false },
+};
 /**
  * A job with tasks still out and nothing due for this long saves and ends (parks), and the
  * schedule resumes what parked: runners are held for the passes, not while the cluster works.
@@ -30486,9 +32055,23 @@ function localOutputsLost(plan, runsOn) {
         };
     return undefined;
 }
+/**
+ * The repository paths whose push changes what the campaign's tasks run (its phases' code
+ * paths, plan/code.ts), as a push filter names them: a folder with everything under it.
+ */
+function codePaths(plan) {
+    const paths = new Set(plan.phases.flatMap((p) => p.code?.paths ?? []));
+    return [...paths].sort().map((p) => (p.endsWith('/') ? `${p}**` : p));
+}
 function renderWorkflow(plan, options) {
     const opts = workflowOptions.parse(options);
     refuseExpressions(opts);
+    const action = pinnedUses(opts.uses);
+    const tags = new Map(PINNED_TAGS);
+    if (action.tag !== undefined) {
+        tags.set(action.uses, action.tag);
+        tags.set(lintAction(action.uses), action.tag);
+    }
     const lost = localOutputsLost(plan, opts.runsOn);
     if (lost)
         throw new errors_UserError({ message: lost.message, fix: lost.fix });
@@ -30502,7 +32085,7 @@ function renderWorkflow(plan, options) {
     const advanceMinutes = Math.min(HOSTED_LIMIT_MINUTES, budgetMinutes + JOB_SLACK_MINUTES);
     const step = (command, extra) => ({
         id: 'campaign',
-        uses: opts.uses,
+        uses: action.uses,
         with: { command, ...common, ...extra },
     });
     const advance = (phase, stage) => step('advance', {
@@ -30524,7 +32107,7 @@ function renderWorkflow(plan, options) {
             'runs-on': opts.runsOn,
             'timeout-minutes': 10,
             permissions: { contents: 'read' },
-            steps: [CHECKOUT, { uses: lintAction(opts.uses), with: { manifests: opts.manifest } }],
+            steps: [CHECKOUT, { uses: lintAction(action.uses), with: { manifests: opts.manifest } }],
         },
     };
     const last = new Map();
@@ -30622,7 +32205,7 @@ function renderWorkflow(plan, options) {
     const workflow = {
         name: `campaign ${plan.campaign}`,
         on: {
-            push: { branches: [opts.branch], paths: [opts.manifest] },
+            push: { branches: [opts.branch], paths: [opts.manifest, ...codePaths(plan)] },
             schedule: [{ cron: RESUME_CRON }],
             workflow_dispatch: {
                 inputs: {
@@ -30647,7 +32230,8 @@ function renderWorkflow(plan, options) {
     // The default handover is left out, so workflows written before the option stay current.
     const { handover, ...kept } = opts;
     const header = JSON.stringify(handover === 'dispatch' ? kept : opts);
-    return `${HEADER}\n${OPTIONS_PREFIX}${header}\n${(0,dist/* stringify */.As)(workflow, { lineWidth: 0, aliasDuplicateObjects: false })}`;
+    const text = (0,dist/* stringify */.As)(workflow, { lineWidth: 0, aliasDuplicateObjects: false }).replace(/^(\s*(?:- )?uses: )(\S+)$/gm, (line, _key, value) => (tags.has(value) ? `${line} # ${tags.get(value)}` : line));
+    return `${HEADER}\n${OPTIONS_PREFIX}${header}\n${text}`;
 }
 /**
  * GitHub evaluates `${{ … }}` wherever the workflow holds it: a branch or a runner label holding
@@ -30676,7 +32260,7 @@ function budgetSeconds(budget) {
     const seconds = units_parseDuration(budget);
     if (seconds === undefined || seconds <= 0 || seconds / 60 + JOB_SLACK_MINUTES > HOSTED_LIMIT_MINUTES) {
         throw new errors_UserError({
-            message: `budget "${budget}" is not a duration up to ${(HOSTED_LIMIT_MINUTES - JOB_SLACK_MINUTES) / 60}h (e.g. 5h, 90m, 5h20m)`,
+            message: `budget "${budget}" is not a duration up to ${units_formatDuration((HOSTED_LIMIT_MINUTES - JOB_SLACK_MINUTES) * 60)} (e.g. 5h, 90m, 5h20m)`,
             fix: `a job on a GitHub-hosted runner ends after 6 hours, and saving takes up to ${JOB_SLACK_MINUTES} minutes`,
         });
     }
@@ -30780,7 +32364,69 @@ const poolWithLogin = {
     },
 };
 
+;// CONCATENATED MODULE: ./lib/lint/rules/code-without-transfer.js
+
+/**
+ * A code snapshot travels by the file transfer the login allows; an automation node that allows
+ * Slurm's commands alone (`restricted: slurm`) takes no file, so the tasks could never find it.
+ */
+const codeWithoutTransfer = {
+    id: 'code-without-transfer',
+    severity: 'error',
+    description: '`code` on an automation node that allows no file transfer (`restricted: slurm`)',
+    needs: 'manifest',
+    check({ manifest, source }) {
+        if (manifest.code === undefined || restriction(manifest.cluster) !== 'slurm')
+            return [];
+        return [
+            {
+                message: 'the code snapshot is shipped by file transfer, and cluster.restricted: slurm says the automation node allows none',
+                position: source.at(['code'], { key: true }),
+                fix: 'allow SFTP on the automation node (restricted: true), or reach the cluster through a login node with a shell',
+            },
+        ];
+    },
+};
+
+;// CONCATENATED MODULE: ./lib/lint/rules/code-not-declared.js
+/** The words of a command that could name a file it runs: no options, no variables, no operators. */
+function fileWords(command) {
+    return command
+        .split(/[\s;&|()<>]+/)
+        .map((w) => w.replace(/^['"]|['"]$/g, '').replace(/^\.\//, ''))
+        .filter((w) => w !== '' && !w.startsWith('-') && !w.includes('$') && !w.includes('='));
+}
+/**
+ * A command that runs a file the repository tracks, without `code`, runs whatever copy sits in
+ * the workdir: an edit to it re-runs nothing, and the result does not name the code that made it.
+ */
+const codeNotDeclared = {
+    id: 'code-not-declared',
+    severity: 'warning',
+    description: "a command runs a file of the manifest's repository that `code` does not declare",
+    needs: 'manifest',
+    check({ manifest, source, repository }) {
+        if (repository === undefined || manifest.code !== undefined)
+            return [];
+        const findings = [];
+        manifest.phases.forEach((phase, i) => {
+            const files = fileWords(phase.command).filter((w) => repository.tracked.has(w));
+            if (files.length === 0)
+                return;
+            const listed = [...new Set(files)];
+            findings.push({
+                message: `phase ${phase.name} runs ${listed.join(', ')} of this repository, which no \`code\` ships: an edit to it re-runs nothing, and its results do not name the code that made them`,
+                position: source.at(['phases', i, 'command']),
+                fix: `declare it: code: { paths: [${listed.join(', ')}] } at the top of the manifest (add the folders it imports)`,
+            });
+        });
+        return findings;
+    },
+};
+
 ;// CONCATENATED MODULE: ./lib/lint/rules/index.js
+
+
 
 
 
@@ -30853,6 +32499,8 @@ const RULES = [
     slurmOptionElsewhere,
     shellOnAutomationNode,
     poolWithLogin,
+    codeWithoutTransfer,
+    codeNotDeclared,
     resultsMetricNotRecorded,
     // Expanded tasks (only when the manifest has no error).
     outputOutsideWorkdir,
@@ -30875,7 +32523,11 @@ const WORKFLOW_RULES = [local_outputs_lost_localOutputsLost];
 
 
 
-function lint_lintText(file, text, rules = RULES) {
+/**
+ * `repository`: what the manifest's git repository holds (read by the caller, which may touch
+ * files): its tracked files, and the snapshot of the declared code, planned into the definitions.
+ */
+function lintText(file, text, rules = RULES, repository) {
     let loaded;
     try {
         loaded = parseManifest(file, text);
@@ -30896,12 +32548,13 @@ function lint_lintText(file, text, rules = RULES) {
     let plan;
     const ctx = {
         ...loaded,
+        ...(repository === undefined ? {} : { repository }),
         get tasks() {
             tasks ??= new Map(loaded.manifest.phases.map((p) => [p.name, expandPhase(loaded.manifest, p)]));
             return tasks;
         },
         get plan() {
-            plan ??= planCampaign(loaded.manifest, this.tasks);
+            plan ??= planCampaign(loaded.manifest, this.tasks, undefined, repository?.code);
             return plan;
         },
     };
@@ -30923,6 +32576,124 @@ function sortFindings(findings) {
 function formatFinding(f) {
     const p = f.position;
     return `${p.file}:${p.line}:${p.column}: ${f.severity} ${f.rule}: ${f.message}${f.fix ? ` (fix: ${f.fix})` : ''}`;
+}
+
+;// CONCATENATED MODULE: ./lib/app/code.js
+/**
+ * The code a campaign's tasks run, read from the manifest's git repository (DESIGN rule 11): its
+ * tracked files under the declared `code.paths`, as the working tree holds them, hashed into one
+ * snapshot (plan/code.ts) that the executor ships before the first task that runs it.
+ */
+
+
+
+
+
+
+
+
+
+
+/** The largest snapshot shipped unless the manifest says otherwise. */
+const DEFAULT_CODE_MAX_BYTES = 100 * 2 ** 20;
+const git = (cwd, args) => new Promise((resolve) => {
+    (0,external_node_child_process_namespaceObject.execFile)('git', args, { cwd, timeout: 60_000, maxBuffer: 256 * 2 ** 20 }, (error, stdout) => resolve({ ok: !error, stdout }));
+});
+/** The git repository holding `file`, with its tracked files; undefined outside one, or without git. */
+async function repositoryOf(file) {
+    const cwd = (0,external_node_path_namespaceObject.dirname)(file);
+    const top = await git(cwd, ['rev-parse', '--show-toplevel']);
+    if (!top.ok)
+        return undefined;
+    const root = top.stdout.trim();
+    const listed = await git(root, ['ls-files', '-z', '--cached']);
+    if (!listed.ok)
+        return undefined;
+    return { root, tracked: new Set(listed.stdout.split('\0').filter(Boolean)) };
+}
+/** The manifest's code paths at every place it names them, with their positions. */
+function declaredPaths(loaded) {
+    const { manifest } = loaded;
+    const out = (manifest.code?.paths ?? []).map((path, i) => ({ path, where: ['code', 'paths', i] }));
+    manifest.phases.forEach((phase, p) => (phase.code?.paths ?? []).forEach((path, i) => out.push({ path, where: ['phases', p, 'code', 'paths', i] })));
+    return out;
+}
+/** The snapshot of the manifest's declared code, read from the working tree. */
+async function takeSnapshot(loaded, repo) {
+    const { manifest, source } = loaded;
+    const paths = manifest.code.paths;
+    const problems = [];
+    for (const { path, where } of declaredPaths(loaded)) {
+        const matches = [...repo.tracked].some((f) => underPaths(f, [path]));
+        if (!matches)
+            problems.push({
+                message: `code path ${path} matches no file the repository tracks`,
+                position: source.at(where),
+                fix: `give a file or folder relative to the repository's root (${repo.root}), and commit it or \`git add\` it`,
+            });
+        else if (where[0] === 'phases' && !underPaths(path, paths) && !paths.some((p) => underPaths(p, [path])))
+            problems.push({
+                message: `phase code path ${path} is not among the campaign's code.paths, so no snapshot holds it`,
+                position: source.at(where),
+                fix: `add it (or a folder holding it) to code.paths at the top of the manifest`,
+            });
+    }
+    if (problems.length > 0)
+        throw new errors_UserError(problems);
+    const files = [];
+    const entries = {};
+    let bytes = 0;
+    for (const path of [...repo.tracked].filter((f) => underPaths(f, paths)).sort()) {
+        const at = (0,external_node_path_namespaceObject.join)(repo.root, path);
+        // lstat: a link is shipped as a link, never followed out of the repository.
+        const st = await (0,promises_namespaceObject.lstat)(at).catch(() => undefined);
+        if (st === undefined || st.isDirectory())
+            continue; // deleted in the working tree, or a submodule
+        const mode = st.isSymbolicLink() ? 'link' : (st.mode & 0o111) !== 0 ? 'exec' : 'file';
+        const data = mode === 'link' ? Buffer.from(await (0,promises_namespaceObject.readlink)(at)) : await (0,promises_namespaceObject.readFile)(at);
+        bytes += data.length;
+        files.push({ path, mode, data });
+        entries[path] = codeEntry(mode, (0,external_node_crypto_namespaceObject.createHash)('sha256').update(data).digest('hex'));
+    }
+    const max = manifest.code.max_size === undefined ? DEFAULT_CODE_MAX_BYTES : parseSize(manifest.code.max_size);
+    if (bytes > max) {
+        const largest = [...files].sort((a, b) => b.data.length - a.data.length).slice(0, 5);
+        throw new errors_UserError({
+            message: `the code snapshot is ${mib(bytes)}, more than ${mib(max)}; its largest files: ${largest.map((f) => `${f.path} (${mib(f.data.length)})`).join(', ')}`,
+            position: source.at(['code', 'paths']),
+            fix: 'data belongs in inputs, not code: move it out of code.paths (or raise code.max_size)',
+        });
+    }
+    const head = await git(repo.root, ['rev-parse', '--verify', '-q', 'HEAD']);
+    const commit = head.ok ? head.stdout.trim() : null;
+    const diff = commit === null ? undefined : await git(repo.root, ['diff', '--name-only', '-z', 'HEAD', '--', ...paths]);
+    const dirty = commit === null ? files.map((f) => f.path) : (diff?.stdout.split('\0').filter(Boolean) ?? []).sort();
+    return { facts: { id: snapshotId(entries), commit, dirty, files: entries }, files, bytes };
+}
+const mib = (n) => `${(n / 2 ** 20).toFixed(1)} MiB`;
+/** A manifest's lint with what its repository holds; the snapshot of its code where it declares some. */
+async function code_lintWithRepository(file, text) {
+    let loaded;
+    try {
+        loaded = parseManifest(file, text);
+    }
+    catch (e) {
+        if (!(e instanceof errors_UserError))
+            throw e;
+    }
+    // An unparsed manifest: lint says why, with nothing of the repository.
+    if (loaded === undefined)
+        return { result: lintText(file, text) };
+    const repo = await repositoryOf(file);
+    if (loaded.manifest.code !== undefined && repo === undefined)
+        throw new errors_UserError({
+            message: `${file} declares code, and it is not in a git repository (or git is missing)`,
+            position: loaded.source.at(['code'], { key: true }),
+            fix: 'keep the manifest in the repository of the code it runs (git init, git add), or remove code',
+        });
+    const code = repo !== undefined && loaded.manifest.code !== undefined ? await takeSnapshot(loaded, repo) : undefined;
+    const facts = repo === undefined ? undefined : { tracked: repo.tracked, ...(code ? { code: code.facts } : {}) };
+    return { result: lintText(file, text, RULES, facts), ...(code ? { code } : {}) };
 }
 
 ;// CONCATENATED MODULE: external "node:os"
@@ -30961,7 +32732,7 @@ async function readManifest(file) {
     }
 }
 async function loadCampaign(file, stateDir) {
-    const result = lintText(file, await readManifest(file));
+    const { result, code } = await lintWithRepository(file, await readManifest(file));
     const errors = result.findings.filter((f) => f.severity === 'error');
     if (errors.length > 0 || !result.context) {
         throw new UserError(errors.map((f) => ({
@@ -30977,6 +32748,7 @@ async function loadCampaign(file, stateDir) {
         plan: result.context.plan,
         warnings: result.findings.filter((f) => f.severity === 'warning'),
         stateDir: resolve(stateDir ?? join(dirname(file), '.campaign', manifest.campaign)),
+        ...(code === undefined ? {} : { code }),
     };
 }
 /** The workdir on this machine: `~` is the home directory, a relative path is relative to the manifest. */
@@ -30987,8 +32759,95 @@ function localWorkdir(c) {
     return isAbsolute(w) ? w : resolve(dirname(c.file), w);
 }
 
-;// CONCATENATED MODULE: external "node:child_process"
-const external_node_child_process_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:child_process");
+;// CONCATENATED MODULE: ./lib/lint/shared-outputs.js
+/**
+ * Campaigns that would write the same files: two manifests whose tasks' outputs land on the same
+ * path of the same machine. The second to run has its smoke stage refused by the output gate
+ * (each output is one campaign's), so this is told before either runs, naming both.
+ */
+
+
+/** The machines a campaign's outputs are written on: its logins, or this machine. */
+function placesOf(manifest) {
+    const logins = loginsOf(manifest.cluster);
+    return logins.length === 0 ? [THIS_MACHINE] : logins;
+}
+const THIS_MACHINE = 'this machine';
+/** The workdir as a path to compare: relative to the manifest on this machine, to the login's home elsewhere. */
+function workdirOn(place, c) {
+    const workdir = c.manifest.workdir;
+    if (place !== THIS_MACHINE)
+        return external_node_path_namespaceObject.posix.normalize(workdir.replace(/^~(\/|$)/, '') || '.');
+    if (workdir.startsWith('/') || workdir === '~' || workdir.startsWith('~/'))
+        return external_node_path_namespaceObject.posix.normalize(workdir);
+    return external_node_path_namespaceObject.posix.join(external_node_path_namespaceObject.posix.dirname(c.file), workdir);
+}
+/** A finding on each of two campaigns for every pair that shares an output path, naming the other. */
+function sharedOutputFindings(campaigns) {
+    // The first claim of each path: which campaign, and in which phase.
+    const claimed = new Map();
+    const pairs = new Map();
+    campaigns.forEach((c, index) => {
+        for (const place of placesOf(c.manifest)) {
+            const workdir = workdirOn(place, c);
+            c.plan.phases.forEach((phase, phaseIndex) => {
+                for (const task of [...phase.smoke, ...phase.tasks]) {
+                    if (task.output === undefined)
+                        continue;
+                    const path = external_node_path_namespaceObject.posix.join(workdir, task.output);
+                    const key = `${place}\0${path}`;
+                    const owner = claimed.get(key);
+                    if (owner === undefined) {
+                        claimed.set(key, { campaign: index, phase: phaseIndex });
+                        continue;
+                    }
+                    if (owner.campaign === index)
+                        continue;
+                    const pair = `${owner.campaign} ${index}`;
+                    const seen = pairs.get(pair);
+                    if (seen)
+                        seen.count++;
+                    else
+                        pairs.set(pair, {
+                            first: [owner.campaign, owner.phase],
+                            second: [index, phaseIndex],
+                            path: place === THIS_MACHINE ? path : `${place}:${path}`,
+                            count: 1,
+                        });
+                }
+            });
+        }
+    });
+    const findings = [];
+    const finding = (self, other, path, count) => {
+        const me = campaigns[self[0]];
+        const them = campaigns[other];
+        const sameName = me.manifest.campaign === them.manifest.campaign
+            ? ' (under one campaign name, so neither is refused: each overwrites the other)'
+            : '';
+        return {
+            rule: 'shared-outputs',
+            severity: 'error',
+            message: `campaigns ${me.manifest.campaign} and ${them.manifest.campaign} (${them.file}) both write ${path}${count > 1 ? ` and ${count - 1} more path${count > 2 ? 's' : ''}` : ''}${sameName}`,
+            position: me.outputAt(self[1]),
+            fix: `give each campaign its own workdir (e.g. workdir: runs/${me.manifest.campaign}), or output paths that name it`,
+        };
+    };
+    for (const { first, second, path, count } of pairs.values()) {
+        findings.push(finding(first, second[0], path, count), finding(second, first[0], path, count));
+    }
+    return findings;
+}
+/** What sharedOutputFindings reads of a manifest that linted clean. */
+function campaignOutputs(file, context) {
+    return {
+        file,
+        manifest: context.manifest,
+        plan: context.plan,
+        outputAt: (phase) => context.source.at(['phases', phase, 'output']),
+    };
+}
+
 ;// CONCATENATED MODULE: ./lib/app/workflow-file.js
 /**
  * The committed workflow of a manifest: where it lives, writing it, and the lint check that it
@@ -31102,6 +32961,7 @@ async function staleWorkflowFinding(file, ctx) {
 
 
 
+
 /** The manifests `paths` name: each file, and the `.yml`/`.yaml` files of each directory, in order. */
 async function manifestFiles(paths, given) {
     const files = [];
@@ -31125,14 +32985,33 @@ async function manifestFiles(paths, given) {
 /** Every finding of every file, with a stale generated workflow as an error when `checkWorkflow`. */
 async function lintManifests(files, checkWorkflow) {
     const findings = [];
+    const sound = [];
     for (const file of files) {
-        const result = lint_lintText(file, await readManifest(file));
+        const linted = await code_lintWithRepository(file, await readManifest(file)).catch((e) => {
+            // What the repository says of the declared code (a path that matches nothing, a snapshot too large).
+            if (!(e instanceof errors_UserError))
+                throw e;
+            findings.push(...e.problems.map((p) => ({
+                rule: 'code',
+                severity: 'error',
+                message: p.message,
+                position: p.position ?? { file, line: 1, column: 1 },
+                ...(p.fix ? { fix: p.fix } : {}),
+            })));
+            return undefined;
+        });
+        if (linted === undefined)
+            continue;
+        const { result } = linted;
         findings.push(...result.findings);
+        if (result.context)
+            sound.push(campaignOutputs(file, result.context));
         const stale = checkWorkflow && result.context && (await staleWorkflowFinding(file, result.context));
         if (stale)
             findings.push(stale);
     }
-    return findings;
+    // Each file sound alone, two campaigns may still claim the same outputs.
+    return [...findings, ...sharedOutputFindings(sound)];
 }
 
 ;// CONCATENATED MODULE: ./lib/action/commands.js
@@ -31330,6 +33209,25 @@ function codeBlock(text) {
     const longest = Math.max(0, ...[...text.matchAll(/`+/g)].map((m) => m[0].length));
     const fence = '`'.repeat(Math.max(3, longest + 1));
     return [fence, text, fence];
+}
+/**
+ * Text a task controls (an attempt's reason, a check's detail) as inline code, on one line: no
+ * link, image or HTML in it renders, and no run of backticks in it ends the span. In a table,
+ * pass the result through tableCell as well.
+ */
+function inlineCode(text) {
+    const flat = text.replace(/\r?\n|\r/g, ' ');
+    if (flat === '')
+        return '';
+    let longest = 0;
+    for (const run of flat.matchAll(/`+/g))
+        longest = Math.max(longest, run[0].length);
+    const fence = '`'.repeat(longest + 1);
+    // A backtick at an end would join the fence, and CommonMark takes one space off each end of a
+    // span that has one at both (and is not all spaces): a space at each end keeps the text whole.
+    const spaced = flat.startsWith(' ') && flat.endsWith(' ') && flat.trim() !== '';
+    const pad = spaced || flat.startsWith('`') || flat.endsWith('`') ? ' ' : '';
+    return `${fence}${pad}${flat}${pad}${fence}`;
 }
 
 ;// CONCATENATED MODULE: ./lib/action/report.js

@@ -111813,7 +111813,7 @@ function getRetryOptions(defaultOptions, retries = defaultMaxRetryNumber, exempt
 }
 //# sourceMappingURL=retry-options.js.map
 // EXTERNAL MODULE: ./node_modules/@actions/github/lib/utils.js + 19 modules
-var utils = __webpack_require__(77375);
+var utils = __webpack_require__(54757);
 ;// CONCATENATED MODULE: ./node_modules/@octokit/plugin-request-log/dist-src/version.js
 const VERSION = "6.0.0";
 

@@ -150,6 +150,32 @@ class GitHubRest {
         }
         return parsed.data;
     }
+    /**
+     * The login the token acts as: `github-actions[bot]` for a job's own token, `<app>[bot]` for
+     * an app's installation token, a person's login for theirs. From GraphQL's `viewer`, which
+     * every token may ask; REST's `GET /user` refuses an app's token.
+     */
+    async viewerLogin() {
+        const call = { method: 'POST', path: '/graphql', permission: 'pull-requests: read' };
+        let answer;
+        try {
+            answer = await this.octokit.graphql('query { viewer { login } }');
+        }
+        catch (e) {
+            const refused = requestError.safeParse(e);
+            if (!refused.success)
+                throw e;
+            const { status, response } = refused.data;
+            throw refusal(call, status, response?.data, (h) => {
+                const v = response?.headers[h];
+                return v === undefined ? undefined : String(v);
+            });
+        }
+        const parsed = schemas/* object */.Ikc({ viewer: schemas/* object */.Ikc({ login: schemas/* string */.YjP().min(1) }) }).safeParse(answer);
+        if (!parsed.success)
+            throw new Error(`${call.path}: GitHub did not say whom the token acts as`);
+        return parsed.data.viewer.login;
+    }
 }
 function refusal(call, status, data, header) {
     const message = schemas/* object */.Ikc({ message: schemas/* string */.YjP() }).safeParse(data);
@@ -204,14 +230,12 @@ var artifact = __webpack_require__(85167);
 var promises_ = __webpack_require__(51455);
 // EXTERNAL MODULE: external "node:path"
 var external_node_path_ = __webpack_require__(76760);
-// EXTERNAL MODULE: ./node_modules/zod/v4/classic/schemas.js + 15 modules
-var schemas = __webpack_require__(85584);
 // EXTERNAL MODULE: ./lib/decide/parallel-states.js
 var parallel_states = __webpack_require__(75740);
 // EXTERNAL MODULE: ./lib/exec/store/file-store.js + 1 modules
 var file_store = __webpack_require__(67462);
 // EXTERNAL MODULE: ./lib/state/state.js
-var state_state = __webpack_require__(95824);
+var state = __webpack_require__(95824);
 ;// CONCATENATED MODULE: ./lib/app/merge-saves.js
 /**
  * The saves of jobs that ran at once, read from the directories they were downloaded to and
@@ -223,14 +247,43 @@ var state_state = __webpack_require__(95824);
 
 
 
-/** Merges the saves in `dirs` (newest first): state.json's text and events.jsonl's (every event once). */
-async function mergeSaves(dirs) {
+/**
+ * The save in a downloaded directory, checked as the controller would load it (state.json with
+ * its journal, against the state's schema), or what is wrong with it: a save that fails here is
+ * passed over for the next newest, as a damaged download is, never merged.
+ */
+async function readSave(dir, campaign) {
+    let raw;
+    try {
+        raw = await new file_store/* FileStateStore */.n(dir, { readOnly: true }).load();
+    }
+    catch (e) {
+        return `its state does not load (${e.message})`;
+    }
+    if (raw === undefined)
+        return 'it holds no state.json';
+    const parsed = state/* campaignStateSchema */.NX.safeParse(raw);
+    if (!parsed.success) {
+        const issue = parsed.error.issues[0];
+        return `its state.json is not a campaign state (${issue ? `${issue.path.join('.') || 'the whole'}: ${issue.message}` : 'invalid'})`;
+    }
+    if (parsed.data.campaign !== campaign)
+        return 'its state.json is not this campaign’s state';
+    return { state: parsed.data, drove: await droveBy(dir) };
+}
+/**
+ * Merges the saves in `dirs` (newest first, each passed by readSave): state.json's text,
+ * events.jsonl's (every event once) and the phases no save drove.
+ */
+async function mergeSaves(dirs, campaign) {
     const saves = [];
     const events = [];
     const seen = new Set();
     for (const dir of dirs) {
-        const state = state_state/* campaignStateSchema */.NX.parse(await new file_store/* FileStateStore */.n(dir, { readOnly: true }).load());
-        saves.push({ state, drove: await droveBy(dir) });
+        const save = await readSave(dir, campaign);
+        if (typeof save === 'string')
+            throw new Error(`the save in ${dir} cannot be merged: ${save}`);
+        saves.push(save);
         const text = await (0,promises_.readFile)((0,external_node_path_.join)(dir, 'events.jsonl'), 'utf8').catch(() => '');
         for (const line of text.split('\n')) {
             if (line.trim() === '' || seen.has(line))
@@ -239,7 +292,12 @@ async function mergeSaves(dirs) {
             events.push(line);
         }
     }
-    return { state: JSON.stringify((0,parallel_states/* mergeParallelStates */.O1)(saves)), events: events.map((l) => `${l}\n`).join('') };
+    const merged = (0,parallel_states/* mergeParallelStates */.O1)(saves);
+    return {
+        state: JSON.stringify(merged.state),
+        events: events.map((l) => `${l}\n`).join(''),
+        uncovered: merged.uncovered,
+    };
 }
 /** The phases the job that saved a state directory drove (DROVE_FILE); all for a save that does not say. */
 async function droveBy(dir) {
@@ -280,12 +338,10 @@ var state_artifacts = __webpack_require__(28336);
 
 
 
-
 /** Files of the state directory that belong to a live process, never to the stored state. */
 const NOT_STATE = /^(lock|lock\.takeover)$|\.tmp/;
 /** Earlier runs' artifacts are listed newest first; the state is on the first pages or expired. */
 const MAX_PAGES = 10;
-const storedState = schemas/* object */.Ikc({ campaign: schemas/* string */.YjP() });
 class ArtifactStateStore {
     o;
     client;
@@ -331,9 +387,15 @@ class ArtifactStateStore {
                         downloads.push(d);
                 }
                 if (downloads.length > 1) {
-                    await installMerged(downloads, dir);
+                    const uncovered = await installMerged(downloads, campaign, dir);
                     const [base, ...rest] = downloads;
-                    return { name: base.c.name, id: base.c.id, runId: base.c.runId, merged: rest.map((d) => d.c.name) };
+                    return {
+                        name: base.c.name,
+                        id: base.c.id,
+                        runId: base.c.runId,
+                        merged: rest.map((d) => d.c.name),
+                        ...(uncovered.length > 0 ? { uncovered } : {}),
+                    };
                 }
                 if (downloads.length === 1) {
                     await install(downloads[0].tmp, dir);
@@ -461,17 +523,9 @@ class ArtifactStateStore {
                 });
             if (digestMismatch)
                 return 'its download does not match its digest';
-            let stored;
-            try {
-                stored = JSON.parse(await (0,promises_.readFile)((0,external_node_path_.join)(tmp, 'state.json'), 'utf8'));
-            }
-            catch (e) {
-                return `state.json ${e.code === 'ENOENT' ? 'is missing' : 'does not parse'}`;
-            }
-            const parsed = storedState.safeParse(stored);
-            if (!parsed.success || parsed.data.campaign !== campaign)
-                return 'state.json is not this campaign’s state';
-            return undefined;
+            // Checked as the controller loads it: a state that parses but is not a campaign state is passed over too.
+            const save = await readSave(tmp, campaign);
+            return typeof save === 'string' ? save : undefined;
         }
         catch (e) {
             const status = e.status;
@@ -518,9 +572,9 @@ async function install(from, dir) {
         });
     }
 }
-/** Merges parallel jobs' saves (newest first) into the first download, then installs it. */
-async function installMerged(downloads, dir) {
-    const merged = await mergeSaves(downloads.map((d) => d.tmp));
+/** Merges parallel jobs' saves (newest first) into the first download, then installs it; the phases no save drove. */
+async function installMerged(downloads, campaign, dir) {
+    const merged = await mergeSaves(downloads.map((d) => d.tmp), campaign);
     const into = downloads[0].tmp;
     // Written whole, with no journal and no previous copy: the merge is a state of its own.
     await (0,promises_.rm)((0,external_node_path_.join)(into, 'state.journal.jsonl'), { force: true });
@@ -528,11 +582,14 @@ async function installMerged(downloads, dir) {
     await (0,promises_.writeFile)((0,external_node_path_.join)(into, 'events.jsonl'), merged.events);
     await (0,promises_.writeFile)((0,external_node_path_.join)(into, 'state.json'), merged.state);
     await install(into, dir);
+    return merged.uncovered;
 }
 function newestFirst(cs) {
     return cs.sort((a, b) => b.createdAt - a.createdAt || b.id - a.id);
 }
 
+// EXTERNAL MODULE: ./node_modules/zod/v4/classic/schemas.js + 15 modules
+var schemas = __webpack_require__(85584);
 ;// CONCATENATED MODULE: ./lib/action/github/checks.js
 /**
  * The smoke gate as a check run with a stable name that branch protection can require. Only a
@@ -654,7 +711,7 @@ function githubServices(env, token, warn = () => { }, waits = {}) {
 /* harmony export */   tM: () => (/* binding */ workflowRun),
 /* harmony export */   vs: () => (/* binding */ artifactList)
 /* harmony export */ });
-/* unused harmony export TRUSTED_EVENTS */
+/* unused harmony exports MAX_STATE_FILE_BYTES, TRUSTED_EVENTS */
 /* harmony import */ var zod__WEBPACK_IMPORTED_MODULE_0__ = __webpack_require__(85584);
 /**
  * What the Action and the CLI agree on about a campaign's state kept as workflow artifacts: how
@@ -670,6 +727,11 @@ function githubServices(env, token, warn = () => { }, waits = {}) {
 const PREFIX = 'campaign-state';
 /** The files a state directory is restored with: what the state store reads (exec/store/file-store.ts). */
 const STATE_FILES = ['state.json', 'state.prev.json', 'state.journal.jsonl', 'events.jsonl'];
+/**
+ * The most bytes one state file may hold, as the state store reads it (exec/store/file-store.ts):
+ * the bound of what a downloaded artifact's entries may inflate to.
+ */
+const MAX_STATE_FILE_BYTES = (/* unused pure expression or super */ null && (500 * 2 ** 20));
 /** The events whose runs only the repository's writers can start. */
 const TRUSTED_EVENTS = new Set(['push', 'workflow_dispatch', 'schedule']);
 function stateArtifactName(p) {
@@ -694,6 +756,8 @@ const artifactList = zod__WEBPACK_IMPORTED_MODULE_0__/* .object */ .Ikc({
         id: zod__WEBPACK_IMPORTED_MODULE_0__/* .number */ .aig(),
         name: zod__WEBPACK_IMPORTED_MODULE_0__/* .string */ .YjP(),
         expired: zod__WEBPACK_IMPORTED_MODULE_0__/* .boolean */ .zMY(),
+        /** The zip's size: its download is read no further. */
+        size_in_bytes: zod__WEBPACK_IMPORTED_MODULE_0__/* .number */ .aig().optional(),
         created_at: zod__WEBPACK_IMPORTED_MODULE_0__/* .string */ .YjP().nullable(),
         digest: zod__WEBPACK_IMPORTED_MODULE_0__/* .string */ .YjP().nullable().optional(),
         workflow_run: zod__WEBPACK_IMPORTED_MODULE_0__/* .object */ .Ikc({ id: zod__WEBPACK_IMPORTED_MODULE_0__/* .number */ .aig().nullable().optional() }).nullable().optional(),

@@ -45,6 +45,8 @@ var shell = __webpack_require__(52906);
 var exec_secrets = __webpack_require__(47520);
 // EXTERNAL MODULE: external "node:crypto"
 var external_node_crypto_ = __webpack_require__(77598);
+// EXTERNAL MODULE: ./lib/exec/transport/wildcard.js
+var wildcard = __webpack_require__(33525);
 ;// CONCATENATED MODULE: ./lib/exec/transport/known-hosts.js
 /**
  * Reading an OpenSSH known_hosts file the way `ssh` does: plain, wildcard and negated host
@@ -52,6 +54,7 @@ var external_node_crypto_ = __webpack_require__(77598);
  * entries, and `@revoked` keys. `@cert-authority` lines are skipped: this transport does not
  * accept host certificates, so they can never vouch for a key.
  */
+
 
 /** The name `ssh` looks a host up by: `host` on port 22, `[host]:port` otherwise. */
 function knownHostsName(host, port) {
@@ -114,12 +117,7 @@ function hashedMatch(field, name) {
 }
 /** OpenSSH patterns: `*` any run, `?` one character, case-insensitive. */
 function globMatch(pattern, name) {
-    const re = pattern
-        .toLowerCase()
-        .replace(/[.+^${}()|[\]\\]/g, '\\$&')
-        .replace(/\*/g, '.*')
-        .replace(/\?/g, '.');
-    return new RegExp(`^${re}$`).test(name);
+    return (0,wildcard/* wildcardMatches */.w)(pattern.toLowerCase(), name);
 }
 
 ;// CONCATENATED MODULE: ./lib/exec/transport/host-key.js
@@ -325,11 +323,17 @@ var transport_words = __webpack_require__(73466);
  * its files), so output that begins so can only be that refusal.
  */
 const FORCED_COMMAND_REFUSAL = /^Command rejected by (\S+): /;
+/**
+ * Other centres' forced commands refuse with a line of their own on stderr and a failing
+ * status ("automation node: command not allowed"): a failure whose only output is one short
+ * line saying a command is not allowed is taken for such a refusal.
+ */
+const OTHER_REFUSAL = /^[^\n]{0,160}\bcommands?\b[^\n]*\bnot (?:allowed|permitted)\b[^\n]*\n?$/i;
 /** The refusal of `exec`'s shell said as what it is: this login runs a forced command, not a shell. */
 function forcedCommand(name, wrapper) {
     return new errors/* UserError */.yo({
         message: `${name} runs a forced command (${wrapper}) that allows only a short list of commands, not the shell campaign needs there: it is an automation node`,
-        fix: 'set cluster.restricted: true to drive it with plain commands (README, "Automation nodes")',
+        fix: 'set cluster.restricted: true (or restricted: slurm for a key without file transfer) to drive it with plain commands (README, "Automation nodes")',
     });
 }
 /** A plain command of `run` refused: the key is bound to a list without it. */
@@ -445,7 +449,8 @@ class SshTransport {
         await this.withSftp('writeFile', path, async (sftp, target) => {
             const temp = (0,transport/* tempPathFor */.FD)(target);
             try {
-                await done((cb) => sftp.writeFile(temp, data, opts.mode === undefined ? {} : { mode: opts.mode }, cb));
+                // Created exclusively: a symlink planted at the temporary name is never written through.
+                await done((cb) => sftp.writeFile(temp, data, { flag: 'wx', ...(opts.mode === undefined ? {} : { mode: opts.mode }) }, cb));
                 // The mode asked for, not what the server's umask leaves of it.
                 if (opts.mode !== undefined)
                     await done((cb) => sftp.chmod(temp, opts.mode, cb));
@@ -496,6 +501,14 @@ class SshTransport {
     }
     async realpath(path) {
         return this.withSftp('realpath', path, (sftp, target) => call((cb) => sftp.realpath(target, cb)).catch(ifMissing(undefined)));
+    }
+    async rename(from, to) {
+        // SFTP's own rename: it refuses a target that exists, as a folder's must be refused.
+        if (!to.startsWith('/'))
+            throw new Error(`rename to a path that is not absolute: ${to}`);
+        await this.withSftp('rename', from, async (sftp, source) => {
+            await done((cb) => sftp.rename(source, to, cb));
+        });
     }
     async mkdirp(path) {
         await this.withSftp('mkdirp', path, async (sftp, target) => {
@@ -652,11 +665,14 @@ class SshTransport {
                             reject(new transport/* LinkError */.R6(`\`${word}\` on ${this.name} ended without an exit status`));
                         else {
                             const out = Buffer.concat(stdout).toString('utf8');
+                            const err = Buffer.concat(stderr).toString('utf8');
                             const refusal = FORCED_COMMAND_REFUSAL.exec(out);
                             if (refusal)
                                 reject(sending.refused(refusal[1]));
+                            else if (exit.code !== 0 && out === '' && OTHER_REFUSAL.test(err))
+                                reject(sending.refused(`answering "${err.trim()}"`));
                             else
-                                resolve({ code: exit.code, stdout: out, stderr: Buffer.concat(stderr).toString('utf8') });
+                                resolve({ code: exit.code, stdout: out, stderr: err });
                         }
                     });
                 });

@@ -17,8 +17,12 @@ export const modules = {
  * phases in parallel jobs, each starting from the same state and saving its own copy with its
  * phase's progress in it; the newest copy alone would lose every other job's records. Each save
  * says which phases its job drove (a scoped job one, a whole-campaign job all), and a phase's
- * record, its phase state and its tasks, is taken from the newest save that drove it; a phase
- * no save drove keeps the newest save's record, which every job began from.
+ * record, its phase state and its tasks, is taken from one save only: the newest that drove it
+ * by name, else the newest whole-campaign save. A job that did not drive a phase holds only the
+ * copy it began from, so none of its records of that phase is taken, not even one the driving
+ * save lacks (the next pass plans such a task afresh and finds on the cluster what it sent). A
+ * phase no save drove keeps the newest save's record, which every job began from, and is named
+ * among the merge's `uncovered`.
  */
 
 
@@ -33,29 +37,26 @@ function mergeParallelStates(saves) {
     const [base, ...older] = saves;
     if (base === undefined)
         throw new Error('mergeParallelStates needs at least one state');
-    if (older.length === 0 || base.drove === 'all')
-        return base.state;
+    if (older.length === 0)
+        return { state: base.state, uncovered: [] };
+    const phases = new Set(saves.flatMap((s) => [...Object.keys(s.state.phases), ...Object.keys(s.state.tasks).map(_policy_js__WEBPACK_IMPORTED_MODULE_0__/* .phaseOfTask */ .E)]));
     const source = new Map();
-    const drives = (s, phase) => s.drove === 'all' || s.drove.includes(phase);
-    const phases = new Set([...saves.flatMap((s) => Object.keys(s.state.phases))]);
+    const uncovered = [];
     for (const phase of phases) {
-        const newest = saves.find((s) => drives(s, phase));
-        source.set(phase, (newest ?? base).state);
+        const driver = saves.find((s) => s.drove !== 'all' && s.drove.includes(phase)) ?? saves.find((s) => s.drove === 'all');
+        if (driver === undefined)
+            uncovered.push(phase);
+        source.set(phase, (driver ?? base).state);
     }
     const tasks = {};
-    for (const s of saves) {
-        for (const [id, t] of Object.entries(s.state.tasks)) {
-            if (id in tasks)
-                continue;
-            const from = source.get((0,_policy_js__WEBPACK_IMPORTED_MODULE_0__/* .phaseOfTask */ .E)(id)) ?? base.state;
-            const chosen = from.tasks[id];
-            // A task the chosen save never held (its job began before the task was planned) is taken from whichever has it.
-            tasks[id] = chosen ?? t;
-        }
+    for (const [phase, from] of source) {
+        for (const [id, t] of Object.entries(from.tasks))
+            if ((0,_policy_js__WEBPACK_IMPORTED_MODULE_0__/* .phaseOfTask */ .E)(id) === phase)
+                tasks[id] = t;
     }
     const phaseStates = Object.fromEntries([...phases].flatMap((p) => {
-        const ps = source.get(p).phases[p] ?? saves.find((s) => s.state.phases[p]).state.phases[p];
-        return [[p, ps]];
+        const ps = source.get(p).phases[p];
+        return ps === undefined ? [] : [[p, ps]];
     }));
     const definitions = Object.assign({}, ...[...saves].reverse().map((s) => s.state.definitions ?? {}));
     const updated = saves.map((s) => s.state.updated).reduce((a, b) => (b > a ? b : a));
@@ -64,7 +65,7 @@ function mergeParallelStates(saves) {
     const parked = [...parkedFrom(base.state, undefined), ...[...phases].flatMap((p) => parkedFrom(source.get(p), p))];
     const rest = { ...base.state };
     delete rest.parked;
-    return {
+    const state = {
         ...rest,
         updated,
         phases: phaseStates,
@@ -79,6 +80,7 @@ function mergeParallelStates(saves) {
             }
             : {}),
     };
+    return { state, uncovered };
 }
 
 
@@ -128,8 +130,8 @@ function retryPolicy(manifest, plan) {
                 walltime: ({ units }) => {
                     const b = (0,_plan_walltime_js__WEBPACK_IMPORTED_MODULE_1__/* .remainingBudget */ .uj)(budgetInput(manifest, phase, at), units);
                     const why = units === undefined
-                        ? `continued from its checkpoint with the plan's walltime ${(0,_manifest_units_js__WEBPACK_IMPORTED_MODULE_0__/* .formatDuration */ .a3)(b.seconds)} (no progress to go by)`
-                        : `continued from its checkpoint after ${units} ${phase.cost?.unit ?? 'unit'}s: ${b.arithmetic}`;
+                        ? `as planned, ${(0,_manifest_units_js__WEBPACK_IMPORTED_MODULE_0__/* .formatDuration */ .a3)(b.seconds)} (no progress to go by)`
+                        : `after ${units} ${phase.cost?.unit ?? 'unit'}s: ${b.arithmetic}`;
                     return next(b, why);
                 },
             };
@@ -179,6 +181,8 @@ __webpack_require__.d(__webpack_exports__, {
 
 // UNUSED EXPORTS: readEvents
 
+// EXTERNAL MODULE: external "node:fs"
+var external_node_fs_ = __webpack_require__(73024);
 // EXTERNAL MODULE: external "node:fs/promises"
 var promises_ = __webpack_require__(51455);
 // EXTERNAL MODULE: external "node:os"
@@ -420,6 +424,7 @@ function setOwn(obj, key, value) {
  * a compacted state.json and the removal of the journal leaves lines that are simply skipped. A
  * state.json without the key holds everything: any journal beside it is from before it.
  */
+
 
 
 
@@ -1010,12 +1015,6 @@ async function snapshot(path) {
         return undefined;
     try {
         const st = await fh.stat();
-        // Said as what it is, with the way out, instead of a crash deep in a read.
-        if (!st.isFile())
-            throw new errors/* UserError */.yo({
-                message: `${path} is not a file`,
-                fix: `move it away: the next run rebuilds the state from the executor's records and the outputs`,
-            });
         if (st.size > MAX_STATE_BYTES)
             throw new errors/* UserError */.yo({
                 message: `${path} is ${Math.round(st.size / 2 ** 20)} MiB, more than a state can be (${MAX_STATE_BYTES / 2 ** 20} MiB)`,
@@ -1177,25 +1176,38 @@ function toJson(value) {
         throw new TypeError(`cannot save ${typeof value} as JSON`);
     return json;
 }
-/** A handle to read `path`; undefined when there is no such file. */
+/**
+ * A handle to read the regular file `path`; undefined when there is no such file. Opened without
+ * blocking, then checked: a FIFO planted as a state file would hang a plain open until a writer
+ * came, and a directory or a device is no state either. Said as what it is, with the way out.
+ */
 async function openIfExists(path) {
+    let fh;
     try {
-        return await (0,promises_.open)(path, 'r');
+        fh = await (0,promises_.open)(path, external_node_fs_.constants.O_RDONLY | external_node_fs_.constants.O_NONBLOCK);
     }
     catch (e) {
         if (errorCode(e) === 'ENOENT')
             return undefined;
         throw e;
     }
+    if ((await fh.stat()).isFile())
+        return fh;
+    await fh.close();
+    throw new errors/* UserError */.yo({
+        message: `${path} is not a file`,
+        fix: `move it away: the next run rebuilds the state from the executor's records and the outputs`,
+    });
 }
 async function readIfExists(path) {
+    const fh = await openIfExists(path);
+    if (!fh)
+        return undefined;
     try {
-        return await (0,promises_.readFile)(path, 'utf8');
+        return await fh.readFile('utf8');
     }
-    catch (e) {
-        if (errorCode(e) === 'ENOENT')
-            return undefined;
-        throw e;
+    finally {
+        await fh.close();
     }
 }
 async function syncDir(dir) {
