@@ -698,14 +698,9 @@ async function storedState(c: Campaign): Promise<CampaignState> {
 
 async function cancel({ values, files }: Given): Promise<number> {
   const c = await loadCampaign(files[0]!, values['state-dir'] as string | undefined);
-  const { CampaignController, loadState } = await import('../exec/controller.js');
-  const store = new FileStateStore(c.stateDir, { onWarning: warn });
+  const { CampaignController } = await import('../exec/controller.js');
   // Refused while a `run` holds the lock: it would start the next tasks as these end.
-  const lock = await store.acquire(`campaign cancel ${files[0]!}`);
-  let executor: Executor | undefined;
-  try {
-    const state = await loadState(store, c.manifest.campaign, new Date().toISOString());
-    executor = (await openFor(c, () => state.created, false)).executor;
+  return withLockedExecutor(c, `campaign cancel ${files[0]!}`, async (state, executor, store) => {
     const controller = new CampaignController({ manifest: c.manifest, plan: c.plan, executor, store });
     // The grace between SIGTERM and SIGKILL is 10 s; the rest is for the marker to be seen.
     const r = await controller.cancel(state, 60_000);
@@ -715,10 +710,7 @@ async function cancel({ values, files }: Given): Promise<number> {
     for (const [id] of cancelled) process.stdout.write(`cancelled ${id}\n`);
     for (const id of r.running) process.stderr.write(`campaign: ${id} is still running after 60 s\n`);
     return r.running.length === 0 ? EXIT.ok : EXIT.incomplete;
-  } finally {
-    await lock.release();
-    await executor?.close();
-  }
+  });
 }
 
 async function status({ values, files }: Given): Promise<number> {
@@ -881,14 +873,8 @@ async function provenance({ values, files }: Given): Promise<number> {
  */
 async function gc({ values, files }: Given): Promise<number> {
   const c = await loadCampaign(files[0]!, values['state-dir'] as string | undefined);
-  const { loadState } = await import('../exec/controller.js');
   const { snapshotsInUse } = await import('../decide/code-in-use.js');
-  const store = new FileStateStore(c.stateDir, { onWarning: warn });
-  const lock = await store.acquire(`campaign gc ${files[0]!}`);
-  let executor: Executor | undefined;
-  try {
-    const state = await loadState(store, c.manifest.campaign, new Date().toISOString());
-    executor = (await openFor(c, () => state.created, false)).executor;
+  return withLockedExecutor(c, `campaign gc ${files[0]!}`, async (state, executor) => {
     const keep = snapshotsInUse(state);
     if (c.code) keep.add(c.code.facts.id);
     const removed = await executor.removeCode(keep);
@@ -897,6 +883,26 @@ async function gc({ values, files }: Given): Promise<number> {
       `campaign: ${removed.length} code snapshot${removed.length === 1 ? '' : 's'} removed, ${keep.size} kept (${[...keep].sort().join(', ') || 'none'})\n`,
     );
     return EXIT.ok;
+  });
+}
+
+/**
+ * `work` with the campaign's lock held (refused while a `run` holds it), its stored state and
+ * its executor, which is closed and the lock released however it ends.
+ */
+async function withLockedExecutor(
+  c: Campaign,
+  holder: string,
+  work: (state: CampaignState, executor: Executor, store: FileStateStore) => Promise<number>,
+): Promise<number> {
+  const { loadState } = await import('../exec/controller.js');
+  const store = new FileStateStore(c.stateDir, { onWarning: warn });
+  const lock = await store.acquire(holder);
+  let executor: Executor | undefined;
+  try {
+    const state = await loadState(store, c.manifest.campaign, new Date().toISOString());
+    executor = (await openFor(c, () => state.created, false)).executor;
+    return await work(state, executor, store);
   } finally {
     await lock.release();
     await executor?.close();

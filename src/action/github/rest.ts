@@ -128,13 +128,7 @@ export class GitHubRest {
         ...(call.body === undefined ? {} : { data: call.body }),
       }));
     } catch (e) {
-      const refused = requestError.safeParse(e);
-      if (!refused.success) throw e;
-      const { status, response } = refused.data;
-      throw refusal(call, status, response?.data, (h) => {
-        const v = response?.headers[h];
-        return v === undefined ? undefined : String(v);
-      });
+      throw refusalOf(call, e);
     }
     const parsed = schema.safeParse(data === undefined || data === '' ? {} : data);
     if (!parsed.success) {
@@ -154,18 +148,23 @@ export class GitHubRest {
     try {
       answer = await this.octokit.graphql('query { viewer { login } }');
     } catch (e) {
-      const refused = requestError.safeParse(e);
-      if (!refused.success) throw e;
-      const { status, response } = refused.data;
-      throw refusal(call, status, response?.data, (h) => {
-        const v = response?.headers[h];
-        return v === undefined ? undefined : String(v);
-      });
+      throw refusalOf(call, e);
     }
     const parsed = z.object({ viewer: z.object({ login: z.string().min(1) }) }).safeParse(answer);
     if (!parsed.success) throw new Error(`${call.path}: GitHub did not say whom the token acts as`);
     return parsed.data.viewer.login;
   }
+}
+
+/** An error of octokit's: GitHub's refusal, with the fix, where it is one; else the error as it was. */
+function refusalOf(call: RestCall, e: unknown): unknown {
+  const refused = requestError.safeParse(e);
+  if (!refused.success) return e;
+  const { status, response } = refused.data;
+  return refusal(call, status, response?.data, (h) => {
+    const v = response?.headers[h];
+    return v === undefined ? undefined : String(v);
+  });
 }
 
 function refusal(call: RestCall, status: number, data: unknown, header: (name: string) => string | undefined): Error {
