@@ -127,14 +127,7 @@ class GitHubRest {
             }));
         }
         catch (e) {
-            const refused = requestError.safeParse(e);
-            if (!refused.success)
-                throw e;
-            const { status, response } = refused.data;
-            throw refusal(call, status, response?.data, (h) => {
-                const v = response?.headers[h];
-                return v === undefined ? undefined : String(v);
-            });
+            throw refusalOf(call, e);
         }
         const parsed = schema.safeParse(data === undefined || data === '' ? {} : data);
         if (!parsed.success) {
@@ -154,20 +147,24 @@ class GitHubRest {
             answer = await this.octokit.graphql('query { viewer { login } }');
         }
         catch (e) {
-            const refused = requestError.safeParse(e);
-            if (!refused.success)
-                throw e;
-            const { status, response } = refused.data;
-            throw refusal(call, status, response?.data, (h) => {
-                const v = response?.headers[h];
-                return v === undefined ? undefined : String(v);
-            });
+            throw refusalOf(call, e);
         }
         const parsed = schemas/* object */.Ikc({ viewer: schemas/* object */.Ikc({ login: schemas/* string */.YjP().min(1) }) }).safeParse(answer);
         if (!parsed.success)
             throw new Error(`${call.path}: GitHub did not say whom the token acts as`);
         return parsed.data.viewer.login;
     }
+}
+/** An error of octokit's: GitHub's refusal, with the fix, where it is one; else the error as it was. */
+function refusalOf(call, e) {
+    const refused = requestError.safeParse(e);
+    if (!refused.success)
+        return e;
+    const { status, response } = refused.data;
+    return refusal(call, status, response?.data, (h) => {
+        const v = response?.headers[h];
+        return v === undefined ? undefined : String(v);
+    });
 }
 function refusal(call, status, data, header) {
     const message = schemas/* object */.Ikc({ message: schemas/* string */.YjP() }).safeParse(data);
