@@ -48,11 +48,13 @@ afterAll(async () => {
 });
 
 function manifest(): string {
-  // Smoke: one task of one generation; full: four tasks of five generations, two at a time, so
-  // the full stage outlasts the jobs run before the release job of the second run.
-  return `${slurmManifestHead(sshd!, NAME, join(root, 'cluster-workdir'))}phases:
+  // Smoke: one task of one generation; full: four tasks of five generations, two at a time (four
+  // of the node's eight CPUs each), so the full stage outlasts the jobs run before the release
+  // job of the second run. The campaign's max_parallel lets the whole array go in one sbatch.
+  return `${slurmManifestHead(sshd!, NAME, join(root, 'cluster-workdir'), '', 4)}phases:
   - name: train
     grid: { N: [1, 2], seed: [1, 2] }
+    resources: { cpus: 4 }
     command: >
       for g in $(seq 1 \${units}); do sleep 6; printf '{"generation": %d, "N": %s}\\n' "$g" \${N}; done > \${output}
     output: out/N\${N}_seed\${seed}.jsonl

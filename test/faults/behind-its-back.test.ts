@@ -33,10 +33,15 @@ const campaign = (label: string, phases: string, parallel?: number) =>
 describe.runIf(clusterUp)("jobs changed behind the tool's back (real cluster, over SSH)", () => {
   it('a pending array index cancelled behind its back is sent again, that index alone, and the campaign completes', async (ctx) => {
     if (!sshd) return ctx.skip();
-    const c = await campaign('scancel', sleepingPhase(8, [1, 2, 3]), 1);
+    // The three in the queue at once, one running at a time (each takes the node's eight CPUs).
+    const c = await campaign(
+      'scancel',
+      sleepingPhase(8, [1, 2, 3]).replace('    walltime: 5m\n', '    walltime: 5m\n    resources: { cpus: 8 }\n'),
+      3,
+    );
     try {
       const pending = await waitUntil(
-        'a pending index behind the throttle',
+        'a pending index behind the running one',
         async () => {
           const waiting = slurm('squeue', ['-h', '-r', '-t', 'PD', '-o', '%i|%j']).split('\n');
           const ids = waiting.filter((l) => l.split('|')[1]?.startsWith(`${c.name}~`)).map((l) => l.split('|')[0]!);
