@@ -48,13 +48,11 @@ afterAll(async () => {
 });
 
 function manifest(): string {
-  // Smoke: one task of one generation; full: four tasks of five generations, two at a time (four
-  // of the node's eight CPUs each), so the full stage outlasts the jobs run before the release
-  // job of the second run. The campaign's max_parallel lets the whole array go in one sbatch.
-  return `${slurmManifestHead(sshd!, NAME, join(root, 'cluster-workdir'), '', 4)}phases:
+  // Smoke: one task of one generation; full: four tasks of five generations, two at a time, so
+  // the full stage outlasts the jobs run before the release job of the second run.
+  return `${slurmManifestHead(sshd!, NAME, join(root, 'cluster-workdir'))}phases:
   - name: train
     grid: { N: [1, 2], seed: [1, 2] }
-    resources: { cpus: 4 }
     command: >
       for g in $(seq 1 \${units}); do sleep 6; printf '{"generation": %d, "N": %s}\\n' "$g" \${N}; done > \${output}
     output: out/N\${N}_seed\${seed}.jsonl
@@ -172,8 +170,9 @@ describe.runIf(clusterUp)(
       expect(summary.summary).toContain(`campaign ${NAME}`);
       expect(summary.log).toContain('restored the state from');
 
-      // Nothing submitted twice: one sbatch per planned array, one array task per planned task.
-      expect(jobsNamed(prefix)).toHaveLength(arrays.length);
+      // Nothing submitted twice: one array task per planned task. The campaign's max_parallel (2)
+      // sends an array's tasks as places free, so an array may take more than one sbatch.
+      expect(jobsNamed(prefix).length).toBeGreaterThanOrEqual(arrays.length);
       const inSacct = await arrayTasksRecorded(prefix, tasks);
       expect(inSacct).toHaveLength(tasks);
       expect(new Set(inSacct.map((t) => `${t.job}_${t.index}`)).size).toBe(tasks);

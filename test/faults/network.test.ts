@@ -76,7 +76,7 @@ async function releaseHold(command: string, held: string): Promise<void> {
 
 /** Room for a whole stage at once: `converged` counts one sbatch per planned array. */
 function campaign(label: string, phases: string): Promise<SlurmCampaign> {
-  return slurmCampaign(tempRoot(), label, { ...sshd!, target: `root@127.0.0.1:${relay!.port}` }, phases, 50);
+  return slurmCampaign(tempRoot(), label, { ...sshd!, target: `root@127.0.0.1:${relay!.port}` }, phases, 6);
 }
 
 function start(s: SlurmCampaign) {
