@@ -3,7 +3,9 @@
  * is lowered as an administrator (or a job_submit plugin) would, so the scheduler grants it one
  * GPU of the two the campaign asked. GPUs are part of the task's definition: that attempt ends
  * `shortfall`, with what was asked and granted, its output is not recorded as the result, and
- * the task is sent again and completes on two GPUs.
+ * the task is sent again and completes on two GPUs. It runs alone on the cluster, with the fault
+ * tests: each of its tasks takes more than half the node's CPUs, and the backfill scheduler then
+ * holds the other tests' jobs behind them past their waits.
  */
 import { execFileSync } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
@@ -11,7 +13,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { readState, startCli, writeManifest } from '../../helpers/cli.js';
 import { clusterEnv, slurm } from '../../helpers/slurm-cluster.js';
-import { LONG, RUN, slurmSuite } from './suite.js';
+import { LONG, RUN, slurmSuite } from '../../exec/slurm/suite.js';
 
 const { clusterUp, ready, campaignDir, cluster } = slurmSuite('gpu-shortfall');
 
