@@ -12,14 +12,12 @@ import { BaseSequencer, type TestSpecification } from 'vitest/node';
 const WAIT_LONGEST = [
   'test/exec/slurm/slurm.test.ts',
   'test/action/e2e.test.ts',
-  'test/faults/behind-its-back.test.ts',
   'test/exec/checkpoint.test.ts',
   'test/automation-node/restricted-campaign.test.ts',
   'test/exec/slurm/definitions.test.ts',
   'test/exec/slurm/results.test.ts',
   'test/report/adapted-slurm.test.ts',
   'test/exec/slurm/cluster-options.test.ts',
-  'test/faults/disk-full.test.ts',
   'test/exec/slurm/withdraw.test.ts',
 ];
 

@@ -6,7 +6,7 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { readState, useBuiltCliAndTemp, waitUntil } from '../helpers/cli.js';
+import { readState, useBuiltCliAndTemp, waitUntil } from '../../helpers/cli.js';
 import {
   arrayTasksNamed,
   clusterIsUp,
@@ -14,8 +14,8 @@ import {
   runSlurmCampaign,
   slurm,
   sleepingPhase,
-} from '../helpers/slurm-cluster.js';
-import { sshdUp, type Sshd } from '../exec/transport/sshd.js';
+} from '../../helpers/slurm-cluster.js';
+import { sshdUp, type Sshd } from '../../exec/transport/sshd.js';
 
 const clusterUp = clusterIsUp('behind-its-back fault tests');
 // On a two-core machine the rest of the suite's jobs can hold the node for minutes.

@@ -12,8 +12,8 @@ import { execFileSync } from 'node:child_process';
 import { mkdir, open, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { clusterIsUp, jobsNamed, slurm, slurmCampaign } from '../helpers/slurm-cluster.js';
-import { sshdUp } from '../exec/transport/sshd.js';
+import { clusterIsUp, jobsNamed, slurm, slurmCampaign } from '../../helpers/slurm-cluster.js';
+import { sshdUp } from '../../exec/transport/sshd.js';
 import {
   attemptDirs,
   readState,
@@ -22,7 +22,7 @@ import {
   useBuiltCliAndTemp,
   waitUntil,
   writeManifest,
-} from '../helpers/cli.js';
+} from '../../helpers/cli.js';
 
 const tempRoot = useBuiltCliAndTemp('disk-full');
 const mounted: string[] = [];
