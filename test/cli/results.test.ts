@@ -132,7 +132,7 @@ describe('campaign results', () => {
     expect(summary).toContain('## Results: train');
     expect(summary).toContain('1 of 2 cells have every replicate');
     expect(summary).toMatch(/\| 20 \| \*\*2 of 3\*\* \| /);
-    expect(summary).toContain('- width=20: seed=3: failed: exit 3');
+    expect(summary).toContain('- width=20: `seed=3: failed: exit 3`');
     expect(summary).toContain('[results-train.csv](results-train.csv)');
     expect(summary).toContain('](results-train.svg)');
     const rows = await pythonCsv(join(state, 'results-train.csv'));

@@ -64,6 +64,6 @@ phases:
     );
     expect(existsSync(join(workdir, 'ran'))).toBe(false);
     const summary = await readFile(join(stateDir, 'summary.md'), 'utf8');
-    expect(summary).toMatch(/### untooled\/task\n\ngate: gate environment: module load campaign-e2e-missing\/1\.0/);
+    expect(summary).toMatch(/### untooled\/task\n\n`gate: gate environment: module load campaign-e2e-missing\/1\.0/);
   });
 });

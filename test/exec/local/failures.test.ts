@@ -131,9 +131,12 @@ phases:
 
   it('the summary lists the failed task with its reason and the tail of its last log', () => {
     const section = ran.summary.slice(ran.summary.indexOf('### flaky/seed1'));
-    expect(section).toMatch(/^### flaky\/seed1\n\nfailed: .*exit 3.* \(3 attempts\)/);
+    expect(section).toMatch(/^### flaky\/seed1\n\n`failed: .*exit 3.*` \(3 attempts\)/);
     expect(section).toContain('attempt 3: disk quota exceeded');
-    expect(ran.summary).toMatch(/^\| flaky \| failed: 1 of 1 tasks did not complete \| 1 \| 0 \| 1 \| 2 \|/m);
+    // tasks, completed, running, queued, failed, retries
+    expect(ran.summary).toMatch(
+      /^\| flaky \| failed: `1 of 1 tasks did not complete` \| 1 \| 0 \| 0 \| 0 \| 1 \| 2 \|/m,
+    );
   });
 
   it('exit 0 without the declared output is unverified, not completed', () => {
@@ -153,7 +156,7 @@ phases:
     expect(t.attempts[0]!.class).toBe('gate');
     expect(t.attempts[0]!.reason).toMatch(/setup/);
     expect(await exists(join(ran.workdir, 'ran-1'))).toBe(false);
-    expect(ran.summary).toMatch(/### gated\/seed1\n\ngate: .*setup/);
+    expect(ran.summary).toMatch(/### gated\/seed1\n\n`gate: .*setup/);
     expect(ran.summary).toContain('[campaign] gate setup: FAIL');
   });
 
@@ -168,7 +171,7 @@ phases:
     const dirs = await attemptDirs(ran.workdir);
     expect(dirs.has('report/seed1') || dirs.has('publish/seed1')).toBe(false);
     expect(await exists(join(ran.workdir, 'report-ran'))).toBe(false);
-    expect(ran.summary).toMatch(/^\| report \| blocked: dependency flaky failed/m);
+    expect(ran.summary).toMatch(/^\| report \| blocked: `dependency flaky failed/m);
   });
 
   it('campaign status afterwards exits 1 and shows why', async () => {
@@ -294,7 +297,7 @@ phases:
       reason: 'precondition missing: data/beta.csv, data/gamma.csv',
     });
     expect(ran.state.phases.analyse!.preconditions?.missing).toEqual(['data/beta.csv', 'data/gamma.csv']);
-    expect(ran.summary).toContain('| analyse | blocked: precondition missing: data/beta.csv, data/gamma.csv |');
+    expect(ran.summary).toContain('| analyse | blocked: `precondition missing: data/beta.csv, data/gamma.csv` |');
     expect(ran.state.phases.plot!.reason).toMatch(/^dependency analyse blocked: precondition missing/);
   });
 

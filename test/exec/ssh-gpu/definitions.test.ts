@@ -103,8 +103,12 @@ async function starts(gpus: StandIn): Promise<Record<string, number>> {
   return out;
 }
 
-/** What a run says of itself on stderr (`campaign: …` lines; the lint warnings are apart). */
-const notes = (stderr: string): string[] => stderr.split('\n').filter((l) => l.startsWith('campaign: '));
+/**
+ * What a run says of itself on stderr (`campaign: …` lines; the lint warnings are apart), less
+ * the closing line every run ends with, that points to the summary.
+ */
+const notes = (stderr: string): string[] =>
+  stderr.split('\n').filter((l) => l.startsWith('campaign: ') && !l.startsWith('campaign: the summary is in '));
 
 const attemptsRoot = (workdir: string, campaign: string): string =>
   join(workdir, '.campaign', 'ssh-gpu', campaign, 'attempts');

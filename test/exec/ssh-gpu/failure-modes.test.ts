@@ -223,7 +223,7 @@ phases:
     expect(a.class).toBe('gate');
     expect(a.reason).toMatch(/^gate setup: the setup stopped/);
     const marker = await readFile(join(a.log!, '..', 'exit'), 'utf8');
-    expect(marker).toMatch(/^97 \d+ \d+ exit setup\n$/);
+    expect(marker).toMatch(/^97 \d+ \d+ exit setup -\n$/);
     expect(existsSync(join(workdir, 'never.txt'))).toBe(false);
   });
 });
