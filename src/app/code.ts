@@ -31,6 +31,17 @@ interface Repository {
   tracked: Set<string>;
 }
 
+/** Every tracked file and every folder above one, so that a declared path is looked up once. */
+function trackedPlaces(tracked: ReadonlySet<string>): Set<string> {
+  const places = new Set<string>();
+  for (const file of tracked) {
+    places.add(file);
+    for (let slash = file.indexOf('/'); slash !== -1; slash = file.indexOf('/', slash + 1))
+      places.add(file.slice(0, slash));
+  }
+  return places;
+}
+
 /** The git repository holding `file`, with its tracked files; undefined outside one, or without git. */
 async function repositoryOf(file: string): Promise<Repository | undefined> {
   const cwd = dirname(file);
@@ -57,9 +68,9 @@ async function takeSnapshot(loaded: LoadedManifest, repo: Repository): Promise<C
   const { manifest, source } = loaded;
   const paths = manifest.code!.paths;
   const problems: Problem[] = [];
+  const places = trackedPlaces(repo.tracked);
   for (const { path, where } of declaredPaths(loaded)) {
-    const matches = [...repo.tracked].some((f) => underPaths(f, [path]));
-    if (!matches)
+    if (!places.has(path.replace(/\/+$/, '')))
       problems.push({
         message: `code path ${path} matches no file the repository tracks`,
         position: source.at(where),
