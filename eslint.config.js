@@ -2,6 +2,66 @@ import js from '@eslint/js';
 import globals from 'globals';
 import tseslint from 'typescript-eslint';
 
+/**
+ * The fences between the layers of src/ (docs/ARCHITECTURE.md): the core decides, adapters act.
+ * Each layer names the folders of src/ and the packages it must not reach; the rules below
+ * refuse both a static import and a dynamic `import()` of them, from a file at any depth of
+ * the layer, since `../app/` and `../../app/` are one folder seen from two depths.
+ */
+
+/** The folders of the core: pure, so everything that decides is tested without a server. */
+const CORE = ['manifest', 'plan', 'lint', 'render', 'state', 'decide', 'judge', 'calibrate', 'report', 'workflow'];
+
+/** The modules that touch processes, files or the network. */
+const ACTING = [
+  'node:fs',
+  'node:fs/promises',
+  'node:child_process',
+  'node:net',
+  'fs',
+  'fs/promises',
+  'child_process',
+  'net',
+  'ssh2',
+];
+
+/** A relative import of one of `folders` of src/, from a file at any depth below src/. */
+const intoFolders = (folders) => `^\\.\\.?/(\\.\\./)*(${folders.join('|')})/`;
+
+/** An import of a package of one of these scopes (`@actions/core`). */
+const ofScopes = (scopes) => `^(${scopes.join('|')})/`;
+
+/**
+ * The rules of one layer: `folders` of src/ and packages of `scopes` are refused, and `modules`
+ * by name, each with `why`. A dynamic import is held to the same fences where its target is a
+ * string, and refused where it is not, since no fence could read it.
+ */
+function fence({ folders, scopes = [], modules = [], why }) {
+  const refused = [intoFolders(folders), ...(scopes.length > 0 ? [ofScopes(scopes)] : [])];
+  return {
+    'no-restricted-imports': [
+      'error',
+      {
+        paths: modules.map((name) => ({ name, message: why })),
+        patterns: refused.map((regex) => ({ regex, message: why })),
+      },
+    ],
+    'no-restricted-syntax': [
+      'error',
+      ...[...refused, ...modules.map((m) => `^${m}$`)].map((regex) => ({
+        selector: `ImportExpression[source.value=/${regex.replaceAll('/', '\\/')}/]`,
+        message: why,
+      })),
+      {
+        selector: 'ImportExpression:not([source.type="Literal"])',
+        message: 'Name the module as a string, so that the fences of eslint.config.js can read it.',
+      },
+    ],
+  };
+}
+
+const layer = (folders) => folders.map((f) => `src/${f}/**/*.ts`);
+
 export default tseslint.config(
   { ignores: ['lib/', 'dist/', 'node_modules/', 'coverage/'] },
   js.configs.recommended,
@@ -14,66 +74,69 @@ export default tseslint.config(
     },
   },
   {
-    // The core decides, adapters act: only exec/, app/ and the front ends may touch processes, files or the network.
-    files: [
-      'src/manifest/**/*.ts',
-      'src/plan/**/*.ts',
-      'src/lint/**/*.ts',
-      'src/render/**/*.ts',
-      'src/state/**/*.ts',
-      'src/decide/**/*.ts',
-      'src/judge/**/*.ts',
-      'src/calibrate/**/*.ts',
-      'src/report/**/*.ts',
-      'src/workflow/**/*.ts',
-    ],
+    // The core decides: only exec/, app/ and the front ends may touch processes, files or the network.
+    files: [...layer(CORE), 'src/errors.ts'],
     rules: {
-      'no-restricted-imports': [
+      ...fence({
+        folders: ['exec', 'github', 'app', 'cli', 'action'],
+        scopes: ['@actions', '@octokit'],
+        modules: ACTING,
+        why: 'The core decides and touches nothing: processes, files, the network and the adapters are for src/exec, src/app and the front ends (docs/ARCHITECTURE.md).',
+      }),
+      // The core loads all it uses when it is loaded: what it imports is read by the fences above,
+      // and deciding never waits on loading a module.
+      'no-restricted-syntax': [
         'error',
         {
-          paths: ['node:fs', 'node:fs/promises', 'node:child_process', 'fs', 'child_process', 'ssh2', 'node:net'],
-          patterns: [
-            '@actions/*',
-            '../exec/*',
-            '../cli/*',
-            '../app/*',
-            '../action/*',
-            '../github/*',
-            '../../exec/*',
-            '../../cli/*',
-          ],
+          selector: 'ImportExpression',
+          message: 'The core imports statically: a dynamic import() is for the adapters (docs/ARCHITECTURE.md).',
         },
       ],
     },
   },
   {
-    // Two front ends over one application layer (src/app): neither imports the other, and the
-    // application layer imports neither.
-    files: ['src/cli/**/*.ts'],
-    rules: { 'no-restricted-imports': ['error', { patterns: ['../action/*', '../../action/*'] }] },
-  },
-  {
-    files: ['src/action/**/*.ts'],
-    rules: { 'no-restricted-imports': ['error', { patterns: ['../cli/*', '../../cli/*'] }] },
+    // The executors act for whichever front end drives them: app/ imports exec/, never the reverse.
+    files: layer(['exec']),
+    rules: fence({
+      folders: ['app', 'cli', 'action', 'github'],
+      scopes: ['@actions', '@octokit'],
+      why: 'src/exec acts for any front end: it imports the core and its own folders, never src/app, src/github, the front ends or @actions/* (docs/ARCHITECTURE.md).',
+    }),
   },
   {
     // What both front ends read of GitHub: pure rules, and REST through fetch; no processes or
     // files, and none of @actions/* (the CLI must run without them).
-    files: ['src/github/**/*.ts'],
-    rules: {
-      'no-restricted-imports': [
-        'error',
-        {
-          paths: ['node:fs', 'node:fs/promises', 'node:child_process', 'fs', 'child_process', 'ssh2', 'node:net'],
-          patterns: ['@actions/*', '@octokit/*', '../exec/*', '../cli/*', '../app/*', '../action/*'],
-        },
-      ],
-    },
+    files: layer(['github']),
+    rules: fence({
+      folders: ['exec', 'app', 'cli', 'action'],
+      scopes: ['@actions', '@octokit'],
+      modules: ACTING,
+      why: 'src/github reads GitHub through fetch alone: no processes, no files, no @actions/*, and none of the layers that use it (docs/ARCHITECTURE.md).',
+    }),
   },
   {
-    files: ['src/app/**/*.ts'],
-    rules: {
-      'no-restricted-imports': ['error', { patterns: ['../cli/*', '../action/*', '@actions/*'] }],
-    },
+    // Two front ends over one application layer (src/app): neither imports the other, and the
+    // application layer imports neither, nor the GitHub API.
+    files: layer(['app']),
+    rules: fence({
+      folders: ['cli', 'action', 'github'],
+      scopes: ['@actions', '@octokit'],
+      why: 'src/app is what both front ends share: it imports neither of them, nor the GitHub API (docs/ARCHITECTURE.md).',
+    }),
+  },
+  {
+    files: layer(['cli']),
+    rules: fence({
+      folders: ['action'],
+      scopes: ['@actions', '@octokit'],
+      why: 'The command line runs without the Action: it imports nothing of src/action or @actions/* (docs/ARCHITECTURE.md).',
+    }),
+  },
+  {
+    files: layer(['action']),
+    rules: fence({
+      folders: ['cli'],
+      why: 'The Action imports nothing of the command line: what both need is in src/app (docs/ARCHITECTURE.md).',
+    }),
   },
 );
