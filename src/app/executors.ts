@@ -233,12 +233,19 @@ function opener(c: Campaign): Opener<Cluster, Executor> {
   return OPENERS[c.manifest.cluster.executor] as unknown as Opener<Cluster, Executor>;
 }
 
-export async function openExecutor(c: Campaign, opts: OpenOptions): Promise<{ executor: Executor; plan: Plan }> {
+/**
+ * The executor, the plan fitted to the cluster where `checkCluster`, and the transport the
+ * executor reaches its (first) machine by, with the workdir there.
+ */
+export async function openExecutor(
+  c: Campaign,
+  opts: OpenOptions,
+): Promise<{ executor: Executor; plan: Plan; transport: Transport; workdir: () => Promise<string> }> {
   const kind = opener(c);
   const made = kind.make(c, c.manifest.cluster, opts);
-  if (!opts.checkCluster) return { executor: made.executor, plan: c.plan };
-  const plan = await closingOnError(made.executor, () => kind.fit(made, c));
-  return { executor: made.executor, plan };
+  const opened = { executor: made.executor, transport: made.transport, workdir: made.workdir };
+  if (!opts.checkCluster) return { ...opened, plan: c.plan };
+  return { ...opened, plan: await closingOnError(made.executor, () => kind.fit(made, c)) };
 }
 
 /** `campaign check`: the shared pre-flight, then the kind's own; nothing is submitted. */

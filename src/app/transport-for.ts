@@ -106,6 +106,10 @@ class LazySshTransport implements Transport {
     return (await this.open()).writeFile(path, data, opts);
   }
 
+  async attach(command: string, opts: { terminal: boolean }): Promise<number> {
+    return (await this.open()).attach!(command, opts);
+  }
+
   async readFile(path: string, opts?: { maxBytes?: number }): Promise<string | undefined> {
     return (await this.open()).readFile(path, opts);
   }

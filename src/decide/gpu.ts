@@ -70,6 +70,8 @@ export interface FreeInput {
   freeBelowMiB: number;
   /** UUIDs held by tasks of this campaign (running, or launched and not yet using memory). */
   held: ReadonlySet<string>;
+  /** UUIDs held by a live `campaign shell` (of any campaign of the workdir), which may use no memory yet. */
+  shells?: ReadonlySet<string>;
 }
 
 export interface GpuStatus {
@@ -90,6 +92,7 @@ export function gpuStatus(input: FreeInput): GpuStatus[] {
     const bad = table.unusable.find((u) => u.index === index);
     if (!g) out.push({ index, free: false, why: bad ? `unusable: ${bad.why}` : 'not listed by the probe' });
     else if (held.has(g.uuid)) out.push({ index, uuid: g.uuid, free: false, why: 'held by a task of this campaign' });
+    else if (input.shells?.has(g.uuid)) out.push({ index, uuid: g.uuid, free: false, why: 'held by a campaign shell' });
     else if (g.usedMiB >= freeBelowMiB)
       out.push({ index, uuid: g.uuid, free: false, why: `${g.usedMiB} MiB in use (free below ${freeBelowMiB} MiB)` });
     else out.push({ index, uuid: g.uuid, free: true });

@@ -55,23 +55,9 @@ export interface SbatchInput {
   selfContained?: boolean;
 }
 
-/** A `#SBATCH` value is read by sbatch, not bash: refuse what it could split or misread. */
-function directive(option: string, value: string | number): string {
-  const text = String(value);
-  if (!/^[^\s"'\\#]+$/.test(text)) {
-    throw new UserError({
-      message: `the value for sbatch --${option} (${JSON.stringify(text)}) holds blanks, quotes, "#" or backslashes`,
-      fix: 'use a workdir, account and partition without such characters',
-    });
-  }
-  return `#SBATCH --${option}=${text}`;
-}
-
-/** A `#SBATCH` option without a value (e.g. --exclusive). */
-function flag(option: string): string {
-  if (!/^[a-z][a-z0-9-]*$/.test(option)) throw new Error(`not an sbatch option name: ${option}`);
-  return `#SBATCH --${option}`;
-}
+/** A `#SBATCH` line. */
+const sbatchLine = (o: SlurmOption): string => `#SBATCH ${slurmOptionText(o)}`;
+const directive = (option: string, value: string | number): string => sbatchLine({ option, value });
 
 /** `0-3,7,9`: indices as sbatch's --array wants them, runs folded into ranges. */
 export function arraySpec(indices: readonly number[]): string {
@@ -114,47 +100,92 @@ export function rowAttempt(
     : undefined;
 }
 
-export function renderSbatch(input: SbatchInput): { script: string; table: string } {
-  const { manifest, array } = input;
+/** One sbatch option: `--option=value`, or a flag without a value (e.g. --exclusive). */
+export interface SlurmOption {
+  option: string;
+  value?: string | number;
+}
+
+/**
+ * What one task of `array` is allocated, as sbatch and salloc both take it: its walltime and
+ * partition (`budget`, the array's unless the caller fitted another), account, QOS, constraint,
+ * reservation, one node, its CPUs, GPUs and memory, and the nodes it must avoid.
+ */
+export function allocationOptions(
+  manifest: Manifest,
+  array: ArrayPlan,
+  extra: { memBytes?: number; exclude?: readonly string[]; budget?: { seconds: number; partition?: string } } = {},
+): SlurmOption[] {
   const cluster = manifest.cluster;
   const r = array.resources;
-  const mem = input.memBytes ?? r.memBytes;
+  const budget = extra.budget ?? array.budget;
+  const mem = extra.memBytes ?? r.memBytes;
   const account = r.account ?? (cluster.executor === 'slurm' ? cluster.account : undefined);
-  const exclude = [...(r.exclude ? [r.exclude] : []), ...(input.exclude ?? [])];
+  const exclude = [...(r.exclude ? [r.exclude] : []), ...(extra.exclude ?? [])];
+  return [
+    { option: 'time', value: formatSlurmTime(budget.seconds) },
+    ...(budget.partition ? [{ option: 'partition', value: budget.partition }] : []),
+    ...(account ? [{ option: 'account', value: account }] : []),
+    ...(r.qos ? [{ option: 'qos', value: r.qos }] : []),
+    ...(r.constraint ? [{ option: 'constraint', value: r.constraint }] : []),
+    ...(r.reservation ? [{ option: 'reservation', value: r.reservation }] : []),
+    { option: 'nodes', value: 1 },
+    { option: 'ntasks', value: 1 },
+    { option: 'cpus-per-task', value: r.cpus },
+    ...(r.gpus > 0 ? [{ option: 'gres', value: `gpu:${r.gpuType ? `${r.gpuType}:` : ''}${r.gpus}` }] : []),
+    ...(mem === undefined
+      ? []
+      : r.memPerCpu
+        ? [{ option: 'mem-per-cpu', value: formatSlurmMem(Math.ceil(mem / r.cpus)) }]
+        : [{ option: 'mem', value: formatSlurmMem(mem) }]),
+    ...(exclude.length > 0 ? [{ option: 'exclude', value: exclude.join(',') }] : []),
+  ];
+}
+
+/**
+ * An option's value as salloc or sbatch reads it, refused where it could be split or misread
+ * (a `#SBATCH` line is read by sbatch, not bash); an option name is campaign's own.
+ */
+export function slurmOptionText({ option, value }: SlurmOption): string {
+  if (!/^[a-z][a-z0-9-]*$/.test(option)) throw new Error(`not an sbatch option name: ${option}`);
+  if (value === undefined) return `--${option}`;
+  const text = String(value);
+  if (!/^[^\s"'\\#]+$/.test(text)) {
+    throw new UserError({
+      message: `the value for sbatch --${option} (${JSON.stringify(text)}) holds blanks, quotes, "#" or backslashes`,
+      fix: 'use a workdir, account and partition without such characters',
+    });
+  }
+  return `--${option}=${text}`;
+}
+
+export function renderSbatch(input: SbatchInput): { script: string; table: string } {
+  const { manifest, array } = input;
+  const r = array.resources;
   const phase = manifest.phases.find((p) => p.name === array.phase);
   // Its share of the campaign's max_parallel (and of its phase's): the places the controller
   // gave its tasks when it sent them (exec/slurm: capacity), never the whole cap, so that
   // arrays, strata and phases sent side by side together stay within it.
-  const caps = [cluster.max_parallel, phase?.max_parallel].filter((c) => c !== undefined);
+  const caps = [manifest.cluster.max_parallel, phase?.max_parallel].filter((c) => c !== undefined);
   const throttle = caps.length === 0 ? undefined : Math.min(input.rows.length, ...caps);
   const passed = phase?.slurm_args ?? manifest.defaults?.slurm_args ?? [];
+  const allocation = allocationOptions(manifest, array, {
+    ...(input.memBytes === undefined ? {} : { memBytes: input.memBytes }),
+    ...(input.exclude === undefined ? {} : { exclude: input.exclude }),
+  });
   const header = [
     directive('job-name', input.jobName),
     directive('comment', input.key),
     directive('array', `${arraySpec(input.rows.map((x) => x.index))}${throttle ? `%${throttle}` : ''}`),
-    directive('time', formatSlurmTime(array.budget.seconds)),
-    ...(array.budget.partition ? [directive('partition', array.budget.partition)] : []),
-    ...(account ? [directive('account', account)] : []),
-    ...(r.qos ? [directive('qos', r.qos)] : []),
-    ...(r.constraint ? [directive('constraint', r.constraint)] : []),
-    ...(r.reservation ? [directive('reservation', r.reservation)] : []),
-    directive('nodes', 1),
-    directive('ntasks', 1),
-    directive('cpus-per-task', r.cpus),
-    ...(r.gpus > 0 ? [directive('gres', `gpu:${r.gpuType ? `${r.gpuType}:` : ''}${r.gpus}`)] : []),
-    ...(mem === undefined
-      ? []
-      : r.memPerCpu
-        ? [directive('mem-per-cpu', formatSlurmMem(Math.ceil(mem / r.cpus)))]
-        : [directive('mem', formatSlurmMem(mem))]),
+    ...allocation.filter((o) => o.option !== 'exclude').map(sbatchLine),
     directive('chdir', input.workdir),
     // sbatch expands %-patterns in --output: a % of the path itself is written %%.
     directive('output', input.selfContained ? '/dev/null' : `${input.logDir.replace(/%/g, '%%')}/%a.log`),
-    ...(exclude.length > 0 ? [directive('exclude', exclude.join(','))] : []),
+    ...allocation.filter((o) => o.option === 'exclude').map(sbatchLine),
     // Passed through as written; the schema refused the options campaign sets itself.
     ...passed.map((arg) => {
       const [option = '', ...value] = arg.slice(2).split('=');
-      return value.length === 0 ? flag(option) : directive(option, value.join('='));
+      return sbatchLine(value.length === 0 ? { option } : { option, value: value.join('=') });
     }),
     // A failed node is the controller's to handle (that index alone, elsewhere), not Slurm's.
     '#SBATCH --no-requeue',

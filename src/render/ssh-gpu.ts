@@ -7,7 +7,7 @@
 import { shellQuote } from './shell.js';
 
 /** True when pid $1 is alive (not a zombie) and is the wrapper $2 (`bash <dir>/wrapper.sh`). */
-const ALIVE = [
+export const ALIVE_LINES = [
   'campaign_alive() {',
   '  local s',
   '  s=$(cat "/proc/$1/stat" 2>/dev/null) || return 1',
@@ -19,19 +19,24 @@ const ALIVE = [
 
 /**
  * One pass's look at the server: the probe (bounded by `timeout`, its output base64 so nothing in
- * it can break the framing), the last wave's GPUs, and for each attempt directory on stdin one
- * line: `a <i> exit <marker>`, `a <i> running`, or `a <i> gone`.
+ * it can break the framing), the last wave's GPUs, a line `hold <uuid>` per GPU a live
+ * `campaign shell` holds (a file in `holds` naming its pid and script: render/shell-script.ts),
+ * and for each attempt directory on stdin one line: `a <i> exit <marker>`, `a <i> running`, or
+ * `a <i> gone`.
  */
-export function renderQuery(probe: string, probeTimeoutSeconds: number, waveFile: string): string {
+export function renderQuery(probe: string, probeTimeoutSeconds: number, waveFile: string, holds: string): string {
   return [
     'set -u',
-    ...ALIVE,
+    ...ALIVE_LINES,
     'out=$(mktemp) && err=$(mktemp) || exit 1',
     `timeout -s KILL ${Math.max(1, Math.ceil(probeTimeoutSeconds))} bash -c ${shellQuote(probe)} < /dev/null > "$out" 2> "$err"`,
     'rc=$?',
     'printf \'probe %s %s %s\\n\' "$rc" "$(base64 -w0 < "$out")" "$(head -c 2000 "$err" | base64 -w0)"',
     'rm -f -- "$out" "$err"',
     `printf 'wave %s\\n' "$(cat -- ${shellQuote(waveFile)} 2>/dev/null)"`,
+    `for h in ${shellQuote(holds)}/*; do`,
+    '  [ -f "$h" ] && read -r p s < "$h" && campaign_alive "$p" "$s" && printf \'hold %s\\n\' "${h##*/}"',
+    'done',
     'i=0',
     'while IFS= read -r d; do',
     '  if [ -s "$d/exit" ]; then',

@@ -111,7 +111,7 @@ export const codeDir = (id: string): string => `.campaign/code/${id}`;
  * inputs, workdir-relative in the task's environment, become absolute there, so that
  * `--out ${output}` still writes under the workdir. The workdir is made absolute first (`~`).
  */
-function codeLines(id: string, inputs: number): string[] {
+export function codeLines(id: string, inputs: number): string[] {
   if (!/^[0-9a-f]+$/.test(id)) throw new Error(`not a code snapshot id: ${id}`);
   const absolute = (name: string): string => `case $${name} in ''|/*) ;; *) ${name}=$CAMPAIGN_WORKDIR/$${name} ;; esac`;
   return [

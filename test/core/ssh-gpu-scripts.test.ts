@@ -28,8 +28,8 @@ describe('generated ssh-gpu scripts', () => {
   const scripts: Record<string, string> = {
     'wrapper (remote)': renderWrapper({ dir: odd, walltimeSeconds: 7200, killAfterSeconds: 10, envFile: true }),
     'wrapper (local)': renderWrapper({ dir: odd, walltimeSeconds: 0.5, killAfterSeconds: 10 }),
-    query: renderQuery(DEFAULT_PROBE, 20, `${odd}/wave`),
-    'query, odd probe': renderQuery(`PATH="$HOME/bin:$PATH" nvidia-smi --x='a b' | head`, 3, 'wave'),
+    query: renderQuery(DEFAULT_PROBE, 20, `${odd}/wave`, `${odd}/shells`),
+    'query, odd probe': renderQuery(`PATH="$HOME/bin:$PATH" nvidia-smi --x='a b' | head`, 3, 'wave', 'shells'),
     launch: renderLaunch(),
     cancel: renderCancel(CANCEL_FILE, 10),
   };

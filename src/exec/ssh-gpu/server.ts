@@ -12,6 +12,8 @@ export interface View {
   error?: string;
   /** GPUs the current wave was started on. */
   wave: string[];
+  /** GPUs a live `campaign shell` holds (render/shell-script.ts). */
+  shells: Set<string>;
 }
 
 /** One GPU server: how it is reached, what it may run, and what the last look at it saw. */

@@ -182,6 +182,52 @@ export class SshGpuExecutor implements Executor {
     return `${await this.base(s)}/wave${s.name === undefined ? '' : `-${s.name.replace(/[^A-Za-z0-9._-]/g, '_')}`}`;
   }
 
+  /**
+   * Where a `campaign shell` marks the GPUs it holds, one file per UUID (render/shell-script.ts):
+   * in the workdir, beside every campaign's own folder, so that each campaign that runs there
+   * reads it; GPU UUIDs are unique, so a pool's servers share it as they share the workdir.
+   */
+  private async holds(s: Server): Promise<string> {
+    return `${await s.workdir.path()}/.campaign/ssh-gpu/shells`;
+  }
+
+  /**
+   * `count` free GPUs of one server for a shell in a task's place (`campaign shell`): none that
+   * a running task of this campaign holds (`active`: their handles, from the stored state), or
+   * another shell, or anything else uses memory on; the first server of a pool that has them.
+   * The shell holds them itself from its start (render/shell-script.ts); a UserError when no
+   * server has so many free now.
+   */
+  async gpusForShell(
+    count: number,
+    active: readonly string[],
+  ): Promise<{ transport: Transport; workdir: string; gpus: string[]; holds: string }> {
+    const busy: string[] = [];
+    for (const s of this.servers) {
+      try {
+        await this.look(s, []);
+      } catch (e) {
+        if (!this.pool || !isUnanswered(e)) throw e;
+        busy.push(`${s.where}: does not answer`);
+        continue;
+      }
+      const held = new Set(
+        active.filter((h) => !this.pool || serverOfHandle(h) === s.name).flatMap((h) => gpusOfHandle(h)),
+      );
+      const status = this.judgeProbe(s).map((g) =>
+        g.uuid !== undefined && held.has(g.uuid) ? { ...g, free: false, why: 'held by a task of this campaign' } : g,
+      );
+      const gpus = count === 0 ? [] : placeTasks([{ key: 'shell', gpus: count, avoid: [] }], status).get('shell');
+      if (gpus) return { transport: s.transport, workdir: await s.workdir.path(), gpus, holds: await this.holds(s) };
+      const why = status.filter((g) => !g.free).map((g) => `GPU ${g.index}: ${g.why}`);
+      busy.push(`${this.pool ? `${s.where}: ` : ''}${why.length > 0 ? why.join('; ') : 'no GPU is free'}`);
+    }
+    throw new UserError({
+      message: `the task asks for ${count} GPU${count === 1 ? '' : 's'}, and no server has so many free now (${busy.join('; ')})`,
+      fix: 'run campaign shell again once a GPU is free (campaign check lists what holds them)',
+    });
+  }
+
   /** A note's key on a server: the single server's keys are the bare ones. */
   private static key(s: Server, what: string): string {
     return s.name === undefined ? what : `${s.name} ${what}`;
@@ -305,6 +351,7 @@ export class SshGpuExecutor implements Executor {
           ...(s.gpus ? { allowed: s.gpus } : {}),
           freeBelowMiB: this.freeBelowMiB,
           held,
+          shells: s.view!.shells,
         })
       : [];
   }
@@ -318,7 +365,7 @@ export class SshGpuExecutor implements Executor {
   /** Runs the server's probe and reads the attempts in `dirs`: one command. */
   private async look(s: Server, dirs: readonly string[]): Promise<Map<number, string>> {
     const r = await s.transport.exec(
-      renderQuery(this.cluster.probe ?? DEFAULT_PROBE, this.probeTimeoutS, await this.waveFile(s)),
+      renderQuery(this.cluster.probe ?? DEFAULT_PROBE, this.probeTimeoutS, await this.waveFile(s), await this.holds(s)),
       { stdin: dirs.map((d) => `${d}\n`).join(''), timeoutMs: (this.probeTimeoutS + 60) * 1000 },
     );
     if (r.code !== 0)
@@ -327,7 +374,7 @@ export class SshGpuExecutor implements Executor {
         fix: 'check that the probe (nvidia-smi, or cluster.probe) runs on the server as the login user',
       });
     const attempts = new Map<number, string>();
-    const view: View = { at: Date.now(), wave: [] };
+    const view: View = { at: Date.now(), wave: [], shells: new Set() };
     for (const line of r.stdout.split('\n')) {
       const [kind, a = '', b = '', c = ''] = line.split(' ');
       if (kind === 'probe') {

@@ -74,6 +74,29 @@ export class LocalTransport implements Transport {
     return this.bash(script, command, opts);
   }
 
+  /**
+   * In the foreground of this terminal (its process group), so that the terminal's Ctrl-C and
+   * Ctrl-Z reach the command; this process lets Ctrl-C pass meanwhile.
+   */
+  async attach(command: string): Promise<number> {
+    this.sent++;
+    const child = spawn('bash', ['-c', command], {
+      cwd: this.home,
+      env: { ...(this.inherited ? environmentWithoutSecrets() : loginEnvironment()), HOME: this.home },
+      stdio: 'inherit',
+    });
+    const passOn = (): void => {};
+    process.on('SIGINT', passOn);
+    try {
+      return await new Promise<number>((resolve, reject) => {
+        child.once('error', reject);
+        child.once('close', (code, signal) => resolve(code ?? 128 + (signal ? constants.signals[signal] : 0)));
+      });
+    } finally {
+      process.off('SIGINT', passOn);
+    }
+  }
+
   /** Runs `script` in bash; errors name `command` by its first word. */
   private bash(
     script: string,

@@ -32,6 +32,12 @@ export interface Transport {
   /** The path with every symlink resolved (undefined when nothing is there): where a file really is. */
   realpath(path: string): Promise<string | undefined>;
   mkdirp(path: string): Promise<void>;
+  /**
+   * Runs a command line in bash on the target with this process's standard input, output and
+   * error, through a terminal where `terminal` (an interactive program), with no timeout: the
+   * person at the other end ends it. Its exit status. Absent where the target has no shell.
+   */
+  attach?(command: string, opts: { terminal: boolean }): Promise<number>;
   close(): Promise<void>;
   /** For tests/benchmarks: how many commands were sent (exec and run calls). */
   readonly commandsSent: number;
