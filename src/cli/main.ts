@@ -10,7 +10,8 @@ import { manifestJsonSchema } from '../manifest/schema.js';
 import { closest } from '../manifest/suggest.js';
 import { emptyState, type CampaignState } from '../state/state.js';
 import { diskFullTasks, startRun } from '../decide/transition.js';
-import { allCompleted, progressLine, type PhaseCounts } from '../report/summary.js';
+import { allCompleted, progressLine } from '../report/summary.js';
+import type { PhaseCounts } from '../state/phase-counts.js';
 import { driveCampaign, systemClock } from '../app/drive.js';
 import { classify } from '../app/errors.js';
 import { lintManifests, manifestFiles } from '../app/lint-files.js';
@@ -166,7 +167,6 @@ cancelled; for when no \`run\` drives it   --state-dir DIR`,
     ],
     run: logs,
   },
-  summary: {
   shell: {
     synopsis: 'shell FILE TASK',
     help: `a shell in a task's place, to debug it by hand (never on a login node): Slurm, an allocation of the
@@ -185,6 +185,7 @@ snapshot, shipped first)   --command CMD (run CMD there instead; its exit status
     ],
     run: shell,
   },
+  summary: {
     synopsis: 'summary FILE',
     help: `markdown summary   --state-dir DIR   --out FILE (and the pictures and provenance.jsonl beside it)
 --format markdown|json (json: per phase its counts, each stopped task with its log's tail)
@@ -856,7 +857,6 @@ async function logs({ values, files }: Given): Promise<number> {
   return EXIT.ok;
 }
 
-/** How often `logs --follow` reads the log again. */
 /** `campaign shell FILE TASK`: a shell in the task's place (app/shell.ts). */
 async function shell({ values, files }: Given): Promise<number> {
   const c = await loadCampaign(files[0]!, values['state-dir'] as string | undefined);
@@ -874,6 +874,7 @@ async function shell({ values, files }: Given): Promise<number> {
   });
 }
 
+/** How often `logs --follow` reads the log again. */
 const FOLLOW_MS = 1000;
 
 /** `campaign provenance FILE PATH...`: what made each output, from the record beside it. */

@@ -8,7 +8,8 @@ import { formatDuration } from '../manifest/units.js';
 import type { Plan } from '../plan/plan.js';
 import { ACTIVE, TERMINAL, type CampaignState } from '../state/state.js';
 import { expectedSeconds } from '../decide/poll.js';
-import { phaseCounts, progressLine } from '../report/summary.js';
+import { progressLine } from '../report/summary.js';
+import { phaseCounts } from '../state/phase-counts.js';
 import { terminalText } from '../report/terminal.js';
 import { rawWrite } from '../exec/terminal.js';
 

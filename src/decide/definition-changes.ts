@@ -5,7 +5,7 @@
  */
 import type { Stage, TaskSpec } from '../manifest/expand.js';
 import { changedCodeFiles } from '../plan/code.js';
-import { changedParts, definitionsDigest } from '../plan/definition.js';
+import { changedParts } from '../plan/definition.js';
 import type { PhasePlan, Plan } from '../plan/plan.js';
 import { definitionOf, stageDefinitionOf, type CampaignState, type TaskState } from '../state/state.js';
 
@@ -94,9 +94,4 @@ const s = (n: number): string => (n === 1 ? '' : 's');
 function fileList(files: readonly string[]): string {
   const shown = files.slice(0, 5).join(', ');
   return files.length > 5 ? `${shown} and ${files.length - 5} more` : shown;
-}
-
-/** The digest of the definitions a phase's smoke stage holds now: what its gate must have judged. */
-export function smokeDefinitions(phase: PhasePlan): string {
-  return definitionsDigest(phase.smoke.map((t) => t.definition ?? ''));
 }

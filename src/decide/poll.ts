@@ -14,7 +14,7 @@
 import { EXECUTOR_KINDS, type ExecutorKind } from '../plan/executor-kinds.js';
 import type { Plan } from '../plan/plan.js';
 import type { CampaignState } from '../state/state.js';
-import { phaseCounts } from '../report/summary.js';
+import { phaseCounts } from '../state/phase-counts.js';
 import { indexOf } from '../state/task-index.js';
 
 export interface PollLimits {

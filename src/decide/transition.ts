@@ -5,10 +5,10 @@
  */
 import type { Retry } from '../manifest/schema.js';
 import { parseDuration } from '../manifest/units.js';
-import type { Plan, PhasePlan } from '../plan/plan.js';
+import { smokeDefinitions, type Plan, type PhasePlan } from '../plan/plan.js';
 import type { Action, CampaignEvent, Defined, Hold, Submission } from '../state/events.js';
 import { checklistKey } from '../judge/checklist.js';
-import { definitionChanges, smokeDefinitions } from './definition-changes.js';
+import { definitionChanges } from './definition-changes.js';
 import { placement, type Placement } from '../state/placement.js';
 import { copyTasks, indexOf, setTask } from '../state/task-index.js';
 import {

@@ -69,6 +69,12 @@ export function pathValues(
   };
 }
 
+/** The command a phase runs at a stage: smoke `args` are appended to it. */
+export function stageCommand(phase: Phase, stage: Stage): string {
+  const args = stage === 'smoke' ? phase.smoke?.overrides?.args : undefined;
+  return args ? `${phase.command.trimEnd()} ${args}` : phase.command;
+}
+
 /** Fills a path template for one cell. */
 export function renderPath(manifest: Manifest, phase: Phase, template: string, cell: Cell, tag: string): string {
   return compileTemplate(template)(pathValues(manifest, phase, cell, tag));

@@ -33,11 +33,10 @@
  * of a definition is the same task tried again.
  */
 import * as crypto from 'node:crypto';
-import { pathValues, SMOKE_DIR, type Stage, type TaskSpec } from '../manifest/expand.js';
+import { environmentFor } from '../manifest/environment.js';
+import { pathValues, SMOKE_DIR, stageCommand, type Stage, type TaskSpec } from '../manifest/expand.js';
 import type { Manifest, Phase, Scalar } from '../manifest/schema.js';
 import { compileTemplate, toShell } from '../manifest/template.js';
-import { environmentFor } from '../render/environment.js';
-import { stageCommand } from '../render/task-script.js';
 
 /** Changed whenever what the definition holds changes, so that no two meanings share a digest. */
 const DEFINITION_VERSION = 1;

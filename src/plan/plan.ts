@@ -16,7 +16,7 @@ import {
 import type { Check, Manifest, Phase } from '../manifest/schema.js';
 import { parseSize } from '../manifest/units.js';
 import { codeDigest, phaseCodePaths, type CodeFacts } from './code.js';
-import { stageDefinition, taskDefinitions, type StageDefinition } from './definition.js';
+import { definitionsDigest, stageDefinition, taskDefinitions, type StageDefinition } from './definition.js';
 import { selectSmoke } from './smoke.js';
 import { budgetFor, type Budget } from './walltime.js';
 
@@ -76,6 +76,11 @@ export interface Plan {
   phases: PhasePlan[];
   /** The code snapshot the tasks sent now run, where the manifest declares code. */
   code?: CodeFacts;
+}
+
+/** The digest of the definitions a phase's smoke stage holds now: what its gate must have judged. */
+export function smokeDefinitions(phase: PhasePlan): string {
+  return definitionsDigest(phase.smoke.map((t) => t.definition ?? ''));
 }
 
 /** The largest array the executor takes in one submission. */

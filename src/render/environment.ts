@@ -1,32 +1,12 @@
 /**
- * The software environment a task runs in (the manifest's `environment`): which one a phase
- * gets, and the bash that activates it before the setup and checks it as the gate
- * `environment`. Every manifest value reaches bash as one quoted word (shellQuote), never as
- * code; the module system's and conda's own shell code is run as they document it.
+ * The bash that activates a task's software environment (which one, manifest/environment.ts
+ * says) before the setup, and checks it as the gate `environment`. Every manifest value
+ * reaches bash as one quoted word (shellQuote), never as code; the module system's and conda's
+ * own shell code is run as they document it.
  */
 import { UserError } from '../errors.js';
-import type { Environment, Manifest, Phase } from '../manifest/schema.js';
+import type { Environment } from '../manifest/schema.js';
 import { shellQuote } from './shell.js';
-
-/**
- * A phase's environment: each key the phase sets replaces the campaign's, and its conda or
- * venv replaces the campaign's conda and venv both (one Python environment is active at a
- * time). Undefined when nothing is to be activated, so that a manifest without an environment
- * renders and hashes as it did before there was one. An empty module list loads nothing.
- */
-export function environmentFor(manifest: Manifest, phase: Phase): Environment | undefined {
-  const top = manifest.environment ?? {};
-  const own = phase.environment ?? {};
-  const modules = own.modules ?? top.modules;
-  const python = own.conda !== undefined || own.venv !== undefined ? own : top;
-  // Keys in a fixed order: the definition digest hashes this object as JSON.
-  const env: Environment = {
-    ...(modules !== undefined && modules.length > 0 ? { modules } : {}),
-    ...(python.conda !== undefined ? { conda: python.conda } : {}),
-    ...(python.venv !== undefined ? { venv: python.venv } : {}),
-  };
-  return Object.keys(env).length > 0 ? env : undefined;
-}
 
 /**
  * Where a batch shell that has no `module` command finds one, in order: each module system's

@@ -7,10 +7,11 @@
  * the environment), never as code. A Slurm batch script also records each task's start and end
  * in marker files (`markers`).
  */
-import { renderPath, type TaskSpec } from '../manifest/expand.js';
+import { renderPath, stageCommand, type TaskSpec } from '../manifest/expand.js';
 import type { Environment, Manifest, Phase } from '../manifest/schema.js';
 import { envName, templateNames, toShell } from '../manifest/template.js';
-import { environmentFor, environmentLines } from './environment.js';
+import { environmentFor } from '../manifest/environment.js';
+import { environmentLines } from './environment.js';
 import { shellQuote } from './shell.js';
 
 /** Exit status of a task stopped by a gate; with the log line, it classifies as `gate`. */
@@ -335,12 +336,6 @@ export const phaseOf = (manifest: Manifest, task: TaskSpec): Phase | undefined =
  */
 export function resumeEnv(phase: Phase | undefined, resume: boolean | undefined): Record<string, string> {
   return phase?.checkpoint ? { CAMPAIGN_RESUME: resume ? '1' : '0' } : {};
-}
-
-/** The command a phase runs at a stage: smoke `args` are appended to it. */
-export function stageCommand(phase: Phase, stage: 'smoke' | 'full'): string {
-  const args = stage === 'smoke' ? phase.smoke?.overrides?.args : undefined;
-  return args ? `${phase.command.trimEnd()} ${args}` : phase.command;
 }
 
 /** The paths a task needs before it runs: its phase's preconditions, rendered for its cell. */

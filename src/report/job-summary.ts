@@ -2,9 +2,8 @@
  * A workflow job's summary, within GitHub's size limit and with no link relative to it, and a
  * phase's smoke gate as a check's title and text.
  */
-import type { PhasePlan } from '../plan/plan.js';
+import { smokeDefinitions, type PhasePlan } from '../plan/plan.js';
 import type { CampaignState } from '../state/state.js';
-import { smokeDefinitions } from '../decide/definition-changes.js';
 import { inlineCode, tableCell } from './markdown.js';
 import { renderSummary, type JobView, type SummaryInput } from './summary.js';
 

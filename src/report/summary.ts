@@ -1,4 +1,4 @@
-/** Counts per phase for progress lines, and the markdown summary of a campaign. */
+/** Progress lines of the counts per phase, and the markdown summary of a campaign. */
 import { formatDuration } from '../manifest/units.js';
 import { underPaths } from '../plan/code.js';
 import type { Plan, PhasePlan } from '../plan/plan.js';
@@ -7,68 +7,8 @@ import { formatGpuHours, phaseGpuHours } from './gpu-hours.js';
 import { ganttChart } from './mermaid.js';
 import { renderResultsSection, type ResultsSection, type ResultsUnavailable } from './results/section.js';
 import { continuation } from '../state/continuation.js';
-import { definitionOf, type Attempt, type CampaignState, type TaskState } from '../state/state.js';
-
-export interface PhaseCounts {
-  phase: string;
-  status: string;
-  reason?: string;
-  stage: 'smoke' | 'full';
-  done: number;
-  running: number;
-  pending: number;
-  failed: number;
-  total: number;
-  retries: number;
-  /** Submitted and not started: with the most common reason the scheduler gives. */
-  queued: number;
-  waiting?: string;
-}
-
-/**
- * The retries of a task: its attempts under its current definition after the first. The
- * attempts of an earlier definition are runs of another task, not retries of this one.
- */
-function retriesOf(s: TaskState | undefined, definition: string | undefined): number {
-  if (!s) return 0;
-  const own = s.attempts.filter((a) => {
-    const d = definitionOf(a);
-    return d === undefined || d === definition;
-  });
-  return Math.max(0, own.length - 1);
-}
-
-export function phaseCounts(plan: Plan, state: CampaignState): PhaseCounts[] {
-  return plan.phases.map((p) => {
-    const ps = state.phases[p.name];
-    const stage = ps?.status === 'smoke' || ps?.status === 'gate' ? 'smoke' : 'full';
-    const specs = stage === 'smoke' ? p.smoke : p.tasks;
-    const c = { done: 0, running: 0, queued: 0, pending: 0, failed: 0, retries: 0 };
-    const reasons = new Map<string, number>();
-    for (const t of specs) {
-      const s = state.tasks[t.id];
-      const status = s?.status ?? 'pending';
-      if (status === 'completed') c.done++;
-      else if (status === 'running') c.running++;
-      else if (status === 'submitted') {
-        c.queued++;
-        if (s?.waiting) reasons.set(s.waiting, (reasons.get(s.waiting) ?? 0) + 1);
-      } else if (status === 'failed' || status === 'stuck') c.failed++;
-      else c.pending++;
-      c.retries += retriesOf(s, t.definition);
-    }
-    const waiting = [...reasons.entries()].sort((a, b) => b[1] - a[1])[0]?.[0];
-    return {
-      phase: p.name,
-      ...(waiting ? { waiting } : {}),
-      status: ps?.status ?? 'waiting',
-      ...(ps?.reason ? { reason: ps.reason } : {}),
-      stage,
-      ...c,
-      total: specs.length,
-    };
-  });
-}
+import { retriesOf, type PhaseCounts } from '../state/phase-counts.js';
+import { type Attempt, type CampaignState, type TaskState } from '../state/state.js';
 
 export function progressLine(c: PhaseCounts): string {
   const reason =

@@ -1,8 +1,7 @@
 /** The smoke gate as a check shows it (report/job-summary.ts), and the summary's phase table with the GPU-hours used. */
 import { expect, test } from 'vitest';
 import { manifest as manifestSchema } from '../../src/manifest/schema.js';
-import { planCampaign } from '../../src/plan/plan.js';
-import { smokeDefinitions } from '../../src/decide/definition-changes.js';
+import { planCampaign, smokeDefinitions } from '../../src/plan/plan.js';
 import { gateView } from '../../src/report/job-summary.js';
 import { phaseTable } from '../../src/report/summary.js';
 import { summaryRecord } from '../../src/app/summary.js';

@@ -3,7 +3,8 @@ import { describe, expect, it } from 'vitest';
 import { manifest as manifestSchema } from '../../src/manifest/schema.js';
 import { planCampaign } from '../../src/plan/plan.js';
 import { emptyState, type CampaignState, type TaskState } from '../../src/state/state.js';
-import { phaseCounts, progressLine, renderSummary } from '../../src/report/summary.js';
+import { progressLine, renderSummary } from '../../src/report/summary.js';
+import { phaseCounts } from '../../src/state/phase-counts.js';
 
 const m = manifestSchema.parse({
   campaign: 'c',

@@ -3,11 +3,10 @@
  * checklist releases the full arrays, failures block dependents with a reason, retries are
  * bounded, and a campaign always comes to rest (DESIGN rules 6 and 10).
  */
-import { smokeDefinitions } from '../../src/decide/definition-changes.js';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { manifest as manifestSchema, type Manifest } from '../../src/manifest/schema.js';
-import { planCampaign, type Plan } from '../../src/plan/plan.js';
+import { planCampaign, smokeDefinitions, type Plan } from '../../src/plan/plan.js';
 import type { Action, CampaignEvent, Submission } from '../../src/state/events.js';
 import { checklistKey } from '../../src/judge/checklist.js';
 import { retryPolicy } from '../../src/decide/policy.js';

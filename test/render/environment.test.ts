@@ -24,7 +24,8 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { classifyEnd } from '../../src/judge/attempt-end.js';
 import { environment as environmentSchema, manifest as manifestSchema } from '../../src/manifest/schema.js';
 import type { Environment } from '../../src/manifest/schema.js';
-import { environmentFor, environmentLines, renderEnvironmentProbe } from '../../src/render/environment.js';
+import { environmentFor } from '../../src/manifest/environment.js';
+import { environmentLines, renderEnvironmentProbe } from '../../src/render/environment.js';
 import { GATE_EXIT, GATE_LINE, renderTaskScript, type TaskScriptInput } from '../../src/render/task-script.js';
 
 const root = mkdtempSync(join(tmpdir(), 'campaign-environment-'));

@@ -4,7 +4,7 @@
  */
 import type { Plan } from '../../plan/plan.js';
 import type { CampaignState } from '../../state/state.js';
-import { phaseCounts } from '../summary.js';
+import { phaseCounts } from '../../state/phase-counts.js';
 import { COLORS, el, svgDocument, text, title } from './svg.js';
 
 const BOX_W = 210;
