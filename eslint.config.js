@@ -9,8 +9,22 @@ import tseslint from 'typescript-eslint';
  * the layer, since `../app/` and `../../app/` are one folder seen from two depths.
  */
 
-/** The folders of the core: pure, so everything that decides is tested without a server. */
-const CORE = ['manifest', 'plan', 'lint', 'render', 'state', 'decide', 'judge', 'calibrate', 'report', 'workflow'];
+/**
+ * The folders of the core by floor: each imports only folders on floors below its own, so that
+ * the core's arrows run one way: the plan is rendered, never the reverse, and a report shows
+ * what was decided while what decides never asks how it is shown.
+ */
+const CORE_FLOORS = [
+  ['manifest'],
+  ['plan'],
+  ['state'],
+  ['render', 'calibrate'],
+  ['judge'],
+  ['decide'],
+  ['report', 'workflow'],
+  ['lint'],
+];
+const CORE = CORE_FLOORS.flat();
 
 /** The modules that touch processes, files or the network. */
 const ACTING = [
@@ -60,6 +74,29 @@ function fence({ folders, scopes = [], modules = [], why }) {
   };
 }
 
+/**
+ * The rules of a file of the core: it reaches none of the adapters, none of `above` (the core's
+ * folders on its floor or higher), and nothing that acts; and it imports statically, since the
+ * core loads all it uses when it is loaded and deciding never waits on loading a module.
+ */
+function core(above, why) {
+  return {
+    ...fence({
+      folders: ['exec', 'github', 'app', 'cli', 'action', ...above],
+      scopes: ['@actions', '@octokit'],
+      modules: ACTING,
+      why,
+    }),
+    'no-restricted-syntax': [
+      'error',
+      {
+        selector: 'ImportExpression',
+        message: 'The core imports statically: a dynamic import() is for the adapters (docs/ARCHITECTURE.md).',
+      },
+    ],
+  };
+}
+
 const layer = (folders) => folders.map((f) => `src/${f}/**/*.ts`);
 
 export default tseslint.config(
@@ -73,26 +110,24 @@ export default tseslint.config(
       '@typescript-eslint/no-non-null-assertion': 'off',
     },
   },
+  // The core decides: only exec/, app/ and the front ends may touch processes, files or the network.
+  ...CORE_FLOORS.flatMap((floor, level) =>
+    floor.map((folder) => {
+      const below = CORE_FLOORS.slice(0, level).flat();
+      return {
+        files: layer([folder]),
+        rules: core(
+          CORE.filter((f) => f !== folder && !below.includes(f)),
+          `src/${folder} is of the core, which decides and touches nothing: of src/ it imports ` +
+            [...below.map((f) => `src/${f}`), 'src/errors.ts'].join(', ') +
+            ', never an adapter, processes, files or the network (docs/ARCHITECTURE.md).',
+        ),
+      };
+    }),
+  ),
   {
-    // The core decides: only exec/, app/ and the front ends may touch processes, files or the network.
-    files: [...layer(CORE), 'src/errors.ts'],
-    rules: {
-      ...fence({
-        folders: ['exec', 'github', 'app', 'cli', 'action'],
-        scopes: ['@actions', '@octokit'],
-        modules: ACTING,
-        why: 'The core decides and touches nothing: processes, files, the network and the adapters are for src/exec, src/app and the front ends (docs/ARCHITECTURE.md).',
-      }),
-      // The core loads all it uses when it is loaded: what it imports is read by the fences above,
-      // and deciding never waits on loading a module.
-      'no-restricted-syntax': [
-        'error',
-        {
-          selector: 'ImportExpression',
-          message: 'The core imports statically: a dynamic import() is for the adapters (docs/ARCHITECTURE.md).',
-        },
-      ],
-    },
+    files: ['src/errors.ts'],
+    rules: core(CORE, 'src/errors.ts is under every layer: it imports nothing of src/ (docs/ARCHITECTURE.md).'),
   },
   {
     // The executors act for whichever front end drives them: app/ imports exec/, never the reverse.

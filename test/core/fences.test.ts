@@ -28,6 +28,11 @@ test('eslint refuses an import across a fence at any depth, static or dynamic, a
     ['src/report/results/new-part.ts', "export { readFileSync } from 'node:fs';"],
     ['src/plan/new-part.ts', "export * as core from '@actions/core';"],
     ['src/errors.ts', "export { loadCampaign } from './app/load.js';"],
+    // The core's floors: the plan is rendered, never the reverse; what decides never asks how it is shown.
+    ['src/plan/new-part.ts', "export { stageScript } from '../render/task-script.js';"],
+    ['src/decide/new-part.ts', "export { progressLine } from '../report/summary.js';"],
+    ['src/render/new-part.ts', "export { inlineCode } from '../report/markdown.js';"],
+    ['src/errors.ts', "export { Stage } from './manifest/expand.js';"],
     // The core loading anything as it runs, even one of its own files.
     ['src/plan/new-part.ts', "export const later = () => import('./walltime.js');"],
     ['src/report/svg/new-picture.ts', "export const later = () => import('zod');"],
@@ -46,6 +51,9 @@ test('eslint refuses an import across a fence at any depth, static or dynamic, a
   const allowed: [string, string][] = [
     ['src/lint/rules/new-rule.ts', "export { manifest } from '../../manifest/schema.js';"],
     ['src/report/svg/new-picture.ts', "export { UserError } from '../../errors.js';\nexport { z } from 'zod';"],
+    ['src/decide/new-part.ts', "export { attemptEnd } from '../judge/attempt-end.js';"],
+    ['src/render/new-part.ts', "export { planCampaign } from '../plan/plan.js';"],
+    ['src/report/svg/new-picture.ts', "export { step } from '../../decide/transition.js';"],
     ['src/exec/slurm/new-part.ts', "export { renderSbatch } from '../../render/sbatch.js';"],
     ['src/exec/transport/new-part.ts', "export const later = () => import('./ssh.js');"],
     ['src/app/new-part.ts', "export const later = () => import('../exec/transport/ssh.js');"],
