@@ -14,7 +14,7 @@ import tseslint from 'typescript-eslint';
  * the core's arrows run one way: the plan is rendered, never the reverse, and a report shows
  * what was decided while what decides never asks how it is shown.
  */
-const CORE_FLOORS = [
+export const CORE_FLOORS = [
   ['manifest'],
   ['plan'],
   ['state'],

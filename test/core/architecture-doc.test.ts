@@ -1,17 +1,35 @@
-/** docs/ARCHITECTURE.md names every folder of src/, so the map of the layers stays the code's. */
-import { readdirSync, readFileSync } from 'node:fs';
+/**
+ * docs/ARCHITECTURE.md names every folder of src/ and only those, with the core's floors as
+ * eslint.config.js fences them, so the map of the layers stays the code's; docs/DESIGN.md holds
+ * every rule the code cites.
+ */
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
 
 const REPO = join(import.meta.dirname, '..', '..');
 
 describe('docs/ARCHITECTURE.md', () => {
-  it('names every folder under src/', () => {
-    const doc = readFileSync(join(REPO, 'docs', 'ARCHITECTURE.md'), 'utf8');
+  const doc = readFileSync(join(REPO, 'docs', 'ARCHITECTURE.md'), 'utf8');
+
+  it('names every folder under src/, and no path of src/ that is not there', () => {
     const folders = readdirSync(join(REPO, 'src'), { withFileTypes: true })
       .filter((d) => d.isDirectory())
       .map((d) => `src/${d.name}`);
     expect(folders.filter((f) => !doc.includes(`\`${f}\``))).toEqual([]);
+    const named = [...doc.matchAll(/`(src\/[\w/.*-]+?)\/?`/g)].map((m) => m[1]!).filter((p) => !p.includes('*'));
+    expect(named.filter((p) => !existsSync(join(REPO, p)))).toEqual([]);
+  });
+
+  it("gives the core's floors as eslint.config.js fences them", async () => {
+    // By its URL: the configuration is JavaScript, with no types to import it by.
+    const config = (await import(pathToFileURL(join(REPO, 'eslint.config.js')).href)) as { CORE_FLOORS: string[][] };
+    const section = doc.slice(doc.indexOf('floor by floor'), doc.indexOf('So the plan is rendered'));
+    const floors = [...section.matchAll(/^\d+\. (.+)$/gm)].map((m) =>
+      [...m[1]!.matchAll(/`src\/(\w+)`/g)].map((f) => f[1]),
+    );
+    expect(floors).toEqual(config.CORE_FLOORS);
   });
 });
 
