@@ -400,6 +400,7 @@ export class SshGpuExecutor implements Executor {
           ? `${view.error}; no task starts until it answers`
           : `${view.error} on ${s.name}; no task starts there until it answers`,
       );
+      else if (kind === 'hold') view.shells.add(a);
     else this.warned.forEach((w) => w.startsWith(`${probeKey}\u0000`) && this.warned.delete(w));
     for (const u of view.table?.unusable ?? []) {
       this.note(
