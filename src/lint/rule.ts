@@ -4,6 +4,7 @@ import type { TaskSpec } from '../manifest/expand.js';
 import type { LoadedManifest } from '../manifest/load.js';
 import type { CodeFacts } from '../plan/code.js';
 import type { Plan } from '../plan/plan.js';
+import type { WorkflowOptions } from '../workflow/render.js';
 
 export type Severity = 'error' | 'warning';
 
@@ -46,4 +47,12 @@ export interface Rule {
    */
   needs: 'manifest' | 'tasks' | 'plan';
   check(ctx: LintContext): RuleFinding[];
+}
+
+/**
+ * A rule on a sound manifest and the options of its committed generated workflow: lint over
+ * files (src/app/workflow-file.ts) runs these where the manifest has one, before its staleness.
+ */
+export interface WorkflowRule extends Omit<Rule, 'needs' | 'check'> {
+  check(ctx: LintContext, workflow: WorkflowOptions): RuleFinding[];
 }

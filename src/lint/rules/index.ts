@@ -1,6 +1,5 @@
 /** Every lint rule, in the order they run (the runner groups them by what they need). */
-import type { WorkflowOptions } from '../../workflow/render.js';
-import type { LintContext, Rule, RuleFinding } from '../rule.js';
+import type { Rule, WorkflowRule } from '../rule.js';
 import { commaList } from './comma-list.js';
 import { dependencyCycle } from './dependency-cycle.js';
 import { duplicatePhase } from './duplicate-phase.js';
@@ -91,13 +90,5 @@ export const RULES: readonly Rule[] = [
   mixedResourceClass,
   gpusBeyondServer,
 ];
-
-/**
- * A rule on a sound manifest and the options of its committed generated workflow: lint over
- * files (src/app/workflow-file.ts) runs these where the manifest has one, before its staleness.
- */
-export interface WorkflowRule extends Omit<Rule, 'needs' | 'check'> {
-  check(ctx: LintContext, workflow: WorkflowOptions): RuleFinding[];
-}
 
 export const WORKFLOW_RULES: readonly WorkflowRule[] = [localOutputsLost];

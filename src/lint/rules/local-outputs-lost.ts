@@ -1,5 +1,5 @@
 import { localOutputsLost as lost, type WorkflowOptions } from '../../workflow/render.js';
-import type { WorkflowRule } from './index.js';
+import type { WorkflowRule } from '../rule.js';
 
 /**
  * What `campaign workflow` now refuses, said of a generated workflow committed before it did:
