@@ -7,7 +7,7 @@ import type { ExitMarker } from '../render/wrapper.js';
 import { GATE_EXIT, GATE_LINE } from '../render/task-script.js';
 import { recordProblems, type RecordExpectation } from './checklist.js';
 import { gateShortfall } from './shortfall.js';
-import type { FailureClass } from '../state/state.js';
+import type { EndClass } from '../state/state.js';
 
 /** What the usual CUDA and PyTorch out-of-memory messages say; a manifest's `oom.patterns` replace them. */
 export const DEFAULT_OOM_PATTERNS = [
@@ -52,11 +52,6 @@ export function recordsVerdict(ended: string, path: string, records: OutputRecor
   if (records === undefined) return undefined;
   const problems = recordProblems(records.text, records.expect.count, records.expect.fields);
   return problems.length === 0 ? undefined : { cls: 'unverified', reason: `${ended} but ${path}: ${problems[0]}` };
-}
-
-export interface EndClass {
-  cls: 'completed' | FailureClass;
-  reason?: string;
 }
 
 /** What an attempt's checkpoint signal tells of its end. */

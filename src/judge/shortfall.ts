@@ -7,7 +7,7 @@
  * result.
  */
 import { GRANT_PARTS, type Grant } from '../plan/definition.js';
-import type { EndClass } from './attempt-end.js';
+import type { EndClass } from '../state/state.js';
 
 /** One thing the cluster granted less of than was asked. */
 export interface Shortfall {

@@ -19,6 +19,12 @@ export const FAILURE_CLASSES = [
 export const failureClass = z.enum(FAILURE_CLASSES);
 export type FailureClass = z.infer<typeof failureClass>;
 
+/** How an attempt ended, as judge/attempt-end.ts classes it: its class, and why where there is more to say. */
+export interface EndClass {
+  cls: 'completed' | FailureClass;
+  reason?: string;
+}
+
 export const attemptSchema = z.object({
   n: z.number().int().positive(),
   /** Taken before launch: outputs older than this are not this attempt's. */
