@@ -4,7 +4,7 @@ import { underPaths } from '../plan/code.js';
 import type { Plan, PhasePlan } from '../plan/plan.js';
 import { codeBlock, inlineCode, tableCell } from './markdown.js';
 import { formatGpuHours, phaseGpuHours } from './gpu-hours.js';
-import { ganttChart } from './mermaid.js';
+import { ganttChart, resultsCharts } from './mermaid.js';
 import { renderResultsSection, type ResultsSection, type ResultsUnavailable } from './results/section.js';
 import { continuation } from '../state/continuation.js';
 import { retriesOf, type PhaseCounts } from '../state/phase-counts.js';
@@ -174,7 +174,11 @@ export function renderSummary(input: SummaryInput, job?: JobView): string {
     head.push('', pictures.map((p) => `[${p.caption}](${p.file})`).join(' · '), '');
     for (const p of pictures) head.push(`![${p.caption}](${p.file})`);
   }
-  for (const r of results) head.push(...renderResultsSection(r, job === undefined ? 'relative' : 'named'));
+  for (const r of results) {
+    head.push(...renderResultsSection(r, job === undefined ? 'relative' : 'named'));
+    // Where the picture cannot be shown (a job summary), a chart that GitHub draws stands for it.
+    if (job !== undefined && !('unavailable' in r)) head.push(...resultsCharts(r));
+  }
   for (const p of plan.phases) head.push(...gateSection(p, state));
   const provenanceLines = provenanceSection(plan, state, provenance, job);
 

@@ -5,7 +5,6 @@
  */
 import { inlineCode, tableCell } from '../markdown.js';
 import type { CellResult } from './aggregate.js';
-import { resultsCharts } from '../mermaid.js';
 
 /** How many cells the summary shows; the CSV beside it has them all. */
 export const SHOWN_CELLS = 20;
@@ -85,7 +84,5 @@ export function renderResultsSection(part: ResultsSection | ResultsUnavailable, 
     if (missing.length > SHOWN_CELLS) out.push(`- … and ${missing.length - SHOWN_CELLS} more cells`);
   }
   if (files?.picture && links === 'relative') out.push('', `![${files.picture.caption}](${files.picture.file})`);
-  // Where the picture cannot be shown (a job summary), a chart that GitHub draws stands for it.
-  if (links === 'named') out.push(...resultsCharts(s));
   return out;
 }
