@@ -32,7 +32,8 @@ import type { FileStateStore } from './store/file-store.js';
 import { LinkError } from './transport/transport.js';
 import { withUnitsDone } from './units-done.js';
 
-export interface Controller {
+/** What a CampaignController is made with. */
+export interface ControllerOptions {
   manifest: Manifest;
   plan: Plan;
   executor: Executor;
@@ -61,7 +62,7 @@ export class CampaignController {
   /** The active attempts of the tasks record last looked at (see activeAttempts). */
   private active: { tasks: CampaignState['tasks']; attempts: Map<string, ActiveAttempt> } | undefined;
 
-  constructor(private readonly c: Controller) {
+  constructor(private readonly c: ControllerOptions) {
     this.now = c.now ?? (() => new Date().toISOString());
     this.policy = retryPolicy(c.manifest, c.plan);
   }
