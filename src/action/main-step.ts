@@ -22,7 +22,13 @@ export async function mainStep(): Promise<void> {
     let made: Promise<GitHubServices> | undefined;
     const services = (): Promise<GitHubServices> =>
       (made ??= import('./github/services.js').then((m) =>
-        m.githubServices(process.env, token, (w) => core.warning(w)),
+        m.githubServices(
+          process.env,
+          token,
+          (w) => core.warning(w),
+          {},
+          [settings['resume-workflow'], settings['campaign-workflow']].filter((f) => f !== undefined),
+        ),
       ));
     const lazy: GitHubServices = {
       state: {
@@ -31,6 +37,7 @@ export async function mainStep(): Promise<void> {
       },
       gate: { publish: async (...a) => (await services()).gate.publish(...a) },
       handover: { dispatchAgain: async (...a) => (await services()).handover.dispatchAgain(...a) },
+      schedule: { set: async (...a) => (await services()).schedule.set(...a) },
     };
     return runCampaign(settings, lazy, {
       job: process.env.GITHUB_JOB ?? 'campaign',

@@ -37,6 +37,17 @@ const duration = z
     return seconds;
   });
 
+/**
+ * A workflow file of this repository by its name alone (`campaign-x-resume.yml`): never a path,
+ * so an input cannot name a file outside `.github/workflows`.
+ */
+const workflowFile = optional.pipe(
+  z
+    .string()
+    .regex(/^[A-Za-z0-9_.-]+\.ya?ml$/, 'is not the file name of a workflow (e.g. campaign-x-resume.yml)')
+    .optional(),
+);
+
 const mainInputs = z
   .object({
     command: z.enum(COMMANDS, { error: `is not one of ${COMMANDS.join(', ')}` }),
@@ -66,6 +77,8 @@ const mainInputs = z
         return seconds;
       }),
     resume: bool(false),
+    'resume-workflow': workflowFile,
+    'campaign-workflow': workflowFile,
     'retry-failed': bool(false),
     'keep-changed': bool(false),
     'state-dir': optional,
@@ -78,6 +91,12 @@ const mainInputs = z
       ctx.addIssue({ code: 'custom', path: ['phase'], message: 'is required for command gate' });
     if (v.resume && v.phase !== undefined)
       ctx.addIssue({ code: 'custom', path: ['resume'], message: 'drives what parked: leave `phase:` out' });
+    if (v['campaign-workflow'] !== undefined && !v.resume)
+      ctx.addIssue({
+        code: 'custom',
+        path: ['campaign-workflow'],
+        message: 'names the workflow a resume starts again: set it only with `resume: true`',
+      });
     if (v.stage !== 'all' && v.phase === undefined)
       ctx.addIssue({ code: 'custom', path: ['stage'], message: 'needs a phase: set `phase:` too' });
   });

@@ -121,6 +121,7 @@ async function advance(
     if (scopes.length === 0) {
       core.notice(`campaign ${c.manifest.campaign}: no job parked, so there is nothing to resume`);
       core.setOutput('parked', 'false');
+      await switchResume(s, services, false);
       return undefined;
     }
     const opened = await openExecutor(c, {
@@ -200,14 +201,20 @@ async function advance(
           parking.continues
             ? 'a resumed stage came to rest: a new run of the workflow begins the next'
             : 'the budget of this job ran out before its part of the campaign came to rest: a new run goes on',
+          s['campaign-workflow'],
         )
       : undefined;
     if (parking.continues && !handOver)
       core.notice('a resumed stage came to rest: the next one begins with the next push or "Run workflow"');
     core.setOutput('handed-over', String(handOver && refused === undefined));
+    // The schedule runs while something is parked, and only then: a job that parked switches it
+    // on, the resume that leaves nothing parked switches it off.
+    let unscheduled: string | undefined;
+    if (state.parked && !s.resume) unscheduled = await switchResume(s, services, true);
+    else if (!state.parked && s.resume) unscheduled = await switchResume(s, services, false);
     await publishGates(c, plan, state, services, scope);
     const failure = await report(c, scope, summary, artifact);
-    return refused ?? failure;
+    return refused ?? unscheduled ?? failure;
   } catch (e) {
     // What the passes did must outlive this job: the next one starts from the newest artifact.
     if (passes > 0 && !saved) {
@@ -224,11 +231,34 @@ async function advance(
   }
 }
 
+/**
+ * Switches the campaign's scheduled resume on or off, where the step names it and may write to
+ * the repository's Actions (`handover: dispatch`). A schedule left off would leave what parked
+ * waiting for ever: that failure is the step's. One left on costs runner minutes: a warning.
+ */
+async function switchResume(s: MainSettings, services: GitHubServices, on: boolean): Promise<string | undefined> {
+  const workflow = s['resume-workflow'];
+  if (workflow === undefined || s.handover !== 'dispatch') return undefined;
+  try {
+    await services.schedule.set(workflow, on);
+    core.info(on ? `${workflow} enabled: its schedule resumes what parked` : `${workflow} disabled: nothing is parked`);
+    return undefined;
+  } catch (e) {
+    if (!(e instanceof UserError)) throw e;
+    if (!on) {
+      core.warning(`nothing is parked, and ${workflow} could not be disabled (${e.message}): its schedule runs on`);
+      return undefined;
+    }
+    annotate(problemFindings(e));
+    return `the job parked, and its scheduled resume could not be enabled: ${e.message}; the state is saved: enable ${workflow} in the repository's Actions tab, or run it by hand`;
+  }
+}
+
 /** Starts the next run of the workflow; the failure to report when GitHub refused it. */
-async function handOverRun(services: GitHubServices, why: string): Promise<string | undefined> {
+async function handOverRun(services: GitHubServices, why: string, workflow?: string): Promise<string | undefined> {
   try {
     // No inputs: a calling workflow may declare none, and GitHub refuses inputs it does not declare.
-    await services.handover.dispatchAgain({});
+    await services.handover.dispatchAgain({}, workflow);
     core.notice(why);
     return undefined;
   } catch (e) {

@@ -9,7 +9,7 @@ import { dirname, join, relative, resolve, sep } from 'node:path';
 import type { LintContext } from '../lint/rule.js';
 import type { Finding } from '../lint/rule.js';
 import { WORKFLOW_RULES } from '../lint/rules/index.js';
-import { readOptions, renderWorkflow, workflowPath, type WorkflowOptions } from '../workflow/render.js';
+import { readOptions, renderWorkflows, workflowPath, type WorkflowOptions } from '../workflow/render.js';
 
 /** The options `campaign workflow` uses when neither a flag nor an earlier workflow says otherwise. */
 export const DEFAULT_OPTIONS: Omit<WorkflowOptions, 'manifest'> = {
@@ -65,6 +65,8 @@ export function repoRoot(file: string): string | undefined {
 }
 
 export interface WorkflowTarget {
+  /** The repository's root (the working directory outside a repository). */
+  root: string;
   /** Absolute path of the workflow file. */
   path: string;
   /** The manifest's path from the repository root, with `/`. */
@@ -79,9 +81,9 @@ export async function workflowTarget(file: string, campaign: string): Promise<Wo
   const path = join(root, workflowPath(campaign));
   const manifest = relative(root, resolve(file)).split(sep).join('/');
   const text = await readFile(path, 'utf8').catch(() => undefined);
-  if (text === undefined) return { path, manifest };
+  if (text === undefined) return { root, path, manifest };
   const options = readOptions(text);
-  return { path, manifest, existing: { text, ...(options ? { options } : {}) } };
+  return { root, path, manifest, existing: { text, ...(options ? { options } : {}) } };
 }
 
 /**
@@ -106,13 +108,19 @@ export async function staleWorkflowFinding(file: string, ctx: LintContext): Prom
     const [f] = rule.check(ctx, target.existing.options);
     if (f) return { rule: rule.id, ...f, severity: f.severity ?? rule.severity };
   }
-  let expected: string;
+  let expected: { path: string; text: string }[];
   try {
-    expected = renderWorkflow(ctx.plan, { ...target.existing.options, manifest: target.manifest });
+    expected = renderWorkflows(ctx.plan, { ...target.existing.options, manifest: target.manifest });
   } catch (e) {
     return finding(`${shown} cannot be written again: ${(e as Error).message}`);
   }
-  return expected === target.existing.text
-    ? undefined
-    : finding(`${shown} no longer matches this manifest (its phases, dependencies or path changed)`);
+  for (const { path, text } of expected) {
+    const at = join(target.root, path);
+    const committed = at === target.path ? target.existing.text : await readFile(at, 'utf8').catch(() => undefined);
+    const named = relative(process.cwd(), at) || at;
+    if (committed === undefined) return finding(`${named}, the campaign's scheduled resume, is missing`);
+    if (committed !== text)
+      return finding(`${named} no longer matches this manifest (its phases, dependencies or path changed)`);
+  }
+  return undefined;
 }

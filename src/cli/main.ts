@@ -18,7 +18,7 @@ import { lintManifests, manifestFiles } from '../app/lint-files.js';
 import { loadCampaign, type Campaign } from '../app/load.js';
 import { renderPlanJson, renderPlanText } from '../app/plan-table.js';
 import { defaultOptions, workflowTarget } from '../app/workflow-file.js';
-import { renderWorkflow } from '../workflow/render.js';
+import { renderWorkflows } from '../workflow/render.js';
 import { writeStarter } from './init.js';
 import { manifestCommit } from './git.js';
 import { definitionChangeLine, definitionChanges, keptTasks } from '../decide/definition-changes.js';
@@ -246,7 +246,8 @@ the planner would now choose; writes the cost sections' patch to calibrate.patch
   },
   workflow: {
     synopsis: 'workflow FILE',
-    help: `write the GitHub Actions workflow for a manifest to .github/workflows/campaign-NAME.yml
+    help: `write the GitHub Actions workflows for a manifest: .github/workflows/campaign-NAME.yml, and
+campaign-NAME-resume.yml beside it, the scheduled resume of what parked (on only while something is)
 --uses OWNER/REPO@REF   --branch NAME   --budget DURATION   --environment NAME
 --runs-on LABEL   --handover dispatch|none   --stdout`,
     options: {
@@ -1015,7 +1016,7 @@ async function workflow({ values, files }: Given): Promise<number> {
       message: `--handover ${handover} is not dispatch or none`,
       fix: 'dispatch: a job whose budget runs out starts the workflow again; none: a schedule or a person does',
     });
-  const text = renderWorkflow(c.plan, {
+  const written = renderWorkflows(c.plan, {
     ...(handover ? { handover } : {}),
     manifest: target.manifest,
     uses: uses ?? was.uses,
@@ -1025,12 +1026,16 @@ async function workflow({ values, files }: Given): Promise<number> {
     ...(environment ? { environment } : {}),
   });
   if (values.stdout === true) {
-    process.stdout.write(text);
+    process.stdout.write(written.map(({ path, text }) => `# ${path}\n${text}`).join('---\n'));
+  // On stdout, one YAML stream: each file a document, its path in a comment above it.
     return EXIT.ok;
   }
-  await mkdir(dirname(target.path), { recursive: true });
-  await writeFile(target.path, text);
-  process.stdout.write(`wrote ${relative(process.cwd(), target.path) || target.path}\n`);
+  for (const { path, text } of written) {
+    const at = join(target.root, path);
+    await mkdir(dirname(at), { recursive: true });
+    await writeFile(at, text);
+    process.stdout.write(`wrote ${relative(process.cwd(), at) || at}\n`);
+  }
   return EXIT.ok;
 }
 

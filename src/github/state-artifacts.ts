@@ -78,8 +78,11 @@ export interface TrustedOrigin {
   /** `owner/repo`. */
   repository: string;
   branch: string;
-  /** The workflow file (`.github/workflows/x.yml`) when the reader knows it; else any file there. */
-  workflowPath?: string;
+  /**
+   * The workflow files (`.github/workflows/x.yml`) when the reader knows them (a campaign's
+   * workflow and its scheduled resume share a state); else any file there.
+   */
+  workflowPaths?: readonly string[];
 }
 
 /** Why a run's artifacts are not to be trusted (see the module's comment), or undefined when they are. */
@@ -92,8 +95,8 @@ export function untrustedBecause(run: WorkflowRun, want: TrustedOrigin): string 
   if (run.head_branch !== want.branch)
     return `it was made on branch ${run.head_branch ?? '(none)'}, not ${want.branch}`;
   const file = workflowFilePath(run.path);
-  if (want.workflowPath !== undefined && file !== want.workflowPath)
-    return `it was made by workflow ${file ?? run.path}, not ${want.workflowPath}`;
+  if (want.workflowPaths !== undefined && (file === undefined || !want.workflowPaths.includes(file)))
+    return `it was made by workflow ${file ?? run.path}, not ${want.workflowPaths.join(' or ')}`;
   if (file === undefined) return `it was made by ${run.path}, not by a workflow file in .github/workflows`;
   return undefined;
 }

@@ -45,6 +45,17 @@ export function workflowPath(campaign: string): string {
   return `.github/workflows/campaign-${campaign}.yml`;
 }
 
+/**
+ * Where the campaign's scheduled resume is committed: a workflow of its own, so that the jobs
+ * that park can enable it and the last resume disable it, and no runner starts on a schedule
+ * while nothing is parked (GitHub enables and disables whole workflows, never one trigger).
+ */
+export function resumeWorkflowPath(campaign: string): string {
+  return `.github/workflows/campaign-${campaign}-resume.yml`;
+}
+
+const fileName = (path: string): string => path.slice(path.lastIndexOf('/') + 1);
+
 /** The options a generated workflow was written with, or undefined when the text is not one. */
 export function readOptions(text: string): WorkflowOptions | undefined {
   const line = text.split('\n').find((l) => l.startsWith(OPTIONS_PREFIX));
@@ -93,7 +104,6 @@ const CHECKOUT = {
  */
 const PARK = '5m';
 const RESUME_CRON = '*/15 * * * *';
-const NOT_SCHEDULED = "github.event_name != 'schedule'";
 /** Slack over the controller's budget for restoring, saving and the summary. */
 const JOB_SLACK_MINUTES = 20;
 /** GitHub-hosted runners end a job after 6 hours. */
@@ -160,7 +170,8 @@ function codePaths(plan: Plan): string[] {
   return [...paths].sort().map((p) => (p.endsWith('/') ? `${p}**` : p));
 }
 
-export function renderWorkflow(plan: Plan, options: WorkflowOptions): string {
+/** What both of a campaign's workflows are made of: the options checked, the action pinned, the step. */
+function parts(plan: Plan, options: WorkflowOptions) {
   const opts = workflowOptions.parse(options);
   refuseExpressions(opts);
   const action = pinnedUses(opts.uses);
@@ -172,36 +183,70 @@ export function renderWorkflow(plan: Plan, options: WorkflowOptions): string {
   const lost = localOutputsLost(plan, opts.runsOn);
   if (lost) throw new UserError({ message: lost.message, fix: lost.fix });
   const budgetMinutes = Math.ceil(budgetSeconds(opts.budget) / 60);
-  const ids = jobIds(plan);
-  const common = { manifest: opts.manifest };
   const ssh = {
     'ssh-key': '${{ secrets.CAMPAIGN_SSH_KEY }}',
     'ssh-passphrase': '${{ secrets.CAMPAIGN_SSH_PASSPHRASE }}',
   };
-  const advanceMinutes = Math.min(HOSTED_LIMIT_MINUTES, budgetMinutes + JOB_SLACK_MINUTES);
   const step = (command: string, extra: Record<string, string>) => ({
     id: 'campaign',
     uses: action.uses,
-    with: { command, ...common, ...extra },
+    with: { command, manifest: opts.manifest, ...extra },
   });
-  const advance = (phase: string, stage: string) =>
+  // Each advance names the other workflow of the pair: its state artifacts are the campaign's too.
+  const advance = (extra: Record<string, string>) =>
     step('advance', {
-      phase,
-      stage,
       budget: opts.budget,
       park: PARK,
       ...(opts.handover === 'none' ? { handover: 'none' } : {}),
-      'retry-failed': '${{ inputs.retry_failed || false }}',
-      'keep-changed': '${{ inputs.keep_changed || false }}',
+      ...extra,
       ...ssh,
     });
-  const outputs = (names: string[]) => Object.fromEntries(names.map((n) => [n, `\${{ steps.campaign.outputs.${n} }}`]));
+  return {
+    opts,
+    action,
+    advance,
+    step,
+    outputs: (names: string[]) => Object.fromEntries(names.map((n) => [n, `\${{ steps.campaign.outputs.${n} }}`])),
+    advanceMinutes: Math.min(HOSTED_LIMIT_MINUTES, budgetMinutes + JOB_SLACK_MINUTES),
+    // actions: read lists earlier runs' state artifacts, write also starts the next run and
+    // enables or disables the scheduled resume.
+    actions: opts.handover === 'dispatch' ? 'write' : 'read',
+    // One run drives a campaign at a time, whichever of the two workflows it belongs to; a newer
+    // run waits instead of cancelling a running one.
+    concurrency: { group: `campaign-${plan.campaign}`, 'cancel-in-progress': false },
+    text: (workflow: object): string => {
+      // The default handover is left out, so workflows written before the option stay current.
+      const { handover, ...kept } = opts;
+      const header = JSON.stringify(handover === 'dispatch' ? kept : opts);
+      const yaml = stringify(workflow, { lineWidth: 0, aliasDuplicateObjects: false }).replace(
+        /^(\s*(?:- )?uses: )(\S+)$/gm,
+        (line: string, _key: string, value: string) => (tags.has(value) ? `${line} # ${tags.get(value)!}` : line),
+      );
+      return `${HEADER}\n${OPTIONS_PREFIX}${header}\n${yaml}`;
+    },
+  };
+}
+
+/**
+ * The campaign's workflow: lint, then a job per phase stage, started by a push of the manifest
+ * or its code, or by hand. What parks is resumed by the other workflow, renderResumeWorkflow's.
+ */
+export function renderWorkflow(plan: Plan, options: WorkflowOptions): string {
+  const { opts, action, advance, step, outputs, advanceMinutes, actions, concurrency, text } = parts(plan, options);
+  const ids = jobIds(plan);
+  const resume = fileName(resumeWorkflowPath(plan.campaign));
+  const advancePhase = (phase: string, stage: string) =>
+    advance({
+      phase,
+      stage,
+      'resume-workflow': resume,
+      'retry-failed': '${{ inputs.retry_failed || false }}',
+      'keep-changed': '${{ inputs.keep_changed || false }}',
+    });
 
   const jobs: Record<string, unknown> = {
     lint: {
       name: 'lint',
-      // A scheduled run only resumes: every job of the graph waits on lint, so none runs.
-      if: NOT_SCHEDULED,
       'runs-on': opts.runsOn,
       'timeout-minutes': 10,
       permissions: { contents: 'read' },
@@ -217,16 +262,11 @@ export function renderWorkflow(plan: Plan, options: WorkflowOptions): string {
       deps.length > 0
         ? { needs: deps, if: deps.map((d) => `needs.${d}.outputs.parked != 'true'`).join(' && ') }
         : { needs: ['lint'] };
-    // actions: read lists earlier runs' state artifacts, write also dispatches the next run;
     // checks: write publishes the gate, which only the smoke stage and the gate job do.
     const advancing = (checks: boolean) => ({
       'runs-on': opts.runsOn,
       'timeout-minutes': advanceMinutes,
-      permissions: {
-        contents: 'read',
-        actions: opts.handover === 'dispatch' ? 'write' : 'read',
-        ...(checks ? { checks: 'write' } : {}),
-      },
+      permissions: { contents: 'read', actions, ...(checks ? { checks: 'write' } : {}) },
     });
     if (p.smoke.length === 0) {
       jobs[id] = {
@@ -234,7 +274,7 @@ export function renderWorkflow(plan: Plan, options: WorkflowOptions): string {
         ...first,
         ...advancing(true),
         outputs: outputs(['complete', 'phase-status', 'state-artifact', 'parked']),
-        steps: [CHECKOUT, advance(p.name, 'all')],
+        steps: [CHECKOUT, advancePhase(p.name, 'all')],
       };
       last.set(p.name, id);
       continue;
@@ -244,7 +284,7 @@ export function renderWorkflow(plan: Plan, options: WorkflowOptions): string {
       ...first,
       ...advancing(true),
       outputs: outputs(['phase-status', 'state-artifact', 'handed-over', 'parked']),
-      steps: [CHECKOUT, advance(p.name, 'smoke')],
+      steps: [CHECKOUT, advancePhase(p.name, 'smoke')],
     };
     jobs[`${id}-gate`] = {
       name: `${p.name}: smoke gate`,
@@ -253,12 +293,12 @@ export function renderWorkflow(plan: Plan, options: WorkflowOptions): string {
       // and fails unless the checklist passed. Not in a cancelled run, and not after a smoke
       // job that handed over: the next run reaches the checklist, and a gate failed meanwhile
       // would show a healthy campaign red.
-      if: `!cancelled() && ${NOT_SCHEDULED} && needs.${id}-smoke.outputs.handed-over != 'true' && needs.${id}-smoke.outputs.parked != 'true'`,
+      if: `!cancelled() && needs.${id}-smoke.outputs.handed-over != 'true' && needs.${id}-smoke.outputs.parked != 'true'`,
       'runs-on': opts.runsOn,
       'timeout-minutes': 15,
       permissions: { contents: 'read', actions: 'read', checks: 'write' },
       outputs: outputs(['passed']),
-      steps: [CHECKOUT, step('gate', { phase: p.name })],
+      steps: [CHECKOUT, step('gate', { phase: p.name, 'resume-workflow': resume })],
     };
     jobs[`${id}-full`] = {
       name: `${p.name}: full arrays`,
@@ -267,7 +307,7 @@ export function renderWorkflow(plan: Plan, options: WorkflowOptions): string {
       ...(opts.environment ? { environment: opts.environment } : {}),
       ...advancing(false),
       outputs: outputs(['complete', 'phase-status', 'state-artifact', 'parked']),
-      steps: [CHECKOUT, advance(p.name, 'full')],
+      steps: [CHECKOUT, advancePhase(p.name, 'full')],
     };
     last.set(p.name, `${id}-full`);
   }
@@ -275,38 +315,17 @@ export function renderWorkflow(plan: Plan, options: WorkflowOptions): string {
     name: 'summary',
     needs: Object.keys(jobs),
     // Whatever the jobs before it did, but not once the run is cancelled.
-    if: `!cancelled() && ${NOT_SCHEDULED}`,
+    if: '!cancelled()',
     'runs-on': opts.runsOn,
     'timeout-minutes': 15,
     permissions: { contents: 'read', actions: 'read' },
-    steps: [CHECKOUT, step('summary', ssh)],
-  };
-  // The scheduled run's one job: the scopes that parked, driven until they park again or one
-  // comes to rest, when it starts the workflow again for the jobs of the next stage.
-  jobs.resume = {
-    name: 'resume',
-    if: "github.event_name == 'schedule'",
-    'runs-on': opts.runsOn,
-    'timeout-minutes': advanceMinutes,
-    permissions: { contents: 'read', actions: opts.handover === 'dispatch' ? 'write' : 'read', checks: 'write' },
-    outputs: outputs(['complete', 'parked', 'state-artifact']),
-    steps: [
-      CHECKOUT,
-      step('advance', {
-        resume: 'true',
-        budget: opts.budget,
-        park: PARK,
-        ...(opts.handover === 'none' ? { handover: 'none' } : {}),
-        ...ssh,
-      }),
-    ],
+    steps: [CHECKOUT, step('summary', { 'resume-workflow': resume })],
   };
 
-  const workflow = {
+  return text({
     name: `campaign ${plan.campaign}`,
     on: {
       push: { branches: [opts.branch], paths: [opts.manifest, ...codePaths(plan)] },
-      schedule: [{ cron: RESUME_CRON }],
       workflow_dispatch: {
         inputs: {
           retry_failed: {
@@ -323,19 +342,52 @@ export function renderWorkflow(plan: Plan, options: WorkflowOptions): string {
         },
       },
     },
-    // One run drives a campaign at a time; a newer run waits instead of cancelling a running one.
-    concurrency: { group: `campaign-${plan.campaign}`, 'cancel-in-progress': false },
+    concurrency,
     permissions: {},
     jobs,
-  };
-  // The default handover is left out, so workflows written before the option stay current.
-  const { handover, ...kept } = opts;
-  const header = JSON.stringify(handover === 'dispatch' ? kept : opts);
-  const text = stringify(workflow, { lineWidth: 0, aliasDuplicateObjects: false }).replace(
-    /^(\s*(?:- )?uses: )(\S+)$/gm,
-    (line: string, _key: string, value: string) => (tags.has(value) ? `${line} # ${tags.get(value)!}` : line),
-  );
-  return `${HEADER}\n${OPTIONS_PREFIX}${header}\n${text}`;
+  });
+}
+
+/**
+ * The campaign's scheduled resume: one job that drives the scopes parked jobs left until they
+ * park again or one comes to rest, when it starts the campaign's workflow for the jobs of the
+ * next stage. With `handover: dispatch` the jobs that park enable it and it disables itself once
+ * nothing is parked, so a day with nothing parked starts no runner; with `none` no job may write
+ * to the repository's Actions, and it runs on every tick.
+ */
+export function renderResumeWorkflow(plan: Plan, options: WorkflowOptions): string {
+  const { opts, advance, outputs, advanceMinutes, actions, concurrency, text } = parts(plan, options);
+  return text({
+    name: `campaign ${plan.campaign}: resume`,
+    on: { schedule: [{ cron: RESUME_CRON }], workflow_dispatch: {} },
+    concurrency,
+    permissions: {},
+    jobs: {
+      resume: {
+        name: 'resume',
+        'runs-on': opts.runsOn,
+        'timeout-minutes': advanceMinutes,
+        permissions: { contents: 'read', actions, checks: 'write' },
+        outputs: outputs(['complete', 'parked', 'state-artifact']),
+        steps: [
+          CHECKOUT,
+          advance({
+            resume: 'true',
+            'resume-workflow': fileName(resumeWorkflowPath(plan.campaign)),
+            'campaign-workflow': fileName(workflowPath(plan.campaign)),
+          }),
+        ],
+      },
+    },
+  });
+}
+
+/** Both of a campaign's workflows, each with its path from the repository root. */
+export function renderWorkflows(plan: Plan, options: WorkflowOptions): { path: string; text: string }[] {
+  return [
+    { path: workflowPath(plan.campaign), text: renderWorkflow(plan, options) },
+    { path: resumeWorkflowPath(plan.campaign), text: renderResumeWorkflow(plan, options) },
+  ];
 }
 
 /**

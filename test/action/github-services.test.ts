@@ -38,12 +38,20 @@ beforeEach(() => {
 
 let jobs = 0;
 /** The services as a step of `job` in `run` sees them: the runner's variables in process.env, as the library reads them. */
-function asJob(run: Run, job: string, withToken = token): { services: GitHubServices; warnings: string[] } {
+function asJob(
+  run: Run,
+  job: string,
+  withToken = token,
+  companions: string[] = [],
+): { services: GitHubServices; warnings: string[] } {
   const env = gh.jobEnv(run, { workspace: join(root, `ws-${++jobs}`), job });
   for (const [k, v] of Object.entries(env)) vi.stubEnv(k, v);
   const warnings: string[] = [];
   // Octokit's waits (a retry's backoff, a retry-after) last a millisecond a second here.
-  return { services: github.githubServices(env, withToken, (w) => warnings.push(w), { waitUnitMs: 1 }), warnings };
+  return {
+    services: github.githubServices(env, withToken, (w) => warnings.push(w), { waitUnitMs: 1 }, companions),
+    warnings,
+  };
 }
 
 /** A state directory: a campaign state (its schema keeps keys it does not know, here a marker), events, a lock. */
@@ -230,6 +238,31 @@ describe("state artifacts (against a local stand-in of GitHub's artifact service
     // Only the state's files came: no planted lock; and nothing of the directory was removed.
     await expect(readFile(join(dir, 'lock'))).rejects.toThrow(/ENOENT/);
     expect(await readFile(join(dir, 'notes.txt'), 'utf8')).toBe('mine');
+  });
+
+  it('restores the state of the workflow the step names as its companion (the scheduled resume), and of no other', async () => {
+    const campaign = 'companion';
+    const resumed = await asJob(
+      gh.newRun({ event: 'schedule', workflowFile: 'campaign-x-resume.yml' }),
+      'resume',
+    ).services.state.save(campaign, await stateDir(campaign, 'resumed'), 'resume');
+    const other = gh.newRun({ workflowFile: 'campaign-y-resume.yml' });
+    await asJob(other, 'settle').services.state.save(campaign, await stateDir(campaign, 'other'), 'settle');
+
+    // Not named: the campaign workflow's job trusts its own workflow's runs alone.
+    const alone = asJob(gh.newRun(), 'train-smoke');
+    expect(await alone.services.state.restoreNewest(campaign, join(root, 'companion-alone'))).toBeUndefined();
+    expect(alone.warnings.join('\n')).toMatch(
+      /made by workflow \.github\/workflows\/campaign-x-resume\.yml, not \.github\/workflows\/campaign\.yml$/m,
+    );
+    // Named: the resume's state is restored, never the other workflow's, newer as it is.
+    const { services, warnings } = asJob(gh.newRun(), 'train-smoke', token, ['campaign-x-resume.yml']);
+    const dir = join(root, 'companion-named');
+    expect(await services.state.restoreNewest(campaign, dir)).toMatchObject({ name: resumed.name });
+    expect(await marker(dir)).toBe('resumed');
+    expect(warnings.join('\n')).toMatch(
+      /made by workflow \.github\/workflows\/campaign-y-resume\.yml, not \.github\/workflows\/campaign\.yml or \.github\/workflows\/campaign-x-resume\.yml/,
+    );
   });
 
   it('with only untrusted states, restores none, and a user’s state directory is never deleted', async () => {

@@ -22,6 +22,17 @@ test('defaults and conversions', () => {
   expect(readMainSettings(reader({ command: 'advance', manifest: 'm.yml', park: '5m', resume: 'true' }))).toMatchObject(
     { park: 300, resume: true },
   );
+  expect(
+    readMainSettings(
+      reader({
+        command: 'advance',
+        manifest: 'm.yml',
+        resume: 'true',
+        'resume-workflow': ' campaign-x-resume.yml ',
+        'campaign-workflow': 'campaign-x.yml',
+      }),
+    ),
+  ).toMatchObject({ 'resume-workflow': 'campaign-x-resume.yml', 'campaign-workflow': 'campaign-x.yml' });
   const s = readMainSettings(
     reader({
       command: 'advance',
@@ -58,6 +69,19 @@ test.each([
   [{ command: 'advance', manifest: 'm.yml', 'retry-failed': 'yes' }, 'input "retry-failed" is not true or false'],
   [{ command: 'advance', manifest: 'm.yml', handover: 'later' }, 'input "handover" is not dispatch or none'],
   [{ command: 'advance', manifest: 'm.yml', park: 'soon' }, 'input "park" "soon" is not a duration'],
+  // A workflow by its file name alone: no path can name a file outside .github/workflows.
+  [
+    { command: 'advance', manifest: 'm.yml', 'resume-workflow': '../../x.yml' },
+    'input "resume-workflow" is not the file name of a workflow',
+  ],
+  [
+    { command: 'advance', manifest: 'm.yml', resume: 'true', 'campaign-workflow': 'campaign x.yml' },
+    'input "campaign-workflow" is not the file name of a workflow',
+  ],
+  [
+    { command: 'advance', manifest: 'm.yml', 'campaign-workflow': 'campaign-x.yml' },
+    'input "campaign-workflow" names the workflow a resume starts again',
+  ],
   [{ command: 'advance', manifest: 'm.yml', resume: 'true', phase: 'a' }, 'input "resume" drives what parked'],
 ])('%o is refused: %s', (inputs, message) => {
   let error: unknown;

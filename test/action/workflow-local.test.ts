@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { parseManifest } from '../../src/manifest/load.js';
 import { planCampaign } from '../../src/plan/plan.js';
-import { renderWorkflow, workflowPath } from '../../src/workflow/render.js';
+import { renderWorkflow, renderWorkflows } from '../../src/workflow/render.js';
 import { GitHubStandin } from '../helpers/github-standin.js';
 import { ran, WorkflowRunner } from '../helpers/workflow-runner.js';
 
@@ -71,22 +71,26 @@ function runnerFor(name: string, records: number, more = ''): WorkflowRunner {
 }
 
 /** The stand-in runner of the workflow generated for the manifest `text`, committed with it. */
-function runnerOf(name: string, text: string): WorkflowRunner {
-  const workflow = renderWorkflow(planCampaign(parseManifest(MANIFEST, text).manifest), {
+/** Runners of a campaign's two workflows, as `campaign workflow` writes them: its own, and the scheduled resume. */
+function runnersOf(name: string, text: string): { runner: WorkflowRunner; resumer: WorkflowRunner } {
+  const [workflow, resume] = renderWorkflows(planCampaign(parseManifest(MANIFEST, text).manifest), {
     manifest: MANIFEST,
     uses: './',
     branch: 'main',
     budget: '10m',
     runsOn: 'self-hosted',
   });
-  gh.workflowFile = basename(workflowPath(name));
-  return new WorkflowRunner({
-    gh,
-    root: join(root, name),
-    workflow,
-    checkout: { [MANIFEST]: text, [workflowPath(name)]: workflow },
-    secrets: {},
-  });
+  gh.workflowFile = basename(workflow!.path);
+  // Committed, a workflow is enabled.
+  gh.workflows.set(basename(resume!.path), true);
+  const checkout = { [MANIFEST]: text, [workflow!.path]: workflow!.text, [resume!.path]: resume!.text };
+  const runner = (w: { path: string; text: string }): WorkflowRunner =>
+    new WorkflowRunner({ gh, root: join(root, name), workflow: w.text, file: basename(w.path), checkout, secrets: {} });
+  return { runner: runner(workflow!), resumer: runner(resume!) };
+}
+
+function runnerOf(name: string, text: string): WorkflowRunner {
+  return runnersOf(name, text).runner;
 }
 
 const push = { name: 'push' as const, inputs: {} };
@@ -216,29 +220,35 @@ phases:
           fields: [step]
 `;
 
-  it('a job parks with its tasks out; the schedule resumes only what parked, and the stage after it begins in a new run', async () => {
-    const runner = runnerOf('parking', slow('parking'));
+  it('a job parks with its tasks out; the schedule, on only while something is parked, resumes only what parked, and the stage after it begins in a new run', async () => {
+    const { runner, resumer } = runnersOf('parking', slow('parking'));
+    const schedule = 'campaign-parking-resume.yml';
     const dispatched = gh.dispatches.length;
-    // The smoke job submits its task and parks: nothing is due for 5 minutes.
+    // Committed, the resume's first scheduled run finds nothing parked and switches its schedule off.
+    const idle = ran((await resumer.runWorkflow({ name: 'schedule', inputs: {} })).jobs, 'resume');
+    expect(idle.code, idle.log).toBe(0);
+    expect(idle.log).toMatch(/no job parked, so there is nothing to resume/);
+    expect(gh.workflows.get(schedule)).toBe(false);
+
+    // The smoke job submits its task and parks (nothing is due for 5 minutes), switching the schedule on.
     const first = await runner.runWorkflow(push);
     const smoke = ran(first.jobs, 'train-smoke');
     expect(smoke.code, smoke.log).toBe(0);
     expect(smoke.outputs).toMatchObject({ parked: 'true' });
     expect(smoke.log).toMatch(/nothing is due for 5 min/);
-    // Its gate waits for the resume: skipped (neutral), not red; no release, no resume in a push's run.
+    expect(gh.workflows.get(schedule)).toBe(true);
+    // Its gate waits for the resume: skipped (neutral), not red; no release.
     expect(first.jobs.get('train-gate')).toBe('skipped');
     expect(first.jobs.get('train-full')).toBe('skipped');
-    expect(first.jobs.get('resume')).toBe('skipped');
     expect(ran(first.jobs, 'summary').code).toBe(0);
 
-    // The scheduled run: the resume job alone; it sees the smoke stage come to rest and starts the workflow again.
-    const resumed = await runner.runWorkflow({ name: 'schedule', inputs: {} });
-    for (const id of ['lint', 'train-smoke', 'train-gate', 'train-full', 'summary'])
-      expect(resumed.jobs.get(id), id).toBe('skipped');
-    const resume = ran(resumed.jobs, 'resume');
+    // The scheduled run restores the state the push's run saved, sees the smoke stage come to
+    // rest, starts the campaign's workflow again, and, nothing parked, switches itself off.
+    const resume = ran((await resumer.runWorkflow({ name: 'schedule', inputs: {} })).jobs, 'resume');
     expect(resume.code, resume.log).toBe(0);
     expect(resume.outputs).toMatchObject({ parked: 'false' });
-    expect(gh.dispatches.length).toBe(dispatched + 1);
+    expect(gh.dispatches.slice(dispatched)).toMatchObject([{ workflow: 'campaign-parking.yml' }]);
+    expect(gh.workflows.get(schedule)).toBe(false);
 
     // The dispatched run: the gate judges the smoke stage, and the full job submits and parks.
     const second = await runner.runWorkflow({ name: 'workflow_dispatch', inputs: {} });
@@ -246,18 +256,15 @@ phases:
     const full = ran(second.jobs, 'train-full');
     expect(full.code, full.log).toBe(0);
     expect(full.outputs).toMatchObject({ parked: 'true', complete: 'false' });
+    expect(gh.workflows.get(schedule)).toBe(true);
 
-    // The next scheduled run finds the full stage at rest: the campaign is complete, no run is started.
-    const last = await runner.runWorkflow({ name: 'schedule', inputs: {} });
-    const done = ran(last.jobs, 'resume');
+    // The next scheduled run finds the full stage at rest: the campaign is complete, no run is
+    // started, and the schedule is off: the day after starts no runner.
+    const done = ran((await resumer.runWorkflow({ name: 'schedule', inputs: {} })).jobs, 'resume');
     expect(done.code, done.log).toBe(0);
     expect(done.outputs).toMatchObject({ complete: 'true', parked: 'false' });
     expect(gh.dispatches.length).toBe(dispatched + 1);
     expect(done.summary).toMatch(/\| train \| completed/);
-
-    // With nothing parked, a scheduled run's job says so and ends.
-    const idle = ran((await runner.runWorkflow({ name: 'schedule', inputs: {} })).jobs, 'resume');
-    expect(idle.code, idle.log).toBe(0);
-    expect(idle.log).toMatch(/no job parked, so there is nothing to resume/);
+    expect(gh.workflows.get(schedule)).toBe(false);
   });
 });

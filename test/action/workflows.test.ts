@@ -6,12 +6,18 @@
  */
 import { NoOperationTraceWriter, convertWorkflowTemplate, parseWorkflow } from '@actions/workflow-parser';
 import { parseAction } from '@actions/workflow-parser/actions/index';
-import { mkdir, readFile, readdir, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, readdir, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
-import { parse } from 'yaml';
+import { parse, parseAllDocuments } from 'yaml';
 import { lintText } from '../../src/lint/lint.js';
-import { readOptions, renderWorkflow, workflowPath } from '../../src/workflow/render.js';
+import {
+  readOptions,
+  renderWorkflow,
+  renderWorkflows,
+  resumeWorkflowPath,
+  workflowPath,
+} from '../../src/workflow/render.js';
 import { REPO, ensureBuilt, makeTemp, runCli } from '../helpers/cli.js';
 
 const trace = new NoOperationTraceWriter();
@@ -62,6 +68,7 @@ describe('GitHub’s parser accepts', () => {
         '.github/workflows/campaign.yml',
         'examples/workflows/campaign-lint.yml',
         'examples/workflows/campaign-distill-sweep.yml',
+        'examples/workflows/campaign-distill-sweep-resume.yml',
       ]),
     );
     for (const file of files) {
@@ -76,7 +83,7 @@ describe('GitHub’s parser accepts', () => {
     async (file) => {
       const plan = planOf(file, await readFile(join(REPO, file), 'utf8'));
       for (const environment of [undefined, 'campaign-release']) {
-        const text = renderWorkflow(plan, {
+        const written = renderWorkflows(plan, {
           manifest: file,
           uses: 'owner/campaign@v1',
           branch: 'main',
@@ -84,18 +91,21 @@ describe('GitHub’s parser accepts', () => {
           runsOn: 'ubuntu-latest',
           ...(environment ? { environment } : {}),
         });
-        expect(await workflowErrors('generated.yml', text)).toEqual([]);
+        for (const { path, text } of written) expect(await workflowErrors(path, text)).toEqual([]);
       }
     },
   );
 });
 
-test('the example generated workflow is what campaign workflow writes for examples/distill.yml', async () => {
+test('the example generated workflows are what campaign workflow writes for examples/distill.yml', async () => {
   const committed = await readFile(join(REPO, 'examples/workflows/campaign-distill-sweep.yml'), 'utf8');
   const options = readOptions(committed);
   expect(options?.manifest).toBe('campaigns/distill.yml');
   const plan = planOf('examples/distill.yml', await readFile(join(REPO, 'examples/distill.yml'), 'utf8'));
-  expect(renderWorkflow(plan, options!)).toBe(committed);
+  const written = renderWorkflows(plan, options!);
+  expect(written.map((w) => w.path)).toEqual([workflowPath('distill-sweep'), resumeWorkflowPath('distill-sweep')]);
+  for (const { path, text } of written)
+    expect(text).toBe(await readFile(join(REPO, 'examples/workflows', path.split('/').pop()!), 'utf8'));
 });
 
 /** examples/distill.yml's plan, and options for a workflow of it. */
@@ -123,7 +133,15 @@ describe('campaign workflow', () => {
     const r = await runCli(['workflow', 'examples/distill.yml', '--stdout', '--environment', 'approve']);
     expect(r.stderr).toBe('');
     expect(r.code).toBe(0);
-    const wf = parse(r.stdout) as { jobs: Record<string, Job>; concurrency: Record<string, unknown>; on: unknown };
+    // Both workflows, one YAML document each, the path of each in a comment above it.
+    const docs = r.stdout.split(/^---\n/m);
+    expect(docs.map((d) => d.split('\n')[0])).toEqual([
+      `# ${workflowPath('distill-sweep')}`,
+      `# ${resumeWorkflowPath('distill-sweep')}`,
+    ]);
+    expect(parseAllDocuments(r.stdout)).toHaveLength(2);
+    type Workflow = { jobs: Record<string, Job>; concurrency: Record<string, unknown>; on: unknown };
+    const [wf, resume] = docs.map((d) => parse(d) as Workflow) as [Workflow, Workflow];
     const jobs = wf.jobs;
     expect(Object.keys(jobs)).toEqual([
       'lint',
@@ -134,7 +152,6 @@ describe('campaign workflow', () => {
       'distill_students-gate',
       'distill_students-full',
       'summary',
-      'resume',
     ]);
     expect(jobs['train_teachers-smoke']!.needs).toEqual(['lint']);
     expect(jobs['train_teachers-gate']!.needs).toEqual(['train_teachers-smoke']);
@@ -146,20 +163,32 @@ describe('campaign workflow', () => {
     // A skipped required job reads as a success: the gate runs whatever the smoke job did (but
     // not in a cancelled run, nor after a handover), and release waits on its output.
     expect(jobs['train_teachers-gate']!.if).toBe(
-      "!cancelled() && github.event_name != 'schedule' && needs.train_teachers-smoke.outputs.handed-over != 'true' && needs.train_teachers-smoke.outputs.parked != 'true'",
+      "!cancelled() && needs.train_teachers-smoke.outputs.handed-over != 'true' && needs.train_teachers-smoke.outputs.parked != 'true'",
     );
-    expect(jobs.summary!.if).toBe("!cancelled() && github.event_name != 'schedule'");
-    // A scheduled run resumes what parked, in one job; every other job waits on lint, which it skips.
-    expect(jobs.lint!.if).toBe("github.event_name != 'schedule'");
-    expect(jobs.resume!.if).toBe("github.event_name == 'schedule'");
-    expect(jobs.resume!.steps[1]!.with).toMatchObject({ command: 'advance', resume: 'true', park: '5m' });
+    expect(jobs.summary!.if).toBe('!cancelled()');
+    // Each job that advances names the scheduled resume: it switches it on when it parks, and
+    // trusts its runs' state; the gate and summary trust them too.
+    for (const id of ['train_teachers-smoke', 'train_teachers-gate', 'train_teachers-full', 'summary'])
+      expect(jobs[id]!.steps[1]!.with, id).toMatchObject({ 'resume-workflow': 'campaign-distill-sweep-resume.yml' });
+    // The scheduled resume is a workflow of its own, one job, run by the schedule or by hand, never at once with the campaign's.
+    expect(Object.keys(resume.jobs)).toEqual(['resume']);
+    expect(resume.on).toEqual({ schedule: [{ cron: '*/15 * * * *' }], workflow_dispatch: {} });
+    expect(resume.concurrency).toEqual(wf.concurrency);
+    expect(resume.jobs.resume!.steps[1]!.with).toMatchObject({
+      command: 'advance',
+      resume: 'true',
+      park: '5m',
+      'resume-workflow': 'campaign-distill-sweep-resume.yml',
+      'campaign-workflow': 'campaign-distill-sweep.yml',
+    });
+    // It may switch itself off and start the campaign's workflow: actions: write.
+    expect(resume.jobs.resume!.permissions).toEqual({ contents: 'read', actions: 'write', checks: 'write' });
     expect(jobs['train_teachers-full']!.if).toBe("needs.train_teachers-gate.outputs.passed == 'true'");
     expect(jobs['train_teachers-full']!.environment).toBe('approve');
     expect(jobs['train_teachers-smoke']!.environment).toBeUndefined();
     expect(wf.concurrency).toEqual({ group: 'campaign-distill-sweep', 'cancel-in-progress': false });
-    expect(wf.on).toMatchObject({
-      push: { paths: ['examples/distill.yml'] },
-      schedule: [{ cron: '*/15 * * * *' }],
+    expect(wf.on).toEqual({
+      push: { branches: ['main'], paths: ['examples/distill.yml'] },
       workflow_dispatch: expect.anything(),
     });
     // Least permissions: lint reads, only the gate-publishing jobs may write checks.
@@ -167,7 +196,7 @@ describe('campaign workflow', () => {
     expect(jobs['train_teachers-full']!.permissions).not.toHaveProperty('checks');
     expect(jobs['train_teachers-gate']!.permissions).toEqual({ contents: 'read', actions: 'read', checks: 'write' });
     // No expression can reach a shell: no job has a run step; secrets only go to steps' inputs.
-    for (const [id, job] of Object.entries(jobs)) {
+    for (const [id, job] of [...Object.entries(jobs), ...Object.entries(resume.jobs)]) {
       for (const s of job.steps) expect(s.run, id).toBeUndefined();
     }
     expect(jobs.lint!.steps[1]!.with).toEqual({ manifests: 'examples/distill.yml' });
@@ -176,9 +205,17 @@ describe('campaign workflow', () => {
 
   test('--handover none: no job may write to Actions, and advance is told not to dispatch', async () => {
     const plan = await distillPlan();
-    const none = renderWorkflow(plan, { ...base, handover: 'none' });
+    const [none, noneResume] = renderWorkflows(plan, { ...base, handover: 'none' }).map((w) => w.text) as [
+      string,
+      string,
+    ];
     expect(await workflowErrors('none.yml', none)).toEqual([]);
-    const jobs = (parse(none) as { jobs: Record<string, Job> }).jobs;
+    expect(await workflowErrors('none-resume.yml', noneResume)).toEqual([]);
+    const jobs = {
+      ...(parse(none) as { jobs: Record<string, Job> }).jobs,
+      ...(parse(noneResume) as { jobs: Record<string, Job> }).jobs,
+    };
+    expect(Object.keys(jobs)).toContain('resume');
     for (const [id, job] of Object.entries(jobs)) {
       expect(job.permissions.actions ?? 'none', id).not.toBe('write');
       const advance = job.steps.find((s) => s.with?.command === 'advance');
@@ -218,7 +255,9 @@ describe('campaign workflow', () => {
     // No generated workflow: nothing to be stale.
     expect((await runCli(['lint', 'campaigns/distill.yml'], { cwd: repo })).code).toBe(0);
     const written = await runCli(['workflow', 'campaigns/distill.yml', '--budget', '3h'], { cwd: repo });
-    expect(written.stdout).toBe(`wrote ${workflowPath('distill-sweep')}\n`);
+    expect(written.stdout).toBe(
+      `wrote ${workflowPath('distill-sweep')}\nwrote ${resumeWorkflowPath('distill-sweep')}\n`,
+    );
     const path = join(repo, workflowPath('distill-sweep'));
     expect(readOptions(await readFile(path, 'utf8'))).toMatchObject({
       manifest: 'campaigns/distill.yml',
@@ -251,8 +290,19 @@ describe('campaign workflow', () => {
     expect(await workflowErrors('again.yml', again)).toEqual([]);
     expect((await runCli(['lint', 'campaigns/distill.yml'], { cwd: repo })).code).toBe(0);
 
-    // A hand edit is stale too.
+    // A hand edit is stale too, of either file; and so is a resume workflow gone.
     await writeFile(path, again.replace('timeout-minutes: 10', 'timeout-minutes: 11'));
     expect((await runCli(['lint', 'campaigns/distill.yml'], { cwd: repo })).stdout).toContain('workflow-stale');
+    await writeFile(path, again);
+    const resumePath = join(repo, resumeWorkflowPath('distill-sweep'));
+    const resume = await readFile(resumePath, 'utf8');
+    await writeFile(resumePath, resume.replace('*/15 * * * *', '*/5 * * * *'));
+    expect((await runCli(['lint', 'campaigns/distill.yml'], { cwd: repo })).stdout).toContain(
+      `${resumeWorkflowPath('distill-sweep')} no longer matches this manifest`,
+    );
+    await rm(resumePath);
+    expect((await runCli(['lint', 'campaigns/distill.yml'], { cwd: repo })).stdout).toContain(
+      `${resumeWorkflowPath('distill-sweep')}, the campaign's scheduled resume, is missing`,
+    );
   });
 });

@@ -118,6 +118,12 @@ export class GitHubStandin {
   /** Comments on pull requests, each by the identity of the token that wrote it. */
   readonly comments: IssueComment[] = [];
   readonly faults: DownloadFault[] = [];
+  /**
+   * The repository's other workflow files (a campaign's scheduled resume), each enabled (true)
+   * or disabled, as `PUT …/workflows/{file}/enable|disable` leaves it; GitHub runs a disabled
+   * workflow's schedule never. Unknown files are refused (404).
+   */
+  readonly workflows = new Map<string, boolean>();
   /** The workflow's `workflow_dispatch` inputs; when set, a dispatch with any other is refused (422) as GitHub does. */
   dispatchInputs: ReadonlySet<string> | undefined;
   /** False: the workflow has no `workflow_dispatch` trigger, and a dispatch is refused (422) as GitHub does. */
@@ -531,6 +537,7 @@ export class GitHubStandin {
     const get = req.method === 'GET';
     const post = req.method === 'POST';
     const patch = req.method === 'PATCH';
+    const put = req.method === 'PUT';
     const paged = (list: StoredArtifact[]): void => {
       const perPage = Math.min(100, Number(url.searchParams.get('per_page') ?? 30));
       const page = Number(url.searchParams.get('page') ?? 1);
@@ -617,7 +624,7 @@ export class GitHubStandin {
     if (post && (m = /^\/actions\/workflows\/([^/]+)\/dispatches$/.exec(path))) {
       if (!need('actions:write')) return;
       const workflow = decodeURIComponent(m[1]!);
-      if (workflow !== this.workflowFile) return send(404, { message: 'Not Found' });
+      if (workflow !== this.workflowFile && !this.workflows.has(workflow)) return send(404, { message: 'Not Found' });
       if (!this.dispatchable) return send(422, { message: "Workflow does not have 'workflow_dispatch' trigger" });
       const d = JSON.parse(body.toString('utf8')) as { ref?: unknown; inputs?: Record<string, unknown> };
       const inputs = d.inputs ?? {};
@@ -628,6 +635,13 @@ export class GitHubStandin {
       if (unexpected.length > 0)
         return send(422, { message: `Unexpected inputs provided: ${JSON.stringify(unexpected)}` });
       this.dispatches.push({ workflow, ref: d.ref, inputs: inputs as Record<string, string> });
+      return send(204, '');
+    }
+    if (put && (m = /^\/actions\/workflows\/([^/]+)\/(enable|disable)$/.exec(path))) {
+      if (!need('actions:write')) return;
+      const workflow = decodeURIComponent(m[1]!);
+      if (!this.workflows.has(workflow)) return send(404, { message: 'Not Found' });
+      this.workflows.set(workflow, m[2] === 'enable');
       return send(204, '');
     }
     if (get && (m = /^\/issues\/(\d+)\/comments$/.exec(path))) {

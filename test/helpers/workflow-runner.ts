@@ -26,6 +26,8 @@ export interface RunnerOptions {
   root: string;
   /** The workflow's text, as committed. */
   workflow: string;
+  /** Its file in .github/workflows, which its runs name; by default the stand-in's `workflowFile`. */
+  file?: string;
   /** The commit's files a checkout writes: path from the repository root → text. */
   checkout: Record<string, string>;
   secrets: Record<string, string>;
@@ -326,7 +328,10 @@ export class WorkflowRunner {
     hooks: Record<string, JobHooks> = {},
   ): Promise<{ run: Run; jobs: Map<string, JobResult | 'skipped'> }> {
     if (!this.triggeredBy(event)) throw new Error('this pull request does not start the workflow');
-    const run = this.o.gh.newRun(event.name === 'push' ? {} : { event: event.name });
+    const run = this.o.gh.newRun({
+      ...(event.name === 'push' ? {} : { event: event.name }),
+      ...(this.o.file === undefined ? {} : { workflowFile: this.o.file }),
+    });
     const jobs = new Map<string, JobResult | 'skipped'>();
     // As GitHub does: every job whose needs have ended starts at once, beside the others running.
     const started = new Map<string, Promise<void>>();

@@ -11,7 +11,7 @@ import { lintManifests } from '../../src/app/lint-files.js';
 import { UserError } from '../../src/errors.js';
 import { formatFinding, lintText } from '../../src/lint/lint.js';
 import { WORKFLOW_RULES } from '../../src/lint/rules/index.js';
-import { renderWorkflow, workflowPath, type WorkflowOptions } from '../../src/workflow/render.js';
+import { renderWorkflow, renderWorkflows, type WorkflowOptions } from '../../src/workflow/render.js';
 import { REPO, makeTemp } from '../helpers/cli.js';
 
 function local(workdir: string): string {
@@ -90,15 +90,15 @@ describe('lint of a local-executor manifest with its committed workflow (local-o
     expect(rule).toMatchObject({ severity: 'error', description: expect.stringMatching(/GitHub-hosted runner/) });
   });
 
-  /** A repository holding the manifest and, committed beside it, a workflow written for runs-on self-hosted. */
+  /** A repository holding the manifest and, committed beside it, its workflows written for runs-on self-hosted. */
   async function repo(text: string, workflow: (written: string) => string = (w) => w): Promise<string> {
     const dir = await makeTemp('local-outputs-lost');
     await mkdir(join(dir, '.git'));
     await mkdir(join(dir, 'campaigns'));
     await writeFile(join(dir, 'campaigns/here.yml'), text);
-    const written = renderWorkflow(planOf(local('/srv/campaigns/here')), options('self-hosted'));
     await mkdir(join(dir, '.github/workflows'), { recursive: true });
-    await writeFile(join(dir, workflowPath('here')), workflow(written));
+    for (const written of renderWorkflows(planOf(local('/srv/campaigns/here')), options('self-hosted')))
+      await writeFile(join(dir, written.path), workflow(written.text));
     return dir;
   }
   // The manifest's fixed walltime is a warning, beside the point here.

@@ -51,6 +51,8 @@ export interface ArtifactStateOptions {
   token: string;
   warn: (message: string) => void;
   client?: DefaultArtifactClient;
+  /** Workflow files of this repository (names alone) whose runs keep the same campaign's state. */
+  companions?: readonly string[];
 }
 
 export class ArtifactStateStore implements StateArtifacts {
@@ -214,7 +216,8 @@ export class ArtifactStateStore implements StateArtifacts {
         { method: 'GET', path: `/repos/${owner}/${repo}/actions/runs/${runId}`, permission: 'actions: read' },
         workflowRun,
       );
-      return untrustedBecause(run, { repository: `${owner}/${repo}`, branch, workflowPath });
+      const workflowPaths = [workflowPath, ...(this.o.companions ?? []).map((f) => `.github/workflows/${f}`)];
+      return untrustedBecause(run, { repository: `${owner}/${repo}`, branch, workflowPaths });
     } catch (e) {
       return `its run's origin cannot be read (${(e as Error).message})`;
     }

@@ -1,8 +1,11 @@
-/** Handing a long campaign over to a fresh run of the same workflow before this job's time runs out. */
+/**
+ * Handing a long campaign over to a fresh run of its workflow before this job's time runs out,
+ * and switching its scheduled resume on and off.
+ */
 import { z } from 'zod';
 import { UserError } from '../../errors.js';
 import type { GitHubRest, RunContext } from './rest.js';
-import type { Handover } from './services.js';
+import type { Handover, ResumeSchedule } from './services.js';
 
 export class WorkflowDispatch implements Handover {
   constructor(
@@ -10,8 +13,9 @@ export class WorkflowDispatch implements Handover {
     private readonly rest: GitHubRest,
   ) {}
 
-  async dispatchAgain(inputs: Record<string, string>): Promise<void> {
-    const { owner, repo, workflow, ref } = this.ctx;
+  async dispatchAgain(inputs: Record<string, string>, other?: string): Promise<void> {
+    const { owner, repo, ref } = this.ctx;
+    const workflow = other ?? this.ctx.workflow;
     if (!workflow || !ref) {
       throw new UserError({
         message: 'cannot tell which workflow and ref to dispatch again: GITHUB_WORKFLOW_REF or GITHUB_REF is not set',
@@ -26,6 +30,28 @@ export class WorkflowDispatch implements Handover {
         permission: 'actions: write',
         fixes: {
           422: `add \`workflow_dispatch:\` to the \`on:\` of ${workflow} (\`campaign workflow\` writes it), or give the action \`handover: none\` and resume the campaign from a \`schedule:\``,
+        },
+      },
+      z.unknown(),
+    );
+  }
+}
+
+export class WorkflowSwitch implements ResumeSchedule {
+  constructor(
+    private readonly ctx: RunContext,
+    private readonly rest: GitHubRest,
+  ) {}
+
+  async set(workflow: string, enabled: boolean): Promise<void> {
+    const { owner, repo } = this.ctx;
+    await this.rest.call(
+      {
+        method: 'PUT',
+        path: `/repos/${owner}/${repo}/actions/workflows/${encodeURIComponent(workflow)}/${enabled ? 'enable' : 'disable'}`,
+        permission: 'actions: write',
+        fixes: {
+          404: `commit ${workflow} beside the campaign's workflow (\`campaign workflow\` writes both)`,
         },
       },
       z.unknown(),

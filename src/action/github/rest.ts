@@ -65,7 +65,7 @@ export function runContext(env: NodeJS.ProcessEnv): RunContext {
 }
 
 export interface RestCall {
-  method: 'GET' | 'POST' | 'PATCH';
+  method: 'GET' | 'POST' | 'PATCH' | 'PUT';
   /** Path under the API root, e.g. `/repos/o/r/check-runs`. */
   path: string;
   body?: unknown;

@@ -5,11 +5,13 @@
  * `githubServices` gives the real adapters, which reach GitHub through the runner's environment
  * (GITHUB_API_URL, GITHUB_REPOSITORY, GITHUB_RUN_ID, GITHUB_SHA, ACTIONS_RUNTIME_TOKEN, …).
  * The token needs `actions: read` (earlier runs' artifacts), `checks: write` (the gate) and
- * `actions: write` (the handover).
+ * `actions: write` (the handover, and switching the scheduled resume).
+ * `companions` names the workflow files (the campaign's and its resume) whose runs' state
+ * artifacts are trusted besides this run's own workflow's.
  */
 import { ArtifactStateStore } from './artifacts.js';
 import { CheckRunGate } from './checks.js';
-import { WorkflowDispatch } from './dispatch.js';
+import { WorkflowDispatch, WorkflowSwitch } from './dispatch.js';
 import { GitHubRest, runContext, type RestOptions } from './rest.js';
 
 export { gateCheckName } from './checks.js';
@@ -56,14 +58,23 @@ export interface GateChecks {
 }
 
 export interface Handover {
-  /** Starts this workflow again on this ref with these `workflow_dispatch` inputs (strings, as GitHub passes them). */
-  dispatchAgain(inputs: Record<string, string>): Promise<void>;
+  /**
+   * Starts this workflow (or `other`, a workflow file of the repository by name) again on this
+   * ref with these `workflow_dispatch` inputs (strings, as GitHub passes them).
+   */
+  dispatchAgain(inputs: Record<string, string>, other?: string): Promise<void>;
+}
+
+export interface ResumeSchedule {
+  /** Enables or disables a workflow of the repository (its file name): its schedule with it. */
+  set(workflow: string, enabled: boolean): Promise<void>;
 }
 
 export interface GitHubServices {
   state: StateArtifacts;
   gate: GateChecks;
   handover: Handover;
+  schedule: ResumeSchedule;
 }
 
 /**
@@ -76,12 +87,14 @@ export function githubServices(
   token: string,
   warn: (message: string) => void = () => {},
   waits: Pick<RestOptions, 'waitUnitMs'> = {},
+  companions: readonly string[] = [],
 ): GitHubServices {
   const ctx = runContext(env);
   const rest = new GitHubRest(ctx, token, { warn, ...waits });
   return {
-    state: new ArtifactStateStore({ ctx, rest, token, warn }),
+    state: new ArtifactStateStore({ ctx, rest, token, warn, companions }),
     gate: new CheckRunGate(ctx, rest),
     handover: new WorkflowDispatch(ctx, rest),
+    schedule: new WorkflowSwitch(ctx, rest),
   };
 }
