@@ -4,17 +4,19 @@ import { UserError } from '../errors.js';
 import type { Executor } from '../exec/executor.js';
 import { LocalExecutor } from '../exec/local/local-executor.js';
 import { SlurmExecutor, type ClusterLimits } from '../exec/slurm/slurm-executor.js';
+import { chargesOf } from '../exec/slurm/submit-limit.js';
 import { ARRAY_SIZE_OPTION, type Refusal } from '../exec/slurm/test-only.js';
 import { RemoteWorkdir } from '../exec/remote-workdir.js';
 import { SshGpuExecutor } from '../exec/ssh-gpu/ssh-gpu-executor.js';
 import { LocalTransport } from '../exec/transport/local.js';
 import type { Transport } from '../exec/transport/transport.js';
-import type { Cluster } from '../manifest/schema.js';
+import { restriction, type Cluster } from '../manifest/schema.js';
 import type { ClusterOf, ExecutorKind } from '../plan/executor-kinds.js';
 import { planCampaign, type Plan } from '../plan/plan.js';
 import { localWorkdir, type Campaign } from './load.js';
 import { sharedOutputItems } from './shared-outputs.js';
 import { failedItems, runPreflight, type PreflightItem } from './preflight.js';
+import { queueLimitItem } from './queue-limit.js';
 import { type SshSecrets, transportFor } from './transport-for.js';
 
 export interface OpenOptions {
@@ -130,6 +132,12 @@ const OPENERS: { [K in ExecutorKind]: Opener<ClusterOf<K>, ExecutorOfKind[K]> } 
       const { plan, refusals } = await testedPlan(executor, c, fitted);
       const items: PreflightItem[] = [
         { check: 'cluster', status: 'ok', detail: 'partitions, walltime caps and MaxArraySize fit the plan' },
+        queueLimitItem(
+          fitted.limits,
+          plan,
+          c.manifest.cluster.max_parallel,
+          restriction(c.manifest.cluster) !== undefined,
+        ),
       ];
       for (const r of refusals) items.push(...failedItems('submission', SlurmExecutor.refused([r]), [r.phase]));
       const arrays = plan.phases.reduce((n, p) => n + p.arrays.length, 0);
@@ -201,7 +209,8 @@ interface SlurmPlan {
 
 /** The plan checked against the cluster's partitions and caps (and MaxArraySize, where known). */
 async function slurmPlan(executor: SlurmExecutor, c: Campaign): Promise<SlurmPlan> {
-  const limits = await executor.limits();
+  const cluster = c.manifest.cluster;
+  const limits = await executor.limits(chargesOf(c.plan, cluster.executor === 'slurm' ? cluster.account : undefined));
   return { plan: fitted(c, limits), limits };
 }
 

@@ -207,6 +207,14 @@ const slurmCluster = z.strictObject({
     .describe(
       'The largest array one sbatch may submit (Slurm MaxArraySize; default 1000, read from the cluster when it can be).',
     ),
+  max_jobs: z
+    .number()
+    .int()
+    .positive()
+    .optional()
+    .describe(
+      "The jobs and array tasks you may have queued and running at once (the site's MaxSubmitJobs). Read from sacctmgr (your association's MaxSubmitJobs and your QOS's MaxSubmitJobsPerUser) where it answers; this value wins when smaller, and is the only one on an automation node. Your other jobs in the queue count against it; the campaign's tasks are sent in waves as room frees.",
+    ),
 });
 
 const sshGpuCluster = z.strictObject({

@@ -72,6 +72,14 @@ interface Case {
 const REPOSITORY: RepositoryFacts = { tracked: new Set(['train.py', 'src/model.py', 'README.md']) };
 
 const CASES: Record<string, Case[]> = {
+  'max-parallel-over-max-jobs': [
+    {
+      name: 'max_parallel above the jobs the campaign may have queued',
+      bad: edit(BASE, ['  name: cluster-a\n', '  name: cluster-a\n  max_parallel: 8\n  max_jobs: 4\n']),
+      at: 'max_parallel: 8',
+      good: edit(BASE, ['  name: cluster-a\n', '  name: cluster-a\n  max_parallel: 4\n  max_jobs: 4\n']),
+    },
+  ],
   'code-not-declared': [
     {
       name: 'a command that runs a tracked script, without code',

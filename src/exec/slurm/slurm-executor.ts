@@ -43,6 +43,7 @@ import type { ActiveAttempt, Executor } from '../executor.js';
 import { RemoteWorkdir, type OutputFreshness } from '../remote-workdir.js';
 import {
   parseTestOnly,
+  QUEUE_LIMIT_OPTION,
   renderTestOnly,
   testedIndices,
   testOnlyRefusals,
@@ -51,6 +52,18 @@ import {
 } from './test-only.js';
 import { LinkError, type Transport } from '../transport/transport.js';
 import { classifyByMarkers, killedForMemory } from './marker-class.js';
+import {
+  effectiveLimit,
+  isSubmitLimit,
+  othersQueued,
+  queueCount,
+  queueLines,
+  roomUnder,
+  siteLimit,
+  SUBMIT_LIMIT_COMMAND,
+  type Charge,
+  type SubmitLimit,
+} from './submit-limit.js';
 import { markersGlob, parseMarkers, type TaskMarkers } from './markers.js';
 import type { TakeFile } from '../../report/results/gathering.js';
 import {
@@ -112,6 +125,12 @@ export interface ClusterLimits {
   partitions: Map<string, number | undefined>;
   /** Where a job that names no partition goes. */
   defaultPartition?: string;
+  /** The jobs and array tasks the user may have queued (max_jobs), where one applies. */
+  maxJobs?: SubmitLimit;
+  /** Whether sacctmgr answered (restricted: not asked). */
+  accountingRead: boolean;
+  /** The user's jobs and array tasks in the queue that are not the campaign's, when read. */
+  othersQueued: number;
 }
 
 export class SlurmExecutor implements Executor {
@@ -151,6 +170,14 @@ export class SlurmExecutor implements Executor {
   private awaitingMarker = new Set<string>();
   /** Tasks whose attempts the last pass found ended by their markers and left for accounting to judge. */
   private endedUnjudged = new Set<string>();
+  /** The site's limit on jobs queued (cluster.max_jobs, or sacctmgr's where smaller), lowered where sbatch says so. */
+  private submitLimit: SubmitLimit | undefined;
+  /** The user's jobs in the queue that are not the campaign's, as the queue last said. */
+  private others = 0;
+  /** The campaign's jobs in the queue when the limit was read (a run resumed). */
+  private ownQueued = 0;
+  /** A refusal for the submit limit has been warned of this run. */
+  private limitWarned = false;
 
   constructor(private readonly opts: SlurmExecutorOptions) {
     this.now = opts.now ?? (() => new Date().toISOString());
@@ -162,17 +189,22 @@ export class SlurmExecutor implements Executor {
     this.remote = new RemoteWorkdir(opts.transport, opts.manifest);
     // Restricted, there is no accounting to wait for: an ended task is judged by the queue and its markers.
     this.accountingOk = !this.restricted;
+    this.submitLimit = effectiveLimit(undefined, cluster.executor === 'slurm' ? cluster.max_jobs : undefined);
   }
 
   /**
    * The campaign's max_parallel less the attempts in the queue, however they are grouped in
-   * arrays (each array is throttled to its share besides: render/sbatch.ts). An attempt whose
-   * end marker is there has left the node, though it counts as active until accounting judges
-   * it: its place is free.
+   * arrays (each array is throttled to its share besides: render/sbatch.ts), and the room the
+   * submit limit leaves, which the user's other jobs in the queue take too (submit-limit.ts).
+   * An attempt whose end marker is there has left the node, though it counts as active until
+   * accounting judges it: its place is free.
    */
   capacity(active: number): number {
     const cap = this.opts.manifest.cluster.max_parallel;
-    return cap === undefined ? Number.MAX_SAFE_INTEGER : Math.max(0, cap - active + this.endedUnjudged.size);
+    const left = active - this.endedUnjudged.size;
+    const parallel = cap === undefined ? Number.MAX_SAFE_INTEGER : Math.max(0, cap - left);
+    const limit = this.submitLimit?.limit;
+    return limit === undefined ? parallel : Math.min(parallel, roomUnder(limit, left + this.others, left));
   }
 
   /** Tasks that have left their node and wait for accounting's word on how: their places are free. */
@@ -186,12 +218,17 @@ export class SlurmExecutor implements Executor {
 
   /**
    * The cluster's partition caps (`scontrol`), read once before submitting; restricted, its
-   * MaxArraySize too, from the configuration read there anyway.
+   * MaxArraySize too, from the configuration read there anyway. With a shell, the submit limit
+   * of the accounts and QOS `charges` name (sacctmgr) and the user's jobs in the queue too;
+   * restricted, cluster.max_jobs alone.
    */
-  async limits(): Promise<ClusterLimits> {
+  async limits(
+    charges: readonly Charge[] = [{ ...(this.account === undefined ? {} : { account: this.account }) }],
+  ): Promise<ClusterLimits> {
     const [config, parts] = this.restricted
       ? await this.restrictedLimits()
       : [undefined, await this.scontrol('scontrol show partition -o')];
+    const accountingRead = !this.restricted && (await this.readSubmitLimit(charges));
     const partitions = new Map<string, number | undefined>();
     let defaultPartition: string | undefined;
     for (const line of parts.split('\n')) {
@@ -205,7 +242,29 @@ export class SlurmExecutor implements Executor {
       ...(config === undefined ? {} : { maxArraySize: arraySizeIn(config) }),
       partitions,
       ...(defaultPartition ? { defaultPartition } : {}),
+      ...(this.submitLimit ? { maxJobs: this.submitLimit } : {}),
+      accountingRead,
+      othersQueued: this.others,
     };
+  }
+
+  /** The account jobs are charged to where an array names none. */
+  private get account(): string | undefined {
+    const cluster = this.opts.manifest.cluster;
+    return cluster.executor === 'slurm' ? cluster.account : undefined;
+  }
+
+  /**
+   * The submit limit sacctmgr gives for `charges` against cluster.max_jobs, and the user's other
+   * jobs in the queue, in one command; whether sacctmgr answered.
+   */
+  private async readSubmitLimit(charges: readonly Charge[]): Promise<boolean> {
+    const r = await this.opts.transport.exec(SUBMIT_LIMIT_COMMAND, { timeoutMs: 30_000 });
+    const cluster = this.opts.manifest.cluster;
+    const site = siteLimit(r.stdout, charges);
+    this.submitLimit = effectiveLimit(site.limit, cluster.executor === 'slurm' ? cluster.max_jobs : undefined);
+    ({ own: this.ownQueued, others: this.others } = queueCount(queueLines(r.stdout), this.prefix, false));
+    return site.read;
   }
 
   /**
@@ -274,10 +333,17 @@ export class SlurmExecutor implements Executor {
           .split('\n')
           .filter((l) => l.startsWith('#SBATCH') && !/^#SBATCH --(comment|array)=/.test(l))
           .join('\n');
-        // Tested with the indices of the largest of them.
+        // Tested with the indices of the largest of them, as many as the limit on jobs queued leaves room for.
         const size = array.tasks.length;
+        const room = this.submitLimit && Math.max(1, this.submitLimit.limit - this.others - this.ownQueued);
         if (size > (arrays.get(asks)?.size ?? 0))
-          arrays.set(asks, { array: array.id, phase: phase.name, script, size });
+          arrays.set(asks, {
+            array: array.id,
+            phase: phase.name,
+            script,
+            size,
+            ...(room !== undefined && room < size ? { count: room } : {}),
+          });
       }
     }
     const tested = [...arrays.values()];
@@ -292,10 +358,23 @@ export class SlurmExecutor implements Executor {
         });
         answers.push({ code: r.code, output: `${r.stdout}\n${r.stderr}` });
       }
-      return testOnlyRefusals(tested, answers);
+      return this.roomAside(testOnlyRefusals(tested, answers));
     }
     const r = await this.opts.transport.exec(renderTestOnly(tested), { timeoutMs: 30_000 + 5_000 * tested.length });
-    return parseTestOnly(tested, `${r.stdout}\n${r.stderr}`);
+    return this.roomAside(parseTestOnly(tested, `${r.stdout}\n${r.stderr}`));
+  }
+
+  /**
+   * The refusals less those for a full queue (the limit on jobs queued): no refusal of the plan,
+   * which the campaign waits out, though Slurm then tried nothing else of the array: said once.
+   */
+  private roomAside(refusals: readonly Refusal[]): Refusal[] {
+    const full = refusals.filter((r) => r.option === QUEUE_LIMIT_OPTION);
+    if (full.length > 0)
+      this.warn(
+        `sbatch --test-only could not try ${full.map((r) => r.array).join(', ')}: your queue is at its limit (${full[0]!.error}); the campaign waits for room`,
+      );
+    return refusals.filter((r) => r.option !== QUEUE_LIMIT_OPTION);
   }
 
   /** The refusals of testSubmissions as the error that stops a run before anything is sent. */
@@ -349,6 +428,8 @@ export class SlurmExecutor implements Executor {
     const record = this.onRecord ?? (this.onRecord = await this.readRecord(workdir));
     const known = this.known ?? (await this.refreshKnown());
     const events: TaskEvent[] = [];
+    // Refused for the submit limit: the submissions after wait for room too.
+    let full = false;
     for (const whole of groupSubmissions(submissions)) {
       for (const s of whole) {
         const found = record.get(attemptKey(s));
@@ -361,6 +442,7 @@ export class SlurmExecutor implements Executor {
       const dir = `${this.root(workdir)}/${key}`;
       let jobId = known.get(name);
       if (jobId === undefined) {
+        if (full) continue;
         const avoid = group[0]!.avoidNodes?.join(', ');
         const exclude = avoid !== undefined && !this.unavoidable.has(avoid);
         let submitted = await this.sbatch(group, key, name, dir, workdir, exclude);
@@ -373,7 +455,11 @@ export class SlurmExecutor implements Executor {
           submitted = await this.sbatch(group, key, name, dir, workdir, false);
         }
         if ('error' in submitted) {
-          if (submitted.transient) this.warn(`sbatch will be tried again on the next pass: ${submitted.error}`);
+          // Not a failure of the tasks: they stay pending, and are sent again as room frees.
+          if (isSubmitLimit(submitted.error)) {
+            full = true;
+            await this.refusedForLimit(submitted.error, group.length);
+          } else if (submitted.transient) this.warn(`sbatch will be tried again on the next pass: ${submitted.error}`);
           else
             events.push(
               ...group.map((s): TaskEvent => ({
@@ -397,6 +483,38 @@ export class SlurmExecutor implements Executor {
       }
     }
     return events;
+  }
+
+  /**
+   * sbatch refused `size` tasks for the limit on jobs queued. The queue, counted afresh, says
+   * whether the limit is lower than the campaign thought (lowered during the run, or set where
+   * sacctmgr did not show it): then it is at most what is queued now and `size` less one, which
+   * it becomes, and the rest follow as room frees (a second refusal lowers it again). Otherwise
+   * the count of the user's other jobs was behind, and is now right.
+   */
+  private async refusedForLimit(error: string, size: number): Promise<void> {
+    const { own, others } = await this.recount();
+    this.others = others;
+    const queued = own + others;
+    const known = this.submitLimit?.limit;
+    const lowered = known === undefined || queued + size <= known;
+    const limit = Math.max(1, queued + size - 1);
+    if (lowered) this.submitLimit = { limit, from: `sbatch refused ${size} more with ${queued} queued` };
+    if (lowered || !this.limitWarned)
+      this.warn(
+        `sbatch refused for the limit on jobs queued (${error}): ${size} tasks wait for room${lowered ? `; at most ${limit} queued from now on` : ''}`,
+      );
+    this.limitWarned = true;
+  }
+
+  /** The user's jobs and array tasks in the queue now, the campaign's and the others. */
+  private async recount(): Promise<{ own: number; others: number }> {
+    const format = '%j@%T';
+    const r = this.restricted
+      ? await this.opts.transport.run(['squeue', '-h', '-r', '-u', await this.userName(), '-o', format])
+      : await this.opts.transport.exec(`squeue -h -r -u "$(id -un)" -o ${shellQuote(format)}`);
+    if (r.code !== 0) throw new LinkError(`squeue failed on the cluster: ${r.stderr.trim() || `exit ${r.code}`}`);
+    return queueCount(r.stdout.split('\n'), this.prefix, false);
   }
 
   /**
@@ -480,16 +598,20 @@ export class SlurmExecutor implements Executor {
     return record;
   }
 
-  /** The campaign's jobs in the queue, every state (restricted: plain `squeue`, times as the queue prints them). */
-  private async queue(): Promise<JobRecord[]> {
-    this.user ??= this.opts.transport.run(['id', '-un']).then((r) => {
+  /** The login's user name (restricted: no `$(id -un)` in a command), asked once. */
+  private userName(): Promise<string> {
+    return (this.user ??= this.opts.transport.run(['id', '-un']).then((r) => {
       const user = r.stdout.trim();
       if (r.code !== 0 || !/^[A-Za-z0-9._-]+$/.test(user)) {
         this.user = undefined;
         throw new LinkError(`id -un failed on the cluster: ${r.stderr.trim() || `exit ${r.code}`}`);
       }
       return user;
-    });
+    }));
+  }
+
+  /** The campaign's jobs in the queue, every state (restricted: plain `squeue`, times as the queue prints them). */
+  private async queue(): Promise<JobRecord[]> {
     const r = await this.opts.transport.run([
       'squeue',
       '-h',
@@ -497,12 +619,13 @@ export class SlurmExecutor implements Executor {
       '-t',
       'all',
       '-u',
-      await this.user,
+      await this.userName(),
       '-o',
       SQUEUE_FORMAT,
     ]);
     // slurmctld restarting or overloaded: the next pass asks again.
     if (r.code !== 0) throw new LinkError(`squeue failed on the cluster: ${r.stderr.trim() || `exit ${r.code}`}`);
+    this.others = othersQueued(r.stdout.split('\n'), this.prefix, true);
     return parseSqueue(r.stdout, this.prefix);
   }
 
@@ -637,6 +760,7 @@ export class SlurmExecutor implements Executor {
     }
     if (jobs.size > 0) this.accountingOk = acctOk;
     const queued = queue ? parseSqueue(rest, this.prefix) : [];
+    if (queue) this.others = othersQueued(rest.split('\n'), this.prefix, true);
     this.remember(queued);
     return { records: mergeRecords(acctOk ? parseSacct(acct, this.prefix) : [], queued), acctOk };
   }

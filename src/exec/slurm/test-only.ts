@@ -14,6 +14,11 @@ export interface TestedArray {
   script: string;
   /** The most tasks an array like it holds: tested as indices 0 to size - 1. */
   size: number;
+  /**
+   * Fewer tasks to test where the limit on jobs queued leaves less room than `size` (the
+   * campaign never sends more at once): the top indices, so that MaxArraySize is still tried.
+   */
+  count?: number;
 }
 
 export interface Refusal {
@@ -39,16 +44,26 @@ export function renderTestOnly(arrays: readonly TestedArray[]): string {
     .join('\n');
 }
 
-/** The `--array` option of an array's test: all of its indices, so that Slurm checks its size. */
+/** The `--array` option of an array's test: its indices (the top `count` of them), so that Slurm checks its size. */
 export function testedIndices(a: TestedArray): string {
-  return `--array=${a.size > 1 ? `0-${a.size - 1}` : '0'}`;
+  const from = a.size - Math.min(a.count ?? a.size, a.size);
+  return `--array=${a.size - 1 > from ? `${from}-${a.size - 1}` : a.size - 1}`;
 }
 
 /** The option a refusal names when an array is larger than the cluster's MaxArraySize. */
 export const ARRAY_SIZE_OPTION = 'cluster.max_array_size';
 
+/** The option a refusal names when the user's queue is full (MaxSubmitJobs): the campaign waits for room. */
+export const QUEUE_LIMIT_OPTION = 'cluster.max_jobs';
+
 /** Which option Slurm's refusal is about, and what to do, by the words slurmctld uses. */
 const REFUSALS: readonly { words: RegExp; option: string; fix: string }[] = [
+  {
+    // Before the QOS: the refusal's words name the "accounting/QOS policy".
+    words: /SubmitJob/i,
+    option: QUEUE_LIMIT_OPTION,
+    fix: 'wait for your jobs in the queue to end, or declare cluster.max_jobs within the limit: `sacctmgr show assoc user=$USER format=account,maxsubmit`',
+  },
   {
     words: /job array/i,
     option: ARRAY_SIZE_OPTION,

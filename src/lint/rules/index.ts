@@ -42,6 +42,7 @@ import { checkpointBeforeWalltime } from './checkpoint-before-walltime.js';
 import { poolWithLogin } from './pool-with-login.js';
 import { codeWithoutTransfer } from './code-without-transfer.js';
 import { codeNotDeclared } from './code-not-declared.js';
+import { maxParallelOverMaxJobs } from './max-parallel-over-max-jobs.js';
 
 export const RULES: readonly Rule[] = [
   // The manifest itself: phases and their dependencies, then grids, then names used in them.
@@ -77,6 +78,7 @@ export const RULES: readonly Rule[] = [
   poolWithLogin,
   codeWithoutTransfer,
   codeNotDeclared,
+  maxParallelOverMaxJobs,
   resultsMetricNotRecorded,
   // Expanded tasks (only when the manifest has no error).
   outputOutsideWorkdir,
