@@ -53,6 +53,11 @@ export async function openShell(c: Campaign, opts: ShellOptions): Promise<number
   const chosen = shellTask(c.manifest, c.plan, opts.taskId, c.file);
   const { task, array } = chosen;
   const cluster = c.manifest.cluster;
+  if (opts.time !== undefined && cluster.executor !== 'slurm')
+    throw new UserError({
+      message: `--time sets the walltime of a Slurm allocation, and this campaign's executor is ${cluster.executor}`,
+      fix: 'leave --time out: the shell lasts until you leave it',
+    });
   // Computed before anything connects: a --time no partition holds is refused at once.
   const budget = cluster.executor === 'slurm' ? shellBudget(c.manifest, chosen, opts.time) : undefined;
   const opened = await openExecutor(c, {
@@ -98,6 +103,7 @@ export async function openShell(c: Campaign, opts: ShellOptions): Promise<number
     const script = `${dir}/${task.id.replace(/\//g, '~')}.${Date.now()}.${process.pid}.sh`;
     await transport.mkdirp(dir);
     await transport.writeFile(script, renderShellScript(input), { mode: 0o755 });
+    // Every transport that gets here has a shell: an automation node's was refused above.
     try {
       if (budget === undefined) return await transport.attach!(`bash ${shellQuote(script)}`, { terminal });
       const line = sallocLine(

@@ -79,7 +79,7 @@ export function shellBudget(manifest: Manifest, { task, phase, array }: ShellTas
   });
   if (budget.error !== undefined)
     throw new UserError({
-      message: `a shell for ${task.id} of ${budget.arithmetic}: ${budget.error}`,
+      message: `the walltime of a shell for ${task.id} (${budget.arithmetic}) does not fit: ${budget.error}`,
       fix: 'give a --time that a partition of cluster.partitions holds',
     });
   return budget;

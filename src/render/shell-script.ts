@@ -151,8 +151,9 @@ export const shellJobName = (campaign: string): string => `campaign-shell.${camp
 /**
  * The command line, for bash on the login node, that allocates the task's resources and runs
  * `script` (a path the compute node sees) on the node through srun: with a terminal for an
- * interactive shell (`--pty`), without one for a command. salloc releases the allocation as the
- * step ends, and exits with its status.
+ * interactive shell (`--pty`), without one for a command. The step is one task with the
+ * allocation's CPUs (srun of Slurm 22.05 takes no --cpus-per-task from salloc's environment);
+ * salloc releases the allocation as the step ends, and exits with its status.
  */
 export function sallocLine(
   options: readonly SlurmOption[],
@@ -161,5 +162,8 @@ export function sallocLine(
   terminal: boolean,
 ): string {
   const allocation = [{ option: 'job-name', value: jobName }, ...options].map(slurmOptionText);
-  return ['salloc', ...allocation, 'srun', ...(terminal ? ['--pty'] : []), 'bash', script].map(shellQuote).join(' ');
+  const step = options.filter((o) => o.option === 'ntasks' || o.option === 'cpus-per-task').map(slurmOptionText);
+  return ['salloc', ...allocation, 'srun', ...step, ...(terminal ? ['--pty'] : []), 'bash', script]
+    .map(shellQuote)
+    .join(' ');
 }

@@ -71,13 +71,18 @@ describe('campaign shell on this machine', () => {
     expect(await readdir(join(workdir, '.campaign', 'shell', 'shell-local'))).toEqual([]);
   });
 
-  it('answers an unknown task with the nearest ids, and a shell without a terminal with --command', async () => {
+  it('answers an unknown task with the nearest ids, --time off Slurm, and a shell without a terminal with --command', async () => {
     const { manifest } = await repository('refusals');
     const unknown = await runCli(['shell', manifest, 'p/seed3', '--command', 'true']);
     expect(unknown.code).toBe(2);
-    expect(unknown.stderr).toMatch(/shell-local has no task p\/seed3; the nearest: p\/seed1, p\/seed2/);
-    const tag = await runCli(['shell', manifest, 'seed1', '--command', 'true']);
-    expect(tag.stderr).toMatch(/the nearest: p\/seed1, p\/seed2 \(fix: campaign shell \S+ p\/seed1\)/);
+    expect(unknown.stderr).toMatch(
+      /shell-local has no task p\/seed3; the nearest: p\/seed1, p\/seed2 \(fix: campaign shell \S+ p\/seed1\)/,
+    );
+    const time = await runCli(['shell', manifest, 'p/seed1', '--time', '1h', '--command', 'true']);
+    expect(time.code).toBe(2);
+    expect(time.stderr).toMatch(
+      /--time sets the walltime of a Slurm allocation, and this campaign's executor is local/,
+    );
     const interactive = await runCli(['shell', manifest, 'p/seed1']);
     expect(interactive.code).toBe(2);
     expect(interactive.stderr).toMatch(/an interactive shell needs a terminal.*--command/);

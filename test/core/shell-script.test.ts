@@ -99,7 +99,7 @@ describe('the allocation', () => {
     expect(budget).toMatchObject({ seconds: 600, partition: 'debug' });
     const line = sallocLine(allocationOptions(manifest, chosen.array, { budget }), shellJobName('sh'), '/w/s.sh', true);
     expect(line).toBe(
-      'salloc --job-name=campaign-shell.sh --time=00:10:00 --partition=debug --account=lab --qos=high --nodes=1 --ntasks=1 --cpus-per-task=3 --gres=gpu:1 --mem=1024M srun --pty bash /w/s.sh',
+      'salloc --job-name=campaign-shell.sh --time=00:10:00 --partition=debug --account=lab --qos=high --nodes=1 --ntasks=1 --cpus-per-task=3 --gres=gpu:1 --mem=1024M srun --ntasks=1 --cpus-per-task=3 --pty bash /w/s.sh',
     );
     // The same options, as the task's own batch script has them.
     const { script } = renderSbatch({

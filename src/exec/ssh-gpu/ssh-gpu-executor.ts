@@ -388,6 +388,7 @@ export class SshGpuExecutor implements Executor {
           else view.table = table;
         }
       } else if (kind === 'wave') view.wave = a.split(',').filter(Boolean);
+      else if (kind === 'hold') view.shells.add(a);
       else if (kind === 'a') attempts.set(Number(a), line.split(' ').slice(2).join(' '));
     }
     s.view = view;
@@ -400,7 +401,6 @@ export class SshGpuExecutor implements Executor {
           ? `${view.error}; no task starts until it answers`
           : `${view.error} on ${s.name}; no task starts there until it answers`,
       );
-      else if (kind === 'hold') view.shells.add(a);
     else this.warned.forEach((w) => w.startsWith(`${probeKey}\u0000`) && this.warned.delete(w));
     for (const u of view.table?.unusable ?? []) {
       this.note(
