@@ -786,8 +786,10 @@ async function startFresh(
     moved.length > 0 ? `the earlier state is in ${join(c.stateDir, 'previous', stamp)}` : 'there was no earlier state',
     `${aside.outputs} output${aside.outputs === 1 ? '' : 's'}${aside.attempts ? ' and the attempts' : ''} moved to ${aside.dest} in the workdir`,
   ];
+  // The new generation is recorded for every controller: one on the old one stops, with the reason.
+  await executor.replaceGeneration(now);
   note(`started afresh: ${parts.join('; ')}; nothing was deleted, and nothing earlier counts for this run`);
-  return emptyState(c.manifest.campaign, now);
+  return { ...emptyState(c.manifest.campaign, now), generation: now };
 }
 
 async function summary({ values, files }: Given): Promise<number> {

@@ -4,6 +4,7 @@
  * A pass repeated, or rerun after a crash at any point, converges: the executor finds
  * attempts it already launched instead of launching them again.
  */
+import { join } from 'node:path';
 import { UserError } from '../errors.js';
 import { renderPath } from '../manifest/expand.js';
 import type { Manifest } from '../manifest/schema.js';
@@ -18,6 +19,7 @@ import { completedOutputs, outputsGone, outputsGoneWarning } from '../decide/rec
 import { scopeActions, scopeAtRest, type Scopes } from '../decide/scope.js';
 import { ACTIVE, campaignStateSchema, emptyState, type CampaignState, type TaskState } from '../state/state.js';
 import { changedSince, indexOf } from '../state/task-index.js';
+import { generationStep, staleGenerationError } from '../decide/generation.js';
 import {
   applyEvents,
   atRest,
@@ -61,6 +63,8 @@ export class CampaignController {
   private shipped: string | undefined;
   /** The active attempts of the tasks record last looked at (see activeAttempts). */
   private active: { tasks: CampaignState['tasks']; attempts: Map<string, ActiveAttempt> } | undefined;
+  /** The campaign's generation this controller follows, once its first pass has joined it. */
+  private generation: string | undefined;
 
   constructor(private readonly c: ControllerOptions) {
     this.now = c.now ?? (() => new Date().toISOString());
@@ -98,7 +102,10 @@ export class CampaignController {
     }
   }
 
-  private async passOnce(state: CampaignState): Promise<{ state: CampaignState; atRest: boolean }> {
+  private async passOnce(given: CampaignState): Promise<{ state: CampaignState; atRest: boolean }> {
+    // Joined on the first pass, so that a stale state stops before it observes anything.
+    const joining = this.generation === undefined;
+    const state = joining ? await this.followGeneration(given) : given;
     const looked = this.activeAttempts(state);
     const observed = await withUnitsDone(
       this.c.manifest,
@@ -117,6 +124,7 @@ export class CampaignController {
     const decided = step(next, this.c.plan, this.now(), this.c.executor.capacity(active), this.c.executor.ended?.());
     next = decided.state;
     const actions = this.c.scope ? scopeActions(decided.actions, this.c.scope) : decided.actions;
+    if (!joining && actions.some((a) => a.type === 'submit')) next = await this.followGeneration(next);
     const acted: CampaignEvent[] = [];
     // One by one: a submission of a million tasks gives more events than a call takes arguments.
     for (const action of actions) for (const e of await this.act(action, next)) acted.push(e);
@@ -132,6 +140,31 @@ export class CampaignController {
       ? scopeAtRest(this.c.plan, settled, actions, this.c.scope)
       : atRest(settled, decided.actions);
     return { state: settled, atRest: acted.length === 0 && rest };
+  }
+
+  /**
+   * The state following the campaign's generation as the workdir records it (decide/generation.ts),
+   * looked at before tasks are sent: its own recorded where none is (of two controllers, the first
+   * writer's stands), the one recorded adopted by a state that followed none. A state of an
+   * older generation (another controller ran --fresh) is moved aside, and the controller stops
+   * with the reason instead of sending its tasks again.
+   */
+  private async followGeneration(state: CampaignState): Promise<CampaignState> {
+    const executor = this.c.executor;
+    const followed = this.generation ?? state.generation;
+    let next = generationStep(followed, state.created, await executor.readGeneration());
+    if (next.do === 'record')
+      next = generationStep(followed, state.created, await executor.recordGeneration(next.generation));
+    if (next.do === 'stale') throw await this.stale(next.recorded);
+    this.generation = next.generation;
+    return state.generation === next.generation ? state : { ...state, generation: next.generation };
+  }
+
+  /** The stale state moved to the state directory's `previous/`, and the error that says why. */
+  private async stale(recorded: string): Promise<UserError> {
+    const dest = join(this.c.store.dir, 'previous', this.now().replace(/[:.]/g, '-'));
+    await this.c.store.setAside(dest);
+    return staleGenerationError(recorded, dest);
   }
 
   /**

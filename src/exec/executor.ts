@@ -73,6 +73,12 @@ export interface Executor {
     endsSuffice: boolean,
     take: TakeFile,
   ): Promise<void>;
+  /** The campaign's generation as the workdir records it (exec/generation.ts); undefined where none is. */
+  readGeneration(): Promise<string | undefined>;
+  /** Records `generation` where none is recorded, returning the one recorded (of two controllers racing, the first writer's). */
+  recordGeneration(generation: string): Promise<string>;
+  /** Records a new generation over the one there (`run --fresh`). */
+  replaceGeneration(generation: string): Promise<void>;
   /**
    * Moves the campaign's attempts and claimed outputs to `dest` (workdir-relative), for a
    * campaign started over (render/set-aside.ts); throws a UserError when it cannot.

@@ -16,7 +16,7 @@ import { UserError } from '../errors.js';
 import type { TakeFile } from '../report/results/gathering.js';
 import { removeSnapshotsOverShell, shipOverSftp, shipOverShell, type CodeSnapshot } from './code-ship.js';
 import { gatherByArchive, gatherEach } from './gather.js';
-import { resolveHome, type Transport } from './transport/transport.js';
+import { resolveHome, tempPathFor, type Transport } from './transport/transport.js';
 
 /** The largest output whose records are checked at completion: one read whole over the link. */
 export const RECORDS_READ_LIMIT = 64 * 1024 * 1024;
@@ -202,6 +202,46 @@ export class RemoteWorkdir {
     );
     if (r.code === 3) return files.map((f) => f.path);
     return r.stdout.split('\0').filter(Boolean);
+  }
+
+  /**
+   * Writes a small file where nothing is at the workdir-relative path, whole, by a hard link
+   * from a temporary file (link(2) refuses a path that exists, atomically); false where
+   * something is. Restricted, by SFTP's rename, which refuses a target that exists.
+   */
+  async createFile(path: string, text: string): Promise<boolean> {
+    const to = posix.resolve(await this.path(), path);
+    if (this.restricted) {
+      await this.transport.mkdirp(posix.dirname(to));
+      const temp = tempPathFor(to);
+      await this.transport.writeFile(temp, text);
+      return this.transport.rename(temp, to).then(
+        () => true,
+        // The temporary file stays (no shell to remove it with): small, and named as one.
+        async (e: unknown) => {
+          if ((await this.transport.stat(to)) === undefined) throw e;
+          return false;
+        },
+      );
+    }
+    const script = [
+      'p=$1 d=$(dirname -- "$1")',
+      'mkdir -p -- "$d" && t=$(mktemp -- "$d/.$(basename -- "$p").tmp-XXXXXXXX") || exit 4',
+      'printf %s "$2" > "$t" && chmod 644 -- "$t" || { rm -f -- "$t"; exit 4; }',
+      'if ln -- "$t" "$p" 2>/dev/null; then made=yes; else made=no; fi',
+      'rm -f -- "$t"',
+      '[ "$made" = yes ] || [ -e "$p" ] || exit 4',
+      'echo "$made"',
+    ].join('\n');
+    const r = await this.transport.exec(
+      `bash -c ${shellQuote(script)} campaign-create ${shellQuote(to)} ${shellQuote(text)}`,
+    );
+    if (r.code !== 0)
+      throw new UserError({
+        message: `cannot write ${to}: ${r.stderr.trim() || `exit status ${r.code}`}`,
+        fix: 'check that the workdir is writable and has space',
+      });
+    return r.stdout.trim() === 'yes';
   }
 
   /** renderSetAside run in the workdir; `attempts` is the executor's directory of the campaign's attempts. */

@@ -293,14 +293,15 @@ export function submissionFiles(
 }
 
 /**
- * Derived from what is submitted, so the same submission after a crash has the same key: the
- * tasks with their attempts and definitions, and when the campaign began (`since`, the state's
- * creation), so that a campaign started afresh never takes an earlier one's job for its own.
+ * Derived from what is submitted, so the same submission after a crash, or from another
+ * controller, has the same key: the tasks with their attempts and definitions, and the
+ * campaign's generation as the workdir records it (decide/generation.ts), so that a campaign
+ * started afresh never takes an earlier one's job for its own.
  */
-export function submissionKey(campaign: string, since: string, group: readonly Submission[]): string {
+export function submissionKey(campaign: string, generation: string, group: readonly Submission[]): string {
   const h = createHash('sha256');
   h.update(
-    `${campaign}\u0000${since}\u0000${group[0]!.array.id}\u0000${group[0]!.memBytes ?? ''}\u0000${(group[0]!.avoidNodes ?? []).join(',')}`,
+    `${campaign}\u0000${generation}\u0000${group[0]!.array.id}\u0000${group[0]!.memBytes ?? ''}\u0000${(group[0]!.avoidNodes ?? []).join(',')}`,
   );
   for (const s of group) h.update(`\u0000${s.task.id}:${s.attempt}:${s.task.definition ?? ''}`);
   return h.digest('hex').slice(0, 12);

@@ -55,19 +55,28 @@ export function renderQuery(probe: string, probeTimeoutSeconds: number, waveFile
 }
 
 /**
- * Starts the attempts whose directories are on stdin, each as a session of its own, and prints
- * per attempt `l <i> <launched ms> <pid>` or `f <i> <reason>`. The time is the server's, taken
- * before the start: outputs older than it are not this attempt's. A wrapper that does not start
- * in time is stopped at its claim, so a late start cannot run unwatched.
+ * Starts the attempts on stdin, a line `<staging>\t<dir>` each, each as a session of its own,
+ * and prints per attempt `l <i> <launched ms> <pid> <GPUs>` or `f <i> <reason>`. Each attempt's
+ * files were written to a staging directory, put in place whole by one rename: where another
+ * controller put the attempt in place first (two controllers with separate states on one
+ * campaign), its directory stands, with its GPUs, and its launch is reported, so that the attempt
+ * runs once. The time is the server's, taken before the start: outputs older than it are not this
+ * attempt's. A wrapper that does not start in time is stopped at its claim, so a late start
+ * cannot run unwatched.
  */
 export function renderLaunch(): string {
   return [
     'set -u',
-    'mapfile -t dirs',
+    'mapfile -t lines',
+    'declare -a dirs=()',
     'declare -A bad=()',
-    'for i in "${!dirs[@]}"; do',
-    '  d=${dirs[$i]}',
-    '  if ! { date +%s%3N > "$d/launched.tmp" && mv -- "$d/launched.tmp" "$d/launched"; }; then',
+    'for i in "${!lines[@]}"; do',
+    "  staging=${lines[$i]%%$'\\t'*} d=${lines[$i]#*$'\\t'}",
+    '  dirs[$i]=$d',
+    '  mv -T -- "$staging" "$d" 2>/dev/null || rm -rf -- "$staging"',
+    '  if [ -s "$d/launched" ]; then',
+    '    continue',
+    '  elif ! { date +%s%3N > "$d/launched.tmp.$$" && mv -- "$d/launched.tmp.$$" "$d/launched"; }; then',
     '    bad[$i]="cannot write in $d"',
     '  elif ! setsid -f bash "$d/wrapper.sh" < /dev/null > /dev/null 2>&1; then',
     '    bad[$i]="setsid could not start the wrapper"',
@@ -90,7 +99,7 @@ export function renderLaunch(): string {
     '    fi',
     '  fi',
     '  if [ -n "${bad[$i]:-}" ]; then printf \'f %s %s\\n\' "$i" "${bad[$i]}"',
-    '  else printf \'l %s %s %s\\n\' "$i" "$(cat -- "$d/launched")" "$(cat -- "$d/pid")"; fi',
+    '  else printf \'l %s %s %s %s\\n\' "$i" "$(cat -- "$d/launched")" "$(cat -- "$d/pid")" "$(cat -- "$d/gpus" 2>/dev/null)"; fi',
     'done',
     '',
   ].join('\n');

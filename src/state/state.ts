@@ -144,6 +144,11 @@ export const campaignStateSchema = z.object({
   campaign: z.string(),
   created: z.string(),
   updated: z.string(),
+  /**
+   * The campaign's generation this state follows, as the workdir records it (decide/generation.ts);
+   * absent in a state that has not run since generations were recorded.
+   */
+  generation: z.string().optional(),
   phases: z.record(z.string(), phaseStateSchema),
   tasks: z.record(z.string(), taskStateSchema),
   /** Stage definitions attempts ran under, by id: each part's hash (plan/definition.ts). */

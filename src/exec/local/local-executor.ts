@@ -7,7 +7,7 @@
 import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
-import { mkdir, readFile, realpath, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { link, mkdir, readFile, realpath, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { dirname, join } from 'node:path';
 import type { TaskSpec } from '../../manifest/expand.js';
@@ -35,6 +35,8 @@ import { tempPathFor } from '../transport/transport.js';
 import { gatherEach } from '../gather.js';
 import type { TakeFile } from '../../report/results/gathering.js';
 import type { ActiveAttempt, Executor } from '../executor.js';
+import { GenerationRecord } from '../generation.js';
+import { generationPath } from '../../decide/generation.js';
 import { processAlive, waitFor } from './process.js';
 
 /** Seconds between SIGTERM at the walltime and SIGKILL. */
@@ -56,9 +58,11 @@ export class LocalExecutor implements Executor {
   private readonly now: () => string;
   /** The workdir with its symlinks resolved: where real outputs are. */
   private realWorkdir: Promise<string> | undefined;
+  private readonly generation: GenerationRecord;
 
   constructor(private readonly opts: LocalExecutorOptions) {
     this.maxParallel = opts.manifest.cluster.max_parallel ?? 2;
+    this.generation = new GenerationRecord(this, generationPath('local', opts.manifest.campaign));
     this.now = opts.now ?? (() => new Date().toISOString());
   }
 
@@ -328,6 +332,35 @@ export class LocalExecutor implements Executor {
 
   readFile(path: string): Promise<string | undefined> {
     return readFile(join(this.opts.workdir, path), 'utf8').catch(() => undefined);
+  }
+
+  /** Written whole where nothing is at the path, by a hard link (refused, atomically, where something is). */
+  async createFile(path: string, text: string): Promise<boolean> {
+    const to = join(this.opts.workdir, path);
+    await mkdir(dirname(to), { recursive: true });
+    const temp = tempPathFor(to);
+    try {
+      await writeFile(temp, text, { mode: 0o644, flag: 'wx' });
+      await link(temp, to);
+      return true;
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code === 'EEXIST' && (await stat(to).catch(() => undefined))) return false;
+      throw e;
+    } finally {
+      await rm(temp, { force: true });
+    }
+  }
+
+  readGeneration(): Promise<string | undefined> {
+    return this.generation.read();
+  }
+
+  recordGeneration(generation: string): Promise<string> {
+    return this.generation.record(generation);
+  }
+
+  replaceGeneration(generation: string): Promise<void> {
+    return this.generation.replace(generation);
   }
 
   gather(paths: readonly string[], known: ReadonlyMap<string, string>, _ends: boolean, take: TakeFile): Promise<void> {

@@ -41,6 +41,9 @@ import { gateShortfall, judgeShortfalls } from '../../judge/shortfall.js';
 import type { SetAsideResult } from '../../render/set-aside.js';
 import type { ActiveAttempt, Executor } from '../executor.js';
 import { RemoteWorkdir, type OutputFreshness } from '../remote-workdir.js';
+import { GenerationRecord } from '../generation.js';
+import { generationPath } from '../../decide/generation.js';
+import { attemptLines, LEDGER, parseSubmitOnce, renderSubmitOnce, type LedgerRow } from '../../render/submit-once.js';
 import {
   parseTestOnly,
   QUEUE_LIMIT_OPTION,
@@ -154,6 +157,10 @@ export class SlurmExecutor implements Executor {
    * the attempts are grouped now.
    */
   private onRecord: Map<string, { handle: string; log: string }> | undefined;
+  /** The campaign's generation, as the workdir records it: submissions are keyed by it. */
+  private readonly generation: GenerationRecord;
+  /** How far this controller has read the ledger of submissions (render/submit-once.ts), in bytes. */
+  private ledgerFrom = 0;
   /** The oldest submission on record (epoch seconds): the query looks back at least that far. */
   private earliest = Infinity;
   /** Plain commands and SFTP only: an automation node. */
@@ -187,6 +194,7 @@ export class SlurmExecutor implements Executor {
     this.restricted = restriction(cluster) !== undefined;
     this.noTransfer = restriction(cluster) === 'slurm';
     this.remote = new RemoteWorkdir(opts.transport, opts.manifest);
+    this.generation = new GenerationRecord(this.remote, generationPath('slurm', opts.manifest.campaign));
     // Restricted, there is no accounting to wait for: an ended task is judged by the queue and its markers.
     this.accountingOk = !this.restricted;
     this.submitLimit = effectiveLimit(undefined, cluster.executor === 'slurm' ? cluster.max_jobs : undefined);
@@ -437,7 +445,9 @@ export class SlurmExecutor implements Executor {
       }
       const group = whole.filter((s) => !record.has(attemptKey(s)));
       if (group.length === 0) continue;
-      const key = submissionKey(this.opts.manifest.campaign, this.opts.since, group);
+      // Keyed by the generation (the state's creation where none was read): a campaign started
+      // afresh never takes an earlier generation's job for its own.
+      const key = submissionKey(this.opts.manifest.campaign, this.generation.last ?? this.opts.since, group);
       const name = `${this.prefix}${key}`;
       const dir = `${this.root(workdir)}/${key}`;
       let jobId = known.get(name);
@@ -470,6 +480,11 @@ export class SlurmExecutor implements Executor {
                 reason: submitted.error,
               })),
             );
+          continue;
+        }
+        if ('taken' in submitted) {
+          // Another controller sent some of these attempts first: they are adopted, the rest sent apart.
+          events.push(...(await this.submit(group)));
           continue;
         }
         jobId = submitted.jobId;
@@ -527,6 +542,8 @@ export class SlurmExecutor implements Executor {
     const r = await this.opts.transport.exec(
       [
         `cd -- ${shellQuote(root)} 2>/dev/null || exit 0`,
+        // What the ledger holds now is on record below: a later submission reads past it.
+        `printf '== ledger %s\\n' "$(stat -c %s -- ${LEDGER} 2>/dev/null || echo 0)"`,
         'export SLURM_TIME_FORMAT=%s',
         'user=$(id -un)',
         `names=; for d in */; do if [ -f "$d/table.tsv" ]; then names="$names,"${shellQuote(this.prefix)}"\${d%/}"; fi; done`,
@@ -544,6 +561,11 @@ export class SlurmExecutor implements Executor {
     const jobs = new Map<string, string>();
     let key: string | undefined;
     for (const line of r.stdout.split('\n')) {
+      const ledger = /^== ledger (\d+)$/.exec(line);
+      if (ledger) {
+        this.ledgerFrom = Number(ledger[1]);
+        continue;
+      }
       if (line.startsWith('== ')) {
         key = line.slice(3);
         continue;
@@ -663,12 +685,12 @@ export class SlurmExecutor implements Executor {
     dir: string,
     workdir: string,
     exclude: boolean,
-  ): Promise<{ jobId: string } | { error: string; transient: boolean }> {
+  ): Promise<{ jobId: string } | { taken: true } | { error: string; transient: boolean }> {
     const t = this.opts.transport;
     const where = { name, dir, workdir, exclude };
     const uploaded = await this.upload(submissionFiles(this.opts.manifest, group, where), dir);
     const sent = !this.restricted
-      ? t.exec(`sbatch --parsable ${shellQuote(`${dir}/job.sh`)}`)
+      ? t.exec(renderSubmitOnce(this.root(workdir), key, this.ledgerFrom), { stdin: attemptLines(group) })
       : uploaded
         ? t.run(['sbatch', '--parsable', `${dir}/job.sh`])
         : // No file transfer: the script, its table within, goes on sbatch's standard input.
@@ -681,13 +703,32 @@ export class SlurmExecutor implements Executor {
       this.onRecord = undefined;
       throw e;
     });
-    const jobId = /^(\d+)/.exec(r.stdout.trim())?.[1];
+    if (!this.restricted) {
+      const { rows, outcome, upto } = parseSubmitOnce(r.stdout);
+      this.adoptSent(rows, this.root(workdir));
+      if (upto !== undefined) this.ledgerFrom = upto;
+      if (outcome && 'sent' in outcome) return { jobId: outcome.sent };
+      if (outcome && 'taken' in outcome && group.some((s) => this.onRecord?.has(attemptKey(s)))) return { taken: true };
+      if (outcome && 'locked' in outcome) return { error: 'another controller is submitting', transient: true };
+    }
+    const jobId = this.restricted ? /^(\d+)/.exec(r.stdout.trim())?.[1] : undefined;
     if (r.code === 0 && jobId) return { jobId };
     const error = (r.stderr.trim() || r.stdout.trim() || `sbatch exited ${r.code}`).split('\n').slice(-3).join(' ');
     return {
       error,
       transient: /temporarily|timed out|unable to contact|connection refused|try again|socket/i.test(error),
     };
+  }
+
+  /** Attempts another controller sent, read from the ledger: on record, as a rebuilt state finds them. */
+  private adoptSent(rows: readonly LedgerRow[], root: string): void {
+    for (const row of rows) {
+      this.onRecord?.set(attemptKey({ task: { id: row.task, definition: row.definition }, attempt: row.attempt }), {
+        handle: `${row.jobId}_${row.index}`,
+        log: `${root}/${row.key}/logs/${row.index}.log`,
+      });
+      this.known?.set(`${this.prefix}${row.key}`, row.jobId);
+    }
   }
 
   /**
@@ -1188,6 +1229,18 @@ export class SlurmExecutor implements Executor {
 
   readFile(path: string): Promise<string | undefined> {
     return this.remote.readFile(path);
+  }
+
+  readGeneration(): Promise<string | undefined> {
+    return this.generation.read();
+  }
+
+  recordGeneration(generation: string): Promise<string> {
+    return this.generation.record(generation);
+  }
+
+  replaceGeneration(generation: string): Promise<void> {
+    return this.generation.replace(generation);
   }
 
   shipCode(snapshot: CodeSnapshot): Promise<void> {

@@ -40,7 +40,9 @@ import type { SetAsideResult } from '../../render/set-aside.js';
 import type { ActiveAttempt, Executor } from '../executor.js';
 import type { TakeFile } from '../../report/results/gathering.js';
 import { cancelFailed, RemoteWorkdir } from '../remote-workdir.js';
-import { LinkError, type Transport } from '../transport/transport.js';
+import { GenerationRecord } from '../generation.js';
+import { generationPath } from '../../decide/generation.js';
+import { LinkError, tempPathFor, type Transport } from '../transport/transport.js';
 import {
   notAnswering,
   outOfPoolReason,
@@ -114,10 +116,20 @@ export class SshGpuExecutor implements Executor {
   private readonly servers: Server[];
   private readonly pool: boolean;
   private warned = new Set<string>();
+  private readonly generation: GenerationRecord;
 
   constructor(private readonly opts: SshGpuExecutorOptions) {
     if (opts.manifest.cluster.executor !== 'ssh-gpu') throw new Error('SshGpuExecutor needs an ssh-gpu manifest');
     this.cluster = opts.manifest.cluster;
+    // Through the server that stands for the shared workdir, whichever that is when asked.
+    this.generation = new GenerationRecord(
+      {
+        readFile: (path) => this.shared().workdir.readFile(path),
+        writeFiles: (files) => this.shared().workdir.writeFiles(files),
+        createFile: (path, text) => this.shared().workdir.createFile(path, text),
+      },
+      generationPath('ssh-gpu', opts.manifest.campaign),
+    );
     this.now = opts.now ?? (() => new Date().toISOString());
     this.warn = opts.warn ?? (() => {});
     const below = this.cluster.gpu_free_below;
@@ -804,7 +816,7 @@ export class SshGpuExecutor implements Executor {
       placed.map(async (p) => ({ ...p, dir: await this.attemptDir(p.sub.task.id, p.sub.attempt, s) })),
     );
     const events: TaskEvent[] = [];
-    const ready: (typeof items)[number][] = [];
+    const ready: ((typeof items)[number] & { staging: string })[] = [];
     let unanswered: Error | undefined;
     await Promise.all(
       items.map(async (it) => {
@@ -822,17 +834,19 @@ export class SshGpuExecutor implements Executor {
           envFile: true,
           checkpoint: checkpointOf(phaseOf(this.opts.manifest, sub.task)?.checkpoint),
         });
+        // Written apart, put in place whole by the launch: another controller's never mixes with them.
+        const staging = tempPathFor(dir);
         try {
-          await t.mkdirp(dir);
+          await t.mkdirp(staging);
           await Promise.all([
-            t.writeFile(`${dir}/task.sh`, script, { mode: 0o755 }),
-            t.writeFile(`${dir}/env.sh`, `${exportLines(env)}\n`),
-            t.writeFile(`${dir}/gpus`, `${gpus.join(',')}\n`),
-            t.writeFile(`${dir}/definition`, `${sub.task.definition ?? ''}\n`),
-            ...(s.name === undefined ? [] : [t.writeFile(`${dir}/server`, `${s.name}\n`)]),
-            t.writeFile(`${dir}/wrapper.sh`, wrapper, { mode: 0o755 }),
+            t.writeFile(`${staging}/task.sh`, script, { mode: 0o755 }),
+            t.writeFile(`${staging}/env.sh`, `${exportLines(env)}\n`),
+            t.writeFile(`${staging}/gpus`, `${gpus.join(',')}\n`),
+            t.writeFile(`${staging}/definition`, `${sub.task.definition ?? ''}\n`),
+            ...(s.name === undefined ? [] : [t.writeFile(`${staging}/server`, `${s.name}\n`)]),
+            t.writeFile(`${staging}/wrapper.sh`, wrapper, { mode: 0o755 }),
           ]);
-          ready.push(it);
+          ready.push({ ...it, staging });
         } catch (e) {
           // A pool's server that stops answering fails no task: it waits for another pass.
           if (this.pool && isUnanswered(e)) unanswered = e as Error;
@@ -847,7 +861,10 @@ export class SshGpuExecutor implements Executor {
     if (ready.length === 0) return events;
     let r;
     try {
-      r = await t.exec(renderLaunch(), { stdin: ready.map((it) => `${it.dir}\n`).join(''), timeoutMs: 120_000 });
+      r = await t.exec(renderLaunch(), {
+        stdin: ready.map((it) => `${it.staging}\t${it.dir}\n`).join(''),
+        timeoutMs: 120_000,
+      });
     } catch (e) {
       const where = s.name === undefined ? '' : ` on ${s.name}`;
       this.warn(`launching ${ready.length} task(s)${where}: ${(e as Error).message}; the next pass looks again`);
@@ -855,12 +872,14 @@ export class SshGpuExecutor implements Executor {
     }
     const answered = new Set<number>();
     for (const line of r.stdout.split('\n')) {
-      const [kind, n = '', at = '', pid = ''] = line.split(' ');
+      const [kind, n = '', at = '', pid = '', ran = ''] = line.split(' ');
       const it = ready[Number(n)];
       if (!it || (kind !== 'l' && kind !== 'f')) continue;
       answered.add(Number(n));
       if (kind === 'l' && /^\d+$/.test(pid)) {
-        events.push(this.submitted(it.sub, it.dir, msToIso(at, this.now()), pid, it.gpus, s.name));
+        // Put in place by another controller first: it runs on the GPUs that one gave it.
+        const gpus = ran === '' ? it.gpus : ran.split(',');
+        events.push(this.submitted(it.sub, it.dir, msToIso(at, this.now()), pid, gpus, s.name));
         s.running++;
       } else events.push(failed(it.sub, this.now(), line.split(' ').slice(2).join(' ') || 'the launch failed'));
     }
@@ -935,6 +954,18 @@ export class SshGpuExecutor implements Executor {
 
   readFile(path: string): Promise<string | undefined> {
     return this.shared().workdir.readFile(path);
+  }
+
+  readGeneration(): Promise<string | undefined> {
+    return this.generation.read();
+  }
+
+  recordGeneration(generation: string): Promise<string> {
+    return this.generation.record(generation);
+  }
+
+  replaceGeneration(generation: string): Promise<void> {
+    return this.generation.replace(generation);
   }
 
   /** The servers share the workdir (checkShared): one of them takes it for all. */
