@@ -2,7 +2,7 @@
  * The campaign's summary as both front ends write it: the pictures and the provenance index
  * beside it, and the tails of the logs of failed tasks where the executor can read them.
  */
-import { mkdir, writeFile } from 'node:fs/promises';
+import { mkdir, open, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Executor } from '../exec/executor.js';
 import type { Plan } from '../plan/plan.js';
@@ -153,11 +153,31 @@ async function logTails(plan: Plan, executor: Executor, state: CampaignState): P
   return tails;
 }
 
+/** What the provenance index is written in: lines joined up to this many characters at a time. */
+const PIECE_CHARS = 4 * 2 ** 20;
+
 /** The provenance index in `dir`; its file name, or undefined when it holds no record. */
 async function writeProvenanceIndex(dir: string, plan: Plan, state: CampaignState): Promise<string | undefined> {
-  const index = provenanceIndex(plan, state);
-  if (index === '') return undefined;
+  const lines = provenanceIndex(plan, state);
+  let next = lines.next();
+  if (next.done) return undefined;
   await mkdir(dir, { recursive: true });
-  await writeFile(join(dir, PROVENANCE_INDEX), index);
+  const file = await open(join(dir, PROVENANCE_INDEX), 'w');
+  try {
+    // In pieces, never as one string: a million tasks' index is about the longest V8 makes.
+    let piece: string[] = [];
+    let chars = 0;
+    for (; !next.done; next = lines.next()) {
+      piece.push(next.value);
+      chars += next.value.length;
+      if (chars >= PIECE_CHARS) {
+        await file.write(piece.join(''));
+        [piece, chars] = [[], 0];
+      }
+    }
+    if (piece.length > 0) await file.write(piece.join(''));
+  } finally {
+    await file.close();
+  }
   return PROVENANCE_INDEX;
 }

@@ -157,22 +157,29 @@ export function provenanceFiles(
   return out;
 }
 
-/** Every completed result of the plan's tasks, one JSON line each: the campaign's provenance index. */
-export function provenanceIndex(plan: Plan, state: CampaignState): string {
-  const lines: string[] = [];
+/**
+ * Every completed result of the plan's tasks, one JSON line each with its newline: the campaign's
+ * provenance index. Given line by line, to be written in pieces: at a million tasks the index is
+ * 500 MB, about the longest string V8 makes.
+ */
+export function* provenanceIndex(plan: Plan, state: CampaignState): Generator<string> {
   const codeOf = codeOfAttempts(plan, state);
-  const add = (spec: TaskSpec): void => {
+  const line = (spec: TaskSpec): string | undefined => {
     const last = state.tasks[spec.id]?.attempts.at(-1);
-    if (spec.output && last?.class === 'completed' && definitionOf(last) === spec.definition)
-      lines.push(
-        JSON.stringify(provenanceRecord(plan.campaign, spec, last, codeOf(spec, last), state.tasks[spec.id]!.attempts)),
-      );
+    if (!spec.output || last?.class !== 'completed' || definitionOf(last) !== spec.definition) return undefined;
+    const attempts = state.tasks[spec.id]!.attempts;
+    return JSON.stringify(provenanceRecord(plan.campaign, spec, last, codeOf(spec, last), attempts)) + '\n';
   };
   for (const phase of plan.phases) {
     // A smoke task of full runs is a full task itself: its line is written once, in its smoke place.
     const smoke = new Set(phase.smoke.map((t) => t.id));
-    phase.smoke.forEach(add);
-    for (const t of phase.tasks) if (!smoke.has(t.id)) add(t);
+    for (const t of phase.smoke) {
+      const text = line(t);
+      if (text !== undefined) yield text;
+    }
+    for (const t of phase.tasks) {
+      const text = smoke.has(t.id) ? undefined : line(t);
+      if (text !== undefined) yield text;
+    }
   }
-  return lines.length > 0 ? lines.join('\n') + '\n' : '';
 }
