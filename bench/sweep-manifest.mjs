@@ -1,6 +1,7 @@
 // The large grid the CPU benches plan and drive: size (5) × variant (10) × seeds × lrs tasks,
-// with a cost model per size and a smoke stage, on a cluster described but never reached.
-export function sweepManifest(seeds, lrs) {
+// with a cost model per size and a smoke stage, on a cluster described but never reached. With
+// `results`, the phase declares a metric averaged over the seeds (bench/million summarises them).
+export function sweepManifest(seeds, lrs, { results = false } = {}) {
   const seed = Array.from({ length: seeds }, (_, i) => i);
   const lr = Array.from({ length: lrs }, (_, i) => (i + 1) / 1000);
   return `campaign: bench
@@ -34,5 +35,5 @@ phases:
       trigger:
         - check: all_completed
         - check: distinct_outputs
-`;
+${results ? '    results: { metrics: [loss], replicates: seed }\n' : ''}`;
 }
