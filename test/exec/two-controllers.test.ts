@@ -44,6 +44,14 @@ async function executions(workdir: string): Promise<Record<string, number>> {
   return counts;
 }
 
+/** The test sshd, or a visible skip (in CI, where it must be up, a failure). */
+function sshdOr(ctx: { skip: () => void }): Sshd | undefined {
+  if (sshd) return sshd;
+  if (process.env.CI === 'true') throw new Error('CI=true and scripts/sshd/up could not start the test sshd');
+  ctx.skip();
+  return undefined;
+}
+
 const once = Object.fromEntries(KS.map((k) => [String(k), 1]));
 
 /** What a state says of each task: its status and the handle of the attempt that made its output. */
@@ -101,25 +109,27 @@ describe('two controllers with separate states on one campaign, at once', () => 
   }, 120_000);
 
   it('ssh-gpu: each task runs once, both end with the same results', async (ctx) => {
-    if (!sshd) return ctx.skip();
+    const login = sshdOr(ctx);
+    if (!login) return;
     const { dir, workdir, gpus } = await campaignDirs(tempRoot)('ssh-gpu');
     const manifest = await writeManifest(
       dir,
-      `campaign: two-gpu\n${cluster(sshd, gpus)}workdir: ${workdir}\ndefaults:\n  resources: { gpus: 1 }\n${phases(0.5)}`,
+      `campaign: two-gpu\n${cluster(login, gpus)}workdir: ${workdir}\ndefaults:\n  resources: { gpus: 1 }\n${phases(0.5)}`,
     );
-    await twoAtOnce(manifest, dir, workdir, { ...process.env, CAMPAIGN_SSH_KEY_FILE: sshd.keyFile });
+    await twoAtOnce(manifest, dir, workdir, { ...process.env, CAMPAIGN_SSH_KEY_FILE: login.keyFile });
   }, 120_000);
 
   it.runIf(clusterUp)(
     'Slurm: each task runs once, both end with the same results',
     async (ctx) => {
-      if (!sshd) return ctx.skip();
+      const login = sshdOr(ctx);
+      if (!login) return;
       const dir = join(tempRoot(), 'slurm');
       const workdir = join(dir, 'work');
       await mkdir(workdir, { recursive: true });
       const name = `two-${Date.now().toString(36)}`;
-      const manifest = await writeManifest(dir, `${slurmManifestHead(sshd, name, workdir)}${phases(1)}`);
-      await twoAtOnce(manifest, dir, workdir, { ...process.env, CAMPAIGN_SSH_KEY_FILE: sshd.keyFile });
+      const manifest = await writeManifest(dir, `${slurmManifestHead(login, name, workdir)}${phases(1)}`);
+      await twoAtOnce(manifest, dir, workdir, { ...process.env, CAMPAIGN_SSH_KEY_FILE: login.keyFile });
     },
     300_000,
   );
