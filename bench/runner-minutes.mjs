@@ -118,6 +118,9 @@ async function simulate(parking) {
   const store = new FileStateStore(dir);
   const start = clock.now();
   const jobs = [];
+  // The scheduled resume is a workflow of its own, enabled when committed; a job that parks
+  // switches it on, a resume that leaves nothing parked switches it off (src/action/state-commands.ts).
+  let scheduleOn = true;
   const bill = (name, seconds) => {
     jobs.push({ name, seconds });
     clock.ms += seconds * 1000;
@@ -130,6 +133,7 @@ async function simulate(parking) {
     const scopes = resume ? (state.parked?.scopes ?? []) : [scope];
     if (scopes.length === 0) {
       bill(`${name} (nothing parked)`, SHORT_JOB_S);
+      scheduleOn = false;
       return { continues: false, complete: false };
     }
     const controller = new CampaignController({
@@ -161,6 +165,8 @@ async function simulate(parking) {
     });
     const parked = parkedAfter(plan, driven, scopes, resume);
     await store.save(parked.state);
+    if (parked.state.parked && !resume) scheduleOn = true;
+    else if (!parked.state.parked && resume) scheduleOn = false;
     const seconds = (clock.now() - t0) / 1000 + OVERHEAD_S;
     clock.ms = t0;
     bill(name, seconds);
@@ -197,6 +203,7 @@ async function simulate(parking) {
       continue;
     }
     if (!parking) throw new Error('without parking, a run ends only at rest or with a handover');
+    if (!scheduleOn) throw new Error('the schedule is off with a stage parked: nothing would resume it');
     // The schedule: a run queued behind a running one starts when it ends.
     clock.ms = Math.max(clock.ms, nextTick);
     nextTick = clock.ms + RESUME_EVERY_S * 1000 - ((clock.ms - start) % (RESUME_EVERY_S * 1000));
@@ -207,16 +214,14 @@ async function simulate(parking) {
   const billed = (list) => list.reduce((n, j) => n + Math.max(1, Math.ceil(j.seconds / 60)), 0);
   const minutes = billed(jobs);
   const during = jobs.length;
-  // The day after: the campaign is complete and nothing is parked, but the schedule still fires.
-  // Each scheduled run whose resume job starts a runner is billed; a job skipped by a condition
-  // the workflow reads without a runner (none yet: the resume job's `if` sees only the event)
-  // would cost nothing.
+  // The day after: the campaign is complete and nothing is parked. The schedule fires only if
+  // it is still on; each run of it starts a runner and is billed.
   if (parking) {
     const dayAfter = clock.now() + 24 * 3600 * 1000;
     while (nextTick <= dayAfter) {
       clock.ms = nextTick;
       nextTick += RESUME_EVERY_S * 1000;
-      await advance('resume (day after)', undefined, true);
+      if (scheduleOn) await advance('resume (day after)', undefined, true);
     }
   }
   rmSync(dir, { recursive: true, force: true });

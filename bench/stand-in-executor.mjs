@@ -27,5 +27,16 @@ export class StandInExecutor {
   async setAside(dest) {
     return { outputs: 0, attempts: false, dest };
   }
+  // The campaign's generation, recorded here as a workdir records it: the first writer's stands.
+  async readGeneration() {
+    return this.generation;
+  }
+  async recordGeneration(generation) {
+    this.generation ??= generation;
+    return this.generation;
+  }
+  async replaceGeneration(generation) {
+    this.generation = generation;
+  }
   async close() {}
 }

@@ -1027,9 +1027,9 @@ async function workflow({ values, files }: Given): Promise<number> {
     runsOn: flag('runs-on') ?? was.runsOn,
     ...(environment ? { environment } : {}),
   });
+  // On stdout, one YAML stream: each file a document, its path in a comment above it.
   if (values.stdout === true) {
     process.stdout.write(written.map(({ path, text }) => `# ${path}\n${text}`).join('---\n'));
-  // On stdout, one YAML stream: each file a document, its path in a comment above it.
     return EXIT.ok;
   }
   for (const { path, text } of written) {
