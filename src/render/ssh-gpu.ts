@@ -56,11 +56,11 @@ export function renderQuery(probe: string, probeTimeoutSeconds: number, waveFile
 
 /**
  * Starts the attempts on stdin, a line `<staging>\t<dir>` each, each as a session of its own,
- * and prints per attempt `l <i> <launched ms> <pid> <GPUs>` or `f <i> <reason>`. Each attempt's
- * files were written to a staging directory, put in place whole by one rename: where another
- * controller put the attempt in place first (two controllers with separate states on one
- * campaign), its directory stands, with its GPUs, and its launch is reported, so that the attempt
- * runs once. The time is the server's, taken before the start: outputs older than it are not this
+ * and prints per attempt `l <i> <launched ms> <pid> <GPUs> <server>` (a pool's server, else
+ * nothing) or `f <i> <reason>`. Each attempt's files were written to a staging directory, put in
+ * place whole by one rename: where another controller put the attempt in place first (two
+ * controllers with separate states on one campaign), its directory stands, with its GPUs and
+ * server, and its launch is reported, so that the attempt runs once. The time is the server's, taken before the start: outputs older than it are not this
  * attempt's. A wrapper that does not start in time is stopped at its claim, so a late start
  * cannot run unwatched.
  */
@@ -99,7 +99,7 @@ export function renderLaunch(): string {
     '    fi',
     '  fi',
     '  if [ -n "${bad[$i]:-}" ]; then printf \'f %s %s\\n\' "$i" "${bad[$i]}"',
-    '  else printf \'l %s %s %s %s\\n\' "$i" "$(cat -- "$d/launched")" "$(cat -- "$d/pid")" "$(cat -- "$d/gpus" 2>/dev/null)"; fi',
+    '  else printf \'l %s %s %s %s %s\\n\' "$i" "$(cat -- "$d/launched")" "$(cat -- "$d/pid")" "$(cat -- "$d/gpus" 2>/dev/null)" "$(cat -- "$d/server" 2>/dev/null)"; fi',
     'done',
     '',
   ].join('\n');

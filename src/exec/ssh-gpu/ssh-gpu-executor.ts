@@ -872,15 +872,16 @@ export class SshGpuExecutor implements Executor {
     }
     const answered = new Set<number>();
     for (const line of r.stdout.split('\n')) {
-      const [kind, n = '', at = '', pid = '', ran = ''] = line.split(' ');
+      const [kind, n = '', at = '', pid = '', ranGpus = '', ranOn = ''] = line.split(' ');
       const it = ready[Number(n)];
       if (!it || (kind !== 'l' && kind !== 'f')) continue;
       answered.add(Number(n));
       if (kind === 'l' && /^\d+$/.test(pid)) {
-        // Put in place by another controller first: it runs on the GPUs that one gave it.
-        const gpus = ran === '' ? it.gpus : ran.split(',');
-        events.push(this.submitted(it.sub, it.dir, msToIso(at, this.now()), pid, gpus, s.name));
-        s.running++;
+        // Put in place by another controller first: it runs where, and on the GPUs, that one chose.
+        const gpus = ranGpus === '' ? it.gpus : ranGpus.split(',');
+        const on = (ranOn === '' ? undefined : this.byName(ranOn)) ?? s;
+        events.push(this.submitted(it.sub, it.dir, msToIso(at, this.now()), pid, gpus, on.name));
+        on.running++;
       } else events.push(failed(it.sub, this.now(), line.split(' ').slice(2).join(' ') || 'the launch failed'));
     }
     if (answered.size < ready.length) {
