@@ -709,7 +709,9 @@ export class SlurmExecutor implements Executor {
       if (upto !== undefined) this.ledgerFrom = upto;
       if (outcome && 'sent' in outcome) return { jobId: outcome.sent };
       if (outcome && 'taken' in outcome && group.some((s) => this.onRecord?.has(attemptKey(s)))) return { taken: true };
-      if (outcome && 'locked' in outcome) return { error: 'another controller is submitting', transient: true };
+      // Held by another controller's submission (or taken, by rows this one cannot read): the next pass looks again.
+      if (outcome && !('failed' in outcome))
+        return { error: "another controller is sending the campaign's tasks", transient: true };
     }
     const jobId = this.restricted ? /^(\d+)/.exec(r.stdout.trim())?.[1] : undefined;
     if (r.code === 0 && jobId) return { jobId };
