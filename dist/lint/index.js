@@ -8586,7 +8586,7 @@ exports.visitAsync = visitAsync;
 /***/ ((__webpack_module__, __unused_webpack___webpack_exports__, __nccwpck_require__) => {
 
 __nccwpck_require__.a(__webpack_module__, async (__webpack_handle_async_dependencies__, __webpack_async_result__) => { try {
-/* harmony import */ var _lint_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(3245);
+/* harmony import */ var _lint_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(1206);
 /** Entry point of the lint action (lint/action.yml → dist/lint/index.js). */
 
 await (0,_lint_js__WEBPACK_IMPORTED_MODULE_0__/* .lintStep */ .K)();
@@ -8596,7 +8596,7 @@ __webpack_async_result__();
 
 /***/ }),
 
-/***/ 3245:
+/***/ 1206:
 /***/ ((__unused_webpack___webpack_module__, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -8974,15 +8974,15 @@ function parseTemplate(text) {
     return parts;
 }
 /** The variable names a template uses, in order of appearance. */
-function template_templateNames(text) {
+function templateNames(text) {
     return parseTemplate(text).flatMap((p) => (p.name === undefined ? [] : [p.name]));
 }
 /** The names a template uses that are not in `known`. */
 function unknownNames(text, known) {
-    return template_templateNames(text).filter((n) => !known.has(n));
+    return templateNames(text).filter((n) => !known.has(n));
 }
 /** The environment variable a template name is passed in. */
-function template_envName(name) {
+function envName(name) {
     return BUILTINS.includes(name) ? `CAMPAIGN_${name.toUpperCase()}` : `CAMPAIGN_AXIS_${name}`;
 }
 /** Every variable of shell text, in order, with the context bash reads it in. */
@@ -9019,14 +9019,14 @@ const ARITHMETIC_TEST = /\s-(?:eq|ne|lt|le|gt|ge)\s/;
  * single quotes (where the shell expands nothing; lint refuses a run of these, since the
  * quoted text may be code for another shell or interpreter).
  */
-function template_toShell(text) {
+function toShell(text) {
     const uses = variableUses(text);
     let k = 0;
     return parseTemplate(text)
         .map((p) => {
         if (p.name === undefined)
             return p.literal;
-        const ref = `\${${template_envName(p.name)}}`;
+        const ref = `\${${envName(p.name)}}`;
         switch (uses[k++].context) {
             case 'dq':
             case 'heredoc':
@@ -9315,8 +9315,13 @@ function pathValues(manifest, phase, cell, tag) {
         return name === 'campaign' ? manifest.campaign : undefined;
     };
 }
+/** The command a phase runs at a stage: smoke `args` are appended to it. */
+function stageCommand(phase, stage) {
+    const args = stage === 'smoke' ? phase.smoke?.overrides?.args : undefined;
+    return args ? `${phase.command.trimEnd()} ${args}` : phase.command;
+}
 /** Fills a path template for one cell. */
-function expand_renderPath(manifest, phase, template, cell, tag) {
+function renderPath(manifest, phase, template, cell, tag) {
     return compileTemplate(template)(pathValues(manifest, phase, cell, tag));
 }
 /** A run of slashes, or a `.` or `..` segment: what posix.normalize would change in a relative path. */
@@ -26142,6 +26147,11 @@ const slurmCluster = strictObject({
         .positive()
         .optional()
         .describe('The largest array one sbatch may submit (Slurm MaxArraySize; default 1000, read from the cluster when it can be).'),
+    max_jobs: schemas_number()
+        .int()
+        .positive()
+        .optional()
+        .describe("The jobs and array tasks you may have queued and running at once (the site's MaxSubmitJobs). Read from sacctmgr (your association's MaxSubmitJobs and your QOS's MaxSubmitJobsPerUser) where it answers; this value wins when smaller, and is the only one on an automation node. Your other jobs in the queue count against it; the campaign's tasks are sent in waves as room frees."),
 });
 const sshGpuCluster = strictObject({
     executor: literal('ssh-gpu').describe('Tasks run on the GPUs of one server, one task per free GPU.'),
@@ -26809,22 +26819,14 @@ function code_changedCodeFiles(before, now, paths) {
 /** What a snapshot's folder is named: its id, as snapshotId writes it. */
 const SNAPSHOT_ID = /^[0-9a-f]{16}$/;
 
-;// CONCATENATED MODULE: ./lib/render/environment.js
-/**
- * The software environment a task runs in (the manifest's `environment`): which one a phase
- * gets, and the bash that activates it before the setup and checks it as the gate
- * `environment`. Every manifest value reaches bash as one quoted word (shellQuote), never as
- * code; the module system's and conda's own shell code is run as they document it.
- */
-
-
+;// CONCATENATED MODULE: ./lib/manifest/environment.js
 /**
  * A phase's environment: each key the phase sets replaces the campaign's, and its conda or
  * venv replaces the campaign's conda and venv both (one Python environment is active at a
  * time). Undefined when nothing is to be activated, so that a manifest without an environment
  * renders and hashes as it did before there was one. An empty module list loads nothing.
  */
-function environment_environmentFor(manifest, phase) {
+function environmentFor(manifest, phase) {
     const top = manifest.environment ?? {};
     const own = phase.environment ?? {};
     const modules = own.modules ?? top.modules;
@@ -26836,402 +26838,6 @@ function environment_environmentFor(manifest, phase) {
         ...(python.venv !== undefined ? { venv: python.venv } : {}),
     };
     return Object.keys(env).length > 0 ? env : undefined;
-}
-/**
- * Where a batch shell that has no `module` command finds one, in order: each module system's
- * profile script first (it also sets the site's default MODULEPATH, as a login shell would),
- * then its init file by the variable it exports, then by its usual place. Lmod: Debian's and
- * most sites' /etc/profile.d/lmod.sh, $LMOD_PKG/init/bash, /usr/share/lmod/lmod/init/bash;
- * Environment Modules: /etc/profile.d/modules.sh, $MODULESHOME/init/bash,
- * /usr/share/modules/init/bash.
- */
-const MODULE_INITS = [
-    { word: '/etc/profile.d/lmod.sh', shown: '/etc/profile.d/lmod.sh' },
-    { word: '${LMOD_PKG:+"$LMOD_PKG/init/bash"}', shown: '\\$LMOD_PKG/init/bash' },
-    { word: '/usr/share/lmod/lmod/init/bash', shown: '/usr/share/lmod/lmod/init/bash' },
-    { word: '/etc/profile.d/modules.sh', shown: '/etc/profile.d/modules.sh' },
-    { word: '${MODULESHOME:+"$MODULESHOME/init/bash"}', shown: '\\$MODULESHOME/init/bash' },
-    { word: '/usr/share/modules/init/bash', shown: '/usr/share/modules/init/bash' },
-];
-/** Where conda is looked for when neither $CONDA_EXE nor the PATH has it: the installers' defaults. */
-const CONDA_PLACES = (/* unused pure expression or super */ null && ([
-    '"$HOME/miniconda3/bin/conda"',
-    '"$HOME/miniforge3/bin/conda"',
-    '"$HOME/anaconda3/bin/conda"',
-    '"$HOME/mambaforge/bin/conda"',
-    '/opt/conda/bin/conda',
-]));
-/** A name the module command or conda would read as an option is refused: it would change what runs. */
-function refuseOption(key, value) {
-    if (value.startsWith('-')) {
-        const [program, what] = key === 'modules' ? ['the module command', 'module'] : ['conda', 'conda environment'];
-        throw new UserError({
-            message: `environment.${key} "${value}" starts with "-", which ${program} would read as an option`,
-            fix: `name the ${what} without a leading "-"`,
-        });
-    }
-}
-/**
- * A path as one bash word: `~/` is the task's home, a relative path is under the directory the
- * task runs in (so no path, whatever it starts with, reaches `.` as an option).
- */
-function pathWord(path) {
-    if (path === '~')
-        return '"$HOME"';
-    if (path.startsWith('~/'))
-        return `"$HOME"/${shellQuote(path.slice(2))}`;
-    if (path.startsWith('/'))
-        return shellQuote(path);
-    return `"$PWD"/${shellQuote(path)}`;
-}
-/**
- * The bash lines that activate `env` in the current shell, for a script that defines
- * `campaign_fail NAME REASON` (stops the script) and `campaign_ok NAME`. Run without `set -u`
- * and `set -e`: module systems' and conda's shell code is not written for them. What a module
- * system or conda prints goes to a temporary file, and a failure's reason is its own message
- * (from its first line that reads as an error, else its last lines), on one line.
- */
-function environment_environmentLines(env) {
-    for (const m of env.modules ?? [])
-        refuseOption('modules', m);
-    if (env.conda !== undefined)
-        refuseOption('conda', env.conda);
-    const lines = [
-        '# The environment, activated before the setup and checked as the gate `environment`.',
-        'campaign_env_log=$(mktemp "${TMPDIR:-/tmp}/campaign-env.XXXXXX") || campaign_fail environment "cannot create a temporary file in ${TMPDIR:-/tmp}"',
-        'campaign_env_said() {',
-        '  awk \'{ gsub(/[ \\t\\r\\f\\v]+/, " "); sub(/^ /, ""); sub(/ $/, "") }',
-        '    $0 != "" { line[++n] = $0; if (!first && tolower($0) ~ /error|not found|could not|cannot|unable|unknown/) first = n }',
-        '    END {',
-        '      if (n == 0) { print "it printed nothing"; exit }',
-        '      from = first ? first : (n > 2 ? n - 1 : 1)',
-        '      for (i = from; i <= n && i < from + 2; i++) out = out (out == "" ? "" : " ") line[i]',
-        '      print substr(out, 1, 400)',
-        '    }\' "$campaign_env_log"',
-        '}',
-        // The temporary file goes with the failure: campaign_fail ends the script.
-        'campaign_env_fail() {',
-        '  rm -f -- "$campaign_env_log"',
-        '  campaign_fail environment "$1"',
-        '}',
-    ];
-    if (env.modules !== undefined) {
-        lines.push(
-        // A batch shell is not a login shell: the module command may be missing until its init is sourced.
-        'if ! command -v module >/dev/null 2>&1; then', `  for campaign_env_init in ${MODULE_INITS.map((i) => i.word).join(' ')}; do`, '    [ -r "$campaign_env_init" ] || continue', '    # shellcheck source=/dev/null', '    . "$campaign_env_init" >"$campaign_env_log" 2>&1', '    command -v module >/dev/null 2>&1 && break', '  done', 'fi', `command -v module >/dev/null 2>&1 || campaign_env_fail "no module command: none in this shell, and no init of Lmod or Environment Modules at ${MODULE_INITS.map((i) => i.shown).join(', ')}"`, 
-        // Old Environment Modules (3.2) has no is-loaded, and Lmod's is-loaded says no to a version
-        // it completed (python/3.11 loads python/3.11.4): LOADEDMODULES, which both keep, says yes.
-        'campaign_env_loaded() {', '  module is-loaded "$1" >/dev/null 2>&1 && return 0', '  case ":${LOADEDMODULES:-}:" in *":$1:"* | *":$1/"* | *":$1."*) return 0 ;; esac', '  return 1', '}', 'module purge >"$campaign_env_log" 2>&1 || campaign_env_fail "module purge: $(campaign_env_said)"');
-        for (const m of env.modules) {
-            const name = shellQuote(m);
-            // Some Lmod versions and settings print an error and still return 0: what is loaded decides.
-            lines.push(`module load ${name} >"$campaign_env_log" 2>&1 || campaign_env_fail ${shellQuote(`module load ${m}: `)}"$(campaign_env_said)"`, `campaign_env_loaded ${name} || campaign_env_fail ${shellQuote(`module load ${m} returned 0 but ${m} is not loaded: `)}"$(campaign_env_said)"`);
-        }
-        if (env.modules.length > 1) {
-            // A module later in the list can replace an earlier one (same name, or a family) and say so only as a notice.
-            lines.push(`for campaign_env_m in ${env.modules.map(shellQuote).join(' ')}; do`, '  campaign_env_loaded "$campaign_env_m" || campaign_env_fail "$campaign_env_m is not loaded once the whole list is: a module later in the list replaced it (loaded: ${LOADEDMODULES:-none})"', 'done');
-        }
-    }
-    if (env.conda !== undefined) {
-        const name = shellQuote(env.conda);
-        lines.push(
-        // conda's activation is a shell function its hook defines; a batch shell has not run the hook.
-        'campaign_env_conda=', `for campaign_env_c in "\${CONDA_EXE:-}" "$(type -P conda)" ${CONDA_PLACES.join(' ')}; do`, '  if [ -n "$campaign_env_c" ] && [ -x "$campaign_env_c" ]; then', '    campaign_env_conda=$campaign_env_c', '    break', '  fi', 'done', `[ -n "$campaign_env_conda" ] || campaign_env_fail "no conda: not in \\$CONDA_EXE, not on the PATH, not at ${CONDA_PLACES.map((p) => p.replace(/"/g, '').replace('$HOME', '~')).join(', ')}"`, 'campaign_env_hook=$("$campaign_env_conda" shell.bash hook 2>"$campaign_env_log") || campaign_env_fail "$campaign_env_conda shell.bash hook: $(campaign_env_said)"', "# The hook is conda's own shell code, as `conda init` runs it; no manifest value is in it.", 'eval "$campaign_env_hook"', `conda activate ${name} >"$campaign_env_log" 2>&1 || campaign_env_fail ${shellQuote(`conda activate ${env.conda}: `)}"$(campaign_env_said)"`);
-    }
-    if (env.venv !== undefined) {
-        lines.push(`campaign_env_venv=${pathWord(env.venv)}`, '[ -r "$campaign_env_venv/bin/activate" ] || campaign_env_fail "no virtual environment at $campaign_env_venv (no bin/activate there)"', '# shellcheck source=/dev/null', '. "$campaign_env_venv/bin/activate" >"$campaign_env_log" 2>&1 || campaign_env_fail "$campaign_env_venv/bin/activate: $(campaign_env_said)"');
-    }
-    lines.push('rm -f -- "$campaign_env_log"', 'campaign_ok environment');
-    return lines;
-}
-/**
- * A standalone bash script that activates `env` as a task would, for `campaign check` to run
- * in a bash of its own on the login node (so no module or conda state outlives it). A relative
- * venv is looked for under `workdir` (as the task's shell would see it); nothing else depends
- * on the directory.
- *
- * Output contract: stdout is exactly one line, `[campaign] gate environment: ok` with exit
- * status 0 when the environment activates, or `[campaign] gate environment: FAIL <reason>`
- * with exit status 1 when it does not (GATE_LINE of task-script.ts reads it); the reason is
- * one line, the module system's or conda's own message where they gave one. Any other exit
- * status, or no such line, means the probe itself did not run (no bash, killed).
- */
-function renderEnvironmentProbe(env, workdir) {
-    const relativeVenv = env.venv !== undefined && !env.venv.startsWith('/') && !env.venv.startsWith('~');
-    return [
-        '#!/usr/bin/env bash',
-        '# campaign: does this environment activate here? Generated; see renderEnvironmentProbe.',
-        'campaign_fail() { printf \'[campaign] gate %s: FAIL %s\\n\' "$1" "$2"; exit 1; }',
-        'campaign_ok() { printf \'[campaign] gate %s: ok\\n\' "$1"; }',
-        ...(relativeVenv
-            ? [
-                `cd -- ${shellQuote(workdir)} 2>/dev/null || campaign_fail environment ${shellQuote(`cannot enter the workdir ${workdir}, where the venv ${env.venv} is looked for`)}`,
-            ]
-            : []),
-        ...environment_environmentLines(env),
-        '',
-    ].join('\n');
-}
-
-;// CONCATENATED MODULE: ./lib/render/task-script.js
-/**
- * The bash body every executor runs for one task: echo the mapping, activate the environment
- * (render/environment.ts), run the gates (DESIGN rule 3) around the setup and before the
- * command, and write each gate's outcome to the log as a
- * `[campaign] gate NAME: ok|FAIL reason` line the observer classifies. Manifest values arrive
- * as environment variables (see manifest/template.ts), or as shell-quoted words (the names of
- * the environment), never as code. A Slurm batch script also records each task's start and end
- * in marker files (`markers`).
- */
-
-
-
-
-/** Exit status of a task stopped by a gate; with the log line, it classifies as `gate`. */
-const GATE_EXIT = 97;
-const GATE_LINE = /^\[campaign\] gate (\S+): FAIL(.*)$/m;
-/**
- * The marker lines of a Slurm array task, each in a file of its own in the marker directory,
- * `<index>.start` and `<index>.end`: `S <key> <index> <job> <epoch ms> <node>` before anything
- * else, and `E <key> <index> <job> <epoch ms> <rc> <signal> <gate>` from the EXIT trap, with the
- * status the scheduler sees, `TERM` when Slurm sent SIGTERM (time limit, scancel, preemption) or
- * `-`, and the gate that failed or `-`. Each is written under a dot name, then renamed: the
- * controller's `cat <dir>/*` never matches a half-written one. A marker that cannot be written
- * (disk full, permissions) is left out, silently: the task runs and exits as it would without.
- */
-function markerLines(markers) {
-    // The controller splits a marker line at blanks.
-    if (!/^\S+$/.test(markers.key))
-        throw new Error(`a submission key with blanks: ${JSON.stringify(markers.key)}`);
-    return {
-        head: [
-            `campaign_markers=${shellQuote(markers.dir)}`,
-            'campaign_mark_index=${SLURM_ARRAY_TASK_ID:-none}',
-            `campaign_mark_id=${shellQuote(markers.key)}" $campaign_mark_index \${SLURM_ARRAY_JOB_ID:-none}"`,
-            'campaign_gate=-',
-            'campaign_signal=-',
-            'campaign_mark() {',
-            '  { printf \'%s\\n\' "$2" > "$campaign_markers/.$campaign_mark_index.$1" &&',
-            '    mv -f -- "$campaign_markers/.$campaign_mark_index.$1" "$campaign_markers/$campaign_mark_index.$1"; } 2>/dev/null || :',
-            '}',
-            // The time in milliseconds, from bash itself where it can (5.0 on): a task forks as little
-            // as it can around its command, since the tasks of an array start and end together.
-            'campaign_now() {',
-            '  if [ -n "${EPOCHREALTIME:-}" ]; then campaign_ms=${EPOCHREALTIME/[.,]/}; campaign_ms=${campaign_ms%???}',
-            '  else campaign_ms=$(date +%s%3N); fi',
-            '}',
-        ],
-        end: (rc, gate) => `campaign_now; campaign_mark end "E $campaign_mark_id $campaign_ms ${rc} $campaign_signal ${gate}"`,
-    };
-}
-/** The folder of a code snapshot, relative to the workdir: the same content is the same folder. */
-const codeDir = (id) => `.campaign/code/${id}`;
-/**
- * Into the task's code snapshot (DESIGN rule 11): `CAMPAIGN_CODE` names it, and the output and
- * inputs, workdir-relative in the task's environment, become absolute there, so that
- * `--out ${output}` still writes under the workdir. The workdir is made absolute first (`~`).
- */
-function codeLines(id, inputs) {
-    if (!/^[0-9a-f]+$/.test(id))
-        throw new Error(`not a code snapshot id: ${id}`);
-    const absolute = (name) => `case $${name} in ''|/*) ;; *) ${name}=$CAMPAIGN_WORKDIR/$${name} ;; esac`;
-    return [
-        'CAMPAIGN_WORKDIR=$PWD',
-        `CAMPAIGN_CODE=$CAMPAIGN_WORKDIR/${codeDir(id)}`,
-        'export CAMPAIGN_WORKDIR CAMPAIGN_CODE',
-        absolute('CAMPAIGN_OUTPUT'),
-        ...Array.from({ length: inputs }, (_, i) => absolute(`CAMPAIGN_INPUT_${i}`)),
-        `cd -- "$CAMPAIGN_CODE" || campaign_fail code "the code snapshot ${id} is not in $CAMPAIGN_WORKDIR/.campaign/code (removed by hand?): run the campaign again, which ships it"`,
-    ];
-}
-function renderTaskScript(input) {
-    const marks = input.markers ? markerLines(input.markers) : undefined;
-    const warn = input.checkpointSignal;
-    if (warn !== undefined && !/^[A-Z0-9]+$/.test(warn))
-        throw new Error(`not a signal name: ${warn}`);
-    const lines = [
-        '#!/usr/bin/env bash',
-        ...(input.header ?? []),
-        `# campaign ${input.campaign}: one task. Generated; edits are overwritten.`,
-        'set -u',
-        'campaign_step=start',
-        ...(marks?.head ?? []),
-        'campaign_fail() { ' +
-            (marks ? 'campaign_gate=$1; ' : '') +
-            'printf \'[campaign] gate %s: FAIL %s\\n\' "$1" "$2"; campaign_step=\'done\'; exit ' +
-            GATE_EXIT +
-            '; }',
-        'campaign_ok() { printf \'[campaign] gate %s: ok\\n\' "$1"; }',
-        'campaign_on_exit() {',
-        '  local rc=$?',
-        '  if [ "$campaign_step" = setup ]; then',
-        '    printf \'[campaign] gate setup: FAIL the setup stopped with exit status %s\\n\' "$rc"',
-        ...(marks ? [`    ${marks.end(String(GATE_EXIT), 'setup')}`] : []),
-        `    exit ${GATE_EXIT}`,
-        '  fi',
-        // Without an explicit exit, the shell keeps the status it was leaving with (or its signal).
-        ...(marks ? [`  ${marks.end('$rc', '$campaign_gate')}`] : []),
-        '}',
-        'trap campaign_on_exit EXIT',
-        ...(marks
-            ? [
-                // Exiting on SIGTERM runs the EXIT trap, which records the signal. Before the command
-                // runs, a foreground child (the setup, a gate) defers the trap until it ends, or until
-                // Slurm's SIGKILL after KillWait, which leaves no end marker.
-                'campaign_child=',
-                ...(warn === undefined
-                    ? []
-                    : [
-                        // The warning interrupts the wait for the command, which is then waited for again.
-                        // One that comes before the command's process group is known is passed on as
-                        // soon as it is: the command may be running already, its own trap set.
-                        'campaign_warned=0',
-                        'campaign_again=0',
-                        'campaign_unsent=0',
-                        'campaign_warn() {',
-                        // Recorded once, as it comes: an end without its output after it is a continuation.
-                        '  [ "$campaign_warned" = 1 ] || { campaign_now; campaign_mark warn "W $campaign_mark_id $campaign_ms"; }',
-                        '  campaign_warned=1',
-                        '  campaign_again=1',
-                        `  if [ -n "$campaign_child" ]; then kill -${warn} -- "-$campaign_child" 2>/dev/null; else campaign_unsent=1; fi`,
-                        '}',
-                    ]),
-                ...(warn === undefined || warn === 'TERM' ? [] : [`trap campaign_warn ${warn}`]),
-                'campaign_on_term() {',
-                // A warning by SIGTERM is the first SIGTERM; the time limit's is the next.
-                ...(warn === 'TERM' ? ['  [ "$campaign_warned" = 1 ] || { campaign_warn; return; }'] : []),
-                '  campaign_signal=TERM',
-                '  [ -n "$campaign_child" ] || exit 143',
-                // Recorded first: Slurm's SIGKILL after KillWait may come before the command has ended.
-                `  ${marks.end('143', '-')}`,
-                '  kill -TERM -- "-$campaign_child" 2>/dev/null',
-                '  wait "$campaign_child"',
-                '  while kill -0 -- "-$campaign_child" 2>/dev/null; do sleep 0.1; done',
-                '  exit 143',
-                '}',
-                'trap campaign_on_term TERM',
-                '[ -d "$campaign_markers" ] || mkdir -p -- "$campaign_markers" 2>/dev/null',
-                'campaign_node=${SLURMD_NODENAME:-$(hostname -s 2>/dev/null)}',
-                'campaign_now',
-                'campaign_mark start "S $campaign_mark_id $campaign_ms ${campaign_node:--}"',
-            ]
-            : warn === undefined
-                ? []
-                : [
-                    // The wrapper signals the task's whole process group: this shell lives on (a trap, not
-                    // an ignore, which the command would inherit) and waits for the command.
-                    'campaign_on_warning() { :; }',
-                    `trap campaign_on_warning ${warn}`,
-                ]),
-        ...(input.prelude ?? []),
-        `printf '[campaign] task %s -> %s\\n' ${input.index} "$CAMPAIGN_TASK"`,
-        'cd -- "$CAMPAIGN_WORKDIR" || campaign_fail workdir "cannot enter $CAMPAIGN_WORKDIR"',
-        ...(input.code === undefined ? [] : codeLines(input.code, input.inputs)),
-    ];
-    if (input.oneNode) {
-        lines.push('[ "${SLURM_JOB_NUM_NODES:-1}" -eq 1 ] || campaign_fail nodes "the job spans $SLURM_JOB_NUM_NODES nodes"', 'campaign_ok nodes');
-    }
-    if (input.gpus !== undefined && input.gpus > 0) {
-        lines.push('campaign_devices=0', 'if [ -n "${CUDA_VISIBLE_DEVICES:-}" ]; then', '  IFS=\',\' read -r -a campaign_list <<< "$CUDA_VISIBLE_DEVICES"', '  campaign_devices=${#campaign_list[@]}', 'fi', `[ "$campaign_devices" -eq ${input.gpus} ] || campaign_fail devices "asked for ${input.gpus} GPUs, got $campaign_devices (CUDA_VISIBLE_DEVICES=\${CUDA_VISIBLE_DEVICES:-})"`, 'campaign_ok devices');
-    }
-    // Template variables come from the task's environment; declaring them says so to shellcheck (SC2154).
-    const names = [...input.setup, input.capability ?? '', input.command].flatMap((t) => templateNames(t).map(envName));
-    const declared = [...new Set(names)].filter((n) => /^[A-Za-z_][A-Za-z0-9_]*$/.test(n));
-    if (declared.length > 0)
-        lines.push(`export ${declared.join(' ')}`);
-    lines.push('set +u');
-    if (input.environment)
-        lines.push(...environmentLines(input.environment));
-    lines.push('campaign_step=setup', 'set -e');
-    for (const s of input.setup)
-        lines.push(toShell(s));
-    lines.push('set +e', 'campaign_step=gates');
-    if (input.imports && input.imports.length > 0) {
-        const stmt = shellQuote(`import ${input.imports.join(', ')}`);
-        lines.push('campaign_python=$(command -v python || command -v python3) || campaign_fail imports "no python on PATH"', `campaign_err=$("$campaign_python" -c ${stmt} 2>&1) || campaign_fail imports "$(printf '%s' "$campaign_err" | tail -n 1)"`, 'campaign_ok imports');
-    }
-    if (input.capability !== undefined) {
-        lines.push(`( ${toShell(input.capability)}`, ') || campaign_fail capability "the capability check exited $?"', 'campaign_ok capability');
-    }
-    for (let i = 0; i < input.inputs; i++) {
-        lines.push(`[ -e "$CAMPAIGN_INPUT_${i}" ] || campaign_fail inputs "missing $CAMPAIGN_INPUT_${i}"`);
-    }
-    if (input.inputs > 0)
-        lines.push('campaign_ok inputs');
-    if (input.claimOutput) {
-        // The claim names campaign and task: a path is one task's of one campaign, never shared
-        // or adopted, and an output already there that no task claims was written by something
-        // campaign did not launch (it is refused, never overwritten).
-        // Without forks where bash can do it itself: directories made only when missing, the claim
-        // written with noclobber set in this shell.
-        // In the workdir, with the output's path there (absolute where the task runs in its code).
-        lines.push(...(input.code === undefined
-            ? []
-            : ['cd -- "$CAMPAIGN_WORKDIR" || campaign_fail workdir "cannot enter $CAMPAIGN_WORKDIR"']), 'campaign_out=${CAMPAIGN_OUTPUT#"$CAMPAIGN_WORKDIR"/}', 'campaign_claim=".campaign/claims/$campaign_out"', 'campaign_me="$CAMPAIGN_CAMPAIGN $CAMPAIGN_TASK"', 'case $campaign_out in */*) campaign_out_dir=${campaign_out%/*} ;; *) campaign_out_dir=. ;; esac', '{ [ -d "$campaign_out_dir" ] && [ -d ".campaign/claims/$campaign_out_dir" ]; } ||', '  mkdir -p -- "$campaign_out_dir" ".campaign/claims/$campaign_out_dir" || campaign_fail output "cannot create the output directory"', 'set -o noclobber', `{ printf '%s\\n' "$campaign_me" > "$campaign_claim"; } 2>/dev/null`, 'campaign_claimed=$?', 'set +o noclobber', 'if [ "$campaign_claimed" -eq 0 ]; then', '  if [ -e "$campaign_out" ] || [ -L "$campaign_out" ]; then', '    rm -f -- "$campaign_claim"', '    campaign_fail output "$CAMPAIGN_OUTPUT is already there and no task of a campaign claims it (written by something campaign did not launch): move it away, or choose another output path"', '  fi', 'else', '  campaign_owner=', '  { IFS= read -r campaign_owner < "$campaign_claim"; } 2>/dev/null', '  if [ "$campaign_owner" != "$campaign_me" ]; then', '    campaign_fail output "$CAMPAIGN_OUTPUT belongs to task ${campaign_owner#* } of campaign ${campaign_owner%% *}: choose another output path (or another workdir) for this campaign"', '  fi', 'fi', 'campaign_ok output', ...(input.code === undefined
-            ? []
-            : ['cd -- "$CAMPAIGN_CODE" || campaign_fail code "cannot enter $CAMPAIGN_CODE"']));
-    }
-    lines.push("campaign_step='command'");
-    if (marks) {
-        // Slurm sends its SIGTERM to the batch shell alone, and bash runs no trap until a foreground
-        // child ends: the command runs as a process group of its own, which the TERM trap signals
-        // and waits for, so the command hears of the time limit and the end marker is written.
-        // The warning goes to the whole group, this subshell too: a trap (children do not inherit it,
-        // as they would an ignore) keeps it waiting for the command, whose status it ends with.
-        const survive = warn === undefined ? [] : [`trap : ${warn}`];
-        lines.push('set -m', '{', ...survive, toShell(input.command), '} &', 'campaign_child=$!', 'set +m');
-        if (warn === undefined)
-            lines.push('wait "$campaign_child"', 'campaign_rc=$?');
-        else
-            lines.push(`[ "$campaign_unsent" = 0 ] || { campaign_unsent=0; kill -${warn} -- "-$campaign_child" 2>/dev/null; }`, 'campaign_rc=127', 'campaign_again=1', 'while [ "$campaign_again" = 1 ]; do', '  campaign_again=0', '  wait "$campaign_child"', '  campaign_status=$?', 
-            // 127: waited for already (the warning came as it ended), so its status is the one before.
-            '  [ "$campaign_status" -eq 127 ] || campaign_rc=$campaign_status', 'done');
-    }
-    else {
-        lines.push(toShell(input.command), "# shellcheck disable=SC2320 # the command's own status, even when it ends with echo or printf", 'campaign_rc=$?');
-    }
-    lines.push("campaign_step='done'", 'exit "$campaign_rc"', '');
-    return lines.join('\n');
-}
-/** The phase of a manifest's task. */
-const phaseOf = (manifest, task) => manifest.phases.find((p) => p.name === task.phase);
-/**
- * CAMPAIGN_RESUME for a checkpointing phase's command: 1 where the attempt continues from the
- * checkpoint of the one before (stopped at its walltime or preempted), else 0.
- */
-function resumeEnv(phase, resume) {
-    return phase?.checkpoint ? { CAMPAIGN_RESUME: resume ? '1' : '0' } : {};
-}
-/** The command a phase runs at a stage: smoke `args` are appended to it. */
-function stageCommand(phase, stage) {
-    const args = stage === 'smoke' ? phase.smoke?.overrides?.args : undefined;
-    return args ? `${phase.command.trimEnd()} ${args}` : phase.command;
-}
-/** The paths a task needs before it runs: its phase's preconditions, rendered for its cell. */
-function taskInputs(manifest, task) {
-    const phase = manifest.phases.find((p) => p.name === task.phase);
-    return (phase.preconditions ?? []).map((p) => renderPath(manifest, phase, p.exists, task.values, task.tag));
-}
-/** The script input for one task of a manifest. */
-function scriptInputFor(manifest, task, index, gpus, 
-/** The code snapshot the submission runs, where the manifest declares code. */
-code) {
-    const phase = manifest.phases.find((p) => p.name === task.phase);
-    const environment = environmentFor(manifest, phase);
-    return {
-        campaign: manifest.campaign,
-        index,
-        ...(environment ? { environment } : {}),
-        setup: [manifest.setup, phase.setup].filter((s) => s !== undefined),
-        command: stageCommand(phase, task.stage),
-        ...(manifest.gates?.imports ? { imports: manifest.gates.imports } : {}),
-        ...(manifest.gates?.capability ? { capability: manifest.gates.capability } : {}),
-        inputs: phase.preconditions?.length ?? 0,
-        claimOutput: task.output !== undefined,
-        ...(gpus === undefined ? {} : { gpus }),
-        ...(phase.checkpoint ? { checkpointSignal: phase.checkpoint.signal } : {}),
-        ...(code === undefined ? {} : { code }),
-    };
 }
 
 ;// CONCATENATED MODULE: ./lib/plan/definition.js
@@ -27273,7 +26879,6 @@ code) {
 
 
 
-
 /** Changed whenever what the definition holds changes, so that no two meanings share a digest. */
 const DEFINITION_VERSION = 1;
 const DEFINITION_PARTS = [
@@ -27310,10 +26915,10 @@ const definition_hash = (text, length) => definition_sha256(text).slice(0, lengt
 const definition_sha256 = typeof external_node_crypto_namespaceObject.hash === 'function'
     ? (text) => external_node_crypto_namespaceObject.hash('sha256', text)
     : (text) => external_node_crypto_namespaceObject.createHash('sha256').update(text).digest('hex');
-const script = (text) => (text === undefined ? null : template_toShell(text).trim());
+const script = (text) => (text === undefined ? null : toShell(text).trim());
 /** The setup part: both setups, then the environment where the phase has one. */
 function setupPart(manifest, phase) {
-    const environment = environment_environmentFor(manifest, phase);
+    const environment = environmentFor(manifest, phase);
     return [script(manifest.setup), script(phase.setup), ...(environment ? [environment] : [])];
 }
 /** The GPU field a phase's tasks take their count from. */
@@ -27661,6 +27266,10 @@ function grownBudget(cluster, lastSeconds, factor, forced) {
 
 
 
+/** The digest of the definitions a phase's smoke stage holds now: what its gate must have judged. */
+function plan_smokeDefinitions(phase) {
+    return definitionsDigest(phase.smoke.map((t) => t.definition ?? ''));
+}
 /** The largest array the executor takes in one submission. */
 function maxArraySize(manifest) {
     return traitsOf(manifest.cluster).maxArraySize(manifest.cluster);
@@ -28635,7 +28244,7 @@ const outputOutsideWorkdir = {
                 report(['phases', i, 'output'], 'the output', (t) => t.output ?? '', phaseTasks);
             }
             phase.preconditions?.forEach((p, j) => {
-                report(['phases', i, 'preconditions', j, 'exists'], 'the precondition path', (t) => expand_renderPath(manifest, phase, p.exists, t.values, t.tag), phaseTasks);
+                report(['phases', i, 'preconditions', j, 'exists'], 'the precondition path', (t) => renderPath(manifest, phase, p.exists, t.values, t.tag), phaseTasks);
             });
         });
         return findings;
@@ -28942,7 +28551,7 @@ const smokeUnitsUnused = {
             if (units === undefined)
                 return;
             const texts = [phase.command, phase.setup, phase.smoke?.overrides?.args, manifest.setup];
-            if (texts.some((t) => t !== undefined && template_templateNames(t).includes('units')))
+            if (texts.some((t) => t !== undefined && templateNames(t).includes('units')))
                 return;
             const unit = phase.cost?.unit ?? 'unit';
             findings.push({
@@ -30472,7 +30081,7 @@ function marked(text) {
  * python3), so that a value passed to that program is judged as that program takes it.
  */
 function problemsOf(text, axes) {
-    const names = template_templateNames(text);
+    const names = templateNames(text);
     const base = marked(text);
     const problems = (shell) => {
         const reading = readBash(shell);
@@ -30496,7 +30105,7 @@ function problemsOf(text, axes) {
 /** What a problem the analysis found says, and the way out. */
 function value_becomes_code_describe(problem, name, values) {
     const v = `\${${name}}`;
-    const env = template_envName(name);
+    const env = envName(name);
     const through = problem.via ? `, through $${problem.via},` : '';
     const k = values ? values.findIndex((x) => !isNumber(x)) : -1;
     const which = values ? `, and value ${k + 1} of axis "${name}" (${JSON.stringify(values[k])}) is not a number` : '';
@@ -30542,7 +30151,7 @@ function codeFix(problem, v, env) {
 /** Why a use lets a value become code regardless of the value, with the way out; undefined when it does not. */
 function contextProblem(use) {
     const v = `\${${use.name}}`;
-    const env = template_envName(use.name);
+    const env = envName(use.name);
     if (use.context === 'sq' || use.context === 'ansi')
         return {
             message: `${v} inside single quotes is spliced into the quoted text: if that text is code (bash -c '…', python3 -c '…'), a value holding a quote runs as code`,
@@ -31107,6 +30716,11 @@ const campaignStateSchema = object({
     campaign: schemas_string(),
     created: schemas_string(),
     updated: schemas_string(),
+    /**
+     * The campaign's generation this state follows, as the workdir records it (decide/generation.ts);
+     * absent in a state that has not run since generations were recorded.
+     */
+    generation: schemas_string().optional(),
     phases: record(schemas_string(), phaseStateSchema),
     tasks: record(schemas_string(), taskStateSchema),
     /** Stage definitions attempts ran under, by id: each part's hash (plan/definition.ts). */
@@ -31214,10 +30828,6 @@ function fileList(files) {
     const shown = files.slice(0, 5).join(', ');
     return files.length > 5 ? `${shown} and ${files.length - 5} more` : shown;
 }
-/** The digest of the definitions a phase's smoke stage holds now: what its gate must have judged. */
-function definition_changes_smokeDefinitions(phase) {
-    return definitionsDigest(phase.smoke.map((t) => t.definition ?? ''));
-}
 
 ;// CONCATENATED MODULE: ./lib/state/placement.js
 const placementsOf = new WeakMap();
@@ -31294,12 +30904,14 @@ const isDiskFull = (t) => t.status === 'failed' && t.attempts.at(-1)?.class === 
 /** The records made in transition.ts, and the index each one holds. */
 const made = new WeakSet();
 const indexes = new WeakMap();
-/**
- * Where each record made here came from, and the tasks set in it since: a save can then write
- * what changed without comparing every task. The record it came from is held weakly: lineage
- * keeps no old state alive.
- */
 const lineage = new WeakMap();
+/** The place of a record, made where it has none (a record from elsewhere is a lineage's start). */
+function placeOf(tasks) {
+    let place = lineage.get(tasks);
+    if (place === undefined)
+        lineage.set(tasks, (place = { changed: new Set(), from: undefined }));
+    return place;
+}
 /** The index of a record: its own, or one built now (kept only for a record made here). */
 function task_index_indexOf(tasks) {
     let index = indexes.get(tasks);
@@ -31323,7 +30935,7 @@ function task_index_copyTasks(tasks) {
     indexes.delete(tasks);
     made.add(out);
     indexes.set(out, index);
-    lineage.set(out, { from: new WeakRef(tasks), changed: new Set() });
+    lineage.set(out, { changed: new Set(), from: new WeakRef(placeOf(tasks)) });
     return out;
 }
 /** Sets task `id` in a record made here (by copyTasks), keeping its index up to date. */
@@ -31339,14 +30951,17 @@ function task_index_setTask(tasks, id, t) {
  */
 function changedSince(older, newer) {
     const ids = new Set();
-    for (let r = newer, hops = 0; r !== older; hops++) {
-        const from = lineage.get(r);
-        const parent = from?.from.deref();
-        if (from === undefined || parent === undefined || hops >= MAX_HOPS)
+    if (older === newer)
+        return ids;
+    const start = lineage.get(older);
+    if (start === undefined)
+        return undefined;
+    for (let place = lineage.get(newer), hops = 0; place !== start; hops++) {
+        if (place === undefined || hops >= MAX_HOPS)
             return undefined;
-        for (const id of from.changed)
+        for (const id of place.changed)
             ids.add(id);
-        r = parent;
+        place = place.from?.deref();
     }
     return ids;
 }
@@ -31354,6 +30969,7 @@ function changedSince(older, newer) {
 const MAX_HOPS = 8;
 
 ;// CONCATENATED MODULE: ./lib/decide/transition.js
+
 
 
 
@@ -31956,6 +31572,15 @@ const OPTIONS_PREFIX = '# campaign-workflow-options: ';
 function workflowPath(campaign) {
     return `.github/workflows/campaign-${campaign}.yml`;
 }
+/**
+ * Where the campaign's scheduled resume is committed: a workflow of its own, so that the jobs
+ * that park can enable it and the last resume disable it, and no runner starts on a schedule
+ * while nothing is parked (GitHub enables and disables whole workflows, never one trigger).
+ */
+function resumeWorkflowPath(campaign) {
+    return `.github/workflows/campaign-${campaign}-resume.yml`;
+}
+const fileName = (path) => path.slice(path.lastIndexOf('/') + 1);
 /** The options a generated workflow was written with, or undefined when the text is not one. */
 function readOptions(text) {
     const line = text.split('\n').find((l) => l.startsWith(OPTIONS_PREFIX));
@@ -32004,7 +31629,6 @@ const CHECKOUT = {
  */
 const PARK = '5m';
 const RESUME_CRON = '*/15 * * * *';
-const NOT_SCHEDULED = "github.event_name != 'schedule'";
 /** Slack over the controller's budget for restoring, saving and the summary. */
 const JOB_SLACK_MINUTES = 20;
 /** GitHub-hosted runners end a job after 6 hours. */
@@ -32063,7 +31687,8 @@ function codePaths(plan) {
     const paths = new Set(plan.phases.flatMap((p) => p.code?.paths ?? []));
     return [...paths].sort().map((p) => (p.endsWith('/') ? `${p}**` : p));
 }
-function renderWorkflow(plan, options) {
+/** What both of a campaign's workflows are made of: the options checked, the action pinned, the step. */
+function parts(plan, options) {
     const opts = workflowOptions.parse(options);
     refuseExpressions(opts);
     const action = pinnedUses(opts.uses);
@@ -32076,34 +31701,63 @@ function renderWorkflow(plan, options) {
     if (lost)
         throw new errors_UserError({ message: lost.message, fix: lost.fix });
     const budgetMinutes = Math.ceil(budgetSeconds(opts.budget) / 60);
-    const ids = jobIds(plan);
-    const common = { manifest: opts.manifest };
     const ssh = {
         'ssh-key': '${{ secrets.CAMPAIGN_SSH_KEY }}',
         'ssh-passphrase': '${{ secrets.CAMPAIGN_SSH_PASSPHRASE }}',
     };
-    const advanceMinutes = Math.min(HOSTED_LIMIT_MINUTES, budgetMinutes + JOB_SLACK_MINUTES);
     const step = (command, extra) => ({
         id: 'campaign',
         uses: action.uses,
-        with: { command, ...common, ...extra },
+        with: { command, manifest: opts.manifest, ...extra },
     });
-    const advance = (phase, stage) => step('advance', {
-        phase,
-        stage,
+    // Each advance names the other workflow of the pair: its state artifacts are the campaign's too.
+    const advance = (extra) => step('advance', {
         budget: opts.budget,
         park: PARK,
         ...(opts.handover === 'none' ? { handover: 'none' } : {}),
-        'retry-failed': '${{ inputs.retry_failed || false }}',
-        'keep-changed': '${{ inputs.keep_changed || false }}',
+        ...extra,
         ...ssh,
     });
-    const outputs = (names) => Object.fromEntries(names.map((n) => [n, `\${{ steps.campaign.outputs.${n} }}`]));
+    return {
+        opts,
+        action,
+        advance,
+        step,
+        outputs: (names) => Object.fromEntries(names.map((n) => [n, `\${{ steps.campaign.outputs.${n} }}`])),
+        advanceMinutes: Math.min(HOSTED_LIMIT_MINUTES, budgetMinutes + JOB_SLACK_MINUTES),
+        // actions: read lists earlier runs' state artifacts, write also starts the next run and
+        // enables or disables the scheduled resume.
+        actions: opts.handover === 'dispatch' ? 'write' : 'read',
+        // One run drives a campaign at a time, whichever of the two workflows it belongs to; a newer
+        // run waits instead of cancelling a running one.
+        concurrency: { group: `campaign-${plan.campaign}`, 'cancel-in-progress': false },
+        text: (workflow) => {
+            // The default handover is left out, so workflows written before the option stay current.
+            const { handover, ...kept } = opts;
+            const header = JSON.stringify(handover === 'dispatch' ? kept : opts);
+            const yaml = (0,dist/* stringify */.As)(workflow, { lineWidth: 0, aliasDuplicateObjects: false }).replace(/^(\s*(?:- )?uses: )(\S+)$/gm, (line, _key, value) => (tags.has(value) ? `${line} # ${tags.get(value)}` : line));
+            return `${HEADER}\n${OPTIONS_PREFIX}${header}\n${yaml}`;
+        },
+    };
+}
+/**
+ * The campaign's workflow: lint, then a job per phase stage, started by a push of the manifest
+ * or its code, or by hand. What parks is resumed by the other workflow, renderResumeWorkflow's.
+ */
+function renderWorkflow(plan, options) {
+    const { opts, action, advance, step, outputs, advanceMinutes, actions, concurrency, text } = parts(plan, options);
+    const ids = jobIds(plan);
+    const resume = fileName(resumeWorkflowPath(plan.campaign));
+    const advancePhase = (phase, stage) => advance({
+        phase,
+        stage,
+        'resume-workflow': resume,
+        'retry-failed': '${{ inputs.retry_failed || false }}',
+        'keep-changed': '${{ inputs.keep_changed || false }}',
+    });
     const jobs = {
         lint: {
             name: 'lint',
-            // A scheduled run only resumes: every job of the graph waits on lint, so none runs.
-            if: NOT_SCHEDULED,
             'runs-on': opts.runsOn,
             'timeout-minutes': 10,
             permissions: { contents: 'read' },
@@ -32118,16 +31772,11 @@ function renderWorkflow(plan, options) {
         const first = deps.length > 0
             ? { needs: deps, if: deps.map((d) => `needs.${d}.outputs.parked != 'true'`).join(' && ') }
             : { needs: ['lint'] };
-        // actions: read lists earlier runs' state artifacts, write also dispatches the next run;
         // checks: write publishes the gate, which only the smoke stage and the gate job do.
         const advancing = (checks) => ({
             'runs-on': opts.runsOn,
             'timeout-minutes': advanceMinutes,
-            permissions: {
-                contents: 'read',
-                actions: opts.handover === 'dispatch' ? 'write' : 'read',
-                ...(checks ? { checks: 'write' } : {}),
-            },
+            permissions: { contents: 'read', actions, ...(checks ? { checks: 'write' } : {}) },
         });
         if (p.smoke.length === 0) {
             jobs[id] = {
@@ -32135,7 +31784,7 @@ function renderWorkflow(plan, options) {
                 ...first,
                 ...advancing(true),
                 outputs: outputs(['complete', 'phase-status', 'state-artifact', 'parked']),
-                steps: [CHECKOUT, advance(p.name, 'all')],
+                steps: [CHECKOUT, advancePhase(p.name, 'all')],
             };
             last.set(p.name, id);
             continue;
@@ -32145,7 +31794,7 @@ function renderWorkflow(plan, options) {
             ...first,
             ...advancing(true),
             outputs: outputs(['phase-status', 'state-artifact', 'handed-over', 'parked']),
-            steps: [CHECKOUT, advance(p.name, 'smoke')],
+            steps: [CHECKOUT, advancePhase(p.name, 'smoke')],
         };
         jobs[`${id}-gate`] = {
             name: `${p.name}: smoke gate`,
@@ -32154,12 +31803,12 @@ function renderWorkflow(plan, options) {
             // and fails unless the checklist passed. Not in a cancelled run, and not after a smoke
             // job that handed over: the next run reaches the checklist, and a gate failed meanwhile
             // would show a healthy campaign red.
-            if: `!cancelled() && ${NOT_SCHEDULED} && needs.${id}-smoke.outputs.handed-over != 'true' && needs.${id}-smoke.outputs.parked != 'true'`,
+            if: `!cancelled() && needs.${id}-smoke.outputs.handed-over != 'true' && needs.${id}-smoke.outputs.parked != 'true'`,
             'runs-on': opts.runsOn,
             'timeout-minutes': 15,
             permissions: { contents: 'read', actions: 'read', checks: 'write' },
             outputs: outputs(['passed']),
-            steps: [CHECKOUT, step('gate', { phase: p.name })],
+            steps: [CHECKOUT, step('gate', { phase: p.name, 'resume-workflow': resume })],
         };
         jobs[`${id}-full`] = {
             name: `${p.name}: full arrays`,
@@ -32168,7 +31817,7 @@ function renderWorkflow(plan, options) {
             ...(opts.environment ? { environment: opts.environment } : {}),
             ...advancing(false),
             outputs: outputs(['complete', 'phase-status', 'state-artifact', 'parked']),
-            steps: [CHECKOUT, advance(p.name, 'full')],
+            steps: [CHECKOUT, advancePhase(p.name, 'full')],
         };
         last.set(p.name, `${id}-full`);
     }
@@ -32176,37 +31825,16 @@ function renderWorkflow(plan, options) {
         name: 'summary',
         needs: Object.keys(jobs),
         // Whatever the jobs before it did, but not once the run is cancelled.
-        if: `!cancelled() && ${NOT_SCHEDULED}`,
+        if: '!cancelled()',
         'runs-on': opts.runsOn,
         'timeout-minutes': 15,
         permissions: { contents: 'read', actions: 'read' },
-        steps: [CHECKOUT, step('summary', ssh)],
+        steps: [CHECKOUT, step('summary', { 'resume-workflow': resume })],
     };
-    // The scheduled run's one job: the scopes that parked, driven until they park again or one
-    // comes to rest, when it starts the workflow again for the jobs of the next stage.
-    jobs.resume = {
-        name: 'resume',
-        if: "github.event_name == 'schedule'",
-        'runs-on': opts.runsOn,
-        'timeout-minutes': advanceMinutes,
-        permissions: { contents: 'read', actions: opts.handover === 'dispatch' ? 'write' : 'read', checks: 'write' },
-        outputs: outputs(['complete', 'parked', 'state-artifact']),
-        steps: [
-            CHECKOUT,
-            step('advance', {
-                resume: 'true',
-                budget: opts.budget,
-                park: PARK,
-                ...(opts.handover === 'none' ? { handover: 'none' } : {}),
-                ...ssh,
-            }),
-        ],
-    };
-    const workflow = {
+    return text({
         name: `campaign ${plan.campaign}`,
         on: {
             push: { branches: [opts.branch], paths: [opts.manifest, ...codePaths(plan)] },
-            schedule: [{ cron: RESUME_CRON }],
             workflow_dispatch: {
                 inputs: {
                     retry_failed: {
@@ -32222,16 +31850,50 @@ function renderWorkflow(plan, options) {
                 },
             },
         },
-        // One run drives a campaign at a time; a newer run waits instead of cancelling a running one.
-        concurrency: { group: `campaign-${plan.campaign}`, 'cancel-in-progress': false },
+        concurrency,
         permissions: {},
         jobs,
-    };
-    // The default handover is left out, so workflows written before the option stay current.
-    const { handover, ...kept } = opts;
-    const header = JSON.stringify(handover === 'dispatch' ? kept : opts);
-    const text = (0,dist/* stringify */.As)(workflow, { lineWidth: 0, aliasDuplicateObjects: false }).replace(/^(\s*(?:- )?uses: )(\S+)$/gm, (line, _key, value) => (tags.has(value) ? `${line} # ${tags.get(value)}` : line));
-    return `${HEADER}\n${OPTIONS_PREFIX}${header}\n${text}`;
+    });
+}
+/**
+ * The campaign's scheduled resume: one job that drives the scopes parked jobs left until they
+ * park again or one comes to rest, when it starts the campaign's workflow for the jobs of the
+ * next stage. With `handover: dispatch` the jobs that park enable it and it disables itself once
+ * nothing is parked, so a day with nothing parked starts no runner; with `none` no job may write
+ * to the repository's Actions, and it runs on every tick.
+ */
+function renderResumeWorkflow(plan, options) {
+    const { opts, advance, outputs, advanceMinutes, actions, concurrency, text } = parts(plan, options);
+    return text({
+        name: `campaign ${plan.campaign}: resume`,
+        on: { schedule: [{ cron: RESUME_CRON }], workflow_dispatch: {} },
+        concurrency,
+        permissions: {},
+        jobs: {
+            resume: {
+                name: 'resume',
+                'runs-on': opts.runsOn,
+                'timeout-minutes': advanceMinutes,
+                permissions: { contents: 'read', actions, checks: 'write' },
+                outputs: outputs(['complete', 'parked', 'state-artifact']),
+                steps: [
+                    CHECKOUT,
+                    advance({
+                        resume: 'true',
+                        'resume-workflow': fileName(resumeWorkflowPath(plan.campaign)),
+                        'campaign-workflow': fileName(workflowPath(plan.campaign)),
+                    }),
+                ],
+            },
+        },
+    });
+}
+/** Both of a campaign's workflows, each with its path from the repository root. */
+function renderWorkflows(plan, options) {
+    return [
+        { path: workflowPath(plan.campaign), text: renderWorkflow(plan, options) },
+        { path: resumeWorkflowPath(plan.campaign), text: renderResumeWorkflow(plan, options) },
+    ];
 }
 /**
  * GitHub evaluates `${{ … }}` wherever the workflow holds it: a branch or a runner label holding
@@ -32424,7 +32086,35 @@ const codeNotDeclared = {
     },
 };
 
+;// CONCATENATED MODULE: ./lib/lint/rules/max-parallel-over-max-jobs.js
+/**
+ * A Slurm campaign never has more tasks running than it may have queued (`max_jobs`, each array
+ * task one job): a larger max_parallel can never be reached, and says the campaign expects a
+ * width it will not get.
+ */
+const maxParallelOverMaxJobs = {
+    id: 'max-parallel-over-max-jobs',
+    severity: 'warning',
+    description: 'a Slurm cluster.max_parallel above cluster.max_jobs, which it can never reach',
+    needs: 'manifest',
+    check({ manifest, source }) {
+        const c = manifest.cluster;
+        if (c.executor !== 'slurm' || c.max_jobs === undefined || c.max_parallel === undefined)
+            return [];
+        if (c.max_parallel <= c.max_jobs)
+            return [];
+        return [
+            {
+                message: `cluster.max_parallel is ${c.max_parallel}, but at most ${c.max_jobs} tasks may be queued and running (cluster.max_jobs): it can never be reached`,
+                position: source.at(['cluster', 'max_parallel']),
+                fix: `lower max_parallel to ${c.max_jobs} or less, or raise max_jobs if the site allows more`,
+            },
+        ];
+    },
+};
+
 ;// CONCATENATED MODULE: ./lib/lint/rules/index.js
+
 
 
 
@@ -32501,6 +32191,7 @@ const RULES = [
     poolWithLogin,
     codeWithoutTransfer,
     codeNotDeclared,
+    maxParallelOverMaxJobs,
     resultsMetricNotRecorded,
     // Expanded tasks (only when the manifest has no error).
     outputOutsideWorkdir,
@@ -32599,6 +32290,16 @@ const DEFAULT_CODE_MAX_BYTES = 100 * 2 ** 20;
 const git = (cwd, args) => new Promise((resolve) => {
     (0,external_node_child_process_namespaceObject.execFile)('git', args, { cwd, timeout: 60_000, maxBuffer: 256 * 2 ** 20 }, (error, stdout) => resolve({ ok: !error, stdout }));
 });
+/** Every tracked file and every folder above one, so that a declared path is looked up once. */
+function trackedPlaces(tracked) {
+    const places = new Set();
+    for (const file of tracked) {
+        places.add(file);
+        for (let slash = file.indexOf('/'); slash !== -1; slash = file.indexOf('/', slash + 1))
+            places.add(file.slice(0, slash));
+    }
+    return places;
+}
 /** The git repository holding `file`, with its tracked files; undefined outside one, or without git. */
 async function repositoryOf(file) {
     const cwd = (0,external_node_path_namespaceObject.dirname)(file);
@@ -32623,9 +32324,9 @@ async function takeSnapshot(loaded, repo) {
     const { manifest, source } = loaded;
     const paths = manifest.code.paths;
     const problems = [];
+    const places = trackedPlaces(repo.tracked);
     for (const { path, where } of declaredPaths(loaded)) {
-        const matches = [...repo.tracked].some((f) => underPaths(f, [path]));
-        if (!matches)
+        if (!places.has(path.replace(/\/+$/, '')))
             problems.push({
                 message: `code path ${path} matches no file the repository tracks`,
                 position: source.at(where),
@@ -32911,9 +32612,9 @@ async function workflowTarget(file, campaign) {
     const manifest = (0,external_node_path_namespaceObject.relative)(root, (0,external_node_path_namespaceObject.resolve)(file)).split(external_node_path_namespaceObject.sep).join('/');
     const text = await (0,promises_namespaceObject.readFile)(path, 'utf8').catch(() => undefined);
     if (text === undefined)
-        return { path, manifest };
+        return { root, path, manifest };
     const options = readOptions(text);
-    return { path, manifest, existing: { text, ...(options ? { options } : {}) } };
+    return { root, path, manifest, existing: { text, ...(options ? { options } : {}) } };
 }
 /**
  * An error finding when the manifest's committed workflow cannot work (a `WORKFLOW_RULES` rule)
@@ -32943,14 +32644,21 @@ async function staleWorkflowFinding(file, ctx) {
     }
     let expected;
     try {
-        expected = renderWorkflow(ctx.plan, { ...target.existing.options, manifest: target.manifest });
+        expected = renderWorkflows(ctx.plan, { ...target.existing.options, manifest: target.manifest });
     }
     catch (e) {
         return finding(`${shown} cannot be written again: ${e.message}`);
     }
-    return expected === target.existing.text
-        ? undefined
-        : finding(`${shown} no longer matches this manifest (its phases, dependencies or path changed)`);
+    for (const { path, text } of expected) {
+        const at = (0,external_node_path_namespaceObject.join)(target.root, path);
+        const committed = at === target.path ? target.existing.text : await (0,promises_namespaceObject.readFile)(at, 'utf8').catch(() => undefined);
+        const named = (0,external_node_path_namespaceObject.relative)(process.cwd(), at) || at;
+        if (committed === undefined)
+            return finding(`${named}, the campaign's scheduled resume, is missing`);
+        if (committed !== text)
+            return finding(`${named} no longer matches this manifest (its phases, dependencies or path changed)`);
+    }
+    return undefined;
 }
 
 ;// CONCATENATED MODULE: ./lib/app/lint-files.js
@@ -33428,6 +33136,13 @@ const settings_duration = schemas_string()
     }
     return seconds;
 });
+/**
+ * A workflow file of this repository by its name alone (`campaign-x-resume.yml`): never a path,
+ * so an input cannot name a file outside `.github/workflows`.
+ */
+const workflowFile = settings_optional.pipe(schemas_string()
+    .regex(/^[A-Za-z0-9_.-]+\.ya?ml$/, 'is not the file name of a workflow (e.g. campaign-x-resume.yml)')
+    .optional());
 const mainInputs = object({
     command: schemas_enum(COMMANDS, { error: `is not one of ${COMMANDS.join(', ')}` }),
     manifest: schemas_string().trim().min(1, 'is required: the path of the campaign manifest'),
@@ -33454,6 +33169,8 @@ const mainInputs = object({
         return seconds;
     }),
     resume: bool(false),
+    'resume-workflow': workflowFile,
+    'campaign-workflow': workflowFile,
     'retry-failed': bool(false),
     'keep-changed': bool(false),
     'state-dir': settings_optional,
@@ -33466,6 +33183,12 @@ const mainInputs = object({
         ctx.addIssue({ code: 'custom', path: ['phase'], message: 'is required for command gate' });
     if (v.resume && v.phase !== undefined)
         ctx.addIssue({ code: 'custom', path: ['resume'], message: 'drives what parked: leave `phase:` out' });
+    if (v['campaign-workflow'] !== undefined && !v.resume)
+        ctx.addIssue({
+            code: 'custom',
+            path: ['campaign-workflow'],
+            message: 'names the workflow a resume starts again: set it only with `resume: true`',
+        });
     if (v.stage !== 'all' && v.phase === undefined)
         ctx.addIssue({ code: 'custom', path: ['stage'], message: 'needs a phase: set `phase:` too' });
 });

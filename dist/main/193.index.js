@@ -492,7 +492,8 @@ class ArtifactStateStore {
             return 'this run names no branch or workflow file (GITHUB_REF, GITHUB_WORKFLOW_REF) to check its origin against';
         try {
             const run = await this.o.rest.call({ method: 'GET', path: `/repos/${owner}/${repo}/actions/runs/${runId}`, permission: 'actions: read' }, state_artifacts/* workflowRun */.tM);
-            return (0,state_artifacts/* untrustedBecause */.XI)(run, { repository: `${owner}/${repo}`, branch, workflowPath });
+            const workflowPaths = [workflowPath, ...(this.o.companions ?? []).map((f) => `.github/workflows/${f}`)];
+            return (0,state_artifacts/* untrustedBecause */.XI)(run, { repository: `${owner}/${repo}`, branch, workflowPaths });
         }
         catch (e) {
             return `its run's origin cannot be read (${e.message})`;
@@ -631,7 +632,10 @@ function clip(s) {
 }
 
 ;// CONCATENATED MODULE: ./lib/action/github/dispatch.js
-/** Handing a long campaign over to a fresh run of the same workflow before this job's time runs out. */
+/**
+ * Handing a long campaign over to a fresh run of its workflow before this job's time runs out,
+ * and switching its scheduled resume on and off.
+ */
 
 
 class WorkflowDispatch {
@@ -641,8 +645,9 @@ class WorkflowDispatch {
         this.ctx = ctx;
         this.rest = rest;
     }
-    async dispatchAgain(inputs) {
-        const { owner, repo, workflow, ref } = this.ctx;
+    async dispatchAgain(inputs, other) {
+        const { owner, repo, ref } = this.ctx;
+        const workflow = other ?? this.ctx.workflow;
         if (!workflow || !ref) {
             throw new errors/* UserError */.yo({
                 message: 'cannot tell which workflow and ref to dispatch again: GITHUB_WORKFLOW_REF or GITHUB_REF is not set',
@@ -660,6 +665,25 @@ class WorkflowDispatch {
         }, schemas/* unknown */.L5J());
     }
 }
+class WorkflowSwitch {
+    ctx;
+    rest;
+    constructor(ctx, rest) {
+        this.ctx = ctx;
+        this.rest = rest;
+    }
+    async set(workflow, enabled) {
+        const { owner, repo } = this.ctx;
+        await this.rest.call({
+            method: 'PUT',
+            path: `/repos/${owner}/${repo}/actions/workflows/${encodeURIComponent(workflow)}/${enabled ? 'enable' : 'disable'}`,
+            permission: 'actions: write',
+            fixes: {
+                404: `commit ${workflow} beside the campaign's workflow (\`campaign workflow\` writes both)`,
+            },
+        }, schemas/* unknown */.L5J());
+    }
+}
 
 // EXTERNAL MODULE: ./lib/action/github/rest.js + 1 modules
 var github_rest = __webpack_require__(5880);
@@ -671,7 +695,9 @@ var github_rest = __webpack_require__(5880);
  * `githubServices` gives the real adapters, which reach GitHub through the runner's environment
  * (GITHUB_API_URL, GITHUB_REPOSITORY, GITHUB_RUN_ID, GITHUB_SHA, ACTIONS_RUNTIME_TOKEN, …).
  * The token needs `actions: read` (earlier runs' artifacts), `checks: write` (the gate) and
- * `actions: write` (the handover).
+ * `actions: write` (the handover, and switching the scheduled resume).
+ * `companions` names the workflow files (the campaign's and its resume) whose runs' state
+ * artifacts are trusted besides this run's own workflow's.
  */
 
 
@@ -683,13 +709,14 @@ var github_rest = __webpack_require__(5880);
  * (or another with the permissions above). Warnings go to `warn` (e.g. core.warning); `waits`
  * shortens the REST retries' waits in tests.
  */
-function githubServices(env, token, warn = () => { }, waits = {}) {
+function githubServices(env, token, warn = () => { }, waits = {}, companions = []) {
     const ctx = (0,github_rest/* runContext */.p)(env);
     const rest = new github_rest/* GitHubRest */.y(ctx, token, { warn, ...waits });
     return {
-        state: new ArtifactStateStore({ ctx, rest, token, warn }),
+        state: new ArtifactStateStore({ ctx, rest, token, warn, companions }),
         gate: new CheckRunGate(ctx, rest),
         handover: new WorkflowDispatch(ctx, rest),
+        schedule: new WorkflowSwitch(ctx, rest),
     };
 }
 
@@ -778,8 +805,8 @@ function untrustedBecause(run, want) {
     if (run.head_branch !== want.branch)
         return `it was made on branch ${run.head_branch ?? '(none)'}, not ${want.branch}`;
     const file = workflowFilePath(run.path);
-    if (want.workflowPath !== undefined && file !== want.workflowPath)
-        return `it was made by workflow ${file ?? run.path}, not ${want.workflowPath}`;
+    if (want.workflowPaths !== undefined && (file === undefined || !want.workflowPaths.includes(file)))
+        return `it was made by workflow ${file ?? run.path}, not ${want.workflowPaths.join(' or ')}`;
     if (file === undefined)
         return `it was made by ${run.path}, not by a workflow file in .github/workflows`;
     return undefined;

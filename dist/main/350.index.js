@@ -686,8 +686,8 @@ var shared_outputs = __webpack_require__(27071);
 var external_node_child_process_ = __webpack_require__(31421);
 // EXTERNAL MODULE: external "node:fs"
 var external_node_fs_ = __webpack_require__(73024);
-// EXTERNAL MODULE: ./lib/lint/rules/index.js + 45 modules
-var rules = __webpack_require__(80868);
+// EXTERNAL MODULE: ./lib/lint/rules/index.js + 46 modules
+var rules = __webpack_require__(44125);
 // EXTERNAL MODULE: ./lib/workflow/render.js
 var render = __webpack_require__(71621);
 ;// CONCATENATED MODULE: ./lib/app/workflow-file.js
@@ -753,9 +753,9 @@ async function workflowTarget(file, campaign) {
     const manifest = relative(root, resolve(file)).split(sep).join('/');
     const text = await readFile(path, 'utf8').catch(() => undefined);
     if (text === undefined)
-        return { path, manifest };
+        return { root, path, manifest };
     const options = readOptions(text);
-    return { path, manifest, existing: { text, ...(options ? { options } : {}) } };
+    return { root, path, manifest, existing: { text, ...(options ? { options } : {}) } };
 }
 /**
  * An error finding when the manifest's committed workflow cannot work (a `WORKFLOW_RULES` rule)
@@ -785,14 +785,21 @@ async function workflow_file_staleWorkflowFinding(file, ctx) {
     }
     let expected;
     try {
-        expected = renderWorkflow(ctx.plan, { ...target.existing.options, manifest: target.manifest });
+        expected = renderWorkflows(ctx.plan, { ...target.existing.options, manifest: target.manifest });
     }
     catch (e) {
         return finding(`${shown} cannot be written again: ${e.message}`);
     }
-    return expected === target.existing.text
-        ? undefined
-        : finding(`${shown} no longer matches this manifest (its phases, dependencies or path changed)`);
+    for (const { path, text } of expected) {
+        const at = join(target.root, path);
+        const committed = at === target.path ? target.existing.text : await readFile(at, 'utf8').catch(() => undefined);
+        const named = relative(process.cwd(), at) || at;
+        if (committed === undefined)
+            return finding(`${named}, the campaign's scheduled resume, is missing`);
+        if (committed !== text)
+            return finding(`${named} no longer matches this manifest (its phases, dependencies or path changed)`);
+    }
+    return undefined;
 }
 
 ;// CONCATENATED MODULE: ./lib/app/lint-files.js
@@ -941,8 +948,8 @@ function untrustedBecause(run, want) {
     if (run.head_branch !== want.branch)
         return `it was made on branch ${run.head_branch ?? '(none)'}, not ${want.branch}`;
     const file = workflowFilePath(run.path);
-    if (want.workflowPath !== undefined && file !== want.workflowPath)
-        return `it was made by workflow ${file ?? run.path}, not ${want.workflowPath}`;
+    if (want.workflowPaths !== undefined && (file === undefined || !want.workflowPaths.includes(file)))
+        return `it was made by workflow ${file ?? run.path}, not ${want.workflowPaths.join(' or ')}`;
     if (file === undefined)
         return `it was made by ${run.path}, not by a workflow file in .github/workflows`;
     return undefined;

@@ -445,6 +445,72 @@ class SshTransport {
             refused: (wrapper) => notOnList(this.name, wrapper, command),
         }, opts);
     }
+    /**
+     * On a channel of its own, with a pseudo-terminal of this terminal's size where `terminal`
+     * (this terminal in raw mode meanwhile, so that Ctrl-C and the like go to the remote program),
+     * this process's input sent to it and its output written here. A dropped connection rejects.
+     */
+    async attach(command, opts) {
+        this.sent++;
+        const opening = new AbortController();
+        const release = await this.slots.take(opening.signal);
+        let conn;
+        try {
+            conn = await this.connection(opening.signal);
+        }
+        catch (e) {
+            release();
+            throw e;
+        }
+        const stdin = process.stdin;
+        const raw = opts.terminal && stdin.isTTY;
+        const pty = opts.terminal
+            ? {
+                pty: {
+                    term: process.env.TERM ?? 'xterm',
+                    rows: process.stdout.rows ?? 24,
+                    cols: process.stdout.columns ?? 80,
+                },
+            }
+            : {};
+        conn.channels++;
+        return new Promise((resolve, reject) => {
+            let channel;
+            const resize = () => channel?.setWindow(process.stdout.rows ?? 24, process.stdout.columns ?? 80, 0, 0);
+            const done = (outcome) => {
+                conn.onDrop.delete(onDrop);
+                process.stdout.off('resize', resize);
+                if (channel)
+                    stdin.unpipe(channel);
+                stdin.pause();
+                if (raw)
+                    stdin.setRawMode(false);
+                conn.channels--;
+                release();
+                outcome();
+            };
+            const onDrop = (why) => done(() => reject(new transport/* LinkError */.R6(`the connection to ${this.name} dropped (${why.message})`)));
+            conn.onDrop.add(onDrop);
+            conn.client.exec(`exec bash -c ${(0,shell/* shellQuote */.Z)(command)}`, pty, (err, opened) => {
+                if (err) {
+                    done(() => reject(new transport/* LinkError */.R6(`could not start a shell on ${this.name}: ${this.redact(err.message)}`)));
+                    return;
+                }
+                channel = opened;
+                let code = 0;
+                opened.on('exit', (exitCode, signalName) => {
+                    code = exitCode ?? 128 + (external_node_os_.constants.signals[signalName] ?? 0);
+                });
+                opened.on('close', () => done(() => resolve(code)));
+                opened.pipe(process.stdout, { end: false });
+                opened.stderr.pipe(process.stderr, { end: false });
+                if (raw)
+                    stdin.setRawMode(true);
+                process.stdout.on('resize', resize);
+                stdin.pipe(opened);
+            });
+        });
+    }
     async writeFile(path, data, opts = {}) {
         await this.withSftp('writeFile', path, async (sftp, target) => {
             const temp = (0,transport/* tempPathFor */.FD)(target);
