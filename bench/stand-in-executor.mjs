@@ -28,15 +28,13 @@ export class StandInExecutor {
     return { outputs: 0, attempts: false, dest };
   }
   // The campaign's generation, recorded here as a workdir records it: the first writer's stands.
-  async readGeneration() {
-    return this.generation;
-  }
-  async recordGeneration(generation) {
-    this.generation ??= generation;
-    return this.generation;
-  }
-  async replaceGeneration(generation) {
-    this.generation = generation;
-  }
+  recorded = undefined;
+  generation = {
+    read: async () => this.recorded,
+    record: async (generation) => (this.recorded ??= generation),
+    replace: async (generation) => {
+      this.recorded = generation;
+    },
+  };
   async close() {}
 }

@@ -787,7 +787,7 @@ async function startFresh(
     `${aside.outputs} output${aside.outputs === 1 ? '' : 's'}${aside.attempts ? ' and the attempts' : ''} moved to ${aside.dest} in the workdir`,
   ];
   // The new generation is recorded for every controller: one on the old one stops, with the reason.
-  await executor.replaceGeneration(now);
+  await executor.generation.replace(now);
   note(`started afresh: ${parts.join('; ')}; nothing was deleted, and nothing earlier counts for this run`);
   return { ...emptyState(c.manifest.campaign, now), generation: now };
 }

@@ -152,9 +152,9 @@ export class CampaignController {
   private async followGeneration(state: CampaignState): Promise<CampaignState> {
     const executor = this.c.executor;
     const followed = this.generation ?? state.generation;
-    let next = generationStep(followed, state.created, await executor.readGeneration());
+    let next = generationStep(followed, state.created, await executor.generation.read());
     if (next.do === 'record')
-      next = generationStep(followed, state.created, await executor.recordGeneration(next.generation));
+      next = generationStep(followed, state.created, await executor.generation.record(next.generation));
     if (next.do === 'stale') throw await this.stale(next.recorded);
     this.generation = next.generation;
     return state.generation === next.generation ? state : { ...state, generation: next.generation };

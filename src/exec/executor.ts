@@ -6,6 +6,7 @@ import type { Attempt } from '../state/state.js';
 import type { SetAsideResult } from '../render/set-aside.js';
 import type { TakeFile } from '../report/results/gathering.js';
 import type { CodeSnapshot } from './code-ship.js';
+import type { CampaignGeneration } from './generation.js';
 
 export interface ActiveAttempt {
   task: TaskSpec;
@@ -73,12 +74,8 @@ export interface Executor {
     endsSuffice: boolean,
     take: TakeFile,
   ): Promise<void>;
-  /** The campaign's generation as the workdir records it (exec/generation.ts); undefined where none is. */
-  readGeneration(): Promise<string | undefined>;
-  /** Records `generation` where none is recorded, returning the one recorded (of two controllers racing, the first writer's). */
-  recordGeneration(generation: string): Promise<string>;
-  /** Records a new generation over the one there (`run --fresh`). */
-  replaceGeneration(generation: string): Promise<void>;
+  /** The campaign's generation as the workdir records it (exec/generation.ts). */
+  readonly generation: CampaignGeneration;
   /**
    * Moves the campaign's attempts and claimed outputs to `dest` (workdir-relative), for a
    * campaign started over (render/set-aside.ts); throws a UserError when it cannot.

@@ -16,7 +16,17 @@ export interface WorkdirFiles {
   createFile(path: string, text: string): Promise<boolean>;
 }
 
-export class GenerationRecord {
+/** The campaign's generation as an executor keeps it, for every controller to find. */
+export interface CampaignGeneration {
+  /** The generation the workdir records; undefined where none is. */
+  read(): Promise<string | undefined>;
+  /** Records `generation` where none is recorded, returning the one recorded (of two controllers racing, the first writer's). */
+  record(generation: string): Promise<string>;
+  /** Records a new generation over the one there (`run --fresh`). */
+  replace(generation: string): Promise<void>;
+}
+
+export class GenerationRecord implements CampaignGeneration {
   /** The generation as this record last read or wrote it: the one a submission is keyed by. */
   last: string | undefined;
 

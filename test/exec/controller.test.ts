@@ -81,18 +81,15 @@ class RecordingExecutor implements Executor {
   gather(): Promise<void> {
     return Promise.resolve();
   }
-  private generation: string | undefined;
-  readGeneration(): Promise<string | undefined> {
-    return Promise.resolve(this.generation);
-  }
-  recordGeneration(generation: string): Promise<string> {
-    this.generation ??= generation;
-    return Promise.resolve(this.generation);
-  }
-  replaceGeneration(generation: string): Promise<void> {
-    this.generation = generation;
-    return Promise.resolve();
-  }
+  private recorded: string | undefined;
+  readonly generation = {
+    read: (): Promise<string | undefined> => Promise.resolve(this.recorded),
+    record: (generation: string): Promise<string> => Promise.resolve((this.recorded ??= generation)),
+    replace: (generation: string): Promise<void> => {
+      this.recorded = generation;
+      return Promise.resolve();
+    },
+  };
   setAside(dest: string): ReturnType<Executor['setAside']> {
     return Promise.resolve({ outputs: 0, attempts: false, dest });
   }

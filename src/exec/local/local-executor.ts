@@ -58,7 +58,7 @@ export class LocalExecutor implements Executor {
   private readonly now: () => string;
   /** The workdir with its symlinks resolved: where real outputs are. */
   private realWorkdir: Promise<string> | undefined;
-  private readonly generation: GenerationRecord;
+  readonly generation: GenerationRecord;
 
   constructor(private readonly opts: LocalExecutorOptions) {
     this.maxParallel = opts.manifest.cluster.max_parallel ?? 2;
@@ -349,18 +349,6 @@ export class LocalExecutor implements Executor {
     } finally {
       await rm(temp, { force: true });
     }
-  }
-
-  readGeneration(): Promise<string | undefined> {
-    return this.generation.read();
-  }
-
-  recordGeneration(generation: string): Promise<string> {
-    return this.generation.record(generation);
-  }
-
-  replaceGeneration(generation: string): Promise<void> {
-    return this.generation.replace(generation);
   }
 
   gather(paths: readonly string[], known: ReadonlyMap<string, string>, _ends: boolean, take: TakeFile): Promise<void> {

@@ -158,7 +158,7 @@ export class SlurmExecutor implements Executor {
    */
   private onRecord: Map<string, { handle: string; log: string }> | undefined;
   /** The campaign's generation, as the workdir records it: submissions are keyed by it. */
-  private readonly generation: GenerationRecord;
+  readonly generation: GenerationRecord;
   /** How far this controller has read the ledger of submissions (render/submit-once.ts), in bytes. */
   private ledgerFrom = 0;
   /** The oldest submission on record (epoch seconds): the query looks back at least that far. */
@@ -1231,18 +1231,6 @@ export class SlurmExecutor implements Executor {
 
   readFile(path: string): Promise<string | undefined> {
     return this.remote.readFile(path);
-  }
-
-  readGeneration(): Promise<string | undefined> {
-    return this.generation.read();
-  }
-
-  recordGeneration(generation: string): Promise<string> {
-    return this.generation.record(generation);
-  }
-
-  replaceGeneration(generation: string): Promise<void> {
-    return this.generation.replace(generation);
   }
 
   shipCode(snapshot: CodeSnapshot): Promise<void> {

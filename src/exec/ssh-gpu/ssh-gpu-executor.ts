@@ -116,7 +116,7 @@ export class SshGpuExecutor implements Executor {
   private readonly servers: Server[];
   private readonly pool: boolean;
   private warned = new Set<string>();
-  private readonly generation: GenerationRecord;
+  readonly generation: GenerationRecord;
 
   constructor(private readonly opts: SshGpuExecutorOptions) {
     if (opts.manifest.cluster.executor !== 'ssh-gpu') throw new Error('SshGpuExecutor needs an ssh-gpu manifest');
@@ -955,18 +955,6 @@ export class SshGpuExecutor implements Executor {
 
   readFile(path: string): Promise<string | undefined> {
     return this.shared().workdir.readFile(path);
-  }
-
-  readGeneration(): Promise<string | undefined> {
-    return this.generation.read();
-  }
-
-  recordGeneration(generation: string): Promise<string> {
-    return this.generation.record(generation);
-  }
-
-  replaceGeneration(generation: string): Promise<void> {
-    return this.generation.replace(generation);
   }
 
   /** The servers share the workdir (checkShared): one of them takes it for all. */
