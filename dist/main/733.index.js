@@ -2515,15 +2515,6 @@ class LocalExecutor {
             await (0,promises_.rm)(temp, { force: true });
         }
     }
-    readGeneration() {
-        return this.generation.read();
-    }
-    recordGeneration(generation) {
-        return this.generation.record(generation);
-    }
-    replaceGeneration(generation) {
-        return this.generation.replace(generation);
-    }
     gather(paths, known, _ends, take) {
         return gatherEach(new LocalTransport(), this.opts.workdir, paths, known, take);
     }
@@ -4667,15 +4658,6 @@ class SlurmExecutor {
     readFile(path) {
         return this.remote.readFile(path);
     }
-    readGeneration() {
-        return this.generation.read();
-    }
-    recordGeneration(generation) {
-        return this.generation.record(generation);
-    }
-    replaceGeneration(generation) {
-        return this.generation.replace(generation);
-    }
     shipCode(snapshot) {
         return this.remote.shipCode(snapshot);
     }
@@ -5870,15 +5852,6 @@ class SshGpuExecutor {
     }
     readFile(path) {
         return this.shared().workdir.readFile(path);
-    }
-    readGeneration() {
-        return this.generation.read();
-    }
-    recordGeneration(generation) {
-        return this.generation.record(generation);
-    }
-    replaceGeneration(generation) {
-        return this.generation.replace(generation);
     }
     /** The servers share the workdir (checkShared): one of them takes it for all. */
     shipCode(snapshot) {
@@ -9958,9 +9931,9 @@ class CampaignController {
     async followGeneration(state) {
         const executor = this.c.executor;
         const followed = this.generation ?? state.generation;
-        let next = generationStep(followed, state.created, await executor.readGeneration());
+        let next = generationStep(followed, state.created, await executor.generation.read());
         if (next.do === 'record')
-            next = generationStep(followed, state.created, await executor.recordGeneration(next.generation));
+            next = generationStep(followed, state.created, await executor.generation.record(next.generation));
         if (next.do === 'stale')
             throw await this.stale(next.recorded);
         this.generation = next.generation;
