@@ -55,7 +55,8 @@ describe.runIf(clusterUp)('Slurm options on the test cluster, over SSH', () => {
     const [task] = Object.keys((await readState(c.stateDir)).tasks);
     const logs = await runCli(['logs', c.manifest, task!, '--state-dir', c.stateDir], { env: env() });
     expect(logs.stdout).toContain('[campaign] gate devices: ok');
-  });
+    // Its job may wait in the queue behind the other cluster tests' jobs, which share the node.
+  }, 300_000);
 
   for (const [what, resources, option] of [
     ['a QOS the account may not use', `qos: ${cluster.CAMPAIGN_CLUSTER_QOS_DENIED}`, 'resources.qos'],
