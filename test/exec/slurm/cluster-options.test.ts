@@ -44,7 +44,12 @@ describe.runIf(clusterUp)('Slurm options on the test cluster, over SSH', () => {
     const check = await runCli(['check', c.manifest], { env: env() });
     expect(check.code, check.stdout + check.stderr).toBe(0);
     expect(check.stdout).toMatch(/^ok {4}submission {2}sbatch --test-only accepts the 1 arrays$/m);
-    const r = await runCli(['run', c.manifest, '--state-dir', c.stateDir, '--poll', '1'], { env: env() });
+    // Its QOS is the test cluster's low-priority one: its job may wait behind every job of the
+    // cluster group's other tests, which share the node.
+    const r = await runCli(['run', c.manifest, '--state-dir', c.stateDir, '--poll', '1'], {
+      env: env(),
+      timeoutMs: 240_000,
+    });
     expect(r.code, r.stdout + r.stderr).toBe(0);
     const job = await readFile(join(c.workdir, 'job.txt'), 'utf8');
     expect(job).toContain(`QOS=${cluster.CAMPAIGN_CLUSTER_QOS}`);
@@ -55,7 +60,6 @@ describe.runIf(clusterUp)('Slurm options on the test cluster, over SSH', () => {
     const [task] = Object.keys((await readState(c.stateDir)).tasks);
     const logs = await runCli(['logs', c.manifest, task!, '--state-dir', c.stateDir], { env: env() });
     expect(logs.stdout).toContain('[campaign] gate devices: ok');
-    // Its job may wait in the queue behind the other cluster tests' jobs, which share the node.
   }, 300_000);
 
   for (const [what, resources, option] of [
