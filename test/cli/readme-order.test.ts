@@ -6,7 +6,7 @@
  */
 import { spawn } from 'node:child_process';
 import { cp, rm, stat, symlink, utimes } from 'node:fs/promises';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { afterAll, expect, it } from 'vitest';
 import { ensureBuilt, makeTemp, REPO } from '../helpers/cli.js';
 
@@ -49,8 +49,13 @@ it('after `npm start`, the lazy-loading and quickstart tests pass', async () => 
   await ensureBuilt();
   root = await makeTemp('readme-order');
   const copy = root;
+  // The tree's own state (an earlier `npm start` there) stays behind: its outputs are not copied.
   for (const path of COPIED)
-    await cp(join(REPO, path), join(copy, path), { recursive: true, preserveTimestamps: true });
+    await cp(join(REPO, path), join(copy, path), {
+      recursive: true,
+      preserveTimestamps: true,
+      filter: (source) => basename(source) !== '.campaign',
+    });
   await symlink(join(REPO, 'node_modules'), join(copy, 'node_modules'));
   // lib/ is the one this run built: dated after the copied sources, the tests there use it as it is.
   const now = new Date();

@@ -33,10 +33,10 @@ const campaign = (label: string, phases: string, parallel?: number) =>
 describe.runIf(clusterUp)("jobs changed behind the tool's back (real cluster, over SSH)", () => {
   it('a pending array index cancelled behind its back is sent again, that index alone, and the campaign completes', async (ctx) => {
     if (!sshd) return ctx.skip();
-    // The three in the queue at once, one running at a time (each takes the node's eight CPUs).
+    // The three in the queue at once, one running at a time (each takes the whole node).
     const c = await campaign(
       'scancel',
-      sleepingPhase(8, [1, 2, 3]).replace('    walltime: 5m\n', '    walltime: 5m\n    resources: { cpus: 8 }\n'),
+      sleepingPhase(8, [1, 2, 3]).replace('    walltime: 5m\n', '    walltime: 5m\n    slurm_args: ["--exclusive"]\n'),
       3,
     );
     try {

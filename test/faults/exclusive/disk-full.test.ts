@@ -112,7 +112,7 @@ phases:
     command: sleep 4 && head -c 100000 /dev/zero > \${output}
     output: out/o_\${k}.bin
     walltime: 5m
-    resources: { cpus: 8 }
+    slurm_args: ["--exclusive"]
     retry: { failed: { attempts: 3 } }
   - name: q
     depends_on: p
@@ -120,7 +120,7 @@ phases:
     walltime: 5m
 `,
         // The whole array in the queue at once, one task running at a time (each takes the
-        // node's eight CPUs): the rest wait there, to be held when the disk fills.
+        // whole node): the rest wait there, to be held when the disk fills.
         5,
       );
       const out = join(workdir, 'out');
