@@ -5,7 +5,7 @@
  */
 import { terminalText } from '../../report/terminal.js';
 import { rawWrite } from '../terminal.js';
-import type { KeyboardInteractive } from './ssh.js';
+import type { KeyboardInteractive } from './ssh/auth.js';
 
 const ENTER = new Set(['\r', '\n']);
 /** Ctrl-C and Ctrl-D: raw mode turns them into characters, read here as "no answer". */
