@@ -16,7 +16,7 @@ import {
 } from '../exec/transport/ssh-config.js';
 import type { SshHop, SshTransportOptions } from '../exec/transport/ssh.js';
 import { parseTarget } from '../exec/transport/target.js';
-import { askOnTerminal } from '../exec/transport/terminal-prompt.js';
+import { askOnTerminal } from './terminal-prompt.js';
 import type { CommandResult, Transport } from '../exec/transport/transport.js';
 import type { Word } from '../exec/transport/words.js';
 import type { Campaign } from './load.js';
