@@ -89,59 +89,16 @@ export async function runCampaign<T>(c: Campaign, o: RunOptions, finish: (end: R
   o.onLock?.(lock);
   let executor: Executor | undefined;
   try {
-    let loaded = await loadState(store, c.manifest.campaign, new Date().toISOString());
-    const opened = await openExecutor(c, {
-      ssh: o.ssh,
-      since: () => loaded.created,
-      warn: o.warn,
-      checkCluster: true,
-    });
+    const loaded = await loadState(store, c.manifest.campaign, new Date().toISOString());
+    const opened = await openExecutor(c, { ssh: o.ssh, since: () => loaded.created, warn: o.warn, checkCluster: true });
     executor = opened.executor;
-    if (o.fresh) loaded = await startFresh(c, store, executor, loaded, o.note);
-    const plan = opened.plan;
-    const job = o.job;
-    const scopes = job?.scopes;
-    const controller = new CampaignController({
-      manifest: c.manifest,
-      plan,
-      executor,
-      store,
-      warn: o.warn,
-      ...(scopes === undefined ? {} : { scope: scopes }),
-      ...(o.commit === undefined ? {} : { commit: o.commit }),
-      ...(c.code === undefined ? {} : { code: c.code }),
-    });
-    const reconciled = await controller.reconcile(loaded, o.retryFix);
-    reconciled.warnings.forEach(o.warn);
-    // Said before anything is submitted: which tasks a changed definition runs again (or keeps).
-    const changes = definitionChanges(reconciled.state, plan);
-    for (const change of changes) o.note(definitionChangeLine(change, o.keepChanged));
-    const start = {
-      retryFailed: o.retryFailed,
-      keepChanged: o.keepChanged,
-      now: new Date(o.clock.now()).toISOString(),
-    };
-    const state =
-      scopes === undefined
-        ? startRun(reconciled.state, plan, start)
-        : startScopedRun(reconciled.state, plan, scopes, start);
-    if (o.keepChanged) await controller.recordProvenance(state, keptTasks(changes));
-    o.onStart?.(plan, state);
-    const pacer = new PollPacer(plan, pollLimits(c.manifest.cluster.executor, o.maxPoll));
-    const driven = await driveCampaign(state, {
-      controller,
-      store,
-      pacer,
-      clock: o.clock,
-      ...(o.deadline === undefined ? {} : { deadline: o.deadline }),
-      ...(o.signal === undefined ? {} : { signal: o.signal }),
-      ...(o.onPass === undefined ? {} : { onPass: o.onPass }),
-      ...(job?.park === undefined ? {} : { park: parking(job, job.park, plan, pacer, loaded, o.clock) }),
-    });
+    const { plan } = opened;
+    const run = await prepare(c, o, store, executor, plan, loaded);
+    const driven = await drive(c, o, store, plan, run);
     let ended = driven.state;
     let continues = false;
-    if (job !== undefined) {
-      ({ state: ended, continues } = parkedAfter(plan, driven, job.scopes, job.resume));
+    if (o.job !== undefined) {
+      ({ state: ended, continues } = parkedAfter(plan, driven, o.job.scopes, o.job.resume));
       if (ended !== driven.state) await store.save(ended);
     }
     return await finish({ plan, state: ended, driven, continues, diskFull: diskFullTasks(ended), executor });
@@ -149,6 +106,69 @@ export async function runCampaign<T>(c: Campaign, o: RunOptions, finish: (end: R
     await lock.release();
     await executor?.close();
   }
+}
+
+/** A run prepared: its controller, the state its first pass starts from, and the state as loaded. */
+interface Prepared {
+  controller: CampaignController;
+  state: CampaignState;
+  loaded: CampaignState;
+}
+
+/**
+ * The run started from the stored state: set aside first for a fresh start, reconciled with what
+ * the cluster holds, its changed definitions said, its failed tasks retried where asked, and the
+ * provenance of the results kept by choice recorded.
+ */
+async function prepare(
+  c: Campaign,
+  o: RunOptions,
+  store: FileStateStore,
+  executor: Executor,
+  plan: Plan,
+  stored: CampaignState,
+): Promise<Prepared> {
+  const loaded = o.fresh ? await startFresh(c, store, executor, stored, o.note) : stored;
+  const scopes = o.job?.scopes;
+  const controller = new CampaignController({
+    manifest: c.manifest,
+    plan,
+    executor,
+    store,
+    warn: o.warn,
+    ...(scopes === undefined ? {} : { scope: scopes }),
+    ...(o.commit === undefined ? {} : { commit: o.commit }),
+    ...(c.code === undefined ? {} : { code: c.code }),
+  });
+  const reconciled = await controller.reconcile(loaded, o.retryFix);
+  reconciled.warnings.forEach(o.warn);
+  // Said before anything is submitted: which tasks a changed definition runs again (or keeps).
+  const changes = definitionChanges(reconciled.state, plan);
+  for (const change of changes) o.note(definitionChangeLine(change, o.keepChanged));
+  const start = { retryFailed: o.retryFailed, keepChanged: o.keepChanged, now: new Date(o.clock.now()).toISOString() };
+  const state =
+    scopes === undefined
+      ? startRun(reconciled.state, plan, start)
+      : startScopedRun(reconciled.state, plan, scopes, start);
+  if (o.keepChanged) await controller.recordProvenance(state, keptTasks(changes));
+  o.onStart?.(plan, state);
+  return { controller, state, loaded };
+}
+
+/** The passes, paced by the executor's limits, until the run is at rest, stopped or parked. */
+async function drive(c: Campaign, o: RunOptions, store: FileStateStore, plan: Plan, run: Prepared): Promise<Driven> {
+  const pacer = new PollPacer(plan, pollLimits(c.manifest.cluster.executor, o.maxPoll));
+  const job = o.job;
+  return driveCampaign(run.state, {
+    controller: run.controller,
+    store,
+    pacer,
+    clock: o.clock,
+    ...(o.deadline === undefined ? {} : { deadline: o.deadline }),
+    ...(o.signal === undefined ? {} : { signal: o.signal }),
+    ...(o.onPass === undefined ? {} : { onPass: o.onPass }),
+    ...(job?.park === undefined ? {} : { park: parking(job, job.park, plan, pacer, run.loaded, o.clock) }),
+  });
 }
 
 /**
