@@ -575,6 +575,7 @@ async function run({ values, files }: Given): Promise<number> {
     throw new UserError({ message: `--poll ${String(values.poll)} is not a positive number of seconds` });
   const json = values.format === 'json';
   printWarnings(c);
+  const commit = await manifestCommit(c.file);
   const [{ runCampaign }, { sshSecretsFrom }, { Progress }, { campaignSummary, summaryRecord }, { RunEvents }] =
     await Promise.all([
       import('../app/run.js'),
@@ -603,7 +604,6 @@ async function run({ values, files }: Given): Promise<number> {
   closedPipe.signal.addEventListener('abort', readerGone);
   // Progress goes to stderr, so that stdout carries only data: the summary, or the events.
   let shown: { update(state: CampaignState): void } | undefined;
-  const commit = await manifestCommit(c.file);
   try {
     return await runCampaign(
       c,
