@@ -7737,9 +7737,14 @@ async function storedState(c) {
  * undefined where there is no stored state.
  */
 async function changedDefinitionLines(c) {
-    if ((await new FileStateStore(c.stateDir, { readOnly: true }).load()) === undefined)
+    const store = new FileStateStore(c.stateDir, { readOnly: true });
+    // Read once: a large campaign's state is tens of megabytes of JSON.
+    const raw = await store.load();
+    if (raw === undefined)
         return undefined;
-    return definitionChanges(await storedState(c), c.plan).map((change) => definitionChangeLine(change, false));
+    const { checkedState } = await Promise.resolve(/* import() */).then(__webpack_require__.bind(__webpack_require__, 5887));
+    const state = checkedState(raw, store, c.manifest.campaign);
+    return definitionChanges(state, c.plan).map((change) => definitionChangeLine(change, false));
 }
 
 // EXTERNAL MODULE: ./lib/state/provenance.js
@@ -10612,6 +10617,7 @@ function startScopedRun(state, plan, scope, opts) {
 // EXPORTS
 __webpack_require__.d(__webpack_exports__, {
   H: () => (/* binding */ CampaignController),
+  checkedState: () => (/* binding */ checkedState),
   loadState: () => (/* binding */ loadState)
 });
 
@@ -11135,8 +11141,10 @@ class CampaignController {
 /** The stored state of a campaign, checked against the schema; a new one when there is none. */
 async function loadState(store, campaign, now) {
     const raw = await store.load();
-    if (raw === undefined)
-        return (0,state_state/* emptyState */.p$)(campaign, now);
+    return raw === undefined ? (0,state_state/* emptyState */.p$)(campaign, now) : checkedState(raw, store, campaign);
+}
+/** A stored state as read from `store`, checked against the schema and the campaign's name. */
+function checkedState(raw, store, campaign) {
     const parsed = state_state/* campaignStateSchema */.NX.safeParse(raw);
     if (!parsed.success) {
         throw new errors/* UserError */.yo({

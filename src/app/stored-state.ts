@@ -19,6 +19,11 @@ export async function storedState(c: Campaign): Promise<CampaignState> {
  * undefined where there is no stored state.
  */
 export async function changedDefinitionLines(c: Campaign): Promise<string[] | undefined> {
-  if ((await new FileStateStore(c.stateDir, { readOnly: true }).load()) === undefined) return undefined;
-  return definitionChanges(await storedState(c), c.plan).map((change) => definitionChangeLine(change, false));
+  const store = new FileStateStore(c.stateDir, { readOnly: true });
+  // Read once: a large campaign's state is tens of megabytes of JSON.
+  const raw = await store.load();
+  if (raw === undefined) return undefined;
+  const { checkedState } = await import('../exec/controller.js');
+  const state = checkedState(raw, store, c.manifest.campaign);
+  return definitionChanges(state, c.plan).map((change) => definitionChangeLine(change, false));
 }
