@@ -120,7 +120,10 @@ async function expectContinued(
   const { id, attempts } = taskOf(state, pattern);
   const ended =
     exited === undefined ? 'ended at \\d:\\d\\d \\(time limit\\)' : `exited ${exited} at \\d:\\d\\d without its output`;
-  expect(attempts.at(-1)!.class, `${pattern}: ${attempts[0]?.reason}`).toBe('completed');
+  // Every attempt's end, and the last one's log, where the pattern did not complete.
+  const ends = attempts.map((a, i) => `attempt ${i + 1}: ${a.class}, ${a.reason ?? ''}`).join('; ');
+  const lastLog = attempts.at(-1)?.log ? await readFile(attempts.at(-1)!.log!, 'utf8').catch(() => '') : '';
+  expect(attempts.at(-1)!.class, `${pattern}: ${ends}\n${lastLog.slice(-2000)}`).toBe('completed');
   expect(attempts.length).toBeGreaterThan(1);
   expect(attempts[0]!.resumed).toBeUndefined();
   const saved = Number(/^checkpoint at (\d+)$/m.exec(await readFile(attempts[0]!.log!, 'utf8'))?.[1]);
