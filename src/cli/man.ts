@@ -3,7 +3,7 @@
  * does, its options and examples, then the exit statuses. `npm run man` writes it to
  * man/campaign.1, which the package ships (test/cli/completion.test.ts keeps the two equal).
  */
-import type { Command } from './main.js';
+import type { Command } from './command.js';
 
 /** Text as roff reads it: backslashes and hyphens escaped, a line never starting with a control character. */
 function roff(text: string): string {

@@ -1,9 +1,9 @@
 /**
  * The command line keeps the conventions users expect: `--help` on every command, `--version`,
  * a "did you mean" for a mistyped command, lint over folders, no manifest silently ignored,
- * and `status --format json`.
+ * and `status --format json`; and the table is the commands' files, one a command.
  */
-import { copyFile, mkdir, readFile, rm } from 'node:fs/promises';
+import { copyFile, mkdir, readdir, readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it, vi } from 'vitest';
 import { COMMANDS as TABLE, main } from '../../src/cli/main.js';
@@ -34,6 +34,15 @@ describe('the command line', () => {
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).toMatch(new RegExp(`^usage: campaign ${command}\\b`));
     expect(r.stdout).toContain('Exit status');
+  });
+
+  it('the table holds each file of src/cli/commands/, by its name (the hidden __tasks aside)', async () => {
+    const files = (await readdir(join(REPO, 'src/cli/commands'))).map((f) => f.replace(/\.ts$/, ''));
+    expect(files.filter((f) => f !== 'tasks').sort()).toEqual([...COMMANDS].sort());
+    for (const name of COMMANDS) {
+      const file = (await import(`../../src/cli/commands/${name}.ts`)) as { command: unknown };
+      expect(file.command, name).toBe(TABLE[name]);
+    }
   });
 
   it('campaign help lists every command; campaign help CMD is that command', async () => {
