@@ -17,6 +17,9 @@ export const flag: CommandOption = { type: 'boolean' };
 export const valued = (value: string): CommandOption => ({ type: 'string', value });
 export const oneOf = (...choices: string[]): CommandOption => ({ type: 'string', choices });
 
+/** The hidden command completion scripts call for the task ids of a manifest's stored state (commands/tasks.ts). */
+export const TASKS_COMMAND = '__tasks';
+
 export const STATE_DIR = { 'state-dir': valued('DIR') };
 export const TEXT_OR_JSON = { format: oneOf('text', 'json') };
 

@@ -5,8 +5,7 @@
  * the manifest's stored state, which the script asks of `campaign __tasks FILE [--state-dir DIR]`.
  */
 import { UserError } from '../errors.js';
-import { operandsOf, type Command } from './command.js';
-import { TASKS_COMMAND } from './commands/tasks.js';
+import { operandsOf, TASKS_COMMAND, type Command } from './command.js';
 
 export const SHELLS = ['bash', 'zsh', 'fish'] as const;
 

@@ -8,7 +8,7 @@ import { classify } from '../app/errors.js';
 import { guardTerminal } from '../app/terminal.js';
 import { UserError } from '../errors.js';
 import { closest } from '../manifest/suggest.js';
-import { EXIT, type Command } from './command.js';
+import { EXIT, TASKS_COMMAND, type Command } from './command.js';
 import { command as init } from './commands/init.js';
 import { command as lint } from './commands/lint.js';
 import { command as plan } from './commands/plan.js';
@@ -26,7 +26,7 @@ import { command as calibrate } from './commands/calibrate.js';
 import { command as workflow } from './commands/workflow.js';
 import { command as schema } from './commands/schema.js';
 import { command as completion } from './commands/completion.js';
-import { storedTaskIds, TASKS_COMMAND } from './commands/tasks.js';
+import { storedTaskIds } from './commands/tasks.js';
 import { parse } from './parse.js';
 import { closedPipe, version, watchPipes } from './shared.js';
 

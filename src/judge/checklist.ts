@@ -4,7 +4,7 @@
  */
 import { compilePattern } from '../manifest/pattern.js';
 import type { TaskSpec } from '../manifest/expand.js';
-import type { Check, Manifest } from '../manifest/schema.js';
+import type { Check, Manifest, Phase } from '../manifest/schema.js';
 import type { CheckResult, TaskState } from '../state/state.js';
 
 export interface OutputFacts {
@@ -181,6 +181,12 @@ export interface RecordExpectation {
   fields: readonly string[];
 }
 
+/** The fields the phase's smoke `records` checks require of every record. */
+export function recordedFields(phase: Phase): string[] {
+  const checks = phase.smoke?.trigger ?? [];
+  return [...new Set(checks.flatMap((c) => (c.check === 'records' ? (c.fields ?? []) : [])))];
+}
+
 /**
  * What a full task's output must hold: the fields its phase's smoke `records` checks name, and
  * one record per unit where the cost model counts records (`progress: { records: true }`).
@@ -189,8 +195,7 @@ export interface RecordExpectation {
 export function fullRecordExpectation(manifest: Manifest, task: TaskSpec): RecordExpectation | undefined {
   if (task.stage !== 'full' || task.output === undefined) return undefined;
   const phase = manifest.phases.find((p) => p.name === task.phase);
-  const checks = phase?.smoke?.trigger ?? [];
-  const fields = [...new Set(checks.flatMap((c) => (c.check === 'records' ? (c.fields ?? []) : [])))];
+  const fields = phase === undefined ? [] : recordedFields(phase);
   const count = phase?.cost?.progress?.records === true ? task.units : undefined;
   if (fields.length === 0 && count === undefined) return undefined;
   return { fields, ...(count === undefined ? {} : { count }) };

@@ -389,3 +389,15 @@ function gateSection(p: PhasePlan, state: CampaignState): string[] {
   }
   return out;
 }
+
+/** The phases' lines and the tasks that stopped (the first 20), as `campaign status` and the end of `campaign run` show them. */
+export function statusText(record: {
+  phases: PhaseCounts[];
+  stopped: { id: string; status: string; reason?: string }[];
+}): string {
+  const lines = record.phases.map(progressLine);
+  for (const t of record.stopped.slice(0, 20)) lines.push(`  ${t.id}: ${t.reason ?? t.status}`);
+  if (record.stopped.length > 20)
+    lines.push(`  … and ${record.stopped.length - 20} more (campaign summary lists them)`);
+  return lines.join('\n') + '\n';
+}

@@ -5,7 +5,7 @@ import { UserError } from '../../errors.js';
 import { flag, EXIT, type Command, type Given } from '../command.js';
 import { writeStarter } from '../init.js';
 import { version } from '../shared.js';
-import { command as workflow } from './workflow.js';
+import { writeWorkflows } from '../write-workflows.js';
 
 export const command: Command = {
   synopsis: 'init FILE',
@@ -36,5 +36,5 @@ async function init({ values, files }: Given): Promise<number> {
   process.stdout.write(
     `its workflow runs on a self-hosted runner, as the starter runs on the machine itself; once it points at a cluster (executor: slurm), \`campaign workflow ${file} --runs-on ubuntu-latest\` moves it to GitHub's runners\n`,
   );
-  return workflow.run({ values: { 'runs-on': 'self-hosted' }, files: [file] });
+  return writeWorkflows({ values: { 'runs-on': 'self-hosted' }, files: [file] });
 }

@@ -4,12 +4,11 @@ import { join, relative } from 'node:path';
 import { systemClock } from '../../app/drive.js';
 import { loadCampaign } from '../../app/load.js';
 import { UserError } from '../../errors.js';
-import { allCompleted } from '../../report/summary.js';
+import { allCompleted, statusText } from '../../report/summary.js';
 import type { CampaignState } from '../../state/state.js';
 import { EXIT, flag, oneOf, STATE_DIR, valued, type Command, type Given } from '../command.js';
 import { manifestCommit } from '../git.js';
 import { closedPipe, note, printWarnings, warn } from '../shared.js';
-import { statusText } from './status.js';
 
 export const command: Command = {
   synopsis: 'run FILE',

@@ -1,7 +1,6 @@
 /** `campaign status FILE`: the stored state per phase, and the tasks that stopped. */
 import { storedState } from '../../app/stored-state.js';
-import { progressLine } from '../../report/summary.js';
-import type { PhaseCounts } from '../../state/phase-counts.js';
+import { statusText } from '../../report/summary.js';
 import {
   EXIT,
   format,
@@ -32,16 +31,4 @@ async function status({ values, files }: Given): Promise<number> {
   if (fmt === 'json') process.stdout.write(JSON.stringify(record, null, 2) + '\n');
   else process.stdout.write(statusText(record));
   return record.complete ? EXIT.ok : EXIT.incomplete;
-}
-
-/** The phases' lines and the tasks that stopped (the first 20), as `status` and a run's end show them. */
-export function statusText(record: {
-  phases: PhaseCounts[];
-  stopped: { id: string; status: string; reason?: string }[];
-}): string {
-  const lines = record.phases.map(progressLine);
-  for (const t of record.stopped.slice(0, 20)) lines.push(`  ${t.id}: ${t.reason ?? t.status}`);
-  if (record.stopped.length > 20)
-    lines.push(`  … and ${record.stopped.length - 20} more (campaign summary lists them)`);
-  return lines.join('\n') + '\n';
 }

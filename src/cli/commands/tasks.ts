@@ -8,9 +8,6 @@ import { loadCampaign } from '../../app/load.js';
 import { storedState } from '../../app/stored-state.js';
 import { EXIT } from '../command.js';
 
-/** The hidden command completion scripts call for the task ids of a manifest's stored state. */
-export const TASKS_COMMAND = '__tasks';
-
 /** `campaign __tasks FILE [--state-dir DIR]`: the stored state's task ids, one a line; nothing when there is none. */
 export async function storedTaskIds(argv: string[]): Promise<number> {
   const { values, positionals } = parseArgs({

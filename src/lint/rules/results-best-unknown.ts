@@ -1,12 +1,6 @@
 import { closest } from '../../manifest/suggest.js';
-import type { Phase } from '../../manifest/schema.js';
+import { recordedFields } from '../../judge/checklist.js';
 import type { Rule, RuleFinding } from '../rule.js';
-
-/** The fields the phase's smoke `records` checks require of every record. */
-export function recordedFields(phase: Phase): string[] {
-  const checks = phase.smoke?.trigger ?? [];
-  return [...new Set(checks.flatMap((c) => (c.check === 'records' ? (c.fields ?? []) : [])))];
-}
 
 /** A best record chosen by a field no record is known to hold would be no record, in every task. */
 export const resultsBestUnknown: Rule = {

@@ -1,5 +1,5 @@
+import { recordedFields } from '../../judge/checklist.js';
 import type { Rule, RuleFinding } from '../rule.js';
-import { recordedFields } from './results-best-unknown.js';
 
 /**
  * The smoke `records` check says which fields every record holds; a metric outside them is

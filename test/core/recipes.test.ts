@@ -1,0 +1,74 @@
+/**
+ * docs/ARCHITECTURE.md's recipes hold for what is already there: every lint rule, command and
+ * smoke check of src/ touches the files its recipe says, and no other. A rule or a command that
+ * another file imports, or a check the controller or another module tests for by name, would
+ * make the next one cost more than the recipe says.
+ */
+import { readdirSync, readFileSync } from 'node:fs';
+import { basename, dirname, join, relative, resolve } from 'node:path';
+import { describe, expect, it } from 'vitest';
+
+const REPO = join(import.meta.dirname, '..', '..');
+const SRC = join(REPO, 'src');
+
+function sourceFiles(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
+    e.isDirectory() ? sourceFiles(join(dir, e.name)) : e.name.endsWith('.ts') ? [join(dir, e.name)] : [],
+  );
+}
+
+const FILES = new Map(sourceFiles(SRC).map((f) => [relative(REPO, f), readFileSync(f, 'utf8')]));
+
+/** The files of src/ that import `target` (a path relative to the repository), statically or as they run. */
+function importersOf(target: string): string[] {
+  const wanted = target.replace(/\.ts$/, '.js');
+  return [...FILES]
+    .filter(([file, text]) =>
+      [...text.matchAll(/(?:from|import\()\s*'(\.{1,2}\/[^']+)'/g)].some(
+        (m) => relative(REPO, resolve(REPO, dirname(file), m[1]!)) === wanted,
+      ),
+    )
+    .map(([file]) => file)
+    .sort();
+}
+
+describe("docs/ARCHITECTURE.md's recipes, counted on what src/ holds", () => {
+  it('a lint rule is one file of src/lint/rules/ and one line of its index', () => {
+    const rules = [...FILES.keys()].filter((f) => dirname(f) === 'src/lint/rules' && basename(f) !== 'index.ts');
+    expect(rules.length).toBeGreaterThan(30);
+    const elsewhere = rules
+      .map((rule) => ({ rule, importers: importersOf(rule) }))
+      .filter(({ importers }) => importers.join() !== 'src/lint/rules/index.ts');
+    expect(elsewhere).toEqual([]);
+  });
+
+  it('a command is one file of src/cli/commands/ and one line of the table in src/cli/main.ts', () => {
+    const commands = [...FILES.keys()].filter((f) => dirname(f) === 'src/cli/commands');
+    expect(commands.length).toBeGreaterThan(15);
+    const elsewhere = commands
+      .map((command) => ({ command, importers: importersOf(command) }))
+      .filter(({ importers }) => importers.join() !== 'src/cli/main.ts');
+    expect(elsewhere).toEqual([]);
+  });
+
+  it('a smoke check is named in the schema and the checklist, and in the controller only where it needs facts', () => {
+    const schema = FILES.get('src/manifest/schema.ts')!;
+    const union = schema.slice(schema.indexOf("discriminatedUnion('check'"));
+    const kinds = [...union.slice(0, union.indexOf(']);')).matchAll(/check: z\.literal\('(\w+)'\)/g)].map((m) => m[1]!);
+    expect(kinds).toContain('all_completed');
+    const touched = Object.fromEntries(
+      kinds.map((kind) => {
+        // A test of a check by its kind: `check === 'records'`, `case 'records':`, the schema's literal.
+        const named = new RegExp(`check === '${kind}'|case '${kind}':|check: z\\.literal\\('${kind}'\\)`);
+        // Lint rules may read what a check declares (a results rule, its fields), which adds none.
+        const files = [...FILES].filter(([file, text]) => !file.startsWith('src/lint/') && named.test(text));
+        return [kind, files.map(([file]) => file).sort()];
+      }),
+    );
+    const two = ['src/judge/checklist.ts', 'src/manifest/schema.ts'];
+    const three = ['src/exec/controller.ts', ...two];
+    // Those whose facts the controller gathers: records (the outputs' text) and command (runCheck).
+    const withFacts = new Set(['records', 'command']);
+    for (const kind of kinds) expect([kind, touched[kind]]).toEqual([kind, withFacts.has(kind) ? three : two]);
+  });
+});
