@@ -34,9 +34,9 @@
  */
 import * as crypto from 'node:crypto';
 import { environmentFor } from '../manifest/environment.js';
-import { pathValues, SMOKE_DIR, stageCommand, type Stage, type TaskSpec } from '../manifest/expand.js';
+import { pathMaker, SMOKE_DIR, stageCommand, type Stage, type TaskSpec } from '../manifest/expand.js';
 import type { Manifest, Phase, Scalar } from '../manifest/schema.js';
-import { compileTemplate, toShell } from '../manifest/template.js';
+import { toShell } from '../manifest/template.js';
 
 /** Changed whenever what the definition holds changes, so that no two meanings share a digest. */
 const DEFINITION_VERSION = 1;
@@ -143,7 +143,7 @@ export function taskDefinitions(
   /** Per stage: the shared text and the axes, then the first parts of the task's own. */
   const heads = new Map<Stage, { shared: string; own: string }>();
   const quoted = axes.map(() => new Map<Scalar | undefined, string>());
-  const preconditions = (phase.preconditions ?? []).map((p) => compileTemplate(p.exists));
+  const preconditions = (phase.preconditions ?? []).map((p) => pathMaker(manifest, phase, p.exists));
   const outputs = preconditions.length > 0 ? produced() : undefined;
   /** A number as JSON writes it, written once per value (units and GPU counts repeat). */
   const numbers = new Map<number, string>();
@@ -181,8 +181,7 @@ export function taskDefinitions(
     let inputs = '[]';
     let upstream = '[]';
     if (outputs !== undefined) {
-      const lookup = pathValues(manifest, phase, t.values, t.tag);
-      const paths = preconditions.map((render) => render(lookup));
+      const paths = preconditions.map((render) => render(t.values, t.tag));
       inputs = JSON.stringify(paths);
       upstream = JSON.stringify(paths.map((p) => outputs.get(p) ?? null));
     }
