@@ -140,5 +140,6 @@ export async function lintWithRepository(
   const code = repo !== undefined && loaded.manifest.code !== undefined ? await takeSnapshot(loaded, repo) : undefined;
   const facts: RepositoryFacts | undefined =
     repo === undefined ? undefined : { tracked: repo.tracked, ...(code ? { code: code.facts } : {}) };
-  return { result: lintText(file, text, RULES, facts), ...(code ? { code } : {}) };
+  // The manifest parsed above, not parsed again.
+  return { result: lintText(file, text, RULES, facts, loaded), ...(code ? { code } : {}) };
 }

@@ -1,7 +1,7 @@
 /** Runs every rule over a manifest and returns the findings in file order. */
 import { UserError } from '../errors.js';
 import { expandPhase, type TaskSpec } from '../manifest/expand.js';
-import { parseManifest } from '../manifest/load.js';
+import { parseManifest, type LoadedManifest } from '../manifest/load.js';
 import { planCampaign, type Plan } from '../plan/plan.js';
 import type { Finding, LintContext, RepositoryFacts, Rule } from './rule.js';
 import { RULES } from './rules/index.js';
@@ -15,16 +15,18 @@ export interface LintResult {
 /**
  * `repository`: what the manifest's git repository holds (read by the caller, which may touch
  * files): its tracked files, and the snapshot of the declared code, planned into the definitions.
+ * `parsed`: the text parsed already (parseManifest), by a caller that read the manifest before.
  */
 export function lintText(
   file: string,
   text: string,
   rules: readonly Rule[] = RULES,
   repository?: RepositoryFacts,
+  parsed?: LoadedManifest,
 ): LintResult {
-  let loaded;
+  let loaded: LoadedManifest;
   try {
-    loaded = parseManifest(file, text);
+    loaded = parsed ?? parseManifest(file, text);
   } catch (e) {
     if (!(e instanceof UserError)) throw e;
     const findings = e.problems.map((p): Finding => ({
