@@ -169,14 +169,17 @@ export function planCampaign(
     const chosen = phase.smoke ? selectSmoke(phase, tasks) : [];
     // A full-run smoke task is the full task itself: its result counts and it is not run again.
     const smoke = phase.smoke?.full_run ? chosen : chosen.map((t) => asSmoke(t, overrides?.units ?? t.units));
-    const specs = phase.smoke?.full_run ? tasks : [...tasks, ...smoke];
     const resources = phaseResources(manifest, phase);
     const codePaths = code === undefined ? undefined : phaseCodePaths(manifest, phase);
     const phaseCode =
       codePaths === undefined ? undefined : { digest: codeDigest(code!.files, codePaths), paths: codePaths };
-    const digests = taskDefinitions(manifest, phase, specs, (t) => resources(t).gpus, produced, phaseCode?.digest);
-    // Set on the specs in place: they were expanded for this plan, and copying 100,000 costs a tenth of a second.
-    specs.forEach((t, i) => (t.definition = digests[i]!));
+    // Set on the specs in place: they were expanded for this plan, and copying 100,000 costs a tenth
+    // of a second. The full tasks, then the smoke tasks apart (a full-run smoke task is a full
+    // task), each list as it is: one list of both was a copy of every task.
+    for (const specs of phase.smoke?.full_run ? [tasks] : [tasks, smoke]) {
+      const digests = taskDefinitions(manifest, phase, specs, (t) => resources(t).gpus, produced, phaseCode?.digest);
+      for (let i = 0; i < specs.length; i++) specs[i]!.definition = digests[i]!;
+    }
     const reads = dependsOn(phase).map((d) => upstream.stages.get(d) ?? '');
     const definitions = {
       smoke: stageDefinition(manifest, phase, 'smoke', reads, phaseCode?.digest),
