@@ -109,13 +109,14 @@ function compiledPath(template: string): ReturnType<typeof compileTemplate> {
  */
 export function pathMaker(manifest: Manifest, phase: Phase, template: string): (cell: Cell, tag: string) => string {
   const parts = parseTemplate(template);
-  const pieces: string[] = [];
+  // As many pieces as parts, written over the last path's (see tagMaker).
+  const pieces = new Array<string>(parts.length).fill('');
   return (cell, tag) => {
-    pieces.length = 0;
-    for (const part of parts) {
+    for (let k = 0; k < parts.length; k++) {
+      const part = parts[k]!;
       const name = part.name;
       if (name === undefined) {
-        pieces.push(part.literal!);
+        pieces[k] = part.literal!;
         continue;
       }
       const value =
@@ -129,7 +130,7 @@ export function pathMaker(manifest: Manifest, phase: Phase, template: string): (
                 ? manifest.campaign
                 : undefined;
       if (value === undefined) throw new Error(`template variable ${name} has no value (lint should have refused it)`);
-      pieces.push(String(value));
+      pieces[k] = String(value);
     }
     return pieces.join('');
   };
