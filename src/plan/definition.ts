@@ -167,16 +167,18 @@ export function taskDefinitions(
       );
     }
     // The text is gathered in pieces and joined once: joined a piece at a time, it left a dozen
-    // strings per task behind it.
-    text.length = 0;
-    text.push(head.shared);
-    // The values as the environment passes them (strings), in the axes' sorted order.
+    // strings per task behind it. The pieces are written over the last task's: an array emptied
+    // gives its storage back, and pushing into it made that anew (twice) for every task.
+    let n = 0;
+    text[n++] = head.shared;
+    // The values as the environment passes them (strings), in the axes' sorted order, each after
+    // its comma but the first.
     for (let k = 0; k < axes.length; k++) {
       const value = t.values[axes[k]!];
       let quotedValue = quoted[k]!.get(value);
-      if (quotedValue === undefined) quoted[k]!.set(value, (quotedValue = JSON.stringify(String(value))));
-      if (k > 0) text.push(',');
-      text.push(quotedValue);
+      if (quotedValue === undefined)
+        quoted[k]!.set(value, (quotedValue = (k > 0 ? ',' : '') + JSON.stringify(String(value))));
+      text[n++] = quotedValue;
     }
     let inputs = '[]';
     let upstream = '[]';
@@ -185,16 +187,20 @@ export function taskDefinitions(
       inputs = JSON.stringify(paths);
       upstream = JSON.stringify(paths.map((p) => outputs.get(p) ?? null));
     }
-    text.push(head.own, JSON.stringify(t.tag), ',', t.units === undefined ? 'null' : number(t.units), ',', inputs);
-    text.push(
-      ',',
-      t.output === undefined ? 'null' : JSON.stringify(t.output),
-      ',',
-      number(gpus(t)),
-      ',',
-      upstream,
-      ']',
-    );
+    text[n++] = head.own;
+    text[n++] = JSON.stringify(t.tag);
+    text[n++] = ',';
+    text[n++] = t.units === undefined ? 'null' : number(t.units);
+    text[n++] = ',';
+    text[n++] = inputs;
+    text[n++] = ',';
+    text[n++] = t.output === undefined ? 'null' : JSON.stringify(t.output);
+    text[n++] = ',';
+    text[n++] = number(gpus(t));
+    text[n++] = ',';
+    text[n++] = upstream;
+    text[n++] = ']';
+    if (text.length !== n) text.length = n;
     digests[i] = hash(text.join(''), 16);
   }
   return digests;
