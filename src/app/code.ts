@@ -13,6 +13,7 @@ import type { RepositoryFacts } from '../lint/rule.js';
 import { parseManifest, type LoadedManifest } from '../manifest/load.js';
 import { parseSize } from '../manifest/units.js';
 import { codeEntry, snapshotId, underPaths, type CodeFiles, type CodeMode } from '../plan/code.js';
+import type { PlanOptions } from '../plan/plan.js';
 import { RULES } from '../lint/rules/index.js';
 import type { CodeFile, CodeSnapshot } from '../exec/code-ship.js';
 
@@ -121,6 +122,7 @@ const mib = (n: number): string => `${(n / 2 ** 20).toFixed(1)} MiB`;
 export async function lintWithRepository(
   file: string,
   text: string,
+  options: PlanOptions = {},
 ): Promise<{ result: LintResult; code?: CodeSnapshot }> {
   let loaded: LoadedManifest | undefined;
   try {
@@ -129,7 +131,7 @@ export async function lintWithRepository(
     if (!(e instanceof UserError)) throw e;
   }
   // An unparsed manifest: lint says why, with nothing of the repository.
-  if (loaded === undefined) return { result: lintText(file, text) };
+  if (loaded === undefined) return { result: lintText(file, text, RULES, undefined, options) };
   const repo = await repositoryOf(file);
   if (loaded.manifest.code !== undefined && repo === undefined)
     throw new UserError({
@@ -140,5 +142,6 @@ export async function lintWithRepository(
   const code = repo !== undefined && loaded.manifest.code !== undefined ? await takeSnapshot(loaded, repo) : undefined;
   const facts: RepositoryFacts | undefined =
     repo === undefined ? undefined : { tracked: repo.tracked, ...(code ? { code: code.facts } : {}) };
-  return { result: lintText(file, text, RULES, facts), ...(code ? { code } : {}) };
+  // The manifest parsed above, not parsed again.
+  return { result: lintText(file, text, RULES, facts, { ...options, parsed: loaded }), ...(code ? { code } : {}) };
 }

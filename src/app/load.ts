@@ -5,7 +5,7 @@ import { dirname, isAbsolute, join, resolve } from 'node:path';
 import { UserError } from '../errors.js';
 import type { Finding } from '../lint/rule.js';
 import type { Manifest } from '../manifest/schema.js';
-import type { Plan } from '../plan/plan.js';
+import type { Plan, PlanOptions } from '../plan/plan.js';
 import type { CodeSnapshot } from '../exec/code-ship.js';
 import { lintWithRepository } from './code.js';
 
@@ -46,8 +46,9 @@ export async function readManifest(file: string): Promise<string> {
   }
 }
 
-export async function loadCampaign(file: string, stateDir?: string): Promise<Campaign> {
-  const { result, code } = await lintWithRepository(file, await readManifest(file));
+/** `taskDefinitions: false`: its plan's tasks are left without their definitions (plan/plan.ts, defineTasks). */
+export async function loadCampaign(file: string, stateDir?: string, options: PlanOptions = {}): Promise<Campaign> {
+  const { result, code } = await lintWithRepository(file, await readManifest(file), options);
   const errors = result.findings.filter((f) => f.severity === 'error');
   if (errors.length > 0 || !result.context) {
     throw new UserError(

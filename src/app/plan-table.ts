@@ -1,5 +1,6 @@
 /** `campaign plan`: the Plan as a table a person can check, or as JSON. */
 import type { TaskSpec } from '../manifest/expand.js';
+import type { Scalar } from '../manifest/schema.js';
 import { formatDuration, formatSlurmMem, formatSlurmTime } from '../manifest/units.js';
 import type { Plan, TaskResources } from '../plan/plan.js';
 
@@ -49,10 +50,18 @@ const CELLS_SHOWN = 6;
  * the plan sees what the grid's forms added up to.
  */
 function cellsLine(tasks: readonly TaskSpec[]): string | undefined {
-  const values = new Map<string, Set<string>>();
+  // The values each axis takes, gathered as they are and written as text once each: the pairs
+  // of every task's values, and each value's text, were arrays and strings made per task.
+  const taken = new Map<string, Set<Scalar>>();
   for (const t of tasks) {
-    for (const [axis, v] of Object.entries(t.values)) values.set(axis, (values.get(axis) ?? new Set()).add(String(v)));
+    const cell = t.values;
+    for (const axis in cell) {
+      let set = taken.get(axis);
+      if (set === undefined) taken.set(axis, (set = new Set()));
+      set.add(cell[axis]!);
+    }
   }
+  const values = new Map([...taken].map(([axis, set]) => [axis, new Set([...set].map(String))]));
   const combinations = [...values.values()].reduce((n, set) => n * set.size, 1);
   if (tasks.length === 0 || tasks.length === combinations) return undefined;
   const shown = tasks.slice(0, CELLS_SHOWN).map((t) => t.tag);

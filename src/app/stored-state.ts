@@ -5,6 +5,7 @@
  */
 import { definitionChangeLine, definitionChanges } from '../decide/definition-changes.js';
 import { FileStateStore } from '../exec/store/file-store.js';
+import { defineTasks } from '../plan/plan.js';
 import type { CampaignState } from '../state/state.js';
 import type { Campaign } from './load.js';
 
@@ -18,11 +19,16 @@ export async function storedState(c: Campaign): Promise<CampaignState> {
  * Which tasks a run would send again against the stored state, and why, a line each;
  * undefined where there is no stored state.
  */
-export async function changedDefinitionLines(c: Campaign): Promise<string[] | undefined> {
+export async function changedDefinitionLines(
+  c: Campaign,
+  /** `defined: false`: the campaign was loaded without its tasks' definitions, made here if there is a state. */
+  { defined = true }: { defined?: boolean } = {},
+): Promise<string[] | undefined> {
   const store = new FileStateStore(c.stateDir, { readOnly: true });
   // Read once: a large campaign's state is tens of megabytes of JSON.
   const raw = await store.load();
   if (raw === undefined) return undefined;
+  if (!defined) defineTasks(c.manifest, c.plan);
   const { checkedState } = await import('../exec/controller.js');
   const state = checkedState(raw, store, c.manifest.campaign);
   return definitionChanges(state, c.plan).map((change) => definitionChangeLine(change, false));

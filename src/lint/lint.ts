@@ -1,8 +1,8 @@
 /** Runs every rule over a manifest and returns the findings in file order. */
 import { UserError } from '../errors.js';
 import { expandPhase, type TaskSpec } from '../manifest/expand.js';
-import { parseManifest } from '../manifest/load.js';
-import { planCampaign, type Plan } from '../plan/plan.js';
+import { parseManifest, type LoadedManifest } from '../manifest/load.js';
+import { planCampaign, type Plan, type PlanOptions } from '../plan/plan.js';
 import type { Finding, LintContext, RepositoryFacts, Rule } from './rule.js';
 import { RULES } from './rules/index.js';
 
@@ -15,16 +15,19 @@ export interface LintResult {
 /**
  * `repository`: what the manifest's git repository holds (read by the caller, which may touch
  * files): its tracked files, and the snapshot of the declared code, planned into the definitions.
+ * `parsed`: the text parsed already (parseManifest), by a caller that read the manifest before;
+ * `taskDefinitions: false`: the plan is made without its tasks' definitions (defineTasks).
  */
 export function lintText(
   file: string,
   text: string,
   rules: readonly Rule[] = RULES,
   repository?: RepositoryFacts,
+  { parsed, ...options }: { parsed?: LoadedManifest } & PlanOptions = {},
 ): LintResult {
-  let loaded;
+  let loaded: LoadedManifest;
   try {
-    loaded = parseManifest(file, text);
+    loaded = parsed ?? parseManifest(file, text);
   } catch (e) {
     if (!(e instanceof UserError)) throw e;
     const findings = e.problems.map((p): Finding => ({
@@ -46,7 +49,7 @@ export function lintText(
       return tasks;
     },
     get plan() {
-      plan ??= planCampaign(loaded.manifest, this.tasks, undefined, repository?.code);
+      plan ??= planCampaign(loaded.manifest, this.tasks, undefined, repository?.code, options);
       return plan;
     },
   };

@@ -10,7 +10,7 @@ import {
   type Cell,
 } from './grid.js';
 import type { Manifest, Phase, Scalar } from './schema.js';
-import { compileTemplate } from './template.js';
+import { compileTemplate, parseTemplate } from './template.js';
 
 export type Stage = 'smoke' | 'full';
 
@@ -83,7 +83,57 @@ export function stageCommand(phase: Phase, stage: Stage): string {
 
 /** Fills a path template for one cell. */
 export function renderPath(manifest: Manifest, phase: Phase, template: string, cell: Cell, tag: string): string {
-  return compileTemplate(template)(pathValues(manifest, phase, cell, tag));
+  return compiledPath(template)(pathValues(manifest, phase, cell, tag));
+}
+
+/**
+ * Path templates parsed once per text: renderPath is called for every task of a phase (its
+ * preconditions, its results' path), and parsing the template again each time was most of it.
+ * A manifest has a few templates; the cache is emptied past a bound all the same.
+ */
+const compiledPaths = new Map<string, ReturnType<typeof compileTemplate>>();
+function compiledPath(template: string): ReturnType<typeof compileTemplate> {
+  let compiled = compiledPaths.get(template);
+  if (compiled === undefined) {
+    if (compiledPaths.size >= 64) compiledPaths.clear();
+    compiledPaths.set(template, (compiled = compileTemplate(template)));
+  }
+  return compiled;
+}
+
+/**
+ * renderPath for the many cells of one phase: the template is parsed once, each path is joined
+ * from its pieces in one string (filled a value at a time, a path was a chain of partial
+ * strings), and no lookup function is made per cell. The values are looked up as pathValues
+ * looks them up.
+ */
+export function pathMaker(manifest: Manifest, phase: Phase, template: string): (cell: Cell, tag: string) => string {
+  const parts = parseTemplate(template);
+  // As many pieces as parts, written over the last path's (see tagMaker).
+  const pieces = new Array<string>(parts.length).fill('');
+  return (cell, tag) => {
+    for (let k = 0; k < parts.length; k++) {
+      const part = parts[k]!;
+      const name = part.name;
+      if (name === undefined) {
+        pieces[k] = part.literal!;
+        continue;
+      }
+      const value =
+        name in cell
+          ? cell[name]
+          : name === 'tag'
+            ? tag
+            : name === 'phase'
+              ? phase.name
+              : name === 'campaign'
+                ? manifest.campaign
+                : undefined;
+      if (value === undefined) throw new Error(`template variable ${name} has no value (lint should have refused it)`);
+      pieces[k] = String(value);
+    }
+    return pieces.join('');
+  };
 }
 
 /** A run of slashes, or a `.` or `..` segment: what posix.normalize would change in a relative path. */
@@ -101,7 +151,7 @@ export function containedPath(path: string): string | undefined {
 export function expandPhase(manifest: Manifest, phase: Phase): TaskSpec[] {
   const grid = compileGrid(phase.grid);
   const n = grid.count;
-  const output = phase.output === undefined ? undefined : compileTemplate(phase.output);
+  const output = phase.output === undefined ? undefined : pathMaker(manifest, phase, phase.output);
   const tagOf = tagMaker();
   const stratumOf = selectorMaker(strataAxes(phase));
   const unitsOf = valueMaker<number>(phase.cost?.units);
@@ -112,7 +162,7 @@ export function expandPhase(manifest: Manifest, phase: Phase): TaskSpec[] {
     const values = grid.cellAt(i);
     const tag = tagOf(values);
     const units = unitsOf(values);
-    const path = output?.(pathValues(manifest, phase, values, tag));
+    const path = output?.(values, tag);
     // The optional fields are set after the others, in their order, with no object spread in.
     const task: TaskSpec = {
       id: idPrefix + tag,

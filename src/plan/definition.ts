@@ -34,9 +34,9 @@
  */
 import * as crypto from 'node:crypto';
 import { environmentFor } from '../manifest/environment.js';
-import { pathValues, SMOKE_DIR, stageCommand, type Stage, type TaskSpec } from '../manifest/expand.js';
+import { pathMaker, SMOKE_DIR, stageCommand, type Stage, type TaskSpec } from '../manifest/expand.js';
 import type { Manifest, Phase, Scalar } from '../manifest/schema.js';
-import { compileTemplate, toShell } from '../manifest/template.js';
+import { toShell } from '../manifest/template.js';
 
 /** Changed whenever what the definition holds changes, so that no two meanings share a digest. */
 const DEFINITION_VERSION = 1;
@@ -143,7 +143,7 @@ export function taskDefinitions(
   /** Per stage: the shared text and the axes, then the first parts of the task's own. */
   const heads = new Map<Stage, { shared: string; own: string }>();
   const quoted = axes.map(() => new Map<Scalar | undefined, string>());
-  const preconditions = (phase.preconditions ?? []).map((p) => compileTemplate(p.exists));
+  const preconditions = (phase.preconditions ?? []).map((p) => pathMaker(manifest, phase, p.exists));
   const outputs = preconditions.length > 0 ? produced() : undefined;
   /** A number as JSON writes it, written once per value (units and GPU counts repeat). */
   const numbers = new Map<number, string>();
@@ -167,35 +167,40 @@ export function taskDefinitions(
       );
     }
     // The text is gathered in pieces and joined once: joined a piece at a time, it left a dozen
-    // strings per task behind it.
-    text.length = 0;
-    text.push(head.shared);
-    // The values as the environment passes them (strings), in the axes' sorted order.
+    // strings per task behind it. The pieces are written over the last task's: an array emptied
+    // gives its storage back, and pushing into it made that anew (twice) for every task.
+    let n = 0;
+    text[n++] = head.shared;
+    // The values as the environment passes them (strings), in the axes' sorted order, each after
+    // its comma but the first.
     for (let k = 0; k < axes.length; k++) {
       const value = t.values[axes[k]!];
       let quotedValue = quoted[k]!.get(value);
-      if (quotedValue === undefined) quoted[k]!.set(value, (quotedValue = JSON.stringify(String(value))));
-      if (k > 0) text.push(',');
-      text.push(quotedValue);
+      if (quotedValue === undefined)
+        quoted[k]!.set(value, (quotedValue = (k > 0 ? ',' : '') + JSON.stringify(String(value))));
+      text[n++] = quotedValue;
     }
     let inputs = '[]';
     let upstream = '[]';
     if (outputs !== undefined) {
-      const lookup = pathValues(manifest, phase, t.values, t.tag);
-      const paths = preconditions.map((render) => render(lookup));
+      const paths = preconditions.map((render) => render(t.values, t.tag));
       inputs = JSON.stringify(paths);
       upstream = JSON.stringify(paths.map((p) => outputs.get(p) ?? null));
     }
-    text.push(head.own, JSON.stringify(t.tag), ',', t.units === undefined ? 'null' : number(t.units), ',', inputs);
-    text.push(
-      ',',
-      t.output === undefined ? 'null' : JSON.stringify(t.output),
-      ',',
-      number(gpus(t)),
-      ',',
-      upstream,
-      ']',
-    );
+    text[n++] = head.own;
+    text[n++] = JSON.stringify(t.tag);
+    text[n++] = ',';
+    text[n++] = t.units === undefined ? 'null' : number(t.units);
+    text[n++] = ',';
+    text[n++] = inputs;
+    text[n++] = ',';
+    text[n++] = t.output === undefined ? 'null' : JSON.stringify(t.output);
+    text[n++] = ',';
+    text[n++] = number(gpus(t));
+    text[n++] = ',';
+    text[n++] = upstream;
+    text[n++] = ']';
+    if (text.length !== n) text.length = n;
     digests[i] = hash(text.join(''), 16);
   }
   return digests;

@@ -143,6 +143,14 @@ function classKey(r: TaskResources): string {
     : `${base}x${createHash('sha256').update(extra.join('\n')).digest('hex').slice(0, 6)}`;
 }
 
+export interface PlanOptions {
+  /**
+   * Whether the plan gives each task its definition (true unless said). Without, `defineTasks`
+   * gives them later: for a command that shows none, 100,000 digests are work that can go.
+   */
+  taskDefinitions?: boolean;
+}
+
 /**
  * `clusterMaxArraySize`: the cluster's own limit (`scontrol show config`), when known; arrays
  * are chunked to the smaller of it and the manifest's.
@@ -153,15 +161,11 @@ export function planCampaign(
   clusterMaxArraySize = Number.MAX_SAFE_INTEGER,
   /** The snapshot of the manifest's declared code; without it, a manifest that declares code plans no code digest. */
   code?: CodeFacts,
+  options: PlanOptions = {},
 ): Plan {
   const limit = Math.min(maxArraySize(manifest), clusterMaxArraySize);
-  // Planned dependencies first: a task's definition holds those of the tasks whose outputs it reads.
-  const upstream: Upstream = { outputs: new Map(), unread: [], stages: new Map() };
-  const produced = (): ReadonlyMap<string, string> => {
-    for (const tasks of upstream.unread.splice(0))
-      for (const t of tasks) if (t.output !== undefined) upstream.outputs.set(t.output, t.definition!);
-    return upstream.outputs;
-  };
+  /** Phase → its full stage's definition id, for the phases that depend on it. */
+  const stages = new Map<string, string>();
   const planned = new Map<string, PhasePlan>();
   const planPhase = (phase: Phase): PhasePlan => {
     const tasks = expanded?.get(phase.name) ?? expandPhase(manifest, phase);
@@ -169,21 +173,15 @@ export function planCampaign(
     const chosen = phase.smoke ? selectSmoke(phase, tasks) : [];
     // A full-run smoke task is the full task itself: its result counts and it is not run again.
     const smoke = phase.smoke?.full_run ? chosen : chosen.map((t) => asSmoke(t, overrides?.units ?? t.units));
-    const specs = phase.smoke?.full_run ? tasks : [...tasks, ...smoke];
-    const resources = phaseResources(manifest, phase);
     const codePaths = code === undefined ? undefined : phaseCodePaths(manifest, phase);
     const phaseCode =
       codePaths === undefined ? undefined : { digest: codeDigest(code!.files, codePaths), paths: codePaths };
-    const digests = taskDefinitions(manifest, phase, specs, (t) => resources(t).gpus, produced, phaseCode?.digest);
-    // Set on the specs in place: they were expanded for this plan, and copying 100,000 costs a tenth of a second.
-    specs.forEach((t, i) => (t.definition = digests[i]!));
-    const reads = dependsOn(phase).map((d) => upstream.stages.get(d) ?? '');
+    const reads = dependsOn(phase).map((d) => stages.get(d) ?? '');
     const definitions = {
       smoke: stageDefinition(manifest, phase, 'smoke', reads, phaseCode?.digest),
       full: stageDefinition(manifest, phase, 'full', reads, phaseCode?.digest),
     };
-    upstream.unread.push(tasks);
-    upstream.stages.set(phase.name, definitions.full.id);
+    stages.set(phase.name, definitions.full.id);
     const arrays = [
       ...arraysFor(manifest, phase, 'smoke', smoke, limit),
       ...arraysFor(manifest, phase, 'full', tasks, limit),
@@ -210,26 +208,48 @@ export function planCampaign(
   };
   for (const phase of dependenciesFirst(manifest.phases)) planned.set(phase.name, planPhase(phase));
   const phases = manifest.phases.map((p) => planned.get(p.name)!);
-  return {
+  const plan: Plan = {
     campaign: manifest.campaign,
     executor: manifest.cluster.executor,
     workdir: manifest.workdir,
     phases,
     ...(code === undefined ? {} : { code }),
   };
+  if (options.taskDefinitions !== false) defineTasks(manifest, plan);
+  return plan;
 }
 
-/** What the phases planned so far give those that depend on them. */
-interface Upstream {
+/**
+ * Gives each task of a plan its definition (plan/definition.ts), set on the specs in place: they
+ * were expanded for this plan, and copying 100,000 costs a tenth of a second. The phases are
+ * taken dependencies first, since a task's definition holds those of the tasks whose outputs
+ * it reads. For a plan made with `taskDefinitions: false`, once.
+ */
+export function defineTasks(manifest: Manifest, plan: Plan): void {
+  const byName = new Map(plan.phases.map((p) => [p.name, p]));
   /**
    * Output path → the definition of the full task that writes it, filled from `unread` only when
    * a phase with preconditions asks: 100,000 outputs that no precondition reads need no map.
    */
-  outputs: Map<string, string>;
-  /** The full tasks of the phases planned since `outputs` was last asked for, in the order planned. */
-  unread: TaskSpec[][];
-  /** Phase → its full stage's definition id. */
-  stages: Map<string, string>;
+  const outputs = new Map<string, string>();
+  /** The full tasks of the phases defined since `outputs` was last asked for, in their order. */
+  const unread: TaskSpec[][] = [];
+  const produced = (): ReadonlyMap<string, string> => {
+    for (const tasks of unread.splice(0))
+      for (const t of tasks) if (t.output !== undefined) outputs.set(t.output, t.definition!);
+    return outputs;
+  };
+  for (const phase of dependenciesFirst(manifest.phases)) {
+    const planned = byName.get(phase.name)!;
+    const resources = phaseResources(manifest, phase);
+    // The full tasks, then the smoke tasks apart (a full-run smoke task is a full task), each
+    // list as it is: one list of both was a copy of every task.
+    for (const specs of phase.smoke?.full_run ? [planned.tasks] : [planned.tasks, planned.smoke]) {
+      const digests = taskDefinitions(manifest, phase, specs, (t) => resources(t).gpus, produced, planned.code?.digest);
+      for (let i = 0; i < specs.length; i++) specs[i]!.definition = digests[i]!;
+    }
+    unread.push(planned.tasks);
+  }
 }
 
 /** The phases with each one's dependencies before it, in manifest order where there is a choice (a cycle, which lint refuses, is cut). */

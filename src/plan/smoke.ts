@@ -39,9 +39,9 @@ export function selectSmoke(phase: Phase, tasks: readonly TaskSpec[]): TaskSpec[
 function roundRobin(tasks: readonly TaskSpec[], count: number, axes: number): TaskSpec[] {
   const byStratum = new Map<string, TaskSpec[]>();
   for (const t of tasks) {
-    const list = byStratum.get(t.stratum) ?? [];
-    list.push(t);
-    byStratum.set(t.stratum, list);
+    const list = byStratum.get(t.stratum);
+    if (list === undefined) byStratum.set(t.stratum, [t]);
+    else list.push(t);
   }
   const queues = [...byStratum.values()];
   const picked: TaskSpec[] = [];

@@ -32,15 +32,17 @@ export class ProgressText {
     let left = 0;
     let running = 0;
     let unknown = 0;
+    // Each list in turn: a copy of both, made on every redraw, was one array of every task.
     for (const phase of this.plan.phases)
-      for (const task of [...phase.smoke, ...phase.tasks]) {
-        const status = state.tasks[task.id]?.status;
-        if (status !== undefined && TERMINAL.has(status)) continue;
-        const seconds = this.expected.get(task.id);
-        if (seconds === undefined) unknown++;
-        else left += seconds;
-        if (status !== undefined && ACTIVE.has(status)) running++;
-      }
+      for (const tasks of [phase.smoke, phase.tasks])
+        for (const task of tasks) {
+          const status = state.tasks[task.id]?.status;
+          if (status !== undefined && TERMINAL.has(status)) continue;
+          const seconds = this.expected.get(task.id);
+          if (seconds === undefined) unknown++;
+          else left += seconds;
+          if (status !== undefined && ACTIVE.has(status)) running++;
+        }
     const without = unknown === 0 ? '' : ` (and ${unknown} task${unknown === 1 ? '' : 's'} without a cost model)`;
     const estimate =
       left === 0 ? '' : `, about ${formatDuration(Math.ceil(left / Math.max(1, running)))} left${without}`;

@@ -1,5 +1,5 @@
 import { posix } from 'node:path';
-import { containedPath, renderPath, type TaskSpec } from '../../manifest/expand.js';
+import { containedPath, pathMaker, type TaskSpec } from '../../manifest/expand.js';
 import type { Path } from '../../manifest/source.js';
 import type { Rule, RuleFinding } from '../rule.js';
 
@@ -56,10 +56,12 @@ export const outputOutsideWorkdir: Rule = {
         report(['phases', i, 'output'], 'the output', (t) => t.output ?? '', phaseTasks);
       }
       phase.preconditions?.forEach((p, j) => {
+        // The template parsed once for the phase's tasks, not once a task.
+        const render = pathMaker(manifest, phase, p.exists);
         report(
           ['phases', i, 'preconditions', j, 'exists'],
           'the precondition path',
-          (t) => renderPath(manifest, phase, p.exists, t.values, t.tag),
+          (t) => render(t.values, t.tag),
           phaseTasks,
         );
       });
