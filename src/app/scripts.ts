@@ -6,6 +6,7 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { join, posix } from 'node:path';
 import type { TaskSpec } from '../manifest/expand.js';
+import { traitsOf } from '../plan/executor-kinds.js';
 import type { ArrayPlan, Plan } from '../plan/plan.js';
 import { manifestTaskEnv } from '../render/env.js';
 import { slurmRoot, submissionFiles, submissionKey } from '../render/sbatch.js';
@@ -40,6 +41,7 @@ function firstSubmissions(plan: Plan, array: ArrayPlan): Submission[] {
 /** Writes the scripts under `dir`, one folder per array; returns what it wrote. */
 export async function writeSubmissionScripts(c: Campaign, dir: string): Promise<WrittenScript[]> {
   const { manifest, plan } = c;
+  const traits = traitsOf(manifest.cluster);
   const workdir = shownWorkdir(c);
   const since = new Date().toISOString();
   const written: WrittenScript[] = [];
@@ -51,7 +53,7 @@ export async function writeSubmissionScripts(c: Campaign, dir: string): Promise<
   for (const phase of plan.phases) {
     for (const array of phase.arrays) {
       const group = firstSubmissions(plan, array);
-      if (manifest.cluster.executor === 'slurm') {
+      if (traits.queues) {
         const key = submissionKey(manifest.campaign, since, group);
         const where = { name: `${manifest.campaign}~${key}`, dir: `${slurmRoot(workdir, manifest.campaign)}/${key}` };
         const { script, table } = submissionFiles(manifest, group, { ...where, workdir, exclude: false });
@@ -62,7 +64,7 @@ export async function writeSubmissionScripts(c: Campaign, dir: string): Promise<
       // Local and ssh-gpu run one script per task, its values in its environment.
       for (const s of group) {
         const base = `${array.id}/${s.task.tag}`;
-        const gpus = manifest.cluster.executor === 'ssh-gpu' ? array.resources.gpus : undefined;
+        const gpus = traits.placesGpus ? array.resources.gpus : undefined;
         await put(`${base}.sh`, renderTaskScript(scriptInputFor(manifest, s.task, s.index, gpus)), array.id, 0o755);
         const env = manifestTaskEnv(manifest, s.task, s.attempt, workdir);
         await put(

@@ -5,6 +5,7 @@
  */
 import type { Retry } from '../manifest/schema.js';
 import { parseDuration } from '../manifest/units.js';
+import { EXECUTOR_KINDS } from '../plan/executor-kinds.js';
 import { smokeDefinitions, type Plan, type PhasePlan } from '../plan/plan.js';
 import type { Action, CampaignEvent, Defined, Hold, Submission } from '../state/events.js';
 import { checklistKey } from '../judge/checklist.js';
@@ -384,7 +385,7 @@ export function step(
     indexOf(tasks).completeFor = plan;
   }
 
-  const hold = pauseOnFullDisk(tasks, set, plan.executor === 'slurm');
+  const hold = pauseOnFullDisk(tasks, set, EXECUTOR_KINDS[plan.executor].queues);
   if (hold) actions.push({ type: 'hold', ...hold });
   for (const phase of dependencyOrder(plan)) {
     const prev: PhaseState = phases[phase.name] ?? { status: 'waiting' };

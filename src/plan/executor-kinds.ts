@@ -4,6 +4,7 @@
  * is opened is the adapters' table (src/app/executors.ts), checked the same way.
  */
 import type { Cluster } from '../manifest/schema.js';
+import { parseDuration } from '../manifest/units.js';
 
 export type ExecutorKind = Cluster['executor'];
 export type ClusterOf<K extends ExecutorKind> = Extract<Cluster, { executor: K }>;
@@ -21,12 +22,56 @@ export interface KindTraits<C extends Cluster> {
   pollSeconds: [number, number];
   /** Whether each look costs a scheduler RPCs, so that the pacer waits for expected ends. */
   costlyPolls: boolean;
+  /**
+   * Whether an array goes to a scheduler as one batch script over its task table, whose
+   * submitted tasks wait in its queue until they start (and can be taken out of it while the
+   * disk is full). Elsewhere each task runs its own script the moment it is sent.
+   */
+  queues: boolean;
+  /** Whether campaign picks each task's GPUs itself and hands them to its script: no scheduler does. */
+  placesGpus: boolean;
+  /** The partitions' time limits a walltime must fit under, shortest first; none where there are no partitions. */
+  partitionCaps(cluster: C): PartitionCap[];
 }
 
+export interface PartitionCap {
+  name: string;
+  maxSeconds: number;
+}
+
+const noPartitions = (): PartitionCap[] => [];
+
 export const EXECUTOR_KINDS: { [K in ExecutorKind]: KindTraits<ClusterOf<K>> } = {
-  local: { maxArraySize: () => Number.MAX_SAFE_INTEGER, defaultGpus: 0, pollSeconds: [0.1, 2], costlyPolls: false },
-  slurm: { maxArraySize: (c) => c.max_array_size ?? 1000, defaultGpus: 0, pollSeconds: [1, 30], costlyPolls: true },
-  'ssh-gpu': { maxArraySize: () => Number.MAX_SAFE_INTEGER, defaultGpus: 1, pollSeconds: [2, 30], costlyPolls: false },
+  local: {
+    maxArraySize: () => Number.MAX_SAFE_INTEGER,
+    defaultGpus: 0,
+    pollSeconds: [0.1, 2],
+    costlyPolls: false,
+    queues: false,
+    placesGpus: false,
+    partitionCaps: noPartitions,
+  },
+  slurm: {
+    maxArraySize: (c) => c.max_array_size ?? 1000,
+    defaultGpus: 0,
+    pollSeconds: [1, 30],
+    costlyPolls: true,
+    queues: true,
+    placesGpus: false,
+    partitionCaps: (c) =>
+      (c.partitions ?? [])
+        .map((p) => ({ name: p.name, maxSeconds: parseDuration(p.max_time)! }))
+        .sort((a, b) => a.maxSeconds - b.maxSeconds),
+  },
+  'ssh-gpu': {
+    maxArraySize: () => Number.MAX_SAFE_INTEGER,
+    defaultGpus: 1,
+    pollSeconds: [2, 30],
+    costlyPolls: false,
+    queues: false,
+    placesGpus: true,
+    partitionCaps: noPartitions,
+  },
 };
 
 /** The traits of a cluster's kind, typed for it. */

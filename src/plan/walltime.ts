@@ -7,6 +7,7 @@ import type { Cell } from '../manifest/grid.js';
 import { valueFor } from '../manifest/expand.js';
 import type { Cluster, Phase } from '../manifest/schema.js';
 import { formatDuration, parseDuration } from '../manifest/units.js';
+import { traitsOf, type PartitionCap } from './executor-kinds.js';
 
 export const DEFAULT_MARGIN = 1.2;
 /** Used only when a phase has neither a cost model nor a walltime; lint warns about it. */
@@ -25,16 +26,8 @@ export interface Budget {
   error?: string;
 }
 
-interface PartitionCap {
-  name: string;
-  maxSeconds: number;
-}
-
 export function partitionCaps(cluster: Cluster): PartitionCap[] {
-  if (cluster.executor !== 'slurm' || !cluster.partitions) return [];
-  return cluster.partitions
-    .map((p) => ({ name: p.name, maxSeconds: parseDuration(p.max_time)! }))
-    .sort((a, b) => a.maxSeconds - b.maxSeconds);
+  return traitsOf(cluster).partitionCaps(cluster);
 }
 
 const ceilMinute = (s: number): number => Math.max(60, Math.ceil(s / 60) * 60);
