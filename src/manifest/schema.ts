@@ -215,6 +215,11 @@ const slurmCluster = z.strictObject({
     .describe(
       "The jobs and array tasks you may have queued and running at once (the site's MaxSubmitJobs). Read from sacctmgr (your association's MaxSubmitJobs and your QOS's MaxSubmitJobsPerUser) where it answers; this value wins when smaller, and is the only one on an automation node. Your other jobs in the queue count against it; the campaign's tasks are sent in waves as room frees.",
     ),
+  min_job: duration
+    .optional()
+    .describe(
+      'The least time one job (array element) of a phase with `pack: auto` should run: its tasks are packed until their expected cost reaches it (default 10m).',
+    ),
 });
 
 const sshGpuCluster = z.strictObject({
@@ -572,6 +577,28 @@ export const code = z
   );
 export type Code = z.infer<typeof code>;
 
+/**
+ * Several tasks run in one array element, so that short tasks do not each pay for a job's start
+ * and accounting, and a site's limit on jobs queued holds more of them.
+ */
+export const pack = z
+  .union([
+    z.number().int().min(1).max(1000),
+    z.literal('auto'),
+    z.strictObject({
+      tasks: z.union([z.number().int().min(1).max(1000), z.literal('auto')]).describe('Tasks per array element, or auto.'),
+      parallel: z
+        .number()
+        .int()
+        .min(1)
+        .describe("Tasks of the element running side by side, each with the phase's CPUs and GPUs."),
+    }),
+  ])
+  .describe(
+    "Tasks per Slurm array element (Slurm only): N, or `auto` from the cost model (each element runs at least cluster.min_job and at most the partition cap), or { tasks, parallel } to run `parallel` of them side by side in the element's CPUs and GPUs. Each task keeps its own log, gates, claim and retries.",
+  );
+export type Pack = z.infer<typeof pack>;
+
 export const phase = z.strictObject({
   name: z
     .string()
@@ -611,6 +638,7 @@ export const phase = z.strictObject({
     .positive()
     .optional()
     .describe("This phase's tasks running at once, within the campaign's max_parallel."),
+  pack: pack.optional(),
   slurm_args: slurmArgs
     .optional()
     .describe("sbatch options for this phase's jobs, instead of the defaults' (Slurm only)."),

@@ -21,12 +21,35 @@ export interface KindTraits<C extends Cluster> {
   pollSeconds: [number, number];
   /** Whether each look costs a scheduler RPCs, so that the pacer waits for expected ends. */
   costlyPolls: boolean;
+  /**
+   * Whether a phase's `pack` means something: the kind submits array elements, each of which
+   * can run several tasks. Elsewhere every task is its own process or session already.
+   */
+  packs: boolean;
 }
 
 export const EXECUTOR_KINDS: { [K in ExecutorKind]: KindTraits<ClusterOf<K>> } = {
-  local: { maxArraySize: () => Number.MAX_SAFE_INTEGER, defaultGpus: 0, pollSeconds: [0.1, 2], costlyPolls: false },
-  slurm: { maxArraySize: (c) => c.max_array_size ?? 1000, defaultGpus: 0, pollSeconds: [1, 30], costlyPolls: true },
-  'ssh-gpu': { maxArraySize: () => Number.MAX_SAFE_INTEGER, defaultGpus: 1, pollSeconds: [2, 30], costlyPolls: false },
+  local: {
+    maxArraySize: () => Number.MAX_SAFE_INTEGER,
+    defaultGpus: 0,
+    pollSeconds: [0.1, 2],
+    costlyPolls: false,
+    packs: false,
+  },
+  slurm: {
+    maxArraySize: (c) => c.max_array_size ?? 1000,
+    defaultGpus: 0,
+    pollSeconds: [1, 30],
+    costlyPolls: true,
+    packs: true,
+  },
+  'ssh-gpu': {
+    maxArraySize: () => Number.MAX_SAFE_INTEGER,
+    defaultGpus: 1,
+    pollSeconds: [2, 30],
+    costlyPolls: false,
+    packs: false,
+  },
 };
 
 /** The traits of a cluster's kind, typed for it. */

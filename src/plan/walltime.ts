@@ -19,13 +19,15 @@ export interface Budget {
   source: 'cost' | 'walltime' | 'default';
   /** Rate × units × trend: the time the task is expected to need. */
   costSeconds?: number;
+  /** Cost × margin before rounding up to whole minutes: what the budgets of packed tasks add up (plan/pack.ts). */
+  exactSeconds?: number;
   /** The arithmetic a person can check. */
   arithmetic: string;
   /** Set when the budget does not fit: the reason. */
   error?: string;
 }
 
-interface PartitionCap {
+export interface PartitionCap {
   name: string;
   maxSeconds: number;
 }
@@ -37,8 +39,8 @@ export function partitionCaps(cluster: Cluster): PartitionCap[] {
     .sort((a, b) => a.maxSeconds - b.maxSeconds);
 }
 
-const ceilMinute = (s: number): number => Math.max(60, Math.ceil(s / 60) * 60);
-const num = (x: number): string => String(Number(x.toFixed(3)));
+export const ceilMinute = (s: number): number => Math.max(60, Math.ceil(s / 60) * 60);
+export const num = (x: number): string => String(Number(x.toFixed(3)));
 
 export interface BudgetInput {
   phase: Phase;
@@ -100,10 +102,17 @@ export function budgetFor(input: BudgetInput): Budget {
   if (trend !== 1) terms.push(`trend ${num(trend)}`);
   terms.push(`margin ${num(margin)}`);
   const arithmetic = `${terms.join(' × ')} = ${formatDuration(costSeconds * margin)}`;
-  return place(caps, input.partition, { seconds, source: 'cost', costSeconds, arithmetic });
+  return place(caps, input.partition, {
+    seconds,
+    source: 'cost',
+    costSeconds,
+    exactSeconds: costSeconds * margin,
+    arithmetic,
+  });
 }
 
-function place(caps: PartitionCap[], forced: string | undefined, budget: Budget): Budget {
+/** The budget in the shortest partition whose cap holds its measured cost (or `forced`), trimmed to that cap. */
+export function place(caps: PartitionCap[], forced: string | undefined, budget: Budget): Budget {
   if (caps.length === 0) return budget;
   const floor = budget.costSeconds ?? budget.seconds;
   const candidates = forced === undefined ? caps : caps.filter((c) => c.name === forced);

@@ -397,6 +397,15 @@ export class SlurmExecutor implements Executor {
 
   /** Refuses a plan the cluster would refuse, before anything is submitted. */
   static checkPlan(plan: Plan, limits: ClusterLimits): void {
+    // Planned and shown by `campaign plan`, but not run yet: refused, never sent one task per element.
+    const packed = plan.phases.filter((p) => p.arrays.some((a) => a.packing !== undefined));
+    if (packed.length > 0)
+      throw new UserError(
+        packed.map((p) => ({
+          message: `phase ${p.name} packs its tasks, which this version of campaign plans (campaign plan shows it) but does not run yet`,
+          fix: `remove pack from phase ${p.name}: its tasks then run one per array element`,
+        })),
+      );
     const problems: string[] = [];
     for (const phase of plan.phases) {
       for (const a of phase.arrays) {
