@@ -52,14 +52,14 @@ export function minJobSeconds(cluster: Cluster): number {
  * budgets. Without a cost model there is no expected run to go by: one task per element, with
  * the reason (lint refuses it).
  */
-function autoWaves(input: PackingInput, parallel: number): { waves: number; why: string; error?: string } {
+function autoWaves(input: PackingInput): { waves: number; why: string; error?: string } {
   const { task } = input;
   const minJob = minJobSeconds(input.cluster);
   if (task.costSeconds === undefined || task.costSeconds <= 0)
     return {
       waves: 1,
       why: 'auto: no cost model',
-      error: 'pack: auto needs a cost model (cost.per_unit × cost.units)',
+      error: 'has no cost model for pack: auto to size it by',
     };
   const wanted = Math.max(1, Math.ceil(minJob / task.costSeconds));
   const caps = partitionCaps(input.cluster).filter((c) => input.partition === undefined || c.name === input.partition);
@@ -73,7 +73,7 @@ function autoWaves(input: PackingInput, parallel: number): { waves: number; why:
 export function packingFor(input: PackingInput): Packing {
   const shape = packShape(input.pack);
   const parallel = shape.parallel;
-  const auto = shape.tasks === 'auto' ? autoWaves(input, parallel) : undefined;
+  const auto = shape.tasks === 'auto' ? autoWaves(input) : undefined;
   const asked = auto === undefined ? (shape.tasks as number) : auto.waves * parallel;
   const tasks = Math.max(1, Math.min(asked, input.size));
   const side = Math.min(parallel, tasks);
@@ -82,7 +82,7 @@ export function packingFor(input: PackingInput): Packing {
   const seconds = ceilMinute(waves * taskSeconds(t));
   const terms = [
     ...(auto ? [auto.why] : []),
-    `${tasks} tasks${side > 1 ? ` ${side} at a time` : ''} = ${waves} wave${waves === 1 ? '' : 's'} × ${formatDuration(taskSeconds(t))}`,
+    `${tasks} task${tasks === 1 ? '' : 's'}${side > 1 ? ` ${side} at a time` : ''} = ${waves} wave${waves === 1 ? '' : 's'} × ${formatDuration(taskSeconds(t))}`,
   ];
   const budget = place(partitionCaps(input.cluster), input.partition, {
     seconds,

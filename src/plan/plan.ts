@@ -307,22 +307,27 @@ function arraysFor(
       ...(manifest.defaults?.walltime === undefined ? {} : { defaultWalltime: manifest.defaults.walltime }),
       ...(resources.partition === undefined ? {} : { partition: resources.partition }),
     });
-    const packing =
-      phase.pack === undefined || !traitsOf(manifest.cluster).packs
+    const pack = phase.pack === undefined || !traitsOf(manifest.cluster).packs ? undefined : phase.pack;
+    const packingOf = (size: number): Packing | undefined =>
+      pack === undefined
         ? undefined
         : packingFor({
-            pack: phase.pack,
+            pack,
             cluster: manifest.cluster,
             task: budget,
-            size: packedSize(phase, stage, ids.length),
+            size: Math.min(size, packedSize(phase, stage, ids.length)),
             ...(resources.partition === undefined ? {} : { partition: resources.partition }),
           });
+    const packing = packingOf(ids.length);
     let base = `${phase.name}.${stage}.${first.stratum}`;
     if ((classesPerStratum.get(first.stratum) ?? 1) > 1) base += `.${classKey(resources)}`;
     // The executor's limit is on elements: a packed chunk holds that many elements of tasks.
     const perChunk = limit * (packing?.tasks ?? 1);
     const chunks = Math.ceil(ids.length / perChunk);
     for (let c = 0; c < chunks; c++) {
+      const chunk = ids.slice(c * perChunk, (c + 1) * perChunk);
+      // A last chunk smaller than one element packs what it has, in the walltime that needs.
+      const own = chunks > 1 && chunk.length < (packing?.tasks ?? 1) ? packingOf(chunk.length) : packing;
       arrays.push({
         id: chunks > 1 ? `${base}.${c}` : base,
         phase: phase.name,
@@ -330,8 +335,8 @@ function arraysFor(
         stratum: first.stratum,
         resources,
         budget,
-        tasks: ids.slice(c * perChunk, (c + 1) * perChunk),
-        ...(packing === undefined ? {} : { packing }),
+        tasks: chunk,
+        ...(own === undefined ? {} : { packing: own }),
       });
     }
   }

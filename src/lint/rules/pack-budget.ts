@@ -32,7 +32,7 @@ export const packBudget: Rule = {
           message: `${array.stage} stage of phase "${phase.name}", stratum ${array.stratum}: the packed element ${error} (${packing.budget.arithmetic})`,
           position: source.at(['phases', i, 'pack']),
           fix: auto
-            ? error.startsWith('pack: auto')
+            ? error.startsWith('has no cost model')
               ? 'add a cost model (cost: { unit, units, per_unit }) so auto can size the element, or write the tasks per element (pack: N)'
               : `declare a partition with a larger max_time, or a smaller cluster.min_job (now ${formatDuration(minJobSeconds(manifest.cluster))})`
             : `pack fewer tasks per element, run them side by side (pack: { tasks: ${packing.tasks}, parallel: K }), or write pack: auto, which packs no more than the largest partition holds`,

@@ -34,7 +34,7 @@ export const packSmokeHidesCollision: Rule = {
       findings.push({
         message: `the smoke stage of phase "${phase.name}" packs its ${hidden.tasks.length} tasks of stratum ${hidden.stratum} into one element, one after another: they never run at the same time, so distinct_outputs cannot see them collide`,
         position: source.at(['phases', i, 'pack']),
-        fix: `run them side by side (pack: { tasks: ${String(tasks)}, parallel: 2 }), or pack fewer per element than the smoke stage has tasks (pack: ${Math.max(1, hidden.tasks.length - 1)} or less), or write pack: auto`,
+        fix: `run them side by side (pack: { tasks: ${tasks}, parallel: 2 }), give the smoke stage more tasks than one element holds (smoke.tasks: ${typeof tasks === 'number' ? tasks + 1 : 'more'}), or write pack: auto, which packs a smoke stage into two elements at least`,
       });
     });
     return findings;
