@@ -586,7 +586,9 @@ export const pack = z
     z.number().int().min(1).max(1000),
     z.literal('auto'),
     z.strictObject({
-      tasks: z.union([z.number().int().min(1).max(1000), z.literal('auto')]).describe('Tasks per array element, or auto.'),
+      tasks: z
+        .union([z.number().int().min(1).max(1000), z.literal('auto')])
+        .describe('Tasks per array element, or auto.'),
       parallel: z
         .number()
         .int()
