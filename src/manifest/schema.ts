@@ -593,7 +593,9 @@ export const pack = z
         .number()
         .int()
         .min(1)
-        .describe("Tasks of the element running side by side, each with the phase's CPUs and GPUs."),
+        .describe(
+          "Tasks of the element running side by side, sharing its CPUs and GPUs (the phase's resources) in equal shares.",
+        ),
     }),
   ])
   .describe(

@@ -14,7 +14,7 @@ export const DEFAULT_MIN_JOB_SECONDS = 600;
 export interface Packing {
   /** Tasks per array element (the last element of an array may hold fewer). */
   tasks: number;
-  /** Of them running side by side, each with the task's CPUs and GPUs. */
+  /** Of them running side by side, sharing the element's CPUs and GPUs (the phase's resources) in equal shares. */
   parallel: number;
   /** Rounds of `parallel` tasks one element runs: ceil(tasks / parallel). */
   waves: number;
