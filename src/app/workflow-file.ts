@@ -3,17 +3,41 @@
  * still matches what `campaign workflow` would write (file I/O, so not in the pure lint rules).
  */
 import { execFile } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { dirname, join, relative, resolve, sep } from 'node:path';
+import { z } from 'zod';
 import type { LintContext } from '../lint/rule.js';
 import type { Finding } from '../lint/rule.js';
 import { WORKFLOW_RULES } from '../lint/rules/index.js';
 import { readOptions, renderWorkflows, workflowPath, type WorkflowOptions } from '../workflow/render.js';
 
+/** What scripts/release-stamp writes into the package as it is packed. */
+const releaseStamp = z.object({
+  commit: z.string().regex(/^[0-9a-f]{40}$/),
+  tag: z.string().regex(/^v[0-9A-Za-z.+-]+$/),
+});
+
+/**
+ * The campaign action at the commit this package was packed from, its tag as a comment: a tag
+ * can be moved to other code, a commit cannot. A checkout of the sources has no such commit,
+ * and names the major version's tag.
+ */
+function releaseUses(): string {
+  let text: string;
+  try {
+    text = readFileSync(new URL('../release.json', import.meta.url), 'utf8');
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return 'campaign-tools/campaign@v0';
+    throw e;
+  }
+  const { commit, tag } = releaseStamp.parse(JSON.parse(text));
+  return `campaign-tools/campaign@${commit} # ${tag}`;
+}
+
 /** The options `campaign workflow` uses when neither a flag nor an earlier workflow says otherwise. */
 export const DEFAULT_OPTIONS: Omit<WorkflowOptions, 'manifest'> = {
-  uses: 'campaign-tools/campaign@v0',
+  uses: releaseUses(),
   branch: 'main',
   budget: '5h',
   runsOn: 'ubuntu-latest',

@@ -12,7 +12,6 @@ import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import type { Campaign } from '../app/load.js';
 import { mergeSaves, readSave } from '../app/merge-saves.js';
-import { DROVE_FILE } from '../decide/parallel-states.js';
 import { UserError } from '../errors.js';
 import { GitHubReader } from '../github/reader.js';
 import {
@@ -24,13 +23,13 @@ import {
   type Repository,
 } from '../github/repository.js';
 import {
-  MAX_STATE_FILE_BYTES,
+  MAX_SAVE_ZIP_BYTES,
   parseStateArtifactName,
   STATE_FILES,
   untrustedBecause,
+  unzipSave,
   type WorkflowRun,
 } from '../github/state-artifacts.js';
-import { unzip } from '../github/unzip.js';
 
 export interface FromGitHubOptions {
   /** `OWNER/REPO`; else the `origin` remote of the manifest's checkout. */
@@ -43,11 +42,6 @@ export interface FromGitHubOptions {
 
 /** Earlier runs' artifacts are listed newest first; the state is on the first pages or expired. */
 const MAX_PAGES = 10;
-
-/** What is read of an artifact: the state's own files and which phases its job drove. */
-const SAVE_FILES = new Set([...STATE_FILES, DROVE_FILE]);
-/** An artifact's zip holds at most these files, each at most a state file's limit (and some room for the zip's own records). */
-const MAX_ZIP_BYTES = SAVE_FILES.size * MAX_STATE_FILE_BYTES + 2 ** 20;
 
 /** Fetches the campaign's state and returns the campaign reading it from where it landed. */
 export async function campaignFromGitHub(
@@ -149,7 +143,7 @@ async function download(
 ): Promise<{ dir: string } | string> {
   let zip: Buffer;
   try {
-    zip = await reader.artifactZip(a.id, Math.min(a.size_in_bytes ?? MAX_ZIP_BYTES, MAX_ZIP_BYTES));
+    zip = await reader.artifactZip(a.id, Math.min(a.size_in_bytes ?? MAX_SAVE_ZIP_BYTES, MAX_SAVE_ZIP_BYTES));
   } catch (e) {
     // A refusal of the token holds for every artifact; a failed download (expired, cut off) is this one's.
     if (e instanceof UserError) throw e;
@@ -159,7 +153,7 @@ async function download(
     return 'its download does not match its digest';
   let files: Map<string, Buffer>;
   try {
-    files = unzip(zip, { names: SAVE_FILES, limit: MAX_STATE_FILE_BYTES });
+    files = unzipSave(zip);
   } catch (e) {
     return (e as Error).message;
   }

@@ -9,6 +9,8 @@
  * make a run upload an artifact of any name; none of those runs qualifies.
  */
 import { z } from 'zod';
+import { DROVE_FILE } from '../decide/parallel-states.js';
+import { unzip } from './unzip.js';
 
 const PREFIX = 'campaign-state';
 /** The files a state directory is restored with: what the state store reads (exec/store/file-store.ts). */
@@ -18,6 +20,18 @@ export const STATE_FILES = ['state.json', 'state.prev.json', 'state.journal.json
  * the bound of what a downloaded artifact's entries may inflate to.
  */
 export const MAX_STATE_FILE_BYTES = 500 * 2 ** 20;
+/** What is read of a save's zip: the state's own files and which phases its job drove. */
+export const SAVE_FILES: ReadonlySet<string> = new Set([...STATE_FILES, DROVE_FILE]);
+/** A save's zip holds at most these files, each at most a state file's limit (and some room for the zip's own records). */
+export const MAX_SAVE_ZIP_BYTES = SAVE_FILES.size * MAX_STATE_FILE_BYTES + 2 ** 20;
+
+/**
+ * A save's own files from its zip, each inflated no further than it declares and the state's
+ * limit; throws a plain Error saying what is wrong with a damaged archive.
+ */
+export function unzipSave(zip: Buffer): Map<string, Buffer> {
+  return unzip(zip, { names: SAVE_FILES, limit: MAX_STATE_FILE_BYTES });
+}
 /** The events whose runs only the repository's writers can start. */
 export const TRUSTED_EVENTS = new Set(['push', 'workflow_dispatch', 'schedule']);
 

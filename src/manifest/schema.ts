@@ -189,7 +189,7 @@ const slurmCluster = z.strictObject({
     .union([z.boolean(), z.literal('slurm')])
     .optional()
     .describe(
-      "The login is an automation node: its key's forced command allows only plain Slurm, listing and file-transfer commands, no shell; `slurm`: Slurm's and listing commands, no file transfer (README, Automation nodes).",
+      "The login is an automation node: its key's forced command allows only plain Slurm, listing and file-transfer commands, no shell; `slurm`: Slurm's and listing commands, no file transfer (docs/SLURM.md, Automation nodes).",
     ),
   account: z.string().optional().describe('The Slurm account jobs are charged to (sbatch --account).'),
   partitions: z

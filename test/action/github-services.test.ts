@@ -3,7 +3,8 @@
  * (@actions/github with its retry and throttling plugins) against a local stand-in of GitHub's services
  * (test/helpers/github-standin.ts), never against github.com.
  */
-import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { createHash } from 'node:crypto';
+import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
@@ -11,6 +12,8 @@ import { UserError } from '../../src/errors.js';
 import { emptyState } from '../../src/state/state.js';
 import type { GitHubServices } from '../../src/action/github/services.js';
 import { GitHubStandin, type Run } from '../helpers/github-standin.js';
+import { zipOf, type ZipEntry } from '../helpers/zip.js';
+import { MAX_STATE_FILE_BYTES } from '../../src/github/state-artifacts.js';
 
 let gh: GitHubStandin;
 let root: string;
@@ -192,12 +195,51 @@ describe("state artifacts (against a local stand-in of GitHub's artifact service
       const got = await services.state.restoreNewest(campaign, dir);
       expect(got?.runId).toBe(r1.id);
       expect(await marker(dir)).toBe('intact');
-      // A flipped byte extracts but fails the digest; a cut download fails extraction (after the library's retries).
-      const why = kind === 'flip' ? 'its download does not match its digest' : 'Unable to download and extract';
-      expect(warnings.join('\n')).toContain(`state artifact ${damaged.name} is unusable (${why}`);
+      // Either fails the digest of the zip as downloaded, before anything of it is inflated.
+      expect(warnings.join('\n')).toContain(
+        `state artifact ${damaged.name} is unusable (its download does not match its digest`,
+      );
     },
     60_000,
   );
+
+  it("inflates only a save's own files, each within a state file's bounds: any other entry stays uninflated, and a state claiming more is passed over", async () => {
+    const campaign = 'zeta-bounds';
+    const r1 = gh.newRun();
+    await asJob(r1, 'settle').services.state.save(campaign, await stateDir(campaign, 'intact'), 'settle');
+    const newest = JSON.stringify({ ...emptyState(campaign, '2026-01-01T00:00:00.000Z'), marker: 'newest' });
+    const plant = async (entries: ZipEntry[]): Promise<string> => {
+      const saved = await asJob(gh.newRun(), 'settle').services.state.save(
+        campaign,
+        await stateDir(campaign, 'replaced'),
+        'settle',
+      );
+      const stored = gh.artifacts.find((a) => a.id === saved.id)!;
+      stored.bytes = zipOf(entries);
+      stored.size = stored.bytes.length;
+      stored.digest = `sha256:${createHash('sha256').update(stored.bytes).digest('hex')}`;
+      return saved.name;
+    };
+
+    // Not a deflate stream at all, claiming 2 GiB: inflating it would fail, or fill the disk.
+    await plant([
+      { name: 'junk.bin', data: Buffer.from('not deflated'), stored: true, size: 2 ** 31 },
+      { name: 'state.json', data: Buffer.from(newest) },
+    ]);
+    let dir = await stateDir(campaign, 'local');
+    await asJob(gh.newRun(), 'resume').services.state.restoreNewest(campaign, dir);
+    expect(await marker(dir)).toBe('newest');
+    expect(await readdir(dir)).not.toContain('junk.bin');
+
+    const name = await plant([{ name: 'state.json', data: Buffer.from(newest), size: MAX_STATE_FILE_BYTES + 1 }]);
+    dir = await stateDir(campaign, 'local');
+    const { services, warnings } = asJob(gh.newRun(), 'resume');
+    await services.state.restoreNewest(campaign, dir);
+    expect(await marker(dir)).toBe('newest');
+    expect(warnings.join('\n')).toMatch(
+      new RegExp(`state artifact ${name} is unusable \\(.*state\\.json.*${MAX_STATE_FILE_BYTES + 1}`),
+    );
+  });
 
   it('restores only a state its owners could have written: never a fork’s, a pull request’s, another branch’s or another workflow’s, and says why', async () => {
     const campaign = 'trust';

@@ -12,6 +12,17 @@ import { groupOfRun } from './test-groups.js';
 
 export const CLUSTER_DIR = process.env.CAMPAIGN_CLUSTER_DIR ?? '/tmp/campaign-cluster';
 
+/**
+ * The test cluster's licenses of one (scripts/cluster/up), one for each test whose jobs must run
+ * one at a time: the rest of its jobs wait in the queue without holding any other test's jobs,
+ * as jobs taking the whole node would. Two tests sharing one would wait on each other.
+ */
+export const ONE_AT_A_TIME = {
+  behindItsBack: 'one_at_a_time_1',
+  diskFull: 'one_at_a_time_2',
+  gpuShortfall: 'one_at_a_time_3',
+} as const;
+
 /** True when the cluster answers; otherwise the caller's tests skip, and this says so loudly. */
 export function clusterIsUp(who: string): boolean {
   if (groupOfRun() === 'without-cluster') {

@@ -6,7 +6,7 @@
  */
 import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { readFile } from 'node:fs/promises';
+import { cp, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { REPO, runProgram, useBuiltCliAndTemp } from '../helpers/cli.js';
@@ -103,11 +103,27 @@ describe('the package', () => {
     expect(help.code, help.stderr).toBe(0);
     expect(help.stdout).toMatch(/^usage: campaign /);
     const version = await runProgram(campaign, ['--version'], { cwd: dir });
-    const pkg = JSON.parse(await readFile(join(REPO, 'package.json'), 'utf8')) as { version: string };
+    const pkg = JSON.parse(await readFile(join(REPO, 'package.json'), 'utf8')) as {
+      version: string;
+      scripts: Record<string, string>;
+    };
+    const pkgScripts = pkg.scripts;
     expect(version.stdout.trim()).toContain(pkg.version);
     const init = await runProgram(campaign, ['init', 'sweep.yml'], { cwd: dir });
     expect(init.code, init.stderr).toBe(0);
     const plan = await runProgram(campaign, ['plan', 'sweep.yml'], { cwd: dir });
     expect(plan.code, plan.stderr).toBe(0);
+
+    // Packed for a release (prepack), the package names the action at the commit it came from,
+    // never by a tag that can be moved.
+    expect(pkgScripts.prepack).toBe('bash scripts/release-stamp');
+    execFileSync('bash', [join(REPO, 'scripts', 'release-stamp'), installed]);
+    const head = execFileSync('git', ['-C', REPO, 'rev-parse', 'HEAD'], { encoding: 'utf8' }).trim();
+    await cp(join(REPO, 'examples', 'distill.yml'), join(dir, 'distill.yml'));
+    const workflow = await runProgram(campaign, ['workflow', 'distill.yml', '--stdout'], { cwd: dir });
+    expect(workflow.code, workflow.stderr).toBe(0);
+    expect(workflow.stdout).toContain(`uses: campaign-tools/campaign@${head} # v${pkg.version}`);
+    expect(workflow.stdout).toContain(`uses: campaign-tools/campaign/lint@${head} # v${pkg.version}`);
+    expect(workflow.stdout).not.toMatch(/campaign-tools\/campaign(\/lint)?@v/);
   }, 420_000);
 });

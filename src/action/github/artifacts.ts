@@ -15,16 +15,18 @@
  * the state's own files are restored, never a `lock` or anything else an artifact holds.
  */
 import { DefaultArtifactClient } from '@actions/artifact';
-import { mkdir, mkdtemp, readdir, rename, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { mergeSaves, readSave } from '../../app/merge-saves.js';
 import { UserError } from '../../errors.js';
 import {
   artifactList,
+  MAX_SAVE_ZIP_BYTES,
   parseStateArtifactName,
   STATE_FILES,
   stateArtifactName,
   untrustedBecause,
+  unzipSave,
   workflowRun,
 } from '../../github/state-artifacts.js';
 import type { GitHubRest, RunContext } from './rest.js';
@@ -43,6 +45,8 @@ interface Candidate {
   runId: number;
   createdAt: number;
   digest?: string;
+  /** The zip's size as listed: its download is refused past it. */
+  size?: number;
 }
 
 export interface ArtifactStateOptions {
@@ -148,6 +152,7 @@ export class ArtifactStateStore implements StateArtifacts {
           runId: this.o.ctx.runId,
           createdAt: a.createdAt?.getTime() ?? 0,
           ...(a.digest ? { digest: a.digest } : {}),
+          size: a.size,
         })),
     );
   }
@@ -179,6 +184,7 @@ export class ArtifactStateStore implements StateArtifacts {
           runId: run,
           createdAt: a.created_at ? Date.parse(a.created_at) : 0,
           ...(a.digest ? { digest: a.digest } : {}),
+          ...(a.size_in_bytes !== undefined ? { size: a.size_in_bytes } : {}),
         });
       }
       // The list is newest first: once a page held some, later pages hold only older ones.
@@ -236,7 +242,12 @@ export class ArtifactStateStore implements StateArtifacts {
   private async fetchInto(c: Candidate, campaign: string, tmp: string): Promise<string | undefined> {
     try {
       const { owner, repo, runId } = this.o.ctx;
-      const options = { path: tmp, ...(c.digest ? { expectedHash: c.digest } : {}) };
+      const cap = Math.min(c.size ?? MAX_SAVE_ZIP_BYTES, MAX_SAVE_ZIP_BYTES);
+      if (c.size !== undefined && c.size > MAX_SAVE_ZIP_BYTES)
+        return `its zip of ${c.size} bytes is larger than a save's files can be (${MAX_SAVE_ZIP_BYTES})`;
+      // The zip as it is, inflated here within bounds (github/unzip.ts): the library would
+      // inflate every entry to whatever size it claims.
+      const options = { path: tmp, skipDecompress: true, ...(c.digest ? { expectedHash: c.digest } : {}) };
       const { digestMismatch } =
         c.runId === runId
           ? await this.client.downloadArtifact(c.id, options)
@@ -245,6 +256,8 @@ export class ArtifactStateStore implements StateArtifacts {
               findBy: { token: this.o.token, workflowRunId: c.runId, repositoryOwner: owner, repositoryName: repo },
             });
       if (digestMismatch) return 'its download does not match its digest';
+      const problem = await inflateSave(tmp, cap);
+      if (problem !== undefined) return problem;
       // Checked as the controller loads it: a state that parses but is not a campaign state is passed over too.
       const save = await readSave(tmp, campaign);
       return typeof save === 'string' ? save : undefined;
@@ -259,6 +272,27 @@ export class ArtifactStateStore implements StateArtifacts {
       return (e as Error).message;
     }
   }
+}
+
+/**
+ * Replaces the one zip downloaded into `dir` with the save's own files from it; else says what
+ * is wrong with it. A zip over `cap` bytes is not read.
+ */
+async function inflateSave(dir: string, cap: number): Promise<string | undefined> {
+  const [name, ...more] = await readdir(dir);
+  if (name === undefined || more.length > 0) return 'its download is not one zip file';
+  const zipPath = join(dir, name);
+  const { size } = await stat(zipPath);
+  if (size > cap) return `its download of ${size} bytes is larger than its listing (${cap})`;
+  let files: Map<string, Buffer>;
+  try {
+    files = unzipSave(await readFile(zipPath));
+  } catch (e) {
+    return (e as Error).message;
+  }
+  await rm(zipPath);
+  for (const [file, bytes] of files) await writeFile(join(dir, file), bytes);
+  return undefined;
 }
 
 interface Download {

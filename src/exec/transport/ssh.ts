@@ -182,7 +182,7 @@ const OTHER_REFUSAL = /^[^\n]{0,160}\bcommands?\b[^\n]*\bnot (?:allowed|permitte
 function forcedCommand(name: string, wrapper: string): UserError {
   return new UserError({
     message: `${name} runs a forced command (${wrapper}) that allows only a short list of commands, not the shell campaign needs there: it is an automation node`,
-    fix: 'set cluster.restricted: true (or restricted: slurm for a key without file transfer) to drive it with plain commands (README, "Automation nodes")',
+    fix: 'set cluster.restricted: true (or restricted: slurm for a key without file transfer) to drive it with plain commands (docs/SLURM.md, "Automation nodes")',
   });
 }
 

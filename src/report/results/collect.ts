@@ -19,7 +19,7 @@ export interface ResultPhase {
   results: Results;
 }
 
-const DECLARE = 'results: { metrics: [loss], replicates: seed } in the phase (README, Results)';
+const DECLARE = 'results: { metrics: [loss], replicates: seed } in the phase (docs/RESULTS.md)';
 
 /** The phase whose results are asked for: the one named, else the only one that declares results. */
 export function resultPhase(manifest: Manifest, plan: Plan, name: string | undefined): ResultPhase {

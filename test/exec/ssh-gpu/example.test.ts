@@ -1,5 +1,5 @@
 /**
- * examples/gpu-box.yml works as the README shows: it lints and plans, and `scripts/gpu-stand-in/demo`
+ * examples/gpu-box.yml works as docs/SSH-GPU.md shows: it lints and plans, and `scripts/gpu-stand-in/demo`
  * runs it to its end over real SSH against the nvidia-smi stand-in.
  */
 import { spawn } from 'node:child_process';

@@ -3,17 +3,16 @@
  * is lowered as an administrator (or a job_submit plugin) would, so the scheduler grants it one
  * GPU of the two the campaign asked. GPUs are part of the task's definition: that attempt ends
  * `shortfall`, with what was asked and granted, its output is not recorded as the result, and
- * the task is sent again and completes on two GPUs. It runs alone on the cluster, with the fault
- * tests: each of its tasks takes more than half the node's CPUs, and the backfill scheduler then
- * holds the other tests' jobs behind them past their waits.
+ * the task is sent again and completes on two GPUs. Its tasks hold a license of one, so one runs
+ * while the other waits without holding the other tests' jobs.
  */
 import { execFileSync } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { readState, startCli, writeManifest } from '../../helpers/cli.js';
-import { clusterEnv, slurm } from '../../helpers/slurm-cluster.js';
-import { LONG, RUN, slurmSuite } from '../../exec/slurm/suite.js';
+import { readState, startCli, writeManifest } from '../helpers/cli.js';
+import { clusterEnv, ONE_AT_A_TIME, slurm } from '../helpers/slurm-cluster.js';
+import { LONG, RUN, slurmSuite } from '../exec/slurm/suite.js';
 
 const { clusterUp, ready, campaignDir, cluster } = slurmSuite('gpu-shortfall');
 
@@ -36,8 +35,7 @@ describe.runIf(clusterUp)('a GPU shortfall on the test cluster', () => {
       if (!ready()) return ctx.skip();
       const { dir, workdir, stateDir } = await campaignDir('gpu-shortfall');
       const name = `gpushort-${RUN}`;
-      // Each task takes more than half the node's CPUs: one runs while the other waits.
-      const cpus = Math.floor(Number(slurm('sinfo', ['-h', '-N', '-o', '%c']).split('\n')[0]) / 2) + 1;
+      // One runs while the other waits for the license.
       const manifest = await writeManifest(
         dir,
         `${cluster(name, workdir)}phases:
@@ -46,7 +44,8 @@ describe.runIf(clusterUp)('a GPU shortfall on the test cluster', () => {
     command: sleep 8; echo "$CUDA_VISIBLE_DEVICES" > \${output}
     output: o_\${n}.txt
     walltime: 10m
-    resources: { cpus: ${cpus}, gpus: 2 }
+    resources: { gpus: 2 }
+    slurm_args: ["--licenses=${ONE_AT_A_TIME.gpuShortfall}"]
 `,
       );
       const run = startCli(['run', manifest, '--state-dir', stateDir, '--poll', '2']);

@@ -12,8 +12,8 @@ import { execFileSync } from 'node:child_process';
 import { mkdir, open, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { clusterIsUp, jobsNamed, slurm, slurmCampaign } from '../../helpers/slurm-cluster.js';
-import { sshdUp } from '../../exec/transport/sshd.js';
+import { clusterIsUp, jobsNamed, ONE_AT_A_TIME, slurm, slurmCampaign } from '../helpers/slurm-cluster.js';
+import { sshdUp } from '../exec/transport/sshd.js';
 import {
   attemptDirs,
   readState,
@@ -22,7 +22,7 @@ import {
   useBuiltCliAndTemp,
   waitUntil,
   writeManifest,
-} from '../../helpers/cli.js';
+} from '../helpers/cli.js';
 
 const tempRoot = useBuiltCliAndTemp('disk-full');
 const mounted: string[] = [];
@@ -112,15 +112,15 @@ phases:
     command: sleep 4 && head -c 100000 /dev/zero > \${output}
     output: out/o_\${k}.bin
     walltime: 5m
-    slurm_args: ["--exclusive"]
+    slurm_args: ["--licenses=${ONE_AT_A_TIME.diskFull}"]
     retry: { failed: { attempts: 3 } }
   - name: q
     depends_on: p
     command: 'true'
     walltime: 5m
 `,
-        // The whole array in the queue at once, one task running at a time (each takes the
-        // whole node): the rest wait there, to be held when the disk fills.
+        // The whole array in the queue at once, one task running at a time (each holds the
+        // test's license): the rest wait there, to be held when the disk fills.
         5,
       );
       const out = join(workdir, 'out');

@@ -6,16 +6,17 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { readState, useBuiltCliAndTemp, waitUntil } from '../../helpers/cli.js';
+import { readState, useBuiltCliAndTemp, waitUntil } from '../helpers/cli.js';
 import {
   arrayTasksNamed,
   clusterIsUp,
   jobsNamed,
+  ONE_AT_A_TIME,
   runSlurmCampaign,
   slurm,
   sleepingPhase,
-} from '../../helpers/slurm-cluster.js';
-import { sshdUp, type Sshd } from '../../exec/transport/sshd.js';
+} from '../helpers/slurm-cluster.js';
+import { sshdUp, type Sshd } from '../exec/transport/sshd.js';
 
 const clusterUp = clusterIsUp('behind-its-back fault tests');
 // On a two-core machine the rest of the suite's jobs can hold the node for minutes.
@@ -33,10 +34,13 @@ const campaign = (label: string, phases: string, parallel?: number) =>
 describe.runIf(clusterUp)("jobs changed behind the tool's back (real cluster, over SSH)", () => {
   it('a pending array index cancelled behind its back is sent again, that index alone, and the campaign completes', async (ctx) => {
     if (!sshd) return ctx.skip();
-    // The three in the queue at once, one running at a time (each takes the whole node).
+    // The three in the queue at once, one running at a time (each holds the test's license).
     const c = await campaign(
       'scancel',
-      sleepingPhase(8, [1, 2, 3]).replace('    walltime: 5m\n', '    walltime: 5m\n    slurm_args: ["--exclusive"]\n'),
+      sleepingPhase(8, [1, 2, 3]).replace(
+        '    walltime: 5m\n',
+        `    walltime: 5m\n    slurm_args: ["--licenses=${ONE_AT_A_TIME.behindItsBack}"]\n`,
+      ),
       3,
     );
     try {
