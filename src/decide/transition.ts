@@ -155,6 +155,11 @@ function applyTaskEvent(t: TaskState, e: Exclude<CampaignEvent, { phase: string 
       });
       return renewed(t, { status: 'failed', attempts, reason: `could not start: ${e.reason}` });
     }
+    case 'unstarted': {
+      if (i < 0 || t.attempts[i]!.class !== undefined) return t;
+      const a = amended(t.attempts[i]!, { endedAt: e.at, class: 'cancelled', reason: e.reason, unstarted: true });
+      return renewed(t, { status: 'pending', attempts: replaced(t.attempts, i, a) });
+    }
     case 'queued':
       return i < 0 || t.status !== 'submitted' ? t : amended(t, { waiting: e.waiting });
     case 'started': {
@@ -180,8 +185,9 @@ function applyTaskEvent(t: TaskState, e: Exclude<CampaignEvent, { phase: string 
       // Classes that share a rule share its allowance (`unverified` is counted with `failed`).
       const since = t.retryFrom ?? 0;
       const used =
-        attempts.filter((x) => x.n > since && x.class !== undefined && ruleKey(x.class) === ruleKey(e.class)).length -
-        1;
+        attempts.filter(
+          (x) => x.n > since && x.class !== undefined && !x.unstarted && ruleKey(x.class) === ruleKey(e.class),
+        ).length - 1;
       const why = `${e.class}${e.reason ? `: ${e.reason}` : ''}`;
       if (used >= rule.attempts) {
         return renewed(t, {
@@ -356,7 +362,7 @@ export interface StepResult {
 }
 
 /**
- * Decides what to do next. `capacity` is how many more tasks may be started now (the
+ * Decides what to do next. `capacity` is how many more jobs (array elements) may be started now (the
  * executor's free slots); phases are visited in dependency order, smoke before full.
  */
 export function step(
@@ -390,8 +396,11 @@ export function step(
     const prev: PhaseState = phases[phase.name] ?? { status: 'waiting' };
     const next = decidePhase(phase, prev, phases, tasks);
     if (next.submitFrom) {
-      const submissions = dueSubmissions(plan, next.submitFrom, tasks, now, phaseRoom(plan, phase, tasks, room, ended));
-      room -= submissions.length;
+      // The room is in jobs: a packed phase sends as many tasks as its elements hold.
+      const perJob = tasksPerJob(phase);
+      const jobs = phaseRoom(plan, phase, tasks, room, ended);
+      const submissions = dueSubmissions(plan, next.submitFrom, tasks, now, jobs * perJob);
+      room -= Math.ceil(submissions.length / perJob);
       if (submissions.length > 0) actions.push({ type: 'submit', submissions });
       // The stage definition the attempts are sent under, kept for telling later which part changed;
       // their code snapshot likewise, for telling which files changed.
@@ -594,10 +603,30 @@ function phaseRoom(
 ): number {
   if (phase.maxParallel === undefined) return room;
   const index = indexOf(tasks);
-  let sent = 0;
+  const sent = new Set<string>();
   for (const status of ACTIVE)
-    for (const id of index.ids(status)) if (!ended.has(id) && placement(plan, id)?.array.phase === phase.name) sent++;
-  return Math.min(room, phase.maxParallel - sent);
+    for (const id of index.ids(status))
+      if (!ended.has(id) && placement(plan, id)?.array.phase === phase.name) sent.add(jobOf(tasks, id));
+  return Math.min(room, phase.maxParallel - sent.size);
+}
+
+/** The most tasks one job of the phase holds: its packed elements' size, else 1. */
+function tasksPerJob(phase: PhasePlan): number {
+  return Math.max(1, ...phase.arrays.map((a) => a.packing?.tasks ?? 1));
+}
+
+/** The job a task's active attempt runs in: its handle, which packed tasks share with their element. */
+const jobOf = (tasks: Record<string, TaskState>, id: string): string => tasks[id]!.attempts.at(-1)?.handle ?? id;
+
+/**
+ * The jobs the active tasks take (capacity and the submit limit count jobs and array elements,
+ * not tasks): a packed element's tasks share one.
+ */
+export function activeJobs(tasks: Record<string, TaskState>): number {
+  const index = indexOf(tasks);
+  const jobs = new Set<string>();
+  for (const status of ACTIVE) for (const id of index.ids(status)) jobs.add(jobOf(tasks, id));
+  return jobs.size;
 }
 
 /** The nodes earlier attempts of a task failed on, for the next submission to avoid. */

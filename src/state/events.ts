@@ -28,6 +28,11 @@ export type TaskEvent =
     } & Defined)
   | ({ type: 'submit_failed'; task: string; attempt: number; at: string; reason: string } & Defined)
   | { type: 'started'; task: string; attempt: number; at: string; node?: string }
+  /**
+   * A packed task whose element ended before its turn came (a time limit, a cancel, a node
+   * lost): it never ran, so it goes back to pending with no retry spent (exec/slurm).
+   */
+  | { type: 'unstarted'; task: string; attempt: number; at: string; reason: string }
   | { type: 'queued'; task: string; attempt: number; at: string; waiting: string }
   | {
       type: 'finished';

@@ -45,6 +45,7 @@ import { codeNotDeclared } from './code-not-declared.js';
 import { maxParallelOverMaxJobs } from './max-parallel-over-max-jobs.js';
 import { packWithoutElements } from './pack-without-elements.js';
 import { packBudget } from './pack-budget.js';
+import { packNotRunHere } from './pack-not-run-here.js';
 import { packParallelBeyondElement } from './pack-parallel-beyond-element.js';
 import { packSmokeHidesCollision } from './pack-smoke-hides-collision.js';
 
@@ -97,6 +98,7 @@ export const RULES: readonly Rule[] = [
   mixedResourceClass,
   gpusBeyondServer,
   packBudget,
+  packNotRunHere,
   packParallelBeyondElement,
   packSmokeHidesCollision,
 ];

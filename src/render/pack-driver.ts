@@ -1,0 +1,87 @@
+/**
+ * The batch script of a packed array element (issue 37): a small driver that runs the element's
+ * tasks, each as the task script of an unpacked task (`task.sh`, beside it), under the task's
+ * own row number as `SLURM_ARRAY_TASK_ID`. So each packed task keeps its own markers, log,
+ * gates, claim and table row, and the driver reads nothing from the manifest: the rows it runs
+ * are numbers from the task table's element line, checked as such, never evaluated.
+ *
+ * Slurm sends SIGTERM (time limit, scancel) to the batch shell alone: the driver passes it to
+ * the process groups of the tasks it runs, which record it in their end markers, and starts no
+ * more rows. A row it never started leaves no start marker, which is how the controller knows
+ * it never ran (exec/slurm).
+ */
+import { shellQuote } from './shell.js';
+
+/**
+ * The element the `i`th attempt of a packed submission runs in: elements are numbered from 0 in
+ * each submission (MaxArraySize bounds an index's value), each holding `tasks` of its attempts.
+ */
+export const elementOf = (i: number, tasks: number): number => Math.floor(i / tasks);
+
+/** The task table's line for an element: `e<element>`, a tab, its rows separated by blanks. */
+export function elementLine(element: number, rows: readonly number[]): string {
+  return `e${element}\t${rows.join(' ')}`;
+}
+
+/** An element line read back; undefined for any other line. */
+export function parseElementLine(line: string): { element: number; rows: number[] } | undefined {
+  const m = /^e(\d+)\t(\d+(?: \d+)*)$/.exec(line);
+  return m ? { element: Number(m[1]), rows: m[2]!.split(' ').map(Number) } : undefined;
+}
+
+export interface DriverInput {
+  /** The `#SBATCH` lines. */
+  header: readonly string[];
+  campaign: string;
+  /** The submission's directory on the cluster: `table.tsv`, `task.sh` and `logs/` are in it. */
+  dir: string;
+  /** Tasks run side by side. */
+  parallel: number;
+}
+
+export function renderPackDriver(input: DriverInput): string {
+  if (!Number.isInteger(input.parallel) || input.parallel < 1)
+    throw new Error(`not a parallel count: ${input.parallel}`);
+  return [
+    '#!/usr/bin/env bash',
+    ...input.header,
+    `# campaign ${input.campaign}: one packed array element. Generated; edits are overwritten.`,
+    'set -u',
+    `campaign_dir=${shellQuote(input.dir)}`,
+    'campaign_element=${SLURM_ARRAY_TASK_ID:-none}',
+    // Compared as strings, as the task script's lookup is.
+    `campaign_rows=$(awk -F "\\t" -v e="e$campaign_element" '$1 "" == e "" { print $2; found = 1; exit } END { exit !found }' "$campaign_dir/table.tsv") || {`,
+    '  printf \'[campaign] element %s is not in the task table %s\\n\' "$campaign_element" "$campaign_dir/table.tsv"',
+    '  exit 1',
+    '}',
+    "[[ $campaign_rows =~ ^[0-9]+( [0-9]+)*$ ]] || { printf '[campaign] a malformed element line\\n'; exit 1; }",
+    'campaign_stop=0',
+    'declare -A campaign_running=()',
+    'campaign_on_term() {',
+    '  campaign_stop=1',
+    '  local p',
+    '  for p in "${!campaign_running[@]}"; do kill -TERM -- "-$p" 2>/dev/null; done',
+    '}',
+    'trap campaign_on_term TERM',
+    // wait -n returns when any task ends, or when SIGTERM's trap has run; the tasks still alive
+    // are the ones kill -0 finds (one ended but not yet waited for is found, and waited for next).
+    'campaign_reap() {',
+    '  wait -n 2>/dev/null',
+    '  local p',
+    '  for p in "${!campaign_running[@]}"; do kill -0 "$p" 2>/dev/null || unset "campaign_running[$p]"; done',
+    '}',
+    'for campaign_row in $campaign_rows; do',
+    `  while [ "\${#campaign_running[@]}" -ge ${input.parallel} ]; do campaign_reap; done`,
+    '  [ "$campaign_stop" = 0 ] || break',
+    '  printf \'[campaign] element %s runs row %s\\n\' "$campaign_element" "$campaign_row"',
+    // Job control gives the task a process group of its own, which SIGTERM is passed to.
+    '  set -m',
+    '  SLURM_ARRAY_TASK_ID=$campaign_row bash "$campaign_dir/task.sh" >> "$campaign_dir/logs/$campaign_row.log" 2>&1 &',
+    '  set +m',
+    '  campaign_running[$!]=$campaign_row',
+    'done',
+    'while [ "${#campaign_running[@]}" -gt 0 ]; do campaign_reap; done',
+    '[ "$campaign_stop" = 0 ] || exit 143',
+    '',
+  ].join('\n');
+}
