@@ -322,6 +322,23 @@ describe('retries', () => {
     expect(r.state.phases.p!.status).toBe('completed');
   });
 
+  it('a packed task its element never started is sent again as the next attempt, with no retry spent', () => {
+    const s = setup([one()], { defaults: { retry: { timeout: { attempts: 1 } } } });
+    let r = submitStep(s, emptyState('c', at(0)), at(0));
+    let state = applyEvents(
+      r.state,
+      [{ type: 'unstarted', task: 'p/task', attempt: 1, at: at(1), reason: 'its element 7_0 ended TIMEOUT' }],
+      s.policy,
+    );
+    expect(state.tasks['p/task']!.status).toBe('pending');
+    expect(state.tasks['p/task']!.attempts[0]).toMatchObject({ class: 'cancelled', unstarted: true });
+    r = submitStep(s, state, at(2));
+    expect(r.subs.map((x) => x.attempt)).toEqual([2]);
+    // Its one timeout retry is still there to spend.
+    state = applyEvents(r.state, [finished('p/task', 2, 'timeout', at(3))], s.policy);
+    expect(state.tasks['p/task']!.status).toBe('retrying');
+  });
+
   it('timeout with attempts 0 is not retried', () => {
     const s = setup([one()], { defaults: { retry: { timeout: { attempts: 0 } } } });
     const r = drive(s, ['timeout']);

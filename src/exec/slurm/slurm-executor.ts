@@ -29,6 +29,7 @@ import { restriction, type Manifest } from '../../manifest/schema.js';
 import { formatDuration, parseDuration } from '../../manifest/units.js';
 import { EXECUTOR_KINDS } from '../../plan/executor-kinds.js';
 import type { Plan } from '../../plan/plan.js';
+import { elementsOf } from '../../plan/pack.js';
 import type { OutputFacts } from '../../judge/checklist.js';
 import type { Submission, TaskEvent } from '../../state/events.js';
 import type { Attempt, FailureClass } from '../../state/state.js';
@@ -353,7 +354,8 @@ export class SlurmExecutor implements Executor {
           .filter((l) => l.startsWith('#SBATCH') && !/^#SBATCH --(comment|array)=/.test(l))
           .join('\n');
         // Tested with the indices of the largest of them, as many as the limit on jobs queued leaves room for.
-        const size = array.tasks.length;
+        // A packed array's indices are its elements'.
+        const size = array.packing ? elementsOf(array.tasks.length, array.packing.tasks) : array.tasks.length;
         const room = this.submitLimit && Math.max(1, this.submitLimit.limit - this.others - this.ownQueued);
         if (size > (arrays.get(asks)?.size ?? 0))
           arrays.set(asks, {
@@ -411,9 +413,11 @@ export class SlurmExecutor implements Executor {
     const problems: string[] = [];
     for (const phase of plan.phases) {
       for (const a of phase.arrays) {
-        if (limits.maxArraySize !== undefined && a.tasks.length > limits.maxArraySize)
+        // A packed array's indices are its elements' (render/sbatch.ts).
+        const indices = a.packing ? elementsOf(a.tasks.length, a.packing.tasks) : a.tasks.length;
+        if (limits.maxArraySize !== undefined && indices > limits.maxArraySize)
           problems.push(
-            `array ${a.id} has ${a.tasks.length} tasks; the cluster's MaxArraySize is ${limits.maxArraySize}`,
+            `array ${a.id} has ${a.tasks.length} tasks${a.packing ? ` in ${indices} elements` : ''}; the cluster's MaxArraySize is ${limits.maxArraySize}`,
           );
         // A job that names no partition goes to the default one, whose cap holds all the same:
         // over it, the job would wait in the queue for ever (PartitionTimeLimit).

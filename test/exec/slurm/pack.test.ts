@@ -8,11 +8,20 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { readState, runCli, writeManifest } from '../../helpers/cli.js';
-import { arrayTasksNamed } from '../../helpers/slurm-cluster.js';
+import { readState, runCli, startCli, writeManifest } from '../../helpers/cli.js';
+import { arrayTasksNamed, slurm } from '../../helpers/slurm-cluster.js';
 import { LONG, RUN, slurmSuite } from './suite.js';
 
-const { clusterUp, ready, campaignDir, cluster } = slurmSuite('pack');
+const { clusterUp, ready, campaignDir, cluster, sshd } = slurmSuite('pack');
+
+const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
+
+/** The campaign's jobs and array tasks the queue holds, pending or running. */
+function queued(prefix: string): number {
+  return slurm('squeue', ['-h', '-r', '-t', 'PENDING,RUNNING', '-o', '%j'])
+    .split('\n')
+    .filter((name) => name.startsWith(prefix)).length;
+}
 
 /** A packed phase of `k` = 1..n, its command and extra keys as given. */
 async function packedCampaign(label: string, n: number, phase: string) {
@@ -142,5 +151,62 @@ describe.runIf(clusterUp)('packed tasks on Slurm (real cluster, over SSH)', () =
       expect(first.length + timedOut.length + unstarted.length).toBe(6);
     },
     LONG,
+  );
+
+  it(
+    '2,000 tasks packed auto under max_jobs: 100 complete, the queue never holding more than 100 of them',
+    async (ctx) => {
+      if (!ready()) return ctx.skip();
+      const N = 2000;
+      const LIMIT = 100;
+      const { dir, workdir, stateDir } = await campaignDir('pack2000');
+      const name = `pack2000-${RUN}`;
+      // min_job 10 s over a cost of 1.2 s: elements of 10 tasks, 200 of them, twice the limit.
+      const manifest = await writeManifest(
+        dir,
+        `campaign: ${name}
+cluster:
+  executor: slurm
+  name: campaign-test
+  login: ${sshd().target}
+  host_key: ${sshd().fingerprint}
+  partitions:
+    - { name: debug, max_time: 30m }
+  max_jobs: ${LIMIT}
+  min_job: 10s
+workdir: ${workdir}
+defaults:
+  resources: { cpus: 1, mem: 100M }
+phases:
+  - name: p
+    grid: { k: [${Array.from({ length: N }, (_, i) => i + 1).join(', ')}] }
+    output: o_\${k}.txt
+    command: 'echo \${k} >> \${output}'
+    cost: { unit: step, units: 1, per_unit: 1s, measured_on: campaign-test }
+    pack: auto
+`,
+      );
+      const env = { ...process.env, CAMPAIGN_SSH_KEY_FILE: sshd().keyFile };
+      const cli = startCli(['run', manifest, '--state-dir', stateDir], { env });
+      let exited = false;
+      void cli.done.then(() => (exited = true));
+      let most = 0;
+      const deadline = Date.now() + 2 * LONG - 30_000;
+      while (!exited && Date.now() < deadline) {
+        most = Math.max(most, queued(`${name}~`));
+        await sleep(500);
+      }
+      const r = await cli.done;
+      expect(r.code, r.stdout + r.stderr).toBe(0);
+      expect(most).toBeLessThanOrEqual(LIMIT);
+      expect(most).toBeGreaterThan(1);
+      await writtenOnce(workdir, N);
+      const state = await readState(stateDir);
+      const tasks = Object.values(state.tasks);
+      expect(tasks.length).toBe(N);
+      for (const t of tasks) expect(t.status).toBe('completed');
+      expect(new Set(tasks.map((t) => t.attempts[0]!.handle)).size).toBe(N / 10);
+    },
+    2 * LONG,
   );
 });
