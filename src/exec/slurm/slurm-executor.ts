@@ -483,7 +483,11 @@ export class SlurmExecutor implements Executor {
           // Not a failure of the tasks: they stay pending, and are sent again as room frees.
           if (isSubmitLimit(submitted.error)) {
             full = true;
-            await this.refusedForLimit(submitted.error, group.length);
+            const packing = group[0]!.array.packing;
+            await this.refusedForLimit(
+              submitted.error,
+              packing ? elementsOf(group.length, packing.tasks) : group.length,
+            );
           } else if (submitted.transient) this.warn(`sbatch will be tried again on the next pass: ${submitted.error}`);
           else
             events.push(
@@ -519,11 +523,12 @@ export class SlurmExecutor implements Executor {
   }
 
   /**
-   * sbatch refused `size` tasks for the limit on jobs queued. The queue, counted afresh, says
-   * whether the limit is lower than the campaign thought (lowered during the run, or set where
-   * sacctmgr did not show it): then it is at most what is queued now and `size` less one, which
-   * it becomes, and the rest follow as room frees (a second refusal lowers it again). Otherwise
-   * the count of the user's other jobs was behind, and is now right.
+   * sbatch refused `size` jobs (tasks, or packed elements) for the limit on jobs queued. The
+   * queue, counted afresh, says whether the limit is lower than the campaign thought (lowered
+   * during the run, or set where sacctmgr did not show it): then it is at most what is queued
+   * now and `size` less one, which it becomes, and the rest follow as room frees (a second
+   * refusal lowers it again). Otherwise the count of the user's other jobs was behind, and is
+   * now right.
    */
   private async refusedForLimit(error: string, size: number): Promise<void> {
     const { own, others } = await this.recount();
@@ -962,7 +967,8 @@ export class SlurmExecutor implements Executor {
         else {
           // Ended well and held for the next batch of accounting, or not in accounting yet.
           if (asked) pending.add(handle!);
-          this.endedUnjudged.add(task.id);
+          // A packed task's place is its element's, which its other tasks may hold still.
+          if (!this.packed(a)) this.endedUnjudged.add(task.id);
           events.push(...startedByMarker(a, m));
         }
         continue;
