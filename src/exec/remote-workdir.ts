@@ -57,6 +57,8 @@ function needsShell(what: string, fix: string): UserError {
 
 /** How many SFTP requests are in flight at once for a batch of paths. */
 const SFTP_BATCH = 64;
+/** Files one command writes: some 7 processes each, a few seconds a hundred on a busy login. */
+const WRITE_BATCH = 100;
 
 export class RemoteWorkdir {
   private abs: string | undefined;
@@ -183,6 +185,15 @@ export class RemoteWorkdir {
       }
       return failed;
     }
+    // In batches, each well within the command's timeout on a loaded login: a pass that ends a
+    // thousand packed tasks at once (issue 37) writes their records in several commands.
+    const failed: string[] = [];
+    for (let i = 0; i < files.length; i += WRITE_BATCH)
+      failed.push(...(await this.writeBatch(workdir, files.slice(i, i + WRITE_BATCH))));
+    return failed;
+  }
+
+  private async writeBatch(workdir: string, files: readonly { path: string; text: string }[]): Promise<string[]> {
     // Paths and contents travel on stdin (the contents as base64), never in the command's text.
     // The temporary file is a fresh one mktemp creates (O_EXCL), and `mv -T` replaces whatever
     // is at the path: a symlink a task planted at either is never written through.

@@ -1129,7 +1129,10 @@ export class SlurmExecutor implements Executor {
     const node = m.node ? { node: m.node } : {};
     const events: TaskEvent[] = [];
     if (!attempt.startedAt) events.push({ type: 'started', ...base, at: startedAt, ...node });
-    const v = classifyByMarkers(m, walltimeSeconds, now, await this.readLog(task, attempt));
+    // slurmstepd's out-of-memory line goes to a packed element's own log, not its tasks': a
+    // packed task that ended well has nothing in its log to read.
+    const wellPacked = this.packedPhases.has(task.phase) && m.end?.code === 0 && m.end.signal === undefined;
+    const v = classifyByMarkers(m, walltimeSeconds, now, wellPacked ? '' : await this.readLog(task, attempt));
     const verdict = await this.verify(task, { ...attempt, startedAt }, v.cls, v.reason, v.exitCode);
     const { cls, reason } = await this.warned(
       task,
