@@ -606,7 +606,7 @@ function phaseRoom(
   const sent = new Set<string>();
   for (const status of ACTIVE)
     for (const id of index.ids(status))
-      if (!ended.has(id) && placement(plan, id)?.array.phase === phase.name) sent.add(jobOf(tasks, id));
+      if (!ended.has(id) && placement(plan, id)?.array.phase === phase.name) sent.add(jobOf(plan, tasks, id));
   return Math.min(room, phase.maxParallel - sent.size);
 }
 
@@ -615,17 +615,24 @@ function tasksPerJob(phase: PhasePlan): number {
   return Math.max(1, ...phase.arrays.map((a) => a.packing?.tasks ?? 1));
 }
 
-/** The job a task's active attempt runs in: its handle, which packed tasks share with their element. */
-const jobOf = (tasks: Record<string, TaskState>, id: string): string => tasks[id]!.attempts.at(-1)?.handle ?? id;
+/**
+ * The job a task's active attempt runs in: a packed task's is its handle, which it shares with
+ * its element's other tasks; any other task is a job of its own (a process's handle, its pid,
+ * may be another's once it has ended).
+ */
+function jobOf(plan: Plan, tasks: Record<string, TaskState>, id: string): string {
+  const handle = placement(plan, id)?.array.packing ? tasks[id]!.attempts.at(-1)?.handle : undefined;
+  return handle === undefined ? id : `\u0000${handle}`;
+}
 
 /**
  * The jobs the active tasks take (capacity and the submit limit count jobs and array elements,
  * not tasks): a packed element's tasks share one.
  */
-export function activeJobs(tasks: Record<string, TaskState>): number {
+export function activeJobs(plan: Plan, tasks: Record<string, TaskState>): number {
   const index = indexOf(tasks);
   const jobs = new Set<string>();
-  for (const status of ACTIVE) for (const id of index.ids(status)) jobs.add(jobOf(tasks, id));
+  for (const status of ACTIVE) for (const id of index.ids(status)) jobs.add(jobOf(plan, tasks, id));
   return jobs.size;
 }
 

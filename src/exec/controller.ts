@@ -121,7 +121,7 @@ export class CampaignController {
       observed.flatMap((e) => (e.type === 'finished' && e.class === 'completed' ? [e.task] : [])),
     );
     // Every active job counts, those of tasks the plan no longer has too.
-    const active = activeJobs(next.tasks);
+    const active = activeJobs(this.c.plan, next.tasks);
     const decided = step(next, this.c.plan, this.now(), this.c.executor.capacity(active), this.c.executor.ended?.());
     next = decided.state;
     const actions = this.c.scope ? scopeActions(decided.actions, this.c.scope) : decided.actions;
