@@ -47,11 +47,16 @@ const ofScopes = (scopes) => `^(${scopes.join('|')})/`;
 
 /**
  * The rules of one layer: `folders` of src/ and packages of `scopes` are refused, and `modules`
- * by name, each with `why`. A dynamic import is held to the same fences where its target is a
- * string, and refused where it is not, since no fence could read it.
+ * by name, each with `why`; of `typesOnly.folders` only types may be imported. A dynamic import
+ * is held to the same fences where its target is a string, and refused where it is not, since
+ * no fence could read it.
  */
-function fence({ folders, scopes = [], modules = [], why }) {
+function fence({ folders, scopes = [], modules = [], why, typesOnly }) {
   const refused = [intoFolders(folders), ...(scopes.length > 0 ? [ofScopes(scopes)] : [])];
+  const dynamic = (regex, message) => ({
+    selector: `ImportExpression[source.value=/${regex.replaceAll('/', '\\/')}/]`,
+    message,
+  });
   return {
     'no-restricted-imports': [
       'error',
@@ -60,12 +65,19 @@ function fence({ folders, scopes = [], modules = [], why }) {
         patterns: refused.map((regex) => ({ regex, message: why })),
       },
     ],
+    // `typesOnly.folders` lend their types alone: `import type` passes, a value (or a dynamic import) does not.
+    ...(typesOnly === undefined
+      ? {}
+      : {
+          '@typescript-eslint/no-restricted-imports': [
+            'error',
+            { patterns: [{ regex: intoFolders(typesOnly.folders), allowTypeImports: true, message: typesOnly.why }] },
+          ],
+        }),
     'no-restricted-syntax': [
       'error',
-      ...[...refused, ...modules.map((m) => `^${m}$`)].map((regex) => ({
-        selector: `ImportExpression[source.value=/${regex.replaceAll('/', '\\/')}/]`,
-        message: why,
-      })),
+      ...[...refused, ...modules.map((m) => `^${m}$`)].map((regex) => dynamic(regex, why)),
+      ...(typesOnly === undefined ? [] : [dynamic(intoFolders(typesOnly.folders), typesOnly.why)]),
       {
         selector: 'ImportExpression:not([source.type="Literal"])',
         message: 'Name the module as a string, so that the fences of eslint.config.js can read it.',
@@ -73,6 +85,16 @@ function fence({ folders, scopes = [], modules = [], why }) {
     ],
   };
 }
+
+/**
+ * What a front end takes of the layers below src/app: types alone. It parses its inputs, calls
+ * a use case of src/app and presents what comes back; what acts and what decides it reaches
+ * only through src/app.
+ */
+const FRONT_END_TYPES_ONLY = {
+  folders: ['exec', 'decide', 'state'],
+  why: 'A front end reaches src/exec, src/decide and src/state through the use cases of src/app: from them it imports types alone (`import type`) (docs/ARCHITECTURE.md).',
+};
 
 /**
  * The rules of a file of the core: it reaches none of the adapters, none of `above` (the core's
@@ -164,6 +186,7 @@ export default tseslint.config(
     rules: fence({
       folders: ['action'],
       scopes: ['@actions', '@octokit'],
+      typesOnly: FRONT_END_TYPES_ONLY,
       why: 'The command line runs without the Action: it imports nothing of src/action or @actions/* (docs/ARCHITECTURE.md).',
     }),
   },
@@ -171,6 +194,7 @@ export default tseslint.config(
     files: layer(['action']),
     rules: fence({
       folders: ['cli'],
+      typesOnly: FRONT_END_TYPES_ONLY,
       why: 'The Action imports nothing of the command line: what both need is in src/app (docs/ARCHITECTURE.md).',
     }),
   },

@@ -8586,7 +8586,7 @@ exports.visitAsync = visitAsync;
 /***/ ((__webpack_module__, __unused_webpack___webpack_exports__, __nccwpck_require__) => {
 
 __nccwpck_require__.a(__webpack_module__, async (__webpack_handle_async_dependencies__, __webpack_async_result__) => { try {
-/* harmony import */ var _lint_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(1206);
+/* harmony import */ var _lint_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(2381);
 /** Entry point of the lint action (lint/action.yml → dist/lint/index.js). */
 
 await (0,_lint_js__WEBPACK_IMPORTED_MODULE_0__/* .lintStep */ .K)();
@@ -8596,7 +8596,7 @@ __webpack_async_result__();
 
 /***/ }),
 
-/***/ 1206:
+/***/ 2381:
 /***/ ((__unused_webpack___webpack_module__, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -9282,6 +9282,11 @@ function compileTemplate(text) {
 
 
 
+/**
+ * The stages one job of a generated workflow drives (its `stage` input): a phase's smoke stage,
+ * its full stage, or both (decide/scope.ts).
+ */
+const JOB_STAGES = ['smoke', 'full', 'all'];
 /** Smoke outputs live apart from real results so that a smoke file is never taken for one. */
 const SMOKE_DIR = '_smoke';
 /** The largest grid a phase may have (its product before exclusion, plus included cells); larger ones are refused before any expansion. */
@@ -26136,7 +26141,7 @@ const slurmCluster = strictObject({
     ...sshAccess,
     restricted: union([schemas_boolean(), literal('slurm')])
         .optional()
-        .describe("The login is an automation node: its key's forced command allows only plain Slurm, listing and file-transfer commands, no shell; `slurm`: Slurm's and listing commands, no file transfer (README, Automation nodes)."),
+        .describe("The login is an automation node: its key's forced command allows only plain Slurm, listing and file-transfer commands, no shell; `slurm`: Slurm's and listing commands, no file transfer (docs/SLURM.md, Automation nodes)."),
     account: schemas_string().optional().describe('The Slurm account jobs are charged to (sbatch --account).'),
     partitions: array(partition)
         .min(1)
@@ -30599,6 +30604,7 @@ const resultsReplicatesNotAxis = {
 /** The campaign's tracked state: every task and every attempt, and what each phase decided. */
 
 
+
 const FAILURE_CLASSES = [
     'failed',
     'timeout',
@@ -30732,7 +30738,7 @@ const campaignStateSchema = object({
      * a scheduled resume to drive; `since`: the last change they saw.
      */
     parked: object({
-        scopes: array(object({ phase: schemas_string().optional(), stage: schemas_enum(['smoke', 'full', 'all']) })),
+        scopes: array(object({ phase: schemas_string().optional(), stage: schemas_enum(JOB_STAGES) })),
         since: schemas_string(),
     })
         .optional(),
@@ -31184,7 +31190,7 @@ function checklistsChanged(state, plan) {
 }
 /** What a run says of a phase whose checklist changed after its smoke stage failed it. */
 const checklistChangedWarning = (phase) => `phase ${phase}: its checklist changed after it failed the smoke stage; the smoke stage runs again under the new one (a checklist is fixed before the smoke runs, never fitted to its results)`;
-function transition_startRun(state, plan, opts) {
+function startRun(state, plan, opts) {
     const phases = {};
     // Made here, so that its index is kept from this first pass on.
     const tasks = copyTasks(state.tasks);
@@ -32549,6 +32555,8 @@ function campaignOutputs(file, context) {
     };
 }
 
+;// CONCATENATED MODULE: external "node:url"
+const external_node_url_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:url");
 ;// CONCATENATED MODULE: ./lib/app/workflow-file.js
 /**
  * The committed workflow of a manifest: where it lives, writing it, and the lint check that it
@@ -32560,9 +32568,36 @@ function campaignOutputs(file, context) {
 
 
 
+
+
+/** What scripts/release-stamp writes into the package as it is packed. */
+const releaseStamp = object({
+    commit: schemas_string().regex(/^[0-9a-f]{40}$/),
+    tag: schemas_string().regex(/^v[0-9A-Za-z.+-]+$/),
+});
+/**
+ * The campaign action at the commit this package was packed from, its tag as a comment: a tag
+ * can be moved to other code, a commit cannot. A checkout of the sources has no such commit,
+ * and names the major version's tag.
+ */
+function releaseUses() {
+    let text;
+    try {
+        // lib/release.json, beside lib/app/. A path rather than `new URL(…, import.meta.url)`, which
+        // the bundler would take for an asset of the Action's bundle (that has no stamp: the tag).
+        text = (0,external_node_fs_namespaceObject.readFileSync)((0,external_node_path_namespaceObject.join)((0,external_node_path_namespaceObject.dirname)((0,external_node_path_namespaceObject.dirname)((0,external_node_url_namespaceObject.fileURLToPath)(import.meta.url))), 'release.json'), 'utf8');
+    }
+    catch (e) {
+        if (e.code === 'ENOENT')
+            return 'campaign-tools/campaign@v0';
+        throw e;
+    }
+    const { commit, tag } = releaseStamp.parse(JSON.parse(text));
+    return `campaign-tools/campaign@${commit} # ${tag}`;
+}
 /** The options `campaign workflow` uses when neither a flag nor an earlier workflow says otherwise. */
 const DEFAULT_OPTIONS = {
-    uses: 'campaign-tools/campaign@v0',
+    uses: releaseUses(),
     branch: 'main',
     budget: '5h',
     runsOn: 'ubuntu-latest',
@@ -33038,76 +33073,6 @@ async function entry(work) {
     }
 }
 
-;// CONCATENATED MODULE: ./lib/decide/scope.js
-
-
-const STAGES = ['smoke', 'full', 'all'];
-const WHOLE = { stage: 'all' };
-function covers(scope, phase, stage) {
-    const one = (s) => (s.phase === undefined || s.phase === phase) && (s.stage === 'all' || s.stage === stage);
-    return 'stage' in scope ? one(scope) : scope.some(one);
-}
-/** The actions this scope may take; preconditions and the checklist come before release, so they are the smoke stage's. */
-function scopeActions(actions, scope) {
-    const out = [];
-    for (const a of actions) {
-        // What waits in the queue while the disk is full is held whatever the scope.
-        if (a.type === 'hold') {
-            out.push(a);
-            continue;
-        }
-        if (a.type !== 'submit') {
-            if (covers(scope, a.phase, 'smoke'))
-                out.push(a);
-            continue;
-        }
-        const submissions = a.submissions.filter((s) => covers(scope, s.array.phase, s.array.stage));
-        if (submissions.length > 0)
-            out.push({ ...a, submissions });
-    }
-    return out;
-}
-/** True when this scope has nothing left to do or wait for: no action of its own, no task of its own active or due for retry. */
-function scopeAtRest(plan, state, scopedActions, scope) {
-    if (scopedActions.length > 0)
-        return false;
-    for (const p of plan.phases) {
-        for (const [stage, specs] of [
-            ['smoke', p.smoke],
-            ['full', p.tasks],
-        ]) {
-            if (!covers(scope, p.name, stage))
-                continue;
-            for (const t of specs) {
-                const s = state.tasks[t.id]?.status;
-                if (s !== undefined && (ACTIVE.has(s) || s === 'retrying'))
-                    return false;
-            }
-        }
-    }
-    return true;
-}
-/**
- * `startRun` for a scoped job: `retryFailed` resets only this scope's failed tasks, so that a
- * later job of the same run does not reset a task an earlier job saw fail.
- */
-function startScopedRun(state, plan, scope, opts) {
-    const kept = startRun(state, plan, { ...opts, retryFailed: false });
-    if (!opts.retryFailed)
-        return kept;
-    const retried = startRun(state, plan, { ...opts, retryFailed: true });
-    const tasks = { ...kept.tasks };
-    for (const p of plan.phases) {
-        for (const t of p.smoke)
-            if (covers(scope, p.name, 'smoke') && retried.tasks[t.id])
-                tasks[t.id] = retried.tasks[t.id];
-        for (const t of p.tasks)
-            if (covers(scope, p.name, 'full') && retried.tasks[t.id])
-                tasks[t.id] = retried.tasks[t.id];
-    }
-    return { ...kept, tasks };
-}
-
 ;// CONCATENATED MODULE: ./lib/action/settings.js
 /**
  * The action's inputs as typed settings: every input is read here, once, and a bad value is a
@@ -33150,7 +33115,7 @@ const mainInputs = object({
     stage: schemas_string()
         .trim()
         .transform((s) => (s === '' ? 'all' : s))
-        .pipe(schemas_enum(STAGES, { error: `is not one of ${STAGES.join(', ')}` })),
+        .pipe(schemas_enum(JOB_STAGES, { error: `is not one of ${JOB_STAGES.join(', ')}` })),
     budget: settings_duration,
     handover: schemas_string()
         .trim()

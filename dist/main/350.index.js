@@ -38,8 +38,8 @@ function spentRateLimit(status, said, header) {
     return { secondary: /secondary rate limit/i.test(said), when };
 }
 
-// EXTERNAL MODULE: ./lib/github/state-artifacts.js
-var state_artifacts = __webpack_require__(28336);
+// EXTERNAL MODULE: ./lib/github/state-artifacts.js + 1 modules
+var state_artifacts = __webpack_require__(1115);
 ;// CONCATENATED MODULE: ./lib/action/github/rest.js
 /**
  * GitHub's REST API as the action reaches it: the run's environment read once and checked, and
@@ -686,6 +686,10 @@ var shared_outputs = __webpack_require__(27071);
 var external_node_child_process_ = __webpack_require__(31421);
 // EXTERNAL MODULE: external "node:fs"
 var external_node_fs_ = __webpack_require__(73024);
+// EXTERNAL MODULE: external "node:url"
+var external_node_url_ = __webpack_require__(73136);
+// EXTERNAL MODULE: ./node_modules/zod/v4/classic/schemas.js + 15 modules
+var schemas = __webpack_require__(85584);
 // EXTERNAL MODULE: ./lib/lint/rules/index.js + 46 modules
 var rules = __webpack_require__(44125);
 // EXTERNAL MODULE: ./lib/workflow/render.js
@@ -701,9 +705,36 @@ var render = __webpack_require__(71621);
 
 
 
+
+
+/** What scripts/release-stamp writes into the package as it is packed. */
+const releaseStamp = schemas/* object */.Ikc({
+    commit: schemas/* string */.YjP().regex(/^[0-9a-f]{40}$/),
+    tag: schemas/* string */.YjP().regex(/^v[0-9A-Za-z.+-]+$/),
+});
+/**
+ * The campaign action at the commit this package was packed from, its tag as a comment: a tag
+ * can be moved to other code, a commit cannot. A checkout of the sources has no such commit,
+ * and names the major version's tag.
+ */
+function releaseUses() {
+    let text;
+    try {
+        // lib/release.json, beside lib/app/. A path rather than `new URL(…, import.meta.url)`, which
+        // the bundler would take for an asset of the Action's bundle (that has no stamp: the tag).
+        text = (0,external_node_fs_.readFileSync)((0,external_node_path_.join)((0,external_node_path_.dirname)((0,external_node_path_.dirname)((0,external_node_url_.fileURLToPath)(import.meta.url))), 'release.json'), 'utf8');
+    }
+    catch (e) {
+        if (e.code === 'ENOENT')
+            return 'campaign-tools/campaign@v0';
+        throw e;
+    }
+    const { commit, tag } = releaseStamp.parse(JSON.parse(text));
+    return `campaign-tools/campaign@${commit} # ${tag}`;
+}
 /** The options `campaign workflow` uses when neither a flag nor an earlier workflow says otherwise. */
 const DEFAULT_OPTIONS = {
-    uses: 'campaign-tools/campaign@v0',
+    uses: releaseUses(),
     branch: 'main',
     budget: '5h',
     runsOn: 'ubuntu-latest',
@@ -866,20 +897,297 @@ async function lintManifests(files, checkWorkflow) {
 
 /***/ }),
 
-/***/ 28336:
+/***/ 75740:
 /***/ ((__unused_webpack___webpack_module__, __webpack_exports__, __webpack_require__) => {
 
 /* harmony export */ __webpack_require__.d(__webpack_exports__, {
-/* harmony export */   FW: () => (/* binding */ workflowFilePath),
-/* harmony export */   LK: () => (/* binding */ stateArtifactName),
-/* harmony export */   XI: () => (/* binding */ untrustedBecause),
-/* harmony export */   YV: () => (/* binding */ parseStateArtifactName),
-/* harmony export */   mF: () => (/* binding */ STATE_FILES),
-/* harmony export */   tM: () => (/* binding */ workflowRun),
-/* harmony export */   vs: () => (/* binding */ artifactList)
+/* harmony export */   O1: () => (/* binding */ mergeParallelStates),
+/* harmony export */   lB: () => (/* binding */ droveFile),
+/* harmony export */   sN: () => (/* binding */ DROVE_FILE)
 /* harmony export */ });
-/* unused harmony exports MAX_STATE_FILE_BYTES, TRUSTED_EVENTS */
-/* harmony import */ var zod__WEBPACK_IMPORTED_MODULE_0__ = __webpack_require__(85584);
+/* harmony import */ var zod__WEBPACK_IMPORTED_MODULE_1__ = __webpack_require__(85584);
+/* harmony import */ var _policy_js__WEBPACK_IMPORTED_MODULE_0__ = __webpack_require__(72540);
+/**
+ * One state from the saves of jobs that ran at once. The generated workflow runs independent
+ * phases in parallel jobs, each starting from the same state and saving its own copy with its
+ * phase's progress in it; the newest copy alone would lose every other job's records. Each save
+ * says which phases its job drove (a scoped job one, a whole-campaign job all), and a phase's
+ * record, its phase state and its tasks, is taken from one save only: the newest that drove it
+ * by name, else the newest whole-campaign save. A job that did not drive a phase holds only the
+ * copy it began from, so none of its records of that phase is taken, not even one the driving
+ * save lacks (the next pass plans such a task afresh and finds on the cluster what it sent). A
+ * phase no save drove keeps the newest save's record, which every job began from, and is named
+ * among the merge's `uncovered`.
+ */
+
+
+/**
+ * Saved beside the state: the phases the saving job drove (`{"drove": ["train"]}`, or "all"),
+ * so that saves of jobs that ran at once can be merged.
+ */
+const DROVE_FILE = 'drove.json';
+const droveFile = zod__WEBPACK_IMPORTED_MODULE_1__/* .object */ .Ikc({ drove: zod__WEBPACK_IMPORTED_MODULE_1__/* .union */ .KCZ([zod__WEBPACK_IMPORTED_MODULE_1__/* .literal */ .euz('all'), zod__WEBPACK_IMPORTED_MODULE_1__/* .array */ .YOg(zod__WEBPACK_IMPORTED_MODULE_1__/* .string */ .YjP())]) });
+/** `saves` newest first; the first is the base. */
+function mergeParallelStates(saves) {
+    const [base, ...older] = saves;
+    if (base === undefined)
+        throw new Error('mergeParallelStates needs at least one state');
+    if (older.length === 0)
+        return { state: base.state, uncovered: [] };
+    const phases = new Set(saves.flatMap((s) => [...Object.keys(s.state.phases), ...Object.keys(s.state.tasks).map(_policy_js__WEBPACK_IMPORTED_MODULE_0__/* .phaseOfTask */ .E)]));
+    const source = new Map();
+    const uncovered = [];
+    for (const phase of phases) {
+        const driver = saves.find((s) => s.drove !== 'all' && s.drove.includes(phase)) ?? saves.find((s) => s.drove === 'all');
+        if (driver === undefined)
+            uncovered.push(phase);
+        source.set(phase, (driver ?? base).state);
+    }
+    const tasks = {};
+    for (const [phase, from] of source) {
+        for (const [id, t] of Object.entries(from.tasks))
+            if ((0,_policy_js__WEBPACK_IMPORTED_MODULE_0__/* .phaseOfTask */ .E)(id) === phase)
+                tasks[id] = t;
+    }
+    const phaseStates = Object.fromEntries([...phases].flatMap((p) => {
+        const ps = source.get(p).phases[p];
+        return ps === undefined ? [] : [[p, ps]];
+    }));
+    const definitions = Object.assign({}, ...[...saves].reverse().map((s) => s.state.definitions ?? {}));
+    const updated = saves.map((s) => s.state.updated).reduce((a, b) => (b > a ? b : a));
+    // A phase's parked scopes come with its records; a whole-campaign one with the base.
+    const parkedFrom = (s, phase) => (s.parked?.scopes ?? []).filter((sc) => sc.phase === phase).map((sc) => ({ sc, since: s.parked.since }));
+    const parked = [...parkedFrom(base.state, undefined), ...[...phases].flatMap((p) => parkedFrom(source.get(p), p))];
+    const rest = { ...base.state };
+    delete rest.parked;
+    const state = {
+        ...rest,
+        updated,
+        phases: phaseStates,
+        tasks,
+        ...(Object.keys(definitions).length > 0 ? { definitions } : {}),
+        ...(parked.length > 0
+            ? {
+                parked: {
+                    scopes: parked.map((x) => x.sc),
+                    since: parked.map((x) => x.since).reduce((a, b) => (b > a ? b : a)),
+                },
+            }
+            : {}),
+    };
+    return { state, uncovered };
+}
+
+
+/***/ }),
+
+/***/ 72540:
+/***/ ((__unused_webpack___webpack_module__, __webpack_exports__, __webpack_require__) => {
+
+/* harmony export */ __webpack_require__.d(__webpack_exports__, {
+/* harmony export */   E: () => (/* binding */ phaseOfTask),
+/* harmony export */   J: () => (/* binding */ retryPolicy)
+/* harmony export */ });
+/* harmony import */ var _manifest_units_js__WEBPACK_IMPORTED_MODULE_0__ = __webpack_require__(34906);
+/* harmony import */ var _plan_walltime_js__WEBPACK_IMPORTED_MODULE_1__ = __webpack_require__(12874);
+/* harmony import */ var _state_placement_js__WEBPACK_IMPORTED_MODULE_2__ = __webpack_require__(43490);
+/* harmony import */ var _transition_js__WEBPACK_IMPORTED_MODULE_3__ = __webpack_require__(86125);
+
+
+
+
+/** The phase a task id belongs to (`<phase>/...`). */
+const phaseOfTask = (taskId) => taskId.slice(0, taskId.indexOf('/'));
+/**
+ * The policy of a manifest. With its plan, a timeout or a preemption also says the next
+ * attempt's walltime: a continuation's remaining work where the phase declares `checkpoint`,
+ * else, after a timeout, the last walltime times `retry.timeout.time_factor`.
+ */
+function retryPolicy(manifest, plan) {
+    const phases = new Map(manifest.phases.map((p) => [p.name, p]));
+    const c = manifest.cluster;
+    const oom = c.executor === 'ssh-gpu' ? c.oom?.retry : undefined;
+    return (taskId, cls) => {
+        const phase = phases.get(phaseOfTask(taskId));
+        const rule = (0,_transition_js__WEBPACK_IMPORTED_MODULE_3__/* .retryRule */ .b6)(phase?.retry, manifest.defaults?.retry, cls);
+        if (cls === 'out_of_memory' && oom && rule.attempts === 0) {
+            return { ...rule, attempts: oom.attempts, delaySeconds: oom.delay === undefined ? 0 : (0,_manifest_units_js__WEBPACK_IMPORTED_MODULE_0__/* .parseDuration */ .E9)(oom.delay) };
+        }
+        if (cls !== 'timeout' && cls !== 'preempted')
+            return rule;
+        const at = plan && (0,_state_placement_js__WEBPACK_IMPORTED_MODULE_2__/* .placement */ .o)(plan, taskId);
+        if (!phase || !at)
+            return rule;
+        if (phase.checkpoint) {
+            return {
+                ...rule,
+                resume: true,
+                walltime: ({ units }) => {
+                    const b = (0,_plan_walltime_js__WEBPACK_IMPORTED_MODULE_1__/* .remainingBudget */ .uj)(budgetInput(manifest, phase, at), units);
+                    const why = units === undefined
+                        ? `as planned, ${(0,_manifest_units_js__WEBPACK_IMPORTED_MODULE_0__/* .formatDuration */ .a3)(b.seconds)} (no progress to go by)`
+                        : `after ${units} ${phase.cost?.unit ?? 'unit'}s: ${b.arithmetic}`;
+                    return next(b, why);
+                },
+            };
+        }
+        const factor = (phase.retry?.timeout ?? manifest.defaults?.retry?.timeout)?.time_factor;
+        if (cls !== 'timeout' || factor === undefined || factor <= 1)
+            return rule;
+        return {
+            ...rule,
+            walltime: ({ walltimeSeconds }) => {
+                const b = (0,_plan_walltime_js__WEBPACK_IMPORTED_MODULE_1__/* .grownBudget */ .Ro)(c, walltimeSeconds ?? at.array.budget.seconds, factor, at.array.resources.partition);
+                return next(b, `walltime grown after a timeout: ${b.arithmetic}`);
+            },
+        };
+    };
+}
+const next = (b, why) => ({
+    seconds: b.seconds,
+    ...(b.partition === undefined ? {} : { partition: b.partition }),
+    why,
+});
+/** What the plan budgets a task's array from (plan/plan.ts), for the task alone. */
+function budgetInput(manifest, phase, at) {
+    const overrides = at.spec.stage === 'smoke' ? phase.smoke?.overrides : undefined;
+    return {
+        phase,
+        cluster: manifest.cluster,
+        cell: at.spec.values,
+        ...(at.spec.units === undefined ? {} : { units: at.spec.units }),
+        ...(overrides?.walltime === undefined ? {} : { walltime: overrides.walltime }),
+        ...(manifest.defaults?.walltime === undefined ? {} : { defaultWalltime: manifest.defaults.walltime }),
+        ...(at.array.resources.partition === undefined ? {} : { partition: at.array.resources.partition }),
+    };
+}
+
+
+/***/ }),
+
+/***/ 1115:
+/***/ ((__unused_webpack___webpack_module__, __webpack_exports__, __webpack_require__) => {
+
+
+// EXPORTS
+__webpack_require__.d(__webpack_exports__, {
+  LI: () => (/* binding */ MAX_SAVE_ZIP_BYTES),
+  mF: () => (/* binding */ STATE_FILES),
+  vs: () => (/* binding */ artifactList),
+  YV: () => (/* binding */ parseStateArtifactName),
+  LK: () => (/* binding */ stateArtifactName),
+  XI: () => (/* binding */ untrustedBecause),
+  aY: () => (/* binding */ unzipSave),
+  FW: () => (/* binding */ workflowFilePath),
+  tM: () => (/* binding */ workflowRun)
+});
+
+// UNUSED EXPORTS: MAX_STATE_FILE_BYTES, SAVE_FILES, TRUSTED_EVENTS
+
+// EXTERNAL MODULE: ./node_modules/zod/v4/classic/schemas.js + 15 modules
+var schemas = __webpack_require__(85584);
+// EXTERNAL MODULE: ./lib/decide/parallel-states.js
+var parallel_states = __webpack_require__(75740);
+// EXTERNAL MODULE: external "node:zlib"
+var external_node_zlib_ = __webpack_require__(38522);
+;// CONCATENATED MODULE: ./lib/github/unzip.js
+/**
+ * The files of a zip archive (an artifact as GitHub serves it), read through its central
+ * directory: stored and deflated entries, no zip64 (a campaign's state is far below 4 GiB).
+ *
+ * An archive is what the network handed over, so it is read within bounds: only the entries
+ * asked for are inflated, each no further than the size it declares (itself at most `limit`),
+ * and each must match its CRC-32. A 255 KB archive can declare 256 MiB of zeros; that is
+ * refused before it is inflated, not after.
+ */
+
+const EOCD = 0x06054b50;
+const CENTRAL = 0x02014b50;
+const LOCAL = 0x04034b50;
+/** Entry name → its bytes for the entries asked for; throws a plain Error saying what is wrong with a damaged archive. */
+function unzip(zip, o) {
+    // The end record is the last 22 bytes, unless a comment (at most 65535 bytes) follows it.
+    let end = -1;
+    for (let at = zip.length - 22; at >= Math.max(0, zip.length - 22 - 65_535); at--) {
+        if (zip.readUInt32LE(at) === EOCD) {
+            end = at;
+            break;
+        }
+    }
+    if (end < 0)
+        throw new Error('not a zip archive (no end of central directory)');
+    const count = zip.readUInt16LE(end + 10);
+    let at = zip.readUInt32LE(end + 16);
+    const files = new Map();
+    for (let i = 0; i < count; i++) {
+        if (at + 46 > zip.length || zip.readUInt32LE(at) !== CENTRAL)
+            throw new Error('damaged zip central directory');
+        const method = zip.readUInt16LE(at + 10);
+        const crc = zip.readUInt32LE(at + 16);
+        const packed = zip.readUInt32LE(at + 20);
+        const size = zip.readUInt32LE(at + 24);
+        const nameLength = zip.readUInt16LE(at + 28);
+        const extraLength = zip.readUInt16LE(at + 30);
+        const commentLength = zip.readUInt16LE(at + 32);
+        const local = zip.readUInt32LE(at + 42);
+        const name = zip.subarray(at + 46, at + 46 + nameLength).toString('utf8');
+        at += 46 + nameLength + extraLength + commentLength;
+        if (!o.names.has(name))
+            continue;
+        if (files.has(name))
+            throw new Error(`the zip holds ${name} twice`);
+        if (size > o.limit)
+            throw new Error(`zip entry ${name} declares ${size} bytes, more than the ${o.limit} a state file may hold`);
+        if (local + 30 > zip.length || zip.readUInt32LE(local) !== LOCAL)
+            throw new Error(`damaged zip entry ${name}`);
+        const start = local + 30 + zip.readUInt16LE(local + 26) + zip.readUInt16LE(local + 28);
+        if (start + packed > zip.length)
+            throw new Error(`zip entry ${name} is cut short`);
+        const data = zip.subarray(start, start + packed);
+        let bytes;
+        if (method === 0)
+            bytes = Buffer.from(data);
+        else if (method === 8)
+            bytes = inflateWithin(data, size, name);
+        else
+            throw new Error(`zip entry ${name} uses compression method ${method}, which is not read`);
+        if (bytes.length !== size)
+            throw new Error(`zip entry ${name} is ${bytes.length} bytes, not ${size}`);
+        if (crc32(bytes) !== crc)
+            throw new Error(`zip entry ${name} does not match its CRC-32`);
+        files.set(name, bytes);
+    }
+    return files;
+}
+/** Inflates no more than `size` bytes (and one more, to tell a longer stream). */
+function inflateWithin(data, size, name) {
+    try {
+        return external_node_zlib_.inflateRawSync(data, { maxOutputLength: size + 1 });
+    }
+    catch (e) {
+        if (e.code === 'ERR_BUFFER_TOO_LARGE')
+            throw new Error(`zip entry ${name} inflates past the ${size} bytes it declares`, { cause: e });
+        throw new Error(`zip entry ${name} does not inflate: ${e.message}`, { cause: e });
+    }
+}
+/** The CRC-32 zip records of each entry: Node's own where it has one (from 20.15), else a table's. */
+function crc32(bytes) {
+    const native = external_node_zlib_.crc32;
+    if (native)
+        return native(bytes);
+    let c = 0xffffffff;
+    for (const b of bytes)
+        c = CRC_TABLE[(c ^ b) & 0xff] ^ (c >>> 8);
+    return (c ^ 0xffffffff) >>> 0;
+}
+const CRC_TABLE = Array.from({ length: 256 }, (_, n) => {
+    let c = n;
+    for (let k = 0; k < 8; k++)
+        c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1;
+    return c >>> 0;
+});
+
+;// CONCATENATED MODULE: ./lib/github/state-artifacts.js
 /**
  * What the Action and the CLI agree on about a campaign's state kept as workflow artifacts: how
  * an artifact is named, which files of it are the state, and which runs' artifacts are trusted.
@@ -891,14 +1199,27 @@ async function lintManifests(files, checkWorkflow) {
  * make a run upload an artifact of any name; none of those runs qualifies.
  */
 
+
+
 const PREFIX = 'campaign-state';
 /** The files a state directory is restored with: what the state store reads (exec/store/file-store.ts). */
 const STATE_FILES = ['state.json', 'state.prev.json', 'state.journal.jsonl', 'events.jsonl'];
 /**
- * The most bytes one state file may hold, as the state store reads it (exec/store/file-store.ts):
+ * The most bytes one state file may hold, as the state store reads it (exec/store/state-file.ts):
  * the bound of what a downloaded artifact's entries may inflate to.
  */
-const MAX_STATE_FILE_BYTES = (/* unused pure expression or super */ null && (500 * 2 ** 20));
+const MAX_STATE_FILE_BYTES = 500 * 2 ** 20;
+/** What is read of a save's zip: the state's own files and which phases its job drove. */
+const SAVE_FILES = new Set([...STATE_FILES, parallel_states/* DROVE_FILE */.sN]);
+/** A save's zip holds at most these files, each at most a state file's limit (and some room for the zip's own records). */
+const MAX_SAVE_ZIP_BYTES = SAVE_FILES.size * MAX_STATE_FILE_BYTES + 2 ** 20;
+/**
+ * A save's own files from its zip, each inflated no further than it declares and the state's
+ * limit; throws a plain Error saying what is wrong with a damaged archive.
+ */
+function unzipSave(zip) {
+    return unzip(zip, { names: SAVE_FILES, limit: MAX_STATE_FILE_BYTES });
+}
 /** The events whose runs only the repository's writers can start. */
 const TRUSTED_EVENTS = new Set(['push', 'workflow_dispatch', 'schedule']);
 function stateArtifactName(p) {
@@ -917,26 +1238,26 @@ function workflowFilePath(ref) {
     return /(?:^|\/)(\.github\/workflows\/[^@/]+)(?:@|$)/.exec(ref)?.[1];
 }
 /** A page of `GET /repos/{owner}/{repo}/actions/artifacts`, newest first. */
-const artifactList = zod__WEBPACK_IMPORTED_MODULE_0__/* .object */ .Ikc({
-    total_count: zod__WEBPACK_IMPORTED_MODULE_0__/* .number */ .aig(),
-    artifacts: zod__WEBPACK_IMPORTED_MODULE_0__/* .array */ .YOg(zod__WEBPACK_IMPORTED_MODULE_0__/* .object */ .Ikc({
-        id: zod__WEBPACK_IMPORTED_MODULE_0__/* .number */ .aig(),
-        name: zod__WEBPACK_IMPORTED_MODULE_0__/* .string */ .YjP(),
-        expired: zod__WEBPACK_IMPORTED_MODULE_0__/* .boolean */ .zMY(),
+const artifactList = schemas/* object */.Ikc({
+    total_count: schemas/* number */.aig(),
+    artifacts: schemas/* array */.YOg(schemas/* object */.Ikc({
+        id: schemas/* number */.aig(),
+        name: schemas/* string */.YjP(),
+        expired: schemas/* boolean */.zMY(),
         /** The zip's size: its download is read no further. */
-        size_in_bytes: zod__WEBPACK_IMPORTED_MODULE_0__/* .number */ .aig().optional(),
-        created_at: zod__WEBPACK_IMPORTED_MODULE_0__/* .string */ .YjP().nullable(),
-        digest: zod__WEBPACK_IMPORTED_MODULE_0__/* .string */ .YjP().nullable().optional(),
-        workflow_run: zod__WEBPACK_IMPORTED_MODULE_0__/* .object */ .Ikc({ id: zod__WEBPACK_IMPORTED_MODULE_0__/* .number */ .aig().nullable().optional() }).nullable().optional(),
+        size_in_bytes: schemas/* number */.aig().optional(),
+        created_at: schemas/* string */.YjP().nullable(),
+        digest: schemas/* string */.YjP().nullable().optional(),
+        workflow_run: schemas/* object */.Ikc({ id: schemas/* number */.aig().nullable().optional() }).nullable().optional(),
     })),
 });
 /** The fields of `GET /repos/{owner}/{repo}/actions/runs/{id}` that say where a run came from. */
-const workflowRun = zod__WEBPACK_IMPORTED_MODULE_0__/* .object */ .Ikc({
-    event: zod__WEBPACK_IMPORTED_MODULE_0__/* .string */ .YjP(),
-    head_branch: zod__WEBPACK_IMPORTED_MODULE_0__/* .string */ .YjP().nullable(),
-    path: zod__WEBPACK_IMPORTED_MODULE_0__/* .string */ .YjP(),
-    repository: zod__WEBPACK_IMPORTED_MODULE_0__/* .object */ .Ikc({ full_name: zod__WEBPACK_IMPORTED_MODULE_0__/* .string */ .YjP() }),
-    head_repository: zod__WEBPACK_IMPORTED_MODULE_0__/* .object */ .Ikc({ full_name: zod__WEBPACK_IMPORTED_MODULE_0__/* .string */ .YjP() }).nullable(),
+const workflowRun = schemas/* object */.Ikc({
+    event: schemas/* string */.YjP(),
+    head_branch: schemas/* string */.YjP().nullable(),
+    path: schemas/* string */.YjP(),
+    repository: schemas/* object */.Ikc({ full_name: schemas/* string */.YjP() }),
+    head_repository: schemas/* object */.Ikc({ full_name: schemas/* string */.YjP() }).nullable(),
 });
 /** Why a run's artifacts are not to be trusted (see the module's comment), or undefined when they are. */
 function untrustedBecause(run, want) {

@@ -13,7 +13,7 @@
 import { mkdtempSync, readFileSync, rmdirSync, unlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { environmentWithoutSecrets, isSecretName } from '../exec/secrets.js';
+import { environmentWithoutSecrets, isSecretName } from '../app/secrets.js';
 
 /** Names the file the first start left the secrets in, for the second. */
 const HANDOFF_ENV = 'CAMPAIGN_SECRETS_HANDOFF';

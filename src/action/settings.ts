@@ -5,7 +5,7 @@
 import { z } from 'zod';
 import { UserError } from '../errors.js';
 import { parseDuration } from '../manifest/units.js';
-import { STAGES } from '../decide/scope.js';
+import { JOB_STAGES } from '../manifest/expand.js';
 
 export const COMMANDS = ['plan', 'check', 'advance', 'gate', 'summary', 'plan-comment'] as const;
 
@@ -57,7 +57,7 @@ const mainInputs = z
       .string()
       .trim()
       .transform((s) => (s === '' ? 'all' : s))
-      .pipe(z.enum(STAGES, { error: `is not one of ${STAGES.join(', ')}` })),
+      .pipe(z.enum(JOB_STAGES, { error: `is not one of ${JOB_STAGES.join(', ')}` })),
     budget: duration,
     handover: z
       .string()

@@ -3,29 +3,25 @@
  * advance, gate, summary), which main.ts loads only when one of them runs.
  */
 import { core } from './toolkit.js';
-import { mkdir, writeFile } from 'node:fs/promises';
+import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { openExecutor, preflightCampaign } from '../app/executors.js';
 import { renderPreflight } from '../app/preflight.js';
 import { sshSecretsFrom, type SshSecrets } from '../app/transport-for.js';
 import type { Campaign } from '../app/load.js';
-import { driveCampaign, systemClock } from '../app/drive.js';
+import { systemClock } from '../app/drive.js';
+import { recordDrove } from '../app/merge-saves.js';
+import { runCampaign, type RunOptions } from '../app/run.js';
+import { storedState } from '../app/stored-state.js';
 import { gatherSummary } from '../app/summary.js';
 import { UserError } from '../errors.js';
-import { CampaignController, loadState } from '../exec/controller.js';
 import type { Executor } from '../exec/executor.js';
-import { FileStateStore } from '../exec/store/file-store.js';
 import type { Plan } from '../plan/plan.js';
-import { definitionChangeLine, definitionChanges, keptTasks } from '../decide/definition-changes.js';
-import { gateView, jobSummary } from '../report/job-summary.js';
+import { gateView, jobOutcome, jobSummary } from '../report/job-summary.js';
 import { codeBlock } from '../report/markdown.js';
-import { PollPacer, pollLimits } from '../decide/poll.js';
-import { scopeAtRest, startScopedRun, type Scope } from '../decide/scope.js';
-import { parkedAfter } from '../decide/park.js';
-import { DROVE_FILE } from '../decide/parallel-states.js';
-import { phaseCounts } from '../state/phase-counts.js';
+import type { Scope } from '../decide/scope.js';
 import type { CampaignState } from '../state/state.js';
-import { allCompleted, renderSummary, type SummaryInput } from '../report/summary.js';
+import { renderSummary, type SummaryInput } from '../report/summary.js';
 import type { GitHubServices, StateArtifactRef } from './github/services.js';
 import type { RunContext } from './main.js';
 import { annotate, problemFindings, writeSummary } from './report.js';
@@ -81,8 +77,7 @@ async function restore(
   core.info(
     ref ? `restored the state from ${ref.name} (run ${ref.runId})${merged}` : 'no earlier state: the campaign starts',
   );
-  const state = await loadState(new FileStateStore(c.stateDir), c.manifest.campaign, new Date().toISOString());
-  return { state, ref };
+  return { state: await storedState(c), ref };
 }
 
 async function advance(
@@ -95,13 +90,17 @@ async function advance(
   const clock = ctx.clock ?? systemClock;
   const deadline = clock.now() + s.budget * 1000;
   const scope: Scope = { ...(s.phase === undefined ? {} : { phase: s.phase }), stage: s.stage };
-  await restore(c, services);
-  // Saved with every copy of the state: a phase's records are taken from the newest job that drove it.
-  await mkdir(c.stateDir, { recursive: true });
-  await writeFile(join(c.stateDir, DROVE_FILE), JSON.stringify({ drove: s.phase === undefined ? 'all' : [s.phase] }));
-  const store = new FileStateStore(c.stateDir, { onWarning: (m) => core.warning(m) });
-  const lock = await store.acquire(`campaign action advance ${s.manifest}`);
-  let executor: Executor | undefined;
+  const { state: restored } = await restore(c, services);
+  await recordDrove(c.stateDir, s.phase);
+  // A scheduled resume drives what parked jobs left, never a stage no job of the workflow began
+  // (a gate, a release waiting for approval, a phase whose dependencies just completed).
+  const scopes: Scope[] = s.resume ? (restored.parked?.scopes ?? []) : [scope];
+  if (scopes.length === 0) {
+    core.notice(`campaign ${c.manifest.campaign}: no job parked, so there is nothing to resume`);
+    core.setOutput('parked', 'false');
+    await switchResume(s, services, false);
+    return undefined;
+  }
   let passes = 0;
   let saved = false;
   // A cancelled job gets SIGINT, then SIGTERM, seconds before it is killed: stop after the
@@ -114,107 +113,61 @@ async function advance(
   process.on('SIGINT', cancel);
   process.on('SIGTERM', cancel);
   try {
-    const loaded = await loadState(store, c.manifest.campaign, new Date().toISOString());
-    // A scheduled resume drives what parked jobs left, never a stage no job of the workflow began
-    // (a gate, a release waiting for approval, a phase whose dependencies just completed).
-    const scopes: Scope[] = s.resume ? (loaded.parked?.scopes ?? []) : [scope];
-    if (scopes.length === 0) {
-      core.notice(`campaign ${c.manifest.campaign}: no job parked, so there is nothing to resume`);
-      core.setOutput('parked', 'false');
-      await switchResume(s, services, false);
-      return undefined;
-    }
-    const opened = await openExecutor(c, {
+    const options: RunOptions = {
+      holder: `campaign action advance ${s.manifest}`,
       ssh,
-      since: () => loaded.created,
-      warn: (m) => core.warning(m),
-      checkCluster: true,
-    });
-    executor = opened.executor;
-    const plan = opened.plan;
-    const controller = new CampaignController({
-      manifest: c.manifest,
-      plan,
-      executor,
-      store,
-      scope: scopes,
-      ...(ctx.commit === undefined ? {} : { commit: ctx.commit }),
-      ...(c.code === undefined ? {} : { code: c.code }),
-    });
-    const reconciled = await controller.reconcile(loaded, 'run the workflow again with retry-failed: true');
-    for (const w of reconciled.warnings) core.warning(w);
-    // Said before anything is submitted: which tasks a changed definition runs again (or keeps).
-    const keepChanged = s['keep-changed'];
-    const changes = definitionChanges(reconciled.state, plan);
-    for (const ch of changes) core.notice(definitionChangeLine(ch, keepChanged));
-    let state = startScopedRun(reconciled.state, plan, scopes, {
-      retryFailed: s['retry-failed'],
-      keepChanged,
-      now: new Date(clock.now()).toISOString(),
-    });
-    if (keepChanged) await controller.recordProvenance(state, keptTasks(changes));
-    const pacer = new PollPacer(plan, pollLimits(c.manifest.cluster.executor));
-    const driven = await driveCampaign(state, {
-      controller,
-      store,
-      pacer,
       clock,
       deadline,
       signal: cancelling.signal,
+      ...(ctx.commit === undefined ? {} : { commit: ctx.commit }),
+      retryFailed: s['retry-failed'],
+      keepChanged: s['keep-changed'],
+      job: { scopes, resume: s.resume, ...(s.park === undefined ? {} : { park: s.park }) },
+      retryFix: 'run the workflow again with retry-failed: true',
+      note: (m) => core.notice(m),
+      warn: (m) => core.warning(m),
       onPass: () => passes++,
-      ...(s.park === undefined
-        ? {}
-        : {
-            park: {
-              seconds: s.park,
-              since: s.resume && loaded.parked ? Date.parse(loaded.parked.since) : clock.now(),
-              quiet: (st: CampaignState, now: number) => pacer.quietSeconds(st, now),
-              out: (st: CampaignState) => !scopeAtRest(plan, st, [], scopes),
-            },
-          }),
+    };
+    return await runCampaign(c, options, async ({ plan, state, driven, continues, executor }) => {
+      core.setOutput('parked', String(driven.parked !== undefined && !continues));
+      if (driven.parked && !continues)
+        core.notice(
+          `nothing is due for ${s.park! / 60} min: the state is saved and this job ends; a scheduled resume goes on`,
+        );
+      // The summary travels in the state artifact too: a download that reads without the run's page.
+      const summary = await summaryInput(c, plan, state, executor);
+      await writeFile(join(c.stateDir, 'summary.md'), renderSummary(summary));
+      const artifact = await services.state.save(c.manifest.campaign, c.stateDir, ctx.job);
+      saved = true;
+      core.setOutput('state-artifact', artifact.name);
+      // The budget ran out, or a resumed stage came to rest and the workflow's jobs take the next one.
+      const handOver =
+        s.handover === 'dispatch' &&
+        !cancelling.signal.aborted &&
+        (continues || (!driven.atRest && driven.parked === undefined));
+      // A refused handover is the user's to fix (a workflow without workflow_dispatch): said once
+      // the state is saved, with the gates and the summary still written.
+      const refused = handOver
+        ? await handOverRun(
+            services,
+            continues
+              ? 'a resumed stage came to rest: a new run of the workflow begins the next'
+              : 'the budget of this job ran out before its part of the campaign came to rest: a new run goes on',
+            s['campaign-workflow'],
+          )
+        : undefined;
+      if (continues && !handOver)
+        core.notice('a resumed stage came to rest: the next one begins with the next push or "Run workflow"');
+      core.setOutput('handed-over', String(handOver && refused === undefined));
+      // The schedule runs while something is parked, and only then: a job that parked switches it
+      // on, the resume that leaves nothing parked switches it off.
+      let unscheduled: string | undefined;
+      if (state.parked && !s.resume) unscheduled = await switchResume(s, services, true);
+      else if (!state.parked && s.resume) unscheduled = await switchResume(s, services, false);
+      await publishGates(c, plan, state, services, scope);
+      const failure = await report(c, scope, summary, artifact);
+      return refused ?? unscheduled ?? failure;
     });
-    const atRest = driven.atRest;
-    const parking = parkedAfter(plan, driven, scopes, s.resume);
-    state = parking.state;
-    if (state !== driven.state) await store.save(state);
-    core.setOutput('parked', String(driven.parked !== undefined && !parking.continues));
-    if (driven.parked && !parking.continues)
-      core.notice(
-        `nothing is due for ${s.park! / 60} min: the state is saved and this job ends; a scheduled resume goes on`,
-      );
-    // The summary travels in the state artifact too: a download that reads without the run's page.
-    const summary = await summaryInput(c, plan, state, executor);
-    await writeFile(join(c.stateDir, 'summary.md'), renderSummary(summary));
-    const artifact = await services.state.save(c.manifest.campaign, c.stateDir, ctx.job);
-    saved = true;
-    core.setOutput('state-artifact', artifact.name);
-    // The budget ran out, or a resumed stage came to rest and the workflow's jobs take the next one.
-    const handOver =
-      s.handover === 'dispatch' &&
-      !cancelling.signal.aborted &&
-      (parking.continues || (!atRest && driven.parked === undefined));
-    // A refused handover is the user's to fix (a workflow without workflow_dispatch): said once
-    // the state is saved, with the gates and the summary still written.
-    const refused = handOver
-      ? await handOverRun(
-          services,
-          parking.continues
-            ? 'a resumed stage came to rest: a new run of the workflow begins the next'
-            : 'the budget of this job ran out before its part of the campaign came to rest: a new run goes on',
-          s['campaign-workflow'],
-        )
-      : undefined;
-    if (parking.continues && !handOver)
-      core.notice('a resumed stage came to rest: the next one begins with the next push or "Run workflow"');
-    core.setOutput('handed-over', String(handOver && refused === undefined));
-    // The schedule runs while something is parked, and only then: a job that parked switches it
-    // on, the resume that leaves nothing parked switches it off.
-    let unscheduled: string | undefined;
-    if (state.parked && !s.resume) unscheduled = await switchResume(s, services, true);
-    else if (!state.parked && s.resume) unscheduled = await switchResume(s, services, false);
-    await publishGates(c, plan, state, services, scope);
-    const failure = await report(c, scope, summary, artifact);
-    return refused ?? unscheduled ?? failure;
   } catch (e) {
     // What the passes did must outlive this job: the next one starts from the newest artifact.
     if (passes > 0 && !saved) {
@@ -226,8 +179,6 @@ async function advance(
   } finally {
     process.off('SIGINT', cancel);
     process.off('SIGTERM', cancel);
-    await lock.release();
-    await executor?.close();
   }
 }
 
@@ -349,8 +300,7 @@ async function report(
   artifact: StateArtifactRef | undefined,
 ): Promise<string | undefined> {
   const { plan, state } = summary;
-  const counts = phaseCounts(plan, state);
-  const complete = allCompleted(plan, state);
+  const outcome = jobOutcome(plan, state, scope.phase);
   const where = scope.phase
     ? ` (${scope.phase}, ${scope.stage === 'all' ? 'every stage' : `${scope.stage} stage`})`
     : '';
@@ -363,11 +313,8 @@ async function report(
       now: new Date().toISOString(),
     }),
   );
-  const mine = counts.filter((x) => scope.phase === undefined || x.phase === scope.phase);
-  core.setOutput('complete', String(complete));
-  core.setOutput('counts', JSON.stringify(counts));
-  if (scope.phase !== undefined) core.setOutput('phase-status', mine[0]?.status ?? 'waiting');
-  const bad = mine.filter((x) => x.status === 'failed' || x.status === 'blocked');
-  if (bad.length === 0) return undefined;
-  return bad.map((x) => `${x.phase} ${x.status}${x.reason ? `: ${x.reason}` : ''}`).join('; ');
+  core.setOutput('complete', String(outcome.complete));
+  core.setOutput('counts', JSON.stringify(outcome.counts));
+  if (scope.phase !== undefined) core.setOutput('phase-status', outcome.mine[0]?.status ?? 'waiting');
+  return outcome.failure;
 }

@@ -3,7 +3,7 @@
  * merged into one state (decide/parallel-states.ts), for both front ends: the Action's restore
  * and `--from-github`. Each directory holds a save's files as the Action uploaded them.
  */
-import { readFile } from 'node:fs/promises';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { DROVE_FILE, droveFile, mergeParallelStates, type SavedState } from '../decide/parallel-states.js';
 import { FileStateStore } from '../exec/store/file-store.js';
@@ -59,6 +59,15 @@ export async function mergeSaves(
     events: events.map((l) => `${l}\n`).join(''),
     uncovered: merged.uncovered,
   };
+}
+
+/**
+ * Records in the state directory `dir` the phases its job drives (every one without `phase`),
+ * saved with every copy of the state: a phase's records are taken from the newest job that drove it.
+ */
+export async function recordDrove(dir: string, phase: string | undefined): Promise<void> {
+  await mkdir(dir, { recursive: true });
+  await writeFile(join(dir, DROVE_FILE), JSON.stringify({ drove: phase === undefined ? 'all' : [phase] }));
 }
 
 /** The phases the job that saved a state directory drove (DROVE_FILE); all for a save that does not say. */

@@ -14,9 +14,10 @@ import {
   readSshConfig,
   resolveAccess,
 } from '../exec/transport/ssh-config.js';
-import type { SshHop, SshTransportOptions } from '../exec/transport/ssh.js';
+import type { SshTransportOptions } from '../exec/transport/ssh.js';
+import type { SshHop } from '../exec/transport/ssh/connect.js';
 import { parseTarget } from '../exec/transport/target.js';
-import { askOnTerminal } from '../exec/transport/terminal-prompt.js';
+import { askOnTerminal } from './terminal-prompt.js';
 import type { CommandResult, Transport } from '../exec/transport/transport.js';
 import type { Word } from '../exec/transport/words.js';
 import type { Campaign } from './load.js';

@@ -6,6 +6,7 @@ import { execFile } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { dirname, join, relative, resolve, sep } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
 import type { LintContext } from '../lint/rule.js';
 import type { Finding } from '../lint/rule.js';
@@ -26,7 +27,9 @@ const releaseStamp = z.object({
 function releaseUses(): string {
   let text: string;
   try {
-    text = readFileSync(new URL('../release.json', import.meta.url), 'utf8');
+    // lib/release.json, beside lib/app/. A path rather than `new URL(…, import.meta.url)`, which
+    // the bundler would take for an asset of the Action's bundle (that has no stamp: the tag).
+    text = readFileSync(join(dirname(dirname(fileURLToPath(import.meta.url))), 'release.json'), 'utf8');
   } catch (e) {
     if ((e as NodeJS.ErrnoException).code === 'ENOENT') return 'campaign-tools/campaign@v0';
     throw e;

@@ -3,16 +3,13 @@ import { mkdir, readFile, stat, writeFile } from 'node:fs/promises';
 import { dirname, join, relative, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { UserError } from '../errors.js';
-import type { Executor } from '../exec/executor.js';
-import { FileStateStore } from '../exec/store/file-store.js';
 import { formatFinding } from '../lint/lint.js';
 import { manifestJsonSchema } from '../manifest/schema.js';
 import { closest } from '../manifest/suggest.js';
-import { emptyState, type CampaignState } from '../state/state.js';
-import { diskFullTasks, startRun } from '../decide/transition.js';
+import type { CampaignState } from '../state/state.js';
 import { allCompleted, progressLine } from '../report/summary.js';
 import type { PhaseCounts } from '../state/phase-counts.js';
-import { driveCampaign, systemClock } from '../app/drive.js';
+import { systemClock } from '../app/drive.js';
 import { classify } from '../app/errors.js';
 import { lintManifests, manifestFiles } from '../app/lint-files.js';
 import { loadCampaign, type Campaign } from '../app/load.js';
@@ -21,9 +18,8 @@ import { defaultOptions, workflowTarget } from '../app/workflow-file.js';
 import { renderWorkflows } from '../workflow/render.js';
 import { writeStarter } from './init.js';
 import { manifestCommit } from './git.js';
-import { definitionChangeLine, definitionChanges, keptTasks } from '../decide/definition-changes.js';
-import { asideDir } from '../render/set-aside.js';
-import { guardTerminal } from '../exec/terminal.js';
+import { changedDefinitionLines, storedState } from '../app/stored-state.js';
+import { guardTerminal } from '../app/terminal.js';
 
 // What only some commands need is imported by them when they run (`await import`): the
 // controller, the executors and their transports, the summaries with their pictures, results,
@@ -537,12 +533,11 @@ async function plan({ values, files }: Given): Promise<number> {
     printWarnings(c);
     process.stdout.write(renderPlanText(c.plan));
     // Against the stored state, where there is one: which tasks a run would send again, and why.
-    const store = new FileStateStore(c.stateDir, { readOnly: true });
-    if ((await store.load()) !== undefined) {
-      const changes = definitionChanges(await storedState(c), c.plan);
+    const changes = await changedDefinitionLines(c);
+    if (changes !== undefined) {
       process.stdout.write(`\nAgainst the stored state (${c.stateDir}):\n`);
       if (changes.length === 0) process.stdout.write('  no definition changed: a run sends no completed task again\n');
-      for (const ch of changes) process.stdout.write(`  ${definitionChangeLine(ch, false)}\n`);
+      for (const line of changes) process.stdout.write(`  ${line}\n`);
     }
   }
   return EXIT.ok;
@@ -580,24 +575,19 @@ async function run({ values, files }: Given): Promise<number> {
     throw new UserError({ message: `--poll ${String(values.poll)} is not a positive number of seconds` });
   const json = values.format === 'json';
   printWarnings(c);
-  const [
-    { CampaignController, loadState },
-    { PollPacer, pollLimits },
-    { Progress },
-    { campaignSummary, summaryRecord },
-    { RunEvents },
-  ] = await Promise.all([
-    import('../exec/controller.js'),
-    import('../decide/poll.js'),
-    import('./progress.js'),
-    import('../app/summary.js'),
-    import('./run-events.js'),
-  ]);
-  const store = new FileStateStore(c.stateDir, { onWarning: warn });
-  const lock = await store.acquire(`campaign run ${files[0]!}`);
+  const commit = await manifestCommit(c.file);
+  const [{ runCampaign }, { sshSecretsFrom }, { Progress }, { campaignSummary, summaryRecord }, { RunEvents }] =
+    await Promise.all([
+      import('../app/run.js'),
+      import('../app/transport-for.js'),
+      import('./progress.js'),
+      import('../app/summary.js'),
+      import('../report/run-events.js'),
+    ]);
   // The first Ctrl-C (or SIGTERM) stops after the pass under way, so that what it submitted is
   // saved; a second one leaves at once. Running tasks go on either way.
   const stopping = new AbortController();
+  let lock: { release(): Promise<void> } | undefined;
   const stop = (): void => {
     if (!stopping.signal.aborted) {
       process.stderr.write('\ncampaign: stopping after this pass (again to stop at once); running tasks go on\n');
@@ -605,86 +595,73 @@ async function run({ values, files }: Given): Promise<number> {
       return;
     }
     process.stderr.write(`\ncampaign: ${STOPPED}\n`);
-    void lock.release().finally(() => process.exit(EXIT.interrupted));
+    void (lock?.release() ?? Promise.resolve()).finally(() => process.exit(EXIT.interrupted));
   };
   process.on('SIGINT', stop);
   process.on('SIGTERM', stop);
   // A reader gone (`run … | head`) stops it as a first Ctrl-C does, quietly.
   const readerGone = (): void => stopping.abort();
   closedPipe.signal.addEventListener('abort', readerGone);
-  let executor: Executor | undefined;
+  // Progress goes to stderr, so that stdout carries only data: the summary, or the events.
+  let shown: { update(state: CampaignState): void } | undefined;
   try {
-    let loaded = await loadState(store, c.manifest.campaign, new Date().toISOString());
-    const opened = await openFor(c, () => loaded.created, true);
-    executor = opened.executor;
-    if (values.fresh === true) loaded = await startFresh(c, store, executor, loaded);
-    const plan = opened.plan;
-    const commit = await manifestCommit(c.file);
-    const controller = new CampaignController({
-      manifest: c.manifest,
-      plan,
-      executor,
-      store,
-      warn,
-      ...(commit === undefined ? {} : { commit }),
-      ...(c.code === undefined ? {} : { code: c.code }),
-    });
-    // Progress goes to stderr, so that stdout carries only data: the summary, or the events.
-    const events = json ? new RunEvents(plan, (e) => process.stdout.write(JSON.stringify(e) + '\n')) : undefined;
-    const progress = json ? undefined : new Progress(process.stderr, plan);
-    const reconciled = await controller.reconcile(loaded, 'run again with --retry-failed');
-    reconciled.warnings.forEach(warn);
-    // Said before anything is submitted: which tasks a changed definition runs again (or keeps).
-    const keepChanged = values['keep-changed'] === true;
-    const changes = definitionChanges(reconciled.state, plan);
-    for (const ch of changes) note(definitionChangeLine(ch, keepChanged));
-    let state = startRun(reconciled.state, plan, {
-      retryFailed: values['retry-failed'] === true,
-      keepChanged,
-      now: new Date().toISOString(),
-    });
-    if (keepChanged) await controller.recordProvenance(state, keptTasks(changes));
-    events?.start(state);
-    const pacer = new PollPacer(plan, pollLimits(c.manifest.cluster.executor, maxPoll));
-    ({ state } = await driveCampaign(state, {
-      controller,
-      store,
-      pacer,
-      clock: systemClock,
-      signal: stopping.signal,
-      onPass: (s) => (events ?? progress)?.update(s),
-    }));
-    // Its reader gone, the run says nothing more.
-    if (closedPipe.signal.aborted) return EXIT.closedPipe;
-    if (stopping.signal.aborted) {
-      process.stderr.write(`campaign: ${STOPPED}\n`);
-      return EXIT.interrupted;
-    }
-    const text = await campaignSummary({ campaign: c, plan, state, executor, beside: c.stateDir, warn });
-    const summaryFile = join(c.stateDir, 'summary.md');
-    await writeFile(summaryFile, text);
-    const record = await summaryRecord(plan, state, undefined);
-    // The markdown is data for a file or a pipe; a person at a terminal reads its short form.
-    if (events) events.end(record, summaryFile);
-    else if (process.stdout.isTTY) process.stdout.write('\n' + statusText(record));
-    else process.stdout.write('\n' + text);
-    note(
-      `the summary is in ${join(relative(process.cwd(), c.stateDir) || '.', 'summary.md')}, its pictures beside it; a task's log: campaign logs ${files[0]!} TASK`,
+    return await runCampaign(
+      c,
+      {
+        holder: `campaign run ${files[0]!}`,
+        ssh: sshSecretsFrom(process.env),
+        clock: systemClock,
+        signal: stopping.signal,
+        ...(maxPoll === undefined ? {} : { maxPoll }),
+        ...(commit === undefined ? {} : { commit }),
+        retryFailed: values['retry-failed'] === true,
+        keepChanged: values['keep-changed'] === true,
+        fresh: values.fresh === true,
+        retryFix: 'run again with --retry-failed',
+        note,
+        warn,
+        onLock: (held) => (lock = held),
+        onStart: (plan, state) => {
+          if (!json) shown = new Progress(process.stderr, plan);
+          else {
+            const events = new RunEvents(plan, (e) => process.stdout.write(JSON.stringify(e) + '\n'));
+            events.start(state);
+            shown = events;
+          }
+        },
+        onPass: (state) => shown?.update(state),
+      },
+      async ({ plan, state, executor, diskFull }) => {
+        // Its reader gone, the run says nothing more.
+        if (closedPipe.signal.aborted) return EXIT.closedPipe;
+        if (stopping.signal.aborted) {
+          process.stderr.write(`campaign: ${STOPPED}\n`);
+          return EXIT.interrupted;
+        }
+        const text = await campaignSummary({ campaign: c, plan, state, executor, beside: c.stateDir, warn });
+        const summaryFile = join(c.stateDir, 'summary.md');
+        await writeFile(summaryFile, text);
+        const record = await summaryRecord(plan, state, undefined);
+        // The markdown is data for a file or a pipe; a person at a terminal reads its short form.
+        if (shown instanceof RunEvents) shown.end(record, summaryFile);
+        else if (process.stdout.isTTY) process.stdout.write('\n' + statusText(record));
+        else process.stdout.write('\n' + text);
+        note(
+          `the summary is in ${join(relative(process.cwd(), c.stateDir) || '.', 'summary.md')}, its pictures beside it; a task's log: campaign logs ${files[0]!} TASK`,
+        );
+        if (diskFull.length > 0) {
+          warn(
+            `paused: ${diskFull.length} task${diskFull.length === 1 ? '' : 's'} found the disk full (${state.tasks[diskFull[0]!]!.attempts.at(-1)!.reason}); ` +
+              'nothing more was submitted. Free space, then run the same command again: they run again, their retries intact',
+          );
+        }
+        return allCompleted(plan, state) ? EXIT.ok : EXIT.incomplete;
+      },
     );
-    const full = diskFullTasks(state);
-    if (full.length > 0) {
-      warn(
-        `paused: ${full.length} task${full.length === 1 ? '' : 's'} found the disk full (${state.tasks[full[0]!]!.attempts.at(-1)!.reason}); ` +
-          'nothing more was submitted. Free space, then run the same command again: they run again, their retries intact',
-      );
-    }
-    return allCompleted(plan, state) ? EXIT.ok : EXIT.incomplete;
   } finally {
     process.off('SIGINT', stop);
     process.off('SIGTERM', stop);
     closedPipe.signal.removeEventListener('abort', readerGone);
-    await lock.release();
-    await executor?.close();
   }
 }
 
@@ -710,27 +687,17 @@ async function campaignOf(file: string, values: Record<string, string | boolean 
   return campaignFromGitHub(c, where, process.env, note);
 }
 
-/** The stored state, for a command that only reads it (it holds no lock, and repairs nothing). */
-async function storedState(c: Campaign): Promise<CampaignState> {
-  const { loadState } = await import('../exec/controller.js');
-  return loadState(new FileStateStore(c.stateDir, { readOnly: true }), c.manifest.campaign, new Date().toISOString());
-}
-
 async function cancel({ values, files }: Given): Promise<number> {
   const c = await loadCampaign(files[0]!, values['state-dir'] as string | undefined);
-  const { CampaignController } = await import('../exec/controller.js');
+  const [{ cancelCampaign }, { sshSecretsFrom }] = await Promise.all([
+    import('../app/locked-commands.js'),
+    import('../app/transport-for.js'),
+  ]);
   // Refused while a `run` holds the lock: it would start the next tasks as these end.
-  return withLockedExecutor(c, `campaign cancel ${files[0]!}`, async (state, executor, store) => {
-    const controller = new CampaignController({ manifest: c.manifest, plan: c.plan, executor, store });
-    // The grace between SIGTERM and SIGKILL is 10 s; the rest is for the marker to be seen.
-    const r = await controller.cancel(state, 60_000);
-    const cancelled = Object.entries(r.state.tasks).filter(
-      ([id, t]) => t.attempts.at(-1)?.class === 'cancelled' && state.tasks[id]?.attempts.at(-1)?.class === undefined,
-    );
-    for (const [id] of cancelled) process.stdout.write(`cancelled ${id}\n`);
-    for (const id of r.running) process.stderr.write(`campaign: ${id} is still running after 60 s\n`);
-    return r.running.length === 0 ? EXIT.ok : EXIT.incomplete;
-  });
+  const r = await cancelCampaign(c, { holder: `campaign cancel ${files[0]!}`, ssh: sshSecretsFrom(process.env), warn });
+  for (const id of r.cancelled) process.stdout.write(`cancelled ${id}\n`);
+  for (const id of r.running) process.stderr.write(`campaign: ${id} is still running after 60 s\n`);
+  return r.running.length === 0 ? EXIT.ok : EXIT.incomplete;
 }
 
 async function status({ values, files }: Given): Promise<number> {
@@ -759,38 +726,6 @@ function statusText(record: {
 const note = (m: string): void => {
   process.stderr.write(`campaign: ${m}\n`);
 };
-
-/**
- * `run --fresh`: the campaign's earlier generation moved aside (its state in the state
- * directory's `previous/`, its attempts and claimed outputs in the workdir's
- * `.campaign/aside/`), never deleted, and a new state in its place. Refused while tasks run.
- */
-async function startFresh(
-  c: Campaign,
-  store: FileStateStore,
-  executor: Executor,
-  loaded: CampaignState,
-): Promise<CampaignState> {
-  const running = Object.entries(loaded.tasks).filter(([, t]) => t.status === 'submitted' || t.status === 'running');
-  if (running.length > 0) {
-    throw new UserError({
-      message: `${running.length} task${running.length === 1 ? ' is' : 's are'} still running (${running[0]![0]}${running.length > 1 ? ', …' : ''}): a fresh start would leave them unwatched`,
-      fix: `stop them with \`campaign cancel ${c.file}\`, or let them end, then run --fresh again`,
-    });
-  }
-  const now = new Date().toISOString();
-  const stamp = now.replace(/[:.]/g, '-');
-  const aside = await executor.setAside(asideDir(c.manifest.campaign, stamp));
-  const moved = await store.setAside(join(c.stateDir, 'previous', stamp));
-  const parts = [
-    moved.length > 0 ? `the earlier state is in ${join(c.stateDir, 'previous', stamp)}` : 'there was no earlier state',
-    `${aside.outputs} output${aside.outputs === 1 ? '' : 's'}${aside.attempts ? ' and the attempts' : ''} moved to ${aside.dest} in the workdir`,
-  ];
-  // The new generation is recorded for every controller: one on the old one stops, with the reason.
-  await executor.generation.replace(now);
-  note(`started afresh: ${parts.join('; ')}; nothing was deleted, and nothing earlier counts for this run`);
-  return { ...emptyState(c.manifest.campaign, now), generation: now };
-}
 
 async function summary({ values, files }: Given): Promise<number> {
   const json = values.format === 'json';
@@ -885,7 +820,7 @@ async function provenance({ values, files }: Given): Promise<number> {
   const fmt = format(values.format);
   const c = await loadCampaign(files[0]!, values['state-dir'] as string | undefined);
   const state = await storedState(c);
-  const { readProvenance, renderProvenance, workdirPath } = await import('./provenance.js');
+  const { readProvenance, renderProvenance, workdirPath } = await import('../app/provenance.js');
   const { executor } = await openFor(c, () => state.created, false);
   let missing = 0;
   try {
@@ -912,40 +847,20 @@ async function provenance({ values, files }: Given): Promise<number> {
  */
 async function gc({ values, files }: Given): Promise<number> {
   const c = await loadCampaign(files[0]!, values['state-dir'] as string | undefined);
-  const { snapshotsInUse } = await import('../decide/code-in-use.js');
-  return withLockedExecutor(c, `campaign gc ${files[0]!}`, async (state, executor) => {
-    const keep = snapshotsInUse(state);
-    if (c.code) keep.add(c.code.facts.id);
-    const removed = await executor.removeCode(keep);
-    for (const id of removed) process.stdout.write(`removed code snapshot ${id}\n`);
-    process.stderr.write(
-      `campaign: ${removed.length} code snapshot${removed.length === 1 ? '' : 's'} removed, ${keep.size} kept (${[...keep].sort().join(', ') || 'none'})\n`,
-    );
-    return EXIT.ok;
+  const [{ removeUnusedCode }, { sshSecretsFrom }] = await Promise.all([
+    import('../app/locked-commands.js'),
+    import('../app/transport-for.js'),
+  ]);
+  const { removed, kept } = await removeUnusedCode(c, {
+    holder: `campaign gc ${files[0]!}`,
+    ssh: sshSecretsFrom(process.env),
+    warn,
   });
-}
-
-/**
- * `work` with the campaign's lock held (refused while a `run` holds it), its stored state and
- * its executor, which is closed and the lock released however it ends.
- */
-async function withLockedExecutor(
-  c: Campaign,
-  holder: string,
-  work: (state: CampaignState, executor: Executor, store: FileStateStore) => Promise<number>,
-): Promise<number> {
-  const { loadState } = await import('../exec/controller.js');
-  const store = new FileStateStore(c.stateDir, { onWarning: warn });
-  const lock = await store.acquire(holder);
-  let executor: Executor | undefined;
-  try {
-    const state = await loadState(store, c.manifest.campaign, new Date().toISOString());
-    executor = (await openFor(c, () => state.created, false)).executor;
-    return await work(state, executor, store);
-  } finally {
-    await lock.release();
-    await executor?.close();
-  }
+  for (const id of removed) process.stdout.write(`removed code snapshot ${id}\n`);
+  process.stderr.write(
+    `campaign: ${removed.length} code snapshot${removed.length === 1 ? '' : 's'} removed, ${kept.length} kept (${kept.join(', ') || 'none'})\n`,
+  );
+  return EXIT.ok;
 }
 
 async function results({ values, files }: Given): Promise<number> {

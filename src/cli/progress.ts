@@ -6,12 +6,9 @@
  */
 import { formatDuration } from '../manifest/units.js';
 import type { Plan } from '../plan/plan.js';
-import { ACTIVE, TERMINAL, type CampaignState } from '../state/state.js';
-import { expectedSeconds } from '../decide/poll.js';
-import { progressLine } from '../report/summary.js';
-import { phaseCounts } from '../state/phase-counts.js';
-import { terminalText } from '../report/terminal.js';
-import { rawWrite } from '../exec/terminal.js';
+import type { CampaignState } from '../state/state.js';
+import { ProgressText } from '../report/progress.js';
+import { rawWrite } from '../app/terminal.js';
 
 /** What the display writes to: a stream, and whether it is a terminal of how many columns. */
 export interface ProgressOut {
@@ -24,8 +21,7 @@ export class Progress {
   private drawn = 0;
   private last = new Map<string, string>();
   private readonly started: number;
-  /** Expected seconds of each task whose phase has a cost model. */
-  private readonly expected: ReadonlyMap<string, number>;
+  private readonly text: ProgressText;
 
   constructor(
     private readonly out: ProgressOut,
@@ -33,7 +29,7 @@ export class Progress {
     private readonly opts: { now?: () => number; term?: string } = {},
   ) {
     this.started = this.now();
-    this.expected = expectedSeconds(plan);
+    this.text = new ProgressText(plan);
   }
 
   private now(): number {
@@ -41,12 +37,11 @@ export class Progress {
   }
 
   update(state: CampaignState): void {
-    // A phase's reason may quote a task: its control characters go before lines are cut to fit.
-    const lines = phaseCounts(this.plan, state).map((c) => terminalText(progressLine(c)));
+    const lines = this.text.phaseLines(state);
     const term = 'term' in this.opts ? this.opts.term : process.env.TERM;
     if (this.out.isTTY && term !== 'dumb') {
       const width = Math.max(1, (this.out.columns ?? 80) - 1);
-      const shown = [this.clockLine(state), ...lines].map((l) => fit(l, width));
+      const shown = [this.text.clockLine(state, this.elapsed()), ...lines].map((l) => fit(l, width));
       // The display's own escapes: up to its first line, and each line erased before it is drawn.
       if (this.drawn > 0) rawWrite(this.out, `\x1b[${this.drawn}A`);
       for (const l of shown) rawWrite(this.out, `\x1b[2K${l}\n`);
@@ -62,29 +57,6 @@ export class Progress {
 
   private elapsed(): number {
     return Math.round((this.now() - this.started) / 1000);
-  }
-
-  /**
-   * The time elapsed, and the time left from the cost model: the expected seconds of the
-   * unfinished tasks that have one, shared among the tasks running now.
-   */
-  private clockLine(state: CampaignState): string {
-    let left = 0;
-    let running = 0;
-    let unknown = 0;
-    for (const phase of this.plan.phases)
-      for (const task of [...phase.smoke, ...phase.tasks]) {
-        const status = state.tasks[task.id]?.status;
-        if (status !== undefined && TERMINAL.has(status)) continue;
-        const seconds = this.expected.get(task.id);
-        if (seconds === undefined) unknown++;
-        else left += seconds;
-        if (status !== undefined && ACTIVE.has(status)) running++;
-      }
-    const without = unknown === 0 ? '' : ` (and ${unknown} task${unknown === 1 ? '' : 's'} without a cost model)`;
-    const estimate =
-      left === 0 ? '' : `, about ${formatDuration(Math.ceil(left / Math.max(1, running)))} left${without}`;
-    return `elapsed ${formatDuration(this.elapsed())}${estimate}`;
   }
 }
 

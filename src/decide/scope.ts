@@ -4,13 +4,13 @@
  * submits the full arrays, and neither touches another phase. Observation stays whole: every
  * pass still reconciles every active task.
  */
+import type { JOB_STAGES } from '../manifest/expand.js';
 import type { Plan } from '../plan/plan.js';
 import type { Action } from '../state/events.js';
 import { ACTIVE, type CampaignState } from '../state/state.js';
 import { startRun, type StartOptions } from './transition.js';
 
-export const STAGES = ['smoke', 'full', 'all'] as const;
-export type ScopeStage = (typeof STAGES)[number];
+export type ScopeStage = (typeof JOB_STAGES)[number];
 
 export interface Scope {
   /** Undefined: every phase. */

@@ -371,7 +371,11 @@ export class CampaignController {
 /** The stored state of a campaign, checked against the schema; a new one when there is none. */
 export async function loadState(store: FileStateStore, campaign: string, now: string): Promise<CampaignState> {
   const raw = await store.load();
-  if (raw === undefined) return emptyState(campaign, now);
+  return raw === undefined ? emptyState(campaign, now) : checkedState(raw, store, campaign);
+}
+
+/** A stored state as read from `store`, checked against the schema and the campaign's name. */
+export function checkedState(raw: unknown, store: FileStateStore, campaign: string): CampaignState {
   const parsed = campaignStateSchema.safeParse(raw);
   if (!parsed.success) {
     throw new UserError({

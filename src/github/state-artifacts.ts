@@ -16,7 +16,7 @@ const PREFIX = 'campaign-state';
 /** The files a state directory is restored with: what the state store reads (exec/store/file-store.ts). */
 export const STATE_FILES = ['state.json', 'state.prev.json', 'state.journal.jsonl', 'events.jsonl'];
 /**
- * The most bytes one state file may hold, as the state store reads it (exec/store/file-store.ts):
+ * The most bytes one state file may hold, as the state store reads it (exec/store/state-file.ts):
  * the bound of what a downloaded artifact's entries may inflate to.
  */
 export const MAX_STATE_FILE_BYTES = 500 * 2 ** 20;

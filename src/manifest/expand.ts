@@ -14,6 +14,12 @@ import { compileTemplate } from './template.js';
 
 export type Stage = 'smoke' | 'full';
 
+/**
+ * The stages one job of a generated workflow drives (its `stage` input): a phase's smoke stage,
+ * its full stage, or both (decide/scope.ts).
+ */
+export const JOB_STAGES = ['smoke', 'full', 'all'] as const;
+
 export interface TaskSpec {
   /** `<phase>/<tag>`, or `<phase>/smoke/<tag>` for a smoke task. */
   id: string;

@@ -2,10 +2,11 @@
  * A workflow job's summary, within GitHub's size limit and with no link relative to it, and a
  * phase's smoke gate as a check's title and text.
  */
-import { smokeDefinitions, type PhasePlan } from '../plan/plan.js';
+import { smokeDefinitions, type PhasePlan, type Plan } from '../plan/plan.js';
+import { phaseCounts, type PhaseCounts } from '../state/phase-counts.js';
 import type { CampaignState } from '../state/state.js';
 import { inlineCode, tableCell } from './markdown.js';
-import { renderSummary, type JobView, type SummaryInput } from './summary.js';
+import { allCompleted, renderSummary, type JobView, type SummaryInput } from './summary.js';
 
 /**
  * GitHub keeps 1 MiB of a step's job summary and drops the rest; the margin is room for the
@@ -113,5 +114,27 @@ export function gateView(phase: PhasePlan, state: CampaignState): GateView {
       ...rows,
       '',
     ].join('\n'),
+  };
+}
+
+/**
+ * What a job's outputs say of the campaign: each phase's counts, whether every phase completed,
+ * and, where a phase in the job's scope (every phase without `phase`) failed or is blocked, why.
+ */
+export function jobOutcome(
+  plan: Plan,
+  state: CampaignState,
+  phase: string | undefined,
+): { counts: PhaseCounts[]; complete: boolean; mine: PhaseCounts[]; failure?: string } {
+  const counts = phaseCounts(plan, state);
+  const mine = counts.filter((x) => phase === undefined || x.phase === phase);
+  const bad = mine.filter((x) => x.status === 'failed' || x.status === 'blocked');
+  return {
+    counts,
+    complete: allCompleted(plan, state),
+    mine,
+    ...(bad.length === 0
+      ? {}
+      : { failure: bad.map((x) => `${x.phase} ${x.status}${x.reason ? `: ${x.reason}` : ''}`).join('; ') }),
   };
 }

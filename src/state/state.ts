@@ -1,5 +1,6 @@
 /** The campaign's tracked state: every task and every attempt, and what each phase decided. */
 import { z } from 'zod';
+import { JOB_STAGES } from '../manifest/expand.js';
 import { codeSnapshotSchema } from '../plan/code.js';
 
 export const FAILURE_CLASSES = [
@@ -166,7 +167,7 @@ export const campaignStateSchema = z.object({
    */
   parked: z
     .object({
-      scopes: z.array(z.object({ phase: z.string().optional(), stage: z.enum(['smoke', 'full', 'all']) })),
+      scopes: z.array(z.object({ phase: z.string().optional(), stage: z.enum(JOB_STAGES) })),
       since: z.string(),
     })
     .optional(),

@@ -8,7 +8,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { Progress } from '../../src/cli/progress.js';
-import { guardTerminal } from '../../src/exec/terminal.js';
+import { guardTerminal } from '../../src/app/terminal.js';
 import { manifest as manifestSchema } from '../../src/manifest/schema.js';
 import { planCampaign, smokeDefinitions } from '../../src/plan/plan.js';
 import { gateView } from '../../src/report/job-summary.js';

@@ -7,7 +7,9 @@ import { pathToFileURL } from 'node:url';
 import fc from 'fast-check';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { UserError } from '../../src/errors.js';
-import { FileStateStore, readEvents, type LockHolder } from '../../src/exec/store/file-store.js';
+import { readEvents } from '../../src/exec/store/event-log.js';
+import { FileStateStore } from '../../src/exec/store/file-store.js';
+import type { LockHolder } from '../../src/exec/store/lock.js';
 import { errorOf } from '../helpers/errors.js';
 
 let root: string;

@@ -218,7 +218,8 @@ describe('the Slurm batch script passes the warning on to the command and ends w
     let log = '';
     child.stdout.on('data', (d: Buffer) => (log += d.toString()));
     child.stderr.on('data', (d: Buffer) => (log += d.toString()));
-    const done = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+    // 'close', not 'exit': the pipes may still hold the command's last lines when it exits.
+    const done = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
     await waitUntil(`the command to be ready in ${dir}`, async () => existsSync(join(dir, 'ready')) || undefined);
     for (const { signal, until } of signals) {
       if (until !== undefined) await waitUntil(`"${until}" in the log`, async () => log.includes(until) || undefined);

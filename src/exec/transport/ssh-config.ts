@@ -16,7 +16,7 @@
 import { readFileSync, readdirSync } from 'node:fs';
 import { isAbsolute, join } from 'node:path';
 import { UserError } from '../../errors.js';
-import type { SshHop } from './ssh.js';
+import type { SshHop } from './ssh/connect.js';
 import { formatTarget, parseTarget } from './target.js';
 import { wildcardMatches } from './wildcard.js';
 

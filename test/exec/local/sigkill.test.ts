@@ -7,7 +7,7 @@
 import { readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { expect, it } from 'vitest';
-import { readEvents } from '../../../src/exec/store/file-store.js';
+import { readEvents } from '../../../src/exec/store/event-log.js';
 import { campaignStateSchema } from '../../../src/state/state.js';
 import {
   attemptDir,

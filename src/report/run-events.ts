@@ -5,7 +5,7 @@
  * `end` event with the counts, the stopped tasks and where the summary is.
  */
 import type { Plan } from '../plan/plan.js';
-import { progressLine } from '../report/summary.js';
+import { progressLine } from './summary.js';
 import { phaseCounts, type PhaseCounts } from '../state/phase-counts.js';
 import type { CampaignState } from '../state/state.js';
 

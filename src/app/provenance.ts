@@ -6,7 +6,7 @@ import { containedPath } from '../manifest/expand.js';
 import { loginsOf } from '../manifest/schema.js';
 import { provenancePath, provenanceSchema, type Provenance } from '../state/provenance.js';
 import { definitionOf, type CampaignState } from '../state/state.js';
-import { localWorkdir, type Campaign } from '../app/load.js';
+import { localWorkdir, type Campaign } from './load.js';
 
 /**
  * An output path as the workdir knows it. On this machine (the local executor, or a cluster

@@ -3,9 +3,9 @@
  * `ssh` does: each prompt on stderr, the answer read from stdin in raw mode so that it is not
  * echoed where the server says not to (a one-time code, a password). Only for a terminal.
  */
-import { terminalText } from '../../report/terminal.js';
-import { rawWrite } from '../terminal.js';
-import type { KeyboardInteractive } from './ssh.js';
+import { terminalText } from '../report/terminal.js';
+import { rawWrite } from './terminal.js';
+import type { KeyboardInteractive } from '../exec/transport/ssh/auth.js';
 
 const ENTER = new Set(['\r', '\n']);
 /** Ctrl-C and Ctrl-D: raw mode turns them into characters, read here as "no answer". */

@@ -9,7 +9,7 @@ import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
-import { REPO, useBuiltCliAndTemp } from '../../helpers/cli.js';
+import { REPO, useBuiltCliAndTemp } from '../helpers/cli.js';
 
 const run = promisify(execFile);
 const tempRoot = useBuiltCliAndTemp('terminal-prompt');
@@ -59,7 +59,7 @@ const DUO = {
 async function onTerminal(steps: [string, string][], request: object = DUO): Promise<string> {
   const driver = join(tempRoot(), 'drive.py');
   await writeFile(driver, DRIVER);
-  const module = join(REPO, 'lib', 'exec', 'transport', 'terminal-prompt.js');
+  const module = join(REPO, 'lib', 'app', 'terminal-prompt.js');
   const program = `import(${JSON.stringify(module)})
   .then((m) => m.askOnTerminal(${JSON.stringify(request)}))
   .then((a) => console.log('ANSWERS ' + JSON.stringify(a)), (e) => console.log('REFUSED ' + e.message));`;
