@@ -858,13 +858,27 @@ export class SlurmExecutor implements Executor {
   async observe(all: readonly ActiveAttempt[]): Promise<TaskEvent[]> {
     this.endedUnjudged = new Set();
     if (all.length === 0) return [];
+    const markers = await this.readMarkers(await this.submissionsOf(all));
+    try {
+      return await this.observeWith(all, markers);
+    } finally {
+      this.remote.forget();
+    }
+  }
+
+  private async observeWith(
+    all: readonly ActiveAttempt[],
+    markers: ReadonlyMap<string, TaskMarkers>,
+  ): Promise<TaskEvent[]> {
     const now = this.now();
     const nowMs = Date.parse(now);
-    const markers = await this.readMarkers(await this.submissionsOf(all));
     const markerOf = (a: ActiveAttempt): TaskMarkers | undefined => {
       const key = this.markerKey(a);
       return key === undefined ? undefined : markers.get(key);
     };
+    // The outputs of the attempts whose end markers are there, looked at together at the first
+    // end this pass judges by its output.
+    this.remote.lookOutputs(all.filter((a) => markerOf(a)?.end).map((a) => a.task));
     // A packed task that ended on its own (no SIGTERM) is judged by its end marker as it ends:
     // its element, still running or ended COMPLETED, says nothing of it.
     const ownEnd = (a: ActiveAttempt): boolean => {
