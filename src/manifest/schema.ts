@@ -588,18 +588,18 @@ export const pack = z
     z.strictObject({
       tasks: z
         .union([z.number().int().min(1).max(1000), z.literal('auto')])
-        .describe('Tasks per array element, or auto.'),
+        .describe('Tasks per array element, or auto (as `pack: auto`, counted in waves of `parallel`).'),
       parallel: z
         .number()
         .int()
         .min(1)
         .describe(
-          "Tasks of the element running side by side, sharing its CPUs and GPUs (the phase's resources) in equal shares.",
+          "Tasks of the element running side by side. The phase's resources are the element's, split in equal shares: each running task sees its own slice of the element's GPUs in CUDA_VISIBLE_DEVICES (its devices gate counts that share), and its share of the CPUs in SLURM_CPUS_PER_TASK, OMP_NUM_THREADS and CAMPAIGN_CPUS (not pinned: a program that sizes its threads by them keeps to its share). Memory is the element's, shared. Lint refuses fewer CPUs than tasks side by side, and GPUs that do not split into equal whole shares.",
         ),
     }),
   ])
   .describe(
-    "Tasks per Slurm array element (Slurm only): N, or `auto` from the cost model (each element runs at least cluster.min_job and at most the partition cap), or { tasks, parallel } to run `parallel` of them side by side in the element's CPUs and GPUs. Each task keeps its own log, gates, claim and retries.",
+    "Tasks per Slurm array element (Slurm only), run one after another: N, or `auto` from the cost model (enough tasks that an element's expected run reaches cluster.min_job, no more than the largest partition cap holds, nor than the array has), or { tasks, parallel } to run `parallel` of them side by side. The element asks the phase's resources and the sum of its tasks' walltime budgets (of its waves', side by side). Each task keeps its own markers, log, gates, claim, provenance and retries; a retry is sent in an element of retries only. A task running when its element's time limit comes is a timeout; the tasks after it never started and go back to pending with no retry spent.",
   );
 export type Pack = z.infer<typeof pack>;
 

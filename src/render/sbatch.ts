@@ -14,7 +14,7 @@ import { formatSlurmMem, formatSlurmTime, parseDuration } from '../manifest/unit
 import type { ArrayPlan } from '../plan/plan.js';
 import type { Submission } from '../state/events.js';
 import { manifestTaskEnv } from './env.js';
-import { elementLine, elementOf, renderPackDriver } from './pack-driver.js';
+import { elementLine, elementOf, packShares, renderPackDriver } from './pack-driver.js';
 import { shellQuote } from './shell.js';
 import { renderTaskScript, resumeEnv, scriptInputFor } from './task-script.js';
 
@@ -242,8 +242,10 @@ export function renderSbatch(input: SbatchInput): SbatchFiles {
   ];
   const first = input.rows[0];
   if (!first) throw new Error('an sbatch submission needs at least one row');
+  // A packed task side by side with others counts its share of the element's GPUs (pack-driver.ts).
+  const gpus = packing ? packShares({ parallel: packing.parallel, cpus: r.cpus, gpus: r.gpus }).gpus : r.gpus;
   const task = renderTaskScript({
-    ...scriptInputFor(manifest, first.task, 0, r.gpus, input.code),
+    ...scriptInputFor(manifest, first.task, 0, gpus, input.code),
     index: '"${SLURM_ARRAY_TASK_ID}"',
     header: packing ? [] : header,
     prelude,
@@ -252,7 +254,14 @@ export function renderSbatch(input: SbatchInput): SbatchFiles {
   });
   if (!packing) return { script: task, table };
   const dir = input.tablePath.slice(0, input.tablePath.lastIndexOf('/'));
-  const driver = renderPackDriver({ header, campaign: manifest.campaign, dir, parallel: packing.parallel });
+  const driver = renderPackDriver({
+    header,
+    campaign: manifest.campaign,
+    dir,
+    parallel: packing.parallel,
+    cpus: r.cpus,
+    gpus: r.gpus,
+  });
   return { script: driver, table, task };
 }
 

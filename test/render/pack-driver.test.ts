@@ -20,7 +20,7 @@ afterAll(() => rmSync(root, { recursive: true, force: true }));
 const JOB = '4343';
 
 /** One submission of `n` tasks packed `tasks` to an element, `parallel` side by side, written in a fresh dir. */
-function packed(n: number, pack: unknown, command: string) {
+function packed(n: number, pack: unknown, command: string, resources: object = { cpus: 2, mem: '200M' }) {
   const dir = mkdtempSync(join(root, 'sub-'));
   const m = manifestSchema.parse({
     campaign: 'packd',
@@ -33,7 +33,7 @@ function packed(n: number, pack: unknown, command: string) {
         command,
         walltime: '1m',
         pack,
-        resources: { cpus: 2, mem: '200M' },
+        resources,
       },
     ],
   });
@@ -90,17 +90,21 @@ describe('a packed element', () => {
     expect(lines.filter((l) => rowAttempt(l)).length).toBe(5);
   });
 
-  it('passes shellcheck', () => {
-    const { dir } = packed(3, 3, 'echo ${k}');
-    const r = spawnSync('shellcheck', ['-s', 'bash', '-S', 'warning', join(dir, 'job.sh')], { encoding: 'utf8' });
-    expect(r.stdout + r.stderr).toBe('');
+  it('passes shellcheck, one at a time or side by side with GPUs', () => {
+    for (const { dir } of [
+      packed(3, 3, 'echo ${k}'),
+      packed(4, { tasks: 4, parallel: 2 }, 'echo ${k}', { cpus: 2, gpus: 2, mem: '200M' }),
+    ]) {
+      const r = spawnSync('shellcheck', ['-s', 'bash', '-S', 'warning', join(dir, 'job.sh')], { encoding: 'utf8' });
+      expect(r.stdout + r.stderr).toBe('');
+    }
   });
 
   it('runs its rows in order, each with its own log and markers, and no other element’s', () => {
     const { dir, env, markers } = packed(5, 2, 'echo ran ${k}');
     const r = spawnSync('bash', [join(dir, 'job.sh')], { cwd: dir, encoding: 'utf8', env: env(1) });
     expect(r.status, r.stdout + r.stderr).toBe(0);
-    expect(r.stdout).toMatch(/element 1 runs row 2\n[^]*element 1 runs row 3/);
+    expect(r.stdout).toMatch(/element 1 runs row 2 \(slot 0\)\n[^]*element 1 runs row 3 \(slot 0\)/);
     expect(readFileSync(join(dir, 'logs', '2.log'), 'utf8')).toContain('ran 3');
     expect(readFileSync(join(dir, 'logs', '3.log'), 'utf8')).toContain('ran 4');
     expect(existsSync(join(dir, 'logs', '0.log'))).toBe(false);
@@ -126,6 +130,53 @@ describe('a packed element', () => {
     const s = (Date.now() - t0) / 1000;
     expect(s).toBeGreaterThanOrEqual(4);
     expect(s).toBeLessThan(7);
+  });
+
+  it('gives side-by-side tasks equal shares of the element’s GPUs and CPUs, each task its own devices', () => {
+    // Six tasks, three at a time, in an element of 6 CPUs and 6 GPUs: two of each per task.
+    const { dir, env, markers } = packed(
+      6,
+      { tasks: 6, parallel: 3 },
+      'echo "share dev=$CUDA_VISIBLE_DEVICES cpus=$SLURM_CPUS_PER_TASK omp=$OMP_NUM_THREADS campaign=$CAMPAIGN_CPUS"; sleep 0.3',
+      { cpus: 6, gpus: 6, mem: '200M' },
+    );
+    const r = spawnSync('bash', [join(dir, 'job.sh')], {
+      cwd: dir,
+      encoding: 'utf8',
+      env: { ...env(0), CUDA_VISIBLE_DEVICES: '3,4,5,6,7,8', SLURM_CPUS_PER_TASK: '6' },
+    });
+    expect(r.status, r.stdout + r.stderr).toBe(0);
+    const m = markers();
+    const runs = [0, 1, 2, 3, 4, 5].map((row) => {
+      const log = readFileSync(join(dir, 'logs', `${row}.log`), 'utf8');
+      // Its devices gate counted its share and passed.
+      expect(log, `row ${row}`).toContain('[campaign] gate devices: ok');
+      const [, dev = ''] = /share dev=(\S*) cpus=2 omp=2 campaign=2$/m.exec(log) ?? [];
+      const x = m.get(`${JOB}_${row}`)!;
+      expect(x.end?.code, `row ${row}`).toBe(0);
+      return { dev, from: Date.parse(x.startedAt!), to: Date.parse(x.end!.at) };
+    });
+    // Each share is a whole slot's slice of the element's devices.
+    for (const run of runs) expect(['3,4', '5,6', '7,8']).toContain(run.dev);
+    // Tasks that ran at the same time held different devices; all three slices were used.
+    for (const a of runs)
+      for (const b of runs)
+        if (a !== b && a.from < b.to && b.from < a.to) expect(a.dev, JSON.stringify([a, b])).not.toBe(b.dev);
+    expect(new Set(runs.slice(0, 3).map((x) => x.dev)).size).toBe(3);
+  });
+
+  it('leaves a side-by-side task short of its share of GPUs to its devices gate', () => {
+    // Slurm gave the element 2 of its 4 GPUs: the second slot's task finds none.
+    const { dir, env, markers } = packed(2, { tasks: 2, parallel: 2 }, 'true', { cpus: 2, gpus: 4, mem: '200M' });
+    const r = spawnSync('bash', [join(dir, 'job.sh')], {
+      cwd: dir,
+      encoding: 'utf8',
+      env: { ...env(0), CUDA_VISIBLE_DEVICES: '0,1' },
+    });
+    expect(r.status, r.stdout + r.stderr).toBe(0);
+    const ends = [0, 1].map((row) => markers().get(`${JOB}_${row}`)?.end);
+    expect(ends.map((e) => e?.code).sort()).toEqual([0, 97]);
+    expect(ends.find((e) => e?.code === 97)?.gate).toBe('devices');
   });
 
   it(
