@@ -31,7 +31,7 @@ import { EXECUTOR_KINDS } from '../../plan/executor-kinds.js';
 import type { Plan } from '../../plan/plan.js';
 import { elementsOf } from '../../plan/pack.js';
 import type { OutputFacts } from '../../judge/checklist.js';
-import type { Submission, TaskEvent } from '../../state/events.js';
+import { submissionGroup, type Submission, type TaskEvent } from '../../state/events.js';
 import type { Attempt, FailureClass } from '../../state/state.js';
 import type { CodeSnapshot } from '../code-ship.js';
 import { elementOf, parseElementLine } from '../../render/pack-driver.js';
@@ -960,15 +960,35 @@ export class SlurmExecutor implements Executor {
       }
     }
 
+    // A packed task with no end marker whose element the scheduler shows ended: its markers were
+    // read before the scheduler was asked, and the element may have run it, and ended, in
+    // between. Read again now, after its element's end, they are final: a task is never taken
+    // for one its element did not start, nor judged by its element's end, on stale markers.
+    const recheck = active.filter((a) => {
+      const r = this.packed(a) && !markerOf(a)?.end && a.attempt.handle ? records.get(a.attempt.handle) : undefined;
+      return r !== undefined && !classify(r).active;
+    });
+    const reread =
+      recheck.length === 0 ? new Map<string, TaskMarkers>() : await this.readMarkers(await this.submissionsOf(recheck));
+    const rechecked = new Set(recheck);
+
     const events: TaskEvent[] = byMarkers;
     const unschedulable: Unschedulable[] = [];
     const pending = new Set<string>();
     for (const a of active) {
       const { task, attempt, walltimeSeconds } = a;
-      const m = markerOf(a);
+      const m = rechecked.has(a) ? reread.get(this.markerKey(a)!) : markerOf(a);
       const handle = attempt.handle;
       const record = handle ? records.get(handle) : undefined;
       const job = jobOf(a);
+      if (rechecked.has(a) && m?.end) {
+        // It ended after its markers were first read: by its end marker, as a packed task that
+        // ends on its own is judged; one SIGTERM ended waits for the next pass, which asks the scheduler.
+        if (m.end.signal !== 'TERM')
+          events.push(...(await this.endedByMarkers(task, attempt, m, walltimeSeconds, now)));
+        else events.push(...startedByMarker(a, m));
+        continue;
+      }
       if (m?.end) {
         const asked = this.restricted ? queue : job !== undefined && acctJobs.has(job);
         const settled = record !== undefined && !classify(record).active && !(record.queueOnly && !this.restricted);
@@ -1446,8 +1466,7 @@ function groupSubmissions(subs: readonly Submission[]): Submission[][] {
   const groups = new Map<string, Submission[]>();
   for (const s of subs) {
     // A packed retry shares its elements only with other retries, never with first attempts.
-    const retry = s.array.packing !== undefined && s.attempt > 1 ? '\u0000retry' : '';
-    const k = `${s.array.id}\u0000${s.array.budget.seconds}\u0000${s.memBytes ?? ''}\u0000${(s.avoidNodes ?? []).join(',')}${retry}`;
+    const k = submissionGroup(s);
     const g = groups.get(k);
     if (g) g.push(s);
     else groups.set(k, [s]);
