@@ -6,7 +6,14 @@
 import type { Retry } from '../manifest/schema.js';
 import { parseDuration } from '../manifest/units.js';
 import { smokeDefinitions, type Plan, type PhasePlan } from '../plan/plan.js';
-import type { Action, CampaignEvent, Defined, Hold, Submission } from '../state/events.js';
+import {
+  submissionGroup,
+  type Action,
+  type CampaignEvent,
+  type Defined,
+  type Hold,
+  type Submission,
+} from '../state/events.js';
 import { checklistKey } from '../judge/checklist.js';
 import { definitionChanges } from './definition-changes.js';
 import { placement, type Placement } from '../state/placement.js';
@@ -399,8 +406,9 @@ export function step(
       // The room is in jobs: a packed phase sends as many tasks as its elements hold.
       const perJob = tasksPerJob(phase);
       const jobs = phaseRoom(plan, phase, tasks, room, ended);
-      const submissions = dueSubmissions(plan, next.submitFrom, tasks, now, jobs * perJob);
-      room -= Math.ceil(submissions.length / perJob);
+      const due = dueSubmissions(plan, next.submitFrom, tasks, now, jobs * perJob);
+      const { submissions, taken } = perJob === 1 ? { submissions: due, taken: due.length } : withinJobs(due, jobs);
+      room -= taken;
       if (submissions.length > 0) actions.push({ type: 'submit', submissions });
       // The stage definition the attempts are sent under, kept for telling later which part changed;
       // their code snapshot likewise, for telling which files changed.
@@ -608,6 +616,28 @@ function phaseRoom(
     for (const id of index.ids(status))
       if (!ended.has(id) && placement(plan, id)?.array.phase === phase.name) sent.add(jobOf(plan, tasks, id));
   return Math.min(room, phase.maxParallel - sent.size);
+}
+
+/**
+ * Of `due` (in order), those that fit in `jobs` jobs, and the jobs they take: a packed task
+ * fills its group's element (state/events.ts, submissionGroup: a retry's is apart from first
+ * attempts') and starts a new one only where there is room for it; any other task is a job.
+ */
+function withinJobs(due: readonly Submission[], jobs: number): { submissions: Submission[]; taken: number } {
+  const held = new Map<string, number>();
+  const submissions: Submission[] = [];
+  let taken = 0;
+  for (const s of due) {
+    const per = s.array.packing?.tasks ?? 1;
+    const group = submissionGroup(s);
+    const n = held.get(group) ?? 0;
+    const more = n % per === 0 ? 1 : 0;
+    if (taken + more > jobs) continue;
+    taken += more;
+    held.set(group, n + 1);
+    submissions.push(s);
+  }
+  return { submissions, taken };
 }
 
 /** The most tasks one job of the phase holds: its packed elements' size, else 1. */

@@ -86,6 +86,17 @@ export interface Submission {
 }
 
 /**
+ * The submissions that share one sbatch (exec/slurm sends each such group as one array): one
+ * array, one walltime, one memory, one set of nodes to avoid; packed, retries apart from first
+ * attempts, so that a retry never shares an element with tasks that succeeded. The room a pass
+ * has, counted in jobs, counts a packed group's elements by it (decide/transition.ts).
+ */
+export function submissionGroup(s: Submission): string {
+  const retry = s.array.packing !== undefined && s.attempt > 1 ? '\u0000retry' : '';
+  return `${s.array.id}\u0000${s.array.budget.seconds}\u0000${s.memBytes ?? ''}\u0000${(s.avoidNodes ?? []).join(',')}${retry}`;
+}
+
+/**
  * Attempts still waiting in a scheduler's queue, taken out of it while the campaign is paused:
  * ended as `disk_full` with the reason, their retries not spent.
  */
