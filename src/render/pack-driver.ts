@@ -77,12 +77,17 @@ export function renderPackDriver(input: DriverInput): string {
     'set -u',
     `campaign_dir=${shellQuote(input.dir)}`,
     'campaign_element=${SLURM_ARRAY_TASK_ID:-none}',
-    // Compared as strings, as the task script's lookup is.
-    `campaign_rows=$(awk -F "\\t" -v e="e$campaign_element" '$1 "" == e "" { print $2; found = 1; exit } END { exit !found }' "$campaign_dir/table.tsv") || {`,
+    // Compared as strings, as the task script's lookup is. The element's line first, then each
+    // of its rows as the table has it, read in one pass: its tasks look up nothing themselves.
+    `campaign_found=$(awk -F "\\t" -v e="e$campaign_element" '$1 "" == e "" { print $2; n = split($2, r, " "); for (k = 1; k <= n; k++) want[r[k] ""] = 1; found = 1; next } found && ($1 "") in want { print $1 "\\t" $2 } END { exit !found }' "$campaign_dir/table.tsv") || {`,
     '  printf \'[campaign] element %s is not in the task table %s\\n\' "$campaign_element" "$campaign_dir/table.tsv"',
     '  exit 1',
     '}',
+    "campaign_nl=$'\\n'",
+    'campaign_rows=${campaign_found%%"$campaign_nl"*}',
     "[[ $campaign_rows =~ ^[0-9]+( [0-9]+)*$ ]] || { printf '[campaign] a malformed element line\\n'; exit 1; }",
+    'declare -A campaign_data=()',
+    'while IFS=$\'\\t\' read -r campaign_r campaign_d; do [[ $campaign_r =~ ^[0-9]+$ ]] && campaign_data[$campaign_r]=$campaign_d; done <<< "${campaign_found#*"$campaign_nl"}"',
     ...(slices
       ? [
           // The element's devices, as Slurm gave them; a slot's slice of fewer is a shortfall its task's devices gate tells.
@@ -126,7 +131,7 @@ export function renderPackDriver(input: DriverInput): string {
     '  printf \'[campaign] element %s runs row %s (slot %s)\\n\' "$campaign_element" "$campaign_row" "$campaign_slot"',
     // Job control gives the task a process group of its own, which SIGTERM is passed to.
     '  set -m',
-    `  ${env} SLURM_ARRAY_TASK_ID=$campaign_row bash "$campaign_dir/task.sh" >> "$campaign_dir/logs/$campaign_row.log" 2>&1 &`,
+    `  ${env} CAMPAIGN_PACKED_ROW="\${campaign_data[$campaign_row]:-}" SLURM_ARRAY_TASK_ID=$campaign_row bash "$campaign_dir/task.sh" >> "$campaign_dir/logs/$campaign_row.log" 2>&1 &`,
     '  set +m',
     '  campaign_running[$!]=$campaign_row',
     '  campaign_slot_of[$!]=$campaign_slot',

@@ -232,13 +232,22 @@ export function renderSbatch(input: SbatchInput): SbatchFiles {
     `campaign_table=${shellQuote(input.tablePath)}`,
     ...(input.selfContained
       ? selfContainedLines(input.logDir, table, lookup)
-      : [`campaign_row=$(${lookup} "$campaign_table") ||`]),
+      : packing
+        ? [
+            // The element's driver read this row from the table with its own (pack-driver.ts): a
+            // task of a packed element forks no lookup of its own. Looked up here where it did not.
+            'campaign_row=${CAMPAIGN_PACKED_ROW:-}',
+            'unset CAMPAIGN_PACKED_ROW',
+            `[ -n "$campaign_row" ] || campaign_row=$(${lookup} "$campaign_table") ||`,
+          ]
+        : [`campaign_row=$(${lookup} "$campaign_table") ||`]),
     '  campaign_fail index "array index ${SLURM_ARRAY_TASK_ID:-none} is not in the task table $campaign_table"',
     "while IFS= read -r -d '' campaign_kv; do",
     '  campaign_key=${campaign_kv%%=*}',
     '  [[ $campaign_key =~ ^CAMPAIGN_[A-Za-z0-9_]+$ ]] || campaign_fail index "a malformed task-table row"',
     '  export "$campaign_key=${campaign_kv#*=}"',
-    'done < <(printf \'%s\' "$campaign_row" | base64 -d)',
+    // A here-string, not a pipe from printf: one process fewer for every task.
+    'done < <(base64 -d <<< "$campaign_row")',
   ];
   const first = input.rows[0];
   if (!first) throw new Error('an sbatch submission needs at least one row');

@@ -125,11 +125,11 @@ describe.runIf(clusterUp)('packed tasks on Slurm (real cluster, over SSH)', () =
     async (ctx) => {
       if (!ready()) return ctx.skip();
       // Six tasks budgeted 9.6 s (8 s × margin 1.2) but running 20 s, in an element of 1 minute: Slurm ends it between 60 and 90 s, in the
-      // third, fourth or fifth task, before the sixth starts.
+      // third, fourth or fifth task, before the sixth starts. A second attempt is quick: the element of retries ends at once.
       const c = await packedCampaign(
         'packtime',
         6,
-        `    command: 'sleep 20; echo \${k} >> \${output}'
+        `    command: 'if [ \${attempt} = 1 ]; then sleep 20; fi; echo \${k} >> \${output}'
     cost: { unit: step, units: 1, per_unit: 8s, measured_on: campaign-test }
     pack: 6
     retry: { timeout: { attempts: 1 } }
@@ -154,7 +154,7 @@ describe.runIf(clusterUp)('packed tasks on Slurm (real cluster, over SSH)', () =
   );
 
   it(
-    '2,000 tasks packed auto under max_jobs: 100 complete, the queue never holding more than 100 of them',
+    '2,000 tasks packed auto under max_jobs: 100 complete, the queue never holding more than 100 of them, a failing one retried alone',
     async (ctx) => {
       if (!ready()) return ctx.skip();
       const N = 2000;
@@ -181,9 +181,10 @@ phases:
   - name: p
     grid: { k: [${Array.from({ length: N }, (_, i) => i + 1).join(', ')}] }
     output: o_\${k}.txt
-    command: 'echo \${k} >> \${output}'
+    command: 'if [ \${k} = 777 ] && [ ! -e failed_once ]; then touch failed_once; exit 3; fi; echo \${k} >> \${output}'
     cost: { unit: step, units: 1, per_unit: 1s, measured_on: campaign-test }
     pack: auto
+    retry: { failed: { attempts: 1 } }
 `,
       );
       const env = { ...process.env, CAMPAIGN_SSH_KEY_FILE: sshd().keyFile };
@@ -206,6 +207,14 @@ phases:
       expect(tasks.length).toBe(N);
       for (const t of tasks) expect(t.status).toBe('completed');
       expect(new Set(tasks.map((t) => t.attempts[0]!.handle)).size).toBe(N / 10);
+      // The one that failed inside its element, retried in a job of its own.
+      const retried = tasks.filter((t) => t.attempts.length > 1);
+      expect(retried.length).toBe(1);
+      const [first, again] = retried[0]!.attempts;
+      expect(first!.class).toBe('failed');
+      expect(first!.exitCode).toBe(3);
+      const job = again!.handle!.split('_')[0]!;
+      expect(tasks.filter((t) => t.attempts.some((a) => a.handle?.startsWith(`${job}_`))).length).toBe(1);
     },
     2 * LONG,
   );
