@@ -11,7 +11,7 @@
 // Knobs: CASES=200x0.5,1000x1 (tasks x seconds), TOOLS=floor,pack10,auto, MIN_JOB=10s (the
 // cluster.min_job that sizes `pack: auto`: the default 10 minutes would put a whole grid of
 // short tasks in one element, which a 16-CPU test node runs one task at a time), OUT=file for
-// the JSON, RUN_TIMEOUT=s per run.
+// the JSON, RUN_TIMEOUT=s per run, KEEP=1 keeps each run's folder (its log, and campaign's state).
 import { execFileSync, spawn } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -205,7 +205,8 @@ async function runOnce(tool, { n, seconds }) {
   if (code !== 0 || r.once !== n) {
     console.log(`  ! ${tool} N=${n}: exit ${code}, ${r.once}/${n} outputs written once; log ${log}`);
     console.log(readFileSync(log, 'utf8').split('\n').slice(-15).join('\n'));
-  } else rmSync(dir, { recursive: true, force: true });
+  } else if (process.env.KEEP !== '1') rmSync(dir, { recursive: true, force: true });
+  else console.log(`  kept ${dir}`);
   return r;
 }
 
@@ -230,4 +231,4 @@ for (const c of CASES) {
   }
 }
 if (process.env.OUT) writeFileSync(process.env.OUT, JSON.stringify(runs, null, 2));
-rmSync(root, { recursive: true, force: true });
+if (process.env.KEEP !== '1') rmSync(root, { recursive: true, force: true });
