@@ -2,7 +2,8 @@
 import type { TaskSpec } from '../manifest/expand.js';
 import type { Scalar } from '../manifest/schema.js';
 import { formatDuration, formatSlurmMem, formatSlurmTime } from '../manifest/units.js';
-import type { Plan, TaskResources } from '../plan/plan.js';
+import { elementsOf, type Packing } from '../plan/pack.js';
+import type { ArrayPlan, Plan, TaskResources } from '../plan/plan.js';
 
 export function renderPlanText(plan: Plan): string {
   const out: string[] = [`campaign ${plan.campaign} on ${plan.executor}, workdir ${plan.workdir}`];
@@ -35,10 +36,25 @@ export function renderPlanText(plan: Plan): string {
       ...table(['stage', 'stratum', 'tasks', 'time', 'partition', 'resources', 'walltime arithmetic'], rows).map(
         (l) => `  ${l}`,
       ),
+      ...p.arrays.flatMap((a) => (a.packing ? [`  ${packingLine(a, a.packing)}`] : [])),
     );
   }
   out.push('', `budgeted GPU-hours in all: ${total.toFixed(1)} (walltime × GPUs: an upper bound)`);
   return out.join('\n') + '\n';
+}
+
+/**
+ * `packed full x=1: 20 elements of 10 tasks (2 at a time), 00:50:00 each in long: …`: what one
+ * array element of a packed array runs and asks for, and why.
+ */
+function packingLine(a: ArrayPlan, packing: Packing): string {
+  const elements = elementsOf(a.tasks.length, packing.tasks);
+  const side = packing.parallel > 1 ? ` (${packing.parallel} at a time)` : '';
+  const where = packing.budget.partition === undefined ? '' : ` in ${packing.budget.partition}`;
+  return (
+    `packed ${a.stage} ${a.stratum}: ${elements} element${elements === 1 ? '' : 's'} of ${packing.tasks} tasks${side}, ` +
+    `${formatSlurmTime(packing.budget.seconds)} each${where}: ${packing.budget.arithmetic}`
+  );
 }
 
 /** Tags a cells line names before it counts the rest. */
@@ -104,6 +120,15 @@ export function renderPlanJson(plan: Plan): string {
           ...a,
           time: formatSlurmTime(a.budget.seconds),
           human: formatDuration(a.budget.seconds),
+          ...(a.packing
+            ? {
+                packing: {
+                  ...a.packing,
+                  elements: elementsOf(a.tasks.length, a.packing.tasks),
+                  time: formatSlurmTime(a.packing.budget.seconds),
+                },
+              }
+            : {}),
         })),
       })),
     },

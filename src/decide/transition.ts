@@ -7,7 +7,14 @@ import type { Retry } from '../manifest/schema.js';
 import { parseDuration } from '../manifest/units.js';
 import { EXECUTOR_KINDS } from '../plan/executor-kinds.js';
 import { smokeDefinitions, type Plan, type PhasePlan } from '../plan/plan.js';
-import type { Action, CampaignEvent, Defined, Hold, Submission } from '../state/events.js';
+import {
+  submissionGroup,
+  type Action,
+  type CampaignEvent,
+  type Defined,
+  type Hold,
+  type Submission,
+} from '../state/events.js';
 import { checklistKey } from '../judge/checklist.js';
 import { definitionChanges } from './definition-changes.js';
 import { placement, type Placement } from '../state/placement.js';
@@ -156,6 +163,11 @@ function applyTaskEvent(t: TaskState, e: Exclude<CampaignEvent, { phase: string 
       });
       return renewed(t, { status: 'failed', attempts, reason: `could not start: ${e.reason}` });
     }
+    case 'unstarted': {
+      if (i < 0 || t.attempts[i]!.class !== undefined) return t;
+      const a = amended(t.attempts[i]!, { endedAt: e.at, class: 'cancelled', reason: e.reason, unstarted: true });
+      return renewed(t, { status: 'pending', attempts: replaced(t.attempts, i, a) });
+    }
     case 'queued':
       return i < 0 || t.status !== 'submitted' ? t : amended(t, { waiting: e.waiting });
     case 'started': {
@@ -181,8 +193,9 @@ function applyTaskEvent(t: TaskState, e: Exclude<CampaignEvent, { phase: string 
       // Classes that share a rule share its allowance (`unverified` is counted with `failed`).
       const since = t.retryFrom ?? 0;
       const used =
-        attempts.filter((x) => x.n > since && x.class !== undefined && ruleKey(x.class) === ruleKey(e.class)).length -
-        1;
+        attempts.filter(
+          (x) => x.n > since && x.class !== undefined && !x.unstarted && ruleKey(x.class) === ruleKey(e.class),
+        ).length - 1;
       const why = `${e.class}${e.reason ? `: ${e.reason}` : ''}`;
       if (used >= rule.attempts) {
         return renewed(t, {
@@ -357,7 +370,7 @@ export interface StepResult {
 }
 
 /**
- * Decides what to do next. `capacity` is how many more tasks may be started now (the
+ * Decides what to do next. `capacity` is how many more jobs (array elements) may be started now (the
  * executor's free slots); phases are visited in dependency order, smoke before full.
  */
 export function step(
@@ -391,8 +404,12 @@ export function step(
     const prev: PhaseState = phases[phase.name] ?? { status: 'waiting' };
     const next = decidePhase(phase, prev, phases, tasks);
     if (next.submitFrom) {
-      const submissions = dueSubmissions(plan, next.submitFrom, tasks, now, phaseRoom(plan, phase, tasks, room, ended));
-      room -= submissions.length;
+      // The room is in jobs: a packed phase sends as many tasks as its elements hold.
+      const perJob = tasksPerJob(phase);
+      const jobs = phaseRoom(plan, phase, tasks, room, ended);
+      const due = dueSubmissions(plan, next.submitFrom, tasks, now, jobs * perJob);
+      const { submissions, taken } = perJob === 1 ? { submissions: due, taken: due.length } : withinJobs(due, jobs);
+      room -= taken;
       if (submissions.length > 0) actions.push({ type: 'submit', submissions });
       // The stage definition the attempts are sent under, kept for telling later which part changed;
       // their code snapshot likewise, for telling which files changed.
@@ -595,10 +612,59 @@ function phaseRoom(
 ): number {
   if (phase.maxParallel === undefined) return room;
   const index = indexOf(tasks);
-  let sent = 0;
+  const sent = new Set<string>();
   for (const status of ACTIVE)
-    for (const id of index.ids(status)) if (!ended.has(id) && placement(plan, id)?.array.phase === phase.name) sent++;
-  return Math.min(room, phase.maxParallel - sent);
+    for (const id of index.ids(status))
+      if (!ended.has(id) && placement(plan, id)?.array.phase === phase.name) sent.add(jobOf(plan, tasks, id));
+  return Math.min(room, phase.maxParallel - sent.size);
+}
+
+/**
+ * Of `due` (in order), those that fit in `jobs` jobs, and the jobs they take: a packed task
+ * fills its group's element (state/events.ts, submissionGroup: a retry's is apart from first
+ * attempts') and starts a new one only where there is room for it; any other task is a job.
+ */
+function withinJobs(due: readonly Submission[], jobs: number): { submissions: Submission[]; taken: number } {
+  const held = new Map<string, number>();
+  const submissions: Submission[] = [];
+  let taken = 0;
+  for (const s of due) {
+    const per = s.array.packing?.tasks ?? 1;
+    const group = submissionGroup(s);
+    const n = held.get(group) ?? 0;
+    const more = n % per === 0 ? 1 : 0;
+    if (taken + more > jobs) continue;
+    taken += more;
+    held.set(group, n + 1);
+    submissions.push(s);
+  }
+  return { submissions, taken };
+}
+
+/** The most tasks one job of the phase holds: its packed elements' size, else 1. */
+function tasksPerJob(phase: PhasePlan): number {
+  return Math.max(1, ...phase.arrays.map((a) => a.packing?.tasks ?? 1));
+}
+
+/**
+ * The job a task's active attempt runs in: a packed task's is its handle, which it shares with
+ * its element's other tasks; any other task is a job of its own (a process's handle, its pid,
+ * may be another's once it has ended).
+ */
+function jobOf(plan: Plan, tasks: Record<string, TaskState>, id: string): string {
+  const handle = placement(plan, id)?.array.packing ? tasks[id]!.attempts.at(-1)?.handle : undefined;
+  return handle === undefined ? id : `\u0000${handle}`;
+}
+
+/**
+ * The jobs the active tasks take (capacity and the submit limit count jobs and array elements,
+ * not tasks): a packed element's tasks share one.
+ */
+export function activeJobs(plan: Plan, tasks: Record<string, TaskState>): number {
+  const index = indexOf(tasks);
+  const jobs = new Set<string>();
+  for (const status of ACTIVE) for (const id of index.ids(status)) jobs.add(jobOf(plan, tasks, id));
+  return jobs.size;
 }
 
 /** The nodes earlier attempts of a task failed on, for the next submission to avoid. */

@@ -21,6 +21,7 @@ import { ACTIVE, campaignStateSchema, emptyState, type CampaignState, type TaskS
 import { changedSince, indexOf } from '../state/task-index.js';
 import { generationStep, staleGenerationError } from '../decide/generation.js';
 import {
+  activeJobs,
   applyEvents,
   atRest,
   checklistChangedWarning,
@@ -119,8 +120,8 @@ export class CampaignController {
       next,
       observed.flatMap((e) => (e.type === 'finished' && e.class === 'completed' ? [e.task] : [])),
     );
-    // Every active task counts, those the plan no longer has too.
-    const active = indexOf(next.tasks).count(ACTIVE);
+    // Every active job counts, those of tasks the plan no longer has too.
+    const active = activeJobs(this.c.plan, next.tasks);
     const decided = step(next, this.c.plan, this.now(), this.c.executor.capacity(active), this.c.executor.ended?.());
     next = decided.state;
     const actions = this.c.scope ? scopeActions(decided.actions, this.c.scope) : decided.actions;

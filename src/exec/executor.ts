@@ -20,7 +20,7 @@ export interface ActiveAttempt {
 }
 
 export interface Executor {
-  /** How many more tasks may start now, given how many are active. */
+  /** How many more jobs (a task each, or a packed array element) may start now, given how many are active. */
   capacity(active: number): number;
   /**
    * Tasks the last observation found ended but left to be judged later (a scheduler's

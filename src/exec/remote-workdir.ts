@@ -57,10 +57,32 @@ function needsShell(what: string, fix: string): UserError {
 
 /** How many SFTP requests are in flight at once for a batch of paths. */
 const SFTP_BATCH = 64;
+/** Files one command writes: their contents pass through the shell's `read`, a byte at a time. */
+const WRITE_BATCH = 500;
+
+/** Outputs one command stats: their paths are arguments of one `stat`, well within the system's limit. */
+const STAT_BATCH = 500;
+const STAT_BATCH_BYTES = 100_000;
+
+/** An output as one look found it: enough to judge its freshness against any attempt's start. */
+interface OutputStat {
+  isFile: boolean;
+  mtimeMs: number;
+  size: number;
+  /** Where it really is (symlinks resolved), for a regular file. */
+  real?: string;
+}
 
 export class RemoteWorkdir {
   private abs: string | undefined;
   private real: Promise<string | undefined> | undefined;
+  /**
+   * The tasks whose outputs a pass may judge (lookOutputs), looked at together at the first
+   * freshness check of the pass, and what that look found, by absolute path (null where nothing
+   * is there). Undefined outside such a pass: each output is looked at alone.
+   */
+  private toLook: readonly TaskSpec[] | undefined;
+  private looked: Promise<Map<string, OutputStat | null>> | undefined;
   /**
    * Restricted to plain commands and SFTP (an automation node): what would run a shell there
    * goes through SFTP here instead, or is refused.
@@ -107,15 +129,123 @@ export class RemoteWorkdir {
    */
   async freshness(task: TaskSpec, since: string): Promise<OutputFreshness> {
     const path = `${await this.path()}/${task.output ?? ''}`;
-    const st = task.output === undefined ? undefined : await this.transport.stat(path);
+    let seen: OutputStat | null | undefined;
+    if (task.output !== undefined && this.toLook !== undefined) {
+      this.looked ??= this.lookNow(this.toLook);
+      seen = (await this.looked).get(path);
+    }
+    const st = task.output === undefined ? undefined : seen === undefined ? await this.transport.stat(path) : seen;
     if (!st?.isFile) return { exists: false, fresh: false, path };
     this.real ??= this.transport.realpath(await this.path());
-    const [real, workdir] = await Promise.all([this.transport.realpath(path), this.real]);
+    const [real, workdir] = await Promise.all([seen ? seen.real : this.transport.realpath(path), this.real]);
     if (real !== `${workdir}/${posix.normalize(task.output!)}`) {
       return { exists: true, fresh: false, path, linkedTo: real ?? 'a missing file' };
     }
     // SFTP gives whole seconds: an output written in the attempt's first second still counts.
     return { exists: true, fresh: st.mtimeMs >= Math.floor(Date.parse(since) / 1000) * 1000, path, size: st.size };
+  }
+
+  /**
+   * The outputs of these tasks are looked at together, for the freshness checks of the ends a
+   * pass judges, until `forget`: at the first such check, with a shell, one command per {@link
+   * STAT_BATCH} outputs (a `stat` of them all, and where each really is by `cd -P`, a builtin),
+   * not two SFTP round trips each; restricted, their SFTP requests {@link SFTP_BATCH} at a time.
+   * A pass that judges none looks at none. A thousand packed tasks ending in one pass were two
+   * thousand round trips one after another.
+   */
+  lookOutputs(tasks: readonly TaskSpec[]): void {
+    this.toLook = tasks;
+    this.looked = undefined;
+  }
+
+  /** Outputs are looked at one by one again (the pass that looked at them together is over). */
+  forget(): void {
+    this.toLook = undefined;
+    this.looked = undefined;
+  }
+
+  private async lookNow(tasks: readonly TaskSpec[]): Promise<Map<string, OutputStat | null>> {
+    const workdir = await this.path();
+    const paths = [...new Set(tasks.flatMap((t) => (t.output === undefined ? [] : [`${workdir}/${t.output}`])))];
+    const looked = new Map<string, OutputStat | null>();
+    if (this.restricted) {
+      for (let i = 0; i < paths.length; i += SFTP_BATCH) {
+        const chunk = paths.slice(i, i + SFTP_BATCH);
+        const found = await Promise.all(
+          chunk.map(async (p) => {
+            const st = await this.transport.stat(p);
+            return st?.isFile ? { ...st, real: await this.transport.realpath(p) } : st;
+          }),
+        );
+        chunk.forEach((p, j) => looked.set(p, found[j] ?? null));
+      }
+    } else {
+      for (let i = 0; i < paths.length;) {
+        let bytes = 0;
+        let end = i;
+        while (
+          end < paths.length &&
+          end - i < STAT_BATCH &&
+          (end === i || bytes + paths[end]!.length < STAT_BATCH_BYTES)
+        )
+          bytes += paths[end++]!.length + 1;
+        const chunk = paths.slice(i, end);
+        i = end;
+        for (const [p, st] of await this.statBatch(chunk)) looked.set(p, st);
+      }
+    }
+    return looked;
+  }
+
+  /**
+   * One command: `stat -L` of every path (following symlinks, as SFTP's stat does; a missing
+   * one prints nothing), then each regular file's real path, its directory resolved by the
+   * builtin `cd -P` and, where the file itself is a symlink, by `realpath`. Every field ends
+   * in a NUL; paths travel on standard input, never in the command's text.
+   */
+  private async statBatch(paths: readonly string[]): Promise<Map<string, OutputStat | null>> {
+    const r = await this.transport.exec(
+      [
+        'paths=()',
+        'while IFS= read -r -d \'\' p; do paths+=("$p"); done',
+        '[ "${#paths[@]}" -gt 0 ] || exit 0',
+        'stat -L --printf \'S\\0%n\\0%F\\0%Y\\0%s\\0\' -- "${paths[@]}" 2>/dev/null',
+        'for p in "${paths[@]}"; do',
+        '  [ -e "$p" ] || { printf \'X\\0%s\\0\' "$p"; continue; }',
+        '  [ -f "$p" ] || continue',
+        '  if [ -L "$p" ]; then r=$(realpath -e -- "$p" 2>/dev/null) || continue',
+        '  elif cd -P -- "${p%/*}/" 2>/dev/null; then r=$PWD/${p##*/}',
+        '  else continue',
+        '  fi',
+        '  printf \'R\\0%s\\0%s\\0\' "$p" "$r"',
+        'done',
+        "printf 'END\\0'",
+      ].join('\n'),
+      { stdin: paths.map((p) => `${p}\0`).join('') },
+    );
+    // Only what the command said, and only where it said all: any other path is looked at alone.
+    const found = new Map<string, OutputStat | null>();
+    const f = r.stdout.split('\0');
+    if (r.code !== 0 || f.at(-2) !== 'END') return found;
+    const asked = new Set(paths);
+    for (let i = 0; i < f.length;) {
+      if (f[i] === 'X' && i + 1 < f.length) {
+        if (asked.has(f[i + 1]!)) found.set(f[i + 1]!, null);
+        i += 2;
+      } else if (f[i] === 'S' && i + 4 < f.length) {
+        const [path, type, mtime, size] = [f[i + 1]!, f[i + 2]!, f[i + 3]!, f[i + 4]!];
+        if (asked.has(path) && /^\d+$/.test(mtime) && /^\d+$/.test(size))
+          found.set(path, { isFile: type.startsWith('regular'), mtimeMs: Number(mtime) * 1000, size: Number(size) });
+        i += 5;
+      } else if (f[i] === 'R' && i + 2 < f.length) {
+        const st = found.get(f[i + 1]!);
+        if (st) st.real = f[i + 2]!;
+        i += 3;
+      } else i++;
+    }
+    // A regular file whose real path could not be read is looked at alone.
+    for (const [p, st] of found) if (st?.isFile && st.real === undefined) found.delete(p);
+    return found;
   }
 
   /**
@@ -183,25 +313,57 @@ export class RemoteWorkdir {
       }
       return failed;
     }
-    // Paths and contents travel on stdin (the contents as base64), never in the command's text.
-    // The temporary file is a fresh one mktemp creates (O_EXCL), and `mv -T` replaces whatever
-    // is at the path: a symlink a task planted at either is never written through.
+    // In batches, each well within the command's timeout on a loaded login: a pass that ends a
+    // thousand packed tasks at once (issue 37) writes their records in several commands.
+    const failed: string[] = [];
+    for (let i = 0; i < files.length; i += WRITE_BATCH)
+      failed.push(...(await this.writeBatch(workdir, files.slice(i, i + WRITE_BATCH))));
+    return failed;
+  }
+
+  private async writeBatch(workdir: string, files: readonly { path: string; text: string }[]): Promise<string[]> {
+    // Paths and contents travel on stdin, never in the command's text: as they are, or as base64
+    // where one holds a NUL (which a shell variable cannot). Each directory's files are written
+    // into a fresh folder of its own that mktemp makes in it (mode 700: no one else can plant a
+    // symlink there), made 644 together, then renamed into place together by one `mv -t`, which
+    // replaces whatever is at each path (a planted symlink too, never written through). So a
+    // batch forks a few processes per directory, not seven per file: a pass that ends a thousand
+    // packed tasks wrote their records for a minute.
+    const raw = files.every((f) => !f.text.includes('\0'));
     const r = await this.transport.exec(
       [
         `cd -- ${shellQuote(workdir)} || exit 3`,
+        'shopt -s dotglob nullglob',
+        'declare -A stage=()',
+        'paths=() staged=()',
         "while IFS= read -r -d '' p && IFS= read -r -d '' b; do",
-        '  d=$(dirname -- "$p")',
-        '  if mkdir -p -- "$d" 2>/dev/null && t=$(mktemp -- "$d/.$(basename -- "$p").tmp-XXXXXXXX" 2>/dev/null); then',
-        '    { printf \'%s\' "$b" | base64 -d > "$t" && chmod 644 -- "$t" && mv -fT -- "$t" "$p"; } 2>/dev/null && continue',
-        '    rm -f -- "$t"',
+        '  case $p in */*) d=${p%/*} n=${p##*/} ;; *) d=. n=$p ;; esac',
+        '  s=${stage[$d]-}',
+        '  if [ -z "$s" ]; then',
+        '    if { [ -d "$d" ] || mkdir -p -- "$d" 2>/dev/null; } && s=$(mktemp -d -- "$d/.campaign-write-XXXXXXXX" 2>/dev/null); then',
+        '      stage[$d]=$s',
+        '    else printf \'%s\\0\' "$p"; continue; fi',
         '  fi',
-        '  printf \'%s\\0\' "$p"',
+        raw
+          ? `  { printf '%s' "$b" > "$s/$n"; } 2>/dev/null || { printf '%s\\0' "$p"; continue; }`
+          : `  { printf '%s' "$b" | base64 -d > "$s/$n"; } 2>/dev/null || { printf '%s\\0' "$p"; continue; }`,
+        '  paths+=("$p") staged+=("$s/$n")',
         'done',
+        'for d in "${!stage[@]}"; do',
+        '  s=${stage[$d]}',
+        '  f=("$s"/*)',
+        '  [ "${#f[@]}" -eq 0 ] || { chmod 644 -- "${f[@]}" && mv -f -t "$d" -- "${f[@]}"; } 2>/dev/null',
+        'done',
+        // What is still in its folder was not put in place.
+        'for i in "${!paths[@]}"; do [ ! -e "${staged[$i]}" ] || printf \'%s\\0\' "${paths[$i]}"; done',
+        '[ "${#stage[@]}" -eq 0 ] || rm -rf -- "${stage[@]}"',
       ].join('\n'),
-      { stdin: files.map((f) => `${f.path}\0${Buffer.from(f.text).toString('base64')}\0`).join('') },
+      {
+        stdin: files.map((f) => `${f.path}\0${raw ? f.text : Buffer.from(f.text).toString('base64')}\0`).join(''),
+      },
     );
     if (r.code === 3) return files.map((f) => f.path);
-    return r.stdout.split('\0').filter(Boolean);
+    return [...new Set(r.stdout.split('\0').filter(Boolean))];
   }
 
   /**

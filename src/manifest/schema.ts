@@ -215,6 +215,11 @@ const slurmCluster = z.strictObject({
     .describe(
       "The jobs and array tasks you may have queued and running at once (the site's MaxSubmitJobs). Read from sacctmgr (your association's MaxSubmitJobs and your QOS's MaxSubmitJobsPerUser) where it answers; this value wins when smaller, and is the only one on an automation node. Your other jobs in the queue count against it; the campaign's tasks are sent in waves as room frees.",
     ),
+  min_job: duration
+    .optional()
+    .describe(
+      'The least time one job (array element) of a phase with `pack: auto` should run: its tasks are packed until their expected cost reaches it (default 10m).',
+    ),
 });
 
 const sshGpuCluster = z.strictObject({
@@ -572,6 +577,32 @@ export const code = z
   );
 export type Code = z.infer<typeof code>;
 
+/**
+ * Several tasks run in one array element, so that short tasks do not each pay for a job's start
+ * and accounting, and a site's limit on jobs queued holds more of them.
+ */
+export const pack = z
+  .union([
+    z.number().int().min(1).max(1000),
+    z.literal('auto'),
+    z.strictObject({
+      tasks: z
+        .union([z.number().int().min(1).max(1000), z.literal('auto')])
+        .describe('Tasks per array element, or auto (as `pack: auto`, counted in waves of `parallel`).'),
+      parallel: z
+        .number()
+        .int()
+        .min(1)
+        .describe(
+          "Tasks of the element running side by side. The phase's resources are the element's, split in equal shares: each running task sees its own slice of the element's GPUs in CUDA_VISIBLE_DEVICES (its devices gate counts that share), and its share of the CPUs in SLURM_CPUS_PER_TASK, OMP_NUM_THREADS and CAMPAIGN_CPUS (not pinned: a program that sizes its threads by them keeps to its share). Memory is the element's, shared. Lint refuses fewer CPUs than tasks side by side, and GPUs that do not split into equal whole shares.",
+        ),
+    }),
+  ])
+  .describe(
+    "Tasks per Slurm array element (Slurm only), run one after another: N, or `auto` from the cost model (enough tasks that an element's expected run reaches cluster.min_job, no more than the largest partition cap holds, nor than the array has), or { tasks, parallel } to run `parallel` of them side by side. The element asks the phase's resources and the sum of its tasks' walltime budgets (of its waves', side by side). Each task keeps its own markers, log, gates, claim, provenance and retries; a retry is sent in an element of retries only. A task running when its element's time limit comes is a timeout; the tasks after it never started and go back to pending with no retry spent.",
+  );
+export type Pack = z.infer<typeof pack>;
+
 export const phase = z.strictObject({
   name: z
     .string()
@@ -611,6 +642,7 @@ export const phase = z.strictObject({
     .positive()
     .optional()
     .describe("This phase's tasks running at once, within the campaign's max_parallel."),
+  pack: pack.optional(),
   slurm_args: slurmArgs
     .optional()
     .describe("sbatch options for this phase's jobs, instead of the defaults' (Slurm only)."),

@@ -32,6 +32,11 @@ export interface KindTraits<C extends Cluster> {
   placesGpus: boolean;
   /** The partitions' time limits a walltime must fit under, shortest first; none where there are no partitions. */
   partitionCaps(cluster: C): PartitionCap[];
+  /**
+   * Whether a phase's `pack` means something: the kind submits array elements, each of which
+   * can run several tasks. Elsewhere every task is its own process or session already.
+   */
+  packs: boolean;
 }
 
 export interface PartitionCap {
@@ -50,6 +55,7 @@ export const EXECUTOR_KINDS: { [K in ExecutorKind]: KindTraits<ClusterOf<K>> } =
     queues: false,
     placesGpus: false,
     partitionCaps: noPartitions,
+    packs: false,
   },
   slurm: {
     maxArraySize: (c) => c.max_array_size ?? 1000,
@@ -62,6 +68,7 @@ export const EXECUTOR_KINDS: { [K in ExecutorKind]: KindTraits<ClusterOf<K>> } =
       (c.partitions ?? [])
         .map((p) => ({ name: p.name, maxSeconds: parseDuration(p.max_time)! }))
         .sort((a, b) => a.maxSeconds - b.maxSeconds),
+    packs: true,
   },
   'ssh-gpu': {
     maxArraySize: () => Number.MAX_SAFE_INTEGER,
@@ -71,6 +78,7 @@ export const EXECUTOR_KINDS: { [K in ExecutorKind]: KindTraits<ClusterOf<K>> } =
     queues: false,
     placesGpus: true,
     partitionCaps: noPartitions,
+    packs: false,
   },
 };
 

@@ -17,7 +17,8 @@ import type { Check, Manifest, Phase } from '../manifest/schema.js';
 import { parseSize } from '../manifest/units.js';
 import { codeDigest, phaseCodePaths, type CodeFacts } from './code.js';
 import { definitionsDigest, stageDefinition, taskDefinitions, type StageDefinition } from './definition.js';
-import { selectSmoke } from './smoke.js';
+import { packingFor, type Packing } from './pack.js';
+import { needsTwo, selectSmoke } from './smoke.js';
 import { budgetFor, type Budget } from './walltime.js';
 
 export interface TaskResources {
@@ -46,6 +47,8 @@ export interface ArrayPlan {
   budget: Budget;
   /** Task ids, in array-index order. */
   tasks: string[];
+  /** Where the phase packs its tasks: how many to an element, and the element's walltime. */
+  packing?: Packing;
 }
 
 export interface PhasePlan {
@@ -271,6 +274,16 @@ function dependenciesFirst(phases: readonly Phase[]): Phase[] {
   return order;
 }
 
+/**
+ * The most tasks one element of the array may hold: all of them, but where `pack: auto` sizes a
+ * smoke stage that checks a collision property, half, so that its tasks run in two elements at
+ * once and can collide (a number the manifest writes is kept, and lint judges it).
+ */
+function packedSize(phase: Phase, stage: Stage, tasks: number): number {
+  const auto = phase.pack === 'auto' || (typeof phase.pack === 'object' && phase.pack.tasks === 'auto');
+  return stage === 'smoke' && auto && needsTwo(phase) ? Math.ceil(tasks / 2) : tasks;
+}
+
 /** One array per stratum and resource class, chunked to the executor's array size limit. */
 function arraysFor(
   manifest: Manifest,
@@ -314,10 +327,27 @@ function arraysFor(
       ...(manifest.defaults?.walltime === undefined ? {} : { defaultWalltime: manifest.defaults.walltime }),
       ...(resources.partition === undefined ? {} : { partition: resources.partition }),
     });
+    const pack = phase.pack === undefined || !traitsOf(manifest.cluster).packs ? undefined : phase.pack;
+    const packingOf = (size: number): Packing | undefined =>
+      pack === undefined
+        ? undefined
+        : packingFor({
+            pack,
+            cluster: manifest.cluster,
+            task: budget,
+            size: Math.min(size, packedSize(phase, stage, ids.length)),
+            ...(resources.partition === undefined ? {} : { partition: resources.partition }),
+          });
+    const packing = packingOf(ids.length);
     let base = `${phase.name}.${stage}.${first.stratum}`;
     if ((classesPerStratum.get(first.stratum) ?? 1) > 1) base += `.${classKey(resources)}`;
-    const chunks = Math.ceil(ids.length / limit);
+    // The executor's limit is on elements: a packed chunk holds that many elements of tasks.
+    const perChunk = limit * (packing?.tasks ?? 1);
+    const chunks = Math.ceil(ids.length / perChunk);
     for (let c = 0; c < chunks; c++) {
+      const chunk = ids.slice(c * perChunk, (c + 1) * perChunk);
+      // A last chunk smaller than one element packs what it has, in the walltime that needs.
+      const own = chunks > 1 && chunk.length < (packing?.tasks ?? 1) ? packingOf(chunk.length) : packing;
       arrays.push({
         id: chunks > 1 ? `${base}.${c}` : base,
         phase: phase.name,
@@ -325,7 +355,8 @@ function arraysFor(
         stratum: first.stratum,
         resources,
         budget,
-        tasks: ids.slice(c * limit, (c + 1) * limit),
+        tasks: chunk,
+        ...(own === undefined ? {} : { packing: own }),
       });
     }
   }

@@ -20,6 +20,8 @@ export interface Budget {
   source: 'cost' | 'walltime' | 'default';
   /** Rate × units × trend: the time the task is expected to need. */
   costSeconds?: number;
+  /** Cost × margin before rounding up to whole minutes: what the budgets of packed tasks add up (plan/pack.ts). */
+  exactSeconds?: number;
   /** The arithmetic a person can check. */
   arithmetic: string;
   /** Set when the budget does not fit: the reason. */
@@ -30,8 +32,8 @@ export function partitionCaps(cluster: Cluster): PartitionCap[] {
   return traitsOf(cluster).partitionCaps(cluster);
 }
 
-const ceilMinute = (s: number): number => Math.max(60, Math.ceil(s / 60) * 60);
-const num = (x: number): string => String(Number(x.toFixed(3)));
+export const ceilMinute = (s: number): number => Math.max(60, Math.ceil(s / 60) * 60);
+export const num = (x: number): string => String(Number(x.toFixed(3)));
 
 export interface BudgetInput {
   phase: Phase;
@@ -93,10 +95,17 @@ export function budgetFor(input: BudgetInput): Budget {
   if (trend !== 1) terms.push(`trend ${num(trend)}`);
   terms.push(`margin ${num(margin)}`);
   const arithmetic = `${terms.join(' × ')} = ${formatDuration(costSeconds * margin)}`;
-  return place(caps, input.partition, { seconds, source: 'cost', costSeconds, arithmetic });
+  return place(caps, input.partition, {
+    seconds,
+    source: 'cost',
+    costSeconds,
+    exactSeconds: costSeconds * margin,
+    arithmetic,
+  });
 }
 
-function place(caps: PartitionCap[], forced: string | undefined, budget: Budget): Budget {
+/** The budget in the shortest partition whose cap holds its measured cost (or `forced`), trimmed to that cap. */
+export function place(caps: PartitionCap[], forced: string | undefined, budget: Budget): Budget {
   if (caps.length === 0) return budget;
   const floor = budget.costSeconds ?? budget.seconds;
   const candidates = forced === undefined ? caps : caps.filter((c) => c.name === forced);

@@ -14,6 +14,7 @@ import { formatSlurmMem, formatSlurmTime, parseDuration } from '../manifest/unit
 import type { ArrayPlan } from '../plan/plan.js';
 import type { Submission } from '../state/events.js';
 import { manifestTaskEnv } from './env.js';
+import { elementLine, elementOf, packShares, renderPackDriver } from './pack-driver.js';
 import { shellQuote } from './shell.js';
 import { renderTaskScript, resumeEnv, scriptInputFor } from './task-script.js';
 
@@ -23,6 +24,8 @@ export interface SbatchRow {
   attempt: number;
   /** It continues from the task's checkpoint: CAMPAIGN_RESUME=1. */
   resume?: boolean;
+  /** In a packed array, the element it runs in (render/pack-driver.ts). */
+  element?: number;
 }
 
 export interface SbatchInput {
@@ -159,28 +162,47 @@ export function slurmOptionText({ option, value }: SlurmOption): string {
   return `--${option}=${text}`;
 }
 
-export function renderSbatch(input: SbatchInput): { script: string; table: string } {
+/**
+ * The files of one submission: the batch script and its task table, and for a packed array the
+ * task script its elements run (`task.sh`, the batch script being their driver).
+ */
+export interface SbatchFiles {
+  script: string;
+  table: string;
+  task?: string;
+}
+
+export function renderSbatch(input: SbatchInput): SbatchFiles {
   const { manifest, array } = input;
   const r = array.resources;
   const phase = manifest.phases.find((p) => p.name === array.phase);
+  const packing = array.packing;
+  if (packing && input.selfContained)
+    throw new Error('a packed array cannot be self-contained: its elements run task.sh (lint refuses pack there)');
+  // What the array's indices are: one per task, or one per element of packed tasks.
+  const indices = packing ? [...new Set(input.rows.map((x) => x.element ?? 0))] : input.rows.map((x) => x.index);
   // Its share of the campaign's max_parallel (and of its phase's): the places the controller
   // gave its tasks when it sent them (exec/slurm: capacity), never the whole cap, so that
   // arrays, strata and phases sent side by side together stay within it.
   const caps = [manifest.cluster.max_parallel, phase?.max_parallel].filter((c) => c !== undefined);
-  const throttle = caps.length === 0 ? undefined : Math.min(input.rows.length, ...caps);
+  const throttle = caps.length === 0 ? undefined : Math.min(indices.length, ...caps);
   const passed = phase?.slurm_args ?? manifest.defaults?.slurm_args ?? [];
   const allocation = allocationOptions(manifest, array, {
     ...(input.memBytes === undefined ? {} : { memBytes: input.memBytes }),
     ...(input.exclude === undefined ? {} : { exclude: input.exclude }),
+    // An element asks the sum of its tasks' budgets (plan/pack.ts).
+    ...(packing ? { budget: packing.budget } : {}),
   });
+  // sbatch expands %-patterns in --output: a % of the path itself is written %%.
+  const logs = input.logDir.replace(/%/g, '%%');
   const header = [
     directive('job-name', input.jobName),
     directive('comment', input.key),
-    directive('array', `${arraySpec(input.rows.map((x) => x.index))}${throttle ? `%${throttle}` : ''}`),
+    directive('array', `${arraySpec(indices)}${throttle ? `%${throttle}` : ''}`),
     ...allocation.filter((o) => o.option !== 'exclude').map(sbatchLine),
     directive('chdir', input.workdir),
-    // sbatch expands %-patterns in --output: a % of the path itself is written %%.
-    directive('output', input.selfContained ? '/dev/null' : `${input.logDir.replace(/%/g, '%%')}/%a.log`),
+    // A packed element's own output (the driver's lines) is apart from its tasks' logs.
+    directive('output', input.selfContained ? '/dev/null' : packing ? `${logs}/e%a.log` : `${logs}/%a.log`),
     ...allocation.filter((o) => o.option === 'exclude').map(sbatchLine),
     // Passed through as written; the schema refused the options campaign sets itself.
     ...passed.map((arg) => {
@@ -202,32 +224,66 @@ export function renderSbatch(input: SbatchInput): { script: string; table: strin
       }),
     )
     .join('\n');
-  const table = `${tableHeader(input.submission)}\n${rows}\n`;
+  const elements = packing ? elementLines(input.rows) : [];
+  const table = `${[tableHeader(input.submission), ...elements].join('\n')}\n${rows}\n`;
   // Compared as strings: awk would take "1 " for the number 1.
   const lookup = `awk -F "\\t" -v i="\${SLURM_ARRAY_TASK_ID:-none}" '$1 "" == i "" { print $2; found = 1; exit } END { exit !found }'`;
   const prelude = [
     `campaign_table=${shellQuote(input.tablePath)}`,
     ...(input.selfContained
       ? selfContainedLines(input.logDir, table, lookup)
-      : [`campaign_row=$(${lookup} "$campaign_table") ||`]),
+      : packing
+        ? [
+            // The element's driver read this row from the table with its own (pack-driver.ts): a
+            // task of a packed element forks no lookup of its own. Looked up here where it did not.
+            'campaign_row=${CAMPAIGN_PACKED_ROW:-}',
+            'unset CAMPAIGN_PACKED_ROW',
+            `[ -n "$campaign_row" ] || campaign_row=$(${lookup} "$campaign_table") ||`,
+          ]
+        : [`campaign_row=$(${lookup} "$campaign_table") ||`]),
     '  campaign_fail index "array index ${SLURM_ARRAY_TASK_ID:-none} is not in the task table $campaign_table"',
     "while IFS= read -r -d '' campaign_kv; do",
     '  campaign_key=${campaign_kv%%=*}',
     '  [[ $campaign_key =~ ^CAMPAIGN_[A-Za-z0-9_]+$ ]] || campaign_fail index "a malformed task-table row"',
     '  export "$campaign_key=${campaign_kv#*=}"',
-    'done < <(printf \'%s\' "$campaign_row" | base64 -d)',
+    // A here-string, not a pipe from printf: one process fewer for every task.
+    'done < <(base64 -d <<< "$campaign_row")',
   ];
   const first = input.rows[0];
   if (!first) throw new Error('an sbatch submission needs at least one row');
-  const script = renderTaskScript({
-    ...scriptInputFor(manifest, first.task, 0, r.gpus, input.code),
+  // A packed task side by side with others counts its share of the element's GPUs (pack-driver.ts).
+  const gpus = packing ? packShares({ parallel: packing.parallel, cpus: r.cpus, gpus: r.gpus }).gpus : r.gpus;
+  const task = renderTaskScript({
+    ...scriptInputFor(manifest, first.task, 0, gpus, input.code),
     index: '"${SLURM_ARRAY_TASK_ID}"',
-    header,
+    header: packing ? [] : header,
     prelude,
     oneNode: true,
     markers: { dir: input.markerDir, key: input.submission },
   });
-  return { script, table };
+  if (!packing) return { script: task, table };
+  const dir = input.tablePath.slice(0, input.tablePath.lastIndexOf('/'));
+  const driver = renderPackDriver({
+    header,
+    campaign: manifest.campaign,
+    dir,
+    parallel: packing.parallel,
+    cpus: r.cpus,
+    gpus: r.gpus,
+  });
+  return { script: driver, table, task };
+}
+
+/** The task table's element lines (`e<element>`, then its rows), before the rows, in element order. */
+function elementLines(rows: readonly SbatchRow[]): string[] {
+  const byElement = new Map<number, number[]>();
+  for (const row of rows) {
+    if (row.element === undefined) throw new Error(`row ${row.index} of a packed array has no element`);
+    const held = byElement.get(row.element);
+    if (held) held.push(row.index);
+    else byElement.set(row.element, [row.index]);
+  }
+  return [...byElement].sort(([a], [b]) => a - b).map(([element, held]) => elementLine(element, held));
 }
 
 /**
@@ -267,19 +323,21 @@ export function submissionFiles(
   manifest: Manifest,
   group: readonly Submission[],
   where: { name: string; dir: string; workdir: string; exclude: boolean; selfContained?: boolean },
-): { script: string; table: string } {
+): SbatchFiles {
   const first = group[0]!;
+  const packing = first.array.packing;
   return renderSbatch({
     manifest,
     array: first.array,
     jobName: where.name,
     key: first.array.id,
     submission: where.dir.slice(where.dir.lastIndexOf('/') + 1),
-    rows: group.map((s) => ({
+    rows: group.map((s, i) => ({
       index: s.index,
       task: s.task,
       attempt: s.attempt,
       ...(s.resume ? { resume: true } : {}),
+      ...(packing ? { element: elementOf(i, packing.tasks) } : {}),
     })),
     workdir: where.workdir,
     tablePath: `${where.dir}/table.tsv`,

@@ -8,16 +8,21 @@
  * is there; either way it prints what it read, for the controller to adopt.
  */
 import type { Submission } from '../state/events.js';
+import { elementOf } from './pack-driver.js';
 import { shellQuote } from './shell.js';
 
 /** The ledger of submissions, in the campaign's directory of job tables. */
 export const LEDGER = 'submitted.tsv';
 
-/** An attempt the ledger says was sent: in job `jobId` at `index`, its tables under `key`. */
+/**
+ * An attempt the ledger says was sent: in job `jobId` at `index`, its tables under `key`; packed,
+ * in the array element `element` (its index field is then `<index>@<element>`).
+ */
 export interface LedgerRow {
   key: string;
   jobId: string;
   index: number;
+  element?: number;
   definition: string;
   attempt: number;
   task: string;
@@ -30,8 +35,13 @@ export type SubmitOnce = { sent: string } | { taken: true } | { failed: number }
 const LOCK_WAIT_S = 60;
 
 /** The lines on the command's standard input: the group's attempts, as the ledger records them. */
-export function attemptLines(group: readonly Submission[]): string {
-  return group.map((s) => `${s.index}\t${s.task.definition ?? ''}\t${s.attempt}\t${s.task.id}\n`).join('');
+export function attemptLines(group: readonly Submission[], packed?: number): string {
+  return group
+    .map((s, i) => {
+      const at = packed === undefined ? String(s.index) : `${s.index}@${elementOf(i, packed)}`;
+      return `${at}\t${s.task.definition ?? ''}\t${s.attempt}\t${s.task.id}\n`;
+    })
+    .join('');
 }
 
 /**
@@ -104,7 +114,15 @@ export function parseSubmitOnce(stdout: string): {
 /** One line of the ledger; undefined for anything else. */
 export function ledgerRow(line: string): LedgerRow | undefined {
   const [key = '', jobId = '', index = '', definition = '', attempt = '', ...task] = line.split('\t');
-  if (!/^[0-9a-f]+$/.test(key) || !/^\d+$/.test(jobId) || !/^\d+$/.test(index) || !/^[1-9]\d*$/.test(attempt))
-    return undefined;
-  return { key, jobId, index: Number(index), definition, attempt: Number(attempt), task: task.join('\t') };
+  const at = /^(\d+)(?:@(\d+))?$/.exec(index);
+  if (!/^[0-9a-f]+$/.test(key) || !/^\d+$/.test(jobId) || !at || !/^[1-9]\d*$/.test(attempt)) return undefined;
+  return {
+    key,
+    jobId,
+    index: Number(at[1]),
+    ...(at[2] === undefined ? {} : { element: Number(at[2]) }),
+    definition,
+    attempt: Number(attempt),
+    task: task.join('\t'),
+  };
 }

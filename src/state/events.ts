@@ -28,6 +28,11 @@ export type TaskEvent =
     } & Defined)
   | ({ type: 'submit_failed'; task: string; attempt: number; at: string; reason: string } & Defined)
   | { type: 'started'; task: string; attempt: number; at: string; node?: string }
+  /**
+   * A packed task whose element ended before its turn came (a time limit, a cancel, a node
+   * lost): it never ran, so it goes back to pending with no retry spent (exec/slurm).
+   */
+  | { type: 'unstarted'; task: string; attempt: number; at: string; reason: string }
   | { type: 'queued'; task: string; attempt: number; at: string; waiting: string }
   | {
       type: 'finished';
@@ -78,6 +83,17 @@ export interface Submission {
   resume?: boolean;
   /** The code snapshot it runs in, where the manifest declares code: queued work keeps it. */
   code?: string;
+}
+
+/**
+ * The submissions that share one sbatch (exec/slurm sends each such group as one array): one
+ * array, one walltime, one memory, one set of nodes to avoid; packed, retries apart from first
+ * attempts, so that a retry never shares an element with tasks that succeeded. The room a pass
+ * has, counted in jobs, counts a packed group's elements by it (decide/transition.ts).
+ */
+export function submissionGroup(s: Submission): string {
+  const retry = s.array.packing !== undefined && s.attempt > 1 ? '\u0000retry' : '';
+  return `${s.array.id}\u0000${s.array.budget.seconds}\u0000${s.memBytes ?? ''}\u0000${(s.avoidNodes ?? []).join(',')}${retry}`;
 }
 
 /**

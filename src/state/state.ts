@@ -55,6 +55,11 @@ export const attemptSchema = z.object({
    * carry them: past the first attempt's, a continuation started from a checkpoint.
    */
   unitsFrom: z.number().optional(),
+  /**
+   * It never started: the element it was packed in ended before its turn. Recorded (as
+   * `cancelled`) so that its number is never sent again, but no retry is counted for it.
+   */
+  unstarted: z.literal(true).optional(),
   /** The digest of the task's definition it ran under (plan/definition.ts). */
   definition: z.string().optional(),
   /** Its stage's definition (an id of the state's `definitions`): which parts a later change touched. */

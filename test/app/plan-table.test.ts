@@ -1,6 +1,6 @@
 /** The plan table (`campaign plan`) of a grid that excludes, includes and zips. */
 import { describe, expect, it } from 'vitest';
-import { renderPlanText } from '../../src/app/plan-table.js';
+import { renderPlanJson, renderPlanText } from '../../src/app/plan-table.js';
 import { parseManifest } from '../../src/manifest/load.js';
 import { planCampaign } from '../../src/plan/plan.js';
 
@@ -48,5 +48,19 @@ describe('the plan table', () => {
       '  cells: 7 of the 8 combinations of N × seed: N1_seed1, N1_seed2, N2_seed1, N2_seed2, N3_seed1, N3_seed2 and 1 more\n',
     );
     expect(plan(manifest(`      N: [1, 2]\n      seed: [1, 2, 3]`))).not.toContain('cells:');
+  });
+
+  it('shows a packed array: its elements, tasks per element, walltime, partition and the arithmetic, in text and JSON', () => {
+    const text = manifest('      N: [1, 2]\n      seed: [1, 2, 3, 4, 5, 6, 7, 8, 9, 10]')
+      .replace('  executor: local\n', '  executor: slurm\n  partitions:\n    - { name: debug, max_time: 30m }\n')
+      .replace('    walltime: 10m\n', '    walltime: 2m\n    pack: { tasks: 4, parallel: 2 }\n');
+    const p = planCampaign(parseManifest('m.yml', text).manifest);
+    expect(renderPlanText(p)).toContain(
+      '  packed full N=1: 3 elements of 4 tasks (2 at a time), 00:04:00 each in debug: 4 tasks 2 at a time = 2 waves × 2m = 4m → debug (cap 30m)\n',
+    );
+    const json = JSON.parse(renderPlanJson(p)) as {
+      phases: { arrays: { packing: { tasks: number; parallel: number; elements: number; time: string } }[] }[];
+    };
+    expect(json.phases[0]!.arrays[0]!.packing).toMatchObject({ tasks: 4, parallel: 2, elements: 3, time: '00:04:00' });
   });
 });

@@ -322,6 +322,52 @@ describe('retries', () => {
     expect(r.state.phases.p!.status).toBe('completed');
   });
 
+  it('a packed task its element never started is sent again as the next attempt, with no retry spent', () => {
+    const s = setup([one()], { defaults: { retry: { timeout: { attempts: 1 } } } });
+    let r = submitStep(s, emptyState('c', at(0)), at(0));
+    let state = applyEvents(
+      r.state,
+      [{ type: 'unstarted', task: 'p/task', attempt: 1, at: at(1), reason: 'its element 7_0 ended TIMEOUT' }],
+      s.policy,
+    );
+    expect(state.tasks['p/task']!.status).toBe('pending');
+    expect(state.tasks['p/task']!.attempts[0]).toMatchObject({ class: 'cancelled', unstarted: true });
+    r = submitStep(s, state, at(2));
+    expect(r.subs.map((x) => x.attempt)).toEqual([2]);
+    // Its one timeout retry is still there to spend.
+    state = applyEvents(r.state, [finished('p/task', 2, 'timeout', at(3))], s.policy);
+    expect(state.tasks['p/task']!.status).toBe('retrying');
+  });
+
+  it('a packed retry takes a job of its own within the room, and first attempts fill whole elements', () => {
+    const s = setup(
+      [
+        {
+          name: 'p',
+          grid: { k: Array.from({ length: 40 }, (_, i) => i + 1) },
+          command: 'run ${k}',
+          walltime: '1m',
+          pack: 10,
+          retry: { failed: { attempts: 1 } },
+        },
+      ],
+      { cluster: { executor: 'slurm', name: 't', partitions: [{ name: 'debug', max_time: '30m' }] } },
+    );
+    // Room for two jobs: two elements of ten.
+    let r = submitStep(s, emptyState('c', at(0)), at(0), 2);
+    expect(r.subs.length).toBe(20);
+    const failing = r.subs[2]!.task.id;
+    const state = applyEvents(
+      r.state,
+      r.subs.map((x) => finished(x.task.id, 1, x.task.id === failing ? 'failed' : 'completed', at(1))),
+      s.policy,
+    );
+    // Two jobs again: the retry's element, alone, and one element of ten first attempts (not 19).
+    r = submitStep(s, state, at(30), 2);
+    expect(r.subs.filter((x) => x.attempt === 2).map((x) => x.task.id)).toEqual([failing]);
+    expect(r.subs.filter((x) => x.attempt === 1).length).toBe(10);
+  });
+
   it('timeout with attempts 0 is not retried', () => {
     const s = setup([one()], { defaults: { retry: { timeout: { attempts: 0 } } } });
     const r = drive(s, ['timeout']);

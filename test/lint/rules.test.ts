@@ -72,6 +72,28 @@ interface Case {
 const REPOSITORY: RepositoryFacts = { tracked: new Set(['train.py', 'src/model.py', 'README.md']) };
 
 const CASES: Record<string, Case[]> = {
+  'pack-without-elements': [
+    {
+      name: 'pack on the local executor',
+      bad: edit(
+        BASE,
+        [
+          '  executor: slurm\n  name: cluster-a\n  partitions:\n    - { name: short, max_time: 3h }\n    - { name: long, max_time: 24h }\n',
+          '  executor: local\n  name: cluster-a\n',
+        ],
+        ['    resources: { gpus: 1, cpus: 4, mem: 16G }\n', '    resources: { cpus: 4, mem: 16G }\n    pack: 4\n'],
+      ),
+      at: 'pack: 4',
+      good: edit(
+        BASE,
+        [
+          '  executor: slurm\n  name: cluster-a\n  partitions:\n    - { name: short, max_time: 3h }\n    - { name: long, max_time: 24h }\n',
+          '  executor: local\n  name: cluster-a\n',
+        ],
+        ['    resources: { gpus: 1, cpus: 4, mem: 16G }\n', '    resources: { cpus: 4, mem: 16G }\n'],
+      ),
+    },
+  ],
   'max-parallel-over-max-jobs': [
     {
       name: 'max_parallel above the jobs the campaign may have queued',

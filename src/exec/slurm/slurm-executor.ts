@@ -29,11 +29,20 @@ import { restriction, type Manifest } from '../../manifest/schema.js';
 import { formatDuration, parseDuration } from '../../manifest/units.js';
 import { EXECUTOR_KINDS } from '../../plan/executor-kinds.js';
 import type { Plan } from '../../plan/plan.js';
+import { elementsOf } from '../../plan/pack.js';
 import type { OutputFacts } from '../../judge/checklist.js';
-import type { Submission, TaskEvent } from '../../state/events.js';
+import { submissionGroup, type Submission, type TaskEvent } from '../../state/events.js';
 import type { Attempt, FailureClass } from '../../state/state.js';
 import type { CodeSnapshot } from '../code-ship.js';
-import { rowAttempt, slurmRoot, submissionFiles, submissionKey, TABLE_HEADER } from '../../render/sbatch.js';
+import { elementOf, parseElementLine } from '../../render/pack-driver.js';
+import {
+  rowAttempt,
+  slurmRoot,
+  submissionFiles,
+  submissionKey,
+  TABLE_HEADER,
+  type SbatchFiles,
+} from '../../render/sbatch.js';
 import { shellQuote } from '../../render/shell.js';
 import { GATE_EXIT, GATE_LINE } from '../../render/task-script.js';
 import { afterWarning, diskFull, recordsVerdict } from '../../judge/attempt-end.js';
@@ -185,6 +194,8 @@ export class SlurmExecutor implements Executor {
   private ownQueued = 0;
   /** A refusal for the submit limit has been warned of this run. */
   private limitWarned = false;
+  /** The phases whose tasks run packed in array elements (plan/pack.ts). */
+  private readonly packedPhases: ReadonlySet<string>;
 
   constructor(private readonly opts: SlurmExecutorOptions) {
     this.now = opts.now ?? (() => new Date().toISOString());
@@ -198,6 +209,7 @@ export class SlurmExecutor implements Executor {
     // Restricted, there is no accounting to wait for: an ended task is judged by the queue and its markers.
     this.accountingOk = !this.restricted;
     this.submitLimit = effectiveLimit(undefined, cluster.executor === 'slurm' ? cluster.max_jobs : undefined);
+    this.packedPhases = new Set(opts.manifest.phases.filter((p) => p.pack !== undefined).map((p) => p.name));
   }
 
   /**
@@ -342,7 +354,8 @@ export class SlurmExecutor implements Executor {
           .filter((l) => l.startsWith('#SBATCH') && !/^#SBATCH --(comment|array)=/.test(l))
           .join('\n');
         // Tested with the indices of the largest of them, as many as the limit on jobs queued leaves room for.
-        const size = array.tasks.length;
+        // A packed array's indices are its elements'.
+        const size = array.packing ? elementsOf(array.tasks.length, array.packing.tasks) : array.tasks.length;
         const room = this.submitLimit && Math.max(1, this.submitLimit.limit - this.others - this.ownQueued);
         if (size > (arrays.get(asks)?.size ?? 0))
           arrays.set(asks, {
@@ -400,9 +413,11 @@ export class SlurmExecutor implements Executor {
     const problems: string[] = [];
     for (const phase of plan.phases) {
       for (const a of phase.arrays) {
-        if (limits.maxArraySize !== undefined && a.tasks.length > limits.maxArraySize)
+        // A packed array's indices are its elements' (render/sbatch.ts).
+        const indices = a.packing ? elementsOf(a.tasks.length, a.packing.tasks) : a.tasks.length;
+        if (limits.maxArraySize !== undefined && indices > limits.maxArraySize)
           problems.push(
-            `array ${a.id} has ${a.tasks.length} tasks; the cluster's MaxArraySize is ${limits.maxArraySize}`,
+            `array ${a.id} has ${a.tasks.length} tasks${a.packing ? ` in ${indices} elements` : ''}; the cluster's MaxArraySize is ${limits.maxArraySize}`,
           );
         // A job that names no partition goes to the default one, whose cap holds all the same:
         // over it, the job would wait in the queue for ever (PartitionTimeLimit).
@@ -468,7 +483,11 @@ export class SlurmExecutor implements Executor {
           // Not a failure of the tasks: they stay pending, and are sent again as room frees.
           if (isSubmitLimit(submitted.error)) {
             full = true;
-            await this.refusedForLimit(submitted.error, group.length);
+            const packing = group[0]!.array.packing;
+            await this.refusedForLimit(
+              submitted.error,
+              packing ? elementsOf(group.length, packing.tasks) : group.length,
+            );
           } else if (submitted.transient) this.warn(`sbatch will be tried again on the next pass: ${submitted.error}`);
           else
             events.push(
@@ -491,8 +510,11 @@ export class SlurmExecutor implements Executor {
         known.set(name, jobId);
       }
       const at = this.now();
-      for (const s of group) {
-        const where = { handle: `${jobId}_${s.index}`, log: `${dir}/logs/${s.index}.log` };
+      const packing = group[0]!.array.packing;
+      for (const [i, s] of group.entries()) {
+        // A packed attempt's handle is its element's: what sacct, squeue and scancel know.
+        const slot = packing ? elementOf(i, packing.tasks) : s.index;
+        const where = { handle: `${jobId}_${slot}`, log: `${dir}/logs/${s.index}.log` };
         record.set(attemptKey(s), where);
         events.push(submittedEvent(s, at, where.handle, where.log));
       }
@@ -501,11 +523,12 @@ export class SlurmExecutor implements Executor {
   }
 
   /**
-   * sbatch refused `size` tasks for the limit on jobs queued. The queue, counted afresh, says
-   * whether the limit is lower than the campaign thought (lowered during the run, or set where
-   * sacctmgr did not show it): then it is at most what is queued now and `size` less one, which
-   * it becomes, and the rest follow as room frees (a second refusal lowers it again). Otherwise
-   * the count of the user's other jobs was behind, and is now right.
+   * sbatch refused `size` jobs (tasks, or packed elements) for the limit on jobs queued. The
+   * queue, counted afresh, says whether the limit is lower than the campaign thought (lowered
+   * during the run, or set where sacctmgr did not show it): then it is at most what is queued
+   * now and `size` less one, which it becomes, and the rest follow as room frees (a second
+   * refusal lowers it again). Otherwise the count of the user's other jobs was behind, and is
+   * now right.
    */
   private async refusedForLimit(error: string, size: number): Promise<void> {
     const { own, others } = await this.recount();
@@ -560,6 +583,7 @@ export class SlurmExecutor implements Executor {
     }
     const jobs = new Map<string, string>();
     let key: string | undefined;
+    let elements = new Map<number, number>();
     for (const line of r.stdout.split('\n')) {
       const ledger = /^== ledger (\d+)$/.exec(line);
       if (ledger) {
@@ -568,6 +592,7 @@ export class SlurmExecutor implements Executor {
       }
       if (line.startsWith('== ')) {
         key = line.slice(3);
+        elements = new Map();
         continue;
       }
       if (key === undefined) {
@@ -577,7 +602,7 @@ export class SlurmExecutor implements Executor {
         if (/^\d+$/.test(submit)) this.earliest = Math.min(this.earliest, Number(submit));
         continue;
       }
-      putOnRecord(record, root, key, jobs.get(key), line);
+      if (!readElement(elements, line)) putOnRecord(record, root, key, jobs.get(key), line, elements);
     }
     // Every job sbatch was given has its table: the jobs found are all the campaign sent.
     this.known = new Map([...jobs].map(([k, id]) => [`${this.prefix}${k}`, id]));
@@ -609,13 +634,16 @@ export class SlurmExecutor implements Executor {
     }
     this.known = new Map([...jobs].map(([k, id]) => [`${this.prefix}${k}`, id]));
     let key: string | undefined;
+    let elements = new Map<number, number>();
     for (const line of text.split('\n')) {
       const named = TABLE_HEADER.exec(line);
       if (named) {
         key = named[1];
+        elements = new Map();
         continue;
       }
-      if (key !== undefined) putOnRecord(record, root, key, jobs.get(key), line);
+      if (key !== undefined && !readElement(elements, line))
+        putOnRecord(record, root, key, jobs.get(key), line, elements);
     }
     return record;
   }
@@ -690,7 +718,9 @@ export class SlurmExecutor implements Executor {
     const where = { name, dir, workdir, exclude };
     const uploaded = await this.upload(submissionFiles(this.opts.manifest, group, where), dir);
     const sent = !this.restricted
-      ? t.exec(renderSubmitOnce(this.root(workdir), key, this.ledgerFrom), { stdin: attemptLines(group) })
+      ? t.exec(renderSubmitOnce(this.root(workdir), key, this.ledgerFrom), {
+          stdin: attemptLines(group, group[0]!.array.packing?.tasks),
+        })
       : uploaded
         ? t.run(['sbatch', '--parsable', `${dir}/job.sh`])
         : // No file transfer: the script, its table within, goes on sbatch's standard input.
@@ -726,7 +756,7 @@ export class SlurmExecutor implements Executor {
   private adoptSent(rows: readonly LedgerRow[], root: string): void {
     for (const row of rows) {
       this.onRecord?.set(attemptKey({ task: { id: row.task, definition: row.definition }, attempt: row.attempt }), {
-        handle: `${row.jobId}_${row.index}`,
+        handle: `${row.jobId}_${row.element ?? row.index}`,
         log: `${root}/${row.key}/logs/${row.index}.log`,
       });
       this.known?.set(`${this.prefix}${row.key}`, row.jobId);
@@ -737,10 +767,11 @@ export class SlurmExecutor implements Executor {
    * The script and its task table written to the submission's directory; false where the login
    * allows no file transfer (an automation node's Slurm-only list).
    */
-  private async upload(files: { script: string; table: string }, dir: string): Promise<boolean> {
+  private async upload(files: SbatchFiles, dir: string): Promise<boolean> {
     if (this.noTransfer) return false;
     await this.opts.transport.mkdirp(`${dir}/logs`);
     await this.opts.transport.writeFile(`${dir}/table.tsv`, files.table);
+    if (files.task !== undefined) await this.opts.transport.writeFile(`${dir}/task.sh`, files.task);
     await this.opts.transport.writeFile(`${dir}/job.sh`, files.script, { mode: 0o755 });
     return true;
   }
@@ -824,14 +855,41 @@ export class SlurmExecutor implements Executor {
    * Markers first: the markers of the submissions of `active`, then the scheduler for what they
    * cannot say (see the head of this file).
    */
-  async observe(active: readonly ActiveAttempt[]): Promise<TaskEvent[]> {
+  async observe(all: readonly ActiveAttempt[]): Promise<TaskEvent[]> {
     this.endedUnjudged = new Set();
-    if (active.length === 0) return [];
+    if (all.length === 0) return [];
+    const markers = await this.readMarkers(await this.submissionsOf(all));
+    try {
+      return await this.observeWith(all, markers);
+    } finally {
+      this.remote.forget();
+    }
+  }
+
+  private async observeWith(
+    all: readonly ActiveAttempt[],
+    markers: ReadonlyMap<string, TaskMarkers>,
+  ): Promise<TaskEvent[]> {
     const now = this.now();
     const nowMs = Date.parse(now);
-    const markers = await this.readMarkers(await this.submissionsOf(active));
-    const markerOf = (a: ActiveAttempt): TaskMarkers | undefined =>
-      a.attempt.handle ? markers.get(a.attempt.handle) : undefined;
+    const markerOf = (a: ActiveAttempt): TaskMarkers | undefined => {
+      const key = this.markerKey(a);
+      return key === undefined ? undefined : markers.get(key);
+    };
+    // The outputs of the attempts whose end markers are there, looked at together at the first
+    // end this pass judges by its output.
+    this.remote.lookOutputs(all.filter((a) => markerOf(a)?.end).map((a) => a.task));
+    // A packed task that ended on its own (no SIGTERM) is judged by its end marker as it ends:
+    // its element, still running or ended COMPLETED, says nothing of it.
+    const ownEnd = (a: ActiveAttempt): boolean => {
+      const end = this.packed(a) ? markerOf(a)?.end : undefined;
+      return end !== undefined && end.signal !== 'TERM';
+    };
+    const byMarkers: TaskEvent[] = [];
+    for (const a of all.filter(ownEnd))
+      byMarkers.push(...(await this.endedByMarkers(a.task, a.attempt, markerOf(a)!, a.walltimeSeconds, now)));
+    const active = all.filter((a) => !ownEnd(a));
+    if (active.length === 0) return byMarkers;
     const open = active.filter((a) => !markerOf(a)?.end);
     const ended = active.filter((a) => markerOf(a)?.end);
     // A failure or a SIGTERM: only the scheduler can say what ended it (with a shell, accounting's exit code too).
@@ -902,26 +960,49 @@ export class SlurmExecutor implements Executor {
       }
     }
 
-    const events: TaskEvent[] = [];
+    // A packed task with no end marker whose element the scheduler shows ended: its markers were
+    // read before the scheduler was asked, and the element may have run it, and ended, in
+    // between. Read again now, after its element's end, they are final: a task is never taken
+    // for one its element did not start, nor judged by its element's end, on stale markers.
+    const recheck = active.filter((a) => {
+      const r = this.packed(a) && !markerOf(a)?.end && a.attempt.handle ? records.get(a.attempt.handle) : undefined;
+      return r !== undefined && !classify(r).active;
+    });
+    const reread =
+      recheck.length === 0 ? new Map<string, TaskMarkers>() : await this.readMarkers(await this.submissionsOf(recheck));
+    const rechecked = new Set(recheck);
+
+    const events: TaskEvent[] = byMarkers;
     const unschedulable: Unschedulable[] = [];
     const pending = new Set<string>();
     for (const a of active) {
       const { task, attempt, walltimeSeconds } = a;
-      const m = markerOf(a);
+      const m = rechecked.has(a) ? reread.get(this.markerKey(a)!) : markerOf(a);
       const handle = attempt.handle;
       const record = handle ? records.get(handle) : undefined;
       const job = jobOf(a);
+      if (rechecked.has(a) && m?.end) {
+        // It ended after its markers were first read: by its end marker, as a packed task that
+        // ends on its own is judged; one SIGTERM ended waits for the next pass, which asks the scheduler.
+        if (m.end.signal !== 'TERM')
+          events.push(...(await this.endedByMarkers(task, attempt, m, walltimeSeconds, now)));
+        else events.push(...startedByMarker(a, m));
+        continue;
+      }
       if (m?.end) {
         const asked = this.restricted ? queue : job !== undefined && acctJobs.has(job);
         const settled = record !== undefined && !classify(record).active && !(record.queueOnly && !this.restricted);
         if (asked && settled)
-          events.push(...(await this.judge(a, withMarker(record, m), now, unschedulable, m.warnedAt)));
+          events.push(
+            ...(await this.judge(a, withMarker(this.taskRecord(a, record), m), now, unschedulable, m.warnedAt)),
+          );
         else if (this.restricted ? !asked || !record : !acctOk || nowMs - Date.parse(m.end.at) >= VANISH_GRACE_MS)
           events.push(...(await this.endedByMarkers(task, attempt, m, walltimeSeconds, now)));
         else {
           // Ended well and held for the next batch of accounting, or not in accounting yet.
           if (asked) pending.add(handle!);
-          this.endedUnjudged.add(task.id);
+          // A packed task's place is its element's, which its other tasks may hold still.
+          if (!this.packed(a)) this.endedUnjudged.add(task.id);
           events.push(...startedByMarker(a, m));
         }
         continue;
@@ -930,6 +1011,17 @@ export class SlurmExecutor implements Executor {
       if (!asked || (!queue && !(record && !classify(record).active))) {
         if (asked) pending.add(handle!);
         events.push(...startedByMarker(a, m));
+        continue;
+      }
+      if (this.packed(a) && !m?.startedAt && record && !classify(record).active) {
+        // Its element ended (a time limit, a cancel, a node lost) before its turn: it never ran.
+        events.push({
+          type: 'unstarted',
+          task: task.id,
+          attempt: attempt.n,
+          at: now,
+          reason: `its element ${handle} ended ${record.state} before this task's turn`,
+        });
         continue;
       }
       if (!record) {
@@ -943,10 +1035,39 @@ export class SlurmExecutor implements Executor {
         events.push(...startedByMarker(a, m));
         continue;
       }
-      events.push(...(await this.judge(a, m ? withMarker(record, m) : record, now, unschedulable, m?.warnedAt)));
+      const own = this.taskRecord(a, record);
+      events.push(...(await this.judge(a, m ? withMarker(own, m) : own, now, unschedulable, m?.warnedAt)));
     }
     this.acctPending = pending;
     return events.concat(await this.cancelPending(unschedulable));
+  }
+
+  /** Whether the attempt's phase packs its tasks: its handle is its element's, its markers its row's. */
+  private packed(a: ActiveAttempt): boolean {
+    return this.packedPhases.has(a.task.phase);
+  }
+
+  /**
+   * Where the attempt's markers are filed (markers.ts: `<job>_<index>`): its own row's for a
+   * packed task, whose index in the table is not its element's.
+   */
+  private markerKey(a: ActiveAttempt): string | undefined {
+    const handle = a.attempt.handle;
+    if (handle === undefined || !this.packed(a)) return handle;
+    const row = /\/logs\/(\d+)\.log$/.exec(a.attempt.log ?? '')?.[1];
+    return row === undefined ? handle : `${handle.split('_')[0]}_${row}`;
+  }
+
+  /**
+   * The element's record as a packed task's: its start is the task's own (its start marker's),
+   * not the element's; its end, state and exit are the element's, which the task shares only
+   * where it was running when the element ended (a time limit, a node lost).
+   */
+  private taskRecord(a: ActiveAttempt, record: JobRecord): JobRecord {
+    if (!this.packed(a)) return record;
+    const own = { ...record };
+    delete own.start;
+    return own;
   }
 
   /** An attempt the scheduler has a record of: what that record (with the task's markers) says. */
@@ -963,7 +1084,8 @@ export class SlurmExecutor implements Executor {
     this.missingSince.delete(attempt.handle!);
     const c = classify(record);
     const startedAt = record.start ? new Date(record.start * 1000).toISOString() : now;
-    if (!attempt.startedAt && (c.active ? c.running : true)) {
+    // A packed task starts when its start marker says, not when its element does.
+    if (!attempt.startedAt && (c.active ? c.running && !this.packed(active) : true)) {
       events.push({ type: 'started', ...base, at: startedAt, ...(record.node ? { node: record.node } : {}) });
     }
     // Restricted, the exit code is the end marker's (none yet: no exit code), which a shared
@@ -1041,7 +1163,10 @@ export class SlurmExecutor implements Executor {
     const node = m.node ? { node: m.node } : {};
     const events: TaskEvent[] = [];
     if (!attempt.startedAt) events.push({ type: 'started', ...base, at: startedAt, ...node });
-    const v = classifyByMarkers(m, walltimeSeconds, now, await this.readLog(task, attempt));
+    // slurmstepd's out-of-memory line goes to a packed element's own log, not its tasks': a
+    // packed task that ended well has nothing in its log to read.
+    const wellPacked = this.packedPhases.has(task.phase) && m.end?.code === 0 && m.end.signal === undefined;
+    const v = classifyByMarkers(m, walltimeSeconds, now, wellPacked ? '' : await this.readLog(task, attempt));
     const verdict = await this.verify(task, { ...attempt, startedAt }, v.cls, v.reason, v.exitCode);
     const { cls, reason } = await this.warned(
       task,
@@ -1121,7 +1246,7 @@ export class SlurmExecutor implements Executor {
     const { records } = await this.ask(true, new Set());
     const markers = await this.readMarkers(await this.submissionsOf(handled));
     const held = handled.filter(
-      (a) => records.get(a.attempt.handle!)?.state === 'PENDING' && !markers.get(a.attempt.handle!)?.startedAt,
+      (a) => records.get(a.attempt.handle!)?.state === 'PENDING' && !markers.get(this.markerKey(a)!)?.startedAt,
     );
     if (held.length === 0) return [];
     const handles = held.map((a) => a.attempt.handle!);
@@ -1280,13 +1405,22 @@ function putOnRecord(
   key: string,
   jobId: string | undefined,
   line: string,
+  elements: ReadonlyMap<number, number>,
 ): void {
   const row = jobId === undefined ? undefined : rowAttempt(line);
   if (!row) return;
   record.set(attemptKey({ task: { id: row.task, definition: row.definition }, attempt: row.attempt }), {
-    handle: `${jobId}_${row.index}`,
+    handle: `${jobId}_${elements.get(row.index) ?? row.index}`,
     log: `${root}/${key}/logs/${row.index}.log`,
   });
+}
+
+/** Where `line` is a task table's element line, its rows put in `elements` (row → element); false otherwise. */
+function readElement(elements: Map<number, number>, line: string): boolean {
+  const e = parseElementLine(line);
+  if (!e) return false;
+  for (const row of e.rows) elements.set(row, e.element);
+  return true;
 }
 
 function submittedEvent(s: Submission, at: string, handle: string, log: string): TaskEvent {
@@ -1331,7 +1465,8 @@ function withMarker(record: JobRecord, m: TaskMarkers): JobRecord {
 function groupSubmissions(subs: readonly Submission[]): Submission[][] {
   const groups = new Map<string, Submission[]>();
   for (const s of subs) {
-    const k = `${s.array.id}\u0000${s.array.budget.seconds}\u0000${s.memBytes ?? ''}\u0000${(s.avoidNodes ?? []).join(',')}`;
+    // A packed retry shares its elements only with other retries, never with first attempts.
+    const k = submissionGroup(s);
     const g = groups.get(k);
     if (g) g.push(s);
     else groups.set(k, [s]);

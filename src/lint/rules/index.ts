@@ -43,6 +43,11 @@ import { poolWithLogin } from './pool-with-login.js';
 import { codeWithoutTransfer } from './code-without-transfer.js';
 import { codeNotDeclared } from './code-not-declared.js';
 import { maxParallelOverMaxJobs } from './max-parallel-over-max-jobs.js';
+import { packWithoutElements } from './pack-without-elements.js';
+import { packBudget } from './pack-budget.js';
+import { packNotRunHere } from './pack-not-run-here.js';
+import { packParallelBeyondElement } from './pack-parallel-beyond-element.js';
+import { packSmokeHidesCollision } from './pack-smoke-hides-collision.js';
 
 export const RULES: readonly Rule[] = [
   // The manifest itself: phases and their dependencies, then grids, then names used in them.
@@ -79,6 +84,7 @@ export const RULES: readonly Rule[] = [
   codeWithoutTransfer,
   codeNotDeclared,
   maxParallelOverMaxJobs,
+  packWithoutElements,
   resultsMetricNotRecorded,
   // Expanded tasks (only when the manifest has no error).
   outputOutsideWorkdir,
@@ -91,6 +97,10 @@ export const RULES: readonly Rule[] = [
   checkpointBeforeWalltime,
   mixedResourceClass,
   gpusBeyondServer,
+  packBudget,
+  packNotRunHere,
+  packParallelBeyondElement,
+  packSmokeHidesCollision,
 ];
 
 export const WORKFLOW_RULES: readonly WorkflowRule[] = [localOutputsLost];
