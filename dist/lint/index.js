@@ -8586,7 +8586,7 @@ exports.visitAsync = visitAsync;
 /***/ ((__webpack_module__, __unused_webpack___webpack_exports__, __nccwpck_require__) => {
 
 __nccwpck_require__.a(__webpack_module__, async (__webpack_handle_async_dependencies__, __webpack_async_result__) => { try {
-/* harmony import */ var _lint_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(2381);
+/* harmony import */ var _lint_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(8492);
 /** Entry point of the lint action (lint/action.yml → dist/lint/index.js). */
 
 await (0,_lint_js__WEBPACK_IMPORTED_MODULE_0__/* .lintStep */ .K)();
@@ -8596,7 +8596,7 @@ __webpack_async_result__();
 
 /***/ }),
 
-/***/ 2381:
+/***/ 8492:
 /***/ ((__unused_webpack___webpack_module__, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -8870,7 +8870,7 @@ function tagMaker() {
     const byAxis = new Map();
     const parts = [];
     return (cell) => {
-        parts.length = 0;
+        let n = 0;
         // A cell is a plain object of its own values: for…in gives Object.entries' order without its arrays.
         for (const axis in cell) {
             const value = cell[axis];
@@ -8880,9 +8880,13 @@ function tagMaker() {
             let part = made.get(value);
             if (part === undefined)
                 made.set(value, (part = tagPart(axis, value)));
-            parts.push(part);
+            parts[n++] = part;
         }
-        return parts.length > 0 ? parts.join('_') : 'task';
+        // The parts are written over the last cell's: an array emptied gives its storage back, and
+        // pushing into it made that anew for every cell (150 bytes a cell).
+        if (parts.length !== n)
+            parts.length = n;
+        return n > 0 ? parts.join('_') : 'task';
     };
 }
 /** "N=384,n=50000" for the values of the given axes. */
@@ -9253,13 +9257,13 @@ class QuoteLexer {
 }
 /** The template with values substituted as plain text (for paths and for display). */
 function substitute(text, values) {
-    return compileTemplate(text)((name) => values[name]);
+    return template_compileTemplate(text)((name) => values[name]);
 }
 /**
  * A template parsed once, to be filled many times (a phase's output path for every task):
  * `lookup` gives the value of a name.
  */
-function compileTemplate(text) {
+function template_compileTemplate(text) {
     const parts = parseTemplate(text);
     return (lookup) => {
         let out = '';
@@ -9327,7 +9331,56 @@ function stageCommand(phase, stage) {
 }
 /** Fills a path template for one cell. */
 function renderPath(manifest, phase, template, cell, tag) {
-    return compileTemplate(template)(pathValues(manifest, phase, cell, tag));
+    return compiledPath(template)(pathValues(manifest, phase, cell, tag));
+}
+/**
+ * Path templates parsed once per text: renderPath is called for every task of a phase (its
+ * preconditions, its results' path), and parsing the template again each time was most of it.
+ * A manifest has a few templates; the cache is emptied past a bound all the same.
+ */
+const compiledPaths = new Map();
+function compiledPath(template) {
+    let compiled = compiledPaths.get(template);
+    if (compiled === undefined) {
+        if (compiledPaths.size >= 64)
+            compiledPaths.clear();
+        compiledPaths.set(template, (compiled = compileTemplate(template)));
+    }
+    return compiled;
+}
+/**
+ * renderPath for the many cells of one phase: the template is parsed once, each path is joined
+ * from its pieces in one string (filled a value at a time, a path was a chain of partial
+ * strings), and no lookup function is made per cell. The values are looked up as pathValues
+ * looks them up.
+ */
+function pathMaker(manifest, phase, template) {
+    const parts = parseTemplate(template);
+    // As many pieces as parts, written over the last path's (see tagMaker).
+    const pieces = new Array(parts.length).fill('');
+    return (cell, tag) => {
+        for (let k = 0; k < parts.length; k++) {
+            const part = parts[k];
+            const name = part.name;
+            if (name === undefined) {
+                pieces[k] = part.literal;
+                continue;
+            }
+            const value = name in cell
+                ? cell[name]
+                : name === 'tag'
+                    ? tag
+                    : name === 'phase'
+                        ? phase.name
+                        : name === 'campaign'
+                            ? manifest.campaign
+                            : undefined;
+            if (value === undefined)
+                throw new Error(`template variable ${name} has no value (lint should have refused it)`);
+            pieces[k] = String(value);
+        }
+        return pieces.join('');
+    };
 }
 /** A run of slashes, or a `.` or `..` segment: what posix.normalize would change in a relative path. */
 const NOT_NORMAL = /\/\/|(?:^|\/)\.\.?(?:\/|$)/;
@@ -9344,7 +9397,7 @@ function containedPath(path) {
 function expandPhase(manifest, phase) {
     const grid = compileGrid(phase.grid);
     const n = grid.count;
-    const output = phase.output === undefined ? undefined : compileTemplate(phase.output);
+    const output = phase.output === undefined ? undefined : pathMaker(manifest, phase, phase.output);
     const tagOf = tagMaker();
     const stratumOf = selectorMaker(strataAxes(phase));
     const unitsOf = valueMaker(phase.cost?.units);
@@ -9355,7 +9408,7 @@ function expandPhase(manifest, phase) {
         const values = grid.cellAt(i);
         const tag = tagOf(values);
         const units = unitsOf(values);
-        const path = output?.(pathValues(manifest, phase, values, tag));
+        const path = output?.(values, tag);
         // The optional fields are set after the others, in their order, with no object spread in.
         const task = {
             id: idPrefix + tag,
@@ -25783,7 +25836,7 @@ function patternError(source) {
     }
 }
 /** A pattern the manifest's schema accepted (patternError is undefined for it). */
-function compilePattern(source) {
+function pattern_compilePattern(source) {
     const re = RE2JS.compile(pythonGroups(source), RE2JS.MULTILINE);
     const names = Object.keys(re.namedGroups());
     function* matches(text) {
@@ -26157,6 +26210,9 @@ const slurmCluster = strictObject({
         .positive()
         .optional()
         .describe("The jobs and array tasks you may have queued and running at once (the site's MaxSubmitJobs). Read from sacctmgr (your association's MaxSubmitJobs and your QOS's MaxSubmitJobsPerUser) where it answers; this value wins when smaller, and is the only one on an automation node. Your other jobs in the queue count against it; the campaign's tasks are sent in waves as room frees."),
+    min_job: schema_duration
+        .optional()
+        .describe('The least time one job (array element) of a phase with `pack: auto` should run: its tasks are packed until their expected cost reaches it (default 10m).'),
 });
 const sshGpuCluster = strictObject({
     executor: literal('ssh-gpu').describe('Tasks run on the GPUs of one server, one task per free GPU.'),
@@ -26416,6 +26472,23 @@ const code = strictObject({
         .describe('The largest snapshot shipped (default 100M): data belongs in inputs, not code.'),
 })
     .describe("What the campaign's tasks run: these paths, as the working tree holds them, are shipped as one immutable snapshot to <workdir>/.campaign/code/<id>/, where each task runs (${code}); an edit re-runs the phases whose code it touches.");
+/**
+ * Several tasks run in one array element, so that short tasks do not each pay for a job's start
+ * and accounting, and a site's limit on jobs queued holds more of them.
+ */
+const pack = union([
+    schemas_number().int().min(1).max(1000),
+    literal('auto'),
+    strictObject({
+        tasks: union([schemas_number().int().min(1).max(1000), literal('auto')])
+            .describe('Tasks per array element, or auto (as `pack: auto`, counted in waves of `parallel`).'),
+        parallel: schemas_number()
+            .int()
+            .min(1)
+            .describe("Tasks of the element running side by side. The phase's resources are the element's, split in equal shares: each running task sees its own slice of the element's GPUs in CUDA_VISIBLE_DEVICES (its devices gate counts that share), and its share of the CPUs in SLURM_CPUS_PER_TASK, OMP_NUM_THREADS and CAMPAIGN_CPUS (not pinned: a program that sizes its threads by them keeps to its share). Memory is the element's, shared. Lint refuses fewer CPUs than tasks side by side, and GPUs that do not split into equal whole shares."),
+    }),
+])
+    .describe("Tasks per Slurm array element (Slurm only), run one after another: N, or `auto` from the cost model (enough tasks that an element's expected run reaches cluster.min_job, no more than the largest partition cap holds, nor than the array has), or { tasks, parallel } to run `parallel` of them side by side. The element asks the phase's resources and the sum of its tasks' walltime budgets (of its waves', side by side). Each task keeps its own markers, log, gates, claim, provenance and retries; a retry is sent in an element of retries only. A task running when its element's time limit comes is a timeout; the tasks after it never started and go back to pending with no retry spent.");
 const phase = strictObject({
     name: schemas_string()
         .regex(NAME, 'a phase name is letters, digits, "_", "." or "-"')
@@ -26447,6 +26520,7 @@ const phase = strictObject({
         .positive()
         .optional()
         .describe("This phase's tasks running at once, within the campaign's max_parallel."),
+    pack: pack.optional(),
     slurm_args: slurmArgs
         .optional()
         .describe("sbatch options for this phase's jobs, instead of the defaults' (Slurm only)."),
@@ -26757,14 +26831,45 @@ function knownKeys(schema, path, data) {
 }
 
 ;// CONCATENATED MODULE: ./lib/plan/executor-kinds.js
-const EXECUTOR_KINDS = {
-    local: { maxArraySize: () => Number.MAX_SAFE_INTEGER, defaultGpus: 0, pollSeconds: [0.1, 2], costlyPolls: false },
-    slurm: { maxArraySize: (c) => c.max_array_size ?? 1000, defaultGpus: 0, pollSeconds: [1, 30], costlyPolls: true },
-    'ssh-gpu': { maxArraySize: () => Number.MAX_SAFE_INTEGER, defaultGpus: 1, pollSeconds: [2, 30], costlyPolls: false },
+
+const noPartitions = () => [];
+const executor_kinds_EXECUTOR_KINDS = {
+    local: {
+        maxArraySize: () => Number.MAX_SAFE_INTEGER,
+        defaultGpus: 0,
+        pollSeconds: [0.1, 2],
+        costlyPolls: false,
+        queues: false,
+        placesGpus: false,
+        partitionCaps: noPartitions,
+        packs: false,
+    },
+    slurm: {
+        maxArraySize: (c) => c.max_array_size ?? 1000,
+        defaultGpus: 0,
+        pollSeconds: [1, 30],
+        costlyPolls: true,
+        queues: true,
+        placesGpus: false,
+        partitionCaps: (c) => (c.partitions ?? [])
+            .map((p) => ({ name: p.name, maxSeconds: units_parseDuration(p.max_time) }))
+            .sort((a, b) => a.maxSeconds - b.maxSeconds),
+        packs: true,
+    },
+    'ssh-gpu': {
+        maxArraySize: () => Number.MAX_SAFE_INTEGER,
+        defaultGpus: 1,
+        pollSeconds: [2, 30],
+        costlyPolls: false,
+        queues: false,
+        placesGpus: true,
+        partitionCaps: noPartitions,
+        packs: false,
+    },
 };
 /** The traits of a cluster's kind, typed for it. */
 function traitsOf(cluster) {
-    return EXECUTOR_KINDS[cluster.executor];
+    return executor_kinds_EXECUTOR_KINDS[cluster.executor];
 }
 
 ;// CONCATENATED MODULE: ./lib/plan/code.js
@@ -26959,7 +27064,7 @@ code) {
     /** Per stage: the shared text and the axes, then the first parts of the task's own. */
     const heads = new Map();
     const quoted = axes.map(() => new Map());
-    const preconditions = (phase.preconditions ?? []).map((p) => compileTemplate(p.exists));
+    const preconditions = (phase.preconditions ?? []).map((p) => pathMaker(manifest, phase, p.exists));
     const outputs = preconditions.length > 0 ? produced() : undefined;
     /** A number as JSON writes it, written once per value (units and GPU counts repeat). */
     const numbers = new Map();
@@ -26981,29 +27086,41 @@ code) {
             }));
         }
         // The text is gathered in pieces and joined once: joined a piece at a time, it left a dozen
-        // strings per task behind it.
-        text.length = 0;
-        text.push(head.shared);
-        // The values as the environment passes them (strings), in the axes' sorted order.
+        // strings per task behind it. The pieces are written over the last task's: an array emptied
+        // gives its storage back, and pushing into it made that anew (twice) for every task.
+        let n = 0;
+        text[n++] = head.shared;
+        // The values as the environment passes them (strings), in the axes' sorted order, each after
+        // its comma but the first.
         for (let k = 0; k < axes.length; k++) {
             const value = t.values[axes[k]];
             let quotedValue = quoted[k].get(value);
             if (quotedValue === undefined)
-                quoted[k].set(value, (quotedValue = JSON.stringify(String(value))));
-            if (k > 0)
-                text.push(',');
-            text.push(quotedValue);
+                quoted[k].set(value, (quotedValue = (k > 0 ? ',' : '') + JSON.stringify(String(value))));
+            text[n++] = quotedValue;
         }
         let inputs = '[]';
         let upstream = '[]';
         if (outputs !== undefined) {
-            const lookup = pathValues(manifest, phase, t.values, t.tag);
-            const paths = preconditions.map((render) => render(lookup));
+            const paths = preconditions.map((render) => render(t.values, t.tag));
             inputs = JSON.stringify(paths);
             upstream = JSON.stringify(paths.map((p) => outputs.get(p) ?? null));
         }
-        text.push(head.own, JSON.stringify(t.tag), ',', t.units === undefined ? 'null' : number(t.units), ',', inputs);
-        text.push(',', t.output === undefined ? 'null' : JSON.stringify(t.output), ',', number(gpus(t)), ',', upstream, ']');
+        text[n++] = head.own;
+        text[n++] = JSON.stringify(t.tag);
+        text[n++] = ',';
+        text[n++] = t.units === undefined ? 'null' : number(t.units);
+        text[n++] = ',';
+        text[n++] = inputs;
+        text[n++] = ',';
+        text[n++] = t.output === undefined ? 'null' : JSON.stringify(t.output);
+        text[n++] = ',';
+        text[n++] = number(gpus(t));
+        text[n++] = ',';
+        text[n++] = upstream;
+        text[n++] = ']';
+        if (text.length !== n)
+            text.length = n;
         digests[i] = definition_hash(text.join(''), 16);
     }
     return digests;
@@ -27058,92 +27175,15 @@ function definition_definitionsDigest(definitions) {
     return definition_hash(definitions.join(','), 16);
 }
 
-;// CONCATENATED MODULE: ./lib/plan/smoke.js
-
-/** Checks whose meaning needs two tasks or more: one task cannot collide with anything. */
-const COLLISION_CHECKS = new Set(['distinct_outputs']);
-function needsTwo(phase) {
-    return (phase.smoke?.trigger ?? []).some((c) => COLLISION_CHECKS.has(c.check));
-}
-/**
- * Explicit cells (`axis: values`) or a count. A count picks round-robin across strata so the
- * smoke stage touches every stratum it can, and within each the cell that differs most from
- * those picked. Never fewer than two when a check is about collisions (and the grid has two cells).
- */
-function selectSmoke(phase, tasks) {
-    const spec = phase.smoke?.tasks ?? 1;
-    const min = needsTwo(phase) ? 2 : 1;
-    // A cell's values are on the grid's axes: one new on all of them cannot be bettered.
-    const axes = new Set(axisNames(phase.grid)).size;
-    if (typeof spec === 'number')
-        return roundRobin(tasks, Math.min(tasks.length, Math.max(spec, min)), axes);
-    const chosen = tasks.filter((t) => Object.entries(spec).every(([axis, want]) => {
-        const values = Array.isArray(want) ? want : [want];
-        return values.some((v) => String(v) === String(t.values[axis]));
-    }));
-    if (chosen.length >= min)
-        return chosen;
-    const extra = roundRobin(tasks.filter((t) => !chosen.includes(t)), Math.min(tasks.length, min) - chosen.length, axes);
-    return [...chosen, ...extra];
-}
-function roundRobin(tasks, count, axes) {
-    const byStratum = new Map();
-    for (const t of tasks) {
-        const list = byStratum.get(t.stratum) ?? [];
-        list.push(t);
-        byStratum.set(t.stratum, list);
-    }
-    const queues = [...byStratum.values()];
-    const picked = [];
-    const seen = new Map();
-    for (let round = 0; picked.length < count; round++) {
-        for (const q of queues) {
-            if (picked.length >= count || round >= q.length)
-                continue;
-            const t = mostDifferent(q, picked, seen, axes);
-            picked.push(t);
-            for (const [axis, v] of Object.entries(t.values))
-                seen.set(axis, (seen.get(axis) ?? new Set()).add(String(v)));
-        }
-    }
-    return picked;
-}
-/**
- * The first of `candidates` not yet picked with a value not yet seen on the most axes: smoke
- * tasks that differ on every axis they can show a value that does not reach the program (two
- * outputs alike), which tasks alike but on one axis would not. The search ends at a candidate
- * new on all `axes`, which none after it can better: a stratum of 20,000 cells is not read whole.
- */
-function mostDifferent(candidates, picked, seen, axes) {
-    let best;
-    let bestScore = -1;
-    for (const t of candidates) {
-        if (picked.includes(t))
-            continue;
-        let score = 0;
-        for (const axis in t.values)
-            if (!seen.get(axis)?.has(String(t.values[axis])))
-                score++;
-        if (score > bestScore)
-            [best, bestScore] = [t, score];
-        if (bestScore >= axes)
-            break;
-    }
-    return best;
-}
-
 ;// CONCATENATED MODULE: ./lib/plan/walltime.js
+
 
 
 const DEFAULT_MARGIN = 1.2;
 /** Used only when a phase has neither a cost model nor a walltime; lint warns about it. */
 const DEFAULT_WALLTIME_SECONDS = 3600;
 function partitionCaps(cluster) {
-    if (cluster.executor !== 'slurm' || !cluster.partitions)
-        return [];
-    return cluster.partitions
-        .map((p) => ({ name: p.name, maxSeconds: units_parseDuration(p.max_time) }))
-        .sort((a, b) => a.maxSeconds - b.maxSeconds);
+    return traitsOf(cluster).partitionCaps(cluster);
 }
 const ceilMinute = (s) => Math.max(60, Math.ceil(s / 60) * 60);
 const num = (x) => String(Number(x.toFixed(3)));
@@ -27194,8 +27234,15 @@ function budgetFor(input) {
         terms.push(`trend ${num(trend)}`);
     terms.push(`margin ${num(margin)}`);
     const arithmetic = `${terms.join(' × ')} = ${units_formatDuration(costSeconds * margin)}`;
-    return place(caps, input.partition, { seconds, source: 'cost', costSeconds, arithmetic });
+    return place(caps, input.partition, {
+        seconds,
+        source: 'cost',
+        costSeconds,
+        exactSeconds: costSeconds * margin,
+        arithmetic,
+    });
 }
+/** The budget in the shortest partition whose cap holds its measured cost (or `forced`), trimmed to that cap. */
 function place(caps, forced, budget) {
     if (caps.length === 0)
         return budget;
@@ -27258,11 +27305,157 @@ function grownBudget(cluster, lastSeconds, factor, forced) {
     };
 }
 
+;// CONCATENATED MODULE: ./lib/plan/pack.js
+
+
+/** `cluster.min_job` where the manifest does not say. */
+const DEFAULT_MIN_JOB_SECONDS = 600;
+/** One task's budget as packed tasks add it up: before rounding to whole minutes, where the cost model gave it. */
+const taskSeconds = (b) => b.exactSeconds ?? b.seconds;
+/** What `pack` asks for, as numbers: `auto` left to the cost model. */
+function packShape(pack) {
+    return typeof pack === 'object' ? { tasks: pack.tasks, parallel: pack.parallel } : { tasks: pack, parallel: 1 };
+}
+function minJobSeconds(cluster) {
+    const declared = cluster.executor === 'slurm' ? cluster.min_job : undefined;
+    return declared === undefined ? DEFAULT_MIN_JOB_SECONDS : units_parseDuration(declared);
+}
+/**
+ * Tasks per element for `auto`: enough waves that the element's expected run reaches min_job,
+ * but no more than the largest cap (of the forced partition, where one is) holds whole task
+ * budgets. Without a cost model there is no expected run to go by: one task per element, with
+ * the reason (lint refuses it).
+ */
+function autoWaves(input) {
+    const { task } = input;
+    const minJob = minJobSeconds(input.cluster);
+    if (task.costSeconds === undefined || task.costSeconds <= 0)
+        return {
+            waves: 1,
+            why: 'auto: no cost model',
+            error: 'has no cost model for pack: auto to size it by',
+        };
+    const wanted = Math.max(1, Math.ceil(minJob / task.costSeconds));
+    const caps = partitionCaps(input.cluster).filter((c) => input.partition === undefined || c.name === input.partition);
+    const cap = caps.at(-1)?.maxSeconds;
+    const fit = cap === undefined ? wanted : Math.max(1, Math.floor(cap / taskSeconds(task)));
+    const waves = Math.min(wanted, fit);
+    const reach = `auto: ${units_formatDuration(minJob)} min_job / ${units_formatDuration(task.costSeconds)} cost = ${wanted} waves`;
+    return { waves, why: waves < wanted ? `${reach}, cut to ${waves} by the cap ${units_formatDuration(cap)}` : reach };
+}
+function packingFor(input) {
+    const shape = packShape(input.pack);
+    const parallel = shape.parallel;
+    const auto = shape.tasks === 'auto' ? autoWaves(input) : undefined;
+    const asked = auto === undefined ? shape.tasks : auto.waves * parallel;
+    const tasks = Math.max(1, Math.min(asked, input.size));
+    const side = Math.min(parallel, tasks);
+    const waves = Math.ceil(tasks / side);
+    const t = input.task;
+    const seconds = ceilMinute(waves * taskSeconds(t));
+    const terms = [
+        ...(auto ? [auto.why] : []),
+        `${tasks} task${tasks === 1 ? '' : 's'}${side > 1 ? ` ${side} at a time` : ''} = ${waves} wave${waves === 1 ? '' : 's'} × ${units_formatDuration(taskSeconds(t))}`,
+    ];
+    const budget = place(partitionCaps(input.cluster), input.partition, {
+        seconds,
+        source: t.source,
+        ...(t.costSeconds === undefined ? {} : { costSeconds: waves * t.costSeconds }),
+        arithmetic: `${terms.join('; ')} = ${units_formatDuration(seconds)}`,
+    });
+    const error = auto?.error ?? t.error ?? budget.error;
+    return {
+        tasks,
+        parallel: side,
+        waves,
+        budget: { ...budget, ...(error === undefined ? {} : { error }) },
+    };
+}
+/** How many elements an array of `size` tasks packed `tasks` to an element takes. */
+const elementsOf = (size, tasks) => Math.ceil(size / tasks);
+
+;// CONCATENATED MODULE: ./lib/plan/smoke.js
+
+/** Checks whose meaning needs two tasks or more: one task cannot collide with anything. */
+const COLLISION_CHECKS = new Set(['distinct_outputs']);
+function needsTwo(phase) {
+    return (phase.smoke?.trigger ?? []).some((c) => COLLISION_CHECKS.has(c.check));
+}
+/**
+ * Explicit cells (`axis: values`) or a count. A count picks round-robin across strata so the
+ * smoke stage touches every stratum it can, and within each the cell that differs most from
+ * those picked. Never fewer than two when a check is about collisions (and the grid has two cells).
+ */
+function selectSmoke(phase, tasks) {
+    const spec = phase.smoke?.tasks ?? 1;
+    const min = needsTwo(phase) ? 2 : 1;
+    // A cell's values are on the grid's axes: one new on all of them cannot be bettered.
+    const axes = new Set(axisNames(phase.grid)).size;
+    if (typeof spec === 'number')
+        return roundRobin(tasks, Math.min(tasks.length, Math.max(spec, min)), axes);
+    const chosen = tasks.filter((t) => Object.entries(spec).every(([axis, want]) => {
+        const values = Array.isArray(want) ? want : [want];
+        return values.some((v) => String(v) === String(t.values[axis]));
+    }));
+    if (chosen.length >= min)
+        return chosen;
+    const extra = roundRobin(tasks.filter((t) => !chosen.includes(t)), Math.min(tasks.length, min) - chosen.length, axes);
+    return [...chosen, ...extra];
+}
+function roundRobin(tasks, count, axes) {
+    const byStratum = new Map();
+    for (const t of tasks) {
+        const list = byStratum.get(t.stratum);
+        if (list === undefined)
+            byStratum.set(t.stratum, [t]);
+        else
+            list.push(t);
+    }
+    const queues = [...byStratum.values()];
+    const picked = [];
+    const seen = new Map();
+    for (let round = 0; picked.length < count; round++) {
+        for (const q of queues) {
+            if (picked.length >= count || round >= q.length)
+                continue;
+            const t = mostDifferent(q, picked, seen, axes);
+            picked.push(t);
+            for (const [axis, v] of Object.entries(t.values))
+                seen.set(axis, (seen.get(axis) ?? new Set()).add(String(v)));
+        }
+    }
+    return picked;
+}
+/**
+ * The first of `candidates` not yet picked with a value not yet seen on the most axes: smoke
+ * tasks that differ on every axis they can show a value that does not reach the program (two
+ * outputs alike), which tasks alike but on one axis would not. The search ends at a candidate
+ * new on all `axes`, which none after it can better: a stratum of 20,000 cells is not read whole.
+ */
+function mostDifferent(candidates, picked, seen, axes) {
+    let best;
+    let bestScore = -1;
+    for (const t of candidates) {
+        if (picked.includes(t))
+            continue;
+        let score = 0;
+        for (const axis in t.values)
+            if (!seen.get(axis)?.has(String(t.values[axis])))
+                score++;
+        if (score > bestScore)
+            [best, bestScore] = [t, score];
+        if (bestScore >= axes)
+            break;
+    }
+    return best;
+}
+
 ;// CONCATENATED MODULE: ./lib/plan/plan.js
 /**
  * The Plan: a plain value saying, per phase, which tasks run in which array, with what
  * resources and walltime, and which of them form the smoke stage.
  */
+
 
 
 
@@ -27338,17 +27531,10 @@ function classKey(r) {
  */
 function planCampaign(manifest, expanded, clusterMaxArraySize = Number.MAX_SAFE_INTEGER, 
 /** The snapshot of the manifest's declared code; without it, a manifest that declares code plans no code digest. */
-code) {
+code, options = {}) {
     const limit = Math.min(maxArraySize(manifest), clusterMaxArraySize);
-    // Planned dependencies first: a task's definition holds those of the tasks whose outputs it reads.
-    const upstream = { outputs: new Map(), unread: [], stages: new Map() };
-    const produced = () => {
-        for (const tasks of upstream.unread.splice(0))
-            for (const t of tasks)
-                if (t.output !== undefined)
-                    upstream.outputs.set(t.output, t.definition);
-        return upstream.outputs;
-    };
+    /** Phase → its full stage's definition id, for the phases that depend on it. */
+    const stages = new Map();
     const planned = new Map();
     const planPhase = (phase) => {
         const tasks = expanded?.get(phase.name) ?? expandPhase(manifest, phase);
@@ -27356,20 +27542,14 @@ code) {
         const chosen = phase.smoke ? selectSmoke(phase, tasks) : [];
         // A full-run smoke task is the full task itself: its result counts and it is not run again.
         const smoke = phase.smoke?.full_run ? chosen : chosen.map((t) => asSmoke(t, overrides?.units ?? t.units));
-        const specs = phase.smoke?.full_run ? tasks : [...tasks, ...smoke];
-        const resources = phaseResources(manifest, phase);
         const codePaths = code === undefined ? undefined : phaseCodePaths(manifest, phase);
         const phaseCode = codePaths === undefined ? undefined : { digest: codeDigest(code.files, codePaths), paths: codePaths };
-        const digests = taskDefinitions(manifest, phase, specs, (t) => resources(t).gpus, produced, phaseCode?.digest);
-        // Set on the specs in place: they were expanded for this plan, and copying 100,000 costs a tenth of a second.
-        specs.forEach((t, i) => (t.definition = digests[i]));
-        const reads = dependsOn(phase).map((d) => upstream.stages.get(d) ?? '');
+        const reads = dependsOn(phase).map((d) => stages.get(d) ?? '');
         const definitions = {
             smoke: stageDefinition(manifest, phase, 'smoke', reads, phaseCode?.digest),
             full: stageDefinition(manifest, phase, 'full', reads, phaseCode?.digest),
         };
-        upstream.unread.push(tasks);
-        upstream.stages.set(phase.name, definitions.full.id);
+        stages.set(phase.name, definitions.full.id);
         const arrays = [
             ...arraysFor(manifest, phase, 'smoke', smoke, limit),
             ...arraysFor(manifest, phase, 'full', tasks, limit),
@@ -27396,13 +27576,51 @@ code) {
     for (const phase of dependenciesFirst(manifest.phases))
         planned.set(phase.name, planPhase(phase));
     const phases = manifest.phases.map((p) => planned.get(p.name));
-    return {
+    const plan = {
         campaign: manifest.campaign,
         executor: manifest.cluster.executor,
         workdir: manifest.workdir,
         phases,
         ...(code === undefined ? {} : { code }),
     };
+    if (options.taskDefinitions !== false)
+        defineTasks(manifest, plan);
+    return plan;
+}
+/**
+ * Gives each task of a plan its definition (plan/definition.ts), set on the specs in place: they
+ * were expanded for this plan, and copying 100,000 costs a tenth of a second. The phases are
+ * taken dependencies first, since a task's definition holds those of the tasks whose outputs
+ * it reads. For a plan made with `taskDefinitions: false`, once.
+ */
+function defineTasks(manifest, plan) {
+    const byName = new Map(plan.phases.map((p) => [p.name, p]));
+    /**
+     * Output path → the definition of the full task that writes it, filled from `unread` only when
+     * a phase with preconditions asks: 100,000 outputs that no precondition reads need no map.
+     */
+    const outputs = new Map();
+    /** The full tasks of the phases defined since `outputs` was last asked for, in their order. */
+    const unread = [];
+    const produced = () => {
+        for (const tasks of unread.splice(0))
+            for (const t of tasks)
+                if (t.output !== undefined)
+                    outputs.set(t.output, t.definition);
+        return outputs;
+    };
+    for (const phase of dependenciesFirst(manifest.phases)) {
+        const planned = byName.get(phase.name);
+        const resources = phaseResources(manifest, phase);
+        // The full tasks, then the smoke tasks apart (a full-run smoke task is a full task), each
+        // list as it is: one list of both was a copy of every task.
+        for (const specs of phase.smoke?.full_run ? [planned.tasks] : [planned.tasks, planned.smoke]) {
+            const digests = taskDefinitions(manifest, phase, specs, (t) => resources(t).gpus, produced, planned.code?.digest);
+            for (let i = 0; i < specs.length; i++)
+                specs[i].definition = digests[i];
+        }
+        unread.push(planned.tasks);
+    }
 }
 /** The phases with each one's dependencies before it, in manifest order where there is a choice (a cycle, which lint refuses, is cut). */
 function dependenciesFirst(phases) {
@@ -27424,6 +27642,15 @@ function dependenciesFirst(phases) {
     for (const p of phases)
         visit(p, new Set());
     return order;
+}
+/**
+ * The most tasks one element of the array may hold: all of them, but where `pack: auto` sizes a
+ * smoke stage that checks a collision property, half, so that its tasks run in two elements at
+ * once and can collide (a number the manifest writes is kept, and lint judges it).
+ */
+function packedSize(phase, stage, tasks) {
+    const auto = phase.pack === 'auto' || (typeof phase.pack === 'object' && phase.pack.tasks === 'auto');
+    return stage === 'smoke' && auto && needsTwo(phase) ? Math.ceil(tasks / 2) : tasks;
 }
 /** One array per stratum and resource class, chunked to the executor's array size limit. */
 function arraysFor(manifest, phase, stage, tasks, limit) {
@@ -27465,11 +27692,27 @@ function arraysFor(manifest, phase, stage, tasks, limit) {
             ...(manifest.defaults?.walltime === undefined ? {} : { defaultWalltime: manifest.defaults.walltime }),
             ...(resources.partition === undefined ? {} : { partition: resources.partition }),
         });
+        const pack = phase.pack === undefined || !traitsOf(manifest.cluster).packs ? undefined : phase.pack;
+        const packingOf = (size) => pack === undefined
+            ? undefined
+            : packingFor({
+                pack,
+                cluster: manifest.cluster,
+                task: budget,
+                size: Math.min(size, packedSize(phase, stage, ids.length)),
+                ...(resources.partition === undefined ? {} : { partition: resources.partition }),
+            });
+        const packing = packingOf(ids.length);
         let base = `${phase.name}.${stage}.${first.stratum}`;
         if ((classesPerStratum.get(first.stratum) ?? 1) > 1)
             base += `.${classKey(resources)}`;
-        const chunks = Math.ceil(ids.length / limit);
+        // The executor's limit is on elements: a packed chunk holds that many elements of tasks.
+        const perChunk = limit * (packing?.tasks ?? 1);
+        const chunks = Math.ceil(ids.length / perChunk);
         for (let c = 0; c < chunks; c++) {
+            const chunk = ids.slice(c * perChunk, (c + 1) * perChunk);
+            // A last chunk smaller than one element packs what it has, in the walltime that needs.
+            const own = chunks > 1 && chunk.length < (packing?.tasks ?? 1) ? packingOf(chunk.length) : packing;
             arrays.push({
                 id: chunks > 1 ? `${base}.${c}` : base,
                 phase: phase.name,
@@ -27477,7 +27720,8 @@ function arraysFor(manifest, phase, stage, tasks, limit) {
                 stratum: first.stratum,
                 resources,
                 budget,
-                tasks: ids.slice(c * limit, (c + 1) * limit),
+                tasks: chunk,
+                ...(own === undefined ? {} : { packing: own }),
             });
         }
     }
@@ -28249,7 +28493,9 @@ const outputOutsideWorkdir = {
                 report(['phases', i, 'output'], 'the output', (t) => t.output ?? '', phaseTasks);
             }
             phase.preconditions?.forEach((p, j) => {
-                report(['phases', i, 'preconditions', j, 'exists'], 'the precondition path', (t) => renderPath(manifest, phase, p.exists, t.values, t.tag), phaseTasks);
+                // The template parsed once for the phase's tasks, not once a task.
+                const render = pathMaker(manifest, phase, p.exists);
+                report(['phases', i, 'preconditions', j, 'exists'], 'the precondition path', (t) => render(t.values, t.tag), phaseTasks);
             });
         });
         return findings;
@@ -30500,13 +30746,182 @@ const shellOnAutomationNode = {
     },
 };
 
-;// CONCATENATED MODULE: ./lib/lint/rules/results-best-unknown.js
+;// CONCATENATED MODULE: ./lib/judge/checklist.js
+/**
+ * The smoke stage's trigger checklist, evaluated over facts the adapters collected (logs,
+ * output files, check commands). A failed check carries its `otherwise` interpretation.
+ */
 
+/**
+ * The checklist as a key to compare: the same checks give the same key, however their fields
+ * are ordered in the manifest. A gate keeps the key of the checklist it was judged by.
+ */
+function checklist_checklistKey(checks) {
+    const sorted = (v) => Array.isArray(v)
+        ? v.map(sorted)
+        : v !== null && typeof v === 'object'
+            ? Object.fromEntries(Object.entries(v)
+                .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+                .map(([k, x]) => [k, sorted(x)]))
+            : v;
+    return JSON.stringify(sorted(effectiveChecklist(checks)));
+}
+/** The checklist as evaluated: `all_completed` is always part of it. */
+function effectiveChecklist(checks) {
+    return checks.some((c) => c.check === 'all_completed') ? [...checks] : [{ check: 'all_completed' }, ...checks];
+}
+function evaluateChecklist(checks, facts) {
+    // A smoke task refused its output path because another campaign owns it ran nothing: every
+    // check it fails says so, not the interpretation written for a program that ran.
+    const owners = [...new Set(facts.flatMap((f) => foreignOwner(f.state)?.campaign ?? []))];
+    const owned = owners.length === 0
+        ? undefined
+        : `the output paths belong to campaign ${owners.join(', ')}: give this campaign its own workdir (or output paths naming it)`;
+    return effectiveChecklist(checks).map((c) => {
+        const failures = evaluate(c, facts, checks);
+        const otherwise = failures.length > 0 && owned ? owned : c.otherwise;
+        return {
+            check: c.check,
+            passed: failures.length === 0,
+            detail: failures.length === 0
+                ? passDetail(facts)
+                : failures.slice(0, 3).join('; ') + (failures.length > 3 ? `; and ${failures.length - 3} more` : ''),
+            ...(otherwise ? { otherwise } : {}),
+        };
+    });
+}
+/** The output gate's refusal of a path another campaign's task claimed (render/task-script.ts words it). */
+const FOREIGN_OUTPUT = /gate output: .* belongs to task (\S+) of campaign (\S+?): /;
+/** Who owns the output a task was refused at its output gate, where that is why it failed. */
+function foreignOwner(state) {
+    const reason = state.attempts.at(-1)?.reason ?? state.reason ?? '';
+    const found = FOREIGN_OUTPUT.exec(reason);
+    return found ? { task: found[1], campaign: found[2] } : undefined;
+}
+function passDetail(facts) {
+    return `${facts.length} smoke task${facts.length === 1 ? '' : 's'} ok`;
+}
+function evaluate(c, facts, declared) {
+    const name = (f) => f.task.tag;
+    switch (c.check) {
+        case 'all_completed':
+            return facts
+                .filter((f) => f.state.status !== 'completed')
+                .map((f) => `${name(f)} ${f.state.status}${f.state.reason ? ` (${f.state.reason})` : ''}`);
+        case 'log_contains': {
+            const re = compilePattern(c.pattern);
+            return facts.filter((f) => !re.test(f.log)).map((f) => `${name(f)}: log has no line matching /${c.pattern}/`);
+        }
+        case 'output_exists':
+            return facts.flatMap((f) => outputProblem(f));
+        case 'distinct_outputs': {
+            const missing = facts.flatMap((f) => outputProblem(f));
+            if (missing.length > 0)
+                return missing;
+            if (facts.length < 2)
+                return ['only one smoke task: nothing to compare'];
+            const seen = new Map();
+            const same = [];
+            for (const f of facts) {
+                const other = seen.get(f.output.digest ?? '');
+                if (other)
+                    same.push(`${other} and ${name(f)} wrote identical outputs`);
+                else
+                    seen.set(f.output.digest ?? '', name(f));
+            }
+            return same;
+        }
+        case 'records':
+            return facts.flatMap((f) => {
+                const problem = outputProblem(f);
+                if (problem.length > 0)
+                    return problem;
+                return recordProblems(f.output.text ?? '', c.count, c.fields ?? []).map((p) => `${name(f)}: ${p}`);
+            });
+        case 'command': {
+            const position = declared.indexOf(c);
+            return facts.flatMap((f) => {
+                const r = f.commands[position];
+                if (!r)
+                    return [`${name(f)}: check command did not run`];
+                return r.exitCode === 0
+                    ? []
+                    : [`${name(f)}: \`${c.run}\` exited ${r.exitCode}${r.tail ? `: ${r.tail.trim().split('\n').pop()}` : ''}`];
+            });
+        }
+    }
+}
+function outputProblem(f) {
+    if (f.task.output === undefined)
+        return [`${f.task.tag}: the phase declares no output`];
+    const owner = foreignOwner(f.state);
+    if (owner)
+        return [
+            `${f.task.tag}: ${f.task.output} belongs to task ${owner.task} of campaign ${owner.campaign} (it did not run)`,
+        ];
+    if (!f.output?.exists)
+        return [`${f.task.tag}: ${f.task.output} does not exist`];
+    if (f.output.linkedTo)
+        return [`${f.task.tag}: ${f.task.output} is a symlink to ${f.output.linkedTo}`];
+    if (!f.output.fresh)
+        return [`${f.task.tag}: ${f.task.output} is older than the attempt (a stale file)`];
+    return [];
+}
+/** Records in a JSON-lines file (or one JSON document): count and fields. */
+function recordProblems(text, count, fields) {
+    let records;
+    try {
+        const whole = JSON.parse(text);
+        records = Array.isArray(whole) ? whole : [whole];
+    }
+    catch {
+        records = [];
+        const lines = text.split('\n').filter((l) => l.trim() !== '');
+        for (let i = 0; i < lines.length; i++) {
+            try {
+                records.push(JSON.parse(lines[i]));
+            }
+            catch {
+                return [`line ${i + 1} is not JSON${i === lines.length - 1 ? ' (a record cut off mid-write?)' : ''}`];
+            }
+        }
+    }
+    const problems = [];
+    if (count !== undefined && records.length !== count)
+        problems.push(`${records.length} records, expected ${count}`);
+    for (const [i, r] of records.entries()) {
+        const missing = fields.filter((k) => r === null || typeof r !== 'object' || !(k in r));
+        if (missing.length > 0) {
+            problems.push(`record ${i + 1} lacks ${missing.join(', ')}`);
+            break;
+        }
+    }
+    return problems;
+}
 /** The fields the phase's smoke `records` checks require of every record. */
 function recordedFields(phase) {
     const checks = phase.smoke?.trigger ?? [];
     return [...new Set(checks.flatMap((c) => (c.check === 'records' ? (c.fields ?? []) : [])))];
 }
+/**
+ * What a full task's output must hold: the fields its phase's smoke `records` checks name, and
+ * one record per unit where the cost model counts records (`progress: { records: true }`).
+ * Undefined where the phase declares neither. Smoke tasks are judged by their checklist instead.
+ */
+function fullRecordExpectation(manifest, task) {
+    if (task.stage !== 'full' || task.output === undefined)
+        return undefined;
+    const phase = manifest.phases.find((p) => p.name === task.phase);
+    const fields = phase === undefined ? [] : recordedFields(phase);
+    const count = phase?.cost?.progress?.records === true ? task.units : undefined;
+    if (fields.length === 0 && count === undefined)
+        return undefined;
+    return { fields, ...(count === undefined ? {} : { count }) };
+}
+
+;// CONCATENATED MODULE: ./lib/lint/rules/results-best-unknown.js
+
+
 /** A best record chosen by a field no record is known to hold would be no record, in every task. */
 const resultsBestUnknown = {
     id: 'results-best-unknown',
@@ -30649,6 +31064,11 @@ const attemptSchema = object({
      * carry them: past the first attempt's, a continuation started from a checkpoint.
      */
     unitsFrom: schemas_number().optional(),
+    /**
+     * It never started: the element it was packed in ended before its turn. Recorded (as
+     * `cancelled`) so that its number is never sent again, but no retry is counted for it.
+     */
+    unstarted: literal(true).optional(),
     /** The digest of the task's definition it ran under (plan/definition.ts). */
     definition: schemas_string().optional(),
     /** Its stage's definition (an id of the state's `definitions`): which parts a later change touched. */
@@ -30982,6 +31402,8 @@ const MAX_HOPS = 8;
 
 
 
+
+
 /**
  * Retries per class when the manifest says nothing: a vanished task, a failed node or a
  * preemption is not the task's fault.
@@ -31092,6 +31514,12 @@ function applyTaskEvent(t, e, policy) {
             });
             return renewed(t, { status: 'failed', attempts, reason: `could not start: ${e.reason}` });
         }
+        case 'unstarted': {
+            if (i < 0 || t.attempts[i].class !== undefined)
+                return t;
+            const a = amended(t.attempts[i], { endedAt: e.at, class: 'cancelled', reason: e.reason, unstarted: true });
+            return renewed(t, { status: 'pending', attempts: replaced(t.attempts, i, a) });
+        }
         case 'queued':
             return i < 0 || t.status !== 'submitted' ? t : amended(t, { waiting: e.waiting });
         case 'started': {
@@ -31119,8 +31547,7 @@ function applyTaskEvent(t, e, policy) {
             const rule = policy(e.task, e.class);
             // Classes that share a rule share its allowance (`unverified` is counted with `failed`).
             const since = t.retryFrom ?? 0;
-            const used = attempts.filter((x) => x.n > since && x.class !== undefined && ruleKey(x.class) === ruleKey(e.class)).length -
-                1;
+            const used = attempts.filter((x) => x.n > since && x.class !== undefined && !x.unstarted && ruleKey(x.class) === ruleKey(e.class)).length - 1;
             const why = `${e.class}${e.reason ? `: ${e.reason}` : ''}`;
             if (used >= rule.attempts) {
                 return renewed(t, {
@@ -31282,7 +31709,7 @@ function usedSnapshots(code, tasks) {
     return Object.fromEntries(Object.entries(code).filter(([id]) => used.has(id)));
 }
 /**
- * Decides what to do next. `capacity` is how many more tasks may be started now (the
+ * Decides what to do next. `capacity` is how many more jobs (array elements) may be started now (the
  * executor's free slots); phases are visited in dependency order, smoke before full.
  */
 function step(state, plan, now, capacity, 
@@ -31308,15 +31735,19 @@ ended = new Set()) {
         }
         indexOf(tasks).completeFor = plan;
     }
-    const hold = pauseOnFullDisk(tasks, set, plan.executor === 'slurm');
+    const hold = pauseOnFullDisk(tasks, set, EXECUTOR_KINDS[plan.executor].queues);
     if (hold)
         actions.push({ type: 'hold', ...hold });
     for (const phase of dependencyOrder(plan)) {
         const prev = phases[phase.name] ?? { status: 'waiting' };
         const next = decidePhase(phase, prev, phases, tasks);
         if (next.submitFrom) {
-            const submissions = dueSubmissions(plan, next.submitFrom, tasks, now, phaseRoom(plan, phase, tasks, room, ended));
-            room -= submissions.length;
+            // The room is in jobs: a packed phase sends as many tasks as its elements hold.
+            const perJob = tasksPerJob(phase);
+            const jobs = phaseRoom(plan, phase, tasks, room, ended);
+            const due = dueSubmissions(plan, next.submitFrom, tasks, now, jobs * perJob);
+            const { submissions, taken } = perJob === 1 ? { submissions: due, taken: due.length } : withinJobs(due, jobs);
+            room -= taken;
             if (submissions.length > 0)
                 actions.push({ type: 'submit', submissions });
             // The stage definition the attempts are sent under, kept for telling later which part changed;
@@ -31497,12 +31928,59 @@ function phaseRoom(plan, phase, tasks, room, ended) {
     if (phase.maxParallel === undefined)
         return room;
     const index = indexOf(tasks);
-    let sent = 0;
+    const sent = new Set();
     for (const status of ACTIVE)
         for (const id of index.ids(status))
             if (!ended.has(id) && placement(plan, id)?.array.phase === phase.name)
-                sent++;
-    return Math.min(room, phase.maxParallel - sent);
+                sent.add(jobOf(plan, tasks, id));
+    return Math.min(room, phase.maxParallel - sent.size);
+}
+/**
+ * Of `due` (in order), those that fit in `jobs` jobs, and the jobs they take: a packed task
+ * fills its group's element (state/events.ts, submissionGroup: a retry's is apart from first
+ * attempts') and starts a new one only where there is room for it; any other task is a job.
+ */
+function withinJobs(due, jobs) {
+    const held = new Map();
+    const submissions = [];
+    let taken = 0;
+    for (const s of due) {
+        const per = s.array.packing?.tasks ?? 1;
+        const group = submissionGroup(s);
+        const n = held.get(group) ?? 0;
+        const more = n % per === 0 ? 1 : 0;
+        if (taken + more > jobs)
+            continue;
+        taken += more;
+        held.set(group, n + 1);
+        submissions.push(s);
+    }
+    return { submissions, taken };
+}
+/** The most tasks one job of the phase holds: its packed elements' size, else 1. */
+function tasksPerJob(phase) {
+    return Math.max(1, ...phase.arrays.map((a) => a.packing?.tasks ?? 1));
+}
+/**
+ * The job a task's active attempt runs in: a packed task's is its handle, which it shares with
+ * its element's other tasks; any other task is a job of its own (a process's handle, its pid,
+ * may be another's once it has ended).
+ */
+function jobOf(plan, tasks, id) {
+    const handle = placement(plan, id)?.array.packing ? tasks[id].attempts.at(-1)?.handle : undefined;
+    return handle === undefined ? id : `\u0000${handle}`;
+}
+/**
+ * The jobs the active tasks take (capacity and the submit limit count jobs and array elements,
+ * not tasks): a packed element's tasks share one.
+ */
+function activeJobs(plan, tasks) {
+    const index = indexOf(tasks);
+    const jobs = new Set();
+    for (const status of ACTIVE)
+        for (const id of index.ids(status))
+            jobs.add(jobOf(plan, tasks, id));
+    return jobs.size;
 }
 /** The nodes earlier attempts of a task failed on, for the next submission to avoid. */
 function avoid(t) {
@@ -32119,7 +32597,221 @@ const maxParallelOverMaxJobs = {
     },
 };
 
+;// CONCATENATED MODULE: ./lib/lint/rules/pack-without-elements.js
+
+/**
+ * `pack` puts several tasks in one Slurm array element. The local and ssh-gpu executors run
+ * every task as its own process or session, with no job to share: the tasks run as they would
+ * without it. A warning, not an error: nothing runs wrongly, but the manifest says something
+ * that does not happen.
+ */
+const packWithoutElements = {
+    id: 'pack-without-elements',
+    severity: 'warning',
+    description: '`pack` on an executor that submits no array elements (local, ssh-gpu): it changes nothing',
+    needs: 'manifest',
+    check({ manifest, source }) {
+        if (traitsOf(manifest.cluster).packs)
+            return [];
+        const findings = [];
+        manifest.phases.forEach((phase, i) => {
+            if (phase.pack === undefined)
+                return;
+            findings.push({
+                message: `phase "${phase.name}" packs its tasks, but the ${manifest.cluster.executor} executor runs each task on its own (no array element to pack into): pack changes nothing here`,
+                position: source.at(['phases', i, 'pack'], { key: true }),
+                fix: 'remove pack (it packs Slurm array elements), or run the campaign on executor: slurm',
+            });
+        });
+        return findings;
+    },
+};
+
+;// CONCATENATED MODULE: ./lib/lint/rules/pack-budget.js
+
+
+/**
+ * A packed element's walltime is the sum of its waves' budgets: one the partitions cannot hold,
+ * or `auto` without a cost model to size it, would fail at submission (or pack nothing): refused
+ * at lint, on the phase's `pack`.
+ */
+const packBudget = {
+    id: 'pack-budget',
+    severity: 'error',
+    description: 'a packed element whose walltime no partition holds, or pack: auto without a cost model',
+    needs: 'plan',
+    check({ manifest, source, plan }) {
+        const findings = [];
+        plan.phases.forEach((phasePlan) => {
+            const i = manifest.phases.findIndex((p) => p.name === phasePlan.name);
+            const phase = manifest.phases[i];
+            if (phase?.pack === undefined)
+                return;
+            const seen = new Set();
+            for (const array of phasePlan.arrays) {
+                const packing = array.packing;
+                // The task's own budget error is walltime-budget's to report.
+                if (packing?.budget.error === undefined || array.budget.error !== undefined)
+                    continue;
+                const error = packing.budget.error;
+                if (seen.has(error))
+                    continue;
+                seen.add(error);
+                const shape = packShape(phase.pack);
+                const auto = shape.tasks === 'auto';
+                findings.push({
+                    message: `${array.stage} stage of phase "${phase.name}", stratum ${array.stratum}: the packed element ${error} (${packing.budget.arithmetic})`,
+                    position: source.at(['phases', i, 'pack']),
+                    fix: auto
+                        ? error.startsWith('has no cost model')
+                            ? 'add a cost model (cost: { unit, units, per_unit }) so auto can size the element, or write the tasks per element (pack: N)'
+                            : `declare a partition with a larger max_time, or a smaller cluster.min_job (now ${units_formatDuration(minJobSeconds(manifest.cluster))})`
+                        : `pack fewer tasks per element, run them side by side (pack: { tasks: ${packing.tasks}, parallel: K }), or write pack: auto, which packs no more than the largest partition holds`,
+                });
+            }
+        });
+        return findings;
+    },
+};
+
+;// CONCATENATED MODULE: ./lib/lint/rules/pack-not-run-here.js
+
+/**
+ * What packing does not run with yet, refused rather than run wrongly:
+ * - an automation node (`cluster.restricted`): with no file transfer there is no `task.sh` for
+ *   the element to run, and without a shell the controller judges an ended job by the queue,
+ *   which forgets an element after MinJobAge, and with it which of its tasks never started;
+ * - a checkpointing phase: Slurm's warning signal reaches the element's driver, which would
+ *   pass it to the task running then alone, and the tasks after it would start with no time
+ *   to checkpoint in.
+ */
+const packNotRunHere = {
+    id: 'pack-not-run-here',
+    severity: 'error',
+    description: '`pack` on an automation node (cluster.restricted) or together with checkpoint',
+    needs: 'manifest',
+    check({ manifest, source }) {
+        const findings = [];
+        const restricted = restriction(manifest.cluster);
+        manifest.phases.forEach((phase, i) => {
+            if (phase.pack === undefined)
+                return;
+            if (restricted !== undefined)
+                findings.push({
+                    message: `phase "${phase.name}" packs its tasks, which campaign does not run on an automation node (restricted: ${restricted === 'slurm' ? 'slurm, no file transfer to send each element its task script' : 'true, no shell to tell the tasks an ended element never started'})`,
+                    position: source.at(['phases', i, 'pack'], { key: true }),
+                    fix: 'remove pack (each task then runs in an array element of its own), or run the campaign from a login with a shell',
+                });
+            if (phase.checkpoint !== undefined)
+                findings.push({
+                    message: `phase "${phase.name}" packs its tasks and checkpoints them: the warning signal would reach only the task running when it comes, and the tasks after it would start with no time left to checkpoint`,
+                    position: source.at(['phases', i, 'pack'], { key: true }),
+                    fix: 'remove pack or checkpoint from the phase',
+                });
+        });
+        return findings;
+    },
+};
+
+;// CONCATENATED MODULE: ./lib/lint/rules/pack-parallel-beyond-element.js
+
+/**
+ * `pack: { tasks, parallel: K }` runs K tasks side by side within the element's CPUs and GPUs
+ * (the phase's resources): each needs one CPU at least, and its own whole GPUs, the same number
+ * for each, or the devices gate of the tasks that got fewer would fail every time.
+ */
+const packParallelBeyondElement = {
+    id: 'pack-parallel-beyond-element',
+    severity: 'error',
+    description: 'pack.parallel beyond what the element’s CPUs and GPUs hold (a CPU each, the same whole GPUs each)',
+    needs: 'plan',
+    check({ manifest, source, plan }) {
+        const findings = [];
+        plan.phases.forEach((phasePlan) => {
+            const i = manifest.phases.findIndex((p) => p.name === phasePlan.name);
+            const pack = manifest.phases[i]?.pack;
+            if (pack === undefined)
+                return;
+            const { parallel } = packShape(pack);
+            if (parallel === 1)
+                return;
+            const seen = new Set();
+            for (const array of phasePlan.arrays) {
+                const { cpus, gpus } = array.resources;
+                const problem = parallel > cpus
+                    ? `${cpus} CPU${cpus === 1 ? '' : 's'} cannot run ${parallel} tasks side by side`
+                    : gpus > 0 && gpus % parallel !== 0
+                        ? `${gpus} GPU${gpus === 1 ? '' : 's'} do not split into ${parallel} tasks of whole GPUs`
+                        : undefined;
+                if (problem === undefined || seen.has(problem))
+                    continue;
+                seen.add(problem);
+                findings.push({
+                    message: `phase "${phasePlan.name}" runs ${parallel} packed tasks at once in each element, but its element's ${problem}`,
+                    position: source.at(['phases', i, 'pack', 'parallel']),
+                    fix: gpus > 0
+                        ? `run at most ${largestDivisor(gpus, cpus)} side by side, or ask for ${parallel * Math.max(1, Math.ceil(gpus / parallel))} GPUs and ${Math.max(cpus, parallel)} CPUs per element in resources`
+                        : `run at most ${cpus} side by side, or ask for ${parallel} CPUs per element in resources.cpus`,
+                });
+            }
+        });
+        return findings;
+    },
+};
+/** The most tasks that split `gpus` GPUs into equal whole shares, with a CPU each. */
+function largestDivisor(gpus, cpus) {
+    for (let k = Math.min(gpus, cpus); k > 1; k--)
+        if (gpus % k === 0)
+            return k;
+    return 1;
+}
+
+;// CONCATENATED MODULE: ./lib/lint/rules/pack-smoke-hides-collision.js
+
+
+/**
+ * DESIGN rule 6: where the smoke stage checks a collision property, its tasks must be able to
+ * collide. Packed one after another into one element they never run at the same time: two
+ * tasks writing one scratch file, or one output, in turn would pass a check that the full
+ * stage, running them side by side, fails. `pack: auto` keeps the smoke stage in two elements
+ * itself (plan/plan.ts); a number the manifest writes is its own, so it is refused here.
+ */
+const packSmokeHidesCollision = {
+    id: 'pack-smoke-hides-collision',
+    severity: 'error',
+    description: 'a smoke stage that checks a collision property with all its tasks packed one after another in one element',
+    needs: 'plan',
+    check({ manifest, source, plan }) {
+        const findings = [];
+        plan.phases.forEach((phasePlan) => {
+            const i = manifest.phases.findIndex((p) => p.name === phasePlan.name);
+            const phase = manifest.phases[i];
+            if (phase?.pack === undefined || !needsTwo(phase))
+                return;
+            const smoke = phasePlan.arrays.filter((a) => a.stage === 'smoke');
+            const hidden = smoke.find((a) => a.tasks.length >= 2 &&
+                a.packing !== undefined &&
+                a.packing.parallel === 1 &&
+                a.packing.tasks >= a.tasks.length);
+            if (hidden === undefined)
+                return;
+            const { tasks } = packShape(phase.pack);
+            findings.push({
+                message: `the smoke stage of phase "${phase.name}" packs its ${hidden.tasks.length} tasks of stratum ${hidden.stratum} into one element, one after another: they never run at the same time, so distinct_outputs cannot see them collide`,
+                position: source.at(['phases', i, 'pack']),
+                fix: `run them side by side (pack: { tasks: ${tasks}, parallel: 2 }), give the smoke stage more tasks than one element holds (smoke.tasks: ${typeof tasks === 'number' ? tasks + 1 : 'more'}), or write pack: auto, which packs a smoke stage into two elements at least`,
+            });
+        });
+        return findings;
+    },
+};
+
 ;// CONCATENATED MODULE: ./lib/lint/rules/index.js
+
+
+
+
+
 
 
 
@@ -32198,6 +32890,7 @@ const RULES = [
     codeWithoutTransfer,
     codeNotDeclared,
     maxParallelOverMaxJobs,
+    packWithoutElements,
     resultsMetricNotRecorded,
     // Expanded tasks (only when the manifest has no error).
     outputOutsideWorkdir,
@@ -32210,6 +32903,10 @@ const RULES = [
     checkpointBeforeWalltime,
     mixedResourceClass,
     gpusBeyondServer,
+    packBudget,
+    packNotRunHere,
+    packParallelBeyondElement,
+    packSmokeHidesCollision,
 ];
 const WORKFLOW_RULES = [local_outputs_lost_localOutputsLost];
 
@@ -32223,11 +32920,13 @@ const WORKFLOW_RULES = [local_outputs_lost_localOutputsLost];
 /**
  * `repository`: what the manifest's git repository holds (read by the caller, which may touch
  * files): its tracked files, and the snapshot of the declared code, planned into the definitions.
+ * `parsed`: the text parsed already (parseManifest), by a caller that read the manifest before;
+ * `taskDefinitions: false`: the plan is made without its tasks' definitions (defineTasks).
  */
-function lintText(file, text, rules = RULES, repository) {
+function lintText(file, text, rules = RULES, repository, { parsed, ...options } = {}) {
     let loaded;
     try {
-        loaded = parseManifest(file, text);
+        loaded = parsed ?? parseManifest(file, text);
     }
     catch (e) {
         if (!(e instanceof errors_UserError))
@@ -32251,7 +32950,7 @@ function lintText(file, text, rules = RULES, repository) {
             return tasks;
         },
         get plan() {
-            plan ??= planCampaign(loaded.manifest, this.tasks, undefined, repository?.code);
+            plan ??= planCampaign(loaded.manifest, this.tasks, undefined, repository?.code, options);
             return plan;
         },
     };
@@ -32379,7 +33078,7 @@ async function takeSnapshot(loaded, repo) {
 }
 const mib = (n) => `${(n / 2 ** 20).toFixed(1)} MiB`;
 /** A manifest's lint with what its repository holds; the snapshot of its code where it declares some. */
-async function code_lintWithRepository(file, text) {
+async function code_lintWithRepository(file, text, options = {}) {
     let loaded;
     try {
         loaded = parseManifest(file, text);
@@ -32390,7 +33089,7 @@ async function code_lintWithRepository(file, text) {
     }
     // An unparsed manifest: lint says why, with nothing of the repository.
     if (loaded === undefined)
-        return { result: lintText(file, text) };
+        return { result: lintText(file, text, RULES, undefined, options) };
     const repo = await repositoryOf(file);
     if (loaded.manifest.code !== undefined && repo === undefined)
         throw new errors_UserError({
@@ -32400,7 +33099,8 @@ async function code_lintWithRepository(file, text) {
         });
     const code = repo !== undefined && loaded.manifest.code !== undefined ? await takeSnapshot(loaded, repo) : undefined;
     const facts = repo === undefined ? undefined : { tracked: repo.tracked, ...(code ? { code: code.facts } : {}) };
-    return { result: lintText(file, text, RULES, facts), ...(code ? { code } : {}) };
+    // The manifest parsed above, not parsed again.
+    return { result: lintText(file, text, RULES, facts, { ...options, parsed: loaded }), ...(code ? { code } : {}) };
 }
 
 ;// CONCATENATED MODULE: external "node:os"
@@ -32438,8 +33138,9 @@ async function readManifest(file) {
         });
     }
 }
-async function loadCampaign(file, stateDir) {
-    const { result, code } = await lintWithRepository(file, await readManifest(file));
+/** `taskDefinitions: false`: its plan's tasks are left without their definitions (plan/plan.ts, defineTasks). */
+async function loadCampaign(file, stateDir, options = {}) {
+    const { result, code } = await lintWithRepository(file, await readManifest(file), options);
     const errors = result.findings.filter((f) => f.severity === 'error');
     if (errors.length > 0 || !result.context) {
         throw new UserError(errors.map((f) => ({

@@ -690,8 +690,8 @@ var external_node_fs_ = __webpack_require__(73024);
 var external_node_url_ = __webpack_require__(73136);
 // EXTERNAL MODULE: ./node_modules/zod/v4/classic/schemas.js + 15 modules
 var schemas = __webpack_require__(85584);
-// EXTERNAL MODULE: ./lib/lint/rules/index.js + 46 modules
-var rules = __webpack_require__(44125);
+// EXTERNAL MODULE: ./lib/lint/rules/index.js + 51 modules
+var rules = __webpack_require__(51055);
 // EXTERNAL MODULE: ./lib/workflow/render.js
 var render = __webpack_require__(71621);
 ;// CONCATENATED MODULE: ./lib/app/workflow-file.js
