@@ -30,9 +30,10 @@ export function clusterIsUp(who: string): boolean {
       `${who}: uses the Slurm cluster, in the group of tests that run while the fault tests break it: import test/helpers/slurm-cluster.js in the test file itself, so that it is counted among the cluster's (test/helpers/test-groups.ts)`,
     );
   }
+  // Long enough for a busy controller: under the whole suite's load the check took over 30 s.
   const check = spawnSync('bash', [join(REPO, 'scripts', 'cluster', 'up'), '--check'], {
     encoding: 'utf8',
-    timeout: 30_000,
+    timeout: 120_000,
   });
   if (check.status === 0) return true;
   const said = `${check.stdout ?? ''}${check.stderr ?? ''}`.trim() || check.error?.message || `exit ${check.status}`;
