@@ -34,10 +34,12 @@ const campaign = (label: string, phases: string, parallel?: number) =>
 describe.runIf(clusterUp)("jobs changed behind the tool's back (real cluster, over SSH)", () => {
   it('a pending array index cancelled behind its back is sent again, that index alone, and the campaign completes', async (ctx) => {
     if (!sshd) return ctx.skip();
-    // The three in the queue at once, one running at a time (each holds the test's license).
+    // The three in the queue at once, one running at a time (each holds the test's license), each
+    // 20 s: under the whole suite's load, squeue and sacct take seconds, and an index seen pending
+    // must still be pending when scancel comes.
     const c = await campaign(
       'scancel',
-      sleepingPhase(8, [1, 2, 3]).replace(
+      sleepingPhase(20, [1, 2, 3]).replace(
         '    walltime: 5m\n',
         `    walltime: 5m\n    slurm_args: ["--licenses=${ONE_AT_A_TIME.behindItsBack}"]\n`,
       ),
