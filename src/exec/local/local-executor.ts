@@ -115,8 +115,7 @@ export class LocalExecutor implements Executor {
         continue;
       }
       try {
-        const at = this.now();
-        await this.launch(sub, dir, at);
+        const at = await this.launch(sub, dir, this.now());
         const pid = await waitFor(() => readPid(dir), 10_000);
         events.push(pid === undefined ? failed(sub, at, 'the wrapper did not start within 10 s') : event(at, pid));
       } catch (e) {
@@ -144,7 +143,8 @@ export class LocalExecutor implements Executor {
     return pid === undefined ? undefined : { pid, at: at.trim() };
   }
 
-  private async launch(sub: Submission, dir: string, at: string): Promise<void> {
+  /** Launches the attempt; returns its launch time, another controller's where it launched the attempt first. */
+  private async launch(sub: Submission, dir: string, at: string): Promise<string> {
     await mkdir(dir, { recursive: true });
     const body = renderTaskScript(scriptInputFor(this.opts.manifest, sub.task, sub.index, undefined, sub.code));
     // Replaced by rename, never rewritten in place: a wrapper already running from an earlier,
@@ -160,7 +160,16 @@ export class LocalExecutor implements Executor {
       }),
     );
     if (sub.task.definition !== undefined) await writeFile(join(dir, 'definition'), `${sub.task.definition}\n`);
-    await writeFile(join(dir, 'launched'), `${at}\n`);
+    // Two controllers on one campaign may launch one attempt at once: the wrapper's claim lets one
+    // run, and the first launch time stays, since a later one would judge that run's output stale.
+    const launched = join(dir, 'launched');
+    const first = await writeFile(launched, `${at}\n`, { flag: 'wx' }).then(
+      () => true,
+      (e: NodeJS.ErrnoException) => {
+        if (e.code === 'EEXIST') return false;
+        throw e;
+      },
+    );
     const env = {
       ...environmentWithoutSecrets(),
       ...manifestTaskEnv(this.opts.manifest, sub.task, sub.attempt, this.opts.workdir),
@@ -177,6 +186,7 @@ export class LocalExecutor implements Executor {
       child.once('error', reject);
     });
     child.unref();
+    return first ? at : (await readFile(launched, 'utf8')).trim();
   }
 
   async observe(active: readonly ActiveAttempt[]): Promise<TaskEvent[]> {
