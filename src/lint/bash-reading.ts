@@ -10,6 +10,10 @@
  * keep the grammar of compound commands (`if`, `while`, `{ … }`): their reserved words are
  * skipped and the commands inside read as the others are, which is enough for an analysis
  * that asks where a value goes, not in which order.
+ *
+ * It is one concern in one module, though long: a reader of one language, whose states (quotes,
+ * substitutions, arithmetic, heredocs) each read the others nested inside them, so that cut
+ * apart every piece would import every other.
  */
 
 /** The first character standing for a template use: use k is `MARKER_BASE + k`, in the Private Use Area. */

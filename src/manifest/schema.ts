@@ -1,6 +1,10 @@
 /**
  * The manifest language. Every type the rest of the code uses for a manifest comes from
  * here through `z.infer`; the published JSON Schema is generated from the same objects.
+ *
+ * It is one concern in one module, though long: the language's keys with their descriptions,
+ * read top to bottom as a reference, each object built from the ones above it. Its parsers and
+ * checks live beside it (units.ts, pattern.ts, slurm-args.ts, grid.ts).
  */
 import { z } from 'zod';
 import type { Grid } from './grid.js';

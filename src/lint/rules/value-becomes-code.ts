@@ -11,7 +11,8 @@ import {
 import { marker, readBash } from '../bash-reading.js';
 import type { Rule, RuleFinding } from '../rule.js';
 import { shellTexts } from '../shell-texts.js';
-import { runsText, valueProblems, type ValueProblem } from '../value-contexts.js';
+import { runsText } from '../code-runners.js';
+import { valueProblems, type ValueProblem } from '../value-contexts.js';
 
 /** Built-ins that are always numbers. */
 const NUMERIC_BUILTINS = new Set(['attempt', 'units']);
