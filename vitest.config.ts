@@ -6,10 +6,13 @@ import { LongestFirst } from './test/helpers/test-order.js';
 // scripts/test-all runs the files that use the Slurm cluster, then the others beside the fault
 // tests (CAMPAIGN_TEST_GROUP); a plain `vitest run` takes them all.
 const group = groupOfRun();
+const root = fileURLToPath(new URL('.', import.meta.url));
+const files = group ? filesOf(root, group) : [...filesOf(root, 'cluster'), ...filesOf(root, 'without-cluster')];
+const ACTION = /^test\/action\//;
+const ISOLATION = 'test/helpers/file-isolation.ts';
 
 export default defineConfig({
   test: {
-    include: group ? filesOf(fileURLToPath(new URL('.', import.meta.url)), group) : ['test/**/*.test.ts'],
     // They break the shared test cluster on purpose: vitest.faults.config.ts runs them alone.
     exclude: ['test/faults/exclusive/**', 'node_modules/**'],
     // Most tests wait on a real server (sshd, Slurm) rather than compute: more files than cores
@@ -17,6 +20,23 @@ export default defineConfig({
     // Slurm cluster wait the most (two cores were 44 % idle under four of them at once).
     maxWorkers: group === 'cluster' ? 7 : 4,
     sequence: { sequencer: LongestFirst },
+    // Files in one worker share its loaded modules: loading them again for each file cost about a
+    // CPU-second a file, on two cores the suite spends fully. Each file's changes to the process
+    // are put back as it ends (test/helpers/file-isolation.ts). The Action's files load their
+    // own: a job is a process, and what the Action's libraries keep from one (the artifact
+    // service's address) would reach the next file.
+    projects: [
+      {
+        extends: true,
+        test: {
+          name: 'shared',
+          include: files.filter((f) => !ACTION.test(f)),
+          isolate: false,
+          setupFiles: [ISOLATION],
+        },
+      },
+      { extends: true, test: { name: 'action', include: files.filter((f) => ACTION.test(f)) } },
+    ],
     // The cluster's group runs seven files at once on two cores, nearly all the time busy: a test of
     // a few seconds alone took over 60 s there (test/exec/secrets.test.ts), so it gets twice that.
     testTimeout: group === 'cluster' ? 120_000 : 60_000,
