@@ -69,9 +69,9 @@ export class SubmissionRecord {
   }
 
   /**
-   * The attempts of the task tables under `root` with the jobs they went to; undefined where
-   * the record could not be read: no attempt is on record then, and the jobs by name are left
-   * to the queue.
+   * On record: the attempts of the task tables `read` found under `root`, with the jobs they
+   * went to. Where it could not be read (undefined), no attempt is on record, and the jobs by
+   * name are left to the queue.
    */
   fill(root: string, read: RecordRead | undefined): void {
     this.attempts = new Map();
