@@ -1,6 +1,6 @@
 /** The Slurm executor reads a log the state names only where it puts logs itself (no cluster needed). */
 import { describe, expect, it } from 'vitest';
-import { isJobLog } from '../../../src/exec/slurm/slurm-executor.js';
+import { isJobLog } from '../../../src/exec/slurm/handles.js';
 
 const root = '/home/u/w/.campaign/slurm/c';
 
