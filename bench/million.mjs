@@ -17,7 +17,7 @@ import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { betweenPasses } from '../lib/app/drive.js';
 import { gatherSummary, summaryRecord } from '../lib/app/summary.js';
-import { startRun } from '../lib/decide/transition.js';
+import { startRun } from '../lib/decide/start.js';
 import { CampaignController } from '../lib/exec/controller.js';
 import { FileStateStore } from '../lib/exec/store/file-store.js';
 import { lintText } from '../lib/lint/lint.js';

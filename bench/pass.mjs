@@ -24,7 +24,7 @@ import { betweenPasses } from '../lib/app/drive.js';
 import { CampaignController } from '../lib/exec/controller.js';
 import { FileStateStore } from '../lib/exec/store/file-store.js';
 import { lintText } from '../lib/lint/lint.js';
-import { startRun } from '../lib/decide/transition.js';
+import { startRun } from '../lib/decide/start.js';
 import { emptyState } from '../lib/state/state.js';
 import { sweepManifest } from './sweep-manifest.mjs';
 import { StandInExecutor } from './stand-in-executor.mjs';

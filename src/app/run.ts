@@ -15,7 +15,8 @@ import { definitionChangeLine, definitionChanges, keptTasks } from '../decide/de
 import { parkedAfter } from '../decide/park.js';
 import { PollPacer, pollLimits } from '../decide/poll.js';
 import { scopeAtRest, startScopedRun, type Scope } from '../decide/scope.js';
-import { diskFullTasks, startRun } from '../decide/transition.js';
+import { startRun } from '../decide/start.js';
+import { diskFullTasks } from '../decide/step.js';
 import type { Plan } from '../plan/plan.js';
 import { asideDir } from '../render/set-aside.js';
 import { emptyState, type CampaignState } from '../state/state.js';

@@ -1,11 +1,11 @@
-/** The retry policy a manifest declares, as the transition function asks for it. */
+/** The retry policy a manifest declares, as applying events asks for it (decide/apply.ts, decide/retry.ts). */
 import type { TaskSpec } from '../manifest/expand.js';
 import type { Manifest, Phase } from '../manifest/schema.js';
 import { formatDuration, parseDuration } from '../manifest/units.js';
 import type { ArrayPlan, Plan } from '../plan/plan.js';
 import { grownBudget, remainingBudget, type Budget } from '../plan/walltime.js';
 import { placement } from '../state/placement.js';
-import { retryRule, type NextWalltime, type RetryPolicy } from './transition.js';
+import { retryRule, type NextWalltime, type RetryPolicy } from './retry.js';
 
 /** The phase a task id belongs to (`<phase>/...`). */
 export const phaseOfTask = (taskId: string): string => taskId.slice(0, taskId.indexOf('/'));

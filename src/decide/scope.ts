@@ -8,7 +8,7 @@ import type { JOB_STAGES } from '../manifest/expand.js';
 import type { Plan } from '../plan/plan.js';
 import type { Action } from '../state/events.js';
 import { ACTIVE, type CampaignState } from '../state/state.js';
-import { startRun, type StartOptions } from './transition.js';
+import { startRun, type StartOptions } from './start.js';
 
 export type ScopeStage = (typeof JOB_STAGES)[number];
 

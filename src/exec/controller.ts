@@ -20,15 +20,10 @@ import { scopeActions, scopeAtRest, type Scopes } from '../decide/scope.js';
 import { ACTIVE, campaignStateSchema, emptyState, type CampaignState, type TaskState } from '../state/state.js';
 import { changedSince, indexOf } from '../state/task-index.js';
 import { generationStep, staleGenerationError } from '../decide/generation.js';
-import {
-  activeJobs,
-  applyEvents,
-  atRest,
-  checklistChangedWarning,
-  checklistsChanged,
-  step,
-  type RetryPolicy,
-} from '../decide/transition.js';
+import { applyEvents } from '../decide/apply.js';
+import type { RetryPolicy } from '../decide/retry.js';
+import { checklistChangedWarning, checklistsChanged } from '../decide/start.js';
+import { activeJobs, atRest, step } from '../decide/step.js';
 import type { CodeSnapshot } from './code-ship.js';
 import type { ActiveAttempt, Executor } from './executor.js';
 import type { FileStateStore } from './store/file-store.js';
@@ -298,7 +293,7 @@ export class CampaignController {
             e.type === 'submitted' || e.type === 'submit_failed' ? sent.get(`${e.task}:${e.attempt}`) : undefined;
           if (!s || (e.type !== 'submitted' && e.type !== 'submit_failed')) return e;
           // Object.assign, not a spread: V8 gives every object spread from one of many shapes a
-          // hidden class of its own, made in the old generation (see transition.ts, amended).
+          // hidden class of its own, made in the old generation (see decide/copies.ts, amended).
           return Object.assign({}, e, {
             ...(e.type === 'submitted' ? { walltimeSeconds: s.array.budget.seconds } : {}),
             ...(s.task.definition === undefined ? {} : { definition: s.task.definition }),

@@ -16,6 +16,7 @@ import {
 import type { Check, Manifest, Phase } from '../manifest/schema.js';
 import { parseSize } from '../manifest/units.js';
 import { codeDigest, phaseCodePaths, type CodeFacts } from './code.js';
+import { dependenciesFirst } from './dependency-order.js';
 import { definitionsDigest, stageDefinition, taskDefinitions, type StageDefinition } from './definition.js';
 import { packingFor, type Packing } from './pack.js';
 import { needsTwo, selectSmoke } from './smoke.js';
@@ -209,7 +210,7 @@ export function planCampaign(
       smokeGpuHours: hours('smoke'),
     };
   };
-  for (const phase of dependenciesFirst(manifest.phases)) planned.set(phase.name, planPhase(phase));
+  for (const phase of dependenciesFirst(manifest.phases, dependsOn)) planned.set(phase.name, planPhase(phase));
   const phases = manifest.phases.map((p) => planned.get(p.name)!);
   const plan: Plan = {
     campaign: manifest.campaign,
@@ -242,7 +243,7 @@ export function defineTasks(manifest: Manifest, plan: Plan): void {
       for (const t of tasks) if (t.output !== undefined) outputs.set(t.output, t.definition!);
     return outputs;
   };
-  for (const phase of dependenciesFirst(manifest.phases)) {
+  for (const phase of dependenciesFirst(manifest.phases, dependsOn)) {
     const planned = byName.get(phase.name)!;
     const resources = phaseResources(manifest, phase);
     // The full tasks, then the smoke tasks apart (a full-run smoke task is a full task), each
@@ -253,25 +254,6 @@ export function defineTasks(manifest: Manifest, plan: Plan): void {
     }
     unread.push(planned.tasks);
   }
-}
-
-/** The phases with each one's dependencies before it, in manifest order where there is a choice (a cycle, which lint refuses, is cut). */
-function dependenciesFirst(phases: readonly Phase[]): Phase[] {
-  const byName = new Map(phases.map((p) => [p.name, p]));
-  const done = new Set<string>();
-  const order: Phase[] = [];
-  const visit = (p: Phase, path: Set<string>): void => {
-    if (done.has(p.name) || path.has(p.name)) return;
-    path.add(p.name);
-    for (const d of dependsOn(p)) {
-      const dep = byName.get(d);
-      if (dep) visit(dep, path);
-    }
-    done.add(p.name);
-    order.push(p);
-  };
-  for (const p of phases) visit(p, new Set());
-  return order;
 }
 
 /**

@@ -89,7 +89,7 @@ export interface Submission {
  * The submissions that share one sbatch (exec/slurm sends each such group as one array): one
  * array, one walltime, one memory, one set of nodes to avoid; packed, retries apart from first
  * attempts, so that a retry never shares an element with tasks that succeeded. The room a pass
- * has, counted in jobs, counts a packed group's elements by it (decide/transition.ts).
+ * has, counted in jobs, counts a packed group's elements by it (decide/step.ts).
  */
 export function submissionGroup(s: Submission): string {
   const retry = s.array.packing !== undefined && s.attempt > 1 ? '\u0000retry' : '';

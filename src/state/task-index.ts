@@ -5,10 +5,10 @@
  * record as a dictionary and sorts its keys on every walk.
  *
  * An index belongs to one record and is kept up to date by the code that makes records
- * (transition.ts): a record made from another by changing a few tasks takes over the other's
+ * (decide/apply.ts, start.ts and step.ts): a record made from another by changing a few tasks takes over the other's
  * index and updates it for those tasks. The record it came from then has none; asked again, it
  * gets one built afresh by a walk. So an index is only ever out of date if a record is changed
- * in place by code that does not tell it, which is why only records made in transition.ts,
+ * in place by code that does not tell it, which is why only records made there,
  * never changed after they are given out, keep theirs.
  */
 import type { Plan } from '../plan/plan.js';
@@ -58,7 +58,7 @@ export class TaskIndex {
 
 const isDiskFull = (t: TaskState): boolean => t.status === 'failed' && t.attempts.at(-1)?.class === 'disk_full';
 
-/** The records made in transition.ts, and the index each one holds. */
+/** The records made by the decisions of a pass (decide/), and the index each one holds. */
 const made = new WeakSet<Tasks>();
 const indexes = new WeakMap<Tasks, TaskIndex>();
 /**

@@ -10,7 +10,7 @@ import { z } from 'zod';
 import { UserError } from '../errors.js';
 import { formatDuration, parseDuration } from '../manifest/units.js';
 import type { Plan } from '../plan/plan.js';
-import { dependencyOrder } from '../decide/transition.js';
+import { dependenciesFirst } from '../plan/dependency-order.js';
 
 export const workflowOptions = z.object({
   /** The manifest's path from the repository root, as the workflow's steps see it. */
@@ -254,7 +254,7 @@ export function renderWorkflow(plan: Plan, options: WorkflowOptions): string {
     },
   };
   const last = new Map<string, string>();
-  for (const p of dependencyOrder(plan)) {
+  for (const p of dependenciesFirst(plan.phases, (phase) => phase.dependsOn)) {
     const id = ids.get(p.name)!;
     const deps = p.dependsOn.map((d) => last.get(d)!);
     // A dependency whose job parked has not completed: the resume reaches this phase later.

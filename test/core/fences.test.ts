@@ -65,7 +65,7 @@ test('eslint refuses an import across a fence at any depth, static or dynamic, a
     ['src/report/svg/new-picture.ts', "export { UserError } from '../../errors.js';\nexport { z } from 'zod';"],
     ['src/decide/new-part.ts', "export { attemptEnd } from '../judge/attempt-end.js';"],
     ['src/render/new-part.ts', "export { planCampaign } from '../plan/plan.js';"],
-    ['src/report/svg/new-picture.ts', "export { step } from '../../decide/transition.js';"],
+    ['src/report/svg/new-picture.ts', "export { step } from '../../decide/step.js';"],
     ['src/exec/slurm/new-part.ts', "export { renderSbatch } from '../../render/sbatch.js';"],
     ['src/exec/transport/new-part.ts', "export const later = () => import('./ssh.js');"],
     ['src/app/new-part.ts', "export const later = () => import('../exec/transport/ssh.js');"],

@@ -1,12 +1,13 @@
 /**
- * max_parallel is the campaign's (decide/transition.ts with an executor's capacity): whatever
+ * max_parallel is the campaign's (decide/step.ts with an executor's capacity): whatever
  * the phases, strata and their order of ends, the tasks sent and not yet ended never exceed
  * the campaign's cap, nor a phase's own cap its tasks, and the campaign still completes.
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { retryPolicy } from '../../src/decide/policy.js';
-import { applyEvents, atRest, step } from '../../src/decide/transition.js';
+import { applyEvents } from '../../src/decide/apply.js';
+import { atRest, step } from '../../src/decide/step.js';
 import { manifest as manifestSchema } from '../../src/manifest/schema.js';
 import { planCampaign } from '../../src/plan/plan.js';
 import { placement } from '../../src/state/placement.js';

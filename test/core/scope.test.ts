@@ -9,7 +9,7 @@ import { planCampaign } from '../../src/plan/plan.js';
 import type { Action } from '../../src/state/events.js';
 import { scopeActions, scopeAtRest, startScopedRun, WHOLE, type Scope } from '../../src/decide/scope.js';
 import { emptyState, type CampaignState } from '../../src/state/state.js';
-import { step } from '../../src/decide/transition.js';
+import { step } from '../../src/decide/step.js';
 
 const NOW = '2025-01-01T00:00:00.000Z';
 const manifest = manifestSchema.parse({

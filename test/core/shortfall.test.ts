@@ -8,7 +8,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { retryPolicy } from '../../src/decide/policy.js';
-import { applyEvents, step } from '../../src/decide/transition.js';
+import { applyEvents } from '../../src/decide/apply.js';
+import { step } from '../../src/decide/step.js';
 import { shortfalls } from '../../src/exec/slurm/accounting.js';
 import { classifyEnd } from '../../src/judge/attempt-end.js';
 import { gateShortfall, judgeShortfalls, type Shortfall } from '../../src/judge/shortfall.js';
@@ -142,7 +143,7 @@ describe("the device gate's failure is the shortfall it reports", () => {
   });
 });
 
-describe('a shortfall in the campaign (decide/transition.ts)', () => {
+describe('a shortfall in the campaign (decide/apply.ts, decide/retry.ts)', () => {
   const manifest = manifestSchema.parse({
     campaign: 'c',
     cluster: { executor: 'slurm', partitions: [{ name: 'debug', max_time: '30m' }] },

@@ -1,7 +1,7 @@
 /**
- * The controller's decisions (decide/transition.ts, decide/policy.ts): smoke before full, the
- * checklist releases the full arrays, failures block dependents with a reason, retries are
- * bounded, and a campaign always comes to rest (DESIGN rules 6 and 10).
+ * The controller's decisions (decide/apply.ts, retry.ts, start.ts, step.ts and policy.ts): smoke
+ * before full, the checklist releases the full arrays, failures block dependents with a reason,
+ * retries are bounded, and a campaign always comes to rest (DESIGN rules 6 and 10).
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
@@ -20,15 +20,10 @@ import {
   type FailureClass,
 } from '../../src/state/state.js';
 import { changedSince, indexOf, TaskIndex } from '../../src/state/task-index.js';
-import {
-  applyEvents,
-  atRest,
-  checklistsChanged,
-  diskFullTasks,
-  startRun,
-  step,
-  type RetryPolicy,
-} from '../../src/decide/transition.js';
+import { applyEvents } from '../../src/decide/apply.js';
+import type { RetryPolicy } from '../../src/decide/retry.js';
+import { checklistsChanged, startRun } from '../../src/decide/start.js';
+import { atRest, diskFullTasks, step } from '../../src/decide/step.js';
 import { rng } from '../helpers/random.js';
 
 const T0 = Date.parse('2025-01-01T00:00:00.000Z');

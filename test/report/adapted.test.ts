@@ -5,7 +5,7 @@ import { manifest as manifestSchema } from '../../src/manifest/schema.js';
 import { planCampaign } from '../../src/plan/plan.js';
 import { emptyState, type CampaignState } from '../../src/state/state.js';
 import { renderSummary } from '../../src/report/summary.js';
-import { applyEvents } from '../../src/decide/transition.js';
+import { applyEvents } from '../../src/decide/apply.js';
 
 const line = (limit: string, partition: string, req: string, alloc: string): string =>
   `77_3|c~k|COMPLETED|0:0|1764493200|1764493260|vm|None|${limit}|${partition}|${req}|${alloc}`;

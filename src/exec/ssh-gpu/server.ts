@@ -1,8 +1,12 @@
-/** One GPU server of the ssh-gpu executor, and how its attempts' handles name it. */
+/** One GPU server of the ssh-gpu executor, how its attempts' handles name it, and what its not answering looks like. */
 import { UserError } from '../../errors.js';
 import type { ProbeTable } from '../../decide/gpu.js';
+import type { Manifest } from '../../manifest/schema.js';
 import type { RemoteWorkdir } from '../remote-workdir.js';
-import type { Transport } from '../transport/transport.js';
+import { LinkError, type Transport } from '../transport/transport.js';
+
+/** The manifest's cluster, of the ssh-gpu executor. */
+export type SshGpuCluster = Extract<Manifest['cluster'], { executor: 'ssh-gpu' }>;
 
 /** What the last look at a server saw. */
 export interface View {
@@ -40,6 +44,17 @@ export interface Server {
   pending?: Promise<void>;
 }
 
+/**
+ * `[server:<login> ]pid:<pid> gpu:<uuid,…>`: the handle records the GPUs, so a restarted
+ * controller knows what is held, and in a pool the server, so that it knows where to look.
+ */
+export const handleOf = (pid: string, gpus: readonly string[], server: string | undefined): string =>
+  `${server === undefined ? '' : `server:${server} `}pid:${pid} gpu:${gpus.length > 0 ? gpus.join(',') : '-'}`;
+
+/** The GPUs a handle names. */
+export const gpusOfHandle = (handle: string | undefined): string[] =>
+  (/ gpu:(\S+)$/.exec(handle ?? '')?.[1] ?? '-').split(',').filter((u) => u !== '-' && u !== '');
+
 /** `server:<login> ` before a pool's handle: the server the attempt runs on. */
 export const serverOfHandle = (handle: string | undefined): string | undefined =>
   /^server:(\S+) /.exec(handle ?? '')?.[1];
@@ -50,6 +65,9 @@ export function outOfPoolReason(handle: string | undefined, names: ReadonlySet<s
   if (server === undefined) return 'its handle names no server of cluster.servers (it was started without a pool)';
   return names.has(server) ? undefined : `its server ${server} is no longer in cluster.servers`;
 }
+
+/** What a pool's server not answering looks like: the link, or a login that fails (a host down refuses it). */
+export const isUnanswered = (e: unknown): boolean => e instanceof LinkError || e instanceof UserError;
 
 /** A server that does not answer, as a warning said once per outage. */
 export const notAnswering = (where: string, why: string, attempts: number): string =>

@@ -12,7 +12,8 @@ import { LocalExecutor } from '../../../src/exec/local/local-executor.js';
 import type { Submission, TaskEvent } from '../../../src/state/events.js';
 import { retryPolicy } from '../../../src/decide/policy.js';
 import { emptyState, type CampaignState } from '../../../src/state/state.js';
-import { applyEvents, step } from '../../../src/decide/transition.js';
+import { applyEvents } from '../../../src/decide/apply.js';
+import { step } from '../../../src/decide/step.js';
 import {
   alive,
   attemptDirs,

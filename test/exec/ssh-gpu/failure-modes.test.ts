@@ -7,7 +7,7 @@ import { existsSync } from 'node:fs';
 import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { gpusOfHandle } from '../../../src/exec/ssh-gpu/ssh-gpu-executor.js';
+import { gpusOfHandle } from '../../../src/exec/ssh-gpu/server.js';
 import { alive, readState, runCli, startCli, useBuiltCliAndTemp, waitUntil, writeManifest } from '../../helpers/cli.js';
 import {
   campaignDirs,

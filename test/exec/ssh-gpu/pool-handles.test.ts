@@ -1,7 +1,6 @@
 /** How a pool's attempt handles name their server, and what is said of one outside the pool: no server needed. */
 import { describe, expect, it } from 'vitest';
-import { gpusOfHandle } from '../../../src/exec/ssh-gpu/ssh-gpu-executor.js';
-import { notAnswering, outOfPoolReason, serverOfHandle } from '../../../src/exec/ssh-gpu/server.js';
+import { gpusOfHandle, notAnswering, outOfPoolReason, serverOfHandle } from '../../../src/exec/ssh-gpu/server.js';
 
 describe('pool handles', () => {
   const pool = new Set(['lab@gpu1:22', 'gpu2']);

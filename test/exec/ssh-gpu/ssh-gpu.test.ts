@@ -6,7 +6,7 @@ import { rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { readState, startCli, useBuiltCliAndTemp, waitUntil, writeManifest } from '../../helpers/cli.js';
-import { gpusOfHandle } from '../../../src/exec/ssh-gpu/ssh-gpu-executor.js';
+import { gpusOfHandle } from '../../../src/exec/ssh-gpu/server.js';
 import { campaignDirs, cluster, expectOnePerGpu, runCampaign, sshdUp, uuidOf, type Sshd } from './helpers.js';
 
 const tempRoot = useBuiltCliAndTemp('ssh-gpu');
