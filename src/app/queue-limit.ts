@@ -1,5 +1,5 @@
 /** `campaign check` on Slurm: the limit on jobs queued it found, where from, and how the plan fits it. */
-import type { ClusterLimits } from '../exec/slurm/slurm-executor.js';
+import type { ClusterLimits } from '../exec/slurm/fit.js';
 import type { Plan } from '../plan/plan.js';
 import type { PreflightItem } from './preflight.js';
 

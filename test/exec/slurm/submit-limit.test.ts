@@ -5,7 +5,8 @@
  */
 import { describe, expect, it } from 'vitest';
 import { queueLimitItem } from '../../../src/app/queue-limit.js';
-import { SlurmExecutor, type ClusterLimits } from '../../../src/exec/slurm/slurm-executor.js';
+import type { ClusterLimits } from '../../../src/exec/slurm/fit.js';
+import { SlurmExecutor } from '../../../src/exec/slurm/slurm-executor.js';
 import {
   chargesOf,
   effectiveLimit,
