@@ -47,7 +47,6 @@ import { effectiveLimit, isSubmitLimit, roomUnder, type Charge, type SubmitLimit
 import type { Refusal } from './test-only.js';
 import { Verification } from './verify.js';
 
-
 export interface SlurmExecutorOptions {
   manifest: Manifest;
   transport: Transport;
