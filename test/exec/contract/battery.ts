@@ -241,7 +241,10 @@ ${extra}`;
       () => false,
     );
   function expectCompleted(r: Ran, tasks: readonly string[]): void {
-    for (const id of tasks) expect(r.state.tasks[id]?.status, `${id}: ${r.state.tasks[id]?.reason}`).toBe('completed');
+    for (const id of tasks) {
+      const said = [r.state.tasks[id]?.reason, ...r.warnings].filter(Boolean).join('; ');
+      expect(r.state.tasks[id]?.status, `${id}: ${said}`).toBe('completed');
+    }
   }
 
   /**
@@ -523,6 +526,7 @@ ${extra}`;
             // The old attempt, kept whole under its old definition; the one in use is the new one's.
             const old = await readFile(join(taskDir, superseded[0]!, 'definition'), 'utf8');
             expect(old.trim()).toBe(lastOf(first.state, id).definition);
+            expect(await exists(join(taskDir, superseded[0]!, 'exit')), 'how the old attempt ended').toBe(true);
             expect((await readFile(join(taskDir, String(a.n), 'definition'), 'utf8')).trim()).toBe(a.definition);
           }
         }

@@ -6,6 +6,7 @@
  * on this machine, under `.campaign/memory/<campaign>/`, which `--fresh` moves aside.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
 import { createHash } from 'node:crypto';
 import { mkdir, open, readFile, realpath, rename, rm, stat, writeFile, link } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
@@ -81,6 +82,8 @@ export class Machine {
         startedAt: j.startedAt ?? new Date().toISOString(),
         cause: j.cancelled ? 'cancel' : j.timedOut ? 'walltime' : 'exit',
       };
+      // Beside its log, as the other kinds leave it: an attempt set aside keeps how it ended.
+      writeFileSync(join(j.dir, 'exit'), `${j.end.code} ${j.end.cause}\n`);
     });
     try {
       await new Promise<void>((resolve, reject) => {
