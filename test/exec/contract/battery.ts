@@ -64,6 +64,16 @@ export interface Kind {
   submissions?(campaign: string): Promise<number>;
 }
 
+/** A workdir in `dir` on this machine, for a campaign on the local executor. */
+export async function placeHere(dir: string): Promise<Place> {
+  const workdir = join(dir, 'work');
+  await mkdir(workdir, { recursive: true });
+  return {
+    workdir,
+    head: (name) => `campaign: ${name}\ncluster: { executor: local, max_parallel: 4 }\nworkdir: ${workdir}\n`,
+  };
+}
+
 /** Campaign names unique to this run: a scheduler's accounting remembers earlier runs' jobs. */
 const RUN = Date.now().toString(36);
 

@@ -3,10 +3,8 @@
  * (the schema knows no kind of test/'s), and its executor is opened here instead, on one machine
  * that every executor of the test file shares.
  */
-import { mkdir } from 'node:fs/promises';
-import { join } from 'node:path';
 import { localWorkdir } from '../../../../src/app/load.js';
-import type { Kind } from '../battery.js';
+import { placeHere, type Kind } from '../battery.js';
 import { Machine, MemoryExecutor } from './memory-executor.js';
 
 export function memoryKind(): Kind {
@@ -14,14 +12,7 @@ export function memoryKind(): Kind {
   return {
     name: 'memory (a kind registered from test/)',
     ready: () => true,
-    async place(dir) {
-      const workdir = join(dir, 'work');
-      await mkdir(workdir, { recursive: true });
-      return {
-        workdir,
-        head: (name) => `campaign: ${name}\ncluster: { executor: local, max_parallel: 4 }\nworkdir: ${workdir}\n`,
-      };
-    },
+    place: placeHere,
     ssh: () => ({}),
     open: async (c) => ({
       executor: new MemoryExecutor({ manifest: c.manifest, workdir: localWorkdir(c), machine }),

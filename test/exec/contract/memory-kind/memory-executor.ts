@@ -7,9 +7,8 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
-import { createHash } from 'node:crypto';
-import { mkdir, open, readFile, realpath, rename, rm, stat, writeFile, link } from 'node:fs/promises';
-import { dirname, join } from 'node:path';
+import { mkdir, open, readFile, rename, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { fullRecordExpectation, type OutputFacts } from '../../../../src/judge/checklist.js';
 import { classifyEnd } from '../../../../src/judge/attempt-end.js';
 import type { TaskSpec } from '../../../../src/manifest/expand.js';
@@ -21,14 +20,13 @@ import type { ExitMarker } from '../../../../src/render/wrapper.js';
 import type { TakeFile } from '../../../../src/report/results/gathering.js';
 import type { Submission, TaskEvent } from '../../../../src/state/events.js';
 import type { Attempt } from '../../../../src/state/state.js';
-import { removeSnapshotsHere, shipHere, type CodeSnapshot } from '../../../../src/exec/code-ship.js';
+import type { CodeSnapshot } from '../../../../src/exec/code-ship.js';
 import type { ActiveAttempt, Executor } from '../../../../src/exec/executor.js';
-import { gatherEach } from '../../../../src/exec/gather.js';
 import { GenerationRecord } from '../../../../src/exec/generation.js';
 import { setAsideOrThrow } from '../../../../src/exec/remote-workdir.js';
 import { environmentWithoutSecrets } from '../../../../src/exec/secrets.js';
+import { LocalExecutor } from '../../../../src/exec/local/local-executor.js';
 import { LocalTransport } from '../../../../src/exec/transport/local.js';
-import { tempPathFor } from '../../../../src/exec/transport/transport.js';
 
 /** One attempt as the machine runs it. */
 interface Job {
@@ -115,15 +113,16 @@ export interface MemoryExecutorOptions {
   machine: Machine;
 }
 
-const TEXT_LIMIT = 64 * 1024 * 1024;
-
 export class MemoryExecutor implements Executor {
   readonly generation: GenerationRecord;
   private readonly campaignDir: string;
+  /** The workdir's files, read and written as the local executor does. */
+  private readonly files: LocalExecutor;
 
   constructor(private readonly opts: MemoryExecutorOptions) {
     this.campaignDir = `.campaign/memory/${opts.manifest.campaign}`;
-    this.generation = new GenerationRecord(this, `${this.campaignDir}/generation`);
+    this.files = new LocalExecutor({ manifest: opts.manifest, workdir: opts.workdir });
+    this.generation = new GenerationRecord(this.files, `${this.campaignDir}/generation`);
   }
 
   capacity(active: number): number {
@@ -217,9 +216,7 @@ export class MemoryExecutor implements Executor {
       const log = await this.readLog(task, attempt);
       const expect = fullRecordExpectation(this.opts.manifest, task);
       const out =
-        task.output === undefined || end.code !== 0
-          ? undefined
-          : await this.freshOutput(task, job.submittedAt, !!expect);
+        task.output === undefined || end.code !== 0 ? undefined : await this.files.outputFacts(task, attempt, !!expect);
       const { cls, reason } = classifyEnd({
         marker: end,
         log,
@@ -258,86 +255,38 @@ export class MemoryExecutor implements Executor {
     return join(this.attemptDir(task.id, attempt.n), 'log');
   }
 
-  outputFacts(task: TaskSpec, attempt: Attempt, withText: boolean): Promise<OutputFacts> {
-    return this.freshOutput(task, attempt.submittedAt, withText);
-  }
+  // The workdir is on this machine, as the local executor's is: its file operations serve here too.
 
-  private async freshOutput(task: TaskSpec, since: string, withText: boolean): Promise<OutputFacts> {
-    if (task.output === undefined) return { exists: false, fresh: false };
-    const path = join(this.opts.workdir, task.output);
-    const st = await stat(path).catch(() => undefined);
-    if (!st?.isFile()) return { exists: false, fresh: false };
-    const real = await realpath(path);
-    if (real !== join(await realpath(this.opts.workdir), task.output))
-      return { exists: true, fresh: false, linkedTo: real };
-    const fresh = st.mtimeMs >= Math.floor(Date.parse(since) / 1000) * 1000;
-    const bytes = await readFile(path);
-    const digest = createHash('sha256').update(bytes).digest('hex');
-    const text = withText && st.size <= TEXT_LIMIT ? bytes.toString('utf8') : undefined;
-    return { exists: true, fresh, digest, ...(text === undefined ? {} : { text }) };
+  outputFacts(task: TaskSpec, attempt: Attempt, withText: boolean): Promise<OutputFacts> {
+    return this.files.outputFacts(task, attempt, withText);
   }
 
   runCheck(task: TaskSpec, command: string): Promise<{ exitCode: number; tail: string }> {
-    const env = { ...environmentWithoutSecrets(), ...manifestTaskEnv(this.opts.manifest, task, 0, this.opts.workdir) };
-    return new Promise((resolve) => {
-      const child = spawn('bash', ['-c', command], { cwd: this.opts.workdir, env, stdio: ['ignore', 'pipe', 'pipe'] });
-      let out = '';
-      const keep = (b: Buffer): void => {
-        out = (out + b.toString()).slice(-4000);
-      };
-      child.stdout.on('data', keep);
-      child.stderr.on('data', keep);
-      child.on('error', (e) => resolve({ exitCode: 127, tail: e.message }));
-      child.on('close', (code) => resolve({ exitCode: code ?? 128, tail: out }));
-    });
+    return this.files.runCheck(task, command);
   }
 
-  async missing(paths: readonly string[]): Promise<string[]> {
-    const gone: string[] = [];
-    for (const p of paths) if (!(await stat(join(this.opts.workdir, p)).catch(() => undefined))) gone.push(p);
-    return gone;
+  missing(paths: readonly string[]): Promise<string[]> {
+    return this.files.missing(paths);
   }
 
-  async writeFiles(files: readonly { path: string; text: string }[]): Promise<string[]> {
-    const failed: string[] = [];
-    for (const f of files) {
-      const path = join(this.opts.workdir, f.path);
-      const temp = tempPathFor(path);
-      try {
-        await mkdir(dirname(path), { recursive: true });
-        await writeFile(temp, f.text, { mode: 0o644, flag: 'wx' });
-        await rename(temp, path);
-      } catch {
-        await rm(temp, { force: true });
-        failed.push(f.path);
-      }
-    }
-    return failed;
-  }
-
-  /** Written whole where nothing is at the path (a hard link is refused where something is). */
-  async createFile(path: string, text: string): Promise<boolean> {
-    const to = join(this.opts.workdir, path);
-    await mkdir(dirname(to), { recursive: true });
-    const temp = tempPathFor(to);
-    try {
-      await writeFile(temp, text, { mode: 0o644, flag: 'wx' });
-      await link(temp, to);
-      return true;
-    } catch (e) {
-      if ((e as NodeJS.ErrnoException).code === 'EEXIST') return false;
-      throw e;
-    } finally {
-      await rm(temp, { force: true });
-    }
+  writeFiles(files: readonly { path: string; text: string }[]): Promise<string[]> {
+    return this.files.writeFiles(files);
   }
 
   readFile(path: string): Promise<string | undefined> {
-    return readFile(join(this.opts.workdir, path), 'utf8').catch(() => undefined);
+    return this.files.readFile(path);
   }
 
-  gather(paths: readonly string[], known: ReadonlyMap<string, string>, _ends: boolean, take: TakeFile): Promise<void> {
-    return gatherEach(new LocalTransport(), this.opts.workdir, paths, known, take);
+  gather(paths: readonly string[], known: ReadonlyMap<string, string>, ends: boolean, take: TakeFile): Promise<void> {
+    return this.files.gather(paths, known, ends, take);
+  }
+
+  shipCode(snapshot: CodeSnapshot): Promise<void> {
+    return this.files.shipCode(snapshot);
+  }
+
+  removeCode(keep: ReadonlySet<string>): Promise<string[]> {
+    return this.files.removeCode(keep);
   }
 
   async setAside(dest: string): Promise<SetAsideResult> {
@@ -349,14 +298,6 @@ export class MemoryExecutor implements Executor {
     });
     const r = await new LocalTransport({ environment: 'inherited' }).exec(command);
     return setAsideOrThrow(parseSetAside(dest, r), this.opts.workdir);
-  }
-
-  shipCode(snapshot: CodeSnapshot): Promise<void> {
-    return shipHere(this.opts.workdir, snapshot);
-  }
-
-  removeCode(keep: ReadonlySet<string>): Promise<string[]> {
-    return removeSnapshotsHere(this.opts.workdir, keep);
   }
 
   async close(): Promise<void> {}
