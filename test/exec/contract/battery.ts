@@ -189,6 +189,12 @@ export function contractBattery(kind: Kind): void {
     );
   }
 
+  /** The kind's executor for a campaign begun at `since`, as a command between runs opens it (no plan fitted). */
+  async function opened(c: Campaign, since: string): Promise<Executor> {
+    const open = kind.open ?? openExecutor;
+    return (await open(c, { ssh: kind.ssh(), since: () => since, warn: () => {}, checkCluster: false })).executor;
+  }
+
   /** Runs the campaign of `yaml` in `at` until it is at rest (or `stopWhen` holds). */
   async function run(at: At, yaml: string, o: RunFlags = {}): Promise<Ran> {
     const w: Watched = { log: [], sent: [], warnings: [] };
@@ -338,12 +344,7 @@ ${extra}`;
 
         // The record as `campaign provenance` reads it, through the kind's executor.
         const c = await loadCampaign(join(at.dir, 'campaign.yml'), at.stateDir);
-        const { executor } = await (kind.open ?? openExecutor)(c, {
-          ssh: kind.ssh(),
-          since: () => ran.state.created,
-          warn: () => {},
-          checkCluster: false,
-        });
+        const executor = await opened(c, ran.state.created);
         try {
           const found = await readProvenance(executor, 'out/train-1.txt');
           if ('error' in found) throw new Error(found.error);
@@ -397,7 +398,7 @@ ${extra}`;
     );
 
     it(
-      'a changed definition runs exactly its tasks again and says so before it submits; a changed smoke stage is judged again; --keep-changed keeps results by a recorded choice; an unchanged run sends nothing',
+      'a changed definition runs exactly its tasks again and says so before it submits; a changed smoke stage is judged again, and nothing else is sent',
       opts,
       async () => {
         const at = await setUp('changed');
@@ -466,18 +467,36 @@ ${extra}`;
         expect(gateAfter.at > gateBefore.at).toBe(true);
         expect(gateAfter.definitions).not.toBe(gateBefore.definitions);
 
-        // train changes again, kept by --keep-changed: nothing is sent, and the choice is recorded.
+        expect(await starts(at)).toEqual({
+          ...Object.fromEntries(TRAIN.map((id) => [id, 2])),
+          ...Object.fromEntries(OTHER.map((id) => [id, 1])),
+          'other/smoke/seed1': 2,
+        });
+      },
+    );
+
+    it(
+      '--keep-changed keeps the results of a changed definition by a recorded choice, and a later run keeps to it',
+      opts,
+      async () => {
+        const at = await setUp('kept');
+        const yaml = (version: string) =>
+          manifest(at, phase(at, 'train', [1, 2], version) + phase(at, 'other', [1, 2], 'o1'));
+        const first = await run(at, yaml('v1'));
+        expectCompleted(first, [...TRAIN, ...OTHER]);
+
+        // train changes, kept by --keep-changed: nothing is sent, and the choice is recorded.
         const outputs = await snapshot(at, OUTPUTS);
-        const kept = await run(at, yaml('v3', '# two'), { keepChanged: true });
+        const kept = await run(at, yaml('v2'), { keepChanged: true });
         expect(kept.notes).toEqual([
           'phase train: command changed: 2 completed tasks kept as they are, by --keep-changed (recorded with them)',
         ]);
         expect(kept.submitted).toEqual([]);
-        expect(attemptsOf(kept.state)).toEqual(attemptsOf(third.state));
+        expect(attemptsOf(kept.state)).toEqual(attemptsOf(first.state));
         expect(await snapshot(at, OUTPUTS)).toEqual(outputs);
         for (const [i, id] of TRAIN.entries()) {
           const a = lastOf(kept.state, id);
-          expect(a.definition).toBe(lastOf(third.state, id).definition);
+          expect(a.definition).toBe(lastOf(first.state, id).definition);
           expect(a.kept, id).toHaveLength(1);
           const k = a.kept![0]!;
           expect(k.changed).toContain('command');
@@ -493,15 +512,11 @@ ${extra}`;
         expect((await sidecar(at, 'out/other-1.txt')).kept).toEqual([]);
 
         // The kept results count for the new definition: a plain run has nothing to say and sends nothing.
-        const after = await run(at, yaml('v3', '# two'));
+        const after = await run(at, yaml('v2'));
         expect(after.notes).toEqual([]);
         expect(after.submitted).toEqual([]);
-        expect(attemptsOf(after.state)).toEqual(attemptsOf(third.state));
-        expect(await starts(at)).toEqual({
-          ...Object.fromEntries(TRAIN.map((id) => [id, 2])),
-          ...Object.fromEntries(OTHER.map((id) => [id, 1])),
-          'other/smoke/seed1': 2,
-        });
+        expect(attemptsOf(after.state)).toEqual(attemptsOf(first.state));
+        expect(await starts(at)).toEqual(Object.fromEntries([...TRAIN, ...OTHER].map((id) => [id, 1])));
       },
     );
 
@@ -646,12 +661,7 @@ ${extra}`;
         const c = await loadCampaign(join(at.dir, 'campaign.yml'), at.stateDir);
         const store = new FileStateStore(c.stateDir);
         const lock = await store.acquire('the contract battery');
-        const { executor } = await (kind.open ?? openExecutor)(c, {
-          ssh: kind.ssh(),
-          since: () => stopped.state.created,
-          warn: () => {},
-          checkCluster: false,
-        });
+        const executor = await opened(c, stopped.state.created);
         try {
           const controller = new CampaignController({ manifest: c.manifest, plan: c.plan, executor, store });
           const state = await loadState(store, c.manifest.campaign, new Date().toISOString());
