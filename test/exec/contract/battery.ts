@@ -83,6 +83,7 @@ interface Watched {
   log: string[];
   /** The events the executor's submissions returned. */
   sent: TaskEvent[];
+  /** What the run warned of. */
   warnings: string[];
 }
 
