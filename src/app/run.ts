@@ -21,7 +21,7 @@ import type { Plan } from '../plan/plan.js';
 import { asideDir } from '../render/set-aside.js';
 import { emptyState, type CampaignState } from '../state/state.js';
 import { driveCampaign, type Clock, type DriveParts, type Driven } from './drive.js';
-import { openExecutor } from './executors.js';
+import { openExecutor, type OpenOptions } from './executors.js';
 import type { Campaign } from './load.js';
 import type { SshSecrets } from './transport-for.js';
 
@@ -65,6 +65,8 @@ export interface RunOptions {
   /** Once the run is started, before its first pass: the plan fitted to the cluster, and the state. */
   onStart?(plan: Plan, state: CampaignState): void;
   onPass?(state: CampaignState): void;
+  /** Opens the executor and fits the plan to its cluster; that of the manifest's kind (openExecutor) when absent. */
+  open?: (c: Campaign, opts: OpenOptions) => Promise<{ executor: Executor; plan: Plan }>;
 }
 
 /** How a run ended, for its front end to finish with: the lock is still held, the executor still open. */
@@ -92,7 +94,8 @@ export async function runCampaign<T>(c: Campaign, o: RunOptions, finish: (end: R
   let executor: Executor | undefined;
   try {
     const loaded = await loadState(store, c.manifest.campaign, new Date().toISOString());
-    const opened = await openExecutor(c, { ssh: o.ssh, since: () => loaded.created, warn: o.warn, checkCluster: true });
+    const open = o.open ?? openExecutor;
+    const opened = await open(c, { ssh: o.ssh, since: () => loaded.created, warn: o.warn, checkCluster: true });
     executor = opened.executor;
     const { plan } = opened;
     const run = await prepare(c, o, store, executor, plan, loaded);

@@ -4,7 +4,7 @@
  * checklist changed), and fails completed tasks whose outputs are gone; `--retry-failed` runs
  * failed tasks (and the smoke stage of a failed checklist) again with fresh retry allowances.
  */
-import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { readState, runCli, writeManifest, useBuiltCliAndTemp } from '../helpers/cli.js';
@@ -148,5 +148,44 @@ phases:
     expect(done.tasks['p/n2']?.attempts.map((a) => a.class)).toEqual(['completed', 'completed']);
     expect(await readFile(join(c.workdir, 'out/2.txt'), 'utf8')).toBe('2\n');
     expect(done.tasks['p/n1']?.attempts).toHaveLength(1);
+  });
+});
+
+// What the executor contract holds of a changed definition (test/exec/contract/battery.ts) runs
+// in the process; these are what the command line adds to it.
+describe('a changed definition on the command line', () => {
+  const twoPhases = (version: string) => `${header}phases:
+  - name: a
+    grid: { seed: [1, 2] }
+    command: printf '%s %s\\n' ${version} \${seed} > \${output}
+    output: out/a_\${seed}.txt
+    walltime: 1m
+  - name: b
+    command: echo b > \${output}
+    output: out/b.txt
+    walltime: 1m
+`;
+
+  it('plan says which tasks it runs again, and run says so on stderr', async () => {
+    const c = await setup('changed', twoPhases('v1'));
+    expect((await run(c.manifest, c.stateDir)).code).toBe(0);
+    await writeFile(c.manifest, twoPhases('v2'));
+    const plan = await runCli(['plan', c.manifest, '--state-dir', c.stateDir]);
+    expect(plan.code, plan.stderr).toBe(0);
+    expect(plan.stdout).toMatch(/phase a: command changed: 2 tasks will run again/);
+    const changed = await run(c.manifest, c.stateDir);
+    expect(changed.code, changed.stderr).toBe(0);
+    expect(changed.stderr).toMatch(/^campaign: phase a: command changed: 2 tasks will run again$/m);
+    expect(changed.stderr).not.toMatch(/phase b/);
+    expect(await readFile(join(c.workdir, 'out', 'a_1.txt'), 'utf8')).toBe('v2 1\n');
+  });
+
+  it('--fresh with --keep-changed is refused before anything is touched', async () => {
+    const c = await setup('fresh-refused', twoPhases('v1'));
+    expect((await run(c.manifest, c.stateDir)).code).toBe(0);
+    const both = await run(c.manifest, c.stateDir, '--fresh', '--keep-changed');
+    expect(both.code).toBe(2);
+    expect(both.stderr).toMatch(/--fresh and --keep-changed contradict each other/);
+    expect(await readdir(join(c.workdir, '.campaign'))).not.toContain('aside');
   });
 });

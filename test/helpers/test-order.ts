@@ -14,7 +14,6 @@ const WAIT_LONGEST = [
   'test/action/e2e.test.ts',
   'test/exec/checkpoint.test.ts',
   'test/automation-node/restricted-campaign.test.ts',
-  'test/exec/slurm/definitions.test.ts',
   'test/exec/slurm/results.test.ts',
   'test/report/adapted-slurm.test.ts',
   'test/exec/slurm/cluster-options.test.ts',
