@@ -8586,7 +8586,7 @@ exports.visitAsync = visitAsync;
 /***/ ((__webpack_module__, __unused_webpack___webpack_exports__, __nccwpck_require__) => {
 
 __nccwpck_require__.a(__webpack_module__, async (__webpack_handle_async_dependencies__, __webpack_async_result__) => { try {
-/* harmony import */ var _lint_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(8492);
+/* harmony import */ var _lint_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(6898);
 /** Entry point of the lint action (lint/action.yml → dist/lint/index.js). */
 
 await (0,_lint_js__WEBPACK_IMPORTED_MODULE_0__/* .lintStep */ .K)();
@@ -8596,7 +8596,7 @@ __webpack_async_result__();
 
 /***/ }),
 
-/***/ 8492:
+/***/ 6898:
 /***/ ((__unused_webpack___webpack_module__, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -25984,7 +25984,7 @@ function slurmArgProblem(arg) {
 const DURATION_PART = /(\d+(?:\.\d+)?|\.\d+)(ms|d|h|m|s)/g;
 const UNIT_SECONDS = { d: 86400, h: 3600, m: 60, s: 1, ms: 0.001 };
 /** Seconds in a duration, or undefined when the text is not one. */
-function units_parseDuration(text) {
+function parseDuration(text) {
     if (typeof text === 'number')
         return text >= 0 && Number.isFinite(text) ? text : undefined;
     const s = text.trim();
@@ -26055,6 +26055,10 @@ function formatSlurmMem(bytes) {
 /**
  * The manifest language. Every type the rest of the code uses for a manifest comes from
  * here through `z.infer`; the published JSON Schema is generated from the same objects.
+ *
+ * It is one concern in one module, though long: the language's keys with their descriptions,
+ * read top to bottom as a reference, each object built from the ones above it. Its parsers and
+ * checks live beside it (units.ts, pattern.ts, slurm-args.ts, grid.ts).
  */
 
 
@@ -26069,7 +26073,7 @@ const pattern = schemas_string().superRefine((p, ctx) => {
         ctx.addIssue({ code: 'custom', message: `not a regular expression campaign can match: ${error}` });
 });
 const schema_duration = union([schemas_string(), schemas_number().nonnegative()])
-    .refine((v) => units_parseDuration(v) !== undefined, {
+    .refine((v) => parseDuration(v) !== undefined, {
     message: 'not a duration: write e.g. 90s, 179ms, 0.5s, 3h, 1h30m, 2d or 1-00:00:00',
 })
     .describe('A duration: 90s, 179ms, 0.5s, 3h, 1h30m, 2d, or Slurm form 1-00:00:00; a number is seconds.');
@@ -26833,7 +26837,7 @@ function knownKeys(schema, path, data) {
 ;// CONCATENATED MODULE: ./lib/plan/executor-kinds.js
 
 const noPartitions = () => [];
-const executor_kinds_EXECUTOR_KINDS = {
+const EXECUTOR_KINDS = {
     local: {
         maxArraySize: () => Number.MAX_SAFE_INTEGER,
         defaultGpus: 0,
@@ -26852,7 +26856,7 @@ const executor_kinds_EXECUTOR_KINDS = {
         queues: true,
         placesGpus: false,
         partitionCaps: (c) => (c.partitions ?? [])
-            .map((p) => ({ name: p.name, maxSeconds: units_parseDuration(p.max_time) }))
+            .map((p) => ({ name: p.name, maxSeconds: parseDuration(p.max_time) }))
             .sort((a, b) => a.maxSeconds - b.maxSeconds),
         packs: true,
     },
@@ -26869,7 +26873,7 @@ const executor_kinds_EXECUTOR_KINDS = {
 };
 /** The traits of a cluster's kind, typed for it. */
 function traitsOf(cluster) {
-    return executor_kinds_EXECUTOR_KINDS[cluster.executor];
+    return EXECUTOR_KINDS[cluster.executor];
 }
 
 ;// CONCATENATED MODULE: ./lib/plan/code.js
@@ -26922,12 +26926,45 @@ function phaseCodePaths(manifest, phase) {
     return phase.code?.paths ?? manifest.code.paths;
 }
 /** The files under `paths` whose mode or content differ between two snapshots, or that one lacks. */
-function code_changedCodeFiles(before, now, paths) {
+function changedCodeFiles(before, now, paths) {
     const all = new Set([...Object.keys(before), ...Object.keys(now)]);
     return [...all].filter((f) => underPaths(f, paths) && before[f] !== now[f]).sort();
 }
 /** What a snapshot's folder is named: its id, as snapshotId writes it. */
 const SNAPSHOT_ID = /^[0-9a-f]{16}$/;
+
+;// CONCATENATED MODULE: ./lib/plan/dependency-order.js
+/**
+ * The one dependency order of a campaign's phases: the plan plans and defines its phases in it
+ * (a phase's definition holds those of the phases whose outputs it reads), and each pass decides
+ * them in it (a phase is judged after those it waits on). One function serves both, so that the
+ * two orders never drift apart.
+ */
+/**
+ * `phases` with each one's dependencies before it, in their given order where there is a choice
+ * (a cycle, which lint refuses, is cut). `dependsOnOf` names the phases one depends on: the
+ * manifest's phases and the plan's say so differently.
+ */
+function dependenciesFirst(phases, dependsOnOf) {
+    const byName = new Map(phases.map((p) => [p.name, p]));
+    const done = new Set();
+    const order = [];
+    const visit = (p, path) => {
+        if (done.has(p.name) || path.has(p.name))
+            return;
+        path.add(p.name);
+        for (const d of dependsOnOf(p)) {
+            const dep = byName.get(d);
+            if (dep)
+                visit(dep, path);
+        }
+        done.add(p.name);
+        order.push(p);
+    };
+    for (const p of phases)
+        visit(p, new Set());
+    return order;
+}
 
 ;// CONCATENATED MODULE: ./lib/manifest/environment.js
 /**
@@ -27164,7 +27201,7 @@ const PART_NAMES = {
     code: 'code',
 };
 /** The names of the parts that differ between two stage definitions, in the definition's order. */
-function definition_changedParts(before, now) {
+function changedParts(before, now) {
     if (before === undefined)
         return ['its definition (not recorded)'];
     const changed = DEFINITION_PARTS.filter((p) => before[p] !== now[p]).map((p) => PART_NAMES[p]);
@@ -27192,7 +27229,7 @@ function budgetFor(input) {
     const caps = partitionCaps(input.cluster);
     const fixed = input.walltime ?? phase.walltime;
     if (fixed !== undefined) {
-        const seconds = ceilMinute(units_parseDuration(fixed));
+        const seconds = ceilMinute(parseDuration(fixed));
         return place(caps, input.partition, {
             seconds,
             source: 'walltime',
@@ -27201,7 +27238,7 @@ function budgetFor(input) {
     }
     const cost = phase.cost;
     if (!cost && input.defaultWalltime !== undefined) {
-        const seconds = ceilMinute(units_parseDuration(input.defaultWalltime));
+        const seconds = ceilMinute(parseDuration(input.defaultWalltime));
         return place(caps, input.partition, {
             seconds,
             source: 'walltime',
@@ -27215,7 +27252,7 @@ function budgetFor(input) {
             arithmetic: `default ${units_formatDuration(DEFAULT_WALLTIME_SECONDS)} (no cost model)`,
         });
     }
-    const rate = units_parseDuration(expand_valueFor(cost.per_unit, cell) ?? NaN);
+    const rate = parseDuration(expand_valueFor(cost.per_unit, cell) ?? NaN);
     const units = input.units ?? expand_valueFor(cost.units, cell);
     if (rate === undefined || units === undefined) {
         return {
@@ -27318,7 +27355,7 @@ function packShape(pack) {
 }
 function minJobSeconds(cluster) {
     const declared = cluster.executor === 'slurm' ? cluster.min_job : undefined;
-    return declared === undefined ? DEFAULT_MIN_JOB_SECONDS : units_parseDuration(declared);
+    return declared === undefined ? DEFAULT_MIN_JOB_SECONDS : parseDuration(declared);
 }
 /**
  * Tasks per element for `auto`: enough waves that the element's expected run reaches min_job,
@@ -27464,8 +27501,9 @@ function mostDifferent(candidates, picked, seen, axes) {
 
 
 
+
 /** The digest of the definitions a phase's smoke stage holds now: what its gate must have judged. */
-function plan_smokeDefinitions(phase) {
+function smokeDefinitions(phase) {
     return definitionsDigest(phase.smoke.map((t) => t.definition ?? ''));
 }
 /** The largest array the executor takes in one submission. */
@@ -27573,7 +27611,7 @@ code, options = {}) {
             smokeGpuHours: hours('smoke'),
         };
     };
-    for (const phase of dependenciesFirst(manifest.phases))
+    for (const phase of dependenciesFirst(manifest.phases, dependsOn))
         planned.set(phase.name, planPhase(phase));
     const phases = manifest.phases.map((p) => planned.get(p.name));
     const plan = {
@@ -27609,7 +27647,7 @@ function defineTasks(manifest, plan) {
                     outputs.set(t.output, t.definition);
         return outputs;
     };
-    for (const phase of dependenciesFirst(manifest.phases)) {
+    for (const phase of dependenciesFirst(manifest.phases, dependsOn)) {
         const planned = byName.get(phase.name);
         const resources = phaseResources(manifest, phase);
         // The full tasks, then the smoke tasks apart (a full-run smoke task is a full task), each
@@ -27621,27 +27659,6 @@ function defineTasks(manifest, plan) {
         }
         unread.push(planned.tasks);
     }
-}
-/** The phases with each one's dependencies before it, in manifest order where there is a choice (a cycle, which lint refuses, is cut). */
-function dependenciesFirst(phases) {
-    const byName = new Map(phases.map((p) => [p.name, p]));
-    const done = new Set();
-    const order = [];
-    const visit = (p, path) => {
-        if (done.has(p.name) || path.has(p.name))
-            return;
-        path.add(p.name);
-        for (const d of dependsOn(p)) {
-            const dep = byName.get(d);
-            if (dep)
-                visit(dep, path);
-        }
-        done.add(p.name);
-        order.push(p);
-    };
-    for (const p of phases)
-        visit(p, new Set());
-    return order;
 }
 /**
  * The most tasks one element of the array may hold: all of them, but where `pack: auto` sizes a
@@ -28371,7 +28388,7 @@ const oneWalltimeForStrata = {
             if (phase.walltime === undefined)
                 return;
             const reasons = [];
-            const perUnit = differing(phase.cost?.per_unit, (v) => String(units_parseDuration(v) ?? v));
+            const perUnit = differing(phase.cost?.per_unit, (v) => String(parseDuration(v) ?? v));
             if (perUnit.length > 0)
                 reasons.push(`cost.per_unit differs (${perUnit.join(', ')})`);
             const units = differing(phase.cost?.units, (v) => String(v));
@@ -29107,6 +29124,10 @@ const unknownVariable = {
  * keep the grammar of compound commands (`if`, `while`, `{ … }`): their reserved words are
  * skipped and the commands inside read as the others are, which is enough for an analysis
  * that asks where a value goes, not in which order.
+ *
+ * It is one concern in one module, though long: a reader of one language, whose states (quotes,
+ * substitutions, arithmetic, heredocs) each read the others nested inside them, so that cut
+ * apart every piece would import every other.
  */
 /** The first character standing for a template use: use k is `MARKER_BASE + k`, in the Private Use Area. */
 const MARKER_BASE = 0xe000;
@@ -29797,13 +29818,13 @@ class Reader {
     }
 }
 
-;// CONCATENATED MODULE: ./lib/lint/value-contexts.js
+;// CONCATENATED MODULE: ./lib/lint/code-runners.js
 /**
- * Where bash itself, or a program it starts, would evaluate a template value: as arithmetic, as
- * a variable's name (whose subscript bash evaluates), or as code. The analysis follows a value
- * through the variables it is assigned to, read into or passed in (`x=${v}; $((x))`), and
- * through the programs that take code as an argument or on their input (`bash -c "…"`,
- * `python3 -c`, `awk`, `sed`, `ssh host "…"`, `bash <<< "…"`, `… | bash`).
+ * The programs that take code: shells, interpreters and the other programs that run text given
+ * as an argument or on their input (`bash -c`, `python3 -c`, `awk`, `sed`, `ssh host "…"`), the
+ * wrappers that run the command their operands name (`timeout`, `env`, `xargs`), and the builtins
+ * that evaluate their arguments. How each reads its options decides which of its words are
+ * program text; value-contexts.ts follows values into those words.
  */
 
 const SHELL = {
@@ -29930,7 +29951,7 @@ const WRAPPERS = new Set([
     'prlimit',
 ]);
 /** Builtins that evaluate their arguments as code, arithmetic or names. */
-const value_contexts_BUILTINS = new Set([
+const code_runners_BUILTINS = new Set([
     'eval',
     'source',
     '.',
@@ -29964,7 +29985,7 @@ function runnerName(name) {
  */
 function runsText(value) {
     const name = value.replace(/^.*\//, '');
-    return runnerName(name) !== undefined || WRAPPERS.has(name) || value_contexts_BUILTINS.has(name);
+    return runnerName(name) !== undefined || WRAPPERS.has(name) || code_runners_BUILTINS.has(name);
 }
 /** The words of a command from the program a wrapper runs: `timeout 5 bash -c …` is bash's. */
 function unwrap(words) {
@@ -29973,7 +29994,7 @@ function unwrap(words) {
         return { words };
     const j = words.findIndex((w, k) => {
         const n = basename(w);
-        return k > 0 && n !== undefined && (runnerName(n) !== undefined || value_contexts_BUILTINS.has(n));
+        return k > 0 && n !== undefined && (runnerName(n) !== undefined || code_runners_BUILTINS.has(n));
     });
     return j < 0 ? { words: [] } : { words: unwrap(words.slice(j)).words, via: name };
 }
@@ -30073,7 +30094,7 @@ function runnerWords(runner, words) {
                 (runner.afterFirst ? operands.length <= 1 : operands.length === 0 || operands[0].literal === '-')));
     return { code, stdin };
 }
-const value_contexts_OPTION = /^-[A-Za-z]+$/;
+const code_runners_OPTION = /^-[A-Za-z]+$/;
 /** The operands of a builtin: its words after the options, with the argument each option in `withArg` takes. */
 function operands(words, withArg) {
     const args = new Map();
@@ -30084,7 +30105,7 @@ function operands(words, withArg) {
             k++;
             break;
         }
-        if (lit === undefined || !value_contexts_OPTION.test(lit))
+        if (lit === undefined || !code_runners_OPTION.test(lit))
             break;
         for (let j = 1; j < lit.length; j++) {
             if (!withArg.includes(lit[j]))
@@ -30102,6 +30123,17 @@ const flagsOf = (words) => words
     .slice(1)
     .map((w) => (w.literal && /^[-+][A-Za-z]+$/.test(w.literal) && w.literal[0] === '-' ? w.literal.slice(1) : ''))
     .join('');
+
+;// CONCATENATED MODULE: ./lib/lint/value-contexts.js
+/**
+ * Where bash itself, or a program it starts, would evaluate a template value: as arithmetic, as
+ * a variable's name (whose subscript bash evaluates), or as code. The analysis follows a value
+ * through the variables it is assigned to, read into or passed in (`x=${v}; $((x))`), and
+ * through the programs that take code as an argument or on their input (`bash -c "…"`,
+ * `python3 -c`, `awk`, `sed`, `ssh host "…"`, `bash <<< "…"`, `… | bash`).
+ */
+
+
 const value_contexts_union = (...flows) => ({ uses: flows.flatMap((f) => f.uses), refs: flows.flatMap((f) => f.refs) });
 /** Every place in the reading where a use would be evaluated, with the context and the variable it went through. */
 function valueProblems(reading) {
@@ -30310,6 +30342,7 @@ function nameRefs(word) {
 }
 
 ;// CONCATENATED MODULE: ./lib/lint/rules/value-becomes-code.js
+
 
 
 
@@ -30605,7 +30638,7 @@ const walltimeNotMeasured = {
         const findings = [];
         const example = `cost: { unit: epoch, units: 10, per_unit: 90s, measured_on: ${manifest.cluster.name ?? '<cluster name>'} }`;
         manifest.phases.forEach((phase, i) => {
-            const shown = (d) => units_formatDuration(units_parseDuration(d) ?? 0);
+            const shown = (d) => units_formatDuration(parseDuration(d) ?? 0);
             if (phase.walltime !== undefined && !phase.cost) {
                 findings.push({
                     message: `phase "${phase.name}" asks a fixed walltime of ${shown(phase.walltime)}, not a budget from a measured rate`,
@@ -30756,7 +30789,7 @@ const shellOnAutomationNode = {
  * The checklist as a key to compare: the same checks give the same key, however their fields
  * are ordered in the manifest. A gate keeps the key of the checklist it was judged by.
  */
-function checklist_checklistKey(checks) {
+function checklistKey(checks) {
     const sorted = (v) => Array.isArray(v)
         ? v.map(sorted)
         : v !== null && typeof v === 'object'
@@ -31015,1006 +31048,6 @@ const resultsReplicatesNotAxis = {
     },
 };
 
-;// CONCATENATED MODULE: ./lib/state/state.js
-/** The campaign's tracked state: every task and every attempt, and what each phase decided. */
-
-
-
-const FAILURE_CLASSES = [
-    'failed',
-    'timeout',
-    'out_of_memory',
-    'node_fail',
-    'preempted',
-    'gate',
-    'unverified',
-    'lost',
-    'cancelled',
-    'disk_full',
-    'unschedulable',
-    'shortfall',
-];
-const failureClass = schemas_enum(FAILURE_CLASSES);
-const attemptSchema = object({
-    n: schemas_number().int().positive(),
-    /** Taken before launch: outputs older than this are not this attempt's. */
-    submittedAt: schemas_string(),
-    handle: schemas_string().optional(),
-    startedAt: schemas_string().optional(),
-    endedAt: schemas_string().optional(),
-    exitCode: schemas_number().int().optional(),
-    class: union([literal('completed'), failureClass]).optional(),
-    reason: schemas_string().optional(),
-    memBytes: schemas_number().optional(),
-    log: schemas_string().optional(),
-    /** The node it ran on, where the executor knows it. */
-    node: schemas_string().optional(),
-    /** The GPUs (UUIDs) it ran on, where the executor chose them. */
-    gpus: array(schemas_string()).optional(),
-    /** The walltime it was submitted with, in seconds. */
-    walltimeSeconds: schemas_number().optional(),
-    /** Where the scheduler granted less than asked (time, GPUs, partition), in plain words. */
-    adapted: array(schemas_string()).optional(),
-    /** It continued from the checkpoint of the attempt before (sent with CAMPAIGN_RESUME=1). */
-    resumed: schemas_boolean().optional(),
-    /** How its walltime was chosen where it is not the plan's (a continuation's remaining work, a grown retry). */
-    retimed: schemas_string().optional(),
-    /**
-     * The units its log's first progress line said, in a checkpointing phase whose progress lines
-     * carry them: past the first attempt's, a continuation started from a checkpoint.
-     */
-    unitsFrom: schemas_number().optional(),
-    /**
-     * It never started: the element it was packed in ended before its turn. Recorded (as
-     * `cancelled`) so that its number is never sent again, but no retry is counted for it.
-     */
-    unstarted: literal(true).optional(),
-    /** The digest of the task's definition it ran under (plan/definition.ts). */
-    definition: schemas_string().optional(),
-    /** Its stage's definition (an id of the state's `definitions`): which parts a later change touched. */
-    stageDefinition: schemas_string().optional(),
-    /** Later definitions its result was kept for by the user's choice (`run --keep-changed`), oldest first. */
-    kept: array(object({
-        definition: schemas_string(),
-        stageDefinition: schemas_string(),
-        at: schemas_string(),
-        changed: array(schemas_string()),
-    }))
-        .optional(),
-    /** The git commit of the manifest when the attempt was sent, where it is in a git checkout. */
-    commit: schemas_string().optional(),
-    /** The code snapshot it ran (plan/code.ts), where the manifest declares code. */
-    code: schemas_string().optional(),
-});
-const state_TASK_STATUSES = [
-    'pending',
-    'submitted',
-    'running',
-    'completed',
-    'failed',
-    'retrying',
-    'blocked',
-    'stuck',
-];
-const taskStatus = schemas_enum(state_TASK_STATUSES);
-const taskStateSchema = object({
-    status: taskStatus,
-    attempts: array(attemptSchema),
-    /** For a retry: not before this time. */
-    notBefore: schemas_string().optional(),
-    /** Memory for the next attempt after an out-of-memory failure. */
-    nextMemBytes: schemas_number().optional(),
-    /** The walltime of the next attempt after a timeout or preemption, with how it was chosen. */
-    nextWalltime: object({ seconds: schemas_number(), partition: schemas_string().optional(), why: schemas_string() }).optional(),
-    /** The next attempt continues from the task's checkpoint. */
-    resume: schemas_boolean().optional(),
-    reason: schemas_string().optional(),
-    /** Why a submitted task is not running yet, in plain words. */
-    waiting: schemas_string().optional(),
-    /** Attempts up to this number were before a `--retry-failed` reset: retries count after it. */
-    retryFrom: schemas_number().int().optional(),
-});
-const checkResultSchema = object({
-    check: schemas_string(),
-    passed: schemas_boolean(),
-    detail: schemas_string(),
-    otherwise: schemas_string().optional(),
-});
-const PHASE_STATUSES = ['waiting', 'smoke', 'gate', 'full', 'completed', 'failed', 'blocked'];
-const phaseStateSchema = object({
-    status: schemas_enum(PHASE_STATUSES),
-    reason: schemas_string().optional(),
-    gate: object({
-        passed: schemas_boolean(),
-        at: schemas_string(),
-        results: array(checkResultSchema),
-        /** The checklist it was judged by (checklistKey); absent in states from before it was kept. */
-        checklist: schemas_string().optional(),
-        /** The definitions of the smoke tasks it judged (definitionsDigest): it holds for those only. */
-        definitions: schemas_string().optional(),
-    })
-        .optional(),
-    preconditions: object({ at: schemas_string(), missing: array(schemas_string()) }).optional(),
-});
-const STATE_VERSION = 1;
-const campaignStateSchema = object({
-    version: literal(STATE_VERSION),
-    campaign: schemas_string(),
-    created: schemas_string(),
-    updated: schemas_string(),
-    /**
-     * The campaign's generation this state follows, as the workdir records it (decide/generation.ts);
-     * absent in a state that has not run since generations were recorded.
-     */
-    generation: schemas_string().optional(),
-    phases: record(schemas_string(), phaseStateSchema),
-    tasks: record(schemas_string(), taskStateSchema),
-    /** Stage definitions attempts ran under, by id: each part's hash (plan/definition.ts). */
-    definitions: record(schemas_string(), record(schemas_string(), schemas_string())).optional(),
-    /** The code snapshots attempts ran, by id (plan/code.ts): which files a later change touched. */
-    code: record(schemas_string(), codeSnapshotSchema).optional(),
-    /**
-     * The scopes whose jobs ended with tasks still out and nothing due for a while (parked), for
-     * a scheduled resume to drive; `since`: the last change they saw.
-     */
-    parked: object({
-        scopes: array(object({ phase: schemas_string().optional(), stage: schemas_enum(JOB_STAGES) })),
-        since: schemas_string(),
-    })
-        .optional(),
-});
-function emptyState(campaign, now) {
-    return { version: STATE_VERSION, campaign, created: now, updated: now, phases: {}, tasks: {} };
-}
-/** The definition a task's attempt counts for now: the last it was kept for, else the one it ran under. */
-function state_definitionOf(a) {
-    return a.kept?.at(-1)?.definition ?? a.definition;
-}
-/** Its stage definition, likewise. */
-function state_stageDefinitionOf(a) {
-    return a.kept?.at(-1)?.stageDefinition ?? a.stageDefinition;
-}
-const state_ACTIVE = new Set(['submitted', 'running']);
-const state_TERMINAL = new Set(['completed', 'failed', 'blocked', 'stuck']);
-
-;// CONCATENATED MODULE: ./lib/decide/definition-changes.js
-
-
-
-const ENDED = new Set(['completed', 'failed', 'stuck']);
-/** The tasks of a phase by stage, each once (a full-run smoke stage holds full tasks). */
-function stagesOf(phase) {
-    const full = new Set(phase.tasks.map((t) => t.id));
-    return [
-        ['smoke', phase.smoke.filter((t) => !full.has(t.id))],
-        ['full', phase.tasks],
-    ];
-}
-function definition_changes_definitionChanges(state, plan) {
-    const out = [];
-    for (const phase of plan.phases) {
-        for (const [stage, specs] of stagesOf(phase)) {
-            const change = { phase: phase.name, stage, ended: [], running: [], parts: [] };
-            const parts = new Set();
-            const codeFiles = new Set();
-            for (const spec of specs) {
-                const t = state.tasks[spec.id];
-                const last = t?.attempts.at(-1);
-                // An attempt from before definitions were recorded cannot be judged: it is kept, as before.
-                const ranUnder = last === undefined ? undefined : definitionOf(last);
-                if (!t || !last || ranUnder === undefined || ranUnder === spec.definition)
-                    continue;
-                if (ENDED.has(t.status))
-                    change.ended.push({ id: spec.id, completed: t.status === 'completed' });
-                else if (t.status === 'submitted' || t.status === 'running')
-                    change.running.push(spec.id);
-                else
-                    continue;
-                const before = stageDefinitionOf(last);
-                const recorded = before === undefined ? undefined : state.definitions?.[before];
-                for (const p of changedParts(recorded, phase.definitions[spec.stage].parts))
-                    parts.add(p);
-                const ran = last.code === undefined ? undefined : state.code?.[last.code];
-                if (ran !== undefined && phase.code !== undefined && plan.code !== undefined)
-                    for (const f of changedCodeFiles(ran.files, plan.code.files, phase.code.paths))
-                        codeFiles.add(f);
-            }
-            change.parts = [...parts];
-            if (codeFiles.size > 0)
-                change.codeFiles = [...codeFiles].sort();
-            if (change.ended.length + change.running.length > 0)
-                out.push(change);
-        }
-    }
-    return out;
-}
-/** What a run says of a change before it submits anything. */
-function definitionChangeLine(c, keep) {
-    const where = `phase ${c.phase}${c.stage === 'smoke' ? ' (smoke stage)' : ''}`;
-    const what = `${c.parts.join(', ')} changed${c.codeFiles ? ` (${fileList(c.codeFiles)})` : ''}`;
-    const completed = c.ended.filter((e) => e.completed).length;
-    const others = c.ended.length - completed;
-    const lines = [];
-    if (keep && completed > 0)
-        lines.push(`${completed} completed task${s(completed)} kept as they are, by --keep-changed (recorded with them)`);
-    else if (c.ended.length > 0)
-        lines.push(`${c.ended.length} task${s(c.ended.length)} will run again` +
-            (others > 0 && completed > 0 ? ` (${completed} completed, ${others} failed)` : ''));
-    if (keep && others > 0)
-        lines.push(`${others} failed task${s(others)} stay failed (--retry-failed runs them)`);
-    if (c.running.length > 0)
-        lines.push(`${c.running.length} running under the earlier definition; run again once they end to run them anew`);
-    return `${where}: ${what}: ${lines.join('; ')}`;
-}
-/** The completed tasks a keep (`--keep-changed`) keeps: their provenance records say so anew. */
-const keptTasks = (changes) => changes.flatMap((ch) => ch.ended.filter((e) => e.completed).map((e) => e.id));
-const s = (n) => (n === 1 ? '' : 's');
-/** Changed files as a line names them: the first few, then how many more. */
-function fileList(files) {
-    const shown = files.slice(0, 5).join(', ');
-    return files.length > 5 ? `${shown} and ${files.length - 5} more` : shown;
-}
-
-;// CONCATENATED MODULE: ./lib/state/placement.js
-const placementsOf = new WeakMap();
-function placements(plan) {
-    let out = placementsOf.get(plan);
-    if (out === undefined) {
-        out = { smoke: new Map(), full: new Map() };
-        for (const phase of plan.phases) {
-            const specs = {
-                smoke: new Map(phase.smoke.map((t) => [t.id, t])),
-                full: new Map(phase.tasks.map((t) => [t.id, t])),
-            };
-            phase.arrays.forEach((array, order) => {
-                const specsOfStage = specs[array.stage];
-                const into = out[array.stage];
-                array.tasks.forEach((id, index) => into.set(id, { spec: specsOfStage.get(id), array, order, index }));
-            });
-        }
-        placementsOf.set(plan, out);
-    }
-    return out;
-}
-/**
- * Where task `id` is sent in `stage`; without a stage, where it is sent at all (a task of both
- * stages, a full run that is also a smoke task, is found in its full array).
- */
-function placement_placement(plan, id, stage) {
-    const p = placements(plan);
-    return stage === undefined ? (p.full.get(id) ?? p.smoke.get(id)) : p[stage].get(id);
-}
-
-;// CONCATENATED MODULE: ./lib/state/task-index.js
-
-class TaskIndex {
-    byStatus = new Map(TASK_STATUSES.map((s) => [s, new Set()]));
-    diskFull = new Set();
-    /** The plan whose every task the record holds, once a step has added them. */
-    completeFor;
-    /** The ids of the tasks with this status, in the order they came to it. */
-    ids(status) {
-        return this.byStatus.get(status);
-    }
-    /** How many tasks have any of these statuses. */
-    count(statuses) {
-        let n = 0;
-        for (const s of statuses)
-            n += this.ids(s).size;
-        return n;
-    }
-    /** The tasks that ended on a full disk, in the order they did. */
-    diskFullIds() {
-        return this.diskFull;
-    }
-    /** Records that task `id` went from `was` (undefined: new) to `is`. */
-    change(id, was, is) {
-        if (was?.status !== is.status) {
-            if (was)
-                this.byStatus.get(was.status).delete(id);
-            this.byStatus.get(is.status).add(id);
-        }
-        if (isDiskFull(is))
-            this.diskFull.add(id);
-        else
-            this.diskFull.delete(id);
-    }
-    static build(tasks) {
-        const index = new TaskIndex();
-        for (const id of Object.keys(tasks))
-            index.change(id, undefined, tasks[id]);
-        return index;
-    }
-}
-const isDiskFull = (t) => t.status === 'failed' && t.attempts.at(-1)?.class === 'disk_full';
-/** The records made in transition.ts, and the index each one holds. */
-const made = new WeakSet();
-const indexes = new WeakMap();
-const lineage = new WeakMap();
-/** The place of a record, made where it has none (a record from elsewhere is a lineage's start). */
-function placeOf(tasks) {
-    let place = lineage.get(tasks);
-    if (place === undefined)
-        lineage.set(tasks, (place = { changed: new Set(), from: undefined }));
-    return place;
-}
-/** The index of a record: its own, or one built now (kept only for a record made here). */
-function task_index_indexOf(tasks) {
-    let index = indexes.get(tasks);
-    if (index === undefined) {
-        index = TaskIndex.build(tasks);
-        if (made.has(tasks))
-            indexes.set(tasks, index);
-    }
-    return index;
-}
-/**
- * A copy of a record, key order kept, that takes over the original's index (the caller tells it
- * each change it makes). At 100,000 tasks a loop over the keys costs a third of what a spread
- * does (the record is a dictionary to V8, and the spread takes its slow path).
- */
-function task_index_copyTasks(tasks) {
-    const out = {};
-    for (const k of Object.keys(tasks))
-        out[k] = tasks[k];
-    const index = indexes.get(tasks) ?? TaskIndex.build(tasks);
-    indexes.delete(tasks);
-    made.add(out);
-    indexes.set(out, index);
-    lineage.set(out, { changed: new Set(), from: new WeakRef(placeOf(tasks)) });
-    return out;
-}
-/** Sets task `id` in a record made here (by copyTasks), keeping its index up to date. */
-function task_index_setTask(tasks, id, t) {
-    task_index_indexOf(tasks).change(id, tasks[id], t);
-    lineage.get(tasks)?.changed.add(id);
-    tasks[id] = t;
-}
-/**
- * The ids of the tasks that may differ between `older` and `newer` (set or added: none is ever
- * removed), where `newer` was made from `older` here by a few copies; undefined where that is not
- * known (a record from elsewhere, or one whose ancestor is gone): the caller compares every task.
- */
-function changedSince(older, newer) {
-    const ids = new Set();
-    if (older === newer)
-        return ids;
-    const start = lineage.get(older);
-    if (start === undefined)
-        return undefined;
-    for (let place = lineage.get(newer), hops = 0; place !== start; hops++) {
-        if (place === undefined || hops >= MAX_HOPS)
-            return undefined;
-        for (const id of place.changed)
-            ids.add(id);
-        place = place.from?.deref();
-    }
-    return ids;
-}
-/** A pass makes one to three records: a save that finds more between its two states compares every task. */
-const MAX_HOPS = 8;
-
-;// CONCATENATED MODULE: ./lib/decide/transition.js
-
-
-
-
-
-
-
-
-
-/**
- * Retries per class when the manifest says nothing: a vanished task, a failed node or a
- * preemption is not the task's fault.
- */
-const DEFAULT_ATTEMPTS = { lost: 2, node_fail: 2, preempted: 3, shortfall: 2 };
-/** The manifest retry entry a class is governed by. */
-const ruleKey = (cls) => (cls === 'unverified' ? 'failed' : cls);
-/** The retry rule for a class, phase settings over defaults over built-in defaults. */
-function retryRule(phaseRetry, defaults, cls) {
-    // Sent again as it is, an unschedulable task would only wait for ever again.
-    if (cls === 'gate' || cls === 'cancelled' || cls === 'disk_full' || cls === 'unschedulable')
-        return { attempts: 0, delaySeconds: 0 };
-    const key = cls === 'unverified' ? 'failed' : cls;
-    const rule = phaseRetry?.[key] ?? defaults?.[key];
-    const memFactor = key === 'out_of_memory' ? rule?.mem_factor : undefined;
-    return {
-        attempts: rule?.attempts ?? DEFAULT_ATTEMPTS[cls] ?? 0,
-        delaySeconds: rule?.delay === undefined ? 0 : parseDuration(rule.delay),
-        ...(memFactor === undefined ? {} : { memFactor }),
-    };
-}
-/** What an attempt ran under, as its submission event says. */
-function definedBy(e) {
-    return {
-        ...(e.definition === undefined ? {} : { definition: e.definition }),
-        ...(e.stageDefinition === undefined ? {} : { stageDefinition: e.stageDefinition }),
-        ...(e.commit === undefined ? {} : { commit: e.commit }),
-        ...(e.code === undefined ? {} : { code: e.code }),
-    };
-}
-const addSeconds = (iso, s) => new Date(Date.parse(iso) + s * 1000).toISOString();
-/**
- * Folds observations into the state. The input state is not changed, with one exception for
- * the caller that made the state's tasks record itself and lets no one else see it: passed as
- * `owned`, that record is changed in place rather than copied.
- */
-function applyEvents(state, events, policy, owned) {
-    if (events.length === 0)
-        return state;
-    // Copied on the first change only: a pass's events touch a few of many tasks.
-    let tasks = state.tasks;
-    let copy = tasks !== owned;
-    const phases = { ...state.phases };
-    let updated = state.updated;
-    for (const e of events) {
-        updated = e.at > updated ? e.at : updated;
-        if (e.type === 'gate' || e.type === 'preconditions') {
-            const prev = phases[e.phase] ?? { status: 'waiting' };
-            phases[e.phase] =
-                e.type === 'gate'
-                    ? {
-                        ...prev,
-                        gate: {
-                            passed: e.results.every((r) => r.passed),
-                            at: e.at,
-                            results: e.results,
-                            checklist: e.checklist,
-                            definitions: e.definitions,
-                        },
-                    }
-                    : { ...prev, preconditions: { at: e.at, missing: e.missing } };
-            continue;
-        }
-        const prev = tasks[e.task];
-        if (!prev)
-            continue;
-        const next = applyTaskEvent(prev, e, policy);
-        if (next === prev)
-            continue;
-        if (copy) {
-            tasks = copyTasks(tasks);
-            copy = false;
-        }
-        setTask(tasks, e.task, next);
-    }
-    return { ...state, tasks, phases, updated };
-}
-function applyTaskEvent(t, e, policy) {
-    const i = t.attempts.findIndex((a) => a.n === e.attempt);
-    switch (e.type) {
-        case 'submitted': {
-            if (i >= 0)
-                return t; // a replayed submission: the attempt is already recorded
-            const attempts = appended(t.attempts, {
-                n: e.attempt,
-                submittedAt: e.at,
-                handle: e.handle,
-                ...(e.memBytes === undefined ? {} : { memBytes: e.memBytes }),
-                ...(e.log === undefined ? {} : { log: e.log }),
-                ...(e.walltimeSeconds === undefined ? {} : { walltimeSeconds: e.walltimeSeconds }),
-                ...(e.gpus === undefined ? {} : { gpus: e.gpus }),
-                ...(t.resume ? { resumed: true } : {}),
-                ...(t.nextWalltime ? { retimed: t.nextWalltime.why } : {}),
-                ...definedBy(e),
-            });
-            return renewed(t, { status: 'submitted', attempts });
-        }
-        case 'submit_failed': {
-            if (i >= 0)
-                return t;
-            const attempts = appended(t.attempts, {
-                n: e.attempt,
-                submittedAt: e.at,
-                endedAt: e.at,
-                class: 'failed',
-                reason: e.reason,
-                ...definedBy(e),
-            });
-            return renewed(t, { status: 'failed', attempts, reason: `could not start: ${e.reason}` });
-        }
-        case 'unstarted': {
-            if (i < 0 || t.attempts[i].class !== undefined)
-                return t;
-            const a = amended(t.attempts[i], { endedAt: e.at, class: 'cancelled', reason: e.reason, unstarted: true });
-            return renewed(t, { status: 'pending', attempts: replaced(t.attempts, i, a) });
-        }
-        case 'queued':
-            return i < 0 || t.status !== 'submitted' ? t : amended(t, { waiting: e.waiting });
-        case 'started': {
-            if (i < 0 || t.status !== 'submitted')
-                return t;
-            const a = amended(t.attempts[i], { startedAt: e.at, ...(e.node === undefined ? {} : { node: e.node }) });
-            return amended(t, { waiting: undefined, status: 'running', attempts: replaced(t.attempts, i, a) });
-        }
-        case 'finished': {
-            if (i < 0 || t.attempts[i].class !== undefined)
-                return t; // unknown or already finished: finish once
-            const a = amended(t.attempts[i], {
-                endedAt: e.at,
-                class: e.class,
-                ...(e.exitCode === undefined ? {} : { exitCode: e.exitCode }),
-                ...(e.reason === undefined ? {} : { reason: e.reason }),
-                ...(e.node === undefined ? {} : { node: e.node }),
-                ...(e.adapted === undefined || e.adapted.length === 0 ? {} : { adapted: e.adapted }),
-                ...(e.startedAt === undefined ? {} : { startedAt: e.startedAt }),
-                ...(e.unitsFrom === undefined ? {} : { unitsFrom: e.unitsFrom }),
-            });
-            const attempts = replaced(t.attempts, i, a);
-            if (e.class === 'completed')
-                return renewed(t, { status: 'completed', attempts });
-            const rule = policy(e.task, e.class);
-            // Classes that share a rule share its allowance (`unverified` is counted with `failed`).
-            const since = t.retryFrom ?? 0;
-            const used = attempts.filter((x) => x.n > since && x.class !== undefined && !x.unstarted && ruleKey(x.class) === ruleKey(e.class)).length - 1;
-            const why = `${e.class}${e.reason ? `: ${e.reason}` : ''}`;
-            if (used >= rule.attempts) {
-                return renewed(t, {
-                    status: 'failed',
-                    attempts,
-                    reason: rule.attempts > 0 ? `${why} (after ${rule.attempts} retries)` : why,
-                });
-            }
-            const mem = rule.memFactor && a.memBytes ? Math.ceil(a.memBytes * rule.memFactor) : undefined;
-            const wall = rule.walltime?.({
-                ...(a.walltimeSeconds === undefined ? {} : { walltimeSeconds: a.walltimeSeconds }),
-                ...(e.units === undefined ? {} : { units: e.units }),
-            });
-            return renewed(t, {
-                status: 'retrying',
-                attempts,
-                reason: why,
-                notBefore: addSeconds(e.at, rule.delaySeconds),
-                ...(mem === undefined ? {} : { nextMemBytes: mem }),
-                ...(wall === undefined ? {} : { nextWalltime: wall }),
-                ...(rule.resume ? { resume: true } : {}),
-            });
-        }
-    }
-}
-/**
- * A copy of a task's record or attempt with some fields changed: the keys of `{ ...from,
- * ...fields }`, in its order (the saved JSON's). Object.assign, not a spread: this V8 gives
- * every object spread from one of the many shapes a pass meets a hidden class of its own (a V8
- * map and its descriptors, about 25 MiB at 100,000 tasks), where these copies share theirs.
- */
-function amended(from, fields) {
-    return Object.assign({}, from, fields);
-}
-/** A task's record made afresh: a `--retry-failed` reset lasts for the task's life (retries are counted after it). */
-function renewed(t, fields) {
-    return t.retryFrom === undefined ? fields : Object.assign({ retryFrom: t.retryFrom }, fields);
-}
-/**
- * The attempts with `a` added, in an array of their number: one copied and then pushed to keeps
- * room for 16 more, over 100 bytes a task.
- */
-const appended = (attempts, a) => attempts.concat([a]);
-/** The attempts with the `i`th replaced by `a`. */
-function replaced(attempts, i, a) {
-    const out = attempts.slice();
-    out[i] = a;
-    return out;
-}
-/**
- * A new run looks again at what an outside change may have mended: missing preconditions are
- * checked again, failed checklists evaluated again (the manifest's checklist may have been
- * fixed), blocked tasks re-derived. With `retryFailed`, failed tasks and the smoke tasks of a
- * failed checklist run again, with their retry allowances afresh.
- */
-/**
- * Phases whose smoke stage failed a checklist that the manifest has changed since. The checklist
- * is fixed before the smoke runs: a changed one judges a new smoke stage, never the old results.
- */
-function checklistsChanged(state, plan) {
-    return plan.phases
-        .filter((p) => {
-        const gate = state.phases[p.name]?.gate;
-        return gate && !gate.passed && gate.checklist !== undefined && gate.checklist !== checklistKey(p.checklist);
-    })
-        .map((p) => p.name);
-}
-/** What a run says of a phase whose checklist changed after its smoke stage failed it. */
-const checklistChangedWarning = (phase) => `phase ${phase}: its checklist changed after it failed the smoke stage; the smoke stage runs again under the new one (a checklist is fixed before the smoke runs, never fitted to its results)`;
-function startRun(state, plan, opts) {
-    const phases = {};
-    // Made here, so that its index is kept from this first pass on.
-    const tasks = copyTasks(state.tasks);
-    let definitions = state.definitions;
-    const reset = (id) => {
-        const t = tasks[id];
-        if (!t)
-            return;
-        const last = t.attempts[t.attempts.length - 1]?.n ?? 0;
-        setTask(tasks, id, { status: 'pending', attempts: t.attempts, retryFrom: last });
-    };
-    // A changed definition runs again (or is kept by choice); a gate holds only for the smoke tasks it judged.
-    const regated = new Map();
-    for (const change of definitionChanges(state, plan)) {
-        const phase = plan.phases.find((p) => p.name === change.phase);
-        const smokeIds = new Set(phase.smoke.map((t) => t.id));
-        const specs = new Map([...phase.smoke, ...phase.tasks].map((t) => [t.id, t]));
-        for (const { id, completed } of change.ended) {
-            const touchesGate = smokeIds.has(id);
-            if (!opts.keepChanged) {
-                reset(id);
-                if (touchesGate)
-                    regated.set(phase.name, 'drop');
-                continue;
-            }
-            if (!completed)
-                continue;
-            const spec = specs.get(id);
-            const stage = phase.definitions[spec.stage];
-            const t = tasks[id];
-            const last = t.attempts.at(-1);
-            const kept = { definition: spec.definition, stageDefinition: stage.id, at: opts.now ?? state.updated };
-            const a = amended(last, { kept: [...(last.kept ?? []), { ...kept, changed: change.parts }] });
-            setTask(tasks, id, amended(t, { attempts: replaced(t.attempts, t.attempts.length - 1, a) }));
-            if (definitions?.[stage.id] === undefined)
-                definitions = { ...definitions, [stage.id]: stage.parts };
-            if (touchesGate && regated.get(phase.name) !== 'drop')
-                regated.set(phase.name, 'keep');
-        }
-    }
-    const changed = new Set(checklistsChanged(state, plan));
-    for (const [name, p] of Object.entries(state.phases)) {
-        const { gate, preconditions, ...rest } = p;
-        const again = regated.get(name);
-        const planned = plan.phases.find((x) => x.name === name);
-        // A passed gate holds unless its smoke tasks run again; kept by choice, it holds for their new definitions.
-        let held = gate?.passed && again !== 'drop' ? gate : undefined;
-        if (held && again === 'keep' && planned)
-            held = { ...held, definitions: smokeDefinitions(planned) };
-        phases[name] = {
-            ...rest,
-            ...(held ? { gate: held } : {}),
-            ...(preconditions && preconditions.missing.length === 0 ? { preconditions } : {}),
-        };
-        if ((opts.retryFailed || changed.has(name)) && gate && !gate.passed)
-            for (const t of planned?.smoke ?? [])
-                reset(t.id);
-    }
-    for (const [id, t] of Object.entries(tasks)) {
-        if (t.status === 'blocked') {
-            setTask(tasks, id, {
-                status: 'pending',
-                attempts: t.attempts,
-                ...(t.retryFrom === undefined ? {} : { retryFrom: t.retryFrom }),
-            });
-        }
-        else if (opts.retryFailed && (t.status === 'failed' || t.status === 'stuck'))
-            reset(id);
-        // The disk was full, not the task wrong: once there is room, it runs again with its retries intact.
-        else if (t.status === 'failed' && t.attempts.at(-1)?.class === 'disk_full')
-            reset(id);
-    }
-    const code = state.code === undefined ? undefined : usedSnapshots(state.code, tasks);
-    return {
-        ...state,
-        phases,
-        tasks,
-        ...(definitions === undefined ? {} : { definitions }),
-        ...(code === undefined ? {} : { code }),
-    };
-}
-/** The code snapshots some attempt ran: those no attempt names any more are forgotten. */
-function usedSnapshots(code, tasks) {
-    const used = new Set();
-    for (const t of Object.values(tasks))
-        for (const a of t.attempts)
-            if (a.code !== undefined)
-                used.add(a.code);
-    return Object.fromEntries(Object.entries(code).filter(([id]) => used.has(id)));
-}
-/**
- * Decides what to do next. `capacity` is how many more jobs (array elements) may be started now (the
- * executor's free slots); phases are visited in dependency order, smoke before full.
- */
-function step(state, plan, now, capacity, 
-/** Active tasks the executor saw end, not yet judged: their places in their phase are free. */
-ended = new Set()) {
-    // The tasks are copied on the first change only: most passes change none of them here.
-    let tasks = state.tasks;
-    const own = () => (tasks === state.tasks ? (tasks = copyTasks(tasks)) : tasks);
-    const set = (id, t) => setTask(own(), id, t);
-    const phases = { ...state.phases };
-    let definitions = state.definitions ?? {};
-    let code = state.code ?? {};
-    const actions = [];
-    let room = capacity;
-    if (indexOf(tasks).completeFor !== plan) {
-        for (const p of plan.phases) {
-            for (const t of p.smoke)
-                if (!tasks[t.id])
-                    set(t.id, { status: 'pending', attempts: [] });
-            for (const t of p.tasks)
-                if (!tasks[t.id])
-                    set(t.id, { status: 'pending', attempts: [] });
-        }
-        indexOf(tasks).completeFor = plan;
-    }
-    const hold = pauseOnFullDisk(tasks, set, EXECUTOR_KINDS[plan.executor].queues);
-    if (hold)
-        actions.push({ type: 'hold', ...hold });
-    for (const phase of dependencyOrder(plan)) {
-        const prev = phases[phase.name] ?? { status: 'waiting' };
-        const next = decidePhase(phase, prev, phases, tasks);
-        if (next.submitFrom) {
-            // The room is in jobs: a packed phase sends as many tasks as its elements hold.
-            const perJob = tasksPerJob(phase);
-            const jobs = phaseRoom(plan, phase, tasks, room, ended);
-            const due = dueSubmissions(plan, next.submitFrom, tasks, now, jobs * perJob);
-            const { submissions, taken } = perJob === 1 ? { submissions: due, taken: due.length } : withinJobs(due, jobs);
-            room -= taken;
-            if (submissions.length > 0)
-                actions.push({ type: 'submit', submissions });
-            // The stage definition the attempts are sent under, kept for telling later which part changed;
-            // their code snapshot likewise, for telling which files changed.
-            for (const s of submissions) {
-                const d = phase.definitions[s.task.stage];
-                if (definitions[d.id] === undefined)
-                    definitions = { ...definitions, [d.id]: d.parts };
-            }
-            if (submissions.length > 0 && plan.code !== undefined && code[plan.code.id] === undefined) {
-                const { id, ...record } = plan.code;
-                code = { ...code, [id]: record };
-            }
-        }
-        if (next.action)
-            actions.push(next.action);
-        if (next.block) {
-            for (const stage of [phase.smoke, phase.tasks]) {
-                for (const t of stage) {
-                    const ts = tasks[t.id];
-                    if (!TERMINAL.has(ts.status) && !ACTIVE.has(ts.status))
-                        set(t.id, amended(ts, { status: 'blocked', reason: next.state.reason }));
-                }
-            }
-        }
-        phases[phase.name] = next.state;
-    }
-    // A pass that changed nothing leaves the state as it was: an idle pass then saves nothing.
-    const samePhases = JSON.stringify(phases) === JSON.stringify(state.phases);
-    const sameDefinitions = definitions === (state.definitions ?? {});
-    const sameCode = code === (state.code ?? {});
-    if (tasks === state.tasks && samePhases && sameDefinitions && sameCode)
-        return { state, actions };
-    return {
-        state: {
-            ...state,
-            tasks,
-            phases: samePhases ? state.phases : phases,
-            ...(sameDefinitions ? {} : { definitions }),
-            ...(sameCode ? {} : { code }),
-            updated: now > state.updated ? now : state.updated,
-        },
-        actions,
-    };
-}
-/** Tasks that ended on a full disk: the campaign is paused while there are any. */
-function diskFullTasks(state) {
-    return [...indexOf(state.tasks).diskFullIds()];
-}
-/**
- * While a task has found the disk full, the tasks not yet sent are held back (blocked, with
- * the reason; tasks running go on): they would only fail the same way and spend their
- * retries. The next run (startRun) sends them, and the tasks that found the disk full, again.
- * Where a scheduler queues what was sent (`queued`), the attempts still waiting in its queue
- * are taken out of it too (the hold returned), or they would start and fail one after another.
- */
-function pauseOnFullDisk(tasks, set, queued) {
-    const index = indexOf(tasks);
-    const full = [...index.diskFullIds()];
-    if (full.length === 0)
-        return undefined;
-    const more = full.length > 1 ? ` and ${full.length - 1} more` : '';
-    const reason = `paused: the disk is full (${full[0]}${more}); free space and run again`;
-    for (const id of [...index.ids('pending'), ...index.ids('retrying')])
-        set(id, amended(tasks[id], { status: 'blocked', reason }));
-    // A submitted task has not been seen to start: in a scheduler's queue, it is waiting there.
-    const waiting = queued ? [...index.ids('submitted')] : [];
-    if (waiting.length === 0)
-        return undefined;
-    return {
-        tasks: waiting.map((id) => ({ task: id, attempt: tasks[id].attempts.at(-1).n })),
-        reason: `held: taken out of the queue while the disk is full (${full[0]}${more}); sent again by the next run`,
-    };
-}
-function decidePhase(phase, prev, phases, tasks) {
-    const keep = {
-        ...(prev.gate ? { gate: prev.gate } : {}),
-        ...(prev.preconditions ? { preconditions: prev.preconditions } : {}),
-    };
-    const at = (status, reason) => ({
-        ...keep,
-        status,
-        ...(reason ? { reason } : {}),
-    });
-    // Nothing here is sticky: the status is derived afresh from the tasks, the gate and the
-    // preconditions on every pass, so tasks added to a finished phase by an edited manifest run.
-    for (const dep of phase.dependsOn) {
-        const d = phases[dep];
-        if (d?.status === 'failed' || d?.status === 'blocked') {
-            return { state: at('blocked', `dependency ${dep} ${d.status}${d.reason ? `: ${d.reason}` : ''}`), block: true };
-        }
-    }
-    const waitingOn = phase.dependsOn.filter((dep) => phases[dep]?.status !== 'completed');
-    if (waitingOn.length > 0)
-        return { state: at('waiting', `waiting for ${waitingOn.join(', ')}`) };
-    if (phase.preconditions.length > 0 && !prev.preconditions) {
-        return {
-            state: at('waiting', 'checking preconditions'),
-            action: { type: 'check_preconditions', phase: phase.name },
-        };
-    }
-    if (prev.preconditions && prev.preconditions.missing.length > 0) {
-        const shown = prev.preconditions.missing.slice(0, 3).join(', ');
-        const more = prev.preconditions.missing.length > 3 ? ` and ${prev.preconditions.missing.length - 3} more` : '';
-        return { state: at('blocked', `precondition missing: ${shown}${more}`), block: true };
-    }
-    if (phase.smoke.length > 0 && !prev.gate?.passed) {
-        if (!phase.smoke.every((t) => TERMINAL.has(tasks[t.id].status))) {
-            return { state: at('smoke'), submitFrom: { phase, stage: 'smoke' } };
-        }
-        if (!prev.gate)
-            return { state: at('gate'), action: { type: 'evaluate_gate', phase: phase.name } };
-        const failed = prev.gate.results.filter((r) => !r.passed);
-        const why = failed.map((r) => `${r.check}: ${r.detail}${r.otherwise ? ` → ${r.otherwise}` : ''}`).join('; ');
-        return { state: at('blocked', `smoke checklist failed: ${why}`), block: true };
-    }
-    let bad = 0;
-    for (const t of phase.tasks) {
-        const s = tasks[t.id];
-        if (!TERMINAL.has(s.status))
-            return { state: at('full'), submitFrom: { phase, stage: 'full' } };
-        if (s.status !== 'completed')
-            bad++;
-    }
-    if (bad === 0)
-        return { state: at('completed') };
-    return { state: at('failed', `${bad} of ${phase.tasks.length} tasks did not complete`) };
-}
-/**
- * The tasks of a stage that are due, up to `room`, in array order. Found among the pending and
- * retrying tasks: a walk over every task of the phase cost a twentieth of a second at 100,000.
- */
-function dueSubmissions(plan, from, tasks, now, room) {
-    if (room <= 0)
-        return [];
-    const index = indexOf(tasks);
-    const due = [];
-    for (const status of ['pending', 'retrying']) {
-        for (const id of index.ids(status)) {
-            const slot = placement(plan, id, from.stage);
-            if (slot === undefined || slot.array.phase !== from.phase.name)
-                continue;
-            const t = tasks[id];
-            if (status === 'pending' || t.notBefore === undefined || t.notBefore <= now)
-                due.push({ slot, t });
-        }
-    }
-    due.sort((a, b) => a.slot.order - b.slot.order || a.slot.index - b.slot.index);
-    return due.slice(0, room).map(({ slot: { spec, array, index }, t }) => {
-        const last = t.attempts[t.attempts.length - 1];
-        const mem = t.nextMemBytes ?? last?.memBytes ?? array.resources.memBytes;
-        const wall = t.nextWalltime;
-        const budget = wall && {
-            ...array.budget,
-            seconds: wall.seconds,
-            partition: wall.partition ?? array.budget.partition,
-            arithmetic: wall.why,
-        };
-        return {
-            task: spec,
-            attempt: (last?.n ?? 0) + 1,
-            // The array as this attempt is sent in it: with its own walltime where it has one.
-            array: budget ? { ...array, budget } : array,
-            index,
-            ...(t.resume ? { resume: true } : {}),
-            stageDefinition: from.phase.definitions[spec.stage].id,
-            ...(plan.code === undefined ? {} : { code: plan.code.id }),
-            ...(mem === undefined ? {} : { memBytes: mem }),
-            ...avoid(t),
-        };
-    });
-}
-/**
- * The room a phase has this pass: the campaign's, and within it what the phase's own
- * max_parallel leaves beside its tasks already sent (smoke and full alike).
- */
-function phaseRoom(plan, phase, tasks, room, ended) {
-    if (phase.maxParallel === undefined)
-        return room;
-    const index = indexOf(tasks);
-    const sent = new Set();
-    for (const status of ACTIVE)
-        for (const id of index.ids(status))
-            if (!ended.has(id) && placement(plan, id)?.array.phase === phase.name)
-                sent.add(jobOf(plan, tasks, id));
-    return Math.min(room, phase.maxParallel - sent.size);
-}
-/**
- * Of `due` (in order), those that fit in `jobs` jobs, and the jobs they take: a packed task
- * fills its group's element (state/events.ts, submissionGroup: a retry's is apart from first
- * attempts') and starts a new one only where there is room for it; any other task is a job.
- */
-function withinJobs(due, jobs) {
-    const held = new Map();
-    const submissions = [];
-    let taken = 0;
-    for (const s of due) {
-        const per = s.array.packing?.tasks ?? 1;
-        const group = submissionGroup(s);
-        const n = held.get(group) ?? 0;
-        const more = n % per === 0 ? 1 : 0;
-        if (taken + more > jobs)
-            continue;
-        taken += more;
-        held.set(group, n + 1);
-        submissions.push(s);
-    }
-    return { submissions, taken };
-}
-/** The most tasks one job of the phase holds: its packed elements' size, else 1. */
-function tasksPerJob(phase) {
-    return Math.max(1, ...phase.arrays.map((a) => a.packing?.tasks ?? 1));
-}
-/**
- * The job a task's active attempt runs in: a packed task's is its handle, which it shares with
- * its element's other tasks; any other task is a job of its own (a process's handle, its pid,
- * may be another's once it has ended).
- */
-function jobOf(plan, tasks, id) {
-    const handle = placement(plan, id)?.array.packing ? tasks[id].attempts.at(-1)?.handle : undefined;
-    return handle === undefined ? id : `\u0000${handle}`;
-}
-/**
- * The jobs the active tasks take (capacity and the submit limit count jobs and array elements,
- * not tasks): a packed element's tasks share one.
- */
-function activeJobs(plan, tasks) {
-    const index = indexOf(tasks);
-    const jobs = new Set();
-    for (const status of ACTIVE)
-        for (const id of index.ids(status))
-            jobs.add(jobOf(plan, tasks, id));
-    return jobs.size;
-}
-/** The nodes earlier attempts of a task failed on, for the next submission to avoid. */
-function avoid(t) {
-    const nodes = [...new Set(t.attempts.flatMap((a) => (a.class === 'node_fail' && a.node ? [a.node] : [])))];
-    return nodes.length > 0 ? { avoidNodes: nodes } : {};
-}
-/** Phases with their dependencies first (the plan's order where there is a choice). */
-function dependencyOrder(plan) {
-    const byName = new Map(plan.phases.map((p) => [p.name, p]));
-    const done = new Set();
-    const order = [];
-    const visit = (p, path) => {
-        if (done.has(p.name) || path.has(p.name))
-            return;
-        path.add(p.name);
-        for (const d of p.dependsOn) {
-            const dep = byName.get(d);
-            if (dep)
-                visit(dep, path);
-        }
-        done.add(p.name);
-        order.push(p);
-    };
-    for (const p of plan.phases)
-        visit(p, new Set());
-    return order;
-}
-/** True when nothing more will happen without an outside change: no task active, nothing to do. */
-function atRest(state, actions) {
-    if (actions.length > 0)
-        return false;
-    return indexOf(state.tasks).count([...ACTIVE, 'retrying']) === 0;
-}
-
 ;// CONCATENATED MODULE: ./lib/workflow/render.js
 /**
  * The GitHub Actions workflow for a campaign, pure: one job per phase stage (smoke, gate,
@@ -32249,7 +31282,7 @@ function renderWorkflow(plan, options) {
         },
     };
     const last = new Map();
-    for (const p of dependencyOrder(plan)) {
+    for (const p of dependenciesFirst(plan.phases, (phase) => phase.dependsOn)) {
         const id = ids.get(p.name);
         const deps = p.dependsOn.map((d) => last.get(d));
         // A dependency whose job parked has not completed: the resume reaches this phase later.
@@ -32403,7 +31436,7 @@ function refuseExpressions(opts) {
     }
 }
 function budgetSeconds(budget) {
-    const seconds = units_parseDuration(budget);
+    const seconds = parseDuration(budget);
     if (seconds === undefined || seconds <= 0 || seconds / 60 + JOB_SLACK_MINUTES > HOSTED_LIMIT_MINUTES) {
         throw new errors_UserError({
             message: `budget "${budget}" is not a duration up to ${units_formatDuration((HOSTED_LIMIT_MINUTES - JOB_SLACK_MINUTES) * 60)} (e.g. 5h, 90m, 5h20m)`,
@@ -32453,7 +31486,7 @@ const checkpointBeforeWalltime = {
         manifest.phases.forEach((phase, i) => {
             if (!phase.checkpoint)
                 return;
-            const before = units_parseDuration(phase.checkpoint.before);
+            const before = parseDuration(phase.checkpoint.before);
             // The full stage's: a smoke task is short by design, and signalled early does no harm.
             const arrays = (plan.phases.find((p) => p.name === phase.name)?.arrays ?? []).filter((a) => a.stage === 'full');
             const shortest = Math.min(...arrays.map((a) => a.budget.seconds));
@@ -33795,7 +32828,7 @@ const bool = (fallback) => schemas_string()
 const settings_duration = schemas_string()
     .trim()
     .transform((s, ctx) => {
-    const seconds = units_parseDuration(s === '' ? '5h' : s);
+    const seconds = parseDuration(s === '' ? '5h' : s);
     if (seconds === undefined || seconds <= 0) {
         ctx.addIssue({ code: 'custom', message: `"${s}" is not a duration (e.g. 5h, 90m, 5h30m)` });
         return NEVER;
@@ -33827,7 +32860,7 @@ const mainInputs = object({
         .transform((s, ctx) => {
         if (s === '')
             return undefined;
-        const seconds = units_parseDuration(s);
+        const seconds = parseDuration(s);
         if (seconds === undefined || seconds <= 0) {
             ctx.addIssue({ code: 'custom', message: `"${s}" is not a duration (e.g. 5m)` });
             return NEVER;

@@ -690,8 +690,8 @@ var external_node_fs_ = __webpack_require__(73024);
 var external_node_url_ = __webpack_require__(73136);
 // EXTERNAL MODULE: ./node_modules/zod/v4/classic/schemas.js + 15 modules
 var schemas = __webpack_require__(85584);
-// EXTERNAL MODULE: ./lib/lint/rules/index.js + 51 modules
-var rules = __webpack_require__(51055);
+// EXTERNAL MODULE: ./lib/lint/rules/index.js + 52 modules
+var rules = __webpack_require__(80456);
 // EXTERNAL MODULE: ./lib/workflow/render.js
 var render = __webpack_require__(71621);
 ;// CONCATENATED MODULE: ./lib/app/workflow-file.js
@@ -897,6 +897,43 @@ async function lintManifests(files, checkWorkflow) {
 
 /***/ }),
 
+/***/ 3023:
+/***/ ((__unused_webpack___webpack_module__, __webpack_exports__, __webpack_require__) => {
+
+/* harmony export */ __webpack_require__.d(__webpack_exports__, {
+/* harmony export */   $3: () => (/* binding */ replaced),
+/* harmony export */   Fv: () => (/* binding */ renewed),
+/* harmony export */   P3: () => (/* binding */ amended),
+/* harmony export */   YP: () => (/* binding */ appended)
+/* harmony export */ });
+/**
+ * A copy of a task's record or attempt with some fields changed: the keys of `{ ...from,
+ * ...fields }`, in its order (the saved JSON's). Object.assign, not a spread: this V8 gives
+ * every object spread from one of the many shapes a pass meets a hidden class of its own (a V8
+ * map and its descriptors, about 25 MiB at 100,000 tasks), where these copies share theirs.
+ */
+function amended(from, fields) {
+    return Object.assign({}, from, fields);
+}
+/** A task's record made afresh: a `--retry-failed` reset lasts for the task's life (retries are counted after it). */
+function renewed(t, fields) {
+    return t.retryFrom === undefined ? fields : Object.assign({ retryFrom: t.retryFrom }, fields);
+}
+/**
+ * The attempts with `a` added, in an array of their number: one copied and then pushed to keeps
+ * room for 16 more, over 100 bytes a task.
+ */
+const appended = (attempts, a) => attempts.concat([a]);
+/** The attempts with the `i`th replaced by `a`. */
+function replaced(attempts, i, a) {
+    const out = attempts.slice();
+    out[i] = a;
+    return out;
+}
+
+
+/***/ }),
+
 /***/ 75740:
 /***/ ((__unused_webpack___webpack_module__, __webpack_exports__, __webpack_require__) => {
 
@@ -991,7 +1028,7 @@ function mergeParallelStates(saves) {
 /* harmony import */ var _manifest_units_js__WEBPACK_IMPORTED_MODULE_0__ = __webpack_require__(34906);
 /* harmony import */ var _plan_walltime_js__WEBPACK_IMPORTED_MODULE_1__ = __webpack_require__(12874);
 /* harmony import */ var _state_placement_js__WEBPACK_IMPORTED_MODULE_2__ = __webpack_require__(43490);
-/* harmony import */ var _transition_js__WEBPACK_IMPORTED_MODULE_3__ = __webpack_require__(86125);
+/* harmony import */ var _retry_js__WEBPACK_IMPORTED_MODULE_3__ = __webpack_require__(23418);
 
 
 
@@ -1009,7 +1046,7 @@ function retryPolicy(manifest, plan) {
     const oom = c.executor === 'ssh-gpu' ? c.oom?.retry : undefined;
     return (taskId, cls) => {
         const phase = phases.get(phaseOfTask(taskId));
-        const rule = (0,_transition_js__WEBPACK_IMPORTED_MODULE_3__/* .retryRule */ .b6)(phase?.retry, manifest.defaults?.retry, cls);
+        const rule = (0,_retry_js__WEBPACK_IMPORTED_MODULE_3__/* .retryRule */ .b)(phase?.retry, manifest.defaults?.retry, cls);
         if (cls === 'out_of_memory' && oom && rule.attempts === 0) {
             return { ...rule, attempts: oom.attempts, delaySeconds: oom.delay === undefined ? 0 : (0,_manifest_units_js__WEBPACK_IMPORTED_MODULE_0__/* .parseDuration */ .E9)(oom.delay) };
         }
@@ -1060,6 +1097,78 @@ function budgetInput(manifest, phase, at) {
         ...(manifest.defaults?.walltime === undefined ? {} : { defaultWalltime: manifest.defaults.walltime }),
         ...(at.array.resources.partition === undefined ? {} : { partition: at.array.resources.partition }),
     };
+}
+
+
+/***/ }),
+
+/***/ 23418:
+/***/ ((__unused_webpack___webpack_module__, __webpack_exports__, __webpack_require__) => {
+
+/* harmony export */ __webpack_require__.d(__webpack_exports__, {
+/* harmony export */   b: () => (/* binding */ retryRule),
+/* harmony export */   y: () => (/* binding */ afterEnd)
+/* harmony export */ });
+/* harmony import */ var _manifest_units_js__WEBPACK_IMPORTED_MODULE_0__ = __webpack_require__(34906);
+/* harmony import */ var _copies_js__WEBPACK_IMPORTED_MODULE_1__ = __webpack_require__(3023);
+
+
+/**
+ * Retries per class when the manifest says nothing: a vanished task, a failed node or a
+ * preemption is not the task's fault.
+ */
+const DEFAULT_ATTEMPTS = { lost: 2, node_fail: 2, preempted: 3, shortfall: 2 };
+/** The manifest retry entry a class is governed by. */
+const ruleKey = (cls) => (cls === 'unverified' ? 'failed' : cls);
+/** The retry rule for a class, phase settings over defaults over built-in defaults. */
+function retryRule(phaseRetry, defaults, cls) {
+    // Sent again as it is, an unschedulable task would only wait for ever again.
+    if (cls === 'gate' || cls === 'cancelled' || cls === 'disk_full' || cls === 'unschedulable')
+        return { attempts: 0, delaySeconds: 0 };
+    const key = cls === 'unverified' ? 'failed' : cls;
+    const rule = phaseRetry?.[key] ?? defaults?.[key];
+    const memFactor = key === 'out_of_memory' ? rule?.mem_factor : undefined;
+    return {
+        attempts: rule?.attempts ?? DEFAULT_ATTEMPTS[cls] ?? 0,
+        delaySeconds: rule?.delay === undefined ? 0 : (0,_manifest_units_js__WEBPACK_IMPORTED_MODULE_0__/* .parseDuration */ .E9)(rule.delay),
+        ...(memFactor === undefined ? {} : { memFactor }),
+    };
+}
+const addSeconds = (iso, s) => new Date(Date.parse(iso) + s * 1000).toISOString();
+/**
+ * A task's record once an attempt has ended (`a`, as `e` ended it, already in `attempts`):
+ * completed, or after a failure retrying, with the next attempt's delay, memory and walltime,
+ * while the rule of its class allows another, else failed.
+ */
+function afterEnd(t, attempts, a, e, policy) {
+    if (e.class === 'completed')
+        return (0,_copies_js__WEBPACK_IMPORTED_MODULE_1__/* .renewed */ .Fv)(t, { status: 'completed', attempts });
+    const rule = policy(e.task, e.class);
+    // Classes that share a rule share its allowance (`unverified` is counted with `failed`).
+    const since = t.retryFrom ?? 0;
+    const used = attempts.filter((x) => x.n > since && x.class !== undefined && !x.unstarted && ruleKey(x.class) === ruleKey(e.class)).length - 1;
+    const why = `${e.class}${e.reason ? `: ${e.reason}` : ''}`;
+    if (used >= rule.attempts) {
+        return (0,_copies_js__WEBPACK_IMPORTED_MODULE_1__/* .renewed */ .Fv)(t, {
+            status: 'failed',
+            attempts,
+            reason: rule.attempts > 0 ? `${why} (after ${rule.attempts} retries)` : why,
+        });
+    }
+    const mem = rule.memFactor && a.memBytes ? Math.ceil(a.memBytes * rule.memFactor) : undefined;
+    const wall = rule.walltime?.({
+        ...(a.walltimeSeconds === undefined ? {} : { walltimeSeconds: a.walltimeSeconds }),
+        ...(e.units === undefined ? {} : { units: e.units }),
+    });
+    return (0,_copies_js__WEBPACK_IMPORTED_MODULE_1__/* .renewed */ .Fv)(t, {
+        status: 'retrying',
+        attempts,
+        reason: why,
+        notBefore: addSeconds(e.at, rule.delaySeconds),
+        ...(mem === undefined ? {} : { nextMemBytes: mem }),
+        ...(wall === undefined ? {} : { nextWalltime: wall }),
+        ...(rule.resume ? { resume: true } : {}),
+    });
 }
 
 
@@ -1419,6 +1528,44 @@ function inlineCode(text) {
     const spaced = flat.startsWith(' ') && flat.endsWith(' ') && flat.trim() !== '';
     const pad = spaced || flat.startsWith('`') || flat.endsWith('`') ? ' ' : '';
     return `${fence}${pad}${flat}${pad}${fence}`;
+}
+
+
+/***/ }),
+
+/***/ 43490:
+/***/ ((__unused_webpack___webpack_module__, __webpack_exports__, __webpack_require__) => {
+
+/* harmony export */ __webpack_require__.d(__webpack_exports__, {
+/* harmony export */   o: () => (/* binding */ placement)
+/* harmony export */ });
+const placementsOf = new WeakMap();
+function placements(plan) {
+    let out = placementsOf.get(plan);
+    if (out === undefined) {
+        out = { smoke: new Map(), full: new Map() };
+        for (const phase of plan.phases) {
+            const specs = {
+                smoke: new Map(phase.smoke.map((t) => [t.id, t])),
+                full: new Map(phase.tasks.map((t) => [t.id, t])),
+            };
+            phase.arrays.forEach((array, order) => {
+                const specsOfStage = specs[array.stage];
+                const into = out[array.stage];
+                array.tasks.forEach((id, index) => into.set(id, { spec: specsOfStage.get(id), array, order, index }));
+            });
+        }
+        placementsOf.set(plan, out);
+    }
+    return out;
+}
+/**
+ * Where task `id` is sent in `stage`; without a stage, where it is sent at all (a task of both
+ * stages, a full run that is also a smoke task, is found in its full array).
+ */
+function placement(plan, id, stage) {
+    const p = placements(plan);
+    return stage === undefined ? (p.full.get(id) ?? p.smoke.get(id)) : p[stage].get(id);
 }
 
 

@@ -99,6 +99,43 @@ async function droveBy(dir) {
 
 /***/ }),
 
+/***/ 3023:
+/***/ ((__unused_webpack___webpack_module__, __webpack_exports__, __webpack_require__) => {
+
+/* harmony export */ __webpack_require__.d(__webpack_exports__, {
+/* harmony export */   $3: () => (/* binding */ replaced),
+/* harmony export */   Fv: () => (/* binding */ renewed),
+/* harmony export */   P3: () => (/* binding */ amended),
+/* harmony export */   YP: () => (/* binding */ appended)
+/* harmony export */ });
+/**
+ * A copy of a task's record or attempt with some fields changed: the keys of `{ ...from,
+ * ...fields }`, in its order (the saved JSON's). Object.assign, not a spread: this V8 gives
+ * every object spread from one of the many shapes a pass meets a hidden class of its own (a V8
+ * map and its descriptors, about 25 MiB at 100,000 tasks), where these copies share theirs.
+ */
+function amended(from, fields) {
+    return Object.assign({}, from, fields);
+}
+/** A task's record made afresh: a `--retry-failed` reset lasts for the task's life (retries are counted after it). */
+function renewed(t, fields) {
+    return t.retryFrom === undefined ? fields : Object.assign({ retryFrom: t.retryFrom }, fields);
+}
+/**
+ * The attempts with `a` added, in an array of their number: one copied and then pushed to keeps
+ * room for 16 more, over 100 bytes a task.
+ */
+const appended = (attempts, a) => attempts.concat([a]);
+/** The attempts with the `i`th replaced by `a`. */
+function replaced(attempts, i, a) {
+    const out = attempts.slice();
+    out[i] = a;
+    return out;
+}
+
+
+/***/ }),
+
 /***/ 75740:
 /***/ ((__unused_webpack___webpack_module__, __webpack_exports__, __webpack_require__) => {
 
@@ -193,7 +230,7 @@ function mergeParallelStates(saves) {
 /* harmony import */ var _manifest_units_js__WEBPACK_IMPORTED_MODULE_0__ = __webpack_require__(34906);
 /* harmony import */ var _plan_walltime_js__WEBPACK_IMPORTED_MODULE_1__ = __webpack_require__(12874);
 /* harmony import */ var _state_placement_js__WEBPACK_IMPORTED_MODULE_2__ = __webpack_require__(43490);
-/* harmony import */ var _transition_js__WEBPACK_IMPORTED_MODULE_3__ = __webpack_require__(86125);
+/* harmony import */ var _retry_js__WEBPACK_IMPORTED_MODULE_3__ = __webpack_require__(23418);
 
 
 
@@ -211,7 +248,7 @@ function retryPolicy(manifest, plan) {
     const oom = c.executor === 'ssh-gpu' ? c.oom?.retry : undefined;
     return (taskId, cls) => {
         const phase = phases.get(phaseOfTask(taskId));
-        const rule = (0,_transition_js__WEBPACK_IMPORTED_MODULE_3__/* .retryRule */ .b6)(phase?.retry, manifest.defaults?.retry, cls);
+        const rule = (0,_retry_js__WEBPACK_IMPORTED_MODULE_3__/* .retryRule */ .b)(phase?.retry, manifest.defaults?.retry, cls);
         if (cls === 'out_of_memory' && oom && rule.attempts === 0) {
             return { ...rule, attempts: oom.attempts, delaySeconds: oom.delay === undefined ? 0 : (0,_manifest_units_js__WEBPACK_IMPORTED_MODULE_0__/* .parseDuration */ .E9)(oom.delay) };
         }
@@ -262,6 +299,78 @@ function budgetInput(manifest, phase, at) {
         ...(manifest.defaults?.walltime === undefined ? {} : { defaultWalltime: manifest.defaults.walltime }),
         ...(at.array.resources.partition === undefined ? {} : { partition: at.array.resources.partition }),
     };
+}
+
+
+/***/ }),
+
+/***/ 23418:
+/***/ ((__unused_webpack___webpack_module__, __webpack_exports__, __webpack_require__) => {
+
+/* harmony export */ __webpack_require__.d(__webpack_exports__, {
+/* harmony export */   b: () => (/* binding */ retryRule),
+/* harmony export */   y: () => (/* binding */ afterEnd)
+/* harmony export */ });
+/* harmony import */ var _manifest_units_js__WEBPACK_IMPORTED_MODULE_0__ = __webpack_require__(34906);
+/* harmony import */ var _copies_js__WEBPACK_IMPORTED_MODULE_1__ = __webpack_require__(3023);
+
+
+/**
+ * Retries per class when the manifest says nothing: a vanished task, a failed node or a
+ * preemption is not the task's fault.
+ */
+const DEFAULT_ATTEMPTS = { lost: 2, node_fail: 2, preempted: 3, shortfall: 2 };
+/** The manifest retry entry a class is governed by. */
+const ruleKey = (cls) => (cls === 'unverified' ? 'failed' : cls);
+/** The retry rule for a class, phase settings over defaults over built-in defaults. */
+function retryRule(phaseRetry, defaults, cls) {
+    // Sent again as it is, an unschedulable task would only wait for ever again.
+    if (cls === 'gate' || cls === 'cancelled' || cls === 'disk_full' || cls === 'unschedulable')
+        return { attempts: 0, delaySeconds: 0 };
+    const key = cls === 'unverified' ? 'failed' : cls;
+    const rule = phaseRetry?.[key] ?? defaults?.[key];
+    const memFactor = key === 'out_of_memory' ? rule?.mem_factor : undefined;
+    return {
+        attempts: rule?.attempts ?? DEFAULT_ATTEMPTS[cls] ?? 0,
+        delaySeconds: rule?.delay === undefined ? 0 : (0,_manifest_units_js__WEBPACK_IMPORTED_MODULE_0__/* .parseDuration */ .E9)(rule.delay),
+        ...(memFactor === undefined ? {} : { memFactor }),
+    };
+}
+const addSeconds = (iso, s) => new Date(Date.parse(iso) + s * 1000).toISOString();
+/**
+ * A task's record once an attempt has ended (`a`, as `e` ended it, already in `attempts`):
+ * completed, or after a failure retrying, with the next attempt's delay, memory and walltime,
+ * while the rule of its class allows another, else failed.
+ */
+function afterEnd(t, attempts, a, e, policy) {
+    if (e.class === 'completed')
+        return (0,_copies_js__WEBPACK_IMPORTED_MODULE_1__/* .renewed */ .Fv)(t, { status: 'completed', attempts });
+    const rule = policy(e.task, e.class);
+    // Classes that share a rule share its allowance (`unverified` is counted with `failed`).
+    const since = t.retryFrom ?? 0;
+    const used = attempts.filter((x) => x.n > since && x.class !== undefined && !x.unstarted && ruleKey(x.class) === ruleKey(e.class)).length - 1;
+    const why = `${e.class}${e.reason ? `: ${e.reason}` : ''}`;
+    if (used >= rule.attempts) {
+        return (0,_copies_js__WEBPACK_IMPORTED_MODULE_1__/* .renewed */ .Fv)(t, {
+            status: 'failed',
+            attempts,
+            reason: rule.attempts > 0 ? `${why} (after ${rule.attempts} retries)` : why,
+        });
+    }
+    const mem = rule.memFactor && a.memBytes ? Math.ceil(a.memBytes * rule.memFactor) : undefined;
+    const wall = rule.walltime?.({
+        ...(a.walltimeSeconds === undefined ? {} : { walltimeSeconds: a.walltimeSeconds }),
+        ...(e.units === undefined ? {} : { units: e.units }),
+    });
+    return (0,_copies_js__WEBPACK_IMPORTED_MODULE_1__/* .renewed */ .Fv)(t, {
+        status: 'retrying',
+        attempts,
+        reason: why,
+        notBefore: addSeconds(e.at, rule.delaySeconds),
+        ...(mem === undefined ? {} : { nextMemBytes: mem }),
+        ...(wall === undefined ? {} : { nextWalltime: wall }),
+        ...(rule.resume ? { resume: true } : {}),
+    });
 }
 
 
@@ -1415,6 +1524,346 @@ function ignore(code) {
             throw e;
     };
 }
+
+
+/***/ }),
+
+/***/ 43490:
+/***/ ((__unused_webpack___webpack_module__, __webpack_exports__, __webpack_require__) => {
+
+/* harmony export */ __webpack_require__.d(__webpack_exports__, {
+/* harmony export */   o: () => (/* binding */ placement)
+/* harmony export */ });
+const placementsOf = new WeakMap();
+function placements(plan) {
+    let out = placementsOf.get(plan);
+    if (out === undefined) {
+        out = { smoke: new Map(), full: new Map() };
+        for (const phase of plan.phases) {
+            const specs = {
+                smoke: new Map(phase.smoke.map((t) => [t.id, t])),
+                full: new Map(phase.tasks.map((t) => [t.id, t])),
+            };
+            phase.arrays.forEach((array, order) => {
+                const specsOfStage = specs[array.stage];
+                const into = out[array.stage];
+                array.tasks.forEach((id, index) => into.set(id, { spec: specsOfStage.get(id), array, order, index }));
+            });
+        }
+        placementsOf.set(plan, out);
+    }
+    return out;
+}
+/**
+ * Where task `id` is sent in `stage`; without a stage, where it is sent at all (a task of both
+ * stages, a full run that is also a smoke task, is found in its full array).
+ */
+function placement(plan, id, stage) {
+    const p = placements(plan);
+    return stage === undefined ? (p.full.get(id) ?? p.smoke.get(id)) : p[stage].get(id);
+}
+
+
+/***/ }),
+
+/***/ 95824:
+/***/ ((__unused_webpack___webpack_module__, __webpack_exports__, __webpack_require__) => {
+
+/* harmony export */ __webpack_require__.d(__webpack_exports__, {
+/* harmony export */   Fg: () => (/* binding */ definitionOf),
+/* harmony export */   Hc: () => (/* binding */ ACTIVE),
+/* harmony export */   Hi: () => (/* binding */ TASK_STATUSES),
+/* harmony export */   NX: () => (/* binding */ campaignStateSchema),
+/* harmony export */   Vk: () => (/* binding */ stageDefinitionOf),
+/* harmony export */   ff: () => (/* binding */ TERMINAL),
+/* harmony export */   p$: () => (/* binding */ emptyState)
+/* harmony export */ });
+/* unused harmony exports FAILURE_CLASSES, failureClass, attemptSchema, taskStatus, taskStateSchema, checkResultSchema, PHASE_STATUSES, phaseStateSchema, STATE_VERSION */
+/* harmony import */ var zod__WEBPACK_IMPORTED_MODULE_2__ = __webpack_require__(85584);
+/* harmony import */ var _manifest_expand_js__WEBPACK_IMPORTED_MODULE_0__ = __webpack_require__(73941);
+/* harmony import */ var _plan_code_js__WEBPACK_IMPORTED_MODULE_1__ = __webpack_require__(42778);
+/** The campaign's tracked state: every task and every attempt, and what each phase decided. */
+
+
+
+const FAILURE_CLASSES = [
+    'failed',
+    'timeout',
+    'out_of_memory',
+    'node_fail',
+    'preempted',
+    'gate',
+    'unverified',
+    'lost',
+    'cancelled',
+    'disk_full',
+    'unschedulable',
+    'shortfall',
+];
+const failureClass = zod__WEBPACK_IMPORTED_MODULE_2__/* ["enum"] */ .k5n(FAILURE_CLASSES);
+const attemptSchema = zod__WEBPACK_IMPORTED_MODULE_2__/* .object */ .Ikc({
+    n: zod__WEBPACK_IMPORTED_MODULE_2__/* .number */ .aig().int().positive(),
+    /** Taken before launch: outputs older than this are not this attempt's. */
+    submittedAt: zod__WEBPACK_IMPORTED_MODULE_2__/* .string */ .YjP(),
+    handle: zod__WEBPACK_IMPORTED_MODULE_2__/* .string */ .YjP().optional(),
+    startedAt: zod__WEBPACK_IMPORTED_MODULE_2__/* .string */ .YjP().optional(),
+    endedAt: zod__WEBPACK_IMPORTED_MODULE_2__/* .string */ .YjP().optional(),
+    exitCode: zod__WEBPACK_IMPORTED_MODULE_2__/* .number */ .aig().int().optional(),
+    class: zod__WEBPACK_IMPORTED_MODULE_2__/* .union */ .KCZ([zod__WEBPACK_IMPORTED_MODULE_2__/* .literal */ .euz('completed'), failureClass]).optional(),
+    reason: zod__WEBPACK_IMPORTED_MODULE_2__/* .string */ .YjP().optional(),
+    memBytes: zod__WEBPACK_IMPORTED_MODULE_2__/* .number */ .aig().optional(),
+    log: zod__WEBPACK_IMPORTED_MODULE_2__/* .string */ .YjP().optional(),
+    /** The node it ran on, where the executor knows it. */
+    node: zod__WEBPACK_IMPORTED_MODULE_2__/* .string */ .YjP().optional(),
+    /** The GPUs (UUIDs) it ran on, where the executor chose them. */
+    gpus: zod__WEBPACK_IMPORTED_MODULE_2__/* .array */ .YOg(zod__WEBPACK_IMPORTED_MODULE_2__/* .string */ .YjP()).optional(),
+    /** The walltime it was submitted with, in seconds. */
+    walltimeSeconds: zod__WEBPACK_IMPORTED_MODULE_2__/* .number */ .aig().optional(),
+    /** Where the scheduler granted less than asked (time, GPUs, partition), in plain words. */
+    adapted: zod__WEBPACK_IMPORTED_MODULE_2__/* .array */ .YOg(zod__WEBPACK_IMPORTED_MODULE_2__/* .string */ .YjP()).optional(),
+    /** It continued from the checkpoint of the attempt before (sent with CAMPAIGN_RESUME=1). */
+    resumed: zod__WEBPACK_IMPORTED_MODULE_2__/* .boolean */ .zMY().optional(),
+    /** How its walltime was chosen where it is not the plan's (a continuation's remaining work, a grown retry). */
+    retimed: zod__WEBPACK_IMPORTED_MODULE_2__/* .string */ .YjP().optional(),
+    /**
+     * The units its log's first progress line said, in a checkpointing phase whose progress lines
+     * carry them: past the first attempt's, a continuation started from a checkpoint.
+     */
+    unitsFrom: zod__WEBPACK_IMPORTED_MODULE_2__/* .number */ .aig().optional(),
+    /**
+     * It never started: the element it was packed in ended before its turn. Recorded (as
+     * `cancelled`) so that its number is never sent again, but no retry is counted for it.
+     */
+    unstarted: zod__WEBPACK_IMPORTED_MODULE_2__/* .literal */ .euz(true).optional(),
+    /** The digest of the task's definition it ran under (plan/definition.ts). */
+    definition: zod__WEBPACK_IMPORTED_MODULE_2__/* .string */ .YjP().optional(),
+    /** Its stage's definition (an id of the state's `definitions`): which parts a later change touched. */
+    stageDefinition: zod__WEBPACK_IMPORTED_MODULE_2__/* .string */ .YjP().optional(),
+    /** Later definitions its result was kept for by the user's choice (`run --keep-changed`), oldest first. */
+    kept: zod__WEBPACK_IMPORTED_MODULE_2__/* .array */ .YOg(zod__WEBPACK_IMPORTED_MODULE_2__/* .object */ .Ikc({
+        definition: zod__WEBPACK_IMPORTED_MODULE_2__/* .string */ .YjP(),
+        stageDefinition: zod__WEBPACK_IMPORTED_MODULE_2__/* .string */ .YjP(),
+        at: zod__WEBPACK_IMPORTED_MODULE_2__/* .string */ .YjP(),
+        changed: zod__WEBPACK_IMPORTED_MODULE_2__/* .array */ .YOg(zod__WEBPACK_IMPORTED_MODULE_2__/* .string */ .YjP()),
+    }))
+        .optional(),
+    /** The git commit of the manifest when the attempt was sent, where it is in a git checkout. */
+    commit: zod__WEBPACK_IMPORTED_MODULE_2__/* .string */ .YjP().optional(),
+    /** The code snapshot it ran (plan/code.ts), where the manifest declares code. */
+    code: zod__WEBPACK_IMPORTED_MODULE_2__/* .string */ .YjP().optional(),
+});
+const TASK_STATUSES = [
+    'pending',
+    'submitted',
+    'running',
+    'completed',
+    'failed',
+    'retrying',
+    'blocked',
+    'stuck',
+];
+const taskStatus = zod__WEBPACK_IMPORTED_MODULE_2__/* ["enum"] */ .k5n(TASK_STATUSES);
+const taskStateSchema = zod__WEBPACK_IMPORTED_MODULE_2__/* .object */ .Ikc({
+    status: taskStatus,
+    attempts: zod__WEBPACK_IMPORTED_MODULE_2__/* .array */ .YOg(attemptSchema),
+    /** For a retry: not before this time. */
+    notBefore: zod__WEBPACK_IMPORTED_MODULE_2__/* .string */ .YjP().optional(),
+    /** Memory for the next attempt after an out-of-memory failure. */
+    nextMemBytes: zod__WEBPACK_IMPORTED_MODULE_2__/* .number */ .aig().optional(),
+    /** The walltime of the next attempt after a timeout or preemption, with how it was chosen. */
+    nextWalltime: zod__WEBPACK_IMPORTED_MODULE_2__/* .object */ .Ikc({ seconds: zod__WEBPACK_IMPORTED_MODULE_2__/* .number */ .aig(), partition: zod__WEBPACK_IMPORTED_MODULE_2__/* .string */ .YjP().optional(), why: zod__WEBPACK_IMPORTED_MODULE_2__/* .string */ .YjP() }).optional(),
+    /** The next attempt continues from the task's checkpoint. */
+    resume: zod__WEBPACK_IMPORTED_MODULE_2__/* .boolean */ .zMY().optional(),
+    reason: zod__WEBPACK_IMPORTED_MODULE_2__/* .string */ .YjP().optional(),
+    /** Why a submitted task is not running yet, in plain words. */
+    waiting: zod__WEBPACK_IMPORTED_MODULE_2__/* .string */ .YjP().optional(),
+    /** Attempts up to this number were before a `--retry-failed` reset: retries count after it. */
+    retryFrom: zod__WEBPACK_IMPORTED_MODULE_2__/* .number */ .aig().int().optional(),
+});
+const checkResultSchema = zod__WEBPACK_IMPORTED_MODULE_2__/* .object */ .Ikc({
+    check: zod__WEBPACK_IMPORTED_MODULE_2__/* .string */ .YjP(),
+    passed: zod__WEBPACK_IMPORTED_MODULE_2__/* .boolean */ .zMY(),
+    detail: zod__WEBPACK_IMPORTED_MODULE_2__/* .string */ .YjP(),
+    otherwise: zod__WEBPACK_IMPORTED_MODULE_2__/* .string */ .YjP().optional(),
+});
+const PHASE_STATUSES = ['waiting', 'smoke', 'gate', 'full', 'completed', 'failed', 'blocked'];
+const phaseStateSchema = zod__WEBPACK_IMPORTED_MODULE_2__/* .object */ .Ikc({
+    status: zod__WEBPACK_IMPORTED_MODULE_2__/* ["enum"] */ .k5n(PHASE_STATUSES),
+    reason: zod__WEBPACK_IMPORTED_MODULE_2__/* .string */ .YjP().optional(),
+    gate: zod__WEBPACK_IMPORTED_MODULE_2__/* .object */ .Ikc({
+        passed: zod__WEBPACK_IMPORTED_MODULE_2__/* .boolean */ .zMY(),
+        at: zod__WEBPACK_IMPORTED_MODULE_2__/* .string */ .YjP(),
+        results: zod__WEBPACK_IMPORTED_MODULE_2__/* .array */ .YOg(checkResultSchema),
+        /** The checklist it was judged by (checklistKey); absent in states from before it was kept. */
+        checklist: zod__WEBPACK_IMPORTED_MODULE_2__/* .string */ .YjP().optional(),
+        /** The definitions of the smoke tasks it judged (definitionsDigest): it holds for those only. */
+        definitions: zod__WEBPACK_IMPORTED_MODULE_2__/* .string */ .YjP().optional(),
+    })
+        .optional(),
+    preconditions: zod__WEBPACK_IMPORTED_MODULE_2__/* .object */ .Ikc({ at: zod__WEBPACK_IMPORTED_MODULE_2__/* .string */ .YjP(), missing: zod__WEBPACK_IMPORTED_MODULE_2__/* .array */ .YOg(zod__WEBPACK_IMPORTED_MODULE_2__/* .string */ .YjP()) }).optional(),
+});
+const STATE_VERSION = 1;
+const campaignStateSchema = zod__WEBPACK_IMPORTED_MODULE_2__/* .object */ .Ikc({
+    version: zod__WEBPACK_IMPORTED_MODULE_2__/* .literal */ .euz(STATE_VERSION),
+    campaign: zod__WEBPACK_IMPORTED_MODULE_2__/* .string */ .YjP(),
+    created: zod__WEBPACK_IMPORTED_MODULE_2__/* .string */ .YjP(),
+    updated: zod__WEBPACK_IMPORTED_MODULE_2__/* .string */ .YjP(),
+    /**
+     * The campaign's generation this state follows, as the workdir records it (decide/generation.ts);
+     * absent in a state that has not run since generations were recorded.
+     */
+    generation: zod__WEBPACK_IMPORTED_MODULE_2__/* .string */ .YjP().optional(),
+    phases: zod__WEBPACK_IMPORTED_MODULE_2__/* .record */ .g1P(zod__WEBPACK_IMPORTED_MODULE_2__/* .string */ .YjP(), phaseStateSchema),
+    tasks: zod__WEBPACK_IMPORTED_MODULE_2__/* .record */ .g1P(zod__WEBPACK_IMPORTED_MODULE_2__/* .string */ .YjP(), taskStateSchema),
+    /** Stage definitions attempts ran under, by id: each part's hash (plan/definition.ts). */
+    definitions: zod__WEBPACK_IMPORTED_MODULE_2__/* .record */ .g1P(zod__WEBPACK_IMPORTED_MODULE_2__/* .string */ .YjP(), zod__WEBPACK_IMPORTED_MODULE_2__/* .record */ .g1P(zod__WEBPACK_IMPORTED_MODULE_2__/* .string */ .YjP(), zod__WEBPACK_IMPORTED_MODULE_2__/* .string */ .YjP())).optional(),
+    /** The code snapshots attempts ran, by id (plan/code.ts): which files a later change touched. */
+    code: zod__WEBPACK_IMPORTED_MODULE_2__/* .record */ .g1P(zod__WEBPACK_IMPORTED_MODULE_2__/* .string */ .YjP(), _plan_code_js__WEBPACK_IMPORTED_MODULE_1__/* .codeSnapshotSchema */ .PS).optional(),
+    /**
+     * The scopes whose jobs ended with tasks still out and nothing due for a while (parked), for
+     * a scheduled resume to drive; `since`: the last change they saw.
+     */
+    parked: zod__WEBPACK_IMPORTED_MODULE_2__/* .object */ .Ikc({
+        scopes: zod__WEBPACK_IMPORTED_MODULE_2__/* .array */ .YOg(zod__WEBPACK_IMPORTED_MODULE_2__/* .object */ .Ikc({ phase: zod__WEBPACK_IMPORTED_MODULE_2__/* .string */ .YjP().optional(), stage: zod__WEBPACK_IMPORTED_MODULE_2__/* ["enum"] */ .k5n(_manifest_expand_js__WEBPACK_IMPORTED_MODULE_0__/* .JOB_STAGES */ .Cr) })),
+        since: zod__WEBPACK_IMPORTED_MODULE_2__/* .string */ .YjP(),
+    })
+        .optional(),
+});
+function emptyState(campaign, now) {
+    return { version: STATE_VERSION, campaign, created: now, updated: now, phases: {}, tasks: {} };
+}
+/** The definition a task's attempt counts for now: the last it was kept for, else the one it ran under. */
+function definitionOf(a) {
+    return a.kept?.at(-1)?.definition ?? a.definition;
+}
+/** Its stage definition, likewise. */
+function stageDefinitionOf(a) {
+    return a.kept?.at(-1)?.stageDefinition ?? a.stageDefinition;
+}
+const ACTIVE = new Set(['submitted', 'running']);
+const TERMINAL = new Set(['completed', 'failed', 'blocked', 'stuck']);
+
+
+/***/ }),
+
+/***/ 68505:
+/***/ ((__unused_webpack___webpack_module__, __webpack_exports__, __webpack_require__) => {
+
+/* harmony export */ __webpack_require__.d(__webpack_exports__, {
+/* harmony export */   $A: () => (/* binding */ changedSince),
+/* harmony export */   Ee: () => (/* binding */ setTask),
+/* harmony export */   QC: () => (/* binding */ copyTasks),
+/* harmony export */   qh: () => (/* binding */ indexOf)
+/* harmony export */ });
+/* unused harmony export TaskIndex */
+/* harmony import */ var _state_js__WEBPACK_IMPORTED_MODULE_0__ = __webpack_require__(95824);
+
+class TaskIndex {
+    byStatus = new Map(_state_js__WEBPACK_IMPORTED_MODULE_0__/* .TASK_STATUSES */ .Hi.map((s) => [s, new Set()]));
+    diskFull = new Set();
+    /** The plan whose every task the record holds, once a step has added them. */
+    completeFor;
+    /** The ids of the tasks with this status, in the order they came to it. */
+    ids(status) {
+        return this.byStatus.get(status);
+    }
+    /** How many tasks have any of these statuses. */
+    count(statuses) {
+        let n = 0;
+        for (const s of statuses)
+            n += this.ids(s).size;
+        return n;
+    }
+    /** The tasks that ended on a full disk, in the order they did. */
+    diskFullIds() {
+        return this.diskFull;
+    }
+    /** Records that task `id` went from `was` (undefined: new) to `is`. */
+    change(id, was, is) {
+        if (was?.status !== is.status) {
+            if (was)
+                this.byStatus.get(was.status).delete(id);
+            this.byStatus.get(is.status).add(id);
+        }
+        if (isDiskFull(is))
+            this.diskFull.add(id);
+        else
+            this.diskFull.delete(id);
+    }
+    static build(tasks) {
+        const index = new TaskIndex();
+        for (const id of Object.keys(tasks))
+            index.change(id, undefined, tasks[id]);
+        return index;
+    }
+}
+const isDiskFull = (t) => t.status === 'failed' && t.attempts.at(-1)?.class === 'disk_full';
+/** The records made by the decisions of a pass (decide/), and the index each one holds. */
+const made = new WeakSet();
+const indexes = new WeakMap();
+const lineage = new WeakMap();
+/** The place of a record, made where it has none (a record from elsewhere is a lineage's start). */
+function placeOf(tasks) {
+    let place = lineage.get(tasks);
+    if (place === undefined)
+        lineage.set(tasks, (place = { changed: new Set(), from: undefined }));
+    return place;
+}
+/** The index of a record: its own, or one built now (kept only for a record made here). */
+function indexOf(tasks) {
+    let index = indexes.get(tasks);
+    if (index === undefined) {
+        index = TaskIndex.build(tasks);
+        if (made.has(tasks))
+            indexes.set(tasks, index);
+    }
+    return index;
+}
+/**
+ * A copy of a record, key order kept, that takes over the original's index (the caller tells it
+ * each change it makes). At 100,000 tasks a loop over the keys costs a third of what a spread
+ * does (the record is a dictionary to V8, and the spread takes its slow path).
+ */
+function copyTasks(tasks) {
+    const out = {};
+    for (const k of Object.keys(tasks))
+        out[k] = tasks[k];
+    const index = indexes.get(tasks) ?? TaskIndex.build(tasks);
+    indexes.delete(tasks);
+    made.add(out);
+    indexes.set(out, index);
+    lineage.set(out, { changed: new Set(), from: new WeakRef(placeOf(tasks)) });
+    return out;
+}
+/** Sets task `id` in a record made here (by copyTasks), keeping its index up to date. */
+function setTask(tasks, id, t) {
+    indexOf(tasks).change(id, tasks[id], t);
+    lineage.get(tasks)?.changed.add(id);
+    tasks[id] = t;
+}
+/**
+ * The ids of the tasks that may differ between `older` and `newer` (set or added: none is ever
+ * removed), where `newer` was made from `older` here by a few copies; undefined where that is not
+ * known (a record from elsewhere, or one whose ancestor is gone): the caller compares every task.
+ */
+function changedSince(older, newer) {
+    const ids = new Set();
+    if (older === newer)
+        return ids;
+    const start = lineage.get(older);
+    if (start === undefined)
+        return undefined;
+    for (let place = lineage.get(newer), hops = 0; place !== start; hops++) {
+        if (place === undefined || hops >= MAX_HOPS)
+            return undefined;
+        for (const id of place.changed)
+            ids.add(id);
+        place = place.from?.deref();
+    }
+    return ids;
+}
+/** A pass makes one to three records: a save that finds more between its two states compares every task. */
+const MAX_HOPS = 8;
 
 
 /***/ })
