@@ -1,12 +1,13 @@
 /**
- * docs/ARCHITECTURE.md's recipes hold for what is already there: every lint rule, command and
- * smoke check of src/ touches the files its recipe says, and no other. A rule or a command that
+ * docs/ARCHITECTURE.md's recipes hold for what is already there: every executor kind, lint rule,
+ * command and smoke check of src/ touches the files its recipe says, and no other. A rule or a command that
  * another file imports, or a check the controller or another module tests for by name, would
  * make the next one cost more than the recipe says.
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { basename, dirname, join, relative, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { EXECUTOR_KINDS } from '../../src/plan/executor-kinds.js';
 
 const REPO = join(import.meta.dirname, '..', '..');
 const SRC = join(REPO, 'src');
@@ -50,6 +51,49 @@ describe("docs/ARCHITECTURE.md's recipes, counted on what src/ holds", () => {
 
   it('a command is one file of src/cli/commands/ and one line of the table in src/cli/main.ts', () => {
     expect(importedElsewhere('src/cli/commands', 'src/cli/main.ts')).toEqual([]);
+  });
+
+  it('an executor kind is its folder, its schema member, its traits and its opener, and the files that read its own settings', () => {
+    const kinds = Object.keys(EXECUTOR_KINDS);
+    const recipe = ['src/app/executors.ts', 'src/manifest/schema.ts', 'src/plan/executor-kinds.ts'];
+    // Where a kind differs beyond its folder: each file narrows the cluster to its kind to read a
+    // setting only that kind has, or does what only it can (campaign shell's allocation, or the
+    // GPUs a server holds for it; SSH to cluster.login, which the local kind has not).
+    const ownSettings: Record<string, string[]> = {
+      local: ['src/app/transport-for.ts', 'src/workflow/render.ts'],
+      slurm: [
+        'src/app/queue-limit.ts',
+        'src/app/shell.ts',
+        'src/lint/rules/max-parallel-over-max-jobs.ts',
+        'src/lint/rules/slurm-option-elsewhere.ts',
+        'src/plan/pack.ts',
+        'src/render/sbatch.ts',
+      ],
+      'ssh-gpu': [
+        'src/app/shell.ts',
+        'src/app/transport-for.ts',
+        'src/decide/policy.ts',
+        'src/lint/rules/gpus-beyond-server.ts',
+        'src/lint/rules/pattern-nested-quantifier.ts',
+        'src/lint/rules/pool-with-login.ts',
+      ],
+    };
+    expect(Object.keys(ownSettings).sort()).toEqual([...kinds].sort());
+    for (const kind of kinds) {
+      const folder = `src/exec/${kind}/`;
+      // Its name as the code compares it (`executor === 'slurm'`), as a table's key or the
+      // schema's literal, or an import of its folder.
+      const key = kind.includes('-') ? `'${kind}'` : kind;
+      const named = new RegExp(
+        `executor [!=]== '${kind}'|case '${kind}':|^ {2}${key}: \\{|z\\.literal\\('${kind}'\\)|from '(\\.\\./)+exec/${kind}/`,
+        'm',
+      );
+      const files = [...FILES]
+        .filter(([file, text]) => !file.startsWith(folder) && named.test(text))
+        .map(([file]) => file)
+        .sort();
+      expect([kind, files]).toEqual([kind, [...new Set([...recipe, ...ownSettings[kind]!])].sort()]);
+    }
   });
 
   it('a smoke check is named in the schema and the checklist, and in the controller only where it needs facts', () => {
