@@ -26,14 +26,13 @@ const npm = (args: string[], cwd: string, timeoutMs: number) =>
 
 /** True when the registry answers; otherwise the test skips, and this says so loudly. */
 async function registryUp(): Promise<boolean> {
-  // No retries: npm's backoff would take minutes to say no.
-  const r = await npm(['ping', '--loglevel=error', '--fetch-retries=0', '--fetch-timeout=20000'], REPO, 40_000).catch(
-    (e: Error) => ({
-      code: null,
-      stdout: '',
-      stderr: e.message,
-    }),
-  );
+  // No retries inside npm, whose backoff would take minutes to say no; three pings instead, each
+  // a fresh process: under the suite's load one npm hung 40 s while the registry answered.
+  let r: { code: number | null; stdout: string; stderr: string } = { code: null, stdout: '', stderr: '' };
+  for (let ping = 0; ping < 3 && r.code !== 0; ping++)
+    r = await npm(['ping', '--loglevel=error', '--fetch-retries=0', '--fetch-timeout=20000'], REPO, 40_000).catch(
+      (e: Error) => ({ code: null, stdout: '', stderr: e.message }),
+    );
   if (r.code === 0) return true;
   const registry = execFileSync('npm', ['config', 'get', 'registry'], { env: npmEnv(), encoding: 'utf8' }).trim();
   console.warn(
