@@ -16,7 +16,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { betweenPasses } from '../lib/app/drive.js';
-import { gatherSummary, summaryRecord } from '../lib/app/summary.js';
+import { gatherSummary, summaryRecord } from '../lib/app/write-summary.js';
 import { startRun } from '../lib/decide/start.js';
 import { CampaignController } from '../lib/exec/controller.js';
 import { FileStateStore } from '../lib/exec/store/file-store.js';

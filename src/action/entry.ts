@@ -1,5 +1,5 @@
 /** What both entry points do around their work: a user error is annotated, and any failure fails the step. */
-import { classify } from '../app/errors.js';
+import { failureOf } from '../app/errors.js';
 import { core } from './toolkit.js';
 import { annotate, problemFindings } from './report.js';
 
@@ -8,7 +8,7 @@ export async function entry(work: () => Promise<string | undefined>): Promise<vo
     const failure = await work();
     if (failure !== undefined) core.setFailed(failure);
   } catch (e) {
-    const failure = classify(e);
+    const failure = failureOf(e);
     if (failure.kind === 'user') {
       annotate(problemFindings(failure.error));
       core.setFailed(failure.error.message);

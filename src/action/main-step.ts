@@ -4,7 +4,7 @@
  */
 import { tmpdir } from 'node:os';
 import { entry } from './entry.js';
-import type { GitHubServices } from './github/services.js';
+import type { GitHubServices } from './services/index.js';
 import { run as runCampaign } from './main.js';
 import { readMainSettings } from './settings.js';
 import { core } from './toolkit.js';
@@ -21,7 +21,7 @@ export async function mainStep(): Promise<void> {
     // reads.
     let made: Promise<GitHubServices> | undefined;
     const services = (): Promise<GitHubServices> =>
-      (made ??= import('./github/services.js').then((m) =>
+      (made ??= import('./services/index.js').then((m) =>
         m.githubServices(
           process.env,
           token,

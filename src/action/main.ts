@@ -17,7 +17,7 @@ import type { Clock } from '../app/drive.js';
 import { loadCampaign } from '../app/load.js';
 import { renderPlanText } from '../app/plan-table.js';
 import { UserError } from '../errors.js';
-import type { GitHubServices } from './github/services.js';
+import type { GitHubServices } from './services/index.js';
 import { annotate, writeSummary } from './report.js';
 import type { MainSettings } from './settings.js';
 

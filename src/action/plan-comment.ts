@@ -24,8 +24,8 @@ import {
   unchangedPlan,
   type CommentOptions,
 } from '../report/plan-diff.js';
-import { IssueComments, type PullRequestComments } from './github/comments.js';
-import { GitHubRest, runContext } from './github/rest.js';
+import { IssueComments, type PullRequestComments } from './services/comments.js';
+import { GitHubRest, runContext } from './services/rest.js';
 import { writeSummary } from './report.js';
 
 const run = promisify(execFile);

@@ -8,7 +8,8 @@ import { LinkError } from '../exec/transport/transport.js';
 export type Failure =
   { kind: 'user'; error: UserError } | { kind: 'link'; message: string } | { kind: 'bug'; message: string };
 
-export function classify(e: unknown): Failure {
+/** What kind of failure an error is, for a front end to tell it: the user's to fix, the link's, or a bug. */
+export function failureOf(e: unknown): Failure {
   if (e instanceof UserError) return { kind: 'user', error: e };
   if (e instanceof LinkError)
     return { kind: 'link', message: `${e.message} (fix: check the connection to the cluster and run it again)` };

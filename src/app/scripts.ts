@@ -8,7 +8,7 @@ import { join, posix } from 'node:path';
 import type { TaskSpec } from '../manifest/expand.js';
 import { traitsOf } from '../plan/executor-kinds.js';
 import type { ArrayPlan, Plan } from '../plan/plan.js';
-import { manifestTaskEnv } from '../render/env.js';
+import { manifestTaskEnv } from '../render/task-env.js';
 import { slurmRoot, submissionFiles, submissionKey } from '../render/sbatch.js';
 import { renderTaskScript, scriptInputFor } from '../render/task-script.js';
 import type { Submission } from '../state/events.js';

@@ -33,8 +33,8 @@ function table(header: string[], rows: string[][]): string[] {
   return [line(header), line(widths.map((w) => '-'.repeat(w))), ...rows.map(line)];
 }
 
-export function renderCalibration(c: Calibration): string {
-  const strata = c.phases.flatMap((p) => p.strata);
+export function renderCalibration(calibration: Calibration): string {
+  const strata = calibration.phases.flatMap((p) => p.strata);
   const out: string[] = [];
   if (strata.length === 0) {
     out.push('No finished task to measure yet: run the campaign (at least its smoke stage) first.');
@@ -72,12 +72,12 @@ export function renderCalibration(c: Calibration): string {
     if (s.headroom.share > 1 / 1.1)
       out.push(`${where}: ${s.headroom.task} used ${pct(s.headroom.share)} of its walltime: little headroom`);
   }
-  for (const p of c.phases) {
+  for (const p of calibration.phases) {
     const why = new Map<string, number>();
     for (const k of p.skipped) why.set(k.why, (why.get(k.why) ?? 0) + 1);
     for (const [w, n] of why) out.push(`${p.phase}: ${n} attempt${n === 1 ? '' : 's'} not measured: ${w}`);
   }
-  if (c.cluster === undefined && strata.length > 0)
+  if (calibration.cluster === undefined && strata.length > 0)
     out.push('cluster.name is not set: measured_on cannot name this cluster (set it, then calibrate again)');
   return out.join('\n').trimEnd() + '\n';
 }

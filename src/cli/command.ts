@@ -60,8 +60,8 @@ export interface Command {
 export const EXIT = { ok: 0, incomplete: 1, user: 2, bug: 3, interrupted: 130, closedPipe: 141 } as const;
 
 /** The operands of a synopsis: their names, and whether the last takes one or more. */
-export function operandsOf(c: Command): { names: string[]; many: boolean } {
-  const words = c.synopsis.split(' ').slice(1);
+export function operandsOf(entry: Command): { names: string[]; many: boolean } {
+  const words = entry.synopsis.split(' ').slice(1);
   return { names: words.map((w) => w.replace(/\.\.\.$/, '')), many: words.at(-1)?.endsWith('...') ?? false };
 }
 

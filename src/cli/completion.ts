@@ -22,7 +22,7 @@ export function completionScript(shell: string, commands: Commands): string {
 }
 
 /** The first line of a command's help: what it does, for the shells that show it. */
-const about = (c: Command): string => c.help.split('\n')[0]!.split('   ')[0]!;
+const about = (entry: Command): string => entry.help.split('\n')[0]!.split('   ')[0]!;
 
 /** A word of shell text in single quotes. */
 const quote = (text: string): string => `'${text.replace(/'/g, `'\\''`)}'`;

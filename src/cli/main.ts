@@ -4,7 +4,7 @@
  * examples and handler (a `Command`, ./command.ts); help, completion and the man page are made
  * from the table, and tests loop over it.
  */
-import { classify } from '../app/errors.js';
+import { failureOf } from '../app/errors.js';
 import { guardTerminal } from '../app/terminal.js';
 import { UserError } from '../errors.js';
 import { closest } from '../manifest/suggest.js';
@@ -74,9 +74,9 @@ function usage(): string {
   return `usage: campaign <command> [options]   (campaign <command> --help, campaign --version)\n\n${lines.join('\n')}\n\n${EXIT_STATUS}`;
 }
 
-function commandHelp(c: Command): string {
-  const examples = c.examples.map((e) => `  ${e}`).join('\n');
-  return `usage: campaign ${c.synopsis} [options]\n\n${c.help}\n\nExamples:\n${examples}\n\n${EXIT_STATUS}`;
+function commandHelp(entry: Command): string {
+  const examples = entry.examples.map((e) => `  ${e}`).join('\n');
+  return `usage: campaign ${entry.synopsis} [options]\n\n${entry.help}\n\nExamples:\n${examples}\n\n${EXIT_STATUS}`;
 }
 
 export async function main(argv: string[]): Promise<number> {
@@ -115,7 +115,7 @@ async function dispatch(argv: string[]): Promise<number> {
     }
     return await command.run(await parse(name, command, rest));
   } catch (e) {
-    const failure = classify(e);
+    const failure = failureOf(e);
     process.stderr.write(`campaign: ${failure.kind === 'user' ? failure.error.message : failure.message}\n`);
     return failure.kind === 'bug' ? EXIT.bug : EXIT.user;
   }

@@ -22,17 +22,17 @@ const OPERANDS: Record<string, string> = {
  * option gets a suggestion, a value outside an option's choices the choices, a missing operand
  * its name, and a manifest that is not there says so before anything reads it.
  */
-export async function parse(name: string, c: Command, argv: string[]): Promise<Given> {
-  const options = Object.fromEntries(Object.entries(c.options).map(([k, o]) => [k, { type: o.type }]));
+export async function parse(name: string, entry: Command, argv: string[]): Promise<Given> {
+  const options = Object.fromEntries(Object.entries(entry.options).map(([k, o]) => [k, { type: o.type }]));
   let parsed;
   try {
     parsed = parseArgs({ args: argv, options, allowPositionals: true, strict: true });
   } catch (e) {
-    throw optionError(name, c, argv, e as Error & { code?: string });
+    throw optionError(name, entry, argv, e as Error & { code?: string });
   }
   const values = parsed.values as Record<string, string | boolean | undefined>;
   for (const [option, value] of Object.entries(values)) {
-    const choices = c.options[option]?.choices;
+    const choices = entry.options[option]?.choices;
     if (typeof value === 'string' && choices && !choices.includes(value))
       throw new UserError({
         message: `--${option} ${value} is not known`,
@@ -43,13 +43,13 @@ export async function parse(name: string, c: Command, argv: string[]): Promise<G
       });
   }
   const given = parsed.positionals;
-  const operands = operandsOf(c);
+  const operands = operandsOf(entry);
   if (given.length < operands.names.length) {
     const missing = operands.names[given.length]!;
     throw new UserError({
       message:
         given.length === 0 && missing === 'FILE' ? 'no manifest given' : `no ${OPERANDS[missing] ?? missing} given`,
-      fix: `campaign ${c.synopsis}`,
+      fix: `campaign ${entry.synopsis}`,
     });
   }
   if (!operands.many && given.length > operands.names.length)
@@ -57,8 +57,8 @@ export async function parse(name: string, c: Command, argv: string[]): Promise<G
       message:
         operands.names.length === 1 && operands.names[0] === 'FILE'
           ? `this command takes one manifest; also given: ${given.slice(1).join(' ')}`
-          : `campaign ${c.synopsis} takes ${operands.names.length}; also given: ${given.slice(operands.names.length).join(' ')}`,
-      fix: operands.names[0] === 'FILE' ? 'run it once per manifest' : `campaign ${c.synopsis}`,
+          : `campaign ${entry.synopsis} takes ${operands.names.length}; also given: ${given.slice(operands.names.length).join(' ')}`,
+      fix: operands.names[0] === 'FILE' ? 'run it once per manifest' : `campaign ${entry.synopsis}`,
     });
   // init writes its FILE; every other command reads it.
   if (operands.names[0] === 'FILE' && name !== 'init') await mustExist(given[0]!);
@@ -77,9 +77,9 @@ async function mustExist(file: string): Promise<void> {
 }
 
 /** parseArgs's refusal, said in the command's terms: the option it does not know, with the nearest it does. */
-function optionError(name: string, c: Command, argv: string[], e: Error & { code?: string }): UserError {
+function optionError(name: string, entry: Command, argv: string[], e: Error & { code?: string }): UserError {
   const help = `run \`campaign ${name} --help\` for its options`;
-  const known = Object.keys(c.options).map((o) => `--${o}`);
+  const known = Object.keys(entry.options).map((o) => `--${o}`);
   if (e.code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION') {
     const end = argv.indexOf('--');
     const unknown = (end < 0 ? argv : argv.slice(0, end))
@@ -96,7 +96,7 @@ function optionError(name: string, c: Command, argv: string[], e: Error & { code
     });
   }
   const option = /'(?:-\w, )?(--[\w-]+)/.exec(e.message)?.[1];
-  const spec = option === undefined ? undefined : c.options[option.slice(2)];
+  const spec = option === undefined ? undefined : entry.options[option.slice(2)];
   if (e.code === 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE' && option !== undefined && spec !== undefined)
     return new UserError({
       message:

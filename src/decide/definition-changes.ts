@@ -65,22 +65,24 @@ export function definitionChanges(state: CampaignState, plan: Plan): DefinitionC
 }
 
 /** What a run says of a change before it submits anything. */
-export function definitionChangeLine(c: DefinitionChange, keep: boolean): string {
-  const where = `phase ${c.phase}${c.stage === 'smoke' ? ' (smoke stage)' : ''}`;
-  const what = `${c.parts.join(', ')} changed${c.codeFiles ? ` (${fileList(c.codeFiles)})` : ''}`;
-  const completed = c.ended.filter((e) => e.completed).length;
-  const others = c.ended.length - completed;
+export function definitionChangeLine(definitionChange: DefinitionChange, keep: boolean): string {
+  const where = `phase ${definitionChange.phase}${definitionChange.stage === 'smoke' ? ' (smoke stage)' : ''}`;
+  const what = `${definitionChange.parts.join(', ')} changed${definitionChange.codeFiles ? ` (${fileList(definitionChange.codeFiles)})` : ''}`;
+  const completed = definitionChange.ended.filter((e) => e.completed).length;
+  const others = definitionChange.ended.length - completed;
   const lines: string[] = [];
   if (keep && completed > 0)
     lines.push(`${completed} completed task${s(completed)} kept as they are, by --keep-changed (recorded with them)`);
-  else if (c.ended.length > 0)
+  else if (definitionChange.ended.length > 0)
     lines.push(
-      `${c.ended.length} task${s(c.ended.length)} will run again` +
+      `${definitionChange.ended.length} task${s(definitionChange.ended.length)} will run again` +
         (others > 0 && completed > 0 ? ` (${completed} completed, ${others} failed)` : ''),
     );
   if (keep && others > 0) lines.push(`${others} failed task${s(others)} stay failed (--retry-failed runs them)`);
-  if (c.running.length > 0)
-    lines.push(`${c.running.length} running under the earlier definition; run again once they end to run them anew`);
+  if (definitionChange.running.length > 0)
+    lines.push(
+      `${definitionChange.running.length} running under the earlier definition; run again once they end to run them anew`,
+    );
   return `${where}: ${what}: ${lines.join('; ')}`;
 }
 

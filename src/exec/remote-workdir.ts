@@ -9,7 +9,7 @@ import type { TaskSpec } from '../manifest/expand.js';
 import { restriction, type Manifest } from '../manifest/schema.js';
 import type { OutputRecords } from '../judge/attempt-end.js';
 import { fullRecordExpectation, type OutputFacts } from '../judge/checklist.js';
-import { manifestTaskEnv } from '../render/env.js';
+import { manifestTaskEnv } from '../render/task-env.js';
 import { parseSetAside, renderSetAside, type SetAsideResult } from '../render/set-aside.js';
 import { exportLines, shellQuote } from '../render/shell.js';
 import { UserError } from '../errors.js';

@@ -88,16 +88,16 @@ function passDetail(facts: readonly SmokeFacts[]): string {
   return `${facts.length} smoke task${facts.length === 1 ? '' : 's'} ok`;
 }
 
-function evaluate(c: Check, facts: readonly SmokeFacts[], declared: readonly Check[]): string[] {
+function evaluate(check: Check, facts: readonly SmokeFacts[], declared: readonly Check[]): string[] {
   const name = (f: SmokeFacts): string => f.task.tag;
-  switch (c.check) {
+  switch (check.check) {
     case 'all_completed':
       return facts
         .filter((f) => f.state.status !== 'completed')
         .map((f) => `${name(f)} ${f.state.status}${f.state.reason ? ` (${f.state.reason})` : ''}`);
     case 'log_contains': {
-      const re = compilePattern(c.pattern);
-      return facts.filter((f) => !re.test(f.log)).map((f) => `${name(f)}: log has no line matching /${c.pattern}/`);
+      const re = compilePattern(check.pattern);
+      return facts.filter((f) => !re.test(f.log)).map((f) => `${name(f)}: log has no line matching /${check.pattern}/`);
     }
     case 'output_exists':
       return facts.flatMap((f) => outputProblem(f));
@@ -118,16 +118,18 @@ function evaluate(c: Check, facts: readonly SmokeFacts[], declared: readonly Che
       return facts.flatMap((f) => {
         const problem = outputProblem(f);
         if (problem.length > 0) return problem;
-        return recordProblems(f.output!.text ?? '', c.count, c.fields ?? []).map((p) => `${name(f)}: ${p}`);
+        return recordProblems(f.output!.text ?? '', check.count, check.fields ?? []).map((p) => `${name(f)}: ${p}`);
       });
     case 'command': {
-      const position = declared.indexOf(c);
+      const position = declared.indexOf(check);
       return facts.flatMap((f) => {
         const r = f.commands[position];
         if (!r) return [`${name(f)}: check command did not run`];
         return r.exitCode === 0
           ? []
-          : [`${name(f)}: \`${c.run}\` exited ${r.exitCode}${r.tail ? `: ${r.tail.trim().split('\n').pop()}` : ''}`];
+          : [
+              `${name(f)}: \`${check.run}\` exited ${r.exitCode}${r.tail ? `: ${r.tail.trim().split('\n').pop()}` : ''}`,
+            ];
       });
     }
   }

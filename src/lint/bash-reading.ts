@@ -25,8 +25,8 @@ export function marker(index: number): string {
   return String.fromCharCode(MARKER_BASE + index);
 }
 
-const useAt = (c: string): number | undefined => {
-  const code = c.charCodeAt(0);
+const useAt = (char: string): number | undefined => {
+  const code = char.charCodeAt(0);
   return code >= MARKER_BASE && code <= MARKER_LAST ? code - MARKER_BASE : undefined;
 };
 

@@ -34,7 +34,8 @@ export function valueProblems(reading: Reading): ValueProblem[] {
   const positional = ['@', '*', ...'123456789'];
   // Input a loop or a group reads from a redirection after its end: a `read` inside may get it.
   const groupInput = union(...commands.filter((c) => c.words.length === 0).flatMap((c) => c.stdin));
-  const input = (c: Command): Flow => union(...c.stdin, c.piped ? { uses: c.before, refs: [] } : groupInput);
+  const input = (bashCommand: Command): Flow =>
+    union(...bashCommand.stdin, bashCommand.piped ? { uses: bashCommand.before, refs: [] } : groupInput);
 
   // What each shell variable may hold: the uses that reach it, through any chain of assignments.
   const flows: [string, Flow][] = [];

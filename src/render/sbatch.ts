@@ -13,7 +13,7 @@ import { envName } from '../manifest/template.js';
 import { formatSlurmMem, formatSlurmTime, parseDuration } from '../manifest/units.js';
 import type { ArrayPlan } from '../plan/plan.js';
 import type { Submission } from '../state/events.js';
-import { manifestTaskEnv } from './env.js';
+import { manifestTaskEnv } from './task-env.js';
 import { elementLine, elementOf, packShares, renderPackDriver } from './pack-driver.js';
 import { shellQuote } from './shell.js';
 import { renderTaskScript, resumeEnv, scriptInputFor } from './task-script.js';

@@ -11,7 +11,7 @@
 import type { TaskSpec } from '../manifest/expand.js';
 import type { Manifest } from '../manifest/schema.js';
 import { toShell } from '../manifest/template.js';
-import { manifestTaskEnv } from './env.js';
+import { manifestTaskEnv } from './task-env.js';
 import { environmentFor } from '../manifest/environment.js';
 import { environmentLines } from './environment.js';
 import { slurmOptionText, type SlurmOption } from './sbatch.js';

@@ -10,11 +10,13 @@ import { continuation } from '../state/continuation.js';
 import { retriesOf, type PhaseCounts } from '../state/phase-counts.js';
 import { type Attempt, type CampaignState, type TaskState } from '../state/state.js';
 
-export function progressLine(c: PhaseCounts): string {
+export function progressLine(counts: PhaseCounts): string {
   const reason =
-    c.reason && (c.status === 'blocked' || c.status === 'failed' || c.status === 'waiting') ? ` (${c.reason})` : '';
-  const queued = c.queued > 0 ? `, ${c.queued} queued${c.waiting ? ` (${c.waiting})` : ''}` : '';
-  return `${c.phase} [${c.status}${c.stage === 'smoke' ? ' stage' : ''}] ${c.done}/${c.total} done, ${c.running} running${queued}, ${c.pending} pending, ${c.failed} failed${reason}`;
+    counts.reason && (counts.status === 'blocked' || counts.status === 'failed' || counts.status === 'waiting')
+      ? ` (${counts.reason})`
+      : '';
+  const queued = counts.queued > 0 ? `, ${counts.queued} queued${counts.waiting ? ` (${counts.waiting})` : ''}` : '';
+  return `${counts.phase} [${counts.status}${counts.stage === 'smoke' ? ' stage' : ''}] ${counts.done}/${counts.total} done, ${counts.running} running${queued}, ${counts.pending} pending, ${counts.failed} failed${reason}`;
 }
 
 /** True when every task of every phase completed. */

@@ -13,12 +13,12 @@ import { GitHubStandin, TWIRP_PREFIX, type Run } from '../helpers/github-standin
 
 let gh: GitHubStandin;
 let root: string;
-let github: typeof import('../../src/action/github/services.js');
+let github: typeof import('../../src/action/services/index.js');
 
 beforeAll(async () => {
   gh = await GitHubStandin.start({ apiPrefix: '/api/v3' });
   vi.stubEnv('GITHUB_API_URL', gh.apiUrl);
-  github = await import('../../src/action/github/services.js');
+  github = await import('../../src/action/services/index.js');
   root = await mkdtemp(join(tmpdir(), 'campaign-gh-ghes-'));
 });
 afterAll(async () => {

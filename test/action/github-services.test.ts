@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { UserError } from '../../src/errors.js';
 import { emptyState } from '../../src/state/state.js';
-import type { GitHubServices } from '../../src/action/github/services.js';
+import type { GitHubServices } from '../../src/action/services/index.js';
 import { GitHubStandin, type Run } from '../helpers/github-standin.js';
 import { zipOf, type ZipEntry } from '../helpers/zip.js';
 import { MAX_STATE_FILE_BYTES } from '../../src/github/state-artifacts.js';
@@ -18,15 +18,15 @@ import { MAX_STATE_FILE_BYTES } from '../../src/github/state-artifacts.js';
 let gh: GitHubStandin;
 let root: string;
 let token: string;
-let github: typeof import('../../src/action/github/services.js');
-let artifacts: typeof import('../../src/action/github/artifacts.js');
+let github: typeof import('../../src/action/services/index.js');
+let artifacts: typeof import('../../src/action/services/artifacts.js');
 
 beforeAll(async () => {
   gh = await GitHubStandin.start();
   // @actions/github fixes its API root from GITHUB_API_URL when first imported, as in a runner's process.
   vi.stubEnv('GITHUB_API_URL', gh.url);
-  github = await import('../../src/action/github/services.js');
-  artifacts = await import('../../src/action/github/artifacts.js');
+  github = await import('../../src/action/services/index.js');
+  artifacts = await import('../../src/action/services/artifacts.js');
   root = await mkdtemp(join(tmpdir(), 'campaign-gh-services-'));
   token = gh.issueToken(['actions:read', 'checks:write', 'actions:write']);
 });

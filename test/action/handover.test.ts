@@ -11,12 +11,12 @@ import { REPO, makeTemp } from '../helpers/cli.js';
 import { GitHubStandin } from '../helpers/github-standin.js';
 
 let standin: GitHubStandin;
-let githubServices: typeof import('../../src/action/github/services.js').githubServices;
+let githubServices: typeof import('../../src/action/services/index.js').githubServices;
 let run: typeof import('../../src/action/main.js').run;
 beforeAll(async () => {
   standin = await GitHubStandin.start();
   process.env.GITHUB_API_URL = standin.url;
-  ({ githubServices } = await import('../../src/action/github/services.js'));
+  ({ githubServices } = await import('../../src/action/services/index.js'));
   ({ run } = await import('../../src/action/main.js'));
 });
 afterAll(async () => {

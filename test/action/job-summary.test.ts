@@ -12,13 +12,13 @@ import { GitHubStandin } from '../helpers/github-standin.js';
 import { chromium, mermaidBlocks, parseMermaid } from '../helpers/mermaid.js';
 
 let standin: GitHubStandin;
-let githubServices: typeof import('../../src/action/github/services.js').githubServices;
+let githubServices: typeof import('../../src/action/services/index.js').githubServices;
 let run: typeof import('../../src/action/main.js').run;
 beforeAll(async () => {
   standin = await GitHubStandin.start();
   // @actions/github reads the API's address when it is first loaded, as in a job's process.
   process.env.GITHUB_API_URL = standin.url;
-  ({ githubServices } = await import('../../src/action/github/services.js'));
+  ({ githubServices } = await import('../../src/action/services/index.js'));
   ({ run } = await import('../../src/action/main.js'));
 });
 afterAll(async () => {

@@ -19,11 +19,11 @@ import { GitHubStandin } from '../helpers/github-standin.js';
 const git = promisify(execFile);
 
 let standin: GitHubStandin;
-let githubServices: typeof import('../../src/action/github/services.js').githubServices;
+let githubServices: typeof import('../../src/action/services/index.js').githubServices;
 let run: typeof import('../../src/action/main.js').run;
 beforeAll(async () => {
   standin = await GitHubStandin.start();
-  ({ githubServices } = await import('../../src/action/github/services.js'));
+  ({ githubServices } = await import('../../src/action/services/index.js'));
   ({ run } = await import('../../src/action/main.js'));
 });
 afterAll(async () => {

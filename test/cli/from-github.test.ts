@@ -44,7 +44,7 @@ async function upload(
   const env = gh.jobEnv(run, { workspace: tempRoot(), job });
   for (const [k, v] of Object.entries(env)) vi.stubEnv(k, v);
   try {
-    const { githubServices } = await import('../../src/action/github/services.js');
+    const { githubServices } = await import('../../src/action/services/index.js');
     return await githubServices(env, gh.issueToken(['actions:read'])).state.save(campaign, stateDir, job);
   } finally {
     vi.unstubAllEnvs();

@@ -13,7 +13,7 @@ import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
 import { lintText } from '../../src/lint/lint.js';
 import { toShell } from '../../src/manifest/template.js';
-import { taskEnv } from '../../src/render/env.js';
+import { taskEnv } from '../../src/render/task-env.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'campaign-code-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));

@@ -14,7 +14,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { lintText } from '../../src/lint/lint.js';
 import { valueBecomesCode } from '../../src/lint/rules/value-becomes-code.js';
 import { toShell } from '../../src/manifest/template.js';
-import { taskEnv } from '../../src/render/env.js';
+import { taskEnv } from '../../src/render/task-env.js';
 import type { TaskSpec } from '../../src/manifest/expand.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'campaign-contexts-'));

@@ -9,7 +9,7 @@ import { describe, expect, it } from 'vitest';
 import { expandPhase } from '../../src/manifest/expand.js';
 import { manifest as manifestSchema, type Scalar } from '../../src/manifest/schema.js';
 import { toShell } from '../../src/manifest/template.js';
-import { taskEnv } from '../../src/render/env.js';
+import { taskEnv } from '../../src/render/task-env.js';
 import { shellQuote } from '../../src/render/shell.js';
 
 /**

@@ -11,7 +11,7 @@ import fc from 'fast-check';
 import { afterAll, beforeEach, describe, expect, it } from 'vitest';
 import { expandPhase } from '../../src/manifest/expand.js';
 import { manifest as manifestSchema } from '../../src/manifest/schema.js';
-import { manifestTaskEnv } from '../../src/render/env.js';
+import { manifestTaskEnv } from '../../src/render/task-env.js';
 import {
   GATE_EXIT,
   GATE_LINE,

@@ -224,7 +224,7 @@ describe('the job summary', () => {
       };
     }
     const state: CampaignState = { ...emptyState('c', iso(0)), phases: { train: { status: 'failed' } }, tasks };
-    // 50 log tails (as many as app/summary.ts reads) of 20 long lines each.
+    // 50 log tails (as many as app/write-summary.ts reads) of 20 long lines each.
     const tails = new Map(
       train.tasks.slice(0, 50).map((t) => [t.id, { text: `${'y'.repeat(50_000)}\n`.repeat(20), path: '/w/log' }]),
     );

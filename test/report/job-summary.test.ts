@@ -4,7 +4,7 @@ import { manifest as manifestSchema } from '../../src/manifest/schema.js';
 import { planCampaign, smokeDefinitions } from '../../src/plan/plan.js';
 import { gateView } from '../../src/report/job-summary.js';
 import { phaseTable } from '../../src/report/summary.js';
-import { summaryRecord } from '../../src/app/summary.js';
+import { summaryRecord } from '../../src/app/write-summary.js';
 import { emptyState, type CampaignState } from '../../src/state/state.js';
 
 const NOW = '2025-01-01T00:00:00.000Z';

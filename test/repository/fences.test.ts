@@ -54,7 +54,7 @@ test('eslint refuses an import across a fence at any depth, static or dynamic, a
       'src/action/new-part.ts',
       "import { emptyState, type CampaignState } from '../state/state.js';\nexport const f: CampaignState = emptyState('c', 'now');",
     ],
-    ['src/action/github/new-part.ts', "export const later = () => import('../../decide/poll.js');"],
+    ['src/action/services/new-part.ts', "export const later = () => import('../../decide/poll.js');"],
     ['src/cli/new-part.ts', "export const later = () => import('../exec/controller.js');"],
   ];
   for (const [path, code] of refused)
@@ -71,7 +71,7 @@ test('eslint refuses an import across a fence at any depth, static or dynamic, a
     ['src/app/new-part.ts', "export const later = () => import('../exec/transport/ssh.js');"],
     ['src/cli/new-part.ts', "export const later = () => import('../app/scripts.js');"],
     ['src/cli/new-part.ts', "import type { Executor } from '../exec/executor.js';\nexport type E = Executor;"],
-    ['src/action/github/new-part.ts', "export type { Scope } from '../../decide/scope.js';"],
+    ['src/action/services/new-part.ts', "export type { Scope } from '../../decide/scope.js';"],
     [
       'src/action/new-part.ts',
       "import { type CampaignState } from '../state/state.js';\nexport type S = CampaignState;",

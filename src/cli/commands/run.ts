@@ -58,7 +58,7 @@ async function run({ values, files }: Given): Promise<number> {
       import('../../app/run.js'),
       import('../../app/transport-for.js'),
       import('../progress.js'),
-      import('../../app/summary.js'),
+      import('../../app/write-summary.js'),
       import('../../report/run-events.js'),
     ]);
   // The first Ctrl-C (or SIGTERM) stops after the pass under way, so that what it submitted is

@@ -26,7 +26,7 @@ async function status({ values, files }: Given): Promise<number> {
   const fmt = format(values.format);
   const c = await campaignOf(files[0]!, values);
   const state = await storedState(c);
-  const { summaryRecord } = await import('../../app/summary.js');
+  const { summaryRecord } = await import('../../app/write-summary.js');
   const record = await summaryRecord(c.plan, state, undefined);
   if (fmt === 'json') process.stdout.write(JSON.stringify(record, null, 2) + '\n');
   else process.stdout.write(statusText(record));

@@ -23,7 +23,7 @@ async function summary({ values, files }: Given): Promise<number> {
   const json = values.format === 'json';
   const c = await campaignOf(files[0]!, values);
   const state = await storedState(c);
-  const { campaignSummary, summaryRecord } = await import('../../app/summary.js');
+  const { campaignSummary, summaryRecord } = await import('../../app/write-summary.js');
   const { executor } = await openFor(c, () => state.created, false);
   try {
     // The pictures go next to a summary written to a file, where its links find them.

@@ -16,7 +16,7 @@ import { fullRecordExpectation, type OutputFacts } from '../../judge/checklist.j
 import type { Submission, TaskEvent } from '../../state/events.js';
 import { classifyEnd } from '../../judge/attempt-end.js';
 import type { Attempt } from '../../state/state.js';
-import { manifestTaskEnv } from '../../render/env.js';
+import { manifestTaskEnv } from '../../render/task-env.js';
 import { environmentWithoutSecrets } from '../secrets.js';
 import { phaseOf, renderTaskScript, resumeEnv, scriptInputFor } from '../../render/task-script.js';
 import {

@@ -7,7 +7,7 @@
  */
 import type { Manifest } from '../../manifest/schema.js';
 import type { Submission, TaskEvent } from '../../state/events.js';
-import { manifestTaskEnv } from '../../render/env.js';
+import { manifestTaskEnv } from '../../render/task-env.js';
 import { exportLines, shellQuote } from '../../render/shell.js';
 import { renderLaunch } from '../../render/ssh-gpu.js';
 import { phaseOf, renderTaskScript, resumeEnv, scriptInputFor } from '../../render/task-script.js';

@@ -72,7 +72,8 @@ const numeric = (vs: readonly Scalar[]): vs is number[] =>
 
 const finite = (v: number | undefined): v is number => v !== undefined && Number.isFinite(v);
 
-const drawable = (c: CellResult, metric: string): boolean => c.n > 0 && finite(c.stats[metric]?.mean);
+const drawable = (cellResult: CellResult, metric: string): boolean =>
+  cellResult.n > 0 && finite(cellResult.stats[metric]?.mean);
 
 const named = (axis: string, v: Scalar): string => `${axis}=${String(v)}`;
 
@@ -123,11 +124,19 @@ export function resultsPlot(
   }
   const lineValues: (Scalar | undefined)[] = lineAxis === undefined ? [undefined] : distinct(shown, lineAxis.axis);
 
-  const point = (c: CellResult, at: number): ResultsPoint => {
-    const s = c.n > 0 ? c.stats[metric] : undefined;
+  const point = (cellResult: CellResult, at: number): ResultsPoint => {
+    const s = cellResult.n > 0 ? cellResult.stats[metric] : undefined;
     const mean = finite(s?.mean) ? s.mean : undefined;
-    const std = mean !== undefined && c.n >= 2 && finite(s?.std) && s.std >= 0 ? s.std : undefined;
-    return { x: at, values: c.values, mean, std, n: c.n, planned: c.planned, missing: c.missing };
+    const std = mean !== undefined && cellResult.n >= 2 && finite(s?.std) && s.std >= 0 ? s.std : undefined;
+    return {
+      x: at,
+      values: cellResult.values,
+      mean,
+      std,
+      n: cellResult.n,
+      planned: cellResult.planned,
+      missing: cellResult.missing,
+    };
   };
   // The first values in grid order, with or without results: a line keeps its colour as results arrive.
   const lines: ResultsLine[] = lineValues.slice(0, MAX_LINES).map((value) => {

@@ -13,7 +13,7 @@ import { fullRecordExpectation, type OutputFacts } from '../../../../src/judge/c
 import { classifyEnd } from '../../../../src/judge/attempt-end.js';
 import type { TaskSpec } from '../../../../src/manifest/expand.js';
 import type { Manifest } from '../../../../src/manifest/schema.js';
-import { manifestTaskEnv } from '../../../../src/render/env.js';
+import { manifestTaskEnv } from '../../../../src/render/task-env.js';
 import { parseSetAside, renderSetAside, type SetAsideResult } from '../../../../src/render/set-aside.js';
 import { renderTaskScript, resumeEnv, phaseOf, scriptInputFor } from '../../../../src/render/task-script.js';
 import type { ExitMarker } from '../../../../src/render/wrapper.js';

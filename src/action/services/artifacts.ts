@@ -30,7 +30,7 @@ import {
   workflowRun,
 } from '../../github/state-artifacts.js';
 import type { GitHubRest, RunContext } from './rest.js';
-import type { StateArtifactRef, StateArtifacts } from './services.js';
+import type { StateArtifactRef, StateArtifacts } from './index.js';
 
 export { parseStateArtifactName, stateArtifactName } from '../../github/state-artifacts.js';
 
@@ -86,9 +86,9 @@ export class ArtifactStateStore implements StateArtifacts {
 
   async restoreNewest(campaign: string, dir: string): Promise<StateArtifactRef | undefined> {
     const tried: string[] = [];
-    const unusable = (c: Candidate, problem: string): void => {
-      tried.push(`${c.name} (id ${c.id}, run ${c.runId}): ${problem}`);
-      this.o.warn(`state artifact ${c.name} is unusable (${problem}); trying the next newest`);
+    const unusable = (candidate: Candidate, problem: string): void => {
+      tried.push(`${candidate.name} (id ${candidate.id}, run ${candidate.runId}): ${problem}`);
+      this.o.warn(`state artifact ${candidate.name} is unusable (${problem}); trying the next newest`);
     };
     for (const source of [() => this.thisRun(campaign), () => this.earlierRuns(campaign)]) {
       const found = await source();
@@ -105,27 +105,27 @@ export class ArtifactStateStore implements StateArtifacts {
           const uncovered = await installMerged(downloads, campaign, dir);
           const [base, ...rest] = downloads;
           return {
-            name: base!.c.name,
-            id: base!.c.id,
-            runId: base!.c.runId,
-            merged: rest.map((d) => d.c.name),
+            name: base!.candidate.name,
+            id: base!.candidate.id,
+            runId: base!.candidate.runId,
+            merged: rest.map((d) => d.candidate.name),
             ...(uncovered.length > 0 ? { uncovered } : {}),
           };
         }
         if (downloads.length === 1) {
           await install(downloads[0]!.tmp, dir);
-          const { c } = downloads[0]!;
-          return { name: c.name, id: c.id, runId: c.runId };
+          const { candidate } = downloads[0]!;
+          return { name: candidate.name, id: candidate.id, runId: candidate.runId };
         }
-        for (const c of found.filter((x) => !group.includes(x))) {
-          const d = await this.download(c, campaign, dir);
+        for (const candidate of found.filter((x) => !group.includes(x))) {
+          const d = await this.download(candidate, campaign, dir);
           if (typeof d === 'string') {
-            unusable(c, d);
+            unusable(candidate, d);
             continue;
           }
           downloads.push(d);
           await install(d.tmp, dir);
-          return { name: c.name, id: c.id, runId: c.runId };
+          return { name: candidate.name, id: candidate.id, runId: candidate.runId };
         }
       } finally {
         for (const d of downloads) await rm(d.tmp, { recursive: true, force: true });
@@ -230,30 +230,39 @@ export class ArtifactStateStore implements StateArtifacts {
   }
 
   /** Downloads next to `dir`: the download once whole and this campaign's, else what is wrong with it. */
-  private async download(c: Candidate, campaign: string, dir: string): Promise<Download | string> {
+  private async download(candidate: Candidate, campaign: string, dir: string): Promise<Download | string> {
     await mkdir(dirname(dir), { recursive: true });
     const tmp = await mkdtemp(join(dirname(dir), `.${basename(dir)}.download-`));
-    const problem = await this.fetchInto(c, campaign, tmp);
-    if (problem === undefined) return { c, tmp };
+    const problem = await this.fetchInto(candidate, campaign, tmp);
+    if (problem === undefined) return { candidate, tmp };
     await rm(tmp, { recursive: true, force: true });
     return problem;
   }
 
-  private async fetchInto(c: Candidate, campaign: string, tmp: string): Promise<string | undefined> {
+  private async fetchInto(candidate: Candidate, campaign: string, tmp: string): Promise<string | undefined> {
     try {
       const { owner, repo, runId } = this.o.ctx;
-      const cap = Math.min(c.size ?? MAX_SAVE_ZIP_BYTES, MAX_SAVE_ZIP_BYTES);
-      if (c.size !== undefined && c.size > MAX_SAVE_ZIP_BYTES)
-        return `its zip of ${c.size} bytes is larger than a save's files can be (${MAX_SAVE_ZIP_BYTES})`;
+      const cap = Math.min(candidate.size ?? MAX_SAVE_ZIP_BYTES, MAX_SAVE_ZIP_BYTES);
+      if (candidate.size !== undefined && candidate.size > MAX_SAVE_ZIP_BYTES)
+        return `its zip of ${candidate.size} bytes is larger than a save's files can be (${MAX_SAVE_ZIP_BYTES})`;
       // The zip as it is, inflated here within bounds (github/unzip.ts): the library would
       // inflate every entry to whatever size it claims.
-      const options = { path: tmp, skipDecompress: true, ...(c.digest ? { expectedHash: c.digest } : {}) };
+      const options = {
+        path: tmp,
+        skipDecompress: true,
+        ...(candidate.digest ? { expectedHash: candidate.digest } : {}),
+      };
       const { digestMismatch } =
-        c.runId === runId
-          ? await this.client.downloadArtifact(c.id, options)
-          : await this.client.downloadArtifact(c.id, {
+        candidate.runId === runId
+          ? await this.client.downloadArtifact(candidate.id, options)
+          : await this.client.downloadArtifact(candidate.id, {
               ...options,
-              findBy: { token: this.o.token, workflowRunId: c.runId, repositoryOwner: owner, repositoryName: repo },
+              findBy: {
+                token: this.o.token,
+                workflowRunId: candidate.runId,
+                repositoryOwner: owner,
+                repositoryName: repo,
+              },
             });
       if (digestMismatch) return 'its download does not match its digest';
       const problem = await inflateSave(tmp, cap);
@@ -265,7 +274,7 @@ export class ArtifactStateStore implements StateArtifacts {
       const status = (e as { status?: unknown }).status;
       if (status === 401 || status === 403 || status === 404) {
         throw new UserError({
-          message: `downloading ${c.name} from run ${c.runId} was refused (${status})`,
+          message: `downloading ${candidate.name} from run ${candidate.runId} was refused (${status})`,
           fix: "the token lacks actions: read; add `actions: read` under the job's `permissions:`",
         });
       }
@@ -296,7 +305,7 @@ async function inflateSave(dir: string, cap: number): Promise<string | undefined
 }
 
 interface Download {
-  c: Candidate;
+  candidate: Candidate;
   /** Where it was downloaded: a directory beside the state directory. */
   tmp: string;
 }

@@ -5,7 +5,7 @@
 import { z } from 'zod';
 import { UserError } from '../../errors.js';
 import type { GitHubRest, RunContext } from './rest.js';
-import type { Handover, ResumeSchedule } from './services.js';
+import type { Handover, ResumeSchedule } from './index.js';
 
 export class WorkflowDispatch implements Handover {
   constructor(

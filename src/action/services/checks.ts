@@ -6,7 +6,7 @@
  */
 import { z } from 'zod';
 import type { GitHubRest, RunContext } from './rest.js';
-import type { GateChecks, GateReport } from './services.js';
+import type { GateChecks, GateReport } from './index.js';
 
 /** GitHub refuses a check run whose output text or summary is longer. */
 const OUTPUT_LIMIT = 65_535;
