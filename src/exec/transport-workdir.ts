@@ -35,15 +35,6 @@ export interface OutputFreshness {
   linkedTo?: string;
 }
 
-/** A set-aside's result, or the UserError that says what could not be moved. */
-function setAsideOrThrow(r: SetAsideResult | { error: string }, workdir: string): SetAsideResult {
-  if (!('error' in r)) return r;
-  throw new UserError({
-    message: `cannot move the campaign's earlier attempts and outputs aside in ${workdir}: ${r.error}`,
-    fix: 'fix the permissions named and run again: what was moved stays moved, and the rest follows',
-  });
-}
-
 /** What needs a shell on the login node, said as the error an automation node gets. */
 function needsShell(what: string, fix: string): UserError {
   return new UserError({
@@ -73,8 +64,8 @@ interface OutputStat {
   real?: string;
 }
 
-/** What differs between the kinds that share the workdir's implementation. */
-export interface KindFolder {
+/** What differs between the kinds that share this implementation of the workdir. */
+export interface WorkdirOfKind {
   /**
    * The kind's folder of the campaign, relative to the workdir (`.campaign/<kind>/<campaign>`):
    * its attempts and its generation, moved aside by a fresh start.
@@ -106,7 +97,7 @@ export class TransportWorkdir implements Workdir {
   constructor(
     private readonly transport: Transport,
     private readonly manifest: Manifest,
-    private readonly kind: KindFolder,
+    private readonly kind: WorkdirOfKind,
   ) {
     this.restricted = restriction(manifest.cluster) !== undefined;
     this.abs = kind.path;
@@ -441,7 +432,12 @@ export class TransportWorkdir implements Workdir {
     const r = await this.transport.exec(
       renderSetAside({ workdir, campaign: this.manifest.campaign, attempts: this.kind.folder, dest }),
     );
-    return setAsideOrThrow(parseSetAside(dest, r), workdir);
+    const aside = parseSetAside(dest, r);
+    if (!('error' in aside)) return aside;
+    throw new UserError({
+      message: `cannot move the campaign's earlier attempts and outputs aside in ${workdir}: ${aside.error}`,
+      fix: 'fix the permissions named and run again: what was moved stays moved, and the rest follows',
+    });
   }
 
   async readFile(path: string): Promise<string | undefined> {
