@@ -7,7 +7,7 @@ import type { ClusterLimits } from '../exec/slurm/fit.js';
 import { SlurmExecutor } from '../exec/slurm/slurm-executor.js';
 import { chargesOf } from '../exec/slurm/submit-limit.js';
 import { ARRAY_SIZE_OPTION, type Refusal } from '../exec/slurm/test-only.js';
-import { RemoteWorkdir } from '../exec/remote-workdir.js';
+import { TransportWorkdir } from '../exec/transport-workdir.js';
 import { SshGpuExecutor } from '../exec/ssh-gpu/ssh-gpu-executor.js';
 import { LocalTransport } from '../exec/transport/local.js';
 import type { Transport } from '../exec/transport/transport.js';
@@ -62,7 +62,9 @@ function remote(c: Campaign, opts: OpenOptions): { transport: Transport; where: 
 
 /** The workdir behind a transport (`~` is the home there). */
 const remoteWorkdir = (c: Campaign, transport: Transport) => {
-  const w = new RemoteWorkdir(transport, c.manifest);
+  const w = new TransportWorkdir(transport, c.manifest, {
+    folder: `.campaign/${c.manifest.cluster.executor}/${c.manifest.campaign}`,
+  });
   return () => w.path();
 };
 

@@ -30,7 +30,7 @@ export async function gatherResults(
   const known = knownStamps(kept, source, declaration);
   const files: KeptResults['files'] = {};
   let read = 0;
-  await executor.gather([...new Set(paths.values())], known, rule.kind === 'last', (path, file) => {
+  await executor.workdir.gather([...new Set(paths.values())], known, rule.kind === 'last', (path, file) => {
     if (file.text === undefined && file.problem === undefined) {
       const before = kept!.files[path]!;
       files[path] = before;

@@ -50,7 +50,7 @@ export async function removeUnusedCode(c: Campaign, o: LockedOptions): Promise<{
   return withLockedExecutor(c, o, async (state, executor) => {
     const keep = snapshotsInUse(state);
     if (c.code) keep.add(c.code.facts.id);
-    const removed = await executor.removeCode(keep);
+    const removed = await executor.workdir.removeCode(keep);
     return { removed, kept: [...keep].sort() };
   });
 }

@@ -219,7 +219,7 @@ async function preconditionItems(c: Campaign, plan: Plan, executor: Executor): P
   for (const phase of plan.phases) {
     if (phase.dependsOn.length > 0 || phase.preconditions.length === 0) continue;
     const paths = [...new Set([...phase.smoke, ...phase.tasks].flatMap((t) => taskInputs(c.manifest, t)))];
-    const missing = await executor.missing(paths);
+    const missing = await executor.workdir.missing(paths);
     items.push(
       missing.length === 0
         ? {

@@ -35,16 +35,16 @@ export async function readProvenance(
   executor: Executor,
   path: string,
 ): Promise<{ record: Provenance } | { error: string }> {
-  const text = await executor.readFile(provenancePath(path));
+  const text = await executor.workdir.readFile(provenancePath(path));
   if (text === undefined) {
-    const claim = (await executor.readFile(`.campaign/claims/${path}`))?.split('\n')[0]?.trim();
+    const claim = (await executor.workdir.readFile(`.campaign/claims/${path}`))?.split('\n')[0]?.trim();
     if (claim) {
       const [campaign, task] = [claim.slice(0, claim.indexOf(' ')), claim.slice(claim.indexOf(' ') + 1)];
       return {
         error: `no provenance record: the path belongs to task ${task} of campaign ${campaign}, which has not completed it`,
       };
     }
-    const exists = (await executor.missing([path])).length === 0;
+    const exists = (await executor.workdir.missing([path])).length === 0;
     return {
       error: exists
         ? 'no provenance record, and no task of a campaign claims it: campaign did not write it'

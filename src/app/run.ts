@@ -217,14 +217,14 @@ async function startFresh(
   }
   const now = new Date().toISOString();
   const stamp = now.replace(/[:.]/g, '-');
-  const aside = await executor.setAside(asideDir(c.manifest.campaign, stamp));
+  const aside = await executor.workdir.setAside(asideDir(c.manifest.campaign, stamp));
   const moved = await store.setAside(join(c.stateDir, 'previous', stamp));
   const parts = [
     moved.length > 0 ? `the earlier state is in ${join(c.stateDir, 'previous', stamp)}` : 'there was no earlier state',
     `${aside.outputs} output${aside.outputs === 1 ? '' : 's'}${aside.attempts ? ' and the attempts' : ''} moved to ${aside.dest} in the workdir`,
   ];
   // The new generation is recorded for every controller: one on the old one stops, with the reason.
-  await executor.generation.replace(now);
+  await executor.workdir.generation.replace(now);
   note(`started afresh: ${parts.join('; ')}; nothing was deleted, and nothing earlier counts for this run`);
   return { ...emptyState(c.manifest.campaign, now), generation: now };
 }

@@ -68,7 +68,7 @@ export async function openShell(c: Campaign, opts: ShellOptions): Promise<number
   });
   const { executor } = opened;
   try {
-    if (c.code) await executor.shipCode(c.code);
+    if (c.code) await executor.workdir.shipCode(c.code);
     const base = {
       manifest: c.manifest,
       task,

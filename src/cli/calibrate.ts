@@ -21,7 +21,7 @@ async function samples(c: Campaign, executor: Executor, state: CampaignState): P
         if (progress?.log !== undefined) sample.log = await executor.readLog(task, attempt);
         // Only the last attempt's output is still there to count.
         if (progress?.records && attempt === attempts[attempts.length - 1]) {
-          const facts = await executor.outputFacts(task, attempt, true);
+          const facts = await executor.workdir.outputFacts(task, attempt, true);
           if (facts.exists && facts.fresh && facts.text !== undefined) sample.output = facts.text;
         }
         out.push(sample);

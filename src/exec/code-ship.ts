@@ -1,13 +1,12 @@
 /**
  * Shipping a code snapshot (DESIGN rule 11) to `<workdir>/.campaign/code/<id>/`: once per
  * content, made read-only, and never changed after; a snapshot already there costs one check.
- * Over a shell it is one tar stream on one command's stdin; through an automation node, the file
- * transfer it allows (SFTP) and no command; on this machine, a copy. Each is written to a
+ * Over a shell (this machine's too) it is one tar stream on one command's stdin; through an
+ * automation node, the file transfer it allows (SFTP) and no command. Each is written to a
  * temporary folder beside its place and renamed there whole, so no task ever sees half of one.
  */
 import { randomBytes } from 'node:crypto';
-import { chmod, lstat, mkdir, readdir, rename, rm, symlink, writeFile } from 'node:fs/promises';
-import { dirname, join, posix } from 'node:path';
+import { posix } from 'node:path';
 import { UserError } from '../errors.js';
 import { SNAPSHOT_ID, type CodeFacts, type CodeMode } from '../plan/code.js';
 import { codeDir } from '../render/task-script.js';
@@ -156,60 +155,8 @@ export async function shipOverSftp(transport: Transport, workdir: string, snapsh
   });
 }
 
-/** On this machine: the files copied into a temporary folder, made read-only, renamed in place. */
-export async function shipHere(workdir: string, snapshot: CodeSnapshot): Promise<void> {
-  const target = join(workdir, codeDir(snapshot.facts.id));
-  const root = dirname(target);
-  if ((await lstat(target).catch(() => undefined))?.isDirectory()) return;
-  for (const dir of [dirname(root), root]) {
-    const st = await lstat(dir).catch(() => undefined);
-    if (st?.isSymbolicLink()) throw notShipped(target, `${dir} is a symbolic link`);
-    if (st === undefined) await mkdir(dir, { recursive: true });
-  }
-  const tmp = join(root, `.ship-${snapshot.facts.id}-${randomBytes(4).toString('hex')}`);
-  await mkdir(tmp);
-  const made = new Set<string>();
-  try {
-    for (const f of snapshot.files) {
-      const to = join(tmp, f.path);
-      const dir = dirname(to);
-      if (!made.has(dir)) await mkdir(dir, { recursive: true }).then(() => made.add(dir));
-      if (f.mode === 'link') await symlink(f.data.toString('utf8'), to);
-      else await writeFile(to, f.data, { flag: 'wx', mode: f.mode === 'exec' ? 0o555 : 0o444 });
-    }
-    for (const dir of [...made].sort().reverse()) if (dir !== tmp) await chmod(dir, 0o555);
-    await rename(tmp, target);
-    await chmod(target, 0o555);
-  } catch (e) {
-    await removeSnapshotHere(tmp);
-    if ((await lstat(target).catch(() => undefined))?.isDirectory()) return;
-    throw notShipped(target, (e as Error).message);
-  }
-}
-
-/** Removes a read-only snapshot folder on this machine. */
-export async function removeSnapshotHere(dir: string): Promise<void> {
-  const writable = async (path: string): Promise<void> => {
-    const st = await lstat(path).catch(() => undefined);
-    if (!st?.isDirectory()) return;
-    await chmod(path, 0o755);
-    for (const name of await readdir(path)) await writable(join(path, name));
-  };
-  await writable(dir);
-  await rm(dir, { recursive: true, force: true });
-}
-
 /** The snapshot ids of a listing of `.campaign/code/`, leaving out temporary folders and strays. */
 const snapshotNames = (names: readonly string[]): string[] => names.filter((n) => SNAPSHOT_ID.test(n)).sort();
-
-/** Removes the snapshots on this machine that `keep` does not name; returns the ids removed. */
-export async function removeSnapshotsHere(workdir: string, keep: ReadonlySet<string>): Promise<string[]> {
-  const root = join(workdir, '.campaign', 'code');
-  if ((await lstat(root).catch(() => undefined))?.isDirectory() !== true) return [];
-  const gone = snapshotNames(await readdir(root)).filter((id) => !keep.has(id));
-  for (const id of gone) await removeSnapshotHere(join(root, id));
-  return gone;
-}
 
 /**
  * Removes the snapshots behind a shell that `keep` does not name, in one command (the ids to

@@ -148,9 +148,9 @@ export class CampaignController {
   private async followGeneration(state: CampaignState): Promise<CampaignState> {
     const executor = this.c.executor;
     const followed = this.generation ?? state.generation;
-    let next = generationStep(followed, state.created, await executor.generation.read());
+    let next = generationStep(followed, state.created, await executor.workdir.generation.read());
     if (next.do === 'record')
-      next = generationStep(followed, state.created, await executor.generation.record(next.generation));
+      next = generationStep(followed, state.created, await executor.workdir.generation.record(next.generation));
     if (next.do === 'stale') throw await this.stale(next.recorded);
     this.generation = next.generation;
     return state.generation === next.generation ? state : { ...state, generation: next.generation };
@@ -196,7 +196,7 @@ export class CampaignController {
   async recordProvenance(state: CampaignState, taskIds: readonly string[]): Promise<void> {
     if (taskIds.length === 0) return;
     const files = provenanceFiles(this.c.plan, state, taskIds);
-    const failed = await this.c.executor.writeFiles(files);
+    const failed = await this.c.executor.workdir.writeFiles(files);
     if (failed.length > 0)
       this.c.warn?.(
         `could not write the provenance record of ${failed.length} output${failed.length === 1 ? '' : 's'} (${failed[0]}); the state keeps what it would say`,
@@ -213,7 +213,7 @@ export class CampaignController {
     const warnings = checklistsChanged(state, this.c.plan).map(checklistChangedWarning);
     const outputs = completedOutputs(state, this.c.plan);
     if (outputs.size === 0) return { state, warnings };
-    const missing = new Set(await this.c.executor.missing([...outputs.values()]));
+    const missing = new Set(await this.c.executor.workdir.missing([...outputs.values()]));
     const gone = new Map([...outputs].filter(([, path]) => missing.has(path)));
     if (gone.size > 0) warnings.push(outputsGoneWarning(gone, retryHow));
     return { state: outputsGone(state, gone), warnings };
@@ -274,7 +274,7 @@ export class CampaignController {
     if (id === undefined || this.shipped === id) return;
     if (this.c.code?.facts.id !== id)
       throw new Error(`a submission runs code snapshot ${id}, and the controller was given ${this.c.code?.facts.id}`);
-    await this.c.executor.shipCode(this.c.code);
+    await this.c.executor.workdir.shipCode(this.c.code);
     this.shipped = id;
   }
 
@@ -311,7 +311,14 @@ export class CampaignController {
           for (const tpl of p.preconditions)
             paths.add(renderPath(this.c.manifest, manifestPhase, tpl, t.values, t.tag));
         }
-        return [{ type: 'preconditions', phase: p.name, at: at(), missing: await this.c.executor.missing([...paths]) }];
+        return [
+          {
+            type: 'preconditions',
+            phase: p.name,
+            at: at(),
+            missing: await this.c.executor.workdir.missing([...paths]),
+          },
+        ];
       }
       case 'hold': {
         // Taken out of the queue, then ended here: a cancelled index that never started may
@@ -338,13 +345,14 @@ export class CampaignController {
           const last = ts.attempts[ts.attempts.length - 1];
           const commands: SmokeFacts['commands'] = {};
           for (const [i, check] of p.checklist.entries()) {
-            if (check.check === 'command') commands[i] = await this.c.executor.runCheck(spec, toShell(check.run));
+            if (check.check === 'command')
+              commands[i] = await this.c.executor.workdir.runCheck(spec, toShell(check.run));
           }
           facts.push({
             task: spec,
             state: ts,
             log: last ? await this.c.executor.readLog(spec, last) : '',
-            ...(last ? { output: await this.c.executor.outputFacts(spec, last, withText) } : {}),
+            ...(last ? { output: await this.c.executor.workdir.outputFacts(spec, last, withText) } : {}),
             commands,
           });
         }

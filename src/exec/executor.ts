@@ -1,12 +1,13 @@
-/** What every executor (local, slurm, ssh-gpu) offers the controller. */
+/**
+ * What every executor (local, slurm, ssh-gpu) offers the controller: what its kind schedules
+ * (capacity, submission, observation, cancel, withdrawal, logs), and beside it the campaign's
+ * workdir, which every kind shares (exec/workdir.ts).
+ */
 import type { TaskSpec } from '../manifest/expand.js';
-import type { OutputFacts } from '../judge/checklist.js';
 import type { Submission, TaskEvent } from '../state/events.js';
 import type { Attempt } from '../state/state.js';
-import type { SetAsideResult } from '../render/set-aside.js';
-import type { TakeFile } from '../report/results/gathering.js';
-import type { CodeSnapshot } from './code-ship.js';
-import type { CampaignGeneration } from './generation.js';
+import { UserError } from '../errors.js';
+import type { Workdir } from './workdir.js';
 
 export interface ActiveAttempt {
   task: TaskSpec;
@@ -50,43 +51,15 @@ export interface Executor {
   readLog(task: TaskSpec, attempt: Attempt): Promise<string>;
   /** Where the attempt's log is (on the machine it ran on), for messages; undefined where it has none yet. */
   logPath(task: TaskSpec, attempt: Attempt): Promise<string | undefined>;
-  /** The task's output as this attempt left it (fresh = written after the attempt began, by the executor's clock). */
-  outputFacts(task: TaskSpec, attempt: Attempt, withText: boolean): Promise<OutputFacts>;
-  /** Runs a check command for a task in the workdir; its exit status and the end of its output. */
-  runCheck(task: TaskSpec, command: string): Promise<{ exitCode: number; tail: string }>;
-  /** Which of these workdir-relative paths do not exist. */
-  missing(paths: readonly string[]): Promise<string[]>;
-  /**
-   * Writes these small files (workdir-relative paths), each whole or not at all (by rename), in
-   * one operation; returns the paths it could not write.
-   */
-  writeFiles(files: readonly { path: string; text: string }[]): Promise<string[]>;
-  /** A workdir-relative file's text; undefined when it does not exist. */
-  readFile(path: string): Promise<string | undefined>;
-  /**
-   * Reads workdir-relative files in as few transfers as the link allows, passing each one found
-   * to `take`: its stamp, and its text unless `known` (path → stamp) holds that stamp already.
-   * `endsSuffice`: a large file's head and tail are enough (report/results/gathering.ts).
-   */
-  gather(
-    paths: readonly string[],
-    known: ReadonlyMap<string, string>,
-    endsSuffice: boolean,
-    take: TakeFile,
-  ): Promise<void>;
-  /** The campaign's generation as the workdir records it (exec/generation.ts). */
-  readonly generation: CampaignGeneration;
-  /**
-   * Moves the campaign's attempts and claimed outputs to `dest` (workdir-relative), for a
-   * campaign started over (render/set-aside.ts); throws a UserError when it cannot.
-   */
-  setAside(dest: string): Promise<SetAsideResult>;
-  /**
-   * Ships a code snapshot to `<workdir>/.campaign/code/<id>/` (exec/code-ship.ts) unless it is
-   * there already; called before the first submission that runs it.
-   */
-  shipCode(snapshot: CodeSnapshot): Promise<void>;
-  /** Removes the code snapshots in the workdir that `keep` does not name (`campaign gc`); returns their ids. */
-  removeCode(keep: ReadonlySet<string>): Promise<string[]>;
+  /** The campaign's workdir, the same implementation for every kind over its transport (exec/workdir.ts). */
+  readonly workdir: Workdir;
   close(): Promise<void>;
+}
+
+/** The error of a cancel script that failed: the tasks may still run, and the user can stop them. */
+export function cancelFailed(code: number, stderr: string): UserError {
+  return new UserError({
+    message: `cancelling failed (exit ${code}): ${stderr.trim()}`,
+    fix: "stop the tasks by hand: each attempt's directory holds its process group in pgid (kill -- -PGID)",
+  });
 }

@@ -39,7 +39,7 @@ export async function withUnitsDone(
     const facts =
       progress.log !== undefined
         ? { log: await executor.readLog(a.task, a.attempt) }
-        : { output: (await executor.outputFacts(a.task, a.attempt, true)).text ?? '' };
+        : { output: (await executor.workdir.outputFacts(a.task, a.attempt, true)).text ?? '' };
     const found = continued ? taskProgress(progress, facts)?.units : undefined;
     const from =
       progress.log === undefined || facts.log === undefined ? undefined : firstLogUnits(progress.log, facts.log);

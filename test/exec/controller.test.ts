@@ -13,6 +13,7 @@ import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
 import { CampaignController } from '../../src/exec/controller.js';
 import type { ActiveAttempt, Executor } from '../../src/exec/executor.js';
+import type { Workdir } from '../../src/exec/workdir.js';
 import { FileStateStore } from '../../src/exec/store/file-store.js';
 import { manifest as manifestSchema } from '../../src/manifest/schema.js';
 import { planCampaign } from '../../src/plan/plan.js';
@@ -63,42 +64,26 @@ class RecordingExecutor implements Executor {
   logPath(): Promise<string | undefined> {
     return Promise.resolve(undefined);
   }
-  outputFacts(): ReturnType<Executor['outputFacts']> {
-    return Promise.resolve({ exists: true, fresh: true, digest: 'd' });
-  }
-  runCheck(): Promise<{ exitCode: number; tail: string }> {
-    return Promise.resolve({ exitCode: 0, tail: '' });
-  }
-  missing(): Promise<string[]> {
-    return Promise.resolve([]);
-  }
-  writeFiles(): Promise<string[]> {
-    return Promise.resolve([]);
-  }
-  readFile(): Promise<string | undefined> {
-    return Promise.resolve(undefined);
-  }
-  gather(): Promise<void> {
-    return Promise.resolve();
-  }
   private recorded: string | undefined;
-  readonly generation = {
-    read: (): Promise<string | undefined> => Promise.resolve(this.recorded),
-    record: (generation: string): Promise<string> => Promise.resolve((this.recorded ??= generation)),
-    replace: (generation: string): Promise<void> => {
-      this.recorded = generation;
-      return Promise.resolve();
+  readonly workdir: Workdir = {
+    outputFacts: () => Promise.resolve({ exists: true, fresh: true, digest: 'd' }),
+    runCheck: () => Promise.resolve({ exitCode: 0, tail: '' }),
+    missing: () => Promise.resolve([]),
+    writeFiles: () => Promise.resolve([]),
+    readFile: () => Promise.resolve(undefined),
+    gather: () => Promise.resolve(),
+    generation: {
+      read: (): Promise<string | undefined> => Promise.resolve(this.recorded),
+      record: (generation: string): Promise<string> => Promise.resolve((this.recorded ??= generation)),
+      replace: (generation: string): Promise<void> => {
+        this.recorded = generation;
+        return Promise.resolve();
+      },
     },
+    setAside: (dest) => Promise.resolve({ outputs: 0, attempts: false, dest }),
+    shipCode: () => Promise.resolve(),
+    removeCode: () => Promise.resolve([]),
   };
-  setAside(dest: string): ReturnType<Executor['setAside']> {
-    return Promise.resolve({ outputs: 0, attempts: false, dest });
-  }
-  shipCode(): Promise<void> {
-    return Promise.resolve();
-  }
-  removeCode(): Promise<string[]> {
-    return Promise.resolve([]);
-  }
   close(): Promise<void> {
     return Promise.resolve();
   }

@@ -1,8 +1,8 @@
 /**
  * Writes in the workdir never follow a symlink that a task, or another user of a shared workdir,
- * planted: the provenance record's temporary file and the record itself, locally and in the
- * shell text of the executors that reach the workdir through a transport (run here by real
- * bash), and the directories `run --fresh` moves the earlier attempts and outputs into.
+ * planted: the provenance record's temporary file and the record itself, in the shell text every
+ * executor's workdir runs through its transport (run here by real bash, the local executor's as
+ * well), and the directories `run --fresh` moves the earlier attempts and outputs into.
  */
 import { lstat, mkdir, mkdtemp, readFile, readdir, readlink, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { afterAll, beforeEach, describe, expect, it } from 'vitest';
 import { UserError } from '../../src/errors.js';
 import { LocalExecutor } from '../../src/exec/local/local-executor.js';
-import { RemoteWorkdir } from '../../src/exec/remote-workdir.js';
+import { TransportWorkdir } from '../../src/exec/transport-workdir.js';
 import { LocalTransport } from '../../src/exec/transport/local.js';
 import { manifest as manifestSchema } from '../../src/manifest/schema.js';
 import { asideDir } from '../../src/render/set-aside.js';
@@ -41,10 +41,11 @@ const manifest = () =>
 const SIDECAR = 'o/.1.txt.provenance.json';
 const RECORD = '{"attempt": 1}\n';
 
-/** The two ways the workdir is written: this machine's files, and the shell text a transport runs. */
+/** The workdir written as the local executor's (over this machine's transport), and as one behind a transport. */
 const writers: Record<string, (files: { path: string; text: string }[]) => Promise<string[]>> = {
-  local: (files) => new LocalExecutor({ manifest: manifest(), workdir }).writeFiles(files),
-  'through a transport': (files) => new RemoteWorkdir(new LocalTransport(), manifest()).writeFiles(files),
+  local: (files) => new LocalExecutor({ manifest: manifest(), workdir }).workdir.writeFiles(files),
+  'through a transport': (files) =>
+    new TransportWorkdir(new LocalTransport(), manifest(), { folder: '.campaign/local/c' }).writeFiles(files),
 };
 
 describe.each(Object.entries(writers))('the provenance record, written %s', (_, write) => {
@@ -80,11 +81,11 @@ async function claim(output: string): Promise<void> {
   await writeFile(join(workdir, output), 'earlier\n');
 }
 
-/** The set-aside of each executor: the local one's, and the shell text one through a transport runs. */
+/** The set-aside of the local executor's workdir, and of one behind a transport: the same shell text, run by bash. */
 const setAsides: Record<string, (dest: string) => Promise<unknown>> = {
-  local: (dest) => new LocalExecutor({ manifest: manifest(), workdir }).setAside(dest),
+  local: (dest) => new LocalExecutor({ manifest: manifest(), workdir }).workdir.setAside(dest),
   'through a transport': (dest) =>
-    new RemoteWorkdir(new LocalTransport(), manifest()).setAside('.campaign/local/c', dest),
+    new TransportWorkdir(new LocalTransport(), manifest(), { folder: '.campaign/local/c' }).setAside(dest),
 };
 
 const errorOf = async (p: Promise<unknown>): Promise<UserError> => {

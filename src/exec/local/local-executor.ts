@@ -5,14 +5,12 @@
  * controller dies). Attempts are watched by pid and marker, never by matching process lists.
  */
 import { spawn } from 'node:child_process';
-import { createHash } from 'node:crypto';
-import { createReadStream } from 'node:fs';
-import { link, mkdir, readFile, realpath, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { hostname } from 'node:os';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import type { TaskSpec } from '../../manifest/expand.js';
 import type { Manifest } from '../../manifest/schema.js';
-import { fullRecordExpectation, type OutputFacts } from '../../judge/checklist.js';
+import { fullRecordExpectation } from '../../judge/checklist.js';
 import type { Submission, TaskEvent } from '../../state/events.js';
 import { classifyEnd } from '../../judge/attempt-end.js';
 import type { Attempt } from '../../state/state.js';
@@ -27,21 +25,14 @@ import {
   renderWrapper,
   type ExitMarker,
 } from '../../render/wrapper.js';
-import { parseSetAside, renderSetAside, type SetAsideResult } from '../../render/set-aside.js';
-import { removeSnapshotsHere, shipHere, type CodeSnapshot } from '../code-ship.js';
-import { cancelFailed, setAsideOrThrow } from '../remote-workdir.js';
+import { TransportWorkdir } from '../transport-workdir.js';
 import { LocalTransport } from '../transport/local.js';
 import { tempPathFor } from '../transport/transport.js';
-import { gatherEach } from '../gather.js';
-import type { TakeFile } from '../../report/results/gathering.js';
-import type { ActiveAttempt, Executor } from '../executor.js';
-import { GenerationRecord } from '../generation.js';
-import { generationPath } from '../../decide/generation.js';
+import { cancelFailed, type ActiveAttempt, type Executor } from '../executor.js';
 import { processAlive, waitFor } from './process.js';
 
 /** Seconds between SIGTERM at the walltime and SIGKILL. */
 const KILL_AFTER = 10;
-const TEXT_LIMIT = 64 * 1024 * 1024;
 
 export interface LocalExecutorOptions {
   manifest: Manifest;
@@ -56,13 +47,16 @@ export const localAttemptsDir = (campaign: string): string[] => ['.campaign', 'l
 export class LocalExecutor implements Executor {
   private readonly maxParallel: number;
   private readonly now: () => string;
-  /** The workdir with its symlinks resolved: where real outputs are. */
-  private realWorkdir: Promise<string> | undefined;
-  readonly generation: GenerationRecord;
+  /** The workdir, on this machine. */
+  readonly workdir: TransportWorkdir;
 
   constructor(private readonly opts: LocalExecutorOptions) {
     this.maxParallel = opts.manifest.cluster.max_parallel ?? 2;
-    this.generation = new GenerationRecord(this, generationPath('local', opts.manifest.campaign));
+    // Its processes start at once: an output counts from the launch (before it, to the second).
+    this.workdir = new TransportWorkdir(new LocalTransport({ environment: 'inherited' }), opts.manifest, {
+      folder: localAttemptsDir(opts.manifest.campaign).slice(0, -1).join('/'),
+      path: opts.workdir,
+    });
     this.now = opts.now ?? (() => new Date().toISOString());
   }
 
@@ -216,7 +210,7 @@ export class LocalExecutor implements Executor {
       }
       if (!attempt.startedAt) events.push({ type: 'started', ...base, at: marker.startedAt ?? marker.at });
       const log = await this.readLog(task, attempt);
-      const { cls, reason } = await this.classify(task, attempt.submittedAt, marker, log, walltimeSeconds);
+      const { cls, reason } = await this.classify(task, attempt, marker, log, walltimeSeconds);
       events.push({
         type: 'finished',
         ...base,
@@ -232,7 +226,7 @@ export class LocalExecutor implements Executor {
 
   private async classify(
     task: TaskSpec,
-    since: string,
+    attempt: Attempt,
     marker: ExitMarker,
     log: string,
     walltimeSeconds: number,
@@ -240,7 +234,8 @@ export class LocalExecutor implements Executor {
     const expect = fullRecordExpectation(this.opts.manifest, task);
     // Warned, its output tells a finished command from one that saved and stopped, whatever its status.
     const judged = marker.code === 0 || marker.warnedAt !== undefined;
-    const out = task.output === undefined || !judged ? undefined : await this.freshOutput(task, since, !!expect);
+    const out =
+      task.output === undefined || !judged ? undefined : await this.workdir.outputFacts(task, attempt, !!expect);
     const records = expect && out?.text !== undefined ? { expect, text: out.text } : undefined;
     return classifyEnd({
       marker,
@@ -259,110 +254,6 @@ export class LocalExecutor implements Executor {
 
   async logPath(task: TaskSpec, attempt: Attempt): Promise<string> {
     return join(this.attemptDir(task.id, attempt.n), 'log');
-  }
-
-  outputFacts(task: TaskSpec, attempt: Attempt, withText: boolean): Promise<OutputFacts> {
-    return this.freshOutput(task, attempt.submittedAt, withText);
-  }
-
-  private async freshOutput(task: TaskSpec, since: string, withText: boolean): Promise<OutputFacts> {
-    if (task.output === undefined) return { exists: false, fresh: false };
-    const path = join(this.opts.workdir, task.output);
-    const st = await stat(path).catch(() => undefined);
-    if (!st?.isFile()) return { exists: false, fresh: false };
-    // A symlink (to a sibling's output, or out of the workdir) proves nothing of this task's work.
-    this.realWorkdir ??= realpath(this.opts.workdir);
-    const real = await realpath(path);
-    if (real !== join(await this.realWorkdir, task.output)) return { exists: true, fresh: false, linkedTo: real };
-    // Taken before launch, to the second: file systems with coarse timestamps still count as fresh.
-    const fresh = st.mtimeMs >= Math.floor(Date.parse(since) / 1000) * 1000;
-    const digest = await sha256(path);
-    const text = withText && st.size <= TEXT_LIMIT ? await readFile(path, 'utf8') : undefined;
-    return { exists: true, fresh, digest, ...(text === undefined ? {} : { text }) };
-  }
-
-  async runCheck(task: TaskSpec, command: string): Promise<{ exitCode: number; tail: string }> {
-    const env = { ...environmentWithoutSecrets(), ...manifestTaskEnv(this.opts.manifest, task, 0, this.opts.workdir) };
-    return new Promise((resolve) => {
-      const child = spawn('timeout', ['600', 'bash', '-c', command], {
-        cwd: this.opts.workdir,
-        env,
-        stdio: ['ignore', 'pipe', 'pipe'],
-      });
-      let out = '';
-      const keep = (b: Buffer): void => {
-        out = (out + b.toString()).slice(-4000);
-      };
-      child.stdout.on('data', keep);
-      child.stderr.on('data', keep);
-      child.on('error', (e) => resolve({ exitCode: 127, tail: e.message }));
-      child.on('close', (code) => resolve({ exitCode: code ?? 128, tail: out }));
-    });
-  }
-
-  async missing(paths: readonly string[]): Promise<string[]> {
-    const out: string[] = [];
-    for (const p of paths) if (!(await stat(join(this.opts.workdir, p)).catch(() => undefined))) out.push(p);
-    return out;
-  }
-
-  async writeFiles(files: readonly { path: string; text: string }[]): Promise<string[]> {
-    const failed: string[] = [];
-    for (const f of files) {
-      const path = join(this.opts.workdir, f.path);
-      try {
-        await mkdir(dirname(path), { recursive: true });
-        await writeAtomic(path, f.text, 0o644);
-      } catch {
-        failed.push(f.path);
-      }
-    }
-    return failed;
-  }
-
-  async setAside(dest: string): Promise<SetAsideResult> {
-    const command = renderSetAside({
-      workdir: this.opts.workdir,
-      campaign: this.opts.manifest.campaign,
-      attempts: localAttemptsDir(this.opts.manifest.campaign).slice(0, -1).join('/'),
-      dest,
-    });
-    // The set-aside names its directories absolutely: the transport's home does not matter.
-    const r = await new LocalTransport({ environment: 'inherited' }).exec(command);
-    return setAsideOrThrow(parseSetAside(dest, r), this.opts.workdir);
-  }
-
-  shipCode(snapshot: CodeSnapshot): Promise<void> {
-    return shipHere(this.opts.workdir, snapshot);
-  }
-
-  removeCode(keep: ReadonlySet<string>): Promise<string[]> {
-    return removeSnapshotsHere(this.opts.workdir, keep);
-  }
-
-  readFile(path: string): Promise<string | undefined> {
-    return readFile(join(this.opts.workdir, path), 'utf8').catch(() => undefined);
-  }
-
-  /** Written whole where nothing is at the path, by a hard link (refused, atomically, where something is). */
-  async createFile(path: string, text: string): Promise<boolean> {
-    const to = join(this.opts.workdir, path);
-    await mkdir(dirname(to), { recursive: true });
-    const temp = tempPathFor(to);
-    try {
-      await writeFile(temp, text, { mode: 0o644, flag: 'wx' });
-      await link(temp, to);
-      return true;
-    } catch (e) {
-      if ((e as NodeJS.ErrnoException).code === 'EEXIST' && (await stat(to).catch(() => undefined))) return false;
-      throw e;
-    } finally {
-      await rm(temp, { force: true });
-    }
-  }
-
-  gather(paths: readonly string[], known: ReadonlyMap<string, string>, _ends: boolean, take: TakeFile): Promise<void> {
-    return gatherEach(new LocalTransport(), this.opts.workdir, paths, known, take);
   }
 
   async close(): Promise<void> {}
@@ -403,10 +294,4 @@ async function readPid(dir: string): Promise<number | undefined> {
 async function readExit(dir: string, now: string): Promise<ExitMarker | undefined> {
   const text = await readFile(join(dir, 'exit'), 'utf8').catch(() => undefined);
   return text === undefined ? undefined : parseExitMarker(text, now);
-}
-
-async function sha256(path: string): Promise<string> {
-  const hash = createHash('sha256');
-  for await (const chunk of createReadStream(path)) hash.update(chunk as Buffer);
-  return hash.digest('hex');
 }

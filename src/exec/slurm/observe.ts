@@ -8,7 +8,7 @@
  */
 import type { TaskEvent } from '../../state/events.js';
 import type { ActiveAttempt } from '../executor.js';
-import type { RemoteWorkdir } from '../remote-workdir.js';
+import type { TransportWorkdir } from '../transport-workdir.js';
 import { LinkError, type Transport } from '../transport/transport.js';
 import { classify, mergeRecords, withQueueEnds, type JobRecord } from './accounting.js';
 import { firstAsks, laggingEnds, verdictOf, type PassSeen, type SeenAttempt } from './ask-plan.js';
@@ -21,7 +21,7 @@ import type { Verification } from './verify.js';
 export interface ObservationOptions {
   commands: SlurmCommands;
   transport: Transport;
-  remote: RemoteWorkdir;
+  remote: TransportWorkdir;
   verification: Verification;
   /** The phases whose tasks run packed in array elements (plan/pack.ts). */
   packedPhases: ReadonlySet<string>;

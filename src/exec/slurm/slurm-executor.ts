@@ -14,19 +14,13 @@
 import { UserError } from '../../errors.js';
 import type { TaskSpec } from '../../manifest/expand.js';
 import { restriction, type Manifest } from '../../manifest/schema.js';
-import type { OutputFacts } from '../../judge/checklist.js';
 import { elementsOf } from '../../plan/pack.js';
 import type { Plan } from '../../plan/plan.js';
 import { slurmRoot, submissionFiles, submissionKey } from '../../render/sbatch.js';
-import type { SetAsideResult } from '../../render/set-aside.js';
-import type { TakeFile } from '../../report/results/gathering.js';
 import { submissionGroup, type Submission, type TaskEvent } from '../../state/events.js';
 import type { Attempt } from '../../state/state.js';
-import { generationPath } from '../../decide/generation.js';
-import type { CodeSnapshot } from '../code-ship.js';
 import type { ActiveAttempt, Executor } from '../executor.js';
-import { GenerationRecord } from '../generation.js';
-import { RemoteWorkdir } from '../remote-workdir.js';
+import { TransportWorkdir } from '../transport-workdir.js';
 import type { Transport } from '../transport/transport.js';
 import { declaredMaxJobs, type SendOutcome, type SlurmCommands, type SubmissionPlace } from './commands.js';
 import {
@@ -57,7 +51,8 @@ export interface SlurmExecutorOptions {
 }
 
 export class SlurmExecutor implements Executor {
-  private readonly remote: RemoteWorkdir;
+  /** The campaign's workdir, behind the login; submissions are keyed by the generation it records. */
+  readonly workdir: TransportWorkdir;
   private readonly now: () => string;
   private readonly warn: (message: string) => void;
   private readonly prefix: string;
@@ -67,8 +62,6 @@ export class SlurmExecutor implements Executor {
   private readonly observation: Observation;
   /** Node sets sbatch refused to exclude (no other node can take the job): not asked again, nor warned of, this run. */
   private readonly unavoidable = new Set<string>();
-  /** The campaign's generation, as the workdir records it: submissions are keyed by it. */
-  readonly generation: GenerationRecord;
   /** The site's limit on jobs queued (cluster.max_jobs, or sacctmgr's where smaller), lowered where sbatch says so. */
   private submitLimit: SubmitLimit | undefined;
   /** The campaign's jobs in the queue when the limit was read (a run resumed). */
@@ -80,21 +73,24 @@ export class SlurmExecutor implements Executor {
     this.now = opts.now ?? (() => new Date().toISOString());
     this.warn = opts.warn ?? (() => {});
     this.prefix = `${opts.manifest.campaign}~`;
-    this.remote = new RemoteWorkdir(opts.transport, opts.manifest);
-    this.generation = new GenerationRecord(this.remote, generationPath('slurm', opts.manifest.campaign));
+    // An output counts from the job's start where accounting saw one: a job may wait long in the queue.
+    this.workdir = new TransportWorkdir(opts.transport, opts.manifest, {
+      folder: `.campaign/slurm/${opts.manifest.campaign}`,
+      since: (a) => a.startedAt ?? a.submittedAt,
+    });
     this.record = new SubmissionRecord(this.prefix);
-    const workdir = () => this.workdir();
-    const root = async () => this.root(await this.workdir());
+    const workdir = () => this.workdirPath();
+    const root = async () => this.root(await this.workdirPath());
     const context = { ...opts, record: this.record, workdir, now: this.now, warn: this.warn };
     // Restricted mode is no more than this: the commands of an automation node rather than a shell's.
     const restricted = restriction(opts.manifest.cluster);
     this.commands =
       restricted === undefined ? new ShellCommands(context) : new PlainCommands(context, restricted === 'slurm');
-    this.verification = new Verification(opts.transport, this.remote, root);
+    this.verification = new Verification(opts.transport, this.workdir, root);
     this.observation = new Observation({
       commands: this.commands,
       transport: opts.transport,
-      remote: this.remote,
+      remote: this.workdir,
       verification: this.verification,
       packedPhases: new Set(opts.manifest.phases.filter((p) => p.pack !== undefined).map((p) => p.name)),
       root,
@@ -124,8 +120,8 @@ export class SlurmExecutor implements Executor {
     return this.observation.ended;
   }
 
-  private workdir(): Promise<string> {
-    return this.remote.path();
+  private workdirPath(): Promise<string> {
+    return this.workdir.path();
   }
 
   private root(workdir: string): string {
@@ -174,7 +170,7 @@ export class SlurmExecutor implements Executor {
    * submission's script through `sbatch --test-only`; nothing is queued.
    */
   async testSubmissions(plan: Plan): Promise<Refusal[]> {
-    const workdir = await this.workdir();
+    const workdir = await this.workdirPath();
     const where = { name: `${this.prefix}test-only`, dir: `${this.root(workdir)}/test-only`, workdir, exclude: false };
     const room = this.submitLimit && Math.max(1, this.submitLimit.limit - this.commands.others - this.ownQueued);
     const tested = testedArrays(plan, this.opts.manifest, where, room);
@@ -193,7 +189,7 @@ export class SlurmExecutor implements Executor {
   }
 
   async submit(submissions: readonly Submission[]): Promise<TaskEvent[]> {
-    const workdir = await this.workdir();
+    const workdir = await this.workdirPath();
     const root = this.root(workdir);
     const record = this.record;
     if (!record.attemptsRead) record.fill(root, await this.commands.readRecord(root));
@@ -214,7 +210,7 @@ export class SlurmExecutor implements Executor {
       if (group.length === 0) continue;
       // Keyed by the generation (the state's creation where none was read): a campaign started
       // afresh never takes an earlier generation's job for its own.
-      const key = submissionKey(this.opts.manifest.campaign, this.generation.last ?? this.opts.since, group);
+      const key = submissionKey(this.opts.manifest.campaign, this.workdir.generation.last ?? this.opts.since, group);
       const name = `${this.prefix}${key}`;
       const dir = `${root}/${key}`;
       let jobId = record.jobNamed(name);
@@ -323,47 +319,6 @@ export class SlurmExecutor implements Executor {
 
   async logPath(_task: TaskSpec, attempt: Attempt): Promise<string | undefined> {
     return this.verification.logPath(attempt);
-  }
-
-  outputFacts(task: TaskSpec, attempt: Attempt, withText: boolean): Promise<OutputFacts> {
-    return this.remote.outputFacts(task, attempt.startedAt ?? attempt.submittedAt, withText);
-  }
-
-  runCheck(task: TaskSpec, command: string): Promise<{ exitCode: number; tail: string }> {
-    return this.remote.runCheck(task, command);
-  }
-
-  missing(paths: readonly string[]): Promise<string[]> {
-    return this.remote.missing(paths);
-  }
-
-  writeFiles(files: readonly { path: string; text: string }[]): Promise<string[]> {
-    return this.remote.writeFiles(files);
-  }
-
-  setAside(dest: string): Promise<SetAsideResult> {
-    return this.remote.setAside(`.campaign/slurm/${this.opts.manifest.campaign}`, dest);
-  }
-
-  readFile(path: string): Promise<string | undefined> {
-    return this.remote.readFile(path);
-  }
-
-  shipCode(snapshot: CodeSnapshot): Promise<void> {
-    return this.remote.shipCode(snapshot);
-  }
-
-  removeCode(keep: ReadonlySet<string>): Promise<string[]> {
-    return this.remote.removeCode(keep);
-  }
-
-  gather(
-    paths: readonly string[],
-    known: ReadonlyMap<string, string>,
-    endsSuffice: boolean,
-    take: TakeFile,
-  ): Promise<void> {
-    return this.remote.gather(paths, known, endsSuffice, take);
   }
 
   async close(): Promise<void> {

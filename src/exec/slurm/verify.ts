@@ -9,7 +9,7 @@ import { afterWarning, diskFull, recordsVerdict } from '../../judge/attempt-end.
 import { gateShortfall } from '../../judge/shortfall.js';
 import { GATE_EXIT, GATE_LINE } from '../../render/task-script.js';
 import type { Attempt, FailureClass } from '../../state/state.js';
-import type { RemoteWorkdir, OutputFreshness } from '../remote-workdir.js';
+import type { TransportWorkdir, OutputFreshness } from '../transport-workdir.js';
 import type { Transport } from '../transport/transport.js';
 import { isJobLog } from './handles.js';
 import { killedForMemory } from './marker-class.js';
@@ -27,7 +27,7 @@ export interface EndVerdict {
 export class Verification {
   constructor(
     private readonly transport: Transport,
-    private readonly remote: RemoteWorkdir,
+    private readonly remote: TransportWorkdir,
     /** Where the campaign's job directories are. */
     private readonly root: () => Promise<string>,
   ) {}
@@ -105,6 +105,6 @@ export class Verification {
 
   /** Both times are the cluster's: the job's start from accounting, the file's mtime. */
   freshness(task: TaskSpec, attempt: Attempt): Promise<OutputFreshness> {
-    return this.remote.freshness(task, attempt.startedAt ?? attempt.submittedAt);
+    return this.remote.freshness(task, this.remote.since(attempt));
   }
 }

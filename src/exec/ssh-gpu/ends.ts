@@ -110,7 +110,7 @@ export class EndsObserver {
       const started = marker.startedAt ?? marker.at;
       if (!attempt.startedAt) events.push({ type: 'started', ...base, at: started });
       const log = await this.logForClassifying(s, dirs[i]!);
-      const output = task.output === undefined ? undefined : await s.workdir.freshness(task, attempt.submittedAt);
+      const output = task.output === undefined ? undefined : await s.workdir.freshness(task, s.workdir.since(attempt));
       const records = output && marker.code === 0 ? await s.workdir.records(task, output) : undefined;
       const { cls, reason } = classifyEnd({
         marker,

@@ -8,7 +8,7 @@
  */
 import type { Manifest } from '../../manifest/schema.js';
 import type { GpuStatus } from '../../decide/gpu.js';
-import { RemoteWorkdir } from '../remote-workdir.js';
+import { TransportWorkdir } from '../transport-workdir.js';
 import type { Transport } from '../transport/transport.js';
 import { campaignFolder } from './paths.js';
 import type { Prober } from './probe.js';
@@ -68,7 +68,7 @@ export class Pool {
       ...(name === undefined ? {} : { name }),
       where: name ?? this.cluster.login ?? 'this machine',
       transport,
-      workdir: new RemoteWorkdir(transport, this.manifest),
+      workdir: new TransportWorkdir(transport, this.manifest, { folder: campaignFolder(this.manifest.campaign) }),
       ...(gpus === undefined ? {} : { gpus }),
       ...(maxParallel === undefined ? {} : { maxParallel }),
       probeFailures: 0,

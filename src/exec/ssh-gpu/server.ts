@@ -2,7 +2,7 @@
 import { UserError } from '../../errors.js';
 import type { ProbeTable } from '../../decide/gpu.js';
 import type { Manifest } from '../../manifest/schema.js';
-import type { RemoteWorkdir } from '../remote-workdir.js';
+import type { TransportWorkdir } from '../transport-workdir.js';
 import { LinkError, type Transport } from '../transport/transport.js';
 
 /** The manifest's cluster, of the ssh-gpu executor. */
@@ -27,7 +27,7 @@ export interface Server {
   /** How messages name it. */
   where: string;
   transport: Transport;
-  workdir: RemoteWorkdir;
+  workdir: TransportWorkdir;
   /** The GPU indices it may use (default: every GPU its probe lists). */
   gpus?: readonly number[];
   maxParallel?: number;

@@ -10,23 +10,17 @@
 import type { TaskSpec } from '../../manifest/expand.js';
 import type { Manifest } from '../../manifest/schema.js';
 import { oomPatterns } from '../../judge/attempt-end.js';
-import type { OutputFacts } from '../../judge/checklist.js';
 import type { Submission, TaskEvent } from '../../state/events.js';
 import { waveMayStart, type GpuStatus } from '../../decide/gpu.js';
 import type { Attempt } from '../../state/state.js';
-import type { CodeSnapshot } from '../code-ship.js';
 import { CANCEL_FILE, renderCancel } from '../../render/wrapper.js';
-import type { SetAsideResult } from '../../render/set-aside.js';
-import type { ActiveAttempt, Executor } from '../executor.js';
-import type { TakeFile } from '../../report/results/gathering.js';
-import { cancelFailed } from '../remote-workdir.js';
-import { GenerationRecord } from '../generation.js';
-import { generationPath } from '../../decide/generation.js';
+import { cancelFailed, type ActiveAttempt, type Executor } from '../executor.js';
+import { workdirThrough, type Workdir } from '../workdir.js';
 import type { Transport } from '../transport/transport.js';
 import { EndsObserver, LOG_LIMIT } from './ends.js';
 import { Launcher, submitFailed, submitted } from './launch.js';
 import { Notes } from './notes.js';
-import { attemptDir, campaignFolder, waveFile } from './paths.js';
+import { attemptDir, waveFile } from './paths.js';
 import { gpusForShell, place, tasksAtOnce, whyWaiting, type PlacementRequest, type ShellGpus } from './placement.js';
 import { Pool, type ServerCheck } from './pool.js';
 import { gpuCount, Prober, probeSettings } from './probe.js';
@@ -60,22 +54,14 @@ export class SshGpuExecutor implements Executor {
   private readonly pool: Pool;
   private readonly launcher: Launcher;
   private readonly ends: EndsObserver;
-  readonly generation: GenerationRecord;
+  /** The workdir the servers share, through the one that stands for it when asked: the first that answers. */
+  readonly workdir: Workdir = workdirThrough(() => this.pool.shared().workdir);
 
   constructor(opts: SshGpuExecutorOptions) {
     if (opts.manifest.cluster.executor !== 'ssh-gpu') throw new Error('SshGpuExecutor needs an ssh-gpu manifest');
     const { manifest } = opts;
     this.manifest = manifest;
     this.cluster = opts.manifest.cluster;
-    // Through the server that stands for the shared workdir, whichever that is when asked.
-    this.generation = new GenerationRecord(
-      {
-        readFile: (path) => this.pool.shared().workdir.readFile(path),
-        writeFiles: (files) => this.pool.shared().workdir.writeFiles(files),
-        createFile: (path, text) => this.pool.shared().workdir.createFile(path, text),
-      },
-      generationPath('ssh-gpu', manifest.campaign),
-    );
     this.now = opts.now ?? (() => new Date().toISOString());
     const warn = opts.warn ?? (() => {});
     this.killAfterS = opts.killAfterSeconds ?? KILL_AFTER_S;
@@ -278,48 +264,6 @@ export class SshGpuExecutor implements Executor {
 
   async logPath(task: TaskSpec, attempt: Attempt): Promise<string> {
     return `${await this.attemptDir(task.id, attempt.n)}/log`;
-  }
-
-  outputFacts(task: TaskSpec, attempt: Attempt, withText: boolean): Promise<OutputFacts> {
-    return this.pool.shared().workdir.outputFacts(task, attempt.submittedAt, withText);
-  }
-
-  runCheck(task: TaskSpec, command: string): Promise<{ exitCode: number; tail: string }> {
-    return this.pool.shared().workdir.runCheck(task, command);
-  }
-
-  missing(paths: readonly string[]): Promise<string[]> {
-    return this.pool.shared().workdir.missing(paths);
-  }
-
-  writeFiles(files: readonly { path: string; text: string }[]): Promise<string[]> {
-    return this.pool.shared().workdir.writeFiles(files);
-  }
-
-  setAside(dest: string): Promise<SetAsideResult> {
-    return this.pool.shared().workdir.setAside(campaignFolder(this.manifest.campaign), dest);
-  }
-
-  readFile(path: string): Promise<string | undefined> {
-    return this.pool.shared().workdir.readFile(path);
-  }
-
-  /** The servers share the workdir (checkShared): one of them takes it for all. */
-  shipCode(snapshot: CodeSnapshot): Promise<void> {
-    return this.pool.shared().workdir.shipCode(snapshot);
-  }
-
-  removeCode(keep: ReadonlySet<string>): Promise<string[]> {
-    return this.pool.shared().workdir.removeCode(keep);
-  }
-
-  gather(
-    paths: readonly string[],
-    known: ReadonlyMap<string, string>,
-    endsSuffice: boolean,
-    take: TakeFile,
-  ): Promise<void> {
-    return this.pool.shared().workdir.gather(paths, known, endsSuffice, take);
   }
 
   async close(): Promise<void> {

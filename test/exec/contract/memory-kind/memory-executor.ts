@@ -9,23 +9,18 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { mkdir, open, readFile, rename, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { fullRecordExpectation, type OutputFacts } from '../../../../src/judge/checklist.js';
+import { fullRecordExpectation } from '../../../../src/judge/checklist.js';
 import { classifyEnd } from '../../../../src/judge/attempt-end.js';
 import type { TaskSpec } from '../../../../src/manifest/expand.js';
 import type { Manifest } from '../../../../src/manifest/schema.js';
 import { manifestTaskEnv } from '../../../../src/render/task-env.js';
-import { parseSetAside, renderSetAside, type SetAsideResult } from '../../../../src/render/set-aside.js';
 import { renderTaskScript, resumeEnv, phaseOf, scriptInputFor } from '../../../../src/render/task-script.js';
 import type { ExitMarker } from '../../../../src/render/wrapper.js';
-import type { TakeFile } from '../../../../src/report/results/gathering.js';
 import type { Submission, TaskEvent } from '../../../../src/state/events.js';
 import type { Attempt } from '../../../../src/state/state.js';
-import type { CodeSnapshot } from '../../../../src/exec/code-ship.js';
 import type { ActiveAttempt, Executor } from '../../../../src/exec/executor.js';
-import { GenerationRecord } from '../../../../src/exec/generation.js';
-import { setAsideOrThrow } from '../../../../src/exec/remote-workdir.js';
+import { TransportWorkdir } from '../../../../src/exec/transport-workdir.js';
 import { environmentWithoutSecrets } from '../../../../src/exec/secrets.js';
-import { LocalExecutor } from '../../../../src/exec/local/local-executor.js';
 import { LocalTransport } from '../../../../src/exec/transport/local.js';
 
 /** One attempt as the machine runs it. */
@@ -114,15 +109,16 @@ export interface MemoryExecutorOptions {
 }
 
 export class MemoryExecutor implements Executor {
-  readonly generation: GenerationRecord;
   private readonly campaignDir: string;
-  /** The workdir's files, read and written as the local executor does. */
-  private readonly files: LocalExecutor;
+  /** The workdir on this machine, the one every kind shares over its transport. */
+  readonly workdir: TransportWorkdir;
 
   constructor(private readonly opts: MemoryExecutorOptions) {
     this.campaignDir = `.campaign/memory/${opts.manifest.campaign}`;
-    this.files = new LocalExecutor({ manifest: opts.manifest, workdir: opts.workdir });
-    this.generation = new GenerationRecord(this.files, `${this.campaignDir}/generation`);
+    this.workdir = new TransportWorkdir(new LocalTransport({ environment: 'inherited' }), opts.manifest, {
+      folder: this.campaignDir,
+      path: opts.workdir,
+    });
   }
 
   capacity(active: number): number {
@@ -134,7 +130,7 @@ export class MemoryExecutor implements Executor {
    * that a fresh start never finds the last one's.
    */
   private async key(task: string, attempt: number): Promise<string> {
-    const generation = this.generation.last ?? (await this.generation.read()) ?? '';
+    const generation = this.workdir.generation.last ?? (await this.workdir.generation.read()) ?? '';
     return [this.opts.workdir, this.opts.manifest.campaign, generation, task, attempt].join('\0');
   }
 
@@ -216,7 +212,9 @@ export class MemoryExecutor implements Executor {
       const log = await this.readLog(task, attempt);
       const expect = fullRecordExpectation(this.opts.manifest, task);
       const out =
-        task.output === undefined || end.code !== 0 ? undefined : await this.files.outputFacts(task, attempt, !!expect);
+        task.output === undefined || end.code !== 0
+          ? undefined
+          : await this.workdir.outputFacts(task, attempt, !!expect);
       const { cls, reason } = classifyEnd({
         marker: end,
         log,
@@ -253,51 +251,6 @@ export class MemoryExecutor implements Executor {
 
   async logPath(task: TaskSpec, attempt: Attempt): Promise<string> {
     return join(this.attemptDir(task.id, attempt.n), 'log');
-  }
-
-  // The workdir is on this machine, as the local executor's is: its file operations serve here too.
-
-  outputFacts(task: TaskSpec, attempt: Attempt, withText: boolean): Promise<OutputFacts> {
-    return this.files.outputFacts(task, attempt, withText);
-  }
-
-  runCheck(task: TaskSpec, command: string): Promise<{ exitCode: number; tail: string }> {
-    return this.files.runCheck(task, command);
-  }
-
-  missing(paths: readonly string[]): Promise<string[]> {
-    return this.files.missing(paths);
-  }
-
-  writeFiles(files: readonly { path: string; text: string }[]): Promise<string[]> {
-    return this.files.writeFiles(files);
-  }
-
-  readFile(path: string): Promise<string | undefined> {
-    return this.files.readFile(path);
-  }
-
-  gather(paths: readonly string[], known: ReadonlyMap<string, string>, ends: boolean, take: TakeFile): Promise<void> {
-    return this.files.gather(paths, known, ends, take);
-  }
-
-  shipCode(snapshot: CodeSnapshot): Promise<void> {
-    return this.files.shipCode(snapshot);
-  }
-
-  removeCode(keep: ReadonlySet<string>): Promise<string[]> {
-    return this.files.removeCode(keep);
-  }
-
-  async setAside(dest: string): Promise<SetAsideResult> {
-    const command = renderSetAside({
-      workdir: this.opts.workdir,
-      campaign: this.opts.manifest.campaign,
-      attempts: this.campaignDir,
-      dest,
-    });
-    const r = await new LocalTransport({ environment: 'inherited' }).exec(command);
-    return setAsideOrThrow(parseSetAside(dest, r), this.opts.workdir);
   }
 
   async close(): Promise<void> {}

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { TaskSpec } from '../../src/manifest/expand.js';
 import { manifest as manifestSchema } from '../../src/manifest/schema.js';
-import { RemoteWorkdir } from '../../src/exec/remote-workdir.js';
+import { TransportWorkdir } from '../../src/exec/transport-workdir.js';
 import { LocalTransport } from '../../src/exec/transport/local.js';
 
 const root = await mkdtemp(join(tmpdir(), 'campaign-remote-workdir-'));
@@ -29,7 +29,7 @@ const open = (workdir: string) => {
     workdir,
     phases: [{ name: 'p', command: 'true', grid: { k: [1] }, output: 'o/${k}.txt' }],
   });
-  return { transport, remote: new RemoteWorkdir(transport, m) };
+  return { transport, remote: new TransportWorkdir(transport, m, { folder: '.campaign/local/c' }) };
 };
 const task = (output: string): TaskSpec => ({
   id: `p/${output}`,

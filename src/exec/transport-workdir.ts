@@ -1,7 +1,9 @@
 /**
- * A campaign's workdir on the machine behind a transport: where it is, whether a task's output
- * is there and fresh, check commands run in it, and which paths are missing. Each is one SFTP
- * operation or one command, whatever the number of paths.
+ * A campaign's workdir on the machine behind a transport (SSH, an automation node's, or this
+ * machine's), the one implementation of `Workdir` every executor kind shares: where it is,
+ * whether a task's output is there and fresh, check commands run in it, which paths are missing,
+ * files, gathering, the generation, set-aside and code snapshots. Each is one SFTP operation or
+ * one command, whatever the number of paths.
  */
 import { createHash } from 'node:crypto';
 import { posix } from 'node:path';
@@ -14,9 +16,12 @@ import { parseSetAside, renderSetAside, type SetAsideResult } from '../render/se
 import { exportLines, shellQuote } from '../render/shell.js';
 import { UserError } from '../errors.js';
 import type { TakeFile } from '../report/results/gathering.js';
+import type { Attempt } from '../state/state.js';
 import { removeSnapshotsOverShell, shipOverSftp, shipOverShell, type CodeSnapshot } from './code-ship.js';
 import { gatherByArchive, gatherEach } from './gather.js';
+import { GenerationRecord } from './generation.js';
 import { resolveHome, tempPathFor, type Transport } from './transport/transport.js';
+import type { Workdir } from './workdir.js';
 
 /** The largest output whose records are checked at completion: one read whole over the link. */
 export const RECORDS_READ_LIMIT = 64 * 1024 * 1024;
@@ -30,23 +35,6 @@ export interface OutputFreshness {
   linkedTo?: string;
 }
 
-/** The error of a cancel script that failed: the tasks may still run, and the user can stop them. */
-export function cancelFailed(code: number, stderr: string): UserError {
-  return new UserError({
-    message: `cancelling failed (exit ${code}): ${stderr.trim()}`,
-    fix: "stop the tasks by hand: each attempt's directory holds its process group in pgid (kill -- -PGID)",
-  });
-}
-
-/** A set-aside's result, or the UserError that says what could not be moved. */
-export function setAsideOrThrow(r: SetAsideResult | { error: string }, workdir: string): SetAsideResult {
-  if (!('error' in r)) return r;
-  throw new UserError({
-    message: `cannot move the campaign's earlier attempts and outputs aside in ${workdir}: ${r.error}`,
-    fix: 'fix the permissions named and run again: what was moved stays moved, and the rest follows',
-  });
-}
-
 /** What needs a shell on the login node, said as the error an automation node gets. */
 function needsShell(what: string, fix: string): UserError {
   return new UserError({
@@ -54,6 +42,9 @@ function needsShell(what: string, fix: string): UserError {
     fix,
   });
 }
+
+/** A check command runs for at most 600 s (`timeout 600`): the command that runs it waits a little longer. */
+const CHECK_TIMEOUT_MS = 610_000;
 
 /** How many SFTP requests are in flight at once for a batch of paths. */
 const SFTP_BATCH = 64;
@@ -73,7 +64,20 @@ interface OutputStat {
   real?: string;
 }
 
-export class RemoteWorkdir {
+/** What differs between the kinds that share this implementation of the workdir. */
+export interface WorkdirOfKind {
+  /**
+   * The kind's folder of the campaign, relative to the workdir (`.campaign/<kind>/<campaign>`):
+   * its attempts and its generation, moved aside by a fresh start.
+   */
+  folder: string;
+  /** The absolute workdir, where the kind resolves it itself (local: beside the manifest); else the manifest's, `~` the home there. */
+  path?: string;
+  /** When an attempt's output counts from (default: its submission, the launch of a process that starts at once). */
+  since?: (attempt: Attempt) => string;
+}
+
+export class TransportWorkdir implements Workdir {
   private abs: string | undefined;
   private real: Promise<string | undefined> | undefined;
   /**
@@ -88,12 +92,16 @@ export class RemoteWorkdir {
    * goes through SFTP here instead, or is refused.
    */
   private readonly restricted: boolean;
+  readonly generation: GenerationRecord;
 
   constructor(
     private readonly transport: Transport,
     private readonly manifest: Manifest,
+    private readonly kind: WorkdirOfKind,
   ) {
     this.restricted = restriction(manifest.cluster) !== undefined;
+    this.abs = kind.path;
+    this.generation = new GenerationRecord(this, `${kind.folder}/generation`);
   }
 
   /** The absolute workdir (`~` is the remote user's home). */
@@ -120,6 +128,11 @@ export class RemoteWorkdir {
     if (r.code !== 0 || !r.stdout.startsWith('/'))
       throw new UserError(`cannot find the home directory on the server: ${r.stderr.trim()}`);
     return r.stdout;
+  }
+
+  /** When the attempt's output counts from, as its kind says. */
+  since(attempt: Attempt): string {
+    return this.kind.since?.(attempt) ?? attempt.submittedAt;
   }
 
   /**
@@ -259,9 +272,9 @@ export class RemoteWorkdir {
     return text === undefined ? undefined : { expect, text };
   }
 
-  async outputFacts(task: TaskSpec, since: string, withText: boolean): Promise<OutputFacts> {
+  async outputFacts(task: TaskSpec, attempt: Attempt, withText: boolean): Promise<OutputFacts> {
     if (task.output === undefined) return { exists: false, fresh: false };
-    const { exists, fresh, path, linkedTo } = await this.freshness(task, since);
+    const { exists, fresh, path, linkedTo, size } = await this.freshness(task, this.since(attempt));
     if (!exists) return { exists: false, fresh: false };
     if (linkedTo) return { exists, fresh, linkedTo };
     if (this.restricted) {
@@ -277,7 +290,8 @@ export class RemoteWorkdir {
     }
     const sum = await this.transport.exec(`sha256sum -- ${shellQuote(path)}`);
     const digest = sum.code === 0 ? sum.stdout.split(' ')[0] : undefined;
-    const text = withText ? await this.transport.readFile(path) : undefined;
+    // A larger output's text is left out (the records of one are not checked either).
+    const text = withText && (size ?? 0) <= RECORDS_READ_LIMIT ? await this.transport.readFile(path) : undefined;
     return { exists: true, fresh, ...(digest ? { digest } : {}), ...(text === undefined ? {} : { text }) };
   }
 
@@ -291,6 +305,7 @@ export class RemoteWorkdir {
     const env = exportLines(manifestTaskEnv(this.manifest, task, 0, workdir));
     const r = await this.transport.exec(
       `cd -- ${shellQuote(workdir)} || exit 127\n${env}\ntimeout 600 bash -c ${shellQuote(command)} 2>&1`,
+      { timeoutMs: CHECK_TIMEOUT_MS },
     );
     return { exitCode: r.code, tail: (r.stdout + r.stderr).slice(-4000) };
   }
@@ -406,16 +421,23 @@ export class RemoteWorkdir {
     return r.stdout.trim() === 'yes';
   }
 
-  /** renderSetAside run in the workdir; `attempts` is the executor's directory of the campaign's attempts. */
-  async setAside(attempts: string, dest: string): Promise<SetAsideResult> {
+  /** renderSetAside run in the workdir, the kind's folder of the campaign holding its attempts. */
+  async setAside(dest: string): Promise<SetAsideResult> {
     if (this.restricted)
       throw needsShell(
         '--fresh (moving the earlier attempts and outputs aside)',
         `move ${this.manifest.workdir} aside by hand from a login node with a shell, or give the campaign a new workdir`,
       );
     const workdir = await this.path();
-    const r = await this.transport.exec(renderSetAside({ workdir, campaign: this.manifest.campaign, attempts, dest }));
-    return setAsideOrThrow(parseSetAside(dest, r), workdir);
+    const r = await this.transport.exec(
+      renderSetAside({ workdir, campaign: this.manifest.campaign, attempts: this.kind.folder, dest }),
+    );
+    const aside = parseSetAside(dest, r);
+    if (!('error' in aside)) return aside;
+    throw new UserError({
+      message: `cannot move the campaign's earlier attempts and outputs aside in ${workdir}: ${aside.error}`,
+      fix: 'fix the permissions named and run again: what was moved stays moved, and the rest follows',
+    });
   }
 
   async readFile(path: string): Promise<string | undefined> {
