@@ -62,14 +62,14 @@ export class CampaignController {
   /** The campaign's generation this controller follows, once its first pass has joined it. */
   private generation: string | undefined;
 
-  constructor(private readonly c: ControllerOptions) {
-    this.now = c.now ?? (() => new Date().toISOString());
-    this.policy = retryPolicy(c.manifest, c.plan);
+  constructor(private readonly options: ControllerOptions) {
+    this.now = options.now ?? (() => new Date().toISOString());
+    this.policy = retryPolicy(options.manifest, options.plan);
   }
 
   /** The stored state, checked; a new one when there is none. */
   load(): Promise<CampaignState> {
-    return loadState(this.c.store, this.c.manifest.campaign, this.now());
+    return loadState(this.options.store, this.options.manifest.campaign, this.now());
   }
 
   /**
@@ -93,7 +93,7 @@ export class CampaignController {
           fix: 'check the connection to the cluster; the state is saved, and the same command resumes',
         });
       }
-      this.c.warn?.(`pass cut short, it will be made again: ${e.message}`);
+      this.options.warn?.(`pass cut short, it will be made again: ${e.message}`);
       return { state, atRest: false };
     }
   }
@@ -104,10 +104,10 @@ export class CampaignController {
     const state = joining ? await this.followGeneration(given) : given;
     const looked = this.activeAttempts(state);
     const observed = await withUnitsDone(
-      this.c.manifest,
-      this.c.executor,
+      this.options.manifest,
+      this.options.executor,
       looked,
-      await this.c.executor.observe(looked),
+      await this.options.executor.observe(looked),
     );
     let next = applyEvents(state, observed, this.policy);
     // Before the completions are saved: a pass cut short writes them again when it is made again.
@@ -116,10 +116,16 @@ export class CampaignController {
       observed.flatMap((e) => (e.type === 'finished' && e.class === 'completed' ? [e.task] : [])),
     );
     // Every active job counts, those of tasks the plan no longer has too.
-    const active = activeJobs(this.c.plan, next.tasks);
-    const decided = step(next, this.c.plan, this.now(), this.c.executor.capacity(active), this.c.executor.ended?.());
+    const active = activeJobs(this.options.plan, next.tasks);
+    const decided = step(
+      next,
+      this.options.plan,
+      this.now(),
+      this.options.executor.capacity(active),
+      this.options.executor.ended?.(),
+    );
     next = decided.state;
-    const actions = this.c.scope ? scopeActions(decided.actions, this.c.scope) : decided.actions;
+    const actions = this.options.scope ? scopeActions(decided.actions, this.options.scope) : decided.actions;
     if (!joining && actions.some((a) => a.type === 'submit')) next = await this.followGeneration(next);
     const acted: CampaignEvent[] = [];
     // One by one: a submission of a million tasks gives more events than a call takes arguments.
@@ -127,13 +133,13 @@ export class CampaignController {
     // A tasks record made in this pass is seen by no one else yet: changed in place, not copied again.
     next = applyEvents(next, acted, this.policy, next.tasks === state.tasks ? undefined : next.tasks);
     // Dependent phases may move on in the same pass (a gate passed, a phase completed).
-    const settled = step(next, this.c.plan, this.now(), 0).state;
-    await this.c.store.append([...observed, ...acted]);
-    await this.c.store.save(settled);
+    const settled = step(next, this.options.plan, this.now(), 0).state;
+    await this.options.store.append([...observed, ...acted]);
+    await this.options.store.save(settled);
     // Kept for the saved record, so that the record this pass began from is not kept alive.
     this.trackActive(settled);
-    const rest = this.c.scope
-      ? scopeAtRest(this.c.plan, settled, actions, this.c.scope)
+    const rest = this.options.scope
+      ? scopeAtRest(this.options.plan, settled, actions, this.options.scope)
       : atRest(settled, decided.actions);
     return { state: settled, atRest: acted.length === 0 && rest };
   }
@@ -146,7 +152,7 @@ export class CampaignController {
    * with the reason instead of sending its tasks again.
    */
   private async followGeneration(state: CampaignState): Promise<CampaignState> {
-    const executor = this.c.executor;
+    const executor = this.options.executor;
     const followed = this.generation ?? state.generation;
     let next = generationStep(followed, state.created, await executor.workdir.generation.read());
     if (next.do === 'record')
@@ -158,8 +164,8 @@ export class CampaignController {
 
   /** The stale state moved to the state directory's `previous/`, and the error that says why. */
   private async stale(recorded: string): Promise<UserError> {
-    const dest = join(this.c.store.dir, 'previous', this.now().replace(/[:.]/g, '-'));
-    await this.c.store.setAside(dest);
+    const dest = join(this.options.store.dir, 'previous', this.now().replace(/[:.]/g, '-'));
+    await this.options.store.setAside(dest);
     return staleGenerationError(recorded, dest);
   }
 
@@ -169,10 +175,10 @@ export class CampaignController {
    * Returns the saved state and the attempts still running at the end.
    */
   async cancel(state: CampaignState, waitMs: number): Promise<{ state: CampaignState; running: string[] }> {
-    const executor = this.c.executor;
+    const executor = this.options.executor;
     if (!executor.cancel) {
       throw new UserError({
-        message: `the ${this.c.manifest.cluster.executor} executor cannot cancel tasks`,
+        message: `the ${this.options.manifest.cluster.executor} executor cannot cancel tasks`,
         fix: 'stop them with the scheduler or on the machine they run on',
       });
     }
@@ -182,12 +188,12 @@ export class CampaignController {
     for (;;) {
       const active = this.activeAttempts(next);
       if (active.length === 0 || Date.now() > end) {
-        await this.c.store.save(next);
+        await this.options.store.save(next);
         return { state: next, running: active.map((a) => a.task.id) };
       }
       const observed = await executor.observe(active);
       next = applyEvents(next, observed, this.policy);
-      await this.c.store.append(observed);
+      await this.options.store.append(observed);
       await new Promise((r) => setTimeout(r, 500));
     }
   }
@@ -195,10 +201,10 @@ export class CampaignController {
   /** Writes the provenance record beside each of these tasks' completed outputs (state/provenance.ts). */
   async recordProvenance(state: CampaignState, taskIds: readonly string[]): Promise<void> {
     if (taskIds.length === 0) return;
-    const files = provenanceFiles(this.c.plan, state, taskIds);
-    const failed = await this.c.executor.workdir.writeFiles(files);
+    const files = provenanceFiles(this.options.plan, state, taskIds);
+    const failed = await this.options.executor.workdir.writeFiles(files);
     if (failed.length > 0)
-      this.c.warn?.(
+      this.options.warn?.(
         `could not write the provenance record of ${failed.length} output${failed.length === 1 ? '' : 's'} (${failed[0]}); the state keeps what it would say`,
       );
   }
@@ -210,10 +216,10 @@ export class CampaignController {
    * way to run those again.
    */
   async reconcile(state: CampaignState, retryHow: string): Promise<{ state: CampaignState; warnings: string[] }> {
-    const warnings = checklistsChanged(state, this.c.plan).map(checklistChangedWarning);
-    const outputs = completedOutputs(state, this.c.plan);
+    const warnings = checklistsChanged(state, this.options.plan).map(checklistChangedWarning);
+    const outputs = completedOutputs(state, this.options.plan);
     if (outputs.size === 0) return { state, warnings };
-    const missing = new Set(await this.c.executor.workdir.missing([...outputs.values()]));
+    const missing = new Set(await this.options.executor.workdir.missing([...outputs.values()]));
     const gone = new Map([...outputs].filter(([, path]) => missing.has(path)));
     if (gone.size > 0) warnings.push(outputsGoneWarning(gone, retryHow));
     return { state: outputsGone(state, gone), warnings };
@@ -246,7 +252,7 @@ export class CampaignController {
 
   /** Puts task `id`'s active attempt in `attempts`, or takes it out where it has none. */
   private putActive(attempts: Map<string, ActiveAttempt>, id: string, t: TaskState | undefined): void {
-    const where = placement(this.c.plan, id);
+    const where = placement(this.options.plan, id);
     const attempt = t?.attempts.at(-1);
     if (!t || !ACTIVE.has(t.status) || !where || !attempt) {
       attempts.delete(id);
@@ -272,22 +278,24 @@ export class CampaignController {
   private async shipCode(submissions: readonly Submission[]): Promise<void> {
     const id = submissions.find((s) => s.code !== undefined)?.code;
     if (id === undefined || this.shipped === id) return;
-    if (this.c.code?.facts.id !== id)
-      throw new Error(`a submission runs code snapshot ${id}, and the controller was given ${this.c.code?.facts.id}`);
-    await this.c.executor.workdir.shipCode(this.c.code);
+    if (this.options.code?.facts.id !== id)
+      throw new Error(
+        `a submission runs code snapshot ${id}, and the controller was given ${this.options.code?.facts.id}`,
+      );
+    await this.options.executor.workdir.shipCode(this.options.code);
     this.shipped = id;
   }
 
   private async act(action: Action, state: CampaignState): Promise<CampaignEvent[]> {
     const at = (): string => this.now();
-    const phase = (name: string) => this.c.plan.phases.find((p) => p.name === name)!;
+    const phase = (name: string) => this.options.plan.phases.find((p) => p.name === name)!;
     switch (action.type) {
       case 'submit': {
         // Each attempt keeps the walltime it ran under (headroom is judged against it after the
         // manifest changes) and the definition it ran under (a result counts for that one only).
         const sent = new Map(action.submissions.map((s) => [`${s.task.id}:${s.attempt}`, s]));
         await this.shipCode(action.submissions);
-        const events = await this.c.executor.submit(action.submissions);
+        const events = await this.options.executor.submit(action.submissions);
         return events.map((e) => {
           const s =
             e.type === 'submitted' || e.type === 'submit_failed' ? sent.get(`${e.task}:${e.attempt}`) : undefined;
@@ -298,25 +306,25 @@ export class CampaignController {
             ...(e.type === 'submitted' ? { walltimeSeconds: s.array.budget.seconds } : {}),
             ...(s.task.definition === undefined ? {} : { definition: s.task.definition }),
             ...(s.stageDefinition === undefined ? {} : { stageDefinition: s.stageDefinition }),
-            ...(this.c.commit === undefined ? {} : { commit: this.c.commit }),
+            ...(this.options.commit === undefined ? {} : { commit: this.options.commit }),
             ...(s.code === undefined ? {} : { code: s.code }),
           });
         });
       }
       case 'check_preconditions': {
         const p = phase(action.phase);
-        const manifestPhase = this.c.manifest.phases.find((m) => m.name === p.name)!;
+        const manifestPhase = this.options.manifest.phases.find((m) => m.name === p.name)!;
         const paths = new Set<string>();
         for (const t of p.tasks) {
           for (const tpl of p.preconditions)
-            paths.add(renderPath(this.c.manifest, manifestPhase, tpl, t.values, t.tag));
+            paths.add(renderPath(this.options.manifest, manifestPhase, tpl, t.values, t.tag));
         }
         return [
           {
             type: 'preconditions',
             phase: p.name,
             at: at(),
-            missing: await this.c.executor.workdir.missing([...paths]),
+            missing: await this.options.executor.workdir.missing([...paths]),
           },
         ];
       }
@@ -326,7 +334,7 @@ export class CampaignController {
         // the withdrawal is a real attempt, left to end as it will (on the full disk, or not).
         const held = new Set(action.tasks.map((t) => `${t.task}:${t.attempt}`));
         const attempts = this.activeAttempts(state).filter((a) => held.has(`${a.task.id}:${a.attempt.n}`));
-        const withdrawn = (await this.c.executor.withdraw?.(attempts)) ?? [];
+        const withdrawn = (await this.options.executor.withdraw?.(attempts)) ?? [];
         return withdrawn.map((a) => ({
           type: 'finished',
           task: a.task.id,
@@ -346,13 +354,13 @@ export class CampaignController {
           const commands: SmokeFacts['commands'] = {};
           for (const [i, check] of p.checklist.entries()) {
             if (check.check === 'command')
-              commands[i] = await this.c.executor.workdir.runCheck(spec, toShell(check.run));
+              commands[i] = await this.options.executor.workdir.runCheck(spec, toShell(check.run));
           }
           facts.push({
             task: spec,
             state: ts,
-            log: last ? await this.c.executor.readLog(spec, last) : '',
-            ...(last ? { output: await this.c.executor.workdir.outputFacts(spec, last, withText) } : {}),
+            log: last ? await this.options.executor.readLog(spec, last) : '',
+            ...(last ? { output: await this.options.executor.workdir.outputFacts(spec, last, withText) } : {}),
             commands,
           });
         }
