@@ -29136,8 +29136,8 @@ const MARKER_LAST = 0xf8ff;
 function marker(index) {
     return String.fromCharCode(MARKER_BASE + index);
 }
-const useAt = (c) => {
-    const code = c.charCodeAt(0);
+const useAt = (char) => {
+    const code = char.charCodeAt(0);
     return code >= MARKER_BASE && code <= MARKER_LAST ? code - MARKER_BASE : undefined;
 };
 const BLANK = /[ \t]/;
@@ -30141,7 +30141,7 @@ function valueProblems(reading) {
     const positional = ['@', '*', ...'123456789'];
     // Input a loop or a group reads from a redirection after its end: a `read` inside may get it.
     const groupInput = value_contexts_union(...commands.filter((c) => c.words.length === 0).flatMap((c) => c.stdin));
-    const input = (c) => value_contexts_union(...c.stdin, c.piped ? { uses: c.before, refs: [] } : groupInput);
+    const input = (bashCommand) => value_contexts_union(...bashCommand.stdin, bashCommand.piped ? { uses: bashCommand.before, refs: [] } : groupInput);
     // What each shell variable may hold: the uses that reach it, through any chain of assignments.
     const flows = [];
     const integers = new Set();
@@ -30834,16 +30834,16 @@ function foreignOwner(state) {
 function passDetail(facts) {
     return `${facts.length} smoke task${facts.length === 1 ? '' : 's'} ok`;
 }
-function evaluate(c, facts, declared) {
+function evaluate(check, facts, declared) {
     const name = (f) => f.task.tag;
-    switch (c.check) {
+    switch (check.check) {
         case 'all_completed':
             return facts
                 .filter((f) => f.state.status !== 'completed')
                 .map((f) => `${name(f)} ${f.state.status}${f.state.reason ? ` (${f.state.reason})` : ''}`);
         case 'log_contains': {
-            const re = compilePattern(c.pattern);
-            return facts.filter((f) => !re.test(f.log)).map((f) => `${name(f)}: log has no line matching /${c.pattern}/`);
+            const re = compilePattern(check.pattern);
+            return facts.filter((f) => !re.test(f.log)).map((f) => `${name(f)}: log has no line matching /${check.pattern}/`);
         }
         case 'output_exists':
             return facts.flatMap((f) => outputProblem(f));
@@ -30869,17 +30869,19 @@ function evaluate(c, facts, declared) {
                 const problem = outputProblem(f);
                 if (problem.length > 0)
                     return problem;
-                return recordProblems(f.output.text ?? '', c.count, c.fields ?? []).map((p) => `${name(f)}: ${p}`);
+                return recordProblems(f.output.text ?? '', check.count, check.fields ?? []).map((p) => `${name(f)}: ${p}`);
             });
         case 'command': {
-            const position = declared.indexOf(c);
+            const position = declared.indexOf(check);
             return facts.flatMap((f) => {
                 const r = f.commands[position];
                 if (!r)
                     return [`${name(f)}: check command did not run`];
                 return r.exitCode === 0
                     ? []
-                    : [`${name(f)}: \`${c.run}\` exited ${r.exitCode}${r.tail ? `: ${r.tail.trim().split('\n').pop()}` : ''}`];
+                    : [
+                        `${name(f)}: \`${check.run}\` exited ${r.exitCode}${r.tail ? `: ${r.tail.trim().split('\n').pop()}` : ''}`,
+                    ];
             });
         }
     }
@@ -32661,7 +32663,8 @@ function tooLarge(path, size, maxBytes) {
  */
 
 
-function classify(e) {
+/** What kind of failure an error is, for a front end to tell it: the user's to fix, the link's, or a bug. */
+function failureOf(e) {
     if (e instanceof errors_UserError)
         return { kind: 'user', error: e };
     if (e instanceof LinkError)
@@ -32797,7 +32800,7 @@ async function entry(work) {
             toolkit_core.setFailed(failure);
     }
     catch (e) {
-        const failure = classify(e);
+        const failure = failureOf(e);
         if (failure.kind === 'user') {
             annotate(problemFindings(failure.error));
             toolkit_core.setFailed(failure.error.message);
