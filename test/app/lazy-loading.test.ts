@@ -66,7 +66,12 @@ async function loaded(name: string, args: string[], env: NodeJS.ProcessEnv = {})
 const TOOLKIT = ['/node_modules/@actions/', '/node_modules/undici/'];
 
 /** What the CLI's lint and plan leave to the commands that drive, summarise or reach a campaign. */
-const COMMAND_ONLY = ['/lib/exec/controller.js', '/lib/app/executors.js', '/lib/app/write-summary.js', '/lib/app/scripts.js'];
+const COMMAND_ONLY = [
+  '/lib/exec/controller.js',
+  '/lib/app/executors.js',
+  '/lib/app/write-summary.js',
+  '/lib/app/scripts.js',
+];
 
 const network = (urls: string[]) => urls.filter((u) => NETWORK.some((n) => u.includes(n)));
 const among = (urls: string[], paths: string[]) => urls.filter((u) => paths.some((n) => u.includes(n)));
