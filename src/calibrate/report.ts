@@ -27,7 +27,7 @@ function table(header: string[], rows: string[][]): string[] {
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
   const line = (cells: string[]): string =>
     cells
-      .map((c, i) => c.padEnd(widths[i]!))
+      .map((cell, i) => cell.padEnd(widths[i]!))
       .join('  ')
       .trimEnd();
   return [line(header), line(widths.map((w) => '-'.repeat(w))), ...rows.map(line)];

@@ -32,9 +32,9 @@ const pathValue = (value: string | undefined): boolean => value === 'FILE' || va
 
 function bash(commands: Commands): string {
   const names = Object.keys(commands);
-  const cases = Object.entries(commands).map(([name, c]) => {
-    const options = Object.keys(c.options).map((o) => `--${o}`);
-    const valued = Object.entries(c.options).filter(([, o]) => o.type === 'string');
+  const cases = Object.entries(commands).map(([name, command]) => {
+    const options = Object.keys(command.options).map((o) => `--${o}`);
+    const valued = Object.entries(command.options).filter(([, o]) => o.type === 'string');
     const values = valued.map(([o, spec]) => {
       const reply = spec.choices
         ? `COMPREPLY=($(compgen -W ${quote(spec.choices.join(' '))} -- "$cur"))`
@@ -43,7 +43,7 @@ function bash(commands: Commands): string {
           : 'COMPREPLY=()';
       return `        --${o}) ${reply}; return ;;`;
     });
-    const { names: kinds, many } = operandsOf(c);
+    const { names: kinds, many } = operandsOf(command);
     return `    ${name})
       case "$prev" in
 ${values.join('\n')}
@@ -97,14 +97,14 @@ complete -o filenames -F _campaign campaign
 const zshText = (text: string): string => text.replace(/([[\]:\\])/g, '\\$1').replace(/'/g, `'\\''`);
 
 function zsh(commands: Commands): string {
-  const list = Object.entries(commands).map(([name, c]) => `    ${quote(`${name}:${about(c)}`)}`);
-  const cases = Object.entries(commands).map(([name, c]) => {
-    const specs = Object.entries(c.options).map(([o, spec]) => {
+  const list = Object.entries(commands).map(([name, command]) => `    ${quote(`${name}:${about(command)}`)}`);
+  const cases = Object.entries(commands).map(([name, command]) => {
+    const specs = Object.entries(command.options).map(([o, spec]) => {
       if (spec.type === 'boolean') return `'--${o}'`;
       const action = spec.choices ? `(${spec.choices.join(' ')})` : pathValue(spec.value) ? '_files' : ' ';
       return `'--${o}=:${zshText((spec.value ?? o).toLowerCase())}:${action}'`;
     });
-    const { names: kinds, many } = operandsOf(c);
+    const { names: kinds, many } = operandsOf(command);
     const positional = kinds.map((kind, i) => {
       const action = kind === 'TASK' ? '_campaign_tasks' : kind === 'SHELL' ? `(${SHELLS.join(' ')})` : '_files';
       return many && i === kinds.length - 1
@@ -156,10 +156,12 @@ function fish(commands: Commands): string {
     end
 end`,
   ];
-  for (const [name, c] of Object.entries(commands)) {
-    lines.push(`complete -c campaign -n "not __fish_seen_subcommand_from ${names}" -a ${name} -d ${quote(about(c))}`);
+  for (const [name, command] of Object.entries(commands)) {
+    lines.push(
+      `complete -c campaign -n "not __fish_seen_subcommand_from ${names}" -a ${name} -d ${quote(about(command))}`,
+    );
     const when = `-n "__fish_seen_subcommand_from ${name}"`;
-    for (const [o, spec] of Object.entries(c.options)) {
+    for (const [o, spec] of Object.entries(command.options)) {
       const value =
         spec.type === 'boolean'
           ? ''
@@ -170,7 +172,7 @@ end`,
               : ' -x';
       lines.push(`complete -c campaign ${when} -l ${o}${value}`);
     }
-    const { names: kinds } = operandsOf(c);
+    const { names: kinds } = operandsOf(command);
     if (kinds.includes('TASK'))
       lines.push(`complete -c campaign ${when} -a "(campaign ${TASKS_COMMAND} (__campaign_manifest) 2>/dev/null)"`);
     if (kinds.includes('SHELL')) lines.push(`complete -c campaign ${when} -a ${quote(SHELLS.join(' '))}`);

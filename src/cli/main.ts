@@ -70,7 +70,7 @@ const indent = (text: string, by: number): string =>
     .join('\n');
 
 function usage(): string {
-  const lines = Object.values(COMMANDS).map((c) => `  ${c.synopsis}\n${indent(c.help, 6)}`);
+  const lines = Object.values(COMMANDS).map((command) => `  ${command.synopsis}\n${indent(command.help, 6)}`);
   return `usage: campaign <command> [options]   (campaign <command> --help, campaign --version)\n\n${lines.join('\n')}\n\n${EXIT_STATUS}`;
 }
 

@@ -16,16 +16,16 @@ function roff(text: string): string {
 }
 
 export function manPage(commands: Readonly<Record<string, Command>>, exitStatus: string): string {
-  const sections = Object.values(commands).map((c) => {
-    const options = Object.entries(c.options).map(([name, o]) => {
+  const sections = Object.values(commands).map((command) => {
+    const options = Object.entries(command.options).map(([name, o]) => {
       const value =
         o.type === 'boolean' ? '' : ` \\fI${roff(o.choices ? o.choices.join('|') : (o.value ?? 'VALUE'))}\\fR`;
       return `.TP\n\\fB\\-\\-${roff(name)}\\fR${value}`;
     });
-    const examples = c.examples.map((e) => `.nf\n    ${roff(e)}\n.fi`);
+    const examples = command.examples.map((e) => `.nf\n    ${roff(e)}\n.fi`);
     return [
-      `.SS ${roff(c.synopsis)}`,
-      roff(c.help),
+      `.SS ${roff(command.synopsis)}`,
+      roff(command.help),
       ...(options.length > 0 ? ['.PP\nOptions:', '.RS', ...options, '.RE'] : []),
       '.PP\nExamples:',
       ...examples,

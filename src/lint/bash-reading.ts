@@ -155,28 +155,28 @@ class Reader {
       command = this.fresh(piped);
     };
     while (this.i < this.s.length) {
-      const c = this.s[this.i]!;
+      const char = this.s[this.i]!;
       const next = this.s[this.i + 1];
-      if (BLANK.test(c)) {
+      if (BLANK.test(char)) {
         this.i++;
         continue;
       }
-      if (stop.includes(c)) break;
-      if (c === '\\' && next === '\n') {
+      if (stop.includes(char)) break;
+      if (char === '\\' && next === '\n') {
         this.i += 2;
         continue;
       }
-      if (c === '#') {
+      if (char === '#') {
         while (this.i < this.s.length && this.s[this.i] !== '\n') this.i++;
         continue;
       }
-      if (c === '\n') {
+      if (char === '\n') {
         this.i++;
         end(false);
         this.heredocBodies();
         continue;
       }
-      if (c === ';' || c === '&' || c === '|') {
+      if (char === ';' || char === '&' || char === '|') {
         const op = /^(;;&|;;|;&|&&|\|\||\|&|&>>|&>|[;&|])/.exec(this.s.slice(this.i))![0];
         if (op.startsWith('&>')) {
           this.i += op.length;
@@ -198,12 +198,12 @@ class Reader {
         cases[cases.length - 1] = 'body';
         continue;
       }
-      if (c === '(' && next === '(' && command.words.length === 0) {
+      if (char === '(' && next === '(' && command.words.length === 0) {
         this.i += 2;
         this.arithmetic('))', '((…))');
         continue;
       }
-      if (c === '(') {
+      if (char === '(') {
         this.i++;
         if (command.words.length === 1 && /^\s*\)/.test(this.s.slice(this.i))) {
           // name () { … }: a function definition.
@@ -218,12 +218,12 @@ class Reader {
         this.i++;
         continue;
       }
-      if (c === ')') {
+      if (char === ')') {
         // A `)` no open paren accounts for: a case pattern this reading missed; skip it.
         this.i++;
         continue;
       }
-      if ((c === '<' || c === '>') && next !== '(') {
+      if ((char === '<' || char === '>') && next !== '(') {
         this.redirect(command);
         continue;
       }
@@ -341,8 +341,8 @@ class Reader {
 
   /** A quoted heredoc's body: nothing expands, but a marker in it is still a use (lint refuses it apart). */
   private quotedBody(): Word {
-    const uses = [...this.s].flatMap((c) => {
-      const k = useAt(c);
+    const uses = [...this.s].flatMap((char) => {
+      const k = useAt(char);
       return k === undefined ? [] : [k];
     });
     uses.forEach((k) => this.seen.add(k));
@@ -379,16 +379,16 @@ class Reader {
     this.i++;
     const flow: Flow = { uses: [], refs: [] };
     while (this.i < this.s.length && this.s[this.i] !== ')') {
-      const c = this.s[this.i]!;
-      if (/\s/.test(c)) {
+      const char = this.s[this.i]!;
+      if (/\s/.test(char)) {
         this.i++;
         continue;
       }
-      if (c === '#') {
+      if (char === '#') {
         while (this.i < this.s.length && this.s[this.i] !== '\n') this.i++;
         continue;
       }
-      if (c === '[') {
+      if (char === '[') {
         this.i++;
         this.arithmetic(']', `the subscript of ${name}=([…]=…)`, name);
         if (this.s[this.i] === '=') this.i++;
@@ -409,21 +409,21 @@ class Reader {
     const flow: Flow = { uses: [], refs: [] };
     let depth = 0;
     while (this.i < this.s.length) {
-      const c = this.s[this.i]!;
+      const char = this.s[this.i]!;
       if (depth === 0 && this.s.startsWith(close, this.i)) {
         this.i += close.length;
         break;
       }
-      if (c === '(' || c === '[') depth++;
-      else if ((c === ')' || c === ']') && depth > 0) depth--;
-      const k = useAt(c);
+      if (char === '(' || char === '[') depth++;
+      else if ((char === ')' || char === ']') && depth > 0) depth--;
+      const k = useAt(char);
       if (k !== undefined) {
         this.seen.add(k);
         flow.uses.push(k);
         this.i++;
-      } else if (c === '$' || c === '`' || c === '"' || c === "'" || c === '\\') {
+      } else if (char === '$' || char === '`' || char === '"' || char === "'" || char === '\\') {
         this.merge(flow, this.expansion(false));
-      } else if (/[A-Za-z_]/.test(c)) {
+      } else if (/[A-Za-z_]/.test(char)) {
         const name = IDENT.exec(this.s.slice(this.i))![0];
         flow.refs.push(name);
         this.i += name.length;
@@ -485,12 +485,12 @@ class Reader {
     const collector = new Collector();
     let depth = 0;
     while (this.i < this.s.length) {
-      const c = this.s[this.i]!;
-      if (depth === 0 && /\s/.test(c)) break;
-      if (c === '(') depth++;
-      else if (c === ')') depth--;
+      const char = this.s[this.i]!;
+      if (depth === 0 && /\s/.test(char)) break;
+      if (char === '(') depth++;
+      else if (char === ')') depth--;
       if (!this.piece(collector)) {
-        collector.literal += c;
+        collector.literal += char;
         this.i++;
       }
     }
@@ -501,16 +501,16 @@ class Reader {
   word(stop: RegExp): Word {
     const collector = new Collector();
     while (this.i < this.s.length) {
-      const c = this.s[this.i]!;
-      if ((c === '<' || c === '>') && this.s[this.i + 1] === '(') {
+      const char = this.s[this.i]!;
+      if ((char === '<' || char === '>') && this.s[this.i + 1] === '(') {
         this.i += 2;
         collector.add(this.list(')'));
         this.i++;
         continue;
       }
-      if (/[?*+@!]/.test(c) && this.s[this.i + 1] === '(') {
+      if (/[?*+@!]/.test(char) && this.s[this.i + 1] === '(') {
         // An extended glob, @(a|b): its parentheses belong to the word.
-        collector.literal += c;
+        collector.literal += char;
         this.i++;
         let depth = 0;
         while (this.i < this.s.length) {
@@ -527,9 +527,9 @@ class Reader {
         }
         continue;
       }
-      if (stop.test(c)) break;
+      if (stop.test(char)) break;
       if (!this.piece(collector)) {
-        collector.literal += c;
+        collector.literal += char;
         this.i++;
       }
     }
@@ -538,27 +538,27 @@ class Reader {
 
   /** A quoted part, an escape, an expansion or a marker at `i`, into the collector; false when `i` holds a plain character. */
   private piece(collector: Collector): boolean {
-    const c = this.s[this.i]!;
-    const k = useAt(c);
+    const char = this.s[this.i]!;
+    const k = useAt(char);
     if (k !== undefined) {
       this.seen.add(k);
       collector.add({ uses: [k], refs: [] });
       this.i++;
       return true;
     }
-    if (c === '\\') {
+    if (char === '\\') {
       if (this.s[this.i + 1] !== '\n') collector.literal += this.s[this.i + 1] ?? '';
       this.i += 2;
       return true;
     }
-    if (c === "'") {
+    if (char === "'") {
       const end = this.s.indexOf("'", this.i + 1);
       const body = this.s.slice(this.i + 1, end < 0 ? this.s.length : end);
       this.i = end < 0 ? this.s.length : end + 1;
       this.literalWithUses(collector, body);
       return true;
     }
-    if (c === '$' && this.s[this.i + 1] === "'") {
+    if (char === '$' && this.s[this.i + 1] === "'") {
       this.i += 2;
       let body = '';
       while (this.i < this.s.length && this.s[this.i] !== "'") {
@@ -569,15 +569,15 @@ class Reader {
       this.literalWithUses(collector, body);
       return true;
     }
-    if (c === '"' || (c === '$' && this.s[this.i + 1] === '"')) {
-      this.i += c === '"' ? 1 : 2;
+    if (char === '"' || (char === '$' && this.s[this.i + 1] === '"')) {
+      this.i += char === '"' ? 1 : 2;
       const inner = this.doubleQuoted('"');
       this.i++;
       if (inner.literal === undefined) collector.add(inner);
       else collector.literal += inner.literal;
       return true;
     }
-    if (c === '$' || c === '`') {
+    if (char === '$' || char === '`') {
       const flow = this.expansion(true);
       if (flow) collector.add(flow);
       else {
@@ -605,18 +605,18 @@ class Reader {
   doubleQuoted(close: string): Word {
     const collector = new Collector();
     while (this.i < this.s.length) {
-      const c = this.s[this.i]!;
-      if (close && c === close) break;
-      const k = useAt(c);
+      const char = this.s[this.i]!;
+      if (close && char === close) break;
+      const k = useAt(char);
       if (k !== undefined) {
         this.seen.add(k);
         collector.add({ uses: [k], refs: [] });
         this.i++;
-      } else if (c === '\\') {
+      } else if (char === '\\') {
         const n = this.s[this.i + 1] ?? '';
-        collector.literal += /[$`"\\\n]/.test(n) ? (n === '\n' ? '' : n) : c + n;
+        collector.literal += /[$`"\\\n]/.test(n) ? (n === '\n' ? '' : n) : char + n;
         this.i += 2;
-      } else if (c === '$' || c === '`') {
+      } else if (char === '$' || char === '`') {
         const flow = this.expansion(true);
         if (flow) collector.add(flow);
         else {
@@ -624,7 +624,7 @@ class Reader {
           this.i++;
         }
       } else {
-        collector.literal += c;
+        collector.literal += char;
         this.i++;
       }
     }
@@ -644,16 +644,16 @@ class Reader {
   }
 
   private expand(strict: boolean): Flow | undefined {
-    const c = this.s[this.i]!;
+    const char = this.s[this.i]!;
     const next = this.s[this.i + 1] ?? '';
-    if (c === '`') return this.backticks();
-    if (c === '"') {
+    if (char === '`') return this.backticks();
+    if (char === '"') {
       this.i++;
       const inner = this.doubleQuoted('"');
       this.i++;
       return inner;
     }
-    if (c === "'" || c === '\\') {
+    if (char === "'" || char === '\\') {
       const collector = new Collector();
       this.piece(collector);
       return collector.word();
@@ -724,15 +724,15 @@ class Reader {
     let depth = 0;
     const collector = new Collector();
     while (this.i < this.s.length) {
-      const c = this.s[this.i]!;
-      if (c === '}' && depth === 0) {
+      const char = this.s[this.i]!;
+      if (char === '}' && depth === 0) {
         this.i++;
         break;
       }
-      if (c === '{') depth++;
-      if (c === '}') depth--;
+      if (char === '{') depth++;
+      if (char === '}') depth--;
       if (!this.piece(collector)) {
-        collector.literal += c;
+        collector.literal += char;
         this.i++;
       }
     }

@@ -33,7 +33,9 @@ export function valueProblems(reading: Reading): ValueProblem[] {
   const commands = reading.commands;
   const positional = ['@', '*', ...'123456789'];
   // Input a loop or a group reads from a redirection after its end: a `read` inside may get it.
-  const groupInput = union(...commands.filter((c) => c.words.length === 0).flatMap((c) => c.stdin));
+  const groupInput = union(
+    ...commands.filter((command) => command.words.length === 0).flatMap((command) => command.stdin),
+  );
   const input = (bashCommand: Command): Flow =>
     union(...bashCommand.stdin, bashCommand.piped ? { uses: bashCommand.before, refs: [] } : groupInput);
 
@@ -41,9 +43,9 @@ export function valueProblems(reading: Reading): ValueProblem[] {
   const flows: [string, Flow][] = [];
   const integers = new Set<string>();
   const associative = new Set<string>();
-  for (const c of commands) {
-    for (const a of c.assignments) flows.push([a.name, a.value]);
-    const { words } = unwrap(c.words);
+  for (const command of commands) {
+    for (const a of command.assignments) flows.push([a.name, a.value]);
+    const { words } = unwrap(command.words);
     const name = basename(words[0]);
     if (name === 'for' || name === 'select') {
       const variable = words[1]?.literal;
@@ -51,9 +53,9 @@ export function valueProblems(reading: Reading): ValueProblem[] {
     } else if (name === 'read' || name === 'mapfile' || name === 'readarray') {
       const { operands: names, args } = operands(words, name === 'read' ? 'adinNptu' : 'dnOsuCc');
       for (const n of [...names, ...(args.has('a') ? [args.get('a')!] : [])])
-        if (n.literal) flows.push([n.literal, input(c)]);
-      if (name !== 'read' && names.length === 0) flows.push(['MAPFILE', input(c)]);
-      if (name === 'read' && names.length === 0) flows.push(['REPLY', input(c)]);
+        if (n.literal) flows.push([n.literal, input(command)]);
+      if (name !== 'read' && names.length === 0) flows.push(['MAPFILE', input(command)]);
+      if (name === 'read' && names.length === 0) flows.push(['REPLY', input(command)]);
     } else if (name === 'printf') {
       const { operands: rest, args } = operands(words, 'v');
       const target = args.get('v')?.literal;
@@ -64,7 +66,7 @@ export function valueProblems(reading: Reading): ValueProblem[] {
     if (name !== undefined && DECLARATIONS.has(name)) {
       const flags = flagsOf(words);
       const declared = [
-        ...c.assignments.map((a) => a.name),
+        ...command.assignments.map((a) => a.name),
         ...words.slice(1).flatMap((w) => (w.literal && /^[A-Za-z_]\w*$/.test(w.literal) ? [w.literal] : [])),
       ];
       if (flags.includes('i')) declared.forEach((n) => integers.add(n));
@@ -109,8 +111,8 @@ export function valueProblems(reading: Reading): ValueProblem[] {
         via: variable,
       });
 
-  for (const c of commands) {
-    const { words, via } = unwrap(c.words);
+  for (const command of commands) {
+    const { words, via } = unwrap(command.words);
     const head = words[0];
     const name = basename(head);
     const by = via ? ` (run by ${via})` : '';
@@ -125,7 +127,11 @@ export function valueProblems(reading: Reading): ValueProblem[] {
     }
     if (name === undefined) continue;
     const rest = words.slice(1);
-    if (via === 'xargs' && c.piped && /(^|\s)(-I|-i|--replace)/.test(c.words.map((w) => w.literal ?? '').join(' ')))
+    if (
+      via === 'xargs' &&
+      command.piped &&
+      /(^|\s)(-I|-i|--replace)/.test(command.words.map((w) => w.literal ?? '').join(' '))
+    )
       report(
         'code',
         {
@@ -134,7 +140,7 @@ export function valueProblems(reading: Reading): ValueProblem[] {
           input: true,
         },
         {
-          uses: c.before,
+          uses: command.before,
           refs: [],
         },
       );
@@ -145,12 +151,16 @@ export function valueProblems(reading: Reading): ValueProblem[] {
       report('code', { context: what + by, program: runner }, ...code);
       if (stdin) {
         const input = { program: runner, input: true };
-        report('code', { context: `the input of ${name}${by}, which it runs as its program`, ...input }, ...c.stdin);
-        if (c.piped)
+        report(
+          'code',
+          { context: `the input of ${name}${by}, which it runs as its program`, ...input },
+          ...command.stdin,
+        );
+        if (command.piped)
           report(
             'code',
             { context: `text piped into ${name}${by}, which runs it as its program`, ...input },
-            { uses: c.before, refs: [] },
+            { uses: command.before, refs: [] },
           );
       }
       continue;
@@ -218,7 +228,7 @@ export function valueProblems(reading: Reading): ValueProblem[] {
         if (DECLARATIONS.has(name)) {
           const flags = flagsOf(words);
           report('name', `a name ${name} declares`, ...rest.filter((w) => w.literal === undefined));
-          for (const a of c.assignments) {
+          for (const a of command.assignments) {
             if (flags.includes('i')) report('arithmetic', `${name} -i`, a.value);
             if (flags.includes('n')) report('name', `${name} -n, a reference by name`, a.value);
           }

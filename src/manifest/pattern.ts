@@ -89,25 +89,25 @@ export function hasNestedQuantifier(source: string): boolean {
   const stack: boolean[] = [];
   let quantifiedInside = false;
   for (let i = 0; i < source.length; i++) {
-    const c = source[i]!;
-    if (c === '\\') {
+    const char = source[i]!;
+    if (char === '\\') {
       i++;
       quantifiedInside ||= /[+*{]/.test(source[i + 1] ?? '');
       continue;
     }
-    if (c === '[') {
+    if (char === '[') {
       const close = source.indexOf(']', i + 2);
       if (close === -1) return false;
       i = close;
       quantifiedInside ||= /[+*{]/.test(source[i + 1] ?? '');
       continue;
     }
-    if (c === '(') {
+    if (char === '(') {
       stack.push(quantifiedInside);
       quantifiedInside = false;
       continue;
     }
-    if (c === ')') {
+    if (char === ')') {
       const inner: boolean = quantifiedInside;
       const outer = stack.pop() ?? false;
       const quantified = /[+*{]/.test(source[i + 1] ?? '');
@@ -115,7 +115,7 @@ export function hasNestedQuantifier(source: string): boolean {
       quantifiedInside = outer || inner || quantified;
       continue;
     }
-    if (/[+*]/.test(c) || (c === '{' && /^\{\d+(,\d*)?\}/.test(source.slice(i)))) quantifiedInside = true;
+    if (/[+*]/.test(char) || (char === '{' && /^\{\d+(,\d*)?\}/.test(source.slice(i)))) quantifiedInside = true;
   }
   return false;
 }

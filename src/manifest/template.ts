@@ -195,11 +195,11 @@ class QuoteLexer {
     const base = this.fed.length;
     this.fed += text;
     for (let i = 0; i < text.length; i++) {
-      const c = text[i]!;
+      const char = text[i]!;
       const next = text[i + 1];
       if (this.heredoc) {
-        if (c !== '\n') {
-          this.line += c;
+        if (char !== '\n') {
+          this.line += char;
           continue;
         }
         const line = this.heredoc.tabs ? this.line.replace(/^\t+/, '') : this.line;
@@ -209,12 +209,12 @@ class QuoteLexer {
       }
       const top = this.stack[this.stack.length - 1]!;
       const prev = this.prev;
-      this.prev = c;
+      this.prev = char;
       if (this.escaped) {
         this.escaped = false;
         continue;
       }
-      if (c === '\n' && this.pending.length > 0 && !['sq', 'dq', 'ansi'].includes(top.kind)) {
+      if (char === '\n' && this.pending.length > 0 && !['sq', 'dq', 'ansi'].includes(top.kind)) {
         this.comment = false;
         const line = this.fed.slice(this.fed.lastIndexOf('\n', base + i - 1) + 1, base + i);
         for (const h of this.pending) h.writesText = WRITES_TEXT.test(line);
@@ -222,71 +222,71 @@ class QuoteLexer {
         continue;
       }
       if (this.comment) {
-        if (c === '\n') this.comment = false;
+        if (char === '\n') this.comment = false;
         continue;
       }
       switch (top.kind) {
         case 'sq':
-          if (c === "'") this.stack.pop();
+          if (char === "'") this.stack.pop();
           break;
         case 'ansi':
-          if (c === '\\') this.escaped = true;
-          else if (c === "'") this.stack.pop();
+          if (char === '\\') this.escaped = true;
+          else if (char === "'") this.stack.pop();
           break;
         case 'dq':
-          if (c === '\\') this.escaped = true;
-          else if (c === '"') this.stack.pop();
-          else if (c === '$' && (next === '(' || next === '[' || next === '{')) i = this.open(text, i);
-          else if (c === '`') this.stack.push({ kind: 'bt', depth: 0 });
+          if (char === '\\') this.escaped = true;
+          else if (char === '"') this.stack.pop();
+          else if (char === '$' && (next === '(' || next === '[' || next === '{')) i = this.open(text, i);
+          else if (char === '`') this.stack.push({ kind: 'bt', depth: 0 });
           break;
         case 'param':
-          if (c === '\\') this.escaped = true;
-          else if (c === '"') this.stack.push({ kind: 'dq', depth: 0 });
-          else if (c === '$' && (next === '(' || next === '[' || next === '{')) i = this.open(text, i);
-          else if (c === '{') top.depth++;
-          else if (c === '}' && top.depth > 0) top.depth--;
-          else if (c === '}') this.stack.pop();
+          if (char === '\\') this.escaped = true;
+          else if (char === '"') this.stack.push({ kind: 'dq', depth: 0 });
+          else if (char === '$' && (next === '(' || next === '[' || next === '{')) i = this.open(text, i);
+          else if (char === '{') top.depth++;
+          else if (char === '}' && top.depth > 0) top.depth--;
+          else if (char === '}') this.stack.pop();
           break;
         case 'arith':
           if (top.close === ']') {
-            if (c === '[') top.depth++;
-            else if (c === ']' && top.depth > 0) top.depth--;
-            else if (c === ']') this.stack.pop();
-          } else if (c === '(') top.depth++;
-          else if (c === ')' && top.depth > 0) top.depth--;
-          else if (c === ')' && next === ')') {
+            if (char === '[') top.depth++;
+            else if (char === ']' && top.depth > 0) top.depth--;
+            else if (char === ']') this.stack.pop();
+          } else if (char === '(') top.depth++;
+          else if (char === ')' && top.depth > 0) top.depth--;
+          else if (char === ')' && next === ')') {
             this.stack.pop();
             i++;
           }
-          if (c === '"') this.stack.push({ kind: 'dq', depth: 0 });
-          else if (c === '$' && (next === '(' || next === '[' || next === '{')) i = this.open(text, i);
+          if (char === '"') this.stack.push({ kind: 'dq', depth: 0 });
+          else if (char === '$' && (next === '(' || next === '[' || next === '{')) i = this.open(text, i);
           break;
         default:
-          if (c === '\\') this.escaped = true;
-          else if (c === '#' && /[\s;&|()]/.test(prev)) this.comment = true;
-          else if (c === "'") this.stack.push({ kind: 'sq', depth: 0 });
-          else if (c === '"') this.stack.push({ kind: 'dq', depth: 0 });
-          else if (c === '$' && next === "'") {
+          if (char === '\\') this.escaped = true;
+          else if (char === '#' && /[\s;&|()]/.test(prev)) this.comment = true;
+          else if (char === "'") this.stack.push({ kind: 'sq', depth: 0 });
+          else if (char === '"') this.stack.push({ kind: 'dq', depth: 0 });
+          else if (char === '$' && next === "'") {
             this.stack.push({ kind: 'ansi', depth: 0 });
             i++;
-          } else if (c === '$' && (next === '(' || next === '[' || next === '{')) i = this.open(text, i);
-          else if (c === '(' && next === '(' && /[\s;&|()]/.test(prev)) {
+          } else if (char === '$' && (next === '(' || next === '[' || next === '{')) i = this.open(text, i);
+          else if (char === '(' && next === '(' && /[\s;&|()]/.test(prev)) {
             this.stack.push({ kind: 'arith', depth: 0, close: '))' });
             i++;
-          } else if (c === '[' && next === '[' && /[\s;&|()]/.test(prev) && /\s/.test(text[i + 2] ?? '')) {
+          } else if (char === '[' && next === '[' && /[\s;&|()]/.test(prev) && /\s/.test(text[i + 2] ?? '')) {
             this.conds.push({ start: base + i });
             this.stack.push({ kind: 'cond', depth: 0, start: base + i });
             i++;
-          } else if (top.kind === 'cond' && c === ']' && next === ']' && /\s/.test(prev)) {
+          } else if (top.kind === 'cond' && char === ']' && next === ']' && /\s/.test(prev)) {
             this.conds[this.openCond()]!.end = base + i + 2;
             this.stack.pop();
             i++;
-          } else if (c === '<' && next === '<') i = this.redirect(text, i);
-          else if (c === '`') {
+          } else if (char === '<' && next === '<') i = this.redirect(text, i);
+          else if (char === '`') {
             if (top.kind === 'bt') this.stack.pop();
             else this.stack.push({ kind: 'bt', depth: 0 });
-          } else if (top.kind === 'cmd' && c === '(') top.depth++;
-          else if (top.kind === 'cmd' && c === ')') {
+          } else if (top.kind === 'cmd' && char === '(') top.depth++;
+          else if (top.kind === 'cmd' && char === ')') {
             if (top.depth === 0) this.stack.pop();
             else top.depth--;
           }

@@ -62,7 +62,9 @@ function autoWaves(input: PackingInput): { waves: number; why: string; error?: s
       error: 'has no cost model for pack: auto to size it by',
     };
   const wanted = Math.max(1, Math.ceil(minJob / task.costSeconds));
-  const caps = partitionCaps(input.cluster).filter((c) => input.partition === undefined || c.name === input.partition);
+  const caps = partitionCaps(input.cluster).filter(
+    (partitionCap) => input.partition === undefined || partitionCap.name === input.partition,
+  );
   const cap = caps.at(-1)?.maxSeconds;
   const fit = cap === undefined ? wanted : Math.max(1, Math.floor(cap / taskSeconds(task)));
   const waves = Math.min(wanted, fit);

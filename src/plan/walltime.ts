@@ -108,10 +108,10 @@ export function budgetFor(input: BudgetInput): Budget {
 export function place(caps: PartitionCap[], forced: string | undefined, budget: Budget): Budget {
   if (caps.length === 0) return budget;
   const floor = budget.costSeconds ?? budget.seconds;
-  const candidates = forced === undefined ? caps : caps.filter((c) => c.name === forced);
+  const candidates = forced === undefined ? caps : caps.filter((partitionCap) => partitionCap.name === forced);
   if (candidates.length === 0)
     return { ...budget, error: `partition "${forced}" is not declared in cluster.partitions` };
-  const fit = candidates.find((c) => floor <= c.maxSeconds);
+  const fit = candidates.find((partitionCap) => floor <= partitionCap.maxSeconds);
   if (!fit) {
     const largest = candidates[candidates.length - 1]!;
     return {
@@ -154,11 +154,11 @@ export function remainingBudget(input: BudgetInput, done: number | undefined): B
  * up to the cap of the largest partition it may go to (or the forced one).
  */
 export function grownBudget(cluster: Cluster, lastSeconds: number, factor: number, forced: string | undefined): Budget {
-  const caps = partitionCaps(cluster).filter((c) => forced === undefined || c.name === forced);
+  const caps = partitionCaps(cluster).filter((partitionCap) => forced === undefined || partitionCap.name === forced);
   const cap = caps.at(-1)?.maxSeconds ?? Infinity;
   const seconds = Math.max(lastSeconds, Math.min(ceilMinute(lastSeconds * factor), cap));
   const capped = seconds === cap ? ` (the cap of ${caps.at(-1)!.name})` : '';
-  const fit = caps.find((c) => seconds <= c.maxSeconds);
+  const fit = caps.find((partitionCap) => seconds <= partitionCap.maxSeconds);
   return {
     seconds,
     source: 'walltime',

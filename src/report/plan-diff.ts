@@ -55,9 +55,9 @@ function costOf(phase: PhasePlan): PlanCost {
 }
 
 const sum = (costs: readonly PlanCost[]): PlanCost => ({
-  tasks: costs.reduce((n, c) => n + c.tasks, 0),
-  walltimeHours: costs.reduce((n, c) => n + c.walltimeHours, 0),
-  gpuHours: costs.reduce((n, c) => n + c.gpuHours, 0),
+  tasks: costs.reduce((n, planCost) => n + planCost.tasks, 0),
+  walltimeHours: costs.reduce((n, planCost) => n + planCost.walltimeHours, 0),
+  gpuHours: costs.reduce((n, planCost) => n + planCost.gpuHours, 0),
 });
 
 /** `base` is undefined where the manifest is new: every task is added. */

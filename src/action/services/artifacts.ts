@@ -77,7 +77,7 @@ export class ArtifactStateStore implements StateArtifacts {
     }
     const { runId, runAttempt: attempt } = this.o.ctx;
     const mine = await this.thisRun(campaign);
-    const seq = 1 + Math.max(0, ...mine.map((c) => parseStateArtifactName(c.name)!.seq));
+    const seq = 1 + Math.max(0, ...mine.map((candidate) => parseStateArtifactName(candidate.name)!.seq));
     const name = stateArtifactName({ campaign, runId, attempt, job, seq });
     const { id } = await this.client.uploadArtifact(name, files, dir);
     if (id === undefined) throw new Error(`the artifact service did not confirm ${name}`);
@@ -96,9 +96,9 @@ export class ArtifactStateStore implements StateArtifacts {
       const group = parallelGroup(found);
       const downloads: Download[] = [];
       try {
-        for (const c of group) {
-          const d = await this.download(c, campaign, dir);
-          if (typeof d === 'string') unusable(c, d);
+        for (const candidate of group) {
+          const d = await this.download(candidate, campaign, dir);
+          if (typeof d === 'string') unusable(candidate, d);
           else downloads.push(d);
         }
         if (downloads.length > 1) {
@@ -319,10 +319,10 @@ function parallelGroup(found: Candidate[]): Candidate[] {
   const newest = found[0];
   if (newest === undefined) return [];
   const byJob = new Map<string, Candidate>();
-  for (const c of found) {
-    const job = parseStateArtifactName(c.name)?.job;
-    if (c.runId !== newest.runId || job === undefined || byJob.has(job)) continue;
-    byJob.set(job, c);
+  for (const candidate of found) {
+    const job = parseStateArtifactName(candidate.name)?.job;
+    if (candidate.runId !== newest.runId || job === undefined || byJob.has(job)) continue;
+    byJob.set(job, candidate);
   }
   return [...byJob.values()];
 }

@@ -83,14 +83,14 @@ export class AttemptJudge {
     const base = { task: task.id, attempt: attempt.n };
     const events: TaskEvent[] = [];
     this.missingSince.delete(attempt.handle!);
-    const c = classify(record);
+    const classified = classify(record);
     const startedAt = record.start ? new Date(record.start * 1000).toISOString() : now;
     // A packed task starts when its start marker says, not when its element does.
-    if (!attempt.startedAt && (c.active ? c.running && !this.packed(active) : true)) {
+    if (!attempt.startedAt && (classified.active ? classified.running && !this.packed(active) : true)) {
       events.push({ type: 'started', ...base, at: startedAt, ...(record.node ? { node: record.node } : {}) });
     }
     if (
-      !c.active &&
+      !classified.active &&
       this.opts.commands.witness.exitFromMarker &&
       record.exitCode === undefined &&
       !this.awaitingMarker.has(record.handle)
@@ -99,13 +99,13 @@ export class AttemptJudge {
       return events;
     }
     this.awaitingMarker.delete(record.handle);
-    if (c.active && !c.running && neverStarts(record.reason)) {
+    if (classified.active && !classified.running && neverStarts(record.reason)) {
       const reason = `Slurm will never start it: ${explainReason(record.reason)} (${record.reason}); cancelled`;
       unschedulable.push({ active, event: { type: 'finished', ...base, at: now, class: 'unschedulable', reason } });
       return events;
     }
-    if (c.active) {
-      const waiting = c.running ? undefined : explainReason(record.reason);
+    if (classified.active) {
+      const waiting = classified.running ? undefined : explainReason(record.reason);
       if (waiting && this.lastWaiting.get(task.id) !== waiting)
         events.push({ type: 'queued', ...base, at: now, waiting });
       if (waiting) this.lastWaiting.set(task.id, waiting);
@@ -114,7 +114,7 @@ export class AttemptJudge {
     this.lastWaiting.delete(task.id);
     const at = record.end ? new Date(record.end * 1000).toISOString() : now;
     const started = { ...attempt, startedAt: record.start ? startedAt : (attempt.startedAt ?? startedAt) };
-    const verdict = await verification.verify(task, started, c.cls, c.reason, record.exitCode);
+    const verdict = await verification.verify(task, started, classified.cls, classified.reason, record.exitCode);
     const { cls, reason } = await verification.warned(task, started, warnedAt, at, record.exitCode, verdict);
     // Less than asked of a part of the definition aborts the attempt; of its cost only, is adapted to.
     const { end, adapted } = judgeShortfalls(

@@ -103,13 +103,13 @@ export class Pool {
       return this.prober.judge(s);
     }
     const checks = await this.checkServers();
-    const refused = checks.find((c) => c.error !== undefined && !c.unreachable);
+    const refused = checks.find((serverCheck) => serverCheck.error !== undefined && !serverCheck.unreachable);
     if (refused) throw refused.error;
-    if (checks.every((c) => c.unreachable)) throw checks[0]!.error;
-    for (const [i, c] of checks.entries())
-      if (c.unreachable) this.warn(notAnswering(c.where, this.servers[i]!.out!.why, 0));
+    if (checks.every((serverCheck) => serverCheck.unreachable)) throw checks[0]!.error;
+    for (const [i, serverCheck] of checks.entries())
+      if (serverCheck.unreachable) this.warn(notAnswering(serverCheck.where, this.servers[i]!.out!.why, 0));
     await this.checkShared();
-    return checks.flatMap((c) => c.gpus ?? []);
+    return checks.flatMap((serverCheck) => serverCheck.gpus ?? []);
   }
 
   /**

@@ -92,13 +92,16 @@ function splitArgs(s: string, at: string): string[] {
     let arg = '';
     let quote: string | undefined;
     for (; i < s.length; i++) {
-      const c = s[i]!;
-      if (c === '\\' && (s[i + 1] === "'" || s[i + 1] === '"' || s[i + 1] === '\\' || (!quote && s[i + 1] === ' '))) {
+      const char = s[i]!;
+      if (
+        char === '\\' &&
+        (s[i + 1] === "'" || s[i + 1] === '"' || s[i + 1] === '\\' || (!quote && s[i + 1] === ' '))
+      ) {
         arg += s[++i];
-      } else if (!quote && (c === ' ' || c === '\t')) break;
-      else if (!quote && (c === '"' || c === "'")) quote = c;
-      else if (quote === c) quote = undefined;
-      else arg += c;
+      } else if (!quote && (char === ' ' || char === '\t')) break;
+      else if (!quote && (char === '"' || char === "'")) quote = char;
+      else if (quote === char) quote = undefined;
+      else arg += char;
     }
     if (quote) throw new UserError({ message: `${at}: a quote is not closed`, fix: `close the ${quote} on that line` });
     args.push(arg);

@@ -27,10 +27,10 @@ export function plainCommand(words: readonly Word[]): string {
       const glob = typeof word !== 'string';
       const text = glob ? word.glob : word;
       if (text === '') throw new Error(`word ${i + 1} of a plain command is empty`);
-      [...text].forEach((c, at) => {
-        if (PLAIN.test(c) || (glob && GLOB.test(c))) return;
+      [...text].forEach((char, at) => {
+        if (PLAIN.test(char) || (glob && GLOB.test(char))) return;
         throw new Error(
-          `word ${i + 1} of a plain command has ${JSON.stringify(c)} at character ${at + 1}, which the automation node's wrapper would not take literally`,
+          `word ${i + 1} of a plain command has ${JSON.stringify(char)} at character ${at + 1}, which the automation node's wrapper would not take literally`,
         );
       });
       return text;

@@ -15,7 +15,7 @@ function locate(
   cell: Cell | undefined,
 ): { path: Path; key?: boolean; fix: string } {
   const error = array.budget.error ?? '';
-  const caps = partitionCaps(manifest.cluster).map((c) => c.name);
+  const caps = partitionCaps(manifest.cluster).map((partitionCap) => partitionCap.name);
   if (error.startsWith('partition ')) {
     const own = phase.resources?.partition !== undefined;
     const forced = array.resources.partition ?? '';

@@ -31,9 +31,9 @@ export function parseCsv(text: string): string[][] | undefined {
     wasQuoted = false;
   };
   while (i < text.length) {
-    const c = text[i]!;
+    const char = text[i]!;
     if (quoted) {
-      if (c === '"') {
+      if (char === '"') {
         if (text[i + 1] === '"') {
           field += '"';
           i += 2;
@@ -46,24 +46,24 @@ export function parseCsv(text: string): string[][] | undefined {
         if (next !== undefined && next !== ',' && next !== '\n' && next !== '\r') return undefined;
         continue;
       }
-      field += c;
+      field += char;
       i++;
       continue;
     }
-    if (c === '"') {
+    if (char === '"') {
       if (field !== '') return undefined;
       quoted = true;
       wasQuoted = true;
-    } else if (c === ',') {
+    } else if (char === ',') {
       row.push(field);
       field = '';
-    } else if (c === '\r' && text[i + 1] === '\n') {
+    } else if (char === '\r' && text[i + 1] === '\n') {
       endRow();
       i++;
-    } else if (c === '\n') {
+    } else if (char === '\n') {
       endRow();
     } else {
-      field += c;
+      field += char;
     }
     i++;
   }

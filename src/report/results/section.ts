@@ -37,7 +37,7 @@ export function renderResultsSection(part: ResultsSection | ResultsUnavailable, 
   if ('unavailable' in part)
     return ['', `## Results: ${part.phase}`, '', `The outputs could not be gathered: ${part.unavailable}`];
   const s = part;
-  const complete = s.cells.filter((c) => c.n === c.planned).length;
+  const complete = s.cells.filter((cellResult) => cellResult.n === cellResult.planned).length;
   const over = s.replicates === undefined ? '' : ` over ${s.replicates}`;
   const out = [
     '',
@@ -46,22 +46,22 @@ export function renderResultsSection(part: ResultsSection | ResultsUnavailable, 
     `${complete} of ${s.cells.length} cell${s.cells.length === 1 ? '' : 's'} have every replicate; each metric is the mean ± standard deviation${over}, and n counts the replicates present of those planned.`,
     '',
   ];
-  const record = s.cells.some((c) => c.record !== undefined);
+  const record = s.cells.some((cellResult) => cellResult.record !== undefined);
   out.push(
     `| ${[...s.axes, ...(record ? ['record'] : []), 'n', ...s.metrics].map(tableCell).join(' | ')} |`,
     `| ${[...s.axes, ...(record ? ['record'] : []), 'n', ...s.metrics].map((_, i) => (i < s.axes.length ? '---' : '---:')).join(' | ')} |`,
   );
-  for (const c of s.cells.slice(0, SHOWN_CELLS)) {
+  for (const cellResult of s.cells.slice(0, SHOWN_CELLS)) {
     const metrics = s.metrics.map((m) => {
-      const st = c.stats[m];
+      const st = cellResult.stats[m];
       if (st === undefined) return '';
       return st.std === undefined ? shown(st.mean) : `${shown(st.mean)} ± ${shown(st.std)}`;
     });
-    const n = c.n === c.planned ? `${c.n}` : `**${c.n} of ${c.planned}**`;
+    const n = cellResult.n === cellResult.planned ? `${cellResult.n}` : `**${cellResult.n} of ${cellResult.planned}**`;
     out.push(
       `| ${[
-        ...s.axes.map((a) => tableCell(String(c.values[a] ?? ''))),
-        ...(record ? [String(c.record ?? '')] : []),
+        ...s.axes.map((a) => tableCell(String(cellResult.values[a] ?? ''))),
+        ...(record ? [String(cellResult.record ?? '')] : []),
         n,
         ...metrics,
       ].join(' | ')} |`,
@@ -74,12 +74,12 @@ export function renderResultsSection(part: ResultsSection | ResultsUnavailable, 
   const all =
     files === undefined ? '' : ` All of them${where}: ${named(files.cells)}; per task: ${named(files.tasks)}.`;
   if (rest > 0 || all !== '') out.push('', `${rest > 0 ? `… and ${rest} more cells.` : ''}${all}`.trim());
-  const missing = s.cells.filter((c) => c.missing.length > 0);
+  const missing = s.cells.filter((cellResult) => cellResult.missing.length > 0);
   if (missing.length > 0) {
     out.push('', 'Missing replicates:', '');
-    for (const c of missing.slice(0, SHOWN_CELLS)) {
-      const where = s.axes.map((a) => `${a}=${String(c.values[a])}`).join(', ') || 'the cell';
-      out.push(`- ${tableCell(where)}: ${inlineCode(c.missing.join('; '))}`);
+    for (const cellResult of missing.slice(0, SHOWN_CELLS)) {
+      const where = s.axes.map((a) => `${a}=${String(cellResult.values[a])}`).join(', ') || 'the cell';
+      out.push(`- ${tableCell(where)}: ${inlineCode(cellResult.missing.join('; '))}`);
     }
     if (missing.length > SHOWN_CELLS) out.push(`- … and ${missing.length - SHOWN_CELLS} more cells`);
   }

@@ -34,14 +34,14 @@ export function cellTable(
     ...metrics.flatMap((m) => STATS.map((s) => `${m}_${s}`)),
     'missing',
   ];
-  const rows = cells.map((c) => [
-    ...axes.map((a) => c.values[a]),
-    ...(perRecord ? [c.record] : []),
-    c.n === c.planned ? 'complete' : c.n === 0 ? 'missing' : 'incomplete',
-    c.n,
-    c.planned,
-    ...metrics.flatMap((m) => STATS.map((s) => c.stats[m]?.[s])),
-    c.missing.length > 0 ? c.missing.join('; ') : undefined,
+  const rows = cells.map((cellResult) => [
+    ...axes.map((a) => cellResult.values[a]),
+    ...(perRecord ? [cellResult.record] : []),
+    cellResult.n === cellResult.planned ? 'complete' : cellResult.n === 0 ? 'missing' : 'incomplete',
+    cellResult.n,
+    cellResult.planned,
+    ...metrics.flatMap((m) => STATS.map((s) => cellResult.stats[m]?.[s])),
+    cellResult.missing.length > 0 ? cellResult.missing.join('; ') : undefined,
   ]);
   return { columns: [...axisColumns(axes, result), ...result], rows };
 }
@@ -91,7 +91,7 @@ export function renderTable(table: Table, format: Format): string {
       return writeCsv([table.columns, ...table.rows.map((r) => r.map((v) => (v === undefined ? '' : String(v))))]);
     case 'jsonl':
       return table.rows
-        .map((r) => JSON.stringify(Object.fromEntries(table.columns.map((c, i) => [c, r[i] ?? null]))) + '\n')
+        .map((r) => JSON.stringify(Object.fromEntries(table.columns.map((column, i) => [column, r[i] ?? null]))) + '\n')
         .join('');
     case 'markdown': {
       const shown = (v: Value): string =>

@@ -49,11 +49,11 @@ export function phasesSvg(plan: Plan, state: CampaignState): string {
   const columns: string[][] = [];
   for (const p of plan.phases) (columns[depth.get(p.name)!] ??= []).push(p.name);
   const pos = new Map<string, { x: number; y: number }>();
-  columns.forEach((names, c) => names.forEach((n, r) => pos.set(n, { x: LEFT + c * COL, y: TOP + r * ROW })));
+  columns.forEach((names, column) => names.forEach((n, r) => pos.set(n, { x: LEFT + column * COL, y: TOP + r * ROW })));
   const columnOf = (q: { x: number }): number => Math.round((q.x - LEFT) / COL);
   const counts = new Map(phaseCounts(plan, state).map((c) => [c.phase, c]));
   const width = LEFT * 2 + (columns.length - 1) * COL + BOX_W;
-  const height = TOP + Math.max(...columns.map((c) => c.length)) * ROW + 8;
+  const height = TOP + Math.max(...columns.map((column) => column.length)) * ROW + 8;
   const body: string[] = [
     text(16, 26, 'Phases', { class: 'heading' }),
     el('defs', {}, [

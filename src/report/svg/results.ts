@@ -60,8 +60,8 @@ const key = (v: Scalar | undefined): string => `${typeof v}:${String(v)}`;
 /** An axis's values over the cells, in the order they first come (grid order). */
 function distinct(cells: readonly CellResult[], axis: string): Scalar[] {
   const seen = new Map<string, Scalar>();
-  for (const c of cells) {
-    const v = c.values[axis];
+  for (const cellResult of cells) {
+    const v = cellResult.values[axis];
     if (v !== undefined && !seen.has(key(v))) seen.set(key(v), v);
   }
   return [...seen.values()];
@@ -90,8 +90,8 @@ export function resultsPlot(
   metric: string,
   replicates: string | undefined,
 ): ResultsPlot | undefined {
-  const own = cells.filter((c) => c.record === undefined);
-  if (!own.some((c) => drawable(c, metric))) return undefined;
+  const own = cells.filter((cellResult) => cellResult.record === undefined);
+  if (!own.some((cellResult) => drawable(cellResult, metric))) return undefined;
   const axes = cellAxes.map((axis) => {
     const values = distinct(own, axis);
     return { axis, values, numeric: numeric(values) };
@@ -107,9 +107,11 @@ export function resultsPlot(
   let shown = own;
   const held: ResultsPlot['held'] = [];
   for (const a of rest.filter((r) => r !== lineAxis)) {
-    const value = a.values.find((v) => shown.some((c) => key(c.values[a.axis]) === key(v) && drawable(c, metric)))!;
+    const value = a.values.find((v) =>
+      shown.some((cellResult) => key(cellResult.values[a.axis]) === key(v) && drawable(cellResult, metric)),
+    )!;
     held.push({ axis: a.axis, value });
-    shown = shown.filter((c) => key(c.values[a.axis]) === key(value));
+    shown = shown.filter((cellResult) => key(cellResult.values[a.axis]) === key(value));
   }
 
   const xs = x === undefined ? [] : distinct(shown, x.axis);
@@ -140,22 +142,25 @@ export function resultsPlot(
   };
   // The first values in grid order, with or without results: a line keeps its colour as results arrive.
   const lines: ResultsLine[] = lineValues.slice(0, MAX_LINES).map((value) => {
-    const mine = lineAxis === undefined ? shown : shown.filter((c) => key(c.values[lineAxis.axis]) === key(value));
-    if (x === undefined) return { value, points: mine.slice(0, 1).map((c) => point(c, 0)) };
+    const mine =
+      lineAxis === undefined
+        ? shown
+        : shown.filter((cellResult) => key(cellResult.values[lineAxis.axis]) === key(value));
+    if (x === undefined) return { value, points: mine.slice(0, 1).map((cellResult) => point(cellResult, 0)) };
     // Each line's cells by their x value (the first of each), found in one pass, not one per value.
     const atX = new Map<string, CellResult>();
     for (const m of mine) if (!atX.has(key(m.values[x.axis]))) atX.set(key(m.values[x.axis]), m);
     const points: ResultsPoint[] = [];
     xValues.forEach((xv, i) => {
-      const c = atX.get(key(xv));
-      if (c !== undefined) points.push(point(c, scale === 'category' ? i : (xv as number)));
+      const cellResult = atX.get(key(xv));
+      if (cellResult !== undefined) points.push(point(cellResult, scale === 'category' ? i : (xv as number)));
     });
     return { value, points };
   });
 
   const drawn = lines.flatMap((l) => l.points);
   // What was planned, over the cells at the held values: it does not change as results arrive.
-  const planned = [...new Set(shown.map((c) => c.planned))].sort((a, b) => a - b);
+  const planned = [...new Set(shown.map((cellResult) => cellResult.planned))].sort((a, b) => a - b);
   const over = planned.length === 1 ? `${planned[0]}` : `${planned[0]}–${planned[planned.length - 1]}`;
   const caption = [
     replicates === undefined ? `${metric}, one task per point` : `${metric}: mean ± std over ${over} ${replicates}`,

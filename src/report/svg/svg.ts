@@ -12,7 +12,7 @@ const ENTITIES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;
 
 /** Text safe in element content and in quoted attribute values. */
 export function escapeXml(text: string): string {
-  return text.replace(NOT_XML, '\uFFFD').replace(/[&<>"']/g, (c) => ENTITIES[c]!);
+  return text.replace(NOT_XML, '\uFFFD').replace(/[&<>"']/g, (char) => ENTITIES[char]!);
 }
 
 export type Attrs = Readonly<Record<string, string | number | undefined>>;

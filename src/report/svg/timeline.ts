@@ -196,9 +196,9 @@ function columns(
   const counts = new Map<string, Float64Array>();
   for (const [cls, d] of whole) {
     const e = edges.get(cls)!;
-    const c = new Float64Array(n);
-    for (let i = 0, run = 0; i < n; i++) c[i] = (run += d[i]!) + e[i]!;
-    counts.set(cls, c);
+    const stacked = new Float64Array(n);
+    for (let i = 0, run = 0; i < n; i++) stacked[i] = (run += d[i]!) + e[i]!;
+    counts.set(cls, stacked);
   }
   const queued = counts.get('queued') ?? new Float64Array(n);
   let ran = 0;

@@ -182,7 +182,7 @@ export class Connector {
       try {
         const conn = await this.connectOnce();
         if (this.closed) {
-          for (const c of conn.clients) c.end();
+          for (const client of conn.clients) client.end();
           throw new Error(`the transport to ${this.name} is closed`);
         }
         this.conn = conn;
@@ -208,7 +208,7 @@ export class Connector {
     const made: { conn?: Connection; lostEarly?: Error } = {};
     // Any hop that goes down takes the whole connection with it: the hops after it ride on it.
     const drop = (why: Error) => {
-      for (const c of clients) c.end();
+      for (const client of clients) client.end();
       const conn = made.conn;
       if (!conn) {
         made.lostEarly ??= why;
@@ -230,7 +230,7 @@ export class Connector {
         if (next) sock = await this.forward(client, hop, next);
       }
     } catch (e) {
-      for (const c of clients) c.end();
+      for (const client of clients) client.end();
       throw e;
     }
     if (made.lostEarly) throw made.lostEarly;
