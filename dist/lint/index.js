@@ -9086,11 +9086,11 @@ class QuoteLexer {
         const base = this.fed.length;
         this.fed += text;
         for (let i = 0; i < text.length; i++) {
-            const c = text[i];
+            const char = text[i];
             const next = text[i + 1];
             if (this.heredoc) {
-                if (c !== '\n') {
-                    this.line += c;
+                if (char !== '\n') {
+                    this.line += char;
                     continue;
                 }
                 const line = this.heredoc.tabs ? this.line.replace(/^\t+/, '') : this.line;
@@ -9101,12 +9101,12 @@ class QuoteLexer {
             }
             const top = this.stack[this.stack.length - 1];
             const prev = this.prev;
-            this.prev = c;
+            this.prev = char;
             if (this.escaped) {
                 this.escaped = false;
                 continue;
             }
-            if (c === '\n' && this.pending.length > 0 && !['sq', 'dq', 'ansi'].includes(top.kind)) {
+            if (char === '\n' && this.pending.length > 0 && !['sq', 'dq', 'ansi'].includes(top.kind)) {
                 this.comment = false;
                 const line = this.fed.slice(this.fed.lastIndexOf('\n', base + i - 1) + 1, base + i);
                 for (const h of this.pending)
@@ -9115,107 +9115,107 @@ class QuoteLexer {
                 continue;
             }
             if (this.comment) {
-                if (c === '\n')
+                if (char === '\n')
                     this.comment = false;
                 continue;
             }
             switch (top.kind) {
                 case 'sq':
-                    if (c === "'")
+                    if (char === "'")
                         this.stack.pop();
                     break;
                 case 'ansi':
-                    if (c === '\\')
+                    if (char === '\\')
                         this.escaped = true;
-                    else if (c === "'")
+                    else if (char === "'")
                         this.stack.pop();
                     break;
                 case 'dq':
-                    if (c === '\\')
+                    if (char === '\\')
                         this.escaped = true;
-                    else if (c === '"')
+                    else if (char === '"')
                         this.stack.pop();
-                    else if (c === '$' && (next === '(' || next === '[' || next === '{'))
+                    else if (char === '$' && (next === '(' || next === '[' || next === '{'))
                         i = this.open(text, i);
-                    else if (c === '`')
+                    else if (char === '`')
                         this.stack.push({ kind: 'bt', depth: 0 });
                     break;
                 case 'param':
-                    if (c === '\\')
+                    if (char === '\\')
                         this.escaped = true;
-                    else if (c === '"')
+                    else if (char === '"')
                         this.stack.push({ kind: 'dq', depth: 0 });
-                    else if (c === '$' && (next === '(' || next === '[' || next === '{'))
+                    else if (char === '$' && (next === '(' || next === '[' || next === '{'))
                         i = this.open(text, i);
-                    else if (c === '{')
+                    else if (char === '{')
                         top.depth++;
-                    else if (c === '}' && top.depth > 0)
+                    else if (char === '}' && top.depth > 0)
                         top.depth--;
-                    else if (c === '}')
+                    else if (char === '}')
                         this.stack.pop();
                     break;
                 case 'arith':
                     if (top.close === ']') {
-                        if (c === '[')
+                        if (char === '[')
                             top.depth++;
-                        else if (c === ']' && top.depth > 0)
+                        else if (char === ']' && top.depth > 0)
                             top.depth--;
-                        else if (c === ']')
+                        else if (char === ']')
                             this.stack.pop();
                     }
-                    else if (c === '(')
+                    else if (char === '(')
                         top.depth++;
-                    else if (c === ')' && top.depth > 0)
+                    else if (char === ')' && top.depth > 0)
                         top.depth--;
-                    else if (c === ')' && next === ')') {
+                    else if (char === ')' && next === ')') {
                         this.stack.pop();
                         i++;
                     }
-                    if (c === '"')
+                    if (char === '"')
                         this.stack.push({ kind: 'dq', depth: 0 });
-                    else if (c === '$' && (next === '(' || next === '[' || next === '{'))
+                    else if (char === '$' && (next === '(' || next === '[' || next === '{'))
                         i = this.open(text, i);
                     break;
                 default:
-                    if (c === '\\')
+                    if (char === '\\')
                         this.escaped = true;
-                    else if (c === '#' && /[\s;&|()]/.test(prev))
+                    else if (char === '#' && /[\s;&|()]/.test(prev))
                         this.comment = true;
-                    else if (c === "'")
+                    else if (char === "'")
                         this.stack.push({ kind: 'sq', depth: 0 });
-                    else if (c === '"')
+                    else if (char === '"')
                         this.stack.push({ kind: 'dq', depth: 0 });
-                    else if (c === '$' && next === "'") {
+                    else if (char === '$' && next === "'") {
                         this.stack.push({ kind: 'ansi', depth: 0 });
                         i++;
                     }
-                    else if (c === '$' && (next === '(' || next === '[' || next === '{'))
+                    else if (char === '$' && (next === '(' || next === '[' || next === '{'))
                         i = this.open(text, i);
-                    else if (c === '(' && next === '(' && /[\s;&|()]/.test(prev)) {
+                    else if (char === '(' && next === '(' && /[\s;&|()]/.test(prev)) {
                         this.stack.push({ kind: 'arith', depth: 0, close: '))' });
                         i++;
                     }
-                    else if (c === '[' && next === '[' && /[\s;&|()]/.test(prev) && /\s/.test(text[i + 2] ?? '')) {
+                    else if (char === '[' && next === '[' && /[\s;&|()]/.test(prev) && /\s/.test(text[i + 2] ?? '')) {
                         this.conds.push({ start: base + i });
                         this.stack.push({ kind: 'cond', depth: 0, start: base + i });
                         i++;
                     }
-                    else if (top.kind === 'cond' && c === ']' && next === ']' && /\s/.test(prev)) {
+                    else if (top.kind === 'cond' && char === ']' && next === ']' && /\s/.test(prev)) {
                         this.conds[this.openCond()].end = base + i + 2;
                         this.stack.pop();
                         i++;
                     }
-                    else if (c === '<' && next === '<')
+                    else if (char === '<' && next === '<')
                         i = this.redirect(text, i);
-                    else if (c === '`') {
+                    else if (char === '`') {
                         if (top.kind === 'bt')
                             this.stack.pop();
                         else
                             this.stack.push({ kind: 'bt', depth: 0 });
                     }
-                    else if (top.kind === 'cmd' && c === '(')
+                    else if (top.kind === 'cmd' && char === '(')
                         top.depth++;
-                    else if (top.kind === 'cmd' && c === ')') {
+                    else if (top.kind === 'cmd' && char === ')') {
                         if (top.depth === 0)
                             this.stack.pop();
                         else
@@ -25883,13 +25883,13 @@ function hasNestedQuantifier(source) {
     const stack = [];
     let quantifiedInside = false;
     for (let i = 0; i < source.length; i++) {
-        const c = source[i];
-        if (c === '\\') {
+        const char = source[i];
+        if (char === '\\') {
             i++;
             quantifiedInside ||= /[+*{]/.test(source[i + 1] ?? '');
             continue;
         }
-        if (c === '[') {
+        if (char === '[') {
             const close = source.indexOf(']', i + 2);
             if (close === -1)
                 return false;
@@ -25897,12 +25897,12 @@ function hasNestedQuantifier(source) {
             quantifiedInside ||= /[+*{]/.test(source[i + 1] ?? '');
             continue;
         }
-        if (c === '(') {
+        if (char === '(') {
             stack.push(quantifiedInside);
             quantifiedInside = false;
             continue;
         }
-        if (c === ')') {
+        if (char === ')') {
             const inner = quantifiedInside;
             const outer = stack.pop() ?? false;
             const quantified = /[+*{]/.test(source[i + 1] ?? '');
@@ -25911,7 +25911,7 @@ function hasNestedQuantifier(source) {
             quantifiedInside = outer || inner || quantified;
             continue;
         }
-        if (/[+*]/.test(c) || (c === '{' && /^\{\d+(,\d*)?\}/.test(source.slice(i))))
+        if (/[+*]/.test(char) || (char === '{' && /^\{\d+(,\d*)?\}/.test(source.slice(i))))
             quantifiedInside = true;
     }
     return false;
@@ -27284,10 +27284,10 @@ function place(caps, forced, budget) {
     if (caps.length === 0)
         return budget;
     const floor = budget.costSeconds ?? budget.seconds;
-    const candidates = forced === undefined ? caps : caps.filter((c) => c.name === forced);
+    const candidates = forced === undefined ? caps : caps.filter((partitionCap) => partitionCap.name === forced);
     if (candidates.length === 0)
         return { ...budget, error: `partition "${forced}" is not declared in cluster.partitions` };
-    const fit = candidates.find((c) => floor <= c.maxSeconds);
+    const fit = candidates.find((partitionCap) => floor <= partitionCap.maxSeconds);
     if (!fit) {
         const largest = candidates[candidates.length - 1];
         return {
@@ -27329,11 +27329,11 @@ function remainingBudget(input, done) {
  * up to the cap of the largest partition it may go to (or the forced one).
  */
 function grownBudget(cluster, lastSeconds, factor, forced) {
-    const caps = partitionCaps(cluster).filter((c) => forced === undefined || c.name === forced);
+    const caps = partitionCaps(cluster).filter((partitionCap) => forced === undefined || partitionCap.name === forced);
     const cap = caps.at(-1)?.maxSeconds ?? Infinity;
     const seconds = Math.max(lastSeconds, Math.min(ceilMinute(lastSeconds * factor), cap));
     const capped = seconds === cap ? ` (the cap of ${caps.at(-1).name})` : '';
-    const fit = caps.find((c) => seconds <= c.maxSeconds);
+    const fit = caps.find((partitionCap) => seconds <= partitionCap.maxSeconds);
     return {
         seconds,
         source: 'walltime',
@@ -27373,7 +27373,7 @@ function autoWaves(input) {
             error: 'has no cost model for pack: auto to size it by',
         };
     const wanted = Math.max(1, Math.ceil(minJob / task.costSeconds));
-    const caps = partitionCaps(input.cluster).filter((c) => input.partition === undefined || c.name === input.partition);
+    const caps = partitionCaps(input.cluster).filter((partitionCap) => input.partition === undefined || partitionCap.name === input.partition);
     const cap = caps.at(-1)?.maxSeconds;
     const fit = cap === undefined ? wanted : Math.max(1, Math.floor(cap / taskSeconds(task)));
     const waves = Math.min(wanted, fit);
@@ -29210,30 +29210,30 @@ class Reader {
             command = this.fresh(piped);
         };
         while (this.i < this.s.length) {
-            const c = this.s[this.i];
+            const char = this.s[this.i];
             const next = this.s[this.i + 1];
-            if (BLANK.test(c)) {
+            if (BLANK.test(char)) {
                 this.i++;
                 continue;
             }
-            if (stop.includes(c))
+            if (stop.includes(char))
                 break;
-            if (c === '\\' && next === '\n') {
+            if (char === '\\' && next === '\n') {
                 this.i += 2;
                 continue;
             }
-            if (c === '#') {
+            if (char === '#') {
                 while (this.i < this.s.length && this.s[this.i] !== '\n')
                     this.i++;
                 continue;
             }
-            if (c === '\n') {
+            if (char === '\n') {
                 this.i++;
                 end(false);
                 this.heredocBodies();
                 continue;
             }
-            if (c === ';' || c === '&' || c === '|') {
+            if (char === ';' || char === '&' || char === '|') {
                 const op = /^(;;&|;;|;&|&&|\|\||\|&|&>>|&>|[;&|])/.exec(this.s.slice(this.i))[0];
                 if (op.startsWith('&>')) {
                     this.i += op.length;
@@ -29256,12 +29256,12 @@ class Reader {
                 cases[cases.length - 1] = 'body';
                 continue;
             }
-            if (c === '(' && next === '(' && command.words.length === 0) {
+            if (char === '(' && next === '(' && command.words.length === 0) {
                 this.i += 2;
                 this.arithmetic('))', '((…))');
                 continue;
             }
-            if (c === '(') {
+            if (char === '(') {
                 this.i++;
                 if (command.words.length === 1 && /^\s*\)/.test(this.s.slice(this.i))) {
                     // name () { … }: a function definition.
@@ -29277,12 +29277,12 @@ class Reader {
                 this.i++;
                 continue;
             }
-            if (c === ')') {
+            if (char === ')') {
                 // A `)` no open paren accounts for: a case pattern this reading missed; skip it.
                 this.i++;
                 continue;
             }
-            if ((c === '<' || c === '>') && next !== '(') {
+            if ((char === '<' || char === '>') && next !== '(') {
                 this.redirect(command);
                 continue;
             }
@@ -29399,8 +29399,8 @@ class Reader {
     }
     /** A quoted heredoc's body: nothing expands, but a marker in it is still a use (lint refuses it apart). */
     quotedBody() {
-        const uses = [...this.s].flatMap((c) => {
-            const k = useAt(c);
+        const uses = [...this.s].flatMap((char) => {
+            const k = useAt(char);
             return k === undefined ? [] : [k];
         });
         uses.forEach((k) => this.seen.add(k));
@@ -29437,17 +29437,17 @@ class Reader {
         this.i++;
         const flow = { uses: [], refs: [] };
         while (this.i < this.s.length && this.s[this.i] !== ')') {
-            const c = this.s[this.i];
-            if (/\s/.test(c)) {
+            const char = this.s[this.i];
+            if (/\s/.test(char)) {
                 this.i++;
                 continue;
             }
-            if (c === '#') {
+            if (char === '#') {
                 while (this.i < this.s.length && this.s[this.i] !== '\n')
                     this.i++;
                 continue;
             }
-            if (c === '[') {
+            if (char === '[') {
                 this.i++;
                 this.arithmetic(']', `the subscript of ${name}=([…]=…)`, name);
                 if (this.s[this.i] === '=')
@@ -29469,25 +29469,25 @@ class Reader {
         const flow = { uses: [], refs: [] };
         let depth = 0;
         while (this.i < this.s.length) {
-            const c = this.s[this.i];
+            const char = this.s[this.i];
             if (depth === 0 && this.s.startsWith(close, this.i)) {
                 this.i += close.length;
                 break;
             }
-            if (c === '(' || c === '[')
+            if (char === '(' || char === '[')
                 depth++;
-            else if ((c === ')' || c === ']') && depth > 0)
+            else if ((char === ')' || char === ']') && depth > 0)
                 depth--;
-            const k = useAt(c);
+            const k = useAt(char);
             if (k !== undefined) {
                 this.seen.add(k);
                 flow.uses.push(k);
                 this.i++;
             }
-            else if (c === '$' || c === '`' || c === '"' || c === "'" || c === '\\') {
+            else if (char === '$' || char === '`' || char === '"' || char === "'" || char === '\\') {
                 this.merge(flow, this.expansion(false));
             }
-            else if (/[A-Za-z_]/.test(c)) {
+            else if (/[A-Za-z_]/.test(char)) {
                 const name = bash_reading_IDENT.exec(this.s.slice(this.i))[0];
                 flow.refs.push(name);
                 this.i += name.length;
@@ -29550,15 +29550,15 @@ class Reader {
         const collector = new Collector();
         let depth = 0;
         while (this.i < this.s.length) {
-            const c = this.s[this.i];
-            if (depth === 0 && /\s/.test(c))
+            const char = this.s[this.i];
+            if (depth === 0 && /\s/.test(char))
                 break;
-            if (c === '(')
+            if (char === '(')
                 depth++;
-            else if (c === ')')
+            else if (char === ')')
                 depth--;
             if (!this.piece(collector)) {
-                collector.literal += c;
+                collector.literal += char;
                 this.i++;
             }
         }
@@ -29568,16 +29568,16 @@ class Reader {
     word(stop) {
         const collector = new Collector();
         while (this.i < this.s.length) {
-            const c = this.s[this.i];
-            if ((c === '<' || c === '>') && this.s[this.i + 1] === '(') {
+            const char = this.s[this.i];
+            if ((char === '<' || char === '>') && this.s[this.i + 1] === '(') {
                 this.i += 2;
                 collector.add(this.list(')'));
                 this.i++;
                 continue;
             }
-            if (/[?*+@!]/.test(c) && this.s[this.i + 1] === '(') {
+            if (/[?*+@!]/.test(char) && this.s[this.i + 1] === '(') {
                 // An extended glob, @(a|b): its parentheses belong to the word.
-                collector.literal += c;
+                collector.literal += char;
                 this.i++;
                 let depth = 0;
                 while (this.i < this.s.length) {
@@ -29595,10 +29595,10 @@ class Reader {
                 }
                 continue;
             }
-            if (stop.test(c))
+            if (stop.test(char))
                 break;
             if (!this.piece(collector)) {
-                collector.literal += c;
+                collector.literal += char;
                 this.i++;
             }
         }
@@ -29606,28 +29606,28 @@ class Reader {
     }
     /** A quoted part, an escape, an expansion or a marker at `i`, into the collector; false when `i` holds a plain character. */
     piece(collector) {
-        const c = this.s[this.i];
-        const k = useAt(c);
+        const char = this.s[this.i];
+        const k = useAt(char);
         if (k !== undefined) {
             this.seen.add(k);
             collector.add({ uses: [k], refs: [] });
             this.i++;
             return true;
         }
-        if (c === '\\') {
+        if (char === '\\') {
             if (this.s[this.i + 1] !== '\n')
                 collector.literal += this.s[this.i + 1] ?? '';
             this.i += 2;
             return true;
         }
-        if (c === "'") {
+        if (char === "'") {
             const end = this.s.indexOf("'", this.i + 1);
             const body = this.s.slice(this.i + 1, end < 0 ? this.s.length : end);
             this.i = end < 0 ? this.s.length : end + 1;
             this.literalWithUses(collector, body);
             return true;
         }
-        if (c === '$' && this.s[this.i + 1] === "'") {
+        if (char === '$' && this.s[this.i + 1] === "'") {
             this.i += 2;
             let body = '';
             while (this.i < this.s.length && this.s[this.i] !== "'") {
@@ -29639,8 +29639,8 @@ class Reader {
             this.literalWithUses(collector, body);
             return true;
         }
-        if (c === '"' || (c === '$' && this.s[this.i + 1] === '"')) {
-            this.i += c === '"' ? 1 : 2;
+        if (char === '"' || (char === '$' && this.s[this.i + 1] === '"')) {
+            this.i += char === '"' ? 1 : 2;
             const inner = this.doubleQuoted('"');
             this.i++;
             if (inner.literal === undefined)
@@ -29649,7 +29649,7 @@ class Reader {
                 collector.literal += inner.literal;
             return true;
         }
-        if (c === '$' || c === '`') {
+        if (char === '$' || char === '`') {
             const flow = this.expansion(true);
             if (flow)
                 collector.add(flow);
@@ -29677,21 +29677,21 @@ class Reader {
     doubleQuoted(close) {
         const collector = new Collector();
         while (this.i < this.s.length) {
-            const c = this.s[this.i];
-            if (close && c === close)
+            const char = this.s[this.i];
+            if (close && char === close)
                 break;
-            const k = useAt(c);
+            const k = useAt(char);
             if (k !== undefined) {
                 this.seen.add(k);
                 collector.add({ uses: [k], refs: [] });
                 this.i++;
             }
-            else if (c === '\\') {
+            else if (char === '\\') {
                 const n = this.s[this.i + 1] ?? '';
-                collector.literal += /[$`"\\\n]/.test(n) ? (n === '\n' ? '' : n) : c + n;
+                collector.literal += /[$`"\\\n]/.test(n) ? (n === '\n' ? '' : n) : char + n;
                 this.i += 2;
             }
-            else if (c === '$' || c === '`') {
+            else if (char === '$' || char === '`') {
                 const flow = this.expansion(true);
                 if (flow)
                     collector.add(flow);
@@ -29701,7 +29701,7 @@ class Reader {
                 }
             }
             else {
-                collector.literal += c;
+                collector.literal += char;
                 this.i++;
             }
         }
@@ -29718,17 +29718,17 @@ class Reader {
         }
     }
     expand(strict) {
-        const c = this.s[this.i];
+        const char = this.s[this.i];
         const next = this.s[this.i + 1] ?? '';
-        if (c === '`')
+        if (char === '`')
             return this.backticks();
-        if (c === '"') {
+        if (char === '"') {
             this.i++;
             const inner = this.doubleQuoted('"');
             this.i++;
             return inner;
         }
-        if (c === "'" || c === '\\') {
+        if (char === "'" || char === '\\') {
             const collector = new Collector();
             this.piece(collector);
             return collector.word();
@@ -29799,17 +29799,17 @@ class Reader {
         let depth = 0;
         const collector = new Collector();
         while (this.i < this.s.length) {
-            const c = this.s[this.i];
-            if (c === '}' && depth === 0) {
+            const char = this.s[this.i];
+            if (char === '}' && depth === 0) {
                 this.i++;
                 break;
             }
-            if (c === '{')
+            if (char === '{')
                 depth++;
-            if (c === '}')
+            if (char === '}')
                 depth--;
             if (!this.piece(collector)) {
-                collector.literal += c;
+                collector.literal += char;
                 this.i++;
             }
         }
@@ -30140,16 +30140,16 @@ function valueProblems(reading) {
     const commands = reading.commands;
     const positional = ['@', '*', ...'123456789'];
     // Input a loop or a group reads from a redirection after its end: a `read` inside may get it.
-    const groupInput = value_contexts_union(...commands.filter((c) => c.words.length === 0).flatMap((c) => c.stdin));
+    const groupInput = value_contexts_union(...commands.filter((command) => command.words.length === 0).flatMap((command) => command.stdin));
     const input = (bashCommand) => value_contexts_union(...bashCommand.stdin, bashCommand.piped ? { uses: bashCommand.before, refs: [] } : groupInput);
     // What each shell variable may hold: the uses that reach it, through any chain of assignments.
     const flows = [];
     const integers = new Set();
     const associative = new Set();
-    for (const c of commands) {
-        for (const a of c.assignments)
+    for (const command of commands) {
+        for (const a of command.assignments)
             flows.push([a.name, a.value]);
-        const { words } = unwrap(c.words);
+        const { words } = unwrap(command.words);
         const name = basename(words[0]);
         if (name === 'for' || name === 'select') {
             const variable = words[1]?.literal;
@@ -30160,11 +30160,11 @@ function valueProblems(reading) {
             const { operands: names, args } = operands(words, name === 'read' ? 'adinNptu' : 'dnOsuCc');
             for (const n of [...names, ...(args.has('a') ? [args.get('a')] : [])])
                 if (n.literal)
-                    flows.push([n.literal, input(c)]);
+                    flows.push([n.literal, input(command)]);
             if (name !== 'read' && names.length === 0)
-                flows.push(['MAPFILE', input(c)]);
+                flows.push(['MAPFILE', input(command)]);
             if (name === 'read' && names.length === 0)
-                flows.push(['REPLY', input(c)]);
+                flows.push(['REPLY', input(command)]);
         }
         else if (name === 'printf') {
             const { operands: rest, args } = operands(words, 'v');
@@ -30179,7 +30179,7 @@ function valueProblems(reading) {
         if (name !== undefined && DECLARATIONS.has(name)) {
             const flags = flagsOf(words);
             const declared = [
-                ...c.assignments.map((a) => a.name),
+                ...command.assignments.map((a) => a.name),
                 ...words.slice(1).flatMap((w) => (w.literal && /^[A-Za-z_]\w*$/.test(w.literal) ? [w.literal] : [])),
             ];
             if (flags.includes('i'))
@@ -30226,8 +30226,8 @@ function valueProblems(reading) {
                 context: `${variable}, an integer variable (declare -i ${variable})`,
                 via: variable,
             });
-    for (const c of commands) {
-        const { words, via } = unwrap(c.words);
+    for (const command of commands) {
+        const { words, via } = unwrap(command.words);
         const head = words[0];
         const name = basename(head);
         const by = via ? ` (run by ${via})` : '';
@@ -30244,13 +30244,15 @@ function valueProblems(reading) {
         if (name === undefined)
             continue;
         const rest = words.slice(1);
-        if (via === 'xargs' && c.piped && /(^|\s)(-I|-i|--replace)/.test(c.words.map((w) => w.literal ?? '').join(' ')))
+        if (via === 'xargs' &&
+            command.piped &&
+            /(^|\s)(-I|-i|--replace)/.test(command.words.map((w) => w.literal ?? '').join(' ')))
             report('code', {
                 context: 'text piped into xargs -I, which puts it in the words of the command it runs',
                 program: 'xargs',
                 input: true,
             }, {
-                uses: c.before,
+                uses: command.before,
                 refs: [],
             });
         const runner = runnerName(name);
@@ -30260,9 +30262,9 @@ function valueProblems(reading) {
             report('code', { context: what + by, program: runner }, ...code);
             if (stdin) {
                 const input = { program: runner, input: true };
-                report('code', { context: `the input of ${name}${by}, which it runs as its program`, ...input }, ...c.stdin);
-                if (c.piped)
-                    report('code', { context: `text piped into ${name}${by}, which runs it as its program`, ...input }, { uses: c.before, refs: [] });
+                report('code', { context: `the input of ${name}${by}, which it runs as its program`, ...input }, ...command.stdin);
+                if (command.piped)
+                    report('code', { context: `text piped into ${name}${by}, which runs it as its program`, ...input }, { uses: command.before, refs: [] });
             }
             continue;
         }
@@ -30325,7 +30327,7 @@ function valueProblems(reading) {
                 if (DECLARATIONS.has(name)) {
                     const flags = flagsOf(words);
                     report('name', `a name ${name} declares`, ...rest.filter((w) => w.literal === undefined));
-                    for (const a of c.assignments) {
+                    for (const a of command.assignments) {
                         if (flags.includes('i'))
                             report('arithmetic', `${name} -i`, a.value);
                         if (flags.includes('n'))
@@ -30549,7 +30551,7 @@ const valueNotCarried = {
 /** Where the number that decided a budget is written, and what to write instead. */
 function locate(manifest, phase, i, array, cell) {
     const error = array.budget.error ?? '';
-    const caps = partitionCaps(manifest.cluster).map((c) => c.name);
+    const caps = partitionCaps(manifest.cluster).map((partitionCap) => partitionCap.name);
     if (error.startsWith('partition ')) {
         const own = phase.resources?.partition !== undefined;
         const forced = array.resources.partition ?? '';

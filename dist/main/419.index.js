@@ -1044,9 +1044,9 @@ function parseCsv(text) {
         wasQuoted = false;
     };
     while (i < text.length) {
-        const c = text[i];
+        const char = text[i];
         if (quoted) {
-            if (c === '"') {
+            if (char === '"') {
                 if (text[i + 1] === '"') {
                     field += '"';
                     i += 2;
@@ -1060,29 +1060,29 @@ function parseCsv(text) {
                     return undefined;
                 continue;
             }
-            field += c;
+            field += char;
             i++;
             continue;
         }
-        if (c === '"') {
+        if (char === '"') {
             if (field !== '')
                 return undefined;
             quoted = true;
             wasQuoted = true;
         }
-        else if (c === ',') {
+        else if (char === ',') {
             row.push(field);
             field = '';
         }
-        else if (c === '\r' && text[i + 1] === '\n') {
+        else if (char === '\r' && text[i + 1] === '\n') {
             endRow();
             i++;
         }
-        else if (c === '\n') {
+        else if (char === '\n') {
             endRow();
         }
         else {
-            field += c;
+            field += char;
         }
         i++;
     }
@@ -3794,13 +3794,13 @@ class AttemptJudge {
         const base = { task: task.id, attempt: attempt.n };
         const events = [];
         this.missingSince.delete(attempt.handle);
-        const c = classify(record);
+        const classified = classify(record);
         const startedAt = record.start ? new Date(record.start * 1000).toISOString() : now;
         // A packed task starts when its start marker says, not when its element does.
-        if (!attempt.startedAt && (c.active ? c.running && !this.packed(active) : true)) {
+        if (!attempt.startedAt && (classified.active ? classified.running && !this.packed(active) : true)) {
             events.push({ type: 'started', ...base, at: startedAt, ...(record.node ? { node: record.node } : {}) });
         }
-        if (!c.active &&
+        if (!classified.active &&
             this.opts.commands.witness.exitFromMarker &&
             record.exitCode === undefined &&
             !this.awaitingMarker.has(record.handle)) {
@@ -3808,13 +3808,13 @@ class AttemptJudge {
             return events;
         }
         this.awaitingMarker.delete(record.handle);
-        if (c.active && !c.running && neverStarts(record.reason)) {
+        if (classified.active && !classified.running && neverStarts(record.reason)) {
             const reason = `Slurm will never start it: ${explainReason(record.reason)} (${record.reason}); cancelled`;
             unschedulable.push({ active, event: { type: 'finished', ...base, at: now, class: 'unschedulable', reason } });
             return events;
         }
-        if (c.active) {
-            const waiting = c.running ? undefined : explainReason(record.reason);
+        if (classified.active) {
+            const waiting = classified.running ? undefined : explainReason(record.reason);
             if (waiting && this.lastWaiting.get(task.id) !== waiting)
                 events.push({ type: 'queued', ...base, at: now, waiting });
             if (waiting)
@@ -3824,7 +3824,7 @@ class AttemptJudge {
         this.lastWaiting.delete(task.id);
         const at = record.end ? new Date(record.end * 1000).toISOString() : now;
         const started = { ...attempt, startedAt: record.start ? startedAt : (attempt.startedAt ?? startedAt) };
-        const verdict = await verification.verify(task, started, c.cls, c.reason, record.exitCode);
+        const verdict = await verification.verify(task, started, classified.cls, classified.reason, record.exitCode);
         const { cls, reason } = await verification.warned(task, started, warnedAt, at, record.exitCode, verdict);
         // Less than asked of a part of the definition aborts the attempt; of its cost only, is adapted to.
         const { end, adapted } = judgeShortfalls({ cls, ...(reason ? { reason } : {}) }, shortfalls(record, {
@@ -6265,16 +6265,16 @@ class Pool {
             return this.prober.judge(s);
         }
         const checks = await this.checkServers();
-        const refused = checks.find((c) => c.error !== undefined && !c.unreachable);
+        const refused = checks.find((serverCheck) => serverCheck.error !== undefined && !serverCheck.unreachable);
         if (refused)
             throw refused.error;
-        if (checks.every((c) => c.unreachable))
+        if (checks.every((serverCheck) => serverCheck.unreachable))
             throw checks[0].error;
-        for (const [i, c] of checks.entries())
-            if (c.unreachable)
-                this.warn(notAnswering(c.where, this.servers[i].out.why, 0));
+        for (const [i, serverCheck] of checks.entries())
+            if (serverCheck.unreachable)
+                this.warn(notAnswering(serverCheck.where, this.servers[i].out.why, 0));
         await this.checkShared();
-        return checks.flatMap((c) => c.gpus ?? []);
+        return checks.flatMap((serverCheck) => serverCheck.gpus ?? []);
     }
     /**
      * Each server probed, what it has or why it could not be; a server that does not answer is
@@ -7079,18 +7079,19 @@ function splitArgs(s, at) {
         let arg = '';
         let quote;
         for (; i < s.length; i++) {
-            const c = s[i];
-            if (c === '\\' && (s[i + 1] === "'" || s[i + 1] === '"' || s[i + 1] === '\\' || (!quote && s[i + 1] === ' '))) {
+            const char = s[i];
+            if (char === '\\' &&
+                (s[i + 1] === "'" || s[i + 1] === '"' || s[i + 1] === '\\' || (!quote && s[i + 1] === ' '))) {
                 arg += s[++i];
             }
-            else if (!quote && (c === ' ' || c === '\t'))
+            else if (!quote && (char === ' ' || char === '\t'))
                 break;
-            else if (!quote && (c === '"' || c === "'"))
-                quote = c;
-            else if (quote === c)
+            else if (!quote && (char === '"' || char === "'"))
+                quote = char;
+            else if (quote === char)
                 quote = undefined;
             else
-                arg += c;
+                arg += char;
         }
         if (quote)
             throw new errors/* UserError */.yo({ message: `${at}: a quote is not closed`, fix: `close the ${quote} on that line` });
@@ -8580,7 +8581,7 @@ const NOT_XML =
 const ENTITIES = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&apos;' };
 /** Text safe in element content and in quoted attribute values. */
 function escapeXml(text) {
-    return text.replace(NOT_XML, '\uFFFD').replace(/[&<>"']/g, (c) => ENTITIES[c]);
+    return text.replace(NOT_XML, '\uFFFD').replace(/[&<>"']/g, (char) => ENTITIES[char]);
 }
 const num = (v) => String(Math.round(v * 100) / 100);
 function attributes(attrs) {
@@ -8675,8 +8676,8 @@ const key = (v) => `${typeof v}:${String(v)}`;
 /** An axis's values over the cells, in the order they first come (grid order). */
 function distinct(cells, axis) {
     const seen = new Map();
-    for (const c of cells) {
-        const v = c.values[axis];
+    for (const cellResult of cells) {
+        const v = cellResult.values[axis];
         if (v !== undefined && !seen.has(key(v)))
             seen.set(key(v), v);
     }
@@ -8694,8 +8695,8 @@ const named = (axis, v) => `${axis}=${String(v)}`;
  * points per cell.
  */
 function resultsPlot(cellAxes, cells, metric, replicates) {
-    const own = cells.filter((c) => c.record === undefined);
-    if (!own.some((c) => drawable(c, metric)))
+    const own = cells.filter((cellResult) => cellResult.record === undefined);
+    if (!own.some((cellResult) => drawable(cellResult, metric)))
         return undefined;
     const axes = cellAxes.map((axis) => {
         const values = distinct(own, axis);
@@ -8712,9 +8713,9 @@ function resultsPlot(cellAxes, cells, metric, replicates) {
     let shown = own;
     const held = [];
     for (const a of rest.filter((r) => r !== lineAxis)) {
-        const value = a.values.find((v) => shown.some((c) => key(c.values[a.axis]) === key(v) && drawable(c, metric)));
+        const value = a.values.find((v) => shown.some((cellResult) => key(cellResult.values[a.axis]) === key(v) && drawable(cellResult, metric)));
         held.push({ axis: a.axis, value });
-        shown = shown.filter((c) => key(c.values[a.axis]) === key(value));
+        shown = shown.filter((cellResult) => key(cellResult.values[a.axis]) === key(value));
     }
     const xs = x === undefined ? [] : distinct(shown, x.axis);
     let xValues = xs;
@@ -8743,9 +8744,11 @@ function resultsPlot(cellAxes, cells, metric, replicates) {
     };
     // The first values in grid order, with or without results: a line keeps its colour as results arrive.
     const lines = lineValues.slice(0, MAX_LINES).map((value) => {
-        const mine = lineAxis === undefined ? shown : shown.filter((c) => key(c.values[lineAxis.axis]) === key(value));
+        const mine = lineAxis === undefined
+            ? shown
+            : shown.filter((cellResult) => key(cellResult.values[lineAxis.axis]) === key(value));
         if (x === undefined)
-            return { value, points: mine.slice(0, 1).map((c) => point(c, 0)) };
+            return { value, points: mine.slice(0, 1).map((cellResult) => point(cellResult, 0)) };
         // Each line's cells by their x value (the first of each), found in one pass, not one per value.
         const atX = new Map();
         for (const m of mine)
@@ -8753,15 +8756,15 @@ function resultsPlot(cellAxes, cells, metric, replicates) {
                 atX.set(key(m.values[x.axis]), m);
         const points = [];
         xValues.forEach((xv, i) => {
-            const c = atX.get(key(xv));
-            if (c !== undefined)
-                points.push(point(c, scale === 'category' ? i : xv));
+            const cellResult = atX.get(key(xv));
+            if (cellResult !== undefined)
+                points.push(point(cellResult, scale === 'category' ? i : xv));
         });
         return { value, points };
     });
     const drawn = lines.flatMap((l) => l.points);
     // What was planned, over the cells at the held values: it does not change as results arrive.
-    const planned = [...new Set(shown.map((c) => c.planned))].sort((a, b) => a - b);
+    const planned = [...new Set(shown.map((cellResult) => cellResult.planned))].sort((a, b) => a - b);
     const over = planned.length === 1 ? `${planned[0]}` : `${planned[0]}–${planned[planned.length - 1]}`;
     const caption = [
         replicates === undefined ? `${metric}, one task per point` : `${metric}: mean ± std over ${over} ${replicates}`,
@@ -9139,7 +9142,7 @@ function renderResultsSection(part, links) {
     if ('unavailable' in part)
         return ['', `## Results: ${part.phase}`, '', `The outputs could not be gathered: ${part.unavailable}`];
     const s = part;
-    const complete = s.cells.filter((c) => c.n === c.planned).length;
+    const complete = s.cells.filter((cellResult) => cellResult.n === cellResult.planned).length;
     const over = s.replicates === undefined ? '' : ` over ${s.replicates}`;
     const out = [
         '',
@@ -9148,19 +9151,19 @@ function renderResultsSection(part, links) {
         `${complete} of ${s.cells.length} cell${s.cells.length === 1 ? '' : 's'} have every replicate; each metric is the mean ± standard deviation${over}, and n counts the replicates present of those planned.`,
         '',
     ];
-    const record = s.cells.some((c) => c.record !== undefined);
+    const record = s.cells.some((cellResult) => cellResult.record !== undefined);
     out.push(`| ${[...s.axes, ...(record ? ['record'] : []), 'n', ...s.metrics].map(markdown/* tableCell */.xR).join(' | ')} |`, `| ${[...s.axes, ...(record ? ['record'] : []), 'n', ...s.metrics].map((_, i) => (i < s.axes.length ? '---' : '---:')).join(' | ')} |`);
-    for (const c of s.cells.slice(0, SHOWN_CELLS)) {
+    for (const cellResult of s.cells.slice(0, SHOWN_CELLS)) {
         const metrics = s.metrics.map((m) => {
-            const st = c.stats[m];
+            const st = cellResult.stats[m];
             if (st === undefined)
                 return '';
             return st.std === undefined ? shown(st.mean) : `${shown(st.mean)} ± ${shown(st.std)}`;
         });
-        const n = c.n === c.planned ? `${c.n}` : `**${c.n} of ${c.planned}**`;
+        const n = cellResult.n === cellResult.planned ? `${cellResult.n}` : `**${cellResult.n} of ${cellResult.planned}**`;
         out.push(`| ${[
-            ...s.axes.map((a) => (0,markdown/* tableCell */.xR)(String(c.values[a] ?? ''))),
-            ...(record ? [String(c.record ?? '')] : []),
+            ...s.axes.map((a) => (0,markdown/* tableCell */.xR)(String(cellResult.values[a] ?? ''))),
+            ...(record ? [String(cellResult.record ?? '')] : []),
             n,
             ...metrics,
         ].join(' | ')} |`);
@@ -9172,12 +9175,12 @@ function renderResultsSection(part, links) {
     const all = files === undefined ? '' : ` All of them${where}: ${named(files.cells)}; per task: ${named(files.tasks)}.`;
     if (rest > 0 || all !== '')
         out.push('', `${rest > 0 ? `… and ${rest} more cells.` : ''}${all}`.trim());
-    const missing = s.cells.filter((c) => c.missing.length > 0);
+    const missing = s.cells.filter((cellResult) => cellResult.missing.length > 0);
     if (missing.length > 0) {
         out.push('', 'Missing replicates:', '');
-        for (const c of missing.slice(0, SHOWN_CELLS)) {
-            const where = s.axes.map((a) => `${a}=${String(c.values[a])}`).join(', ') || 'the cell';
-            out.push(`- ${(0,markdown/* tableCell */.xR)(where)}: ${(0,markdown/* inlineCode */.ti)(c.missing.join('; '))}`);
+        for (const cellResult of missing.slice(0, SHOWN_CELLS)) {
+            const where = s.axes.map((a) => `${a}=${String(cellResult.values[a])}`).join(', ') || 'the cell';
+            out.push(`- ${(0,markdown/* tableCell */.xR)(where)}: ${(0,markdown/* inlineCode */.ti)(cellResult.missing.join('; '))}`);
         }
         if (missing.length > SHOWN_CELLS)
             out.push(`- … and ${missing.length - SHOWN_CELLS} more cells`);
@@ -9561,11 +9564,11 @@ function phasesSvg(plan, state) {
     for (const p of plan.phases)
         (columns[depth.get(p.name)] ??= []).push(p.name);
     const pos = new Map();
-    columns.forEach((names, c) => names.forEach((n, r) => pos.set(n, { x: phases_LEFT + c * COL, y: TOP + r * ROW })));
+    columns.forEach((names, column) => names.forEach((n, r) => pos.set(n, { x: phases_LEFT + column * COL, y: TOP + r * ROW })));
     const columnOf = (q) => Math.round((q.x - phases_LEFT) / COL);
     const counts = new Map(phase_counts_phaseCounts(plan, state).map((c) => [c.phase, c]));
     const width = phases_LEFT * 2 + (columns.length - 1) * COL + BOX_W;
-    const height = TOP + Math.max(...columns.map((c) => c.length)) * ROW + 8;
+    const height = TOP + Math.max(...columns.map((column) => column.length)) * ROW + 8;
     const body = [
         svg_text(16, 26, 'Phases', { class: 'heading' }),
         el('defs', {}, [
@@ -9936,10 +9939,10 @@ function columns(bars, t0, t1, left, width, top, height) {
     const counts = new Map();
     for (const [cls, d] of whole) {
         const e = edges.get(cls);
-        const c = new Float64Array(n);
+        const stacked = new Float64Array(n);
         for (let i = 0, run = 0; i < n; i++)
-            c[i] = (run += d[i]) + e[i];
-        counts.set(cls, c);
+            stacked[i] = (run += d[i]) + e[i];
+        counts.set(cls, stacked);
     }
     const queued = counts.get('queued') ?? new Float64Array(n);
     let ran = 0;
@@ -10190,14 +10193,14 @@ function cellTable(axes, cells, metrics, perRecord) {
         ...metrics.flatMap((m) => STATS.map((s) => `${m}_${s}`)),
         'missing',
     ];
-    const rows = cells.map((c) => [
-        ...axes.map((a) => c.values[a]),
-        ...(perRecord ? [c.record] : []),
-        c.n === c.planned ? 'complete' : c.n === 0 ? 'missing' : 'incomplete',
-        c.n,
-        c.planned,
-        ...metrics.flatMap((m) => STATS.map((s) => c.stats[m]?.[s])),
-        c.missing.length > 0 ? c.missing.join('; ') : undefined,
+    const rows = cells.map((cellResult) => [
+        ...axes.map((a) => cellResult.values[a]),
+        ...(perRecord ? [cellResult.record] : []),
+        cellResult.n === cellResult.planned ? 'complete' : cellResult.n === 0 ? 'missing' : 'incomplete',
+        cellResult.n,
+        cellResult.planned,
+        ...metrics.flatMap((m) => STATS.map((s) => cellResult.stats[m]?.[s])),
+        cellResult.missing.length > 0 ? cellResult.missing.join('; ') : undefined,
     ]);
     return { columns: [...axisColumns(axes, result), ...result], rows };
 }
@@ -10239,7 +10242,7 @@ function renderTable(table, format) {
             return writeCsv([table.columns, ...table.rows.map((r) => r.map((v) => (v === undefined ? '' : String(v))))]);
         case 'jsonl':
             return table.rows
-                .map((r) => JSON.stringify(Object.fromEntries(table.columns.map((c, i) => [c, r[i] ?? null]))) + '\n')
+                .map((r) => JSON.stringify(Object.fromEntries(table.columns.map((column, i) => [column, r[i] ?? null]))) + '\n')
                 .join('');
         case 'markdown': {
             const shown = (v) => v === undefined ? '' : typeof v === 'number' ? String(Number(v.toPrecision(6))) : (0,markdown/* tableCell */.xR)(String(v));
@@ -12763,10 +12766,10 @@ function plainCommand(words) {
         const text = glob ? word.glob : word;
         if (text === '')
             throw new Error(`word ${i + 1} of a plain command is empty`);
-        [...text].forEach((c, at) => {
-            if (PLAIN.test(c) || (glob && GLOB.test(c)))
+        [...text].forEach((char, at) => {
+            if (PLAIN.test(char) || (glob && GLOB.test(char)))
                 return;
-            throw new Error(`word ${i + 1} of a plain command has ${JSON.stringify(c)} at character ${at + 1}, which the automation node's wrapper would not take literally`);
+            throw new Error(`word ${i + 1} of a plain command has ${JSON.stringify(char)} at character ${at + 1}, which the automation node's wrapper would not take literally`);
         });
         return text;
     })

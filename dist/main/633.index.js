@@ -53,9 +53,9 @@ function costOf(phase) {
     };
 }
 const sum = (costs) => ({
-    tasks: costs.reduce((n, c) => n + c.tasks, 0),
-    walltimeHours: costs.reduce((n, c) => n + c.walltimeHours, 0),
-    gpuHours: costs.reduce((n, c) => n + c.gpuHours, 0),
+    tasks: costs.reduce((n, planCost) => n + planCost.tasks, 0),
+    walltimeHours: costs.reduce((n, planCost) => n + planCost.walltimeHours, 0),
+    gpuHours: costs.reduce((n, planCost) => n + planCost.gpuHours, 0),
 });
 /** `base` is undefined where the manifest is new: every task is added. */
 function diffPlans(base, head) {
@@ -1284,16 +1284,16 @@ function crc32(bytes) {
     const native = external_node_zlib_.crc32;
     if (native)
         return native(bytes);
-    let c = 0xffffffff;
+    let crc = 0xffffffff;
     for (const b of bytes)
-        c = CRC_TABLE[(c ^ b) & 0xff] ^ (c >>> 8);
-    return (c ^ 0xffffffff) >>> 0;
+        crc = CRC_TABLE[(crc ^ b) & 0xff] ^ (crc >>> 8);
+    return (crc ^ 0xffffffff) >>> 0;
 }
 const CRC_TABLE = Array.from({ length: 256 }, (_, n) => {
-    let c = n;
+    let crc = n;
     for (let k = 0; k < 8; k++)
-        c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1;
-    return c >>> 0;
+        crc = crc & 1 ? 0xedb88320 ^ (crc >>> 1) : crc >>> 1;
+    return crc >>> 0;
 });
 
 ;// CONCATENATED MODULE: ./lib/github/state-artifacts.js

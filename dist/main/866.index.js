@@ -80,7 +80,7 @@ class ArtifactStateStore {
         }
         const { runId, runAttempt: attempt } = this.o.ctx;
         const mine = await this.thisRun(campaign);
-        const seq = 1 + Math.max(0, ...mine.map((c) => (0,state_artifacts/* parseStateArtifactName */.YV)(c.name).seq));
+        const seq = 1 + Math.max(0, ...mine.map((candidate) => (0,state_artifacts/* parseStateArtifactName */.YV)(candidate.name).seq));
         const name = (0,state_artifacts/* stateArtifactName */.LK)({ campaign, runId, attempt, job, seq });
         const { id } = await this.client.uploadArtifact(name, files, dir);
         if (id === undefined)
@@ -99,10 +99,10 @@ class ArtifactStateStore {
             const group = parallelGroup(found);
             const downloads = [];
             try {
-                for (const c of group) {
-                    const d = await this.download(c, campaign, dir);
+                for (const candidate of group) {
+                    const d = await this.download(candidate, campaign, dir);
                     if (typeof d === 'string')
-                        unusable(c, d);
+                        unusable(candidate, d);
                     else
                         downloads.push(d);
                 }
@@ -313,11 +313,11 @@ function parallelGroup(found) {
     if (newest === undefined)
         return [];
     const byJob = new Map();
-    for (const c of found) {
-        const job = (0,state_artifacts/* parseStateArtifactName */.YV)(c.name)?.job;
-        if (c.runId !== newest.runId || job === undefined || byJob.has(job))
+    for (const candidate of found) {
+        const job = (0,state_artifacts/* parseStateArtifactName */.YV)(candidate.name)?.job;
+        if (candidate.runId !== newest.runId || job === undefined || byJob.has(job))
             continue;
-        byJob.set(job, c);
+        byJob.set(job, candidate);
     }
     return [...byJob.values()];
 }
@@ -798,16 +798,16 @@ function crc32(bytes) {
     const native = external_node_zlib_.crc32;
     if (native)
         return native(bytes);
-    let c = 0xffffffff;
+    let crc = 0xffffffff;
     for (const b of bytes)
-        c = CRC_TABLE[(c ^ b) & 0xff] ^ (c >>> 8);
-    return (c ^ 0xffffffff) >>> 0;
+        crc = CRC_TABLE[(crc ^ b) & 0xff] ^ (crc >>> 8);
+    return (crc ^ 0xffffffff) >>> 0;
 }
 const CRC_TABLE = Array.from({ length: 256 }, (_, n) => {
-    let c = n;
+    let crc = n;
     for (let k = 0; k < 8; k++)
-        c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1;
-    return c >>> 0;
+        crc = crc & 1 ? 0xedb88320 ^ (crc >>> 1) : crc >>> 1;
+    return crc >>> 0;
 });
 
 ;// CONCATENATED MODULE: ./lib/github/state-artifacts.js

@@ -911,8 +911,8 @@ class Connector {
             try {
                 const conn = await this.connectOnce();
                 if (this.closed) {
-                    for (const c of conn.clients)
-                        c.end();
+                    for (const client of conn.clients)
+                        client.end();
                     throw new Error(`the transport to ${this.name} is closed`);
                 }
                 this.conn = conn;
@@ -939,8 +939,8 @@ class Connector {
         const made = {};
         // Any hop that goes down takes the whole connection with it: the hops after it ride on it.
         const drop = (why) => {
-            for (const c of clients)
-                c.end();
+            for (const client of clients)
+                client.end();
             const conn = made.conn;
             if (!conn) {
                 made.lostEarly ??= why;
@@ -967,8 +967,8 @@ class Connector {
             }
         }
         catch (e) {
-            for (const c of clients)
-                c.end();
+            for (const client of clients)
+                client.end();
             throw e;
         }
         if (made.lostEarly)
