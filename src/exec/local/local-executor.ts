@@ -5,7 +5,7 @@
  * controller dies). Attempts are watched by pid and marker, never by matching process lists.
  */
 import { spawn } from 'node:child_process';
-import { mkdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { link, mkdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import type { TaskSpec } from '../../manifest/expand.js';
@@ -156,14 +156,20 @@ export class LocalExecutor implements Executor {
     if (sub.task.definition !== undefined) await writeFile(join(dir, 'definition'), `${sub.task.definition}\n`);
     // Two controllers on one campaign may launch one attempt at once: the wrapper's claim lets one
     // run, and the first launch time stays, since a later one would judge that run's output stale.
+    // Linked whole into place, never created empty and then written: the other controller, reading
+    // it between the two, took an empty time, and every output was stale by it.
     const launched = join(dir, 'launched');
-    const first = await writeFile(launched, `${at}\n`, { flag: 'wx' }).then(
-      () => true,
-      (e: NodeJS.ErrnoException) => {
-        if (e.code === 'EEXIST') return false;
-        throw e;
-      },
-    );
+    const temp = tempPathFor(launched);
+    await writeFile(temp, `${at}\n`, { flag: 'wx' });
+    const first = await link(temp, launched)
+      .then(
+        () => true,
+        (e: NodeJS.ErrnoException) => {
+          if (e.code === 'EEXIST') return false;
+          throw e;
+        },
+      )
+      .finally(() => rm(temp, { force: true }));
     const env = {
       ...environmentWithoutSecrets(),
       ...manifestTaskEnv(this.opts.manifest, sub.task, sub.attempt, this.opts.workdir),
