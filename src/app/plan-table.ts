@@ -20,7 +20,7 @@ export function renderPlanText(plan: Plan): string {
     if (p.preconditions.length > 0) out.push(`  preconditions: ${p.preconditions.join(', ')}`);
     out.push(
       p.smoke.length > 0
-        ? `  smoke: ${p.smoke.map((t) => t.tag).join(', ')}; checklist: ${p.checklist.map((c) => c.check).join(', ') || '(none)'}`
+        ? `  smoke: ${p.smoke.map((t) => t.tag).join(', ')}; checklist: ${p.checklist.map((check) => check.check).join(', ') || '(none)'}`
         : '  smoke: none (the full arrays start at once)',
     );
     const rows = p.arrays.map((a) => [

@@ -130,8 +130,8 @@ export async function summaryRecord(plan: Plan, state: CampaignState, executor: 
       ...(tails?.has(id) ? { log: tails.get(id)! } : {}),
     }));
   const hours = phaseGpuHours(plan, state);
-  const phases = phaseCounts(plan, state).map((c, i) => ({
-    ...c,
+  const phases = phaseCounts(plan, state).map((counts, i) => ({
+    ...counts,
     gpuHours: { used: round2(hours[i]!.used), budget: round2(hours[i]!.budget) },
   }));
   return { campaign: plan.campaign, complete: allCompleted(plan, state), phases, stopped };

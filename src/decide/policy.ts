@@ -17,8 +17,8 @@ export const phaseOfTask = (taskId: string): string => taskId.slice(0, taskId.in
  */
 export function retryPolicy(manifest: Manifest, plan?: Plan): RetryPolicy {
   const phases = new Map(manifest.phases.map((p) => [p.name, p]));
-  const c = manifest.cluster;
-  const oom = c.executor === 'ssh-gpu' ? c.oom?.retry : undefined;
+  const cluster = manifest.cluster;
+  const oom = cluster.executor === 'ssh-gpu' ? cluster.oom?.retry : undefined;
   return (taskId, cls) => {
     const phase = phases.get(phaseOfTask(taskId));
     const rule = retryRule(phase?.retry, manifest.defaults?.retry, cls);
@@ -47,7 +47,12 @@ export function retryPolicy(manifest: Manifest, plan?: Plan): RetryPolicy {
     return {
       ...rule,
       walltime: ({ walltimeSeconds }) => {
-        const b = grownBudget(c, walltimeSeconds ?? at.array.budget.seconds, factor, at.array.resources.partition);
+        const b = grownBudget(
+          cluster,
+          walltimeSeconds ?? at.array.budget.seconds,
+          factor,
+          at.array.resources.partition,
+        );
         return next(b, `walltime grown after a timeout: ${b.arithmetic}`);
       },
     };

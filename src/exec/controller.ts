@@ -346,7 +346,7 @@ export class CampaignController {
       }
       case 'evaluate_gate': {
         const p = phase(action.phase);
-        const withText = p.checklist.some((c) => c.check === 'records');
+        const withText = p.checklist.some((check) => check.check === 'records');
         const facts: SmokeFacts[] = [];
         for (const spec of p.smoke) {
           const ts = state.tasks[spec.id]!;

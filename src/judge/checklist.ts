@@ -48,7 +48,9 @@ export function checklistKey(checks: readonly Check[]): string {
 
 /** The checklist as evaluated: `all_completed` is always part of it. */
 export function effectiveChecklist(checks: readonly Check[]): Check[] {
-  return checks.some((c) => c.check === 'all_completed') ? [...checks] : [{ check: 'all_completed' }, ...checks];
+  return checks.some((check) => check.check === 'all_completed')
+    ? [...checks]
+    : [{ check: 'all_completed' }, ...checks];
 }
 
 export function evaluateChecklist(checks: readonly Check[], facts: readonly SmokeFacts[]): CheckResult[] {
@@ -59,11 +61,11 @@ export function evaluateChecklist(checks: readonly Check[], facts: readonly Smok
     owners.length === 0
       ? undefined
       : `the output paths belong to campaign ${owners.join(', ')}: give this campaign its own workdir (or output paths naming it)`;
-  return effectiveChecklist(checks).map((c) => {
-    const failures = evaluate(c, facts, checks);
-    const otherwise = failures.length > 0 && owned ? owned : c.otherwise;
+  return effectiveChecklist(checks).map((check) => {
+    const failures = evaluate(check, facts, checks);
+    const otherwise = failures.length > 0 && owned ? owned : check.otherwise;
     return {
-      check: c.check,
+      check: check.check,
       passed: failures.length === 0,
       detail:
         failures.length === 0
@@ -186,7 +188,7 @@ export interface RecordExpectation {
 /** The fields the phase's smoke `records` checks require of every record. */
 export function recordedFields(phase: Phase): string[] {
   const checks = phase.smoke?.trigger ?? [];
-  return [...new Set(checks.flatMap((c) => (c.check === 'records' ? (c.fields ?? []) : [])))];
+  return [...new Set(checks.flatMap((check) => (check.check === 'records' ? (check.fields ?? []) : [])))];
 }
 
 /**

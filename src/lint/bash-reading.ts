@@ -309,7 +309,7 @@ class Reader {
       const m = /^((?:[^\s;&|<>()'"\\]|'[^']*'|"[^"]*"|\\.)+)/.exec(this.s.slice(this.i));
       if (!m) return;
       this.i += m[0].length;
-      const delimiter = m[1]!.replace(/'([^']*)'|"([^"]*)"|\\(.)/g, (_, a, b, c) => a ?? b ?? c);
+      const delimiter = m[1]!.replace(/'([^']*)'|"([^"]*)"|\\(.)/g, (_, a, b, escaped) => a ?? b ?? escaped);
       this.pending.push({ delimiter, tabs: op === '<<-', quoted: delimiter !== m[1], command });
       return;
     }

@@ -27,11 +27,11 @@ function placesOf(manifest: Manifest): string[] {
 const THIS_MACHINE = 'this machine';
 
 /** The workdir as a path to compare: relative to the manifest on this machine, to the login's home elsewhere. */
-function workdirOn(place: string, c: CampaignOutputs): string {
-  const workdir = c.manifest.workdir;
+function workdirOn(place: string, outputs: CampaignOutputs): string {
+  const workdir = outputs.manifest.workdir;
   if (place !== THIS_MACHINE) return posix.normalize(workdir.replace(/^~(\/|$)/, '') || '.');
   if (workdir.startsWith('/') || workdir === '~' || workdir.startsWith('~/')) return posix.normalize(workdir);
-  return posix.join(posix.dirname(c.file), workdir);
+  return posix.join(posix.dirname(outputs.file), workdir);
 }
 
 /** A finding on each of two campaigns for every pair that shares an output path, naming the other. */
@@ -39,10 +39,10 @@ export function sharedOutputFindings(campaigns: readonly CampaignOutputs[]): Fin
   // The first claim of each path: which campaign, and in which phase.
   const claimed = new Map<string, { campaign: number; phase: number }>();
   const pairs = new Map<string, { first: [number, number]; second: [number, number]; path: string; count: number }>();
-  campaigns.forEach((c, index) => {
-    for (const place of placesOf(c.manifest)) {
-      const workdir = workdirOn(place, c);
-      c.plan.phases.forEach((phase, phaseIndex) => {
+  campaigns.forEach((outputs, index) => {
+    for (const place of placesOf(outputs.manifest)) {
+      const workdir = workdirOn(place, outputs);
+      outputs.plan.phases.forEach((phase, phaseIndex) => {
         for (const task of [...phase.smoke, ...phase.tasks]) {
           if (task.output === undefined) continue;
           const path = posix.join(workdir, task.output);

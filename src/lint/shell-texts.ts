@@ -19,8 +19,8 @@ export function shellTexts(manifest: Manifest): ShellText[] {
   manifest.phases.forEach((phase, i) => {
     add(phase.setup, ['phases', i, 'setup'], phase);
     add(phase.command, ['phases', i, 'command'], phase);
-    phase.smoke?.trigger?.forEach((c, j) => {
-      if (c.check === 'command') add(c.run, ['phases', i, 'smoke', 'trigger', j, 'run'], phase);
+    phase.smoke?.trigger?.forEach((check, j) => {
+      if (check.check === 'command') add(check.run, ['phases', i, 'smoke', 'trigger', j, 'run'], phase);
     });
   });
   return texts;

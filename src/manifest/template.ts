@@ -187,8 +187,8 @@ class QuoteLexer {
 
   /** The text of a `[[ … ]]`, to its end or to the end of the text. */
   condText(index: number): string {
-    const c = this.conds[index]!;
-    return this.fed.slice(c.start, c.end);
+    const condition = this.conds[index]!;
+    return this.fed.slice(condition.start, condition.end);
   }
 
   feed(text: string): void {
@@ -318,7 +318,7 @@ class QuoteLexer {
     if (text[i + 2] === '<') return i + 2;
     const m = /^<<(-?)[ \t]*((?:[^\s;&|<>()'"\\]|'[^']*'|"[^"]*"|\\.)+)/.exec(text.slice(i));
     if (!m) return i + 1;
-    const delimiter = m[2]!.replace(/'([^']*)'|"([^"]*)"|\\(.)/g, (_, a, b, c) => a ?? b ?? c);
+    const delimiter = m[2]!.replace(/'([^']*)'|"([^"]*)"|\\(.)/g, (_, a, b, escaped) => a ?? b ?? escaped);
     this.pending.push({ delimiter, tabs: m[1] === '-', quoted: delimiter !== m[2], writesText: false });
     this.prev = m[0][m[0].length - 1]!;
     return i + m[0].length - 1;

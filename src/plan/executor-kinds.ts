@@ -58,14 +58,14 @@ export const EXECUTOR_KINDS: { [K in ExecutorKind]: KindTraits<ClusterOf<K>> } =
     packs: false,
   },
   slurm: {
-    maxArraySize: (c) => c.max_array_size ?? 1000,
+    maxArraySize: (cluster) => cluster.max_array_size ?? 1000,
     defaultGpus: 0,
     pollSeconds: [1, 30],
     costlyPolls: true,
     queues: true,
     placesGpus: false,
-    partitionCaps: (c) =>
-      (c.partitions ?? [])
+    partitionCaps: (cluster) =>
+      (cluster.partitions ?? [])
         .map((p) => ({ name: p.name, maxSeconds: parseDuration(p.max_time)! }))
         .sort((a, b) => a.maxSeconds - b.maxSeconds),
     packs: true,

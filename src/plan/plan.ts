@@ -326,12 +326,12 @@ function arraysFor(
     // The executor's limit is on elements: a packed chunk holds that many elements of tasks.
     const perChunk = limit * (packing?.tasks ?? 1);
     const chunks = Math.ceil(ids.length / perChunk);
-    for (let c = 0; c < chunks; c++) {
-      const chunk = ids.slice(c * perChunk, (c + 1) * perChunk);
+    for (let chunkIndex = 0; chunkIndex < chunks; chunkIndex++) {
+      const chunk = ids.slice(chunkIndex * perChunk, (chunkIndex + 1) * perChunk);
       // A last chunk smaller than one element packs what it has, in the walltime that needs.
       const own = chunks > 1 && chunk.length < (packing?.tasks ?? 1) ? packingOf(chunk.length) : packing;
       arrays.push({
-        id: chunks > 1 ? `${base}.${c}` : base,
+        id: chunks > 1 ? `${base}.${chunkIndex}` : base,
         phase: phase.name,
         stage,
         stratum: first.stratum,

@@ -7,7 +7,7 @@ import type { Phase, Scalar } from '../manifest/schema.js';
 export const COLLISION_CHECKS = new Set(['distinct_outputs']);
 
 export function needsTwo(phase: Phase): boolean {
-  return (phase.smoke?.trigger ?? []).some((c) => COLLISION_CHECKS.has(c.check));
+  return (phase.smoke?.trigger ?? []).some((check) => COLLISION_CHECKS.has(check.check));
 }
 
 /**

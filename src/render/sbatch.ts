@@ -184,7 +184,7 @@ export function renderSbatch(input: SbatchInput): SbatchFiles {
   // Its share of the campaign's max_parallel (and of its phase's): the places the controller
   // gave its tasks when it sent them (exec/slurm: capacity), never the whole cap, so that
   // arrays, strata and phases sent side by side together stay within it.
-  const caps = [manifest.cluster.max_parallel, phase?.max_parallel].filter((c) => c !== undefined);
+  const caps = [manifest.cluster.max_parallel, phase?.max_parallel].filter((cap) => cap !== undefined);
   const throttle = caps.length === 0 ? undefined : Math.min(indices.length, ...caps);
   const passed = phase?.slurm_args ?? manifest.defaults?.slurm_args ?? [];
   const allocation = allocationOptions(manifest, array, {

@@ -21,7 +21,7 @@ export class ProgressText {
   /** A line per phase, in the plan's order. */
   phaseLines(state: CampaignState): string[] {
     // A phase's reason may quote a task: its control characters go before lines are cut to fit.
-    return phaseCounts(this.plan, state).map((c) => terminalText(progressLine(c)));
+    return phaseCounts(this.plan, state).map((counts) => terminalText(progressLine(counts)));
   }
 
   /**

@@ -35,8 +35,10 @@ export function continuations(attempts: readonly Attempt[], i: number): string[]
   const out: string[] = [];
   for (let k = 1; k <= i; k++) {
     if (!attempts[k]!.resumed) continue;
-    const c = continuation(attempts, k);
-    out.push(`${c.before ? `attempt ${c.before.n} ${c.before.reason}; ` : ''}attempt ${attempts[k]!.n} ${c.what}`);
+    const continued = continuation(attempts, k);
+    out.push(
+      `${continued.before ? `attempt ${continued.before.n} ${continued.before.reason}; ` : ''}attempt ${attempts[k]!.n} ${continued.what}`,
+    );
   }
   return out;
 }

@@ -36,19 +36,19 @@ export function phaseCounts(plan: Plan, state: CampaignState): PhaseCounts[] {
     const ps = state.phases[p.name];
     const stage = ps?.status === 'smoke' || ps?.status === 'gate' ? 'smoke' : 'full';
     const specs = stage === 'smoke' ? p.smoke : p.tasks;
-    const c = { done: 0, running: 0, queued: 0, pending: 0, failed: 0, retries: 0 };
+    const counts = { done: 0, running: 0, queued: 0, pending: 0, failed: 0, retries: 0 };
     const reasons = new Map<string, number>();
     for (const t of specs) {
       const s = state.tasks[t.id];
       const status = s?.status ?? 'pending';
-      if (status === 'completed') c.done++;
-      else if (status === 'running') c.running++;
+      if (status === 'completed') counts.done++;
+      else if (status === 'running') counts.running++;
       else if (status === 'submitted') {
-        c.queued++;
+        counts.queued++;
         if (s?.waiting) reasons.set(s.waiting, (reasons.get(s.waiting) ?? 0) + 1);
-      } else if (status === 'failed' || status === 'stuck') c.failed++;
-      else c.pending++;
-      c.retries += retriesOf(s, t.definition);
+      } else if (status === 'failed' || status === 'stuck') counts.failed++;
+      else counts.pending++;
+      counts.retries += retriesOf(s, t.definition);
     }
     const waiting = [...reasons.entries()].sort((a, b) => b[1] - a[1])[0]?.[0];
     return {
@@ -57,7 +57,7 @@ export function phaseCounts(plan: Plan, state: CampaignState): PhaseCounts[] {
       status: ps?.status ?? 'waiting',
       ...(ps?.reason ? { reason: ps.reason } : {}),
       stage,
-      ...c,
+      ...counts,
       total: specs.length,
     };
   });

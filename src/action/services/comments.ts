@@ -55,14 +55,14 @@ export class IssueComments implements PullRequestComments {
       // The token's own only: a token that may write pull requests may edit anyone's comment on
       // them, so a person, or another bot or app, who posts the marker would otherwise have
       // the plan written into their comment, under their name.
-      const hit = list.find((c) => c.user?.login === mine && c.body?.split('\n', 1)[0] === marker);
+      const hit = list.find((existing) => existing.user?.login === mine && existing.body?.split('\n', 1)[0] === marker);
       if (hit) return { id: hit.id, body: hit.body ?? '' };
       if (list.length < PER_PAGE) return undefined;
     }
   }
 
   async create(body: string): Promise<PullRequestComment> {
-    const c = await this.rest.call(
+    const existing = await this.rest.call(
       {
         method: 'POST',
         path: `${this.repoPath}/issues/${this.pullRequest}/comments`,
@@ -71,7 +71,7 @@ export class IssueComments implements PullRequestComments {
       },
       comment,
     );
-    return { id: c.id, body: c.body ?? '' };
+    return { id: existing.id, body: existing.body ?? '' };
   }
 
   async update(id: number, body: string): Promise<void> {

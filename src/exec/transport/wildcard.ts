@@ -16,11 +16,11 @@ export function wildcardMatches(pattern: string, name: string): boolean {
   let star = -1; // the last `*` seen, in the pattern
   let starTaken = 0; // where in the name that `*`'s run ends, so far
   while (taken < name.length) {
-    const c = pattern[at];
-    if (c === '*') {
+    const char = pattern[at];
+    if (char === '*') {
       star = at++;
       starTaken = taken;
-    } else if (c !== undefined && (c === '?' || c === name[taken])) {
+    } else if (char !== undefined && (char === '?' || char === name[taken])) {
       at++;
       taken++;
     } else if (star >= 0) {

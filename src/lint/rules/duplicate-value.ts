@@ -19,7 +19,7 @@ export const duplicateValue: Rule = {
         if (!zipped && !Array.isArray(phase.grid?.[names[0]!])) continue;
         const seen = new Map<string, number>();
         for (let r = 0; r < rows; r++) {
-          const key = JSON.stringify(columns.map((c) => String(c[r])));
+          const key = JSON.stringify(columns.map((column) => String(column[r])));
           const first = seen.get(key);
           if (first === undefined) {
             seen.set(key, r);

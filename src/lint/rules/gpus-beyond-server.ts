@@ -12,12 +12,12 @@ export const gpusBeyondServer: Rule = {
   description: 'an ssh-gpu task asking for more GPUs than cluster.gpus (or the largest server’s gpus) lists',
   needs: 'plan',
   check({ manifest, source, plan }) {
-    const c = manifest.cluster;
-    if (c.executor !== 'ssh-gpu') return [];
-    const lists = c.servers ? c.servers.map((s) => s.gpus) : [c.gpus];
+    const cluster = manifest.cluster;
+    if (cluster.executor !== 'ssh-gpu') return [];
+    const lists = cluster.servers ? cluster.servers.map((s) => s.gpus) : [cluster.gpus];
     if (lists.some((l) => l === undefined)) return [];
     const have = Math.max(...lists.map((l) => l!.length));
-    const where = c.servers ? 'the largest server of cluster.servers lists' : 'cluster.gpus lists';
+    const where = cluster.servers ? 'the largest server of cluster.servers lists' : 'cluster.gpus lists';
     const findings: RuleFinding[] = [];
     for (const phasePlan of plan.phases) {
       const i = manifest.phases.findIndex((p) => p.name === phasePlan.name);
@@ -28,7 +28,7 @@ export const gpusBeyondServer: Rule = {
       findings.push({
         message: `phase "${phasePlan.name}" asks for ${most} GPUs per task, but ${where} ${have}: its tasks could never start`,
         position: source.at(path),
-        fix: c.servers
+        fix: cluster.servers
           ? `ask for at most ${have} GPUs per task, or list more GPUs in a server's gpus`
           : `ask for at most ${have} GPUs per task, or list more GPUs in cluster.gpus`,
       });

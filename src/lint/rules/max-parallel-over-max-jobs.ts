@@ -11,14 +11,14 @@ export const maxParallelOverMaxJobs: Rule = {
   description: 'a Slurm cluster.max_parallel above cluster.max_jobs, which it can never reach',
   needs: 'manifest',
   check({ manifest, source }) {
-    const c = manifest.cluster;
-    if (c.executor !== 'slurm' || c.max_jobs === undefined || c.max_parallel === undefined) return [];
-    if (c.max_parallel <= c.max_jobs) return [];
+    const cluster = manifest.cluster;
+    if (cluster.executor !== 'slurm' || cluster.max_jobs === undefined || cluster.max_parallel === undefined) return [];
+    if (cluster.max_parallel <= cluster.max_jobs) return [];
     return [
       {
-        message: `cluster.max_parallel is ${c.max_parallel}, but at most ${c.max_jobs} tasks may be queued and running (cluster.max_jobs): it can never be reached`,
+        message: `cluster.max_parallel is ${cluster.max_parallel}, but at most ${cluster.max_jobs} tasks may be queued and running (cluster.max_jobs): it can never be reached`,
         position: source.at(['cluster', 'max_parallel']),
-        fix: `lower max_parallel to ${c.max_jobs} or less, or raise max_jobs if the site allows more`,
+        fix: `lower max_parallel to ${cluster.max_jobs} or less, or raise max_jobs if the site allows more`,
       },
     ];
   },

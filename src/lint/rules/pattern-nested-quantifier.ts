@@ -26,8 +26,8 @@ export const patternNestedQuantifier: Rule = {
       manifest.cluster.oom?.patterns?.forEach((p, j) => check(p, ['cluster', 'oom', 'patterns', j]));
     manifest.phases.forEach((phase, i) => {
       check(phase.cost?.progress?.log, ['phases', i, 'cost', 'progress', 'log']);
-      phase.smoke?.trigger?.forEach((c, j) => {
-        if (c.check === 'log_contains') check(c.pattern, ['phases', i, 'smoke', 'trigger', j, 'pattern']);
+      phase.smoke?.trigger?.forEach((trigger, j) => {
+        if (trigger.check === 'log_contains') check(trigger.pattern, ['phases', i, 'smoke', 'trigger', j, 'pattern']);
       });
     });
     return findings;

@@ -14,11 +14,11 @@ export const poolWithLogin: Rule = {
   description: 'cluster.servers beside a single server’s login, host key or gpus, or two servers with one login',
   needs: 'manifest',
   check({ manifest, source }) {
-    const c = manifest.cluster;
-    if (c.executor !== 'ssh-gpu' || c.servers === undefined) return [];
+    const cluster = manifest.cluster;
+    if (cluster.executor !== 'ssh-gpu' || cluster.servers === undefined) return [];
     const findings: RuleFinding[] = [];
     for (const key of PER_SERVER) {
-      if (c[key] === undefined) continue;
+      if (cluster[key] === undefined) continue;
       findings.push({
         message: `cluster.${key} is given beside cluster.servers: a pool's servers each give their own`,
         position: source.at(['cluster', key]),
@@ -26,7 +26,7 @@ export const poolWithLogin: Rule = {
       });
     }
     const seen = new Set<string>();
-    c.servers.forEach((s, i) => {
+    cluster.servers.forEach((s, i) => {
       if (seen.has(s.login))
         findings.push({
           message: `cluster.servers lists ${s.login} twice: a task is recorded on a server by its login`,

@@ -41,7 +41,9 @@ export const smokeOneTaskCollision: Rule = {
       const spec = smoke.tasks;
       const count = spec === undefined ? 1 : typeof spec === 'number' ? spec : selected(phase, spec);
       if (count !== 1) return;
-      const checks = (smoke.trigger ?? []).filter((c) => COLLISION_CHECKS.has(c.check)).map((c) => c.check);
+      const checks = (smoke.trigger ?? [])
+        .filter((check) => COLLISION_CHECKS.has(check.check))
+        .map((check) => check.check);
       const what =
         spec === undefined ? 'runs 1 task (the default)' : typeof spec === 'number' ? 'runs 1 task' : 'selects 1 cell';
       findings.push({

@@ -51,7 +51,7 @@ export function phasesSvg(plan: Plan, state: CampaignState): string {
   const pos = new Map<string, { x: number; y: number }>();
   columns.forEach((names, column) => names.forEach((n, r) => pos.set(n, { x: LEFT + column * COL, y: TOP + r * ROW })));
   const columnOf = (q: { x: number }): number => Math.round((q.x - LEFT) / COL);
-  const counts = new Map(phaseCounts(plan, state).map((c) => [c.phase, c]));
+  const counts = new Map(phaseCounts(plan, state).map((phaseCount) => [phaseCount.phase, phaseCount]));
   const width = LEFT * 2 + (columns.length - 1) * COL + BOX_W;
   const height = TOP + Math.max(...columns.map((column) => column.length)) * ROW + 8;
   const body: string[] = [
@@ -99,12 +99,12 @@ export function phasesSvg(plan: Plan, state: CampaignState): string {
   }
   for (const p of plan.phases) {
     const { x, y } = pos.get(p.name)!;
-    const c = counts.get(p.name)!;
+    const phaseCount = counts.get(p.name)!;
     const ps = state.phases[p.name];
     const status = ps?.status ?? 'waiting';
     const colors = STATUS_COLORS[status] ?? STATUS_COLORS.waiting!;
     const stage = status === 'smoke' || status === 'gate' ? ' (smoke stage)' : '';
-    const line = `${c.done}/${c.total} done${c.running ? `, ${c.running} running` : ''}${c.failed ? `, ${c.failed} failed` : ''}`;
+    const line = `${phaseCount.done}/${phaseCount.total} done${phaseCount.running ? `, ${phaseCount.running} running` : ''}${phaseCount.failed ? `, ${phaseCount.failed} failed` : ''}`;
     body.push(
       el('g', { class: `phase ${status}`, 'data-phase': p.name }, [
         title(`${p.name}: ${status}${ps?.reason ? ` (${ps.reason})` : ''}`),
