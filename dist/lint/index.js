@@ -9079,8 +9079,8 @@ class QuoteLexer {
     }
     /** The text of a `[[ … ]]`, to its end or to the end of the text. */
     condText(index) {
-        const c = this.conds[index];
-        return this.fed.slice(c.start, c.end);
+        const condition = this.conds[index];
+        return this.fed.slice(condition.start, condition.end);
     }
     feed(text) {
         const base = this.fed.length;
@@ -9249,7 +9249,7 @@ class QuoteLexer {
         const m = /^<<(-?)[ \t]*((?:[^\s;&|<>()'"\\]|'[^']*'|"[^"]*"|\\.)+)/.exec(text.slice(i));
         if (!m)
             return i + 1;
-        const delimiter = m[2].replace(/'([^']*)'|"([^"]*)"|\\(.)/g, (_, a, b, c) => a ?? b ?? c);
+        const delimiter = m[2].replace(/'([^']*)'|"([^"]*)"|\\(.)/g, (_, a, b, escaped) => a ?? b ?? escaped);
         this.pending.push({ delimiter, tabs: m[1] === '-', quoted: delimiter !== m[2], writesText: false });
         this.prev = m[0][m[0].length - 1];
         return i + m[0].length - 1;
@@ -26849,13 +26849,13 @@ const EXECUTOR_KINDS = {
         packs: false,
     },
     slurm: {
-        maxArraySize: (c) => c.max_array_size ?? 1000,
+        maxArraySize: (cluster) => cluster.max_array_size ?? 1000,
         defaultGpus: 0,
         pollSeconds: [1, 30],
         costlyPolls: true,
         queues: true,
         placesGpus: false,
-        partitionCaps: (c) => (c.partitions ?? [])
+        partitionCaps: (cluster) => (cluster.partitions ?? [])
             .map((p) => ({ name: p.name, maxSeconds: parseDuration(p.max_time) }))
             .sort((a, b) => a.maxSeconds - b.maxSeconds),
         packs: true,
@@ -27416,7 +27416,7 @@ const elementsOf = (size, tasks) => Math.ceil(size / tasks);
 /** Checks whose meaning needs two tasks or more: one task cannot collide with anything. */
 const COLLISION_CHECKS = new Set(['distinct_outputs']);
 function needsTwo(phase) {
-    return (phase.smoke?.trigger ?? []).some((c) => COLLISION_CHECKS.has(c.check));
+    return (phase.smoke?.trigger ?? []).some((check) => COLLISION_CHECKS.has(check.check));
 }
 /**
  * Explicit cells (`axis: values`) or a count. A count picks round-robin across strata so the
@@ -27726,12 +27726,12 @@ function arraysFor(manifest, phase, stage, tasks, limit) {
         // The executor's limit is on elements: a packed chunk holds that many elements of tasks.
         const perChunk = limit * (packing?.tasks ?? 1);
         const chunks = Math.ceil(ids.length / perChunk);
-        for (let c = 0; c < chunks; c++) {
-            const chunk = ids.slice(c * perChunk, (c + 1) * perChunk);
+        for (let chunkIndex = 0; chunkIndex < chunks; chunkIndex++) {
+            const chunk = ids.slice(chunkIndex * perChunk, (chunkIndex + 1) * perChunk);
             // A last chunk smaller than one element packs what it has, in the walltime that needs.
             const own = chunks > 1 && chunk.length < (packing?.tasks ?? 1) ? packingOf(chunk.length) : packing;
             arrays.push({
-                id: chunks > 1 ? `${base}.${c}` : base,
+                id: chunks > 1 ? `${base}.${chunkIndex}` : base,
                 phase: phase.name,
                 stage,
                 stratum: first.stratum,
@@ -27933,7 +27933,7 @@ const duplicateValue = {
                     continue;
                 const seen = new Map();
                 for (let r = 0; r < rows; r++) {
-                    const key = JSON.stringify(columns.map((c) => String(c[r])));
+                    const key = JSON.stringify(columns.map((column) => String(column[r])));
                     const first = seen.get(key);
                     if (first === undefined) {
                         seen.set(key, r);
@@ -28119,14 +28119,14 @@ const gpusBeyondServer = {
     description: 'an ssh-gpu task asking for more GPUs than cluster.gpus (or the largest server’s gpus) lists',
     needs: 'plan',
     check({ manifest, source, plan }) {
-        const c = manifest.cluster;
-        if (c.executor !== 'ssh-gpu')
+        const cluster = manifest.cluster;
+        if (cluster.executor !== 'ssh-gpu')
             return [];
-        const lists = c.servers ? c.servers.map((s) => s.gpus) : [c.gpus];
+        const lists = cluster.servers ? cluster.servers.map((s) => s.gpus) : [cluster.gpus];
         if (lists.some((l) => l === undefined))
             return [];
         const have = Math.max(...lists.map((l) => l.length));
-        const where = c.servers ? 'the largest server of cluster.servers lists' : 'cluster.gpus lists';
+        const where = cluster.servers ? 'the largest server of cluster.servers lists' : 'cluster.gpus lists';
         const findings = [];
         for (const phasePlan of plan.phases) {
             const i = manifest.phases.findIndex((p) => p.name === phasePlan.name);
@@ -28138,7 +28138,7 @@ const gpusBeyondServer = {
             findings.push({
                 message: `phase "${phasePlan.name}" asks for ${most} GPUs per task, but ${where} ${have}: its tasks could never start`,
                 position: source.at(path),
-                fix: c.servers
+                fix: cluster.servers
                     ? `ask for at most ${have} GPUs per task, or list more GPUs in a server's gpus`
                     : `ask for at most ${have} GPUs per task, or list more GPUs in cluster.gpus`,
             });
@@ -28546,9 +28546,9 @@ const patternNestedQuantifier = {
             manifest.cluster.oom?.patterns?.forEach((p, j) => check(p, ['cluster', 'oom', 'patterns', j]));
         manifest.phases.forEach((phase, i) => {
             check(phase.cost?.progress?.log, ['phases', i, 'cost', 'progress', 'log']);
-            phase.smoke?.trigger?.forEach((c, j) => {
-                if (c.check === 'log_contains')
-                    check(c.pattern, ['phases', i, 'smoke', 'trigger', j, 'pattern']);
+            phase.smoke?.trigger?.forEach((trigger, j) => {
+                if (trigger.check === 'log_contains')
+                    check(trigger.pattern, ['phases', i, 'smoke', 'trigger', j, 'pattern']);
             });
         });
         return findings;
@@ -28631,9 +28631,9 @@ function shellTexts(manifest) {
     manifest.phases.forEach((phase, i) => {
         add(phase.setup, ['phases', i, 'setup'], phase);
         add(phase.command, ['phases', i, 'command'], phase);
-        phase.smoke?.trigger?.forEach((c, j) => {
-            if (c.check === 'command')
-                add(c.run, ['phases', i, 'smoke', 'trigger', j, 'run'], phase);
+        phase.smoke?.trigger?.forEach((check, j) => {
+            if (check.check === 'command')
+                add(check.run, ['phases', i, 'smoke', 'trigger', j, 'run'], phase);
         });
     });
     return texts;
@@ -28788,7 +28788,9 @@ const smokeOneTaskCollision = {
             const count = spec === undefined ? 1 : typeof spec === 'number' ? spec : selected(phase, spec);
             if (count !== 1)
                 return;
-            const checks = (smoke.trigger ?? []).filter((c) => COLLISION_CHECKS.has(c.check)).map((c) => c.check);
+            const checks = (smoke.trigger ?? [])
+                .filter((check) => COLLISION_CHECKS.has(check.check))
+                .map((check) => check.check);
             const what = spec === undefined ? 'runs 1 task (the default)' : typeof spec === 'number' ? 'runs 1 task' : 'selects 1 cell';
             findings.push({
                 message: `the smoke stage of phase "${phase.name}" ${what}, but its trigger checks ${[...new Set(checks)].join(', ')}, which one task cannot fail: the planner raises it to two tasks`,
@@ -29368,7 +29370,7 @@ class Reader {
             if (!m)
                 return;
             this.i += m[0].length;
-            const delimiter = m[1].replace(/'([^']*)'|"([^"]*)"|\\(.)/g, (_, a, b, c) => a ?? b ?? c);
+            const delimiter = m[1].replace(/'([^']*)'|"([^"]*)"|\\(.)/g, (_, a, b, escaped) => a ?? b ?? escaped);
             this.pending.push({ delimiter, tabs: op === '<<-', quoted: delimiter !== m[1], command });
             return;
         }
@@ -30803,7 +30805,9 @@ function checklistKey(checks) {
 }
 /** The checklist as evaluated: `all_completed` is always part of it. */
 function effectiveChecklist(checks) {
-    return checks.some((c) => c.check === 'all_completed') ? [...checks] : [{ check: 'all_completed' }, ...checks];
+    return checks.some((check) => check.check === 'all_completed')
+        ? [...checks]
+        : [{ check: 'all_completed' }, ...checks];
 }
 function evaluateChecklist(checks, facts) {
     // A smoke task refused its output path because another campaign owns it ran nothing: every
@@ -30812,11 +30816,11 @@ function evaluateChecklist(checks, facts) {
     const owned = owners.length === 0
         ? undefined
         : `the output paths belong to campaign ${owners.join(', ')}: give this campaign its own workdir (or output paths naming it)`;
-    return effectiveChecklist(checks).map((c) => {
-        const failures = evaluate(c, facts, checks);
-        const otherwise = failures.length > 0 && owned ? owned : c.otherwise;
+    return effectiveChecklist(checks).map((check) => {
+        const failures = evaluate(check, facts, checks);
+        const otherwise = failures.length > 0 && owned ? owned : check.otherwise;
         return {
-            check: c.check,
+            check: check.check,
             passed: failures.length === 0,
             detail: failures.length === 0
                 ? passDetail(facts)
@@ -30938,7 +30942,7 @@ function recordProblems(text, count, fields) {
 /** The fields the phase's smoke `records` checks require of every record. */
 function recordedFields(phase) {
     const checks = phase.smoke?.trigger ?? [];
-    return [...new Set(checks.flatMap((c) => (c.check === 'records' ? (c.fields ?? []) : [])))];
+    return [...new Set(checks.flatMap((check) => (check.check === 'records' ? (check.fields ?? []) : [])))];
 }
 /**
  * What a full task's output must hold: the fields its phase's smoke `records` checks name, and
@@ -31520,12 +31524,12 @@ const poolWithLogin = {
     description: 'cluster.servers beside a single server’s login, host key or gpus, or two servers with one login',
     needs: 'manifest',
     check({ manifest, source }) {
-        const c = manifest.cluster;
-        if (c.executor !== 'ssh-gpu' || c.servers === undefined)
+        const cluster = manifest.cluster;
+        if (cluster.executor !== 'ssh-gpu' || cluster.servers === undefined)
             return [];
         const findings = [];
         for (const key of PER_SERVER) {
-            if (c[key] === undefined)
+            if (cluster[key] === undefined)
                 continue;
             findings.push({
                 message: `cluster.${key} is given beside cluster.servers: a pool's servers each give their own`,
@@ -31534,7 +31538,7 @@ const poolWithLogin = {
             });
         }
         const seen = new Set();
-        c.servers.forEach((s, i) => {
+        cluster.servers.forEach((s, i) => {
             if (seen.has(s.login))
                 findings.push({
                     message: `cluster.servers lists ${s.login} twice: a task is recorded on a server by its login`,
@@ -31619,16 +31623,16 @@ const maxParallelOverMaxJobs = {
     description: 'a Slurm cluster.max_parallel above cluster.max_jobs, which it can never reach',
     needs: 'manifest',
     check({ manifest, source }) {
-        const c = manifest.cluster;
-        if (c.executor !== 'slurm' || c.max_jobs === undefined || c.max_parallel === undefined)
+        const cluster = manifest.cluster;
+        if (cluster.executor !== 'slurm' || cluster.max_jobs === undefined || cluster.max_parallel === undefined)
             return [];
-        if (c.max_parallel <= c.max_jobs)
+        if (cluster.max_parallel <= cluster.max_jobs)
             return [];
         return [
             {
-                message: `cluster.max_parallel is ${c.max_parallel}, but at most ${c.max_jobs} tasks may be queued and running (cluster.max_jobs): it can never be reached`,
+                message: `cluster.max_parallel is ${cluster.max_parallel}, but at most ${cluster.max_jobs} tasks may be queued and running (cluster.max_jobs): it can never be reached`,
                 position: source.at(['cluster', 'max_parallel']),
-                fix: `lower max_parallel to ${c.max_jobs} or less, or raise max_jobs if the site allows more`,
+                fix: `lower max_parallel to ${cluster.max_jobs} or less, or raise max_jobs if the site allows more`,
             },
         ];
     },
@@ -32219,23 +32223,23 @@ function placesOf(manifest) {
 }
 const THIS_MACHINE = 'this machine';
 /** The workdir as a path to compare: relative to the manifest on this machine, to the login's home elsewhere. */
-function workdirOn(place, c) {
-    const workdir = c.manifest.workdir;
+function workdirOn(place, outputs) {
+    const workdir = outputs.manifest.workdir;
     if (place !== THIS_MACHINE)
         return external_node_path_namespaceObject.posix.normalize(workdir.replace(/^~(\/|$)/, '') || '.');
     if (workdir.startsWith('/') || workdir === '~' || workdir.startsWith('~/'))
         return external_node_path_namespaceObject.posix.normalize(workdir);
-    return external_node_path_namespaceObject.posix.join(external_node_path_namespaceObject.posix.dirname(c.file), workdir);
+    return external_node_path_namespaceObject.posix.join(external_node_path_namespaceObject.posix.dirname(outputs.file), workdir);
 }
 /** A finding on each of two campaigns for every pair that shares an output path, naming the other. */
 function sharedOutputFindings(campaigns) {
     // The first claim of each path: which campaign, and in which phase.
     const claimed = new Map();
     const pairs = new Map();
-    campaigns.forEach((c, index) => {
-        for (const place of placesOf(c.manifest)) {
-            const workdir = workdirOn(place, c);
-            c.plan.phases.forEach((phase, phaseIndex) => {
+    campaigns.forEach((outputs, index) => {
+        for (const place of placesOf(outputs.manifest)) {
+            const workdir = workdirOn(place, outputs);
+            outputs.plan.phases.forEach((phase, phaseIndex) => {
                 for (const task of [...phase.smoke, ...phase.tasks]) {
                     if (task.output === undefined)
                         continue;

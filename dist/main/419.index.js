@@ -2394,12 +2394,18 @@ class LocalExecutor {
             await (0,promises_.writeFile)((0,external_node_path_.join)(dir, 'definition'), `${sub.task.definition}\n`);
         // Two controllers on one campaign may launch one attempt at once: the wrapper's claim lets one
         // run, and the first launch time stays, since a later one would judge that run's output stale.
+        // Linked whole into place, never created empty and then written: the other controller, reading
+        // it between the two, took an empty time, and every output was stale by it.
         const launched = (0,external_node_path_.join)(dir, 'launched');
-        const first = await (0,promises_.writeFile)(launched, `${at}\n`, { flag: 'wx' }).then(() => true, (e) => {
+        const temp = (0,transport/* tempPathFor */.FD)(launched);
+        await (0,promises_.writeFile)(temp, `${at}\n`, { flag: 'wx' });
+        const first = await (0,promises_.link)(temp, launched)
+            .then(() => true, (e) => {
             if (e.code === 'EEXIST')
                 return false;
             throw e;
-        });
+        })
+            .finally(() => (0,promises_.rm)(temp, { force: true }));
         const env = {
             ...(0,secrets/* environmentWithoutSecrets */.tL)(),
             ...manifestTaskEnv(this.opts.manifest, sub.task, sub.attempt, this.opts.workdir),
@@ -2765,7 +2771,7 @@ function renderSbatch(input) {
     // Its share of the campaign's max_parallel (and of its phase's): the places the controller
     // gave its tasks when it sent them (exec/slurm: capacity), never the whole cap, so that
     // arrays, strata and phases sent side by side together stay within it.
-    const caps = [manifest.cluster.max_parallel, phase?.max_parallel].filter((c) => c !== undefined);
+    const caps = [manifest.cluster.max_parallel, phase?.max_parallel].filter((cap) => cap !== undefined);
     const throttle = caps.length === 0 ? undefined : Math.min(indices.length, ...caps);
     const passed = phase?.slurm_args ?? manifest.defaults?.slurm_args ?? [];
     const allocation = allocationOptions(manifest, array, {
@@ -8103,25 +8109,25 @@ function phase_counts_phaseCounts(plan, state) {
         const ps = state.phases[p.name];
         const stage = ps?.status === 'smoke' || ps?.status === 'gate' ? 'smoke' : 'full';
         const specs = stage === 'smoke' ? p.smoke : p.tasks;
-        const c = { done: 0, running: 0, queued: 0, pending: 0, failed: 0, retries: 0 };
+        const counts = { done: 0, running: 0, queued: 0, pending: 0, failed: 0, retries: 0 };
         const reasons = new Map();
         for (const t of specs) {
             const s = state.tasks[t.id];
             const status = s?.status ?? 'pending';
             if (status === 'completed')
-                c.done++;
+                counts.done++;
             else if (status === 'running')
-                c.running++;
+                counts.running++;
             else if (status === 'submitted') {
-                c.queued++;
+                counts.queued++;
                 if (s?.waiting)
                     reasons.set(s.waiting, (reasons.get(s.waiting) ?? 0) + 1);
             }
             else if (status === 'failed' || status === 'stuck')
-                c.failed++;
+                counts.failed++;
             else
-                c.pending++;
-            c.retries += retriesOf(s, t.definition);
+                counts.pending++;
+            counts.retries += retriesOf(s, t.definition);
         }
         const waiting = [...reasons.entries()].sort((a, b) => b[1] - a[1])[0]?.[0];
         return {
@@ -8130,7 +8136,7 @@ function phase_counts_phaseCounts(plan, state) {
             status: ps?.status ?? 'waiting',
             ...(ps?.reason ? { reason: ps.reason } : {}),
             stage,
-            ...c,
+            ...counts,
             total: specs.length,
         };
     });
@@ -9566,7 +9572,7 @@ function phasesSvg(plan, state) {
     const pos = new Map();
     columns.forEach((names, column) => names.forEach((n, r) => pos.set(n, { x: phases_LEFT + column * COL, y: TOP + r * ROW })));
     const columnOf = (q) => Math.round((q.x - phases_LEFT) / COL);
-    const counts = new Map(phase_counts_phaseCounts(plan, state).map((c) => [c.phase, c]));
+    const counts = new Map(phase_counts_phaseCounts(plan, state).map((phaseCount) => [phaseCount.phase, phaseCount]));
     const width = phases_LEFT * 2 + (columns.length - 1) * COL + BOX_W;
     const height = TOP + Math.max(...columns.map((column) => column.length)) * ROW + 8;
     const body = [
@@ -9606,12 +9612,12 @@ function phasesSvg(plan, state) {
     }
     for (const p of plan.phases) {
         const { x, y } = pos.get(p.name);
-        const c = counts.get(p.name);
+        const phaseCount = counts.get(p.name);
         const ps = state.phases[p.name];
         const status = ps?.status ?? 'waiting';
         const colors = STATUS_COLORS[status] ?? STATUS_COLORS.waiting;
         const stage = status === 'smoke' || status === 'gate' ? ' (smoke stage)' : '';
-        const line = `${c.done}/${c.total} done${c.running ? `, ${c.running} running` : ''}${c.failed ? `, ${c.failed} failed` : ''}`;
+        const line = `${phaseCount.done}/${phaseCount.total} done${phaseCount.running ? `, ${phaseCount.running} running` : ''}${phaseCount.failed ? `, ${phaseCount.failed} failed` : ''}`;
         body.push(el('g', { class: `phase ${status}`, 'data-phase': p.name }, [
             title(`${p.name}: ${status}${ps?.reason ? ` (${ps.reason})` : ''}`),
             el('rect', {
@@ -10589,8 +10595,8 @@ async function summaryRecord(plan, state, executor) {
         ...(tails?.has(id) ? { log: tails.get(id) } : {}),
     }));
     const hours = phaseGpuHours(plan, state);
-    const phases = phaseCounts(plan, state).map((c, i) => ({
-        ...c,
+    const phases = phaseCounts(plan, state).map((counts, i) => ({
+        ...counts,
         gpuHours: { used: round2(hours[i].used), budget: round2(hours[i].budget) },
     }));
     return { campaign: plan.campaign, complete: allCompleted(plan, state), phases, stopped };
@@ -12593,7 +12599,7 @@ class CampaignController {
             }
             case 'evaluate_gate': {
                 const p = phase(action.phase);
-                const withText = p.checklist.some((c) => c.check === 'records');
+                const withText = p.checklist.some((check) => check.check === 'records');
                 const facts = [];
                 for (const spec of p.smoke) {
                     const ts = state.tasks[spec.id];
@@ -12707,12 +12713,12 @@ function wildcardMatches(pattern, name) {
     let star = -1; // the last `*` seen, in the pattern
     let starTaken = 0; // where in the name that `*`'s run ends, so far
     while (taken < name.length) {
-        const c = pattern[at];
-        if (c === '*') {
+        const char = pattern[at];
+        if (char === '*') {
             star = at++;
             starTaken = taken;
         }
-        else if (c !== undefined && (c === '?' || c === name[taken])) {
+        else if (char !== undefined && (char === '?' || char === name[taken])) {
             at++;
             taken++;
         }
@@ -12802,23 +12808,23 @@ function placesOf(manifest) {
 }
 const THIS_MACHINE = 'this machine';
 /** The workdir as a path to compare: relative to the manifest on this machine, to the login's home elsewhere. */
-function workdirOn(place, c) {
-    const workdir = c.manifest.workdir;
+function workdirOn(place, outputs) {
+    const workdir = outputs.manifest.workdir;
     if (place !== THIS_MACHINE)
         return node_path__WEBPACK_IMPORTED_MODULE_0__.posix.normalize(workdir.replace(/^~(\/|$)/, '') || '.');
     if (workdir.startsWith('/') || workdir === '~' || workdir.startsWith('~/'))
         return node_path__WEBPACK_IMPORTED_MODULE_0__.posix.normalize(workdir);
-    return node_path__WEBPACK_IMPORTED_MODULE_0__.posix.join(node_path__WEBPACK_IMPORTED_MODULE_0__.posix.dirname(c.file), workdir);
+    return node_path__WEBPACK_IMPORTED_MODULE_0__.posix.join(node_path__WEBPACK_IMPORTED_MODULE_0__.posix.dirname(outputs.file), workdir);
 }
 /** A finding on each of two campaigns for every pair that shares an output path, naming the other. */
 function sharedOutputFindings(campaigns) {
     // The first claim of each path: which campaign, and in which phase.
     const claimed = new Map();
     const pairs = new Map();
-    campaigns.forEach((c, index) => {
-        for (const place of placesOf(c.manifest)) {
-            const workdir = workdirOn(place, c);
-            c.plan.phases.forEach((phase, phaseIndex) => {
+    campaigns.forEach((outputs, index) => {
+        for (const place of placesOf(outputs.manifest)) {
+            const workdir = workdirOn(place, outputs);
+            outputs.plan.phases.forEach((phase, phaseIndex) => {
                 for (const task of [...phase.smoke, ...phase.tasks]) {
                     if (task.output === undefined)
                         continue;
@@ -12979,8 +12985,8 @@ function continuations(attempts, i) {
     for (let k = 1; k <= i; k++) {
         if (!attempts[k].resumed)
             continue;
-        const c = continuation(attempts, k);
-        out.push(`${c.before ? `attempt ${c.before.n} ${c.before.reason}; ` : ''}attempt ${attempts[k].n} ${c.what}`);
+        const continued = continuation(attempts, k);
+        out.push(`${continued.before ? `attempt ${continued.before.n} ${continued.before.reason}; ` : ''}attempt ${attempts[k].n} ${continued.what}`);
     }
     return out;
 }

@@ -244,8 +244,8 @@ const phaseOfTask = (taskId) => taskId.slice(0, taskId.indexOf('/'));
  */
 function retryPolicy(manifest, plan) {
     const phases = new Map(manifest.phases.map((p) => [p.name, p]));
-    const c = manifest.cluster;
-    const oom = c.executor === 'ssh-gpu' ? c.oom?.retry : undefined;
+    const cluster = manifest.cluster;
+    const oom = cluster.executor === 'ssh-gpu' ? cluster.oom?.retry : undefined;
     return (taskId, cls) => {
         const phase = phases.get(phaseOfTask(taskId));
         const rule = (0,_retry_js__WEBPACK_IMPORTED_MODULE_3__/* .retryRule */ .b)(phase?.retry, manifest.defaults?.retry, cls);
@@ -276,7 +276,7 @@ function retryPolicy(manifest, plan) {
         return {
             ...rule,
             walltime: ({ walltimeSeconds }) => {
-                const b = (0,_plan_walltime_js__WEBPACK_IMPORTED_MODULE_1__/* .grownBudget */ .Ro)(c, walltimeSeconds ?? at.array.budget.seconds, factor, at.array.resources.partition);
+                const b = (0,_plan_walltime_js__WEBPACK_IMPORTED_MODULE_1__/* .grownBudget */ .Ro)(cluster, walltimeSeconds ?? at.array.budget.seconds, factor, at.array.resources.partition);
                 return next(b, `walltime grown after a timeout: ${b.arithmetic}`);
             },
         };

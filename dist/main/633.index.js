@@ -280,7 +280,7 @@ class IssueComments {
             // The token's own only: a token that may write pull requests may edit anyone's comment on
             // them, so a person, or another bot or app, who posts the marker would otherwise have
             // the plan written into their comment, under their name.
-            const hit = list.find((c) => c.user?.login === mine && c.body?.split('\n', 1)[0] === marker);
+            const hit = list.find((existing) => existing.user?.login === mine && existing.body?.split('\n', 1)[0] === marker);
             if (hit)
                 return { id: hit.id, body: hit.body ?? '' };
             if (list.length < PER_PAGE)
@@ -288,13 +288,13 @@ class IssueComments {
         }
     }
     async create(body) {
-        const c = await this.rest.call({
+        const existing = await this.rest.call({
             method: 'POST',
             path: `${this.repoPath}/issues/${this.pullRequest}/comments`,
             body: { body },
             permission: PERMISSION,
         }, comment);
-        return { id: c.id, body: c.body ?? '' };
+        return { id: existing.id, body: existing.body ?? '' };
     }
     async update(id, body) {
         await this.rest.call({ method: 'PATCH', path: `${this.repoPath}/issues/comments/${id}`, body: { body }, permission: PERMISSION }, comment);
@@ -1042,8 +1042,8 @@ const phaseOfTask = (taskId) => taskId.slice(0, taskId.indexOf('/'));
  */
 function retryPolicy(manifest, plan) {
     const phases = new Map(manifest.phases.map((p) => [p.name, p]));
-    const c = manifest.cluster;
-    const oom = c.executor === 'ssh-gpu' ? c.oom?.retry : undefined;
+    const cluster = manifest.cluster;
+    const oom = cluster.executor === 'ssh-gpu' ? cluster.oom?.retry : undefined;
     return (taskId, cls) => {
         const phase = phases.get(phaseOfTask(taskId));
         const rule = (0,_retry_js__WEBPACK_IMPORTED_MODULE_3__/* .retryRule */ .b)(phase?.retry, manifest.defaults?.retry, cls);
@@ -1074,7 +1074,7 @@ function retryPolicy(manifest, plan) {
         return {
             ...rule,
             walltime: ({ walltimeSeconds }) => {
-                const b = (0,_plan_walltime_js__WEBPACK_IMPORTED_MODULE_1__/* .grownBudget */ .Ro)(c, walltimeSeconds ?? at.array.budget.seconds, factor, at.array.resources.partition);
+                const b = (0,_plan_walltime_js__WEBPACK_IMPORTED_MODULE_1__/* .grownBudget */ .Ro)(cluster, walltimeSeconds ?? at.array.budget.seconds, factor, at.array.resources.partition);
                 return next(b, `walltime grown after a timeout: ${b.arithmetic}`);
             },
         };
@@ -1411,23 +1411,23 @@ function placesOf(manifest) {
 }
 const THIS_MACHINE = 'this machine';
 /** The workdir as a path to compare: relative to the manifest on this machine, to the login's home elsewhere. */
-function workdirOn(place, c) {
-    const workdir = c.manifest.workdir;
+function workdirOn(place, outputs) {
+    const workdir = outputs.manifest.workdir;
     if (place !== THIS_MACHINE)
         return node_path__WEBPACK_IMPORTED_MODULE_0__.posix.normalize(workdir.replace(/^~(\/|$)/, '') || '.');
     if (workdir.startsWith('/') || workdir === '~' || workdir.startsWith('~/'))
         return node_path__WEBPACK_IMPORTED_MODULE_0__.posix.normalize(workdir);
-    return node_path__WEBPACK_IMPORTED_MODULE_0__.posix.join(node_path__WEBPACK_IMPORTED_MODULE_0__.posix.dirname(c.file), workdir);
+    return node_path__WEBPACK_IMPORTED_MODULE_0__.posix.join(node_path__WEBPACK_IMPORTED_MODULE_0__.posix.dirname(outputs.file), workdir);
 }
 /** A finding on each of two campaigns for every pair that shares an output path, naming the other. */
 function sharedOutputFindings(campaigns) {
     // The first claim of each path: which campaign, and in which phase.
     const claimed = new Map();
     const pairs = new Map();
-    campaigns.forEach((c, index) => {
-        for (const place of placesOf(c.manifest)) {
-            const workdir = workdirOn(place, c);
-            c.plan.phases.forEach((phase, phaseIndex) => {
+    campaigns.forEach((outputs, index) => {
+        for (const place of placesOf(outputs.manifest)) {
+            const workdir = workdirOn(place, outputs);
+            outputs.plan.phases.forEach((phase, phaseIndex) => {
                 for (const task of [...phase.smoke, ...phase.tasks]) {
                     if (task.output === undefined)
                         continue;
