@@ -16,6 +16,8 @@ import { GitHubStandin } from '../helpers/github-standin.js';
 import { ran, WorkflowRunner } from '../helpers/workflow-runner.js';
 
 const MANIFEST = 'campaigns/local.yml';
+/** A chain of five or more jobs, each the action's bundle in its own Node process: up to a minute under CI's load. */
+const JOB_CHAIN_TIMEOUT = 150_000;
 
 let gh: GitHubStandin;
 let root: string;
@@ -192,7 +194,7 @@ describe("the generated workflow on the local executor, job after job (GitHub's 
     console.log(
       `run ${run.id}: train ${seconds(trainStart)}–${seconds(trainEnd)} s, eval ${seconds(evalJob.startedAt)}–${seconds(evalJob.endedAt)} s, summary ends ${seconds(summaryJob.endedAt)} s (from lint's end)`,
     );
-  });
+  }, JOB_CHAIN_TIMEOUT);
 });
 
 describe('parked jobs and the scheduled resume, on the local executor (GitHub stand-in)', () => {
@@ -266,5 +268,5 @@ phases:
     expect(gh.dispatches.length).toBe(dispatched + 1);
     expect(done.summary).toMatch(/\| train \| completed/);
     expect(gh.workflows.get(schedule)).toBe(false);
-  });
+  }, JOB_CHAIN_TIMEOUT);
 });
