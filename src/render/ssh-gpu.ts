@@ -60,8 +60,10 @@ export function renderQuery(probe: string, probeTimeoutSeconds: number, waveFile
  * nothing) or `f <i> <reason>`. Each attempt's files were written to a staging directory, put in
  * place whole by one rename: where another controller put the attempt in place first (two
  * controllers with separate states on one campaign), its directory stands, with its GPUs and
- * server, and its launch is reported, so that the attempt runs once. The time is the server's, taken before the start: outputs older than it are not this
- * attempt's. A wrapper that does not start in time is stopped at its claim, so a late start
+ * server, and its launch is reported, so that the attempt runs once. The launch time is linked
+ * into place, so the first controller's stays and is never read half-written (a later time
+ * would make the run's own outputs look older than the attempt). The time is the server's, taken
+ * before the start: outputs older than it are not this attempt's. A wrapper that does not start in time is stopped at its claim, so a late start
  * cannot run unwatched.
  */
 export function renderLaunch(): string {
@@ -76,10 +78,15 @@ export function renderLaunch(): string {
     '  mv -T -- "$staging" "$d" 2>/dev/null || rm -rf -- "$staging"',
     '  if [ -s "$d/launched" ]; then',
     '    continue',
-    '  elif ! { date +%s%3N > "$d/launched.tmp.$$" && mv -- "$d/launched.tmp.$$" "$d/launched"; }; then',
+    '  elif ! date +%s%3N > "$d/launched.$$"; then',
+    '    rm -f -- "$d/launched.$$"',
     '    bad[$i]="cannot write in $d"',
-    '  elif ! setsid -f bash "$d/wrapper.sh" < /dev/null > /dev/null 2>&1; then',
-    '    bad[$i]="setsid could not start the wrapper"',
+    '  elif ! ln -- "$d/launched.$$" "$d/launched" 2>/dev/null; then',
+    '    rm -f -- "$d/launched.$$"',
+    '    [ -s "$d/launched" ] || bad[$i]="cannot link in $d"',
+    '  else',
+    '    rm -f -- "$d/launched.$$"',
+    '    setsid -f bash "$d/wrapper.sh" < /dev/null > /dev/null 2>&1 || bad[$i]="setsid could not start the wrapper"',
     '  fi',
     'done',
     'for _ in $(seq 1 100); do',

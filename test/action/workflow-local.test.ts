@@ -156,45 +156,49 @@ describe("the generated workflow on the local executor, job after job (GitHub's 
     expect(gh.checkRunsNamed('campaign/local-401/train/smoke-gate')).toEqual([]);
   });
 
-  it("independent phases run at once, and the saves of their jobs merge: none loses the other's records", async () => {
-    const text = manifest('local-two', join(root, 'local-two', 'work'), 1, EVAL);
-    const workflow = parse(
-      renderWorkflow(planCampaign(parseManifest(MANIFEST, text).manifest), {
-        manifest: MANIFEST,
-        uses: './',
-        branch: 'main',
-        budget: '10m',
-        runsOn: 'self-hosted',
-      }),
-    ) as { jobs: Record<string, { needs: string[]; if?: string }> };
-    // eval depends on nothing: it waits for lint alone, not for train's jobs.
-    expect(workflow.jobs.eval).toEqual(expect.objectContaining({ needs: ['lint'] }));
-    expect(workflow.jobs.eval!.if).toBeUndefined();
-    const { run, jobs } = await runnerFor('local-two', 1, EVAL).runWorkflow(push);
-    for (const id of ['train-smoke', 'train-gate', 'train-full', 'eval', 'summary'])
-      expect(ran(jobs, id).code, `${id}:\n${ran(jobs, id).log}`).toBe(0);
-    // eval ran while train's jobs did.
-    const evalJob = ran(jobs, 'eval');
-    const trainStart = ran(jobs, 'train-smoke').startedAt;
-    const trainEnd = ran(jobs, 'train-full').endedAt;
-    expect(evalJob.startedAt).toBeLessThan(trainEnd);
-    expect(evalJob.endedAt).toBeGreaterThan(trainStart);
-    // Both phases' records reach the summary, whichever job saved last: the restore merged them.
-    const summaryJob = ran(jobs, 'summary');
-    expect(summaryJob.log).toMatch(/merged with campaign-state\.local-two\./);
-    expect(summaryJob.summary).toMatch(/\| eval \| completed/);
-    expect(summaryJob.summary).toMatch(/\| train \| completed/);
-    expect(ran(jobs, 'train-full').outputs).toMatchObject({ 'phase-status': 'completed' });
-    // A second run's restore merges too: it finds every task completed and sends nothing again.
-    const again = await runnerFor('local-two', 1, EVAL).runJob(gh.newRun(), push, 'summary');
-    expect(again.code, again.log).toBe(0);
-    expect(again.summary).toMatch(/\| eval \| completed/);
-    expect(again.summary).toMatch(/\| train \| completed/);
-    const seconds = (t: number): string => ((t - ran(jobs, 'lint').endedAt) / 1000).toFixed(1);
-    console.log(
-      `run ${run.id}: train ${seconds(trainStart)}–${seconds(trainEnd)} s, eval ${seconds(evalJob.startedAt)}–${seconds(evalJob.endedAt)} s, summary ends ${seconds(summaryJob.endedAt)} s (from lint's end)`,
-    );
-  }, JOB_CHAIN_TIMEOUT);
+  it(
+    "independent phases run at once, and the saves of their jobs merge: none loses the other's records",
+    async () => {
+      const text = manifest('local-two', join(root, 'local-two', 'work'), 1, EVAL);
+      const workflow = parse(
+        renderWorkflow(planCampaign(parseManifest(MANIFEST, text).manifest), {
+          manifest: MANIFEST,
+          uses: './',
+          branch: 'main',
+          budget: '10m',
+          runsOn: 'self-hosted',
+        }),
+      ) as { jobs: Record<string, { needs: string[]; if?: string }> };
+      // eval depends on nothing: it waits for lint alone, not for train's jobs.
+      expect(workflow.jobs.eval).toEqual(expect.objectContaining({ needs: ['lint'] }));
+      expect(workflow.jobs.eval!.if).toBeUndefined();
+      const { run, jobs } = await runnerFor('local-two', 1, EVAL).runWorkflow(push);
+      for (const id of ['train-smoke', 'train-gate', 'train-full', 'eval', 'summary'])
+        expect(ran(jobs, id).code, `${id}:\n${ran(jobs, id).log}`).toBe(0);
+      // eval ran while train's jobs did.
+      const evalJob = ran(jobs, 'eval');
+      const trainStart = ran(jobs, 'train-smoke').startedAt;
+      const trainEnd = ran(jobs, 'train-full').endedAt;
+      expect(evalJob.startedAt).toBeLessThan(trainEnd);
+      expect(evalJob.endedAt).toBeGreaterThan(trainStart);
+      // Both phases' records reach the summary, whichever job saved last: the restore merged them.
+      const summaryJob = ran(jobs, 'summary');
+      expect(summaryJob.log).toMatch(/merged with campaign-state\.local-two\./);
+      expect(summaryJob.summary).toMatch(/\| eval \| completed/);
+      expect(summaryJob.summary).toMatch(/\| train \| completed/);
+      expect(ran(jobs, 'train-full').outputs).toMatchObject({ 'phase-status': 'completed' });
+      // A second run's restore merges too: it finds every task completed and sends nothing again.
+      const again = await runnerFor('local-two', 1, EVAL).runJob(gh.newRun(), push, 'summary');
+      expect(again.code, again.log).toBe(0);
+      expect(again.summary).toMatch(/\| eval \| completed/);
+      expect(again.summary).toMatch(/\| train \| completed/);
+      const seconds = (t: number): string => ((t - ran(jobs, 'lint').endedAt) / 1000).toFixed(1);
+      console.log(
+        `run ${run.id}: train ${seconds(trainStart)}–${seconds(trainEnd)} s, eval ${seconds(evalJob.startedAt)}–${seconds(evalJob.endedAt)} s, summary ends ${seconds(summaryJob.endedAt)} s (from lint's end)`,
+      );
+    },
+    JOB_CHAIN_TIMEOUT,
+  );
 });
 
 describe('parked jobs and the scheduled resume, on the local executor (GitHub stand-in)', () => {
@@ -222,51 +226,55 @@ phases:
           fields: [step]
 `;
 
-  it('a job parks with its tasks out; the schedule, on only while something is parked, resumes only what parked, and the stage after it begins in a new run', async () => {
-    const { runner, resumer } = runnersOf('parking', slow('parking'));
-    const schedule = 'campaign-parking-resume.yml';
-    const dispatched = gh.dispatches.length;
-    // Committed, the resume's first scheduled run finds nothing parked and switches its schedule off.
-    const idle = ran((await resumer.runWorkflow({ name: 'schedule', inputs: {} })).jobs, 'resume');
-    expect(idle.code, idle.log).toBe(0);
-    expect(idle.log).toMatch(/no job parked, so there is nothing to resume/);
-    expect(gh.workflows.get(schedule)).toBe(false);
+  it(
+    'a job parks with its tasks out; the schedule, on only while something is parked, resumes only what parked, and the stage after it begins in a new run',
+    async () => {
+      const { runner, resumer } = runnersOf('parking', slow('parking'));
+      const schedule = 'campaign-parking-resume.yml';
+      const dispatched = gh.dispatches.length;
+      // Committed, the resume's first scheduled run finds nothing parked and switches its schedule off.
+      const idle = ran((await resumer.runWorkflow({ name: 'schedule', inputs: {} })).jobs, 'resume');
+      expect(idle.code, idle.log).toBe(0);
+      expect(idle.log).toMatch(/no job parked, so there is nothing to resume/);
+      expect(gh.workflows.get(schedule)).toBe(false);
 
-    // The smoke job submits its task and parks (nothing is due for 5 minutes), switching the schedule on.
-    const first = await runner.runWorkflow(push);
-    const smoke = ran(first.jobs, 'train-smoke');
-    expect(smoke.code, smoke.log).toBe(0);
-    expect(smoke.outputs).toMatchObject({ parked: 'true' });
-    expect(smoke.log).toMatch(/nothing is due for 5 min/);
-    expect(gh.workflows.get(schedule)).toBe(true);
-    // Its gate waits for the resume: skipped (neutral), not red; no release.
-    expect(first.jobs.get('train-gate')).toBe('skipped');
-    expect(first.jobs.get('train-full')).toBe('skipped');
-    expect(ran(first.jobs, 'summary').code).toBe(0);
+      // The smoke job submits its task and parks (nothing is due for 5 minutes), switching the schedule on.
+      const first = await runner.runWorkflow(push);
+      const smoke = ran(first.jobs, 'train-smoke');
+      expect(smoke.code, smoke.log).toBe(0);
+      expect(smoke.outputs).toMatchObject({ parked: 'true' });
+      expect(smoke.log).toMatch(/nothing is due for 5 min/);
+      expect(gh.workflows.get(schedule)).toBe(true);
+      // Its gate waits for the resume: skipped (neutral), not red; no release.
+      expect(first.jobs.get('train-gate')).toBe('skipped');
+      expect(first.jobs.get('train-full')).toBe('skipped');
+      expect(ran(first.jobs, 'summary').code).toBe(0);
 
-    // The scheduled run restores the state the push's run saved, sees the smoke stage come to
-    // rest, starts the campaign's workflow again, and, nothing parked, switches itself off.
-    const resume = ran((await resumer.runWorkflow({ name: 'schedule', inputs: {} })).jobs, 'resume');
-    expect(resume.code, resume.log).toBe(0);
-    expect(resume.outputs).toMatchObject({ parked: 'false' });
-    expect(gh.dispatches.slice(dispatched)).toMatchObject([{ workflow: 'campaign-parking.yml' }]);
-    expect(gh.workflows.get(schedule)).toBe(false);
+      // The scheduled run restores the state the push's run saved, sees the smoke stage come to
+      // rest, starts the campaign's workflow again, and, nothing parked, switches itself off.
+      const resume = ran((await resumer.runWorkflow({ name: 'schedule', inputs: {} })).jobs, 'resume');
+      expect(resume.code, resume.log).toBe(0);
+      expect(resume.outputs).toMatchObject({ parked: 'false' });
+      expect(gh.dispatches.slice(dispatched)).toMatchObject([{ workflow: 'campaign-parking.yml' }]);
+      expect(gh.workflows.get(schedule)).toBe(false);
 
-    // The dispatched run: the gate judges the smoke stage, and the full job submits and parks.
-    const second = await runner.runWorkflow({ name: 'workflow_dispatch', inputs: {} });
-    expect(ran(second.jobs, 'train-gate').outputs).toMatchObject({ passed: 'true' });
-    const full = ran(second.jobs, 'train-full');
-    expect(full.code, full.log).toBe(0);
-    expect(full.outputs).toMatchObject({ parked: 'true', complete: 'false' });
-    expect(gh.workflows.get(schedule)).toBe(true);
+      // The dispatched run: the gate judges the smoke stage, and the full job submits and parks.
+      const second = await runner.runWorkflow({ name: 'workflow_dispatch', inputs: {} });
+      expect(ran(second.jobs, 'train-gate').outputs).toMatchObject({ passed: 'true' });
+      const full = ran(second.jobs, 'train-full');
+      expect(full.code, full.log).toBe(0);
+      expect(full.outputs).toMatchObject({ parked: 'true', complete: 'false' });
+      expect(gh.workflows.get(schedule)).toBe(true);
 
-    // The next scheduled run finds the full stage at rest: the campaign is complete, no run is
-    // started, and the schedule is off: the day after starts no runner.
-    const done = ran((await resumer.runWorkflow({ name: 'schedule', inputs: {} })).jobs, 'resume');
-    expect(done.code, done.log).toBe(0);
-    expect(done.outputs).toMatchObject({ complete: 'true', parked: 'false' });
-    expect(gh.dispatches.length).toBe(dispatched + 1);
-    expect(done.summary).toMatch(/\| train \| completed/);
-    expect(gh.workflows.get(schedule)).toBe(false);
-  }, JOB_CHAIN_TIMEOUT);
+      // The next scheduled run finds the full stage at rest: the campaign is complete, no run is
+      // started, and the schedule is off: the day after starts no runner.
+      const done = ran((await resumer.runWorkflow({ name: 'schedule', inputs: {} })).jobs, 'resume');
+      expect(done.code, done.log).toBe(0);
+      expect(done.outputs).toMatchObject({ complete: 'true', parked: 'false' });
+      expect(gh.dispatches.length).toBe(dispatched + 1);
+      expect(done.summary).toMatch(/\| train \| completed/);
+      expect(gh.workflows.get(schedule)).toBe(false);
+    },
+    JOB_CHAIN_TIMEOUT,
+  );
 });

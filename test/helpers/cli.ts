@@ -63,12 +63,12 @@ export async function ensureBuilt(): Promise<void> {
 }
 
 /**
- * Whether lib/ was built after the last change to what it is built from: tsc rewrites every
- * file of lib/ on each build, so one of them dates the build.
+ * Whether lib/ was built after the last change to what it is built from. The build is
+ * incremental (it rewrites only the files whose output changed), so the newest file of lib/
+ * dates it.
  */
 async function libIsFresh(): Promise<boolean> {
-  const built = await stat(join(REPO, 'lib', 'cli', 'main.js')).catch(() => undefined);
-  if (built === undefined) return false;
+  if (!(await stat(join(REPO, 'lib', 'cli', 'main.js')).catch(() => undefined))) return false;
   const newest = async (path: string): Promise<number> => {
     const st = await stat(path);
     if (!st.isDirectory()) return st.mtimeMs;
@@ -76,7 +76,7 @@ async function libIsFresh(): Promise<boolean> {
     return Math.max(st.mtimeMs, ...inside);
   };
   const sources = await Promise.all(['src', 'tsconfig.json', 'package.json'].map((p) => newest(join(REPO, p))));
-  return Math.max(...sources) < built.mtimeMs;
+  return Math.max(...sources) < (await newest(join(REPO, 'lib')));
 }
 
 export interface CliResult {

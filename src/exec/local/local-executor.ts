@@ -5,7 +5,7 @@
  * controller dies). Attempts are watched by pid and marker, never by matching process lists.
  */
 import { spawn } from 'node:child_process';
-import { link, mkdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, rename, stat, writeFile } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import type { TaskSpec } from '../../manifest/expand.js';
@@ -27,7 +27,7 @@ import {
 } from '../../render/wrapper.js';
 import { TransportWorkdir } from '../transport-workdir.js';
 import { LocalTransport } from '../transport/local.js';
-import { tempPathFor } from '../transport/transport.js';
+import { writeWholeFile } from '../transport/whole-file.js';
 import { cancelFailed, type ActiveAttempt, type Executor } from '../executor.js';
 import { processAlive, waitFor } from './process.js';
 
@@ -143,8 +143,8 @@ export class LocalExecutor implements Executor {
     const body = renderTaskScript(scriptInputFor(this.opts.manifest, sub.task, sub.index, undefined, sub.code));
     // Replaced by rename, never rewritten in place: a wrapper already running from an earlier,
     // slow launch keeps reading its own copy (and its claim makes this launch a no-op).
-    await writeAtomic(join(dir, 'task.sh'), body);
-    await writeAtomic(
+    await writeWholeFile(join(dir, 'task.sh'), body, { mode: 0o755 });
+    await writeWholeFile(
       join(dir, 'wrapper.sh'),
       renderWrapper({
         dir,
@@ -152,6 +152,7 @@ export class LocalExecutor implements Executor {
         killAfterSeconds: KILL_AFTER,
         checkpoint: checkpointOf(phaseOf(this.opts.manifest, sub.task)?.checkpoint),
       }),
+      { mode: 0o755 },
     );
     if (sub.task.definition !== undefined) await writeFile(join(dir, 'definition'), `${sub.task.definition}\n`);
     // Two controllers on one campaign may launch one attempt at once: the wrapper's claim lets one
@@ -159,17 +160,7 @@ export class LocalExecutor implements Executor {
     // Linked whole into place, never created empty and then written: the other controller, reading
     // it between the two, took an empty time, and every output was stale by it.
     const launched = join(dir, 'launched');
-    const temp = tempPathFor(launched);
-    await writeFile(temp, `${at}\n`, { flag: 'wx' });
-    const first = await link(temp, launched)
-      .then(
-        () => true,
-        (e: NodeJS.ErrnoException) => {
-          if (e.code === 'EEXIST') return false;
-          throw e;
-        },
-      )
-      .finally(() => rm(temp, { force: true }));
+    const first = await writeWholeFile(launched, `${at}\n`, { keepExisting: true });
     const env = {
       ...environmentWithoutSecrets(),
       ...manifestTaskEnv(this.opts.manifest, sub.task, sub.attempt, this.opts.workdir),
@@ -270,17 +261,6 @@ export class LocalExecutor implements Executor {
  * symlink a task planted where the temporary file goes is never written through, and the
  * rename replaces one planted at the path itself.
  */
-async function writeAtomic(path: string, text: string, mode = 0o755): Promise<void> {
-  const temp = tempPathFor(path);
-  try {
-    await writeFile(temp, text, { mode, flag: 'wx' });
-    await rename(temp, path);
-  } catch (e) {
-    await rm(temp, { force: true });
-    throw e;
-  }
-}
-
 function failed(sub: Submission, at: string, reason: string): TaskEvent {
   return { type: 'submit_failed', task: sub.task.id, attempt: sub.attempt, at, reason };
 }

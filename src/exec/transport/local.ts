@@ -4,7 +4,7 @@
  * for running the controller on the login node itself and for tests.
  */
 import { spawn } from 'node:child_process';
-import { chmod, mkdir, open, realpath, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { mkdir, open, realpath, rename, stat } from 'node:fs/promises';
 import { constants, homedir } from 'node:os';
 import {
   type CommandResult,
@@ -13,10 +13,10 @@ import {
   type Transport,
   commandTimeout,
   resolveHome,
-  tempPathFor,
   tooLarge,
 } from './transport.js';
 import { type Word, plainCommand } from './words.js';
+import { writeWholeFile } from './whole-file.js';
 import { shellQuote } from '../../render/shell.js';
 import { environmentWithoutSecrets, loginEnvironment } from '../secrets.js';
 
@@ -154,18 +154,7 @@ export class LocalTransport implements Transport {
   }
 
   async writeFile(path: string, data: string | Buffer, opts: { mode?: number } = {}): Promise<void> {
-    const target = resolveHome(path, this.home);
-    const temp = tempPathFor(target);
-    try {
-      // Created exclusively: a symlink planted at the temporary name is never written through.
-      await writeFile(temp, data, { flag: 'wx', ...(opts.mode === undefined ? {} : { mode: opts.mode }) });
-      // The mode asked for, not what the umask leaves of it.
-      if (opts.mode !== undefined) await chmod(temp, opts.mode);
-      await rename(temp, target);
-    } catch (e) {
-      await rm(temp, { force: true });
-      throw e;
-    }
+    await writeWholeFile(resolveHome(path, this.home), data, opts);
   }
 
   async rename(from: string, to: string): Promise<void> {
