@@ -68,6 +68,7 @@ describe('the package', () => {
       'package.json',
       'bin/campaign.js',
       'lib/cli/main.js',
+      'lib/bundle/main.js',
       'schema/campaign.schema.json',
       'README.md',
       'LICENSE',
