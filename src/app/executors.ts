@@ -7,7 +7,6 @@ import type { ClusterLimits } from '../exec/slurm/fit.js';
 import { SlurmExecutor } from '../exec/slurm/slurm-executor.js';
 import { chargesOf } from '../exec/slurm/submit-limit.js';
 import { ARRAY_SIZE_OPTION, type Refusal } from '../exec/slurm/test-only.js';
-import { TransportWorkdir } from '../exec/transport-workdir.js';
 import { SshGpuExecutor } from '../exec/ssh-gpu/ssh-gpu-executor.js';
 import { LocalTransport } from '../exec/transport/local.js';
 import type { Transport } from '../exec/transport/transport.js';
@@ -35,7 +34,6 @@ interface Made<E extends Executor = Executor> {
   transport: Transport;
   /** Where the campaign's workdir is, how it is named in messages. */
   where: string;
-  workdir: () => Promise<string>;
 }
 
 /** How a kind is opened, and what it adds to the pre-flight. */
@@ -60,14 +58,6 @@ function remote(c: Campaign, opts: OpenOptions): { transport: Transport; where: 
   return { transport: transportFor(c, opts.ssh), where: login ?? 'this machine' };
 }
 
-/** The workdir behind a transport (`~` is the home there). */
-const remoteWorkdir = (c: Campaign, transport: Transport) => {
-  const w = new TransportWorkdir(transport, c.manifest, {
-    folder: `.campaign/${c.manifest.cluster.executor}/${c.manifest.campaign}`,
-  });
-  return () => w.path();
-};
-
 /**
  * Every executor kind, keyed by `cluster.executor`: a kind the schema gains and this table
  * lacks is a compile error. Its traits for the core are in plan/executor-kinds.ts.
@@ -78,7 +68,6 @@ const OPENERS: { [K in ExecutorKind]: Opener<ClusterOf<K>, ExecutorOfKind[K]> } 
       executor: new LocalExecutor({ manifest: c.manifest, workdir: localWorkdir(c) }),
       transport: new LocalTransport({ environment: 'inherited' }),
       where: 'this machine',
-      workdir: () => Promise.resolve(localWorkdir(c)),
     }),
     fit: async (_made, c) => c.plan,
     preflight: async () => [],
@@ -88,7 +77,7 @@ const OPENERS: { [K in ExecutorKind]: Opener<ClusterOf<K>, ExecutorOfKind[K]> } 
       if (cluster.servers) return poolMade(c, cluster.servers, opts);
       const { transport, where } = remote(c, opts);
       const executor = new SshGpuExecutor({ manifest: c.manifest, transport, warn: opts.warn });
-      return { executor, transport, where, workdir: remoteWorkdir(c, transport) };
+      return { executor, transport, where };
     },
     async fit(made, c) {
       await made.executor.check();
@@ -116,7 +105,7 @@ const OPENERS: { [K in ExecutorKind]: Opener<ClusterOf<K>, ExecutorOfKind[K]> } 
         },
         warn: opts.warn,
       });
-      return { executor, transport, where, workdir: remoteWorkdir(c, transport) };
+      return { executor, transport, where };
     },
     async fit(made, c) {
       const { executor } = made;
@@ -179,7 +168,7 @@ function poolMade(c: Campaign, servers: readonly PoolServer[], opts: OpenOptions
     return transportFor({ ...c, manifest: { ...c.manifest, cluster: { executor: 'ssh-gpu', ...access } } }, opts.ssh);
   });
   const executor = new SshGpuExecutor({ manifest: c.manifest, servers: transports, warn: opts.warn });
-  return { executor, transport: transports[0]!, where: servers[0]!.login, workdir: remoteWorkdir(c, transports[0]!) };
+  return { executor, transport: transports[0]!, where: servers[0]!.login };
 }
 
 /** Every server of a pool probed, one item each, and whether they share the workdir. */
@@ -247,15 +236,15 @@ function opener(c: Campaign): Opener<Cluster, Executor> {
 
 /**
  * The executor, the plan fitted to the cluster where `checkCluster`, and the transport the
- * executor reaches its (first) machine by, with the workdir there.
+ * executor reaches its (first) machine by.
  */
 export async function openExecutor(
   c: Campaign,
   opts: OpenOptions,
-): Promise<{ executor: Executor; plan: Plan; transport: Transport; workdir: () => Promise<string> }> {
+): Promise<{ executor: Executor; plan: Plan; transport: Transport }> {
   const kind = opener(c);
   const made = kind.make(c, c.manifest.cluster, opts);
-  const opened = { executor: made.executor, transport: made.transport, workdir: made.workdir };
+  const opened = { executor: made.executor, transport: made.transport };
   if (!opts.checkCluster) return { ...opened, plan: c.plan };
   return { ...opened, plan: await closingOnError(made.executor, () => kind.fit(made, c)) };
 }

@@ -81,7 +81,7 @@ export function failedItems(check: string, e: unknown, phases?: string[]): Prefl
 export async function runPreflight(
   c: Campaign,
   plan: Plan,
-  made: { executor: Executor; transport: Transport; where: string; workdir: () => Promise<string> },
+  made: { executor: Executor; transport: Transport; where: string },
   specific: () => Promise<PreflightItem[]>,
 ): Promise<PreflightItem[]> {
   const { executor, transport, where } = made;
@@ -98,7 +98,7 @@ export async function runPreflight(
   }
   let workdir: string;
   try {
-    workdir = await made.workdir();
+    workdir = await executor.workdir.path();
     items.push(...(await (restricted ? restrictedWorkdirItems : workdirItems)(transport, workdir)));
   } catch (e) {
     return [...items, ...failedItems('workdir', e)];

@@ -95,7 +95,7 @@ export async function openShell(c: Campaign, opts: ShellOptions): Promise<number
     } else {
       input = {
         ...base,
-        workdir: await opened.workdir(),
+        workdir: await opened.executor.workdir.path(),
         ...(cluster.executor === 'slurm' ? { gpus: array.resources.gpus, oneNode: true } : {}),
       };
     }

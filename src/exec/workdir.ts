@@ -13,6 +13,8 @@ import type { CodeSnapshot } from './code-ship.js';
 import type { CampaignGeneration } from './generation.js';
 
 export interface Workdir {
+  /** The workdir's absolute path (`~` is the home of the user the tasks run as). */
+  path(): Promise<string>;
   /**
    * The task's output as this attempt left it (fresh = written after the attempt began, by the
    * clock of the machine it is on, from the time the kind counts from: exec/transport-workdir.ts).
@@ -62,6 +64,7 @@ export interface Workdir {
  */
 export function workdirThrough(pick: () => Workdir): Workdir {
   return {
+    path: () => pick().path(),
     outputFacts: (task, attempt, withText) => pick().outputFacts(task, attempt, withText),
     runCheck: (task, command) => pick().runCheck(task, command),
     missing: (paths) => pick().missing(paths),

@@ -66,6 +66,7 @@ class RecordingExecutor implements Executor {
   }
   private recorded: string | undefined;
   readonly workdir: Workdir = {
+    path: () => Promise.resolve('/work'),
     outputFacts: () => Promise.resolve({ exists: true, fresh: true, digest: 'd' }),
     runCheck: () => Promise.resolve({ exitCode: 0, tail: '' }),
     missing: () => Promise.resolve([]),
