@@ -21,7 +21,7 @@ import type { Verification } from './verify.js';
 export interface ObservationOptions {
   commands: SlurmCommands;
   transport: Transport;
-  remote: TransportWorkdir;
+  workdir: TransportWorkdir;
   verification: Verification;
   /** The phases whose tasks run packed in array elements (plan/pack.ts). */
   packedPhases: ReadonlySet<string>;
@@ -59,7 +59,7 @@ export class Observation {
     try {
       return await this.pass(root, all, markers);
     } finally {
-      this.opts.remote.forget();
+      this.opts.workdir.forget();
     }
   }
 
@@ -77,7 +77,7 @@ export class Observation {
     };
     // The outputs of the attempts whose end markers are there, looked at together at the first
     // end this pass judges by its output.
-    this.opts.remote.lookOutputs(all.filter((a) => markerOf(a)?.end).map((a) => a.task));
+    this.opts.workdir.lookOutputs(all.filter((a) => markerOf(a)?.end).map((a) => a.task));
     // A packed task that ended on its own (no SIGTERM) is judged by its end marker as it ends:
     // its element, still running or ended COMPLETED, says nothing of it.
     const ownEnd = (a: ActiveAttempt): boolean => {

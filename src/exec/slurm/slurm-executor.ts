@@ -90,7 +90,7 @@ export class SlurmExecutor implements Executor {
     this.observation = new Observation({
       commands: this.commands,
       transport: opts.transport,
-      remote: this.workdir,
+      workdir: this.workdir,
       verification: this.verification,
       packedPhases: new Set(opts.manifest.phases.filter((p) => p.pack !== undefined).map((p) => p.name)),
       root,

@@ -27,7 +27,7 @@ export interface EndVerdict {
 export class Verification {
   constructor(
     private readonly transport: Transport,
-    private readonly remote: TransportWorkdir,
+    private readonly workdir: TransportWorkdir,
     /** Where the campaign's job directories are. */
     private readonly root: () => Promise<string>,
   ) {}
@@ -62,7 +62,7 @@ export class Verification {
     if (out.linkedTo)
       return { cls: 'unverified', reason: `COMPLETED but ${task.output} is a symlink to ${out.linkedTo}` };
     if (!out.fresh) return { cls: 'unverified', reason: `COMPLETED but ${task.output} is older than the attempt` };
-    return recordsVerdict('COMPLETED', task.output, await this.remote.records(task, out)) ?? { cls: 'completed' };
+    return recordsVerdict('COMPLETED', task.output, await this.workdir.records(task, out)) ?? { cls: 'completed' };
   }
 
   /**
@@ -105,6 +105,6 @@ export class Verification {
 
   /** Both times are the cluster's: the job's start from accounting, the file's mtime. */
   freshness(task: TaskSpec, attempt: Attempt): Promise<OutputFreshness> {
-    return this.remote.freshness(task, this.remote.since(attempt));
+    return this.workdir.freshness(task, this.workdir.since(attempt));
   }
 }
