@@ -1,18 +1,19 @@
 /**
  * The fault tests again, with packing on (issue 37): a packed phase (several tasks run one
  * after another in one array element, each with its own markers, log and retries) on the real
- * test cluster over SSH, under a controller SIGKILLed at random points while its connection is
- * cut at random moments, its node set DOWN mid-pack, and the disk its tasks write to full
- * mid-pack. What a user relies on is checked each time: every task completed, each output
- * written once (a ledger each task appends to once its output is written, and a list of starts
- * each attempt appends to as it begins), no element or task sent more often than the fault
- * forces (the array tasks in sacct against the attempts in the state), the state valid.
- * Setting the node DOWN kills every job on it, so this file runs alone on the cluster, after
- * the rest of the suite (vitest.faults.config.ts). The time limit of an element reached
- * mid-pack and a task failing inside one are test/exec/slurm/pack.test.ts's.
+ * test cluster over SSH, under a controller SIGKILLed (once while its sbatch has queued the
+ * elements but not yet answered, then at random points) while its connection is cut at random
+ * moments, its node set DOWN mid-pack, and the disk its tasks write to full mid-pack. What a
+ * user relies on is checked each time: every task completed, each output written once (a
+ * ledger each task appends to once its output is written, and a list of starts each attempt
+ * appends to as it begins), no element or task sent more often than the fault forces (the
+ * array tasks in sacct against the attempts in the state), the state valid. Setting the node
+ * DOWN kills every job on it, so this file runs alone on the cluster, after the rest of the
+ * suite (vitest.faults.config.ts). The time limit of an element reached mid-pack and a task
+ * failing inside one are test/exec/slurm/pack.test.ts's.
  */
 import { execFileSync } from 'node:child_process';
-import { mkdir, open, readFile, rm } from 'node:fs/promises';
+import { chmod, mkdir, open, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readEvents } from '../../../src/exec/store/event-log.js';
@@ -32,16 +33,22 @@ import {
   arrayTasksRecorded,
   clusterEnv,
   clusterIsUp,
+  jobsNamed,
   ONE_AT_A_TIME,
   slurm,
   slurmCampaign,
   type SlurmCampaign,
 } from '../../helpers/slurm-cluster.js';
 import { TcpRelay } from '../../helpers/tcp-relay.js';
-import { sshdUp, type Sshd } from '../../exec/transport/sshd.js';
+import { sshdDown, sshdUp, type Sshd } from '../../exec/transport/sshd.js';
 
 const clusterUp = clusterIsUp('packed fault tests');
 const tempRoot = useBuiltCliAndTemp('packed-faults');
+// An sshd of this file's own, whose hooks (wrappers first on the login node's PATH) no other
+// test's commands go through (16024 is network.test.ts's).
+const SSHD_DIR = '/tmp/campaign-sshd-packed';
+const SSHD_PORT = 16028;
+const hooks = join(SSHD_DIR, 'hooks');
 let sshd: Sshd | undefined;
 let node = '';
 const mounted: string[] = [];
@@ -59,15 +66,56 @@ const setNode = (state: 'down' | 'resume'): string =>
 
 beforeAll(async () => {
   if (!clusterUp) return;
-  sshd = await sshdUp();
+  sshd = await sshdUp(SSHD_DIR, SSHD_PORT);
   node = clusterEnv().CAMPAIGN_CLUSTER_NODE!;
 }, 300_000);
 
-afterAll(() => {
+afterAll(async () => {
   // Whatever happened, the node goes back to service and the disks away, for whoever comes next.
   if (node && /down|drain|fail/.test(nodeState())) setNode('resume');
   for (const dir of mounted) execFileSync('umount', ['-l', dir]);
+  await rm(hooks, { recursive: true, force: true });
+  if (sshd) await sshdDown(SSHD_DIR);
 });
+
+/**
+ * Puts a wrapper of sbatch on the login node's PATH: its first call (the pre-flight's
+ * `--test-only` aside, which submits nothing) submits the job, then writes its own pid to the
+ * file returned and keeps the job's id back until killed, so that the controller can be killed
+ * after its job was queued but before it learnt the job's id (network.test.ts's holdAnswer).
+ */
+async function holdSbatch(): Promise<string> {
+  const real = slurm('bash', ['-c', 'command -v sbatch']).trim();
+  const held = join(hooks, 'sbatch.held');
+  await mkdir(hooks, { recursive: true });
+  await rm(held, { force: true });
+  await writeFile(
+    join(hooks, 'sbatch'),
+    `#!/bin/bash
+case " $* " in *" --test-only "*) exec ${real} "$@" ;; esac
+out=$(${real} "$@"); rc=$?
+if mkdir ${hooks}/sbatch.once 2>/dev/null; then echo "$$" > ${held}.tmp && mv ${held}.tmp ${held}; sleep 100; fi
+printf '%s\\n' "$out"
+exit "$rc"
+`,
+  );
+  await chmod(join(hooks, 'sbatch'), 0o755);
+  return held;
+}
+
+/** Takes the sbatch wrapper away and ends the call it holds, if any. */
+async function releaseSbatch(held: string): Promise<void> {
+  await rm(join(hooks, 'sbatch'), { force: true });
+  await rm(join(hooks, 'sbatch.once'), { recursive: true, force: true });
+  const pid = Number(await readFile(held, 'utf8').catch(() => '0'));
+  if (pid > 0) {
+    try {
+      process.kill(pid, 'SIGKILL');
+    } catch {
+      // It went with its connection.
+    }
+  }
+}
 
 /**
  * Each attempt appends `<k> <attempt>` to starts.txt as it begins, and to ledger.txt once its
@@ -181,17 +229,31 @@ describe.runIf(clusterUp)('faults under a packed phase (real cluster, over SSH)'
       let kills = 0;
       let cuts = 0;
       let final: CliResult | undefined;
+      // The first life is killed at the worst point for packing: its one sbatch has queued all
+      // five elements, but their job id never came back. The next must find that job, not send
+      // the twenty tasks again.
+      const held = await holdSbatch();
       for (let life = 1; final === undefined; life++) {
         expect(life, `too many restarts ${context}`).toBeLessThan(40);
         const run = start(c);
         let ended = false;
         void run.done.then(() => (ended = true));
-        // Each life is killed after a random while (until there have been enough kills), and
-        // its connection cut at random moments meanwhile (until there have been enough cuts).
-        const killAt = Date.now() + (kills < KILLS ? 300 + random() * 2500 : 120_000);
-        while (!ended && Date.now() < killAt) {
-          await sleep(Math.min(killAt - Date.now(), 300 + random() * 1200));
-          if (!ended && cuts < CUTS && random() < 0.4 && relay.cut() > 0) cuts++;
+        if (life === 1) {
+          try {
+            await waitUntil('sbatch to hold its answer', () => readFile(held, 'utf8'), 60_000, 50);
+          } finally {
+            run.child.kill('SIGKILL');
+            await releaseSbatch(held);
+          }
+        } else {
+          // Each later life is killed after a random while (until there have been enough
+          // kills), and its connection cut at random moments meanwhile (until there have been
+          // enough cuts).
+          const killAt = Date.now() + (kills < KILLS ? 300 + random() * 2500 : 120_000);
+          while (!ended && Date.now() < killAt) {
+            await sleep(Math.min(killAt - Date.now(), 300 + random() * 1200));
+            if (!ended && cuts < CUTS && random() < 0.4 && relay.cut() > 0) cuts++;
+          }
         }
         if (!ended) run.child.kill('SIGKILL'); // the controller alone: its jobs run on in Slurm
         const r = await run.done;
@@ -218,6 +280,7 @@ describe.runIf(clusterUp)('faults under a packed phase (real cluster, over SSH)'
       // Nothing failed, so nothing was sent again: one attempt each, and 5 elements in all.
       for (const [id, t] of Object.entries(state.tasks)) expect(t.attempts, `${id} ${context}`).toHaveLength(1);
       expect(new Set(Object.values(state.tasks).map((t) => t.attempts[0]!.handle)).size, context).toBe(5);
+      expect(jobsNamed(`${c.name}~`), `one sbatch in all ${context}`).toHaveLength(1);
     } finally {
       await relay.close();
     }
@@ -287,7 +350,7 @@ describe.runIf(clusterUp)('faults under a packed phase (real cluster, over SSH)'
     if (!sshd) return ctx.skip();
     // Two elements of four, one in the cluster at a time (each holds a license of one): the
     // second waits in the queue while the first runs. Each first attempt waits 2 s before it
-    // writes, long enough for the test to fill the disk after k=2 has written; k=4's waits 5 s,
+    // writes, long enough for the test to fill the disk after k=2 has written; k=4's waits 8 s,
     // long enough for the controller to see k=3 find it full, and hold the second element,
     // before the first element ends and frees the license.
     const c = await slurmCampaign(
@@ -297,7 +360,7 @@ describe.runIf(clusterUp)('faults under a packed phase (real cluster, over SSH)'
       packedPhase(
         8,
         4,
-        ledgered('if [ ${attempt} = 1 ]; then sleep 2; if [ ${k} = 4 ]; then sleep 3; fi; fi'),
+        ledgered('if [ ${attempt} = 1 ]; then sleep 2; if [ ${k} = 4 ]; then sleep 6; fi; fi'),
         `    slurm_args: ["--licenses=${ONE_AT_A_TIME.diskFull}"]
     retry: { failed: { attempts: 3 } }
 `,
