@@ -349,10 +349,10 @@ describe.runIf(clusterUp)('faults under a packed phase (real cluster, over SSH)'
   it("the tasks' output disk full mid-pack: the tasks that found it full spend no retry, the waiting element is held, and all complete once there is room", async (ctx) => {
     if (!sshd) return ctx.skip();
     // Two elements of four, one in the cluster at a time (each holds a license of one): the
-    // second waits in the queue while the first runs. Each first attempt waits 2 s before it
-    // writes, long enough for the test to fill the disk after k=2 has written; k=4's waits 8 s,
-    // long enough for the controller to see k=3 find it full, and hold the second element,
-    // before the first element ends and frees the license.
+    // second waits in the queue while the first runs. Flag files in the workdir order what a
+    // loaded machine would otherwise leave to chance: k=3's first attempt writes once the test
+    // has filled the disk (after k=2 has written), and k=4's once the controller, having seen
+    // k=3 find it full, has held the second element, before the first ends and frees the license.
     const c = await slurmCampaign(
       tempRoot(),
       'packed-full',
@@ -360,7 +360,9 @@ describe.runIf(clusterUp)('faults under a packed phase (real cluster, over SSH)'
       packedPhase(
         8,
         4,
-        ledgered('if [ ${attempt} = 1 ]; then sleep 2; if [ ${k} = 4 ]; then sleep 6; fi; fi'),
+        ledgered(
+          'if [ ${attempt} = 1 ] && [ ${k} -ge 3 ]; then until [ -e disk-filled ]; do sleep 0.1; done; fi; if [ ${attempt} = 1 ] && [ ${k} = 4 ]; then until [ -e element-held ]; do sleep 0.1; done; fi',
+        ),
         `    slurm_args: ["--licenses=${ONE_AT_A_TIME.diskFull}"]
     retry: { failed: { attempts: 3 } }
 `,
@@ -388,6 +390,17 @@ describe.runIf(clusterUp)('faults under a packed phase (real cluster, over SSH)'
         50,
       );
       await fill(join(out, 'filler'));
+      await writeFile(join(c.workdir, 'disk-filled'), '');
+      await waitUntil(
+        'the waiting element held',
+        async () =>
+          (await readFile(join(c.stateDir, 'events.jsonl'), 'utf8').catch(() => '')).includes('"held: ')
+            ? true
+            : undefined,
+        120_000,
+        100,
+      );
+      await writeFile(join(c.workdir, 'element-held'), '');
       const r = await first.done;
       expect(r.code, r.stdout + r.stderr).toBe(1);
       expect(r.stderr).toMatch(/paused: \d+ tasks? found the disk full/);
