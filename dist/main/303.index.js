@@ -3956,7 +3956,7 @@ class Observation {
             return await this.pass(root, all, markers);
         }
         finally {
-            this.opts.remote.forget();
+            this.opts.workdir.forget();
         }
     }
     async pass(root, all, markers) {
@@ -3969,7 +3969,7 @@ class Observation {
         };
         // The outputs of the attempts whose end markers are there, looked at together at the first
         // end this pass judges by its output.
-        this.opts.remote.lookOutputs(all.filter((a) => markerOf(a)?.end).map((a) => a.task));
+        this.opts.workdir.lookOutputs(all.filter((a) => markerOf(a)?.end).map((a) => a.task));
         // A packed task that ended on its own (no SIGTERM) is judged by its end marker as it ends:
         // its element, still running or ended COMPLETED, says nothing of it.
         const ownEnd = (a) => {
@@ -4946,13 +4946,13 @@ class ShellCommands extends SlurmCommands {
 const LOG_LIMIT = 16 * 1024 * 1024;
 class Verification {
     transport;
-    remote;
+    workdir;
     root;
-    constructor(transport, remote, 
+    constructor(transport, workdir, 
     /** Where the campaign's job directories are. */
     root) {
         this.transport = transport;
-        this.remote = remote;
+        this.workdir = workdir;
         this.root = root;
     }
     /** Completion is proven by the output; a failure whose log names a gate is that gate's. */
@@ -4983,7 +4983,7 @@ class Verification {
             return { cls: 'unverified', reason: `COMPLETED but ${task.output} is a symlink to ${out.linkedTo}` };
         if (!out.fresh)
             return { cls: 'unverified', reason: `COMPLETED but ${task.output} is older than the attempt` };
-        return recordsVerdict('COMPLETED', task.output, await this.remote.records(task, out)) ?? { cls: 'completed' };
+        return recordsVerdict('COMPLETED', task.output, await this.workdir.records(task, out)) ?? { cls: 'completed' };
     }
     /**
      * An attempt its checkpoint signal reached (its warn marker is there): ended without its
@@ -5017,7 +5017,7 @@ class Verification {
     }
     /** Both times are the cluster's: the job's start from accounting, the file's mtime. */
     freshness(task, attempt) {
-        return this.remote.freshness(task, this.remote.since(attempt));
+        return this.workdir.freshness(task, this.workdir.since(attempt));
     }
 }
 
@@ -5091,7 +5091,7 @@ class SlurmExecutor {
         this.observation = new Observation({
             commands: this.commands,
             transport: opts.transport,
-            remote: this.workdir,
+            workdir: this.workdir,
             verification: this.verification,
             packedPhases: new Set(opts.manifest.phases.filter((p) => p.pack !== undefined).map((p) => p.name)),
             root,
@@ -5468,6 +5468,7 @@ function placeInPool(requests, servers) {
  */
 function workdirThrough(pick) {
     return {
+        path: () => pick().path(),
         outputFacts: (task, attempt, withText) => pick().outputFacts(task, attempt, withText),
         runCheck: (task, command) => pick().runCheck(task, command),
         missing: (paths) => pick().missing(paths),
@@ -6725,7 +6726,7 @@ async function runPreflight(c, plan, made, specific) {
     }
     let workdir;
     try {
-        workdir = await made.workdir();
+        workdir = await executor.workdir.path();
         items.push(...(await (restricted ? restrictedWorkdirItems : workdirItems)(transport, workdir)));
     }
     catch (e) {
@@ -7712,19 +7713,11 @@ function sshConfig(path, home) {
 
 
 
-
 function remote(c, opts) {
     const cluster = c.manifest.cluster;
     const login = cluster.executor === 'local' ? undefined : cluster.login;
     return { transport: transportFor(c, opts.ssh), where: login ?? 'this machine' };
 }
-/** The workdir behind a transport (`~` is the home there). */
-const remoteWorkdir = (c, transport) => {
-    const w = new TransportWorkdir(transport, c.manifest, {
-        folder: `.campaign/${c.manifest.cluster.executor}/${c.manifest.campaign}`,
-    });
-    return () => w.path();
-};
 /**
  * Every executor kind, keyed by `cluster.executor`: a kind the schema gains and this table
  * lacks is a compile error. Its traits for the core are in plan/executor-kinds.ts.
@@ -7735,7 +7728,6 @@ const OPENERS = {
             executor: new LocalExecutor({ manifest: c.manifest, workdir: (0,load/* localWorkdir */.k7)(c) }),
             transport: new LocalTransport({ environment: 'inherited' }),
             where: 'this machine',
-            workdir: () => Promise.resolve((0,load/* localWorkdir */.k7)(c)),
         }),
         fit: async (_made, c) => c.plan,
         preflight: async () => [],
@@ -7746,7 +7738,7 @@ const OPENERS = {
                 return poolMade(c, cluster.servers, opts);
             const { transport, where } = remote(c, opts);
             const executor = new SshGpuExecutor({ manifest: c.manifest, transport, warn: opts.warn });
-            return { executor, transport, where, workdir: remoteWorkdir(c, transport) };
+            return { executor, transport, where };
         },
         async fit(made, c) {
             await made.executor.check();
@@ -7776,7 +7768,7 @@ const OPENERS = {
                 },
                 warn: opts.warn,
             });
-            return { executor, transport, where, workdir: remoteWorkdir(c, transport) };
+            return { executor, transport, where };
         },
         async fit(made, c) {
             const { executor } = made;
@@ -7833,7 +7825,7 @@ function poolMade(c, servers, opts) {
         return transportFor({ ...c, manifest: { ...c.manifest, cluster: { executor: 'ssh-gpu', ...access } } }, opts.ssh);
     });
     const executor = new SshGpuExecutor({ manifest: c.manifest, servers: transports, warn: opts.warn });
-    return { executor, transport: transports[0], where: servers[0].login, workdir: remoteWorkdir(c, transports[0]) };
+    return { executor, transport: transports[0], where: servers[0].login };
 }
 /** Every server of a pool probed, one item each, and whether they share the workdir. */
 async function poolPreflight(executor) {
@@ -7889,12 +7881,12 @@ function executors_opener(c) {
 }
 /**
  * The executor, the plan fitted to the cluster where `checkCluster`, and the transport the
- * executor reaches its (first) machine by, with the workdir there.
+ * executor reaches its (first) machine by.
  */
 async function openExecutor(c, opts) {
     const kind = executors_opener(c);
     const made = kind.make(c, c.manifest.cluster, opts);
-    const opened = { executor: made.executor, transport: made.transport, workdir: made.workdir };
+    const opened = { executor: made.executor, transport: made.transport };
     if (!opts.checkCluster)
         return { ...opened, plan: c.plan };
     return { ...opened, plan: await closingOnError(made.executor, () => kind.fit(made, c)) };
