@@ -9,10 +9,11 @@
  * needs root; elsewhere the tests are skipped, loudly).
  */
 import { execFileSync } from 'node:child_process';
-import { mkdir, open, rm } from 'node:fs/promises';
+import { mkdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { clusterIsUp, jobsNamed, ONE_AT_A_TIME, slurm, slurmCampaign } from '../helpers/slurm-cluster.js';
+import { fillDisk } from '../helpers/full-disk.js';
 import { sshdUp } from '../exec/transport/sshd.js';
 import {
   attemptDirs,
@@ -42,19 +43,6 @@ afterAll(() => {
   for (const dir of mounted) execFileSync('umount', ['-l', dir]);
 });
 
-/** Writes zeros into `file` until the disk says no more. */
-async function fill(file: string): Promise<void> {
-  const fh = await open(file, 'w');
-  const block = Buffer.alloc(4096);
-  try {
-    for (;;) await fh.write(block);
-  } catch (e) {
-    if ((e as NodeJS.ErrnoException).code !== 'ENOSPC') throw e;
-  } finally {
-    await fh.close();
-  }
-}
-
 describe('the state disk full mid-run', () => {
   it('stops with the reason, keeps the saved state, and finishes later without running a task twice', async () => {
     const dir = join(tempRoot(), 'full');
@@ -80,7 +68,7 @@ phases:
     const first = startCli(args);
     await waitUntil('the first save', () => readState(stateDir), 60_000, 50);
     const filler = join(stateDir, 'filler');
-    await fill(filler);
+    await fillDisk(filler);
     const r = await first.done;
     expect(r.code, r.stdout + r.stderr).toBe(2);
     expect(r.stderr).toMatch(

@@ -189,3 +189,15 @@ export const sleepingPhase = (sleep: number, ks: number[]): string => `  - name:
     output: o_\${k}.txt
     walltime: 5m
 `;
+
+/** The state of the test cluster's node `node`, as sinfo says it. */
+export const nodeState = (node: string): string => slurm('sinfo', ['-h', '-n', node, '-o', '%T']).trim();
+
+/** Sets the node DOWN (every job on it is killed: fault tests only) or back in service. */
+export const setNode = (node: string, state: 'down' | 'resume'): string =>
+  slurm('scontrol', [
+    'update',
+    `nodename=${node}`,
+    `state=${state}`,
+    ...(state === 'down' ? ['reason=node-fault-test'] : []),
+  ]);

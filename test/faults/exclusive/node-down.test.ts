@@ -13,7 +13,8 @@ import {
   clusterEnv,
   clusterIsUp,
   jobsNamed,
-  slurm,
+  nodeState,
+  setNode,
   slurmCampaign,
 } from '../../helpers/slurm-cluster.js';
 import { sshdUp, type Sshd } from '../../exec/transport/sshd.js';
@@ -23,15 +24,6 @@ const tempRoot = useBuiltCliAndTemp('node-down');
 let sshd: Sshd | undefined;
 let node = '';
 
-const nodeState = (): string => slurm('sinfo', ['-h', '-n', node, '-o', '%T']).trim();
-const setNode = (state: 'down' | 'resume'): string =>
-  slurm('scontrol', [
-    'update',
-    `nodename=${node}`,
-    `state=${state}`,
-    ...(state === 'down' ? ['reason=node-fault-test'] : []),
-  ]);
-
 beforeAll(async () => {
   if (!clusterUp) return;
   sshd = await sshdUp();
@@ -40,7 +32,7 @@ beforeAll(async () => {
 
 afterAll(() => {
   // Whatever happened, the node goes back to service for whoever uses the cluster next.
-  if (node && /down|drain|fail/.test(nodeState())) setNode('resume');
+  if (node && /down|drain|fail/.test(nodeState(node))) setNode(node, 'resume');
 });
 
 describe.runIf(clusterUp)('a node set DOWN during a run (real cluster, over SSH)', () => {
@@ -76,7 +68,7 @@ describe.runIf(clusterUp)('a node set DOWN during a run (real cluster, over SSH)
         240_000,
         500,
       );
-      setNode('down');
+      setNode(node, 'down');
       await waitUntil(
         'sacct to record NODE_FAIL',
         async () =>
@@ -84,7 +76,7 @@ describe.runIf(clusterUp)('a node set DOWN during a run (real cluster, over SSH)
         60_000,
         500,
       );
-      setNode('resume');
+      setNode(node, 'resume');
       const r = await run.done;
       expect(r.code, r.stdout + r.stderr).toBe(0);
     } finally {
