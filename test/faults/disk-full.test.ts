@@ -11,9 +11,9 @@
 import { execFileSync } from 'node:child_process';
 import { mkdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { clusterIsUp, jobsNamed, ONE_AT_A_TIME, slurm, slurmCampaign } from '../helpers/slurm-cluster.js';
-import { fillDisk } from '../helpers/full-disk.js';
+import { fillDisk, smallDisks } from '../helpers/full-disk.js';
 import { sshdUp } from '../exec/transport/sshd.js';
 import {
   attemptDirs,
@@ -26,22 +26,7 @@ import {
 } from '../helpers/cli.js';
 
 const tempRoot = useBuiltCliAndTemp('disk-full');
-const mounted: string[] = [];
-
-function mountTmpfs(dir: string, size: string): boolean {
-  try {
-    execFileSync('mount', ['-t', 'tmpfs', '-o', `size=${size}`, 'tmpfs', dir], { stdio: 'pipe' });
-    mounted.push(dir);
-    return true;
-  } catch (e) {
-    console.warn(`\n*** disk-full test SKIPPED: cannot mount a tmpfs here (needs root): ${(e as Error).message} ***\n`);
-    return false;
-  }
-}
-
-afterAll(() => {
-  for (const dir of mounted) execFileSync('umount', ['-l', dir]);
-});
+const mountTmpfs = smallDisks('disk-full test');
 
 describe('the state disk full mid-run', () => {
   it('stops with the reason, keeps the saved state, and finishes later without running a task twice', async () => {

@@ -12,7 +12,6 @@
  * suite (vitest.faults.config.ts). The time limit of an element reached mid-pack and a task
  * failing inside one are test/exec/slurm/pack.test.ts's.
  */
-import { execFileSync } from 'node:child_process';
 import { chmod, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -41,7 +40,7 @@ import {
   slurmCampaign,
   type SlurmCampaign,
 } from '../../helpers/slurm-cluster.js';
-import { fillDisk } from '../../helpers/full-disk.js';
+import { fillDisk, smallDisks } from '../../helpers/full-disk.js';
 import { TcpRelay } from '../../helpers/tcp-relay.js';
 import { sshdDown, sshdUp, type Sshd } from '../../exec/transport/sshd.js';
 
@@ -54,7 +53,7 @@ const SSHD_PORT = 16028;
 const hooks = join(SSHD_DIR, 'hooks');
 let sshd: Sshd | undefined;
 let node = '';
-const mounted: string[] = [];
+const mountTmpfs = smallDisks('packed disk-full test');
 
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
@@ -65,9 +64,8 @@ beforeAll(async () => {
 }, 300_000);
 
 afterAll(async () => {
-  // Whatever happened, the node goes back to service and the disks away, for whoever comes next.
+  // Whatever happened, the node goes back to service, for whoever comes next.
   if (node && /down|drain|fail/.test(nodeState(node))) setNode(node, 'resume');
-  for (const dir of mounted) execFileSync('umount', ['-l', dir]);
   await rm(hooks, { recursive: true, force: true });
   if (sshd) await sshdDown(SSHD_DIR);
 });
@@ -368,15 +366,7 @@ describe.runIf(clusterUp)('faults under a packed phase (real cluster, over SSH)'
     );
     const out = join(c.workdir, 'out');
     await mkdir(out);
-    try {
-      execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=1m', 'tmpfs', out], { stdio: 'pipe' });
-      mounted.push(out);
-    } catch (e) {
-      console.warn(
-        `\n*** packed disk-full test SKIPPED: cannot mount a tmpfs here (needs root): ${(e as Error).message} ***\n`,
-      );
-      return ctx.skip();
-    }
+    if (!mountTmpfs(out, '1m')) return ctx.skip();
     const first = start(c);
     try {
       await waitUntil(
