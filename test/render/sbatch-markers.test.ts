@@ -14,6 +14,7 @@ import { manifest as manifestSchema, type Manifest } from '../../src/manifest/sc
 import { planCampaign } from '../../src/plan/plan.js';
 import { renderSbatch, slurmRoot, submissionFiles, type SbatchRow } from '../../src/render/sbatch.js';
 import { GATE_EXIT, renderTaskScript } from '../../src/render/task-script.js';
+import { waitUntil } from '../helpers/cli.js';
 import { clusterEnv, clusterIsUp } from '../helpers/slurm-cluster.js';
 
 const clusterUp = clusterIsUp('Slurm batch-script markers on the cluster');
@@ -267,7 +268,14 @@ describe.skipIf(!clusterUp)('markers on the test cluster', () => {
     expect(jobId, `sbatch printed ${JSON.stringify(out)}`).toBeDefined();
     execFileSync('scancel', [jobId!], { env });
     await ended;
-    expect(existsSync(join(s.workdir, 'heard'))).toBe(true);
+    // sbatch --wait returns once slurmctld has the job CANCELLED, which it does at the scancel,
+    // while the batch shell's trap may still be passing the signal on (KillWait is 5 s).
+    await waitUntil(
+      'the command to say it heard SIGTERM',
+      async () => existsSync(join(s.workdir, 'heard')) || undefined,
+      30_000,
+      100,
+    );
     expect(s.markers().get(`${jobId}_0`)).toMatchObject({
       key: SUBMISSION,
       end: { code: 143, signal: 'TERM' },
