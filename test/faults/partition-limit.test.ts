@@ -3,21 +3,22 @@
  * maintenance window), over real SSH: the indices still queued would wait for ever
  * (PartitionTimeLimit). The controller cancels them and ends their attempts as unschedulable,
  * so the run ends and says why; once the limit is back, `run --retry-failed` completes the
- * campaign. It changes a partition of the shared cluster, so it runs with the fault tests, alone.
+ * campaign. The partition it lowers, `window`, is the test cluster's spare one (scripts/cluster/up),
+ * which no other test uses: it runs beside them.
  */
-import { readFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { readState, runCli, startCli, useBuiltCliAndTemp, waitUntil } from '../../helpers/cli.js';
-import { arrayTasksNamed, clusterIsUp, slurm, slurmCampaign } from '../../helpers/slurm-cluster.js';
-import { sshdUp, type Sshd } from '../../exec/transport/sshd.js';
+import { readState, runCli, startCli, useBuiltCliAndTemp, waitUntil } from '../helpers/cli.js';
+import { arrayTasksNamed, clusterIsUp, slurm, slurmCampaign } from '../helpers/slurm-cluster.js';
+import { sshdUp, type Sshd } from '../exec/transport/sshd.js';
 
 const clusterUp = clusterIsUp('partition limit fault tests');
 const tempRoot = useBuiltCliAndTemp('partition-limit');
 let sshd: Sshd | undefined;
 
-/** debug's MaxTime as scripts/cluster/up sets it. */
-const restore = (): string => slurm('scontrol', ['update', 'PartitionName=debug', 'MaxTime=30:00']);
+/** The spare partition's MaxTime as scripts/cluster/up sets it. */
+const restore = (): string => slurm('scontrol', ['update', 'PartitionName=window', 'MaxTime=30:00']);
 
 beforeAll(async () => {
   if (clusterUp) sshd = await sshdUp();
@@ -42,6 +43,11 @@ describe.runIf(clusterUp)("a partition's MaxTime lowered under queued tasks (rea
 `,
       1,
     );
+    // The spare partition alone, so that lowering its limit reaches no other test's jobs.
+    const text = await readFile(manifest, 'utf8');
+    const partitions = / {2}partitions:\n(?: {4}- .*\n)+/;
+    expect(text).toMatch(partitions);
+    await writeFile(manifest, text.replace(partitions, '  partitions:\n    - { name: window, max_time: 30m }\n'));
     const env = { ...process.env, CAMPAIGN_SSH_KEY_FILE: sshd.keyFile };
     const run = startCli(['run', manifest, '--state-dir', stateDir, '--poll', '1'], { env });
     let r;
@@ -55,7 +61,7 @@ describe.runIf(clusterUp)("a partition's MaxTime lowered under queued tasks (rea
         120_000,
         300,
       );
-      slurm('scontrol', ['update', 'PartitionName=debug', 'MaxTime=2']);
+      slurm('scontrol', ['update', 'PartitionName=window', 'MaxTime=2']);
       r = await run.done;
     } finally {
       run.child.kill('SIGKILL');
