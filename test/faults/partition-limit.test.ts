@@ -6,7 +6,7 @@
  * campaign. The partition it lowers, `window`, is the test cluster's spare one (scripts/cluster/up),
  * which no other test uses: it runs beside them.
  */
-import { readFile, writeFile } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readState, runCli, startCli, useBuiltCliAndTemp, waitUntil } from '../helpers/cli.js';
@@ -42,12 +42,9 @@ describe.runIf(clusterUp)("a partition's MaxTime lowered under queued tasks (rea
     walltime: 5m
 `,
       1,
+      // The spare partition alone, so that lowering its limit reaches no other test's jobs.
+      ['{ name: window, max_time: 30m }'],
     );
-    // The spare partition alone, so that lowering its limit reaches no other test's jobs.
-    const text = await readFile(manifest, 'utf8');
-    const partitions = / {2}partitions:\n(?: {4}- .*\n)+/;
-    expect(text).toMatch(partitions);
-    await writeFile(manifest, text.replace(partitions, '  partitions:\n    - { name: window, max_time: 30m }\n'));
     const env = { ...process.env, CAMPAIGN_SSH_KEY_FILE: sshd.keyFile };
     const run = startCli(['run', manifest, '--state-dir', stateDir, '--poll', '1'], { env });
     let r;

@@ -127,8 +127,18 @@ export function arrayTasksNamed(prefix: string): { job: string; index: string; s
   });
 }
 
+/** The partitions a test campaign declares, as scripts/cluster/up makes them. */
+const TEST_PARTITIONS = ['{ name: debug, max_time: 30m }', '{ name: short, max_time: 3h }'];
+
 /** The head of a manifest for the test cluster over SSH: everything up to `phases:`. */
-export function slurmManifestHead(sshd: Sshd, name: string, workdir: string, extra = '', maxParallel = 2): string {
+export function slurmManifestHead(
+  sshd: Sshd,
+  name: string,
+  workdir: string,
+  extra = '',
+  maxParallel = 2,
+  partitions: readonly string[] = TEST_PARTITIONS,
+): string {
   return `campaign: ${name}
 cluster:
   executor: slurm
@@ -136,9 +146,7 @@ cluster:
   login: ${sshd.target}
   host_key: ${sshd.fingerprint}
   partitions:
-    - { name: debug, max_time: 30m }
-    - { name: short, max_time: 3h }
-  max_parallel: ${maxParallel}
+${partitions.map((p) => `    - ${p}\n`).join('')}  max_parallel: ${maxParallel}
 ${extra}workdir: ${workdir}
 defaults:
   resources: { cpus: 1, mem: 200M }
@@ -161,6 +169,7 @@ export async function slurmCampaign(
   sshd: Sshd,
   phases: string,
   maxParallel = 2,
+  partitions?: readonly string[],
 ): Promise<SlurmCampaign> {
   const dir = join(root, label);
   const workdir = join(dir, 'work');
@@ -168,7 +177,7 @@ export async function slurmCampaign(
   const name = `${label}-${Date.now().toString(36)}`;
   const manifest = await writeManifest(
     dir,
-    `${slurmManifestHead(sshd, name, workdir, '', maxParallel)}phases:\n${phases}`,
+    `${slurmManifestHead(sshd, name, workdir, '', maxParallel, partitions)}phases:\n${phases}`,
   );
   return { name, dir, workdir, manifest, stateDir: join(dir, 'state') };
 }
@@ -191,13 +200,39 @@ export const sleepingPhase = (sleep: number, ks: number[]): string => `  - name:
 `;
 
 /** The state of the test cluster's node `node`, as sinfo says it. */
-export const nodeState = (node: string): string => slurm('sinfo', ['-h', '-n', node, '-o', '%T']).trim();
+const nodeState = (node: string): string => slurm('sinfo', ['-h', '-n', node, '-o', '%T']).trim();
 
 /** Sets the node DOWN (every job on it is killed: fault tests only) or back in service. */
-export const setNode = (node: string, state: 'down' | 'resume'): string =>
+const setNode = (node: string, state: 'down' | 'resume'): string =>
   slurm('scontrol', [
     'update',
     `nodename=${node}`,
     `state=${state}`,
     ...(state === 'down' ? ['reason=node-fault-test'] : []),
   ]);
+
+/**
+ * Sets the node DOWN under a running campaign until accounting records NODE_FAIL for one of its
+ * array tasks named `prefix` (of `job`, where given), then puts it back in service.
+ */
+export async function failNode(node: string, prefix: string, job?: string): Promise<void> {
+  setNode(node, 'down');
+  try {
+    await waitUntil(
+      'sacct to record NODE_FAIL',
+      async () =>
+        arrayTasksNamed(prefix).some((t) => (job === undefined || t.job === job) && t.state === 'NODE_FAIL')
+          ? true
+          : undefined,
+      60_000,
+      500,
+    );
+  } finally {
+    setNode(node, 'resume');
+  }
+}
+
+/** Puts the node back in service if a fault test left it down, for whoever uses the cluster next. */
+export function resumeNode(node: string): void {
+  if (/down|drain|fail/.test(nodeState(node))) setNode(node, 'resume');
+}

@@ -13,8 +13,8 @@ import {
   clusterEnv,
   clusterIsUp,
   jobsNamed,
-  nodeState,
-  setNode,
+  failNode,
+  resumeNode,
   slurmCampaign,
 } from '../../helpers/slurm-cluster.js';
 import { sshdUp, type Sshd } from '../../exec/transport/sshd.js';
@@ -32,7 +32,7 @@ beforeAll(async () => {
 
 afterAll(() => {
   // Whatever happened, the node goes back to service for whoever uses the cluster next.
-  if (node && /down|drain|fail/.test(nodeState(node))) setNode(node, 'resume');
+  if (node) resumeNode(node);
 });
 
 describe.runIf(clusterUp)('a node set DOWN during a run (real cluster, over SSH)', () => {
@@ -68,15 +68,7 @@ describe.runIf(clusterUp)('a node set DOWN during a run (real cluster, over SSH)
         240_000,
         500,
       );
-      setNode(node, 'down');
-      await waitUntil(
-        'sacct to record NODE_FAIL',
-        async () =>
-          arrayTasksNamed(`${name}~`).some((t) => t.job === victim.job && t.state === 'NODE_FAIL') ? true : undefined,
-        60_000,
-        500,
-      );
-      setNode(node, 'resume');
+      await failNode(node, `${name}~`, victim.job);
       const r = await run.done;
       expect(r.code, r.stdout + r.stderr).toBe(0);
     } finally {

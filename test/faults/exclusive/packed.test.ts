@@ -28,14 +28,13 @@ import {
   type CliResult,
 } from '../../helpers/cli.js';
 import {
-  arrayTasksNamed,
   arrayTasksRecorded,
   clusterEnv,
   clusterIsUp,
   jobsNamed,
   ONE_AT_A_TIME,
-  nodeState,
-  setNode,
+  failNode,
+  resumeNode,
   slurm,
   slurmCampaign,
   type SlurmCampaign,
@@ -65,7 +64,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   // Whatever happened, the node goes back to service, for whoever comes next.
-  if (node && /down|drain|fail/.test(nodeState(node))) setNode(node, 'resume');
+  if (node) resumeNode(node);
   await rm(hooks, { recursive: true, force: true });
   if (sshd) await sshdDown(SSHD_DIR);
 });
@@ -302,19 +301,11 @@ describe.runIf(clusterUp)('faults under a packed phase (real cluster, over SSH)'
         120_000,
         100,
       );
-      setNode(node, 'down');
-      await waitUntil(
-        'sacct to record NODE_FAIL',
-        async () => (arrayTasksNamed(`${c.name}~`).some((t) => t.state === 'NODE_FAIL') ? true : undefined),
-        60_000,
-        500,
-      );
-      setNode(node, 'resume');
+      await failNode(node, `${c.name}~`);
       const r = await run.done;
       expect(r.code, r.stdout + r.stderr).toBe(0);
     } finally {
       run.child.kill('SIGKILL');
-      if (/down|drain|fail/.test(nodeState(node))) setNode(node, 'resume');
     }
     // k=2 started twice (its first attempt killed with the node); the others once each.
     const state = await completedOnce(c, 4, (k) => (k === 2 ? 2 : 1));
