@@ -135,6 +135,8 @@ describe.runIf(clusterUp)('the connection cut under a running campaign (real clu
   it('converges through cuts at random moments of a campaign with a smoke gate (uploads, output checks, log reads)', async () => {
     if (!sshd || !relay) return;
     const seed = Number(process.env.CAMPAIGN_NET_SEED ?? Date.now() % 100_000);
+    // Said first, so that a run that never ends (the test's timeout) can still be replayed.
+    console.log(`network chaos: seed ${seed} (CAMPAIGN_NET_SEED replays it)`);
     const random = seededRandom(seed);
     const s = await campaign(
       'chaos',
