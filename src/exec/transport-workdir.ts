@@ -17,6 +17,7 @@ import { exportLines, shellQuote } from '../render/shell.js';
 import { UserError } from '../errors.js';
 import type { TakeFile } from '../report/results/gathering.js';
 import type { Attempt } from '../state/state.js';
+import { askedOnce } from './asked-once.js';
 import { removeSnapshotsOverShell, shipOverSftp, shipOverShell, type CodeSnapshot } from './code-ship.js';
 import { gatherByArchive, gatherEach } from './gather.js';
 import { GenerationRecord } from './generation.js';
@@ -79,7 +80,8 @@ export interface WorkdirOfKind {
 
 export class TransportWorkdir implements Workdir {
   private abs: string | undefined;
-  private real: Promise<string | undefined> | undefined;
+  /** Where the workdir really is (symlinks resolved), against which outputs are checked. */
+  private readonly real = askedOnce(async () => this.transport.realpath(await this.path()));
   /**
    * The tasks whose outputs a pass may judge (lookOutputs), looked at together at the first
    * freshness check of the pass, and what that look found, by absolute path (null where nothing
@@ -149,8 +151,7 @@ export class TransportWorkdir implements Workdir {
     }
     const st = task.output === undefined ? undefined : seen === undefined ? await this.transport.stat(path) : seen;
     if (!st?.isFile) return { exists: false, fresh: false, path };
-    this.real ??= this.transport.realpath(await this.path());
-    const [real, workdir] = await Promise.all([seen ? seen.real : this.transport.realpath(path), this.real]);
+    const [real, workdir] = await Promise.all([seen ? seen.real : this.transport.realpath(path), this.real()]);
     if (real !== `${workdir}/${posix.normalize(task.output!)}`) {
       return { exists: true, fresh: false, path, linkedTo: real ?? 'a missing file' };
     }

@@ -12,6 +12,7 @@ import type { TaskSpec } from '../../src/manifest/expand.js';
 import { manifest as manifestSchema } from '../../src/manifest/schema.js';
 import { TransportWorkdir } from '../../src/exec/transport-workdir.js';
 import { LocalTransport } from '../../src/exec/transport/local.js';
+import { LinkError } from '../../src/exec/transport/transport.js';
 
 const root = await mkdtemp(join(tmpdir(), 'campaign-remote-workdir-'));
 afterAll(() => rm(root, { recursive: true, force: true }));
@@ -95,6 +96,24 @@ describe('outputs looked at together', () => {
     ]);
     remote.forget();
     await remote.freshness(outputs[0]!, since);
+  });
+});
+
+describe('a connection that drops while the workdir is looked up', () => {
+  it('fails that check alone: the next pass asks again and judges the output', async () => {
+    const workdir = await workdirOf('dropped');
+    await mkdir(join(workdir, 'o'));
+    await writeFile(join(workdir, 'o', 'done.txt'), 'x\n');
+    const { transport, remote } = open(workdir);
+    const realpath = transport.realpath.bind(transport);
+    let drops = 1;
+    transport.realpath = (path) => {
+      if (path === workdir && drops-- > 0) return Promise.reject(new LinkError('the connection dropped'));
+      return realpath(path);
+    };
+    const since = new Date(Date.now() - 60_000).toISOString();
+    await expect(remote.freshness(task('o/done.txt'), since)).rejects.toThrow('the connection dropped');
+    expect(await remote.freshness(task('o/done.txt'), since)).toMatchObject({ exists: true, fresh: true });
   });
 });
 

@@ -123,10 +123,17 @@ async function exec(
   args: readonly string[],
   opts: { cwd: string; timeoutMs: number; env?: NodeJS.ProcessEnv },
 ): Promise<CliResult> {
-  const run = startProcess(command, args, opts.cwd, opts.env);
+  return endWithin(startProcess(command, args, opts.cwd, opts.env), opts.timeoutMs);
+}
+
+/**
+ * Waits for a started process to end; one that outlives `timeoutMs` is killed, and the error
+ * carries everything it printed, so that a hang in CI says where it stopped.
+ */
+export async function endWithin(run: RunningCli, timeoutMs: number): Promise<CliResult> {
   let timer: NodeJS.Timeout | undefined;
   const timedOut = new Promise<'timeout'>((r) => {
-    timer = setTimeout(() => r('timeout'), opts.timeoutMs);
+    timer = setTimeout(() => r('timeout'), timeoutMs);
   });
   const first = await Promise.race([run.done, timedOut]);
   clearTimeout(timer);
@@ -134,7 +141,7 @@ async function exec(
     run.child.kill('SIGKILL');
     const r = await run.done;
     throw new Error(
-      `${command} ${args.join(' ')} did not end within ${opts.timeoutMs} ms (it hangs)\n${r.stdout}\n${r.stderr}`,
+      `${run.child.spawnargs.join(' ')} did not end within ${timeoutMs} ms (it hangs)\n${r.stdout}\n${r.stderr}`,
     );
   }
   return first;

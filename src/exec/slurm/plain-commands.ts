@@ -10,6 +10,7 @@ import { UserError } from '../../errors.js';
 import { EXECUTOR_KINDS } from '../../plan/executor-kinds.js';
 import { TABLE_HEADER, submissionFiles, type SbatchFiles } from '../../render/sbatch.js';
 import type { Submission } from '../../state/events.js';
+import { askedOnce } from '../asked-once.js';
 import { LinkError } from '../transport/transport.js';
 import { mergeRecords, parseSqueue, SQUEUE_FORMAT, type JobRecord } from './accounting.js';
 import { QUEUE } from './ask-plan.js';
@@ -35,9 +36,6 @@ export class PlainCommands extends SlurmCommands {
   readonly witness = QUEUE;
   // There is no accounting to wait for: an ended task is judged by the queue and its markers.
   readonly accountingOk = false;
-  /** The login's user name (no `$(id -un)` in a command), asked once. */
-  private user: Promise<string> | undefined;
-
   /** `noTransfer`: the login allows no file transfer (restricted: slurm); scripts go to sbatch on its standard input. */
   constructor(
     opts: CommandsOptions,
@@ -176,17 +174,15 @@ export class PlainCommands extends SlurmCommands {
     return parseSqueue(r.stdout, this.prefix);
   }
 
-  /** The login's user name, asked once. */
-  private userName(): Promise<string> {
-    return (this.user ??= this.opts.transport.run(['id', '-un']).then((r) => {
-      const user = r.stdout.trim();
-      if (r.code !== 0 || !/^[A-Za-z0-9._-]+$/.test(user)) {
-        this.user = undefined;
-        throw new LinkError(`id -un failed on the cluster: ${r.stderr.trim() || `exit ${r.code}`}`);
-      }
-      return user;
-    }));
-  }
+  /** The login's user name (no `$(id -un)` in a command), asked once. */
+  private readonly userName = askedOnce(async () => {
+    const r = await this.opts.transport.run(['id', '-un']);
+    const user = r.stdout.trim();
+    if (r.code !== 0 || !/^[A-Za-z0-9._-]+$/.test(user)) {
+      throw new LinkError(`id -un failed on the cluster: ${r.stderr.trim() || `exit ${r.code}`}`);
+    }
+    return user;
+  });
 
   /**
    * Every path is a plain word of a command: an automation node's wrapper would split a blank
