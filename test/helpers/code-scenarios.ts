@@ -202,12 +202,17 @@ export function codeScenarios(title: string, setting: CodeScenarioSetting): void
         const running = startCli(['run', r.file, '--state-dir', r.stateDir, '--poll', setting.poll], {
           ...(setting.env ? { env: setting.env() } : {}),
         });
-        // The training tasks are running: the controller goes, and they carry on.
-        await waitUntil('the training tasks to start', async () => {
-          const s = await readState(r.stateDir);
-          const started = (id: string) => s.tasks[id]?.attempts[0]?.startedAt !== undefined;
-          return started('train/seed1') && started('train/seed2') ? true : undefined;
-        });
+        // The training tasks are running: the controller goes, and they carry on. On a cluster
+        // that other work fills, they may wait in the queue a while first.
+        await waitUntil(
+          'the training tasks to start',
+          async () => {
+            const s = await readState(r.stateDir);
+            const started = (id: string) => s.tasks[id]?.attempts[0]?.startedAt !== undefined;
+            return started('train/seed1') && started('train/seed2') ? true : undefined;
+          },
+          setting.timeoutMs / 2,
+        );
         running.child.kill('SIGKILL');
         await running.done;
         const [firstId] = await snapshots(r);

@@ -112,7 +112,7 @@ describe('the batch script writes start and end markers', () => {
     expect(script).not.toMatch(/\beval\b/);
   });
 
-  it('records a task that completes: S, then E with status 0 and neither signal nor gate', () => {
+  it('records a task that completes: s, then e with status 0 and neither signal nor gate, each file one terminated line', () => {
     const i = indexOf('ok');
     const r = runIndex(file, workdir, i);
     expect(r.status, r.log).toBe(0);
@@ -125,10 +125,10 @@ describe('the batch script writes start and end markers', () => {
     expect(got!.end).not.toHaveProperty('signal');
     expect(got!.end).not.toHaveProperty('gate');
     expect(readFileSync(join(workdir, 'markers', `${i}.start`), 'utf8')).toMatch(
-      new RegExp(`^S ${SUBMISSION} ${i} ${JOB} \\d+ node7\\n$`),
+      new RegExp(`^\\ns ${SUBMISSION} ${i} ${JOB} \\d+ node7 \\.\\n$`),
     );
     expect(readFileSync(join(workdir, 'markers', `${i}.end`), 'utf8')).toMatch(
-      new RegExp(`^E ${SUBMISSION} ${i} ${JOB} \\d+ 0 - -\\n$`),
+      new RegExp(`^\\ne ${SUBMISSION} ${i} ${JOB} \\d+ 0 - - \\.\\n$`),
     );
   });
 

@@ -5,16 +5,22 @@
  * the task by. One `cat` of {@link markersGlob} patterns reads the markers of many submissions; its output
  * carries no file names, so each line says whose it is:
  *
- *     S <key> <index> <job> <epoch ms> <node>
- *     W <key> <index> <job> <epoch ms>
- *     E <key> <index> <job> <epoch ms> <rc> <signal> <gate>
+ *     s <key> <index> <job> <epoch ms> <node> .
+ *     w <key> <index> <job> <epoch ms> .
+ *     e <key> <index> <job> <epoch ms> <rc> <signal> <gate> .
  *
- * `W` is written when a checkpointing phase's signal reached the batch script (`<index>.warn`).
+ * `w` is written when a checkpointing phase's signal reached the batch script (`<index>.warn`).
  *
  * `<signal>` is `TERM` when Slurm sent SIGTERM (time limit, scancel, preemption), which says
  * more about the end than `<rc>` and `<gate>` do: a setup cut short by it still reads as the
  * setup gate with status 97, as the scheduler sees it. `-` stands for none in `<node>`,
  * `<signal>` and `<gate>`.
+ *
+ * A marker is written in place, so a line counts only with its terminator ` .`: without it, it
+ * is still being written. Earlier releases renamed each marker into place, whole, and wrote the
+ * same lines with capital kinds (`S`, `W`, `E`) and no terminator; a campaign sent by one of them
+ * is still read. The kinds differ so that a new line cut just before its terminator is never
+ * taken for an old, whole one.
  */
 import { UserError } from '../../errors.js';
 
@@ -33,25 +39,38 @@ export interface TaskMarkers {
   end?: { at: string; code: number; signal?: 'TERM'; gate?: string };
 }
 
-/** How many fields each kind of marker line has. */
+/** How many fields each kind of marker line has, its terminator included. */
 const FIELDS = new Map([
+  ['s', 7],
+  ['w', 6],
+  ['e', 9],
   ['S', 6],
   ['W', 5],
   ['E', 8],
 ]);
 
+/** A marker line's fields without its terminator; undefined where the line is not a whole marker. */
+function wholeFields(line: string): string[] | undefined {
+  const f = line.split(' ');
+  const kind = f[0] ?? '';
+  if (FIELDS.get(kind) !== f.length) return undefined;
+  const renamedWhole = kind === kind.toUpperCase();
+  if (renamedWhole) return f;
+  return f.pop() === '.' ? [kind.toUpperCase(), ...f.slice(1)] : undefined;
+}
+
 /**
  * The markers read back, by handle `<job>_<index>`. A task with an end marker but no start
- * marker has an entry still; a line that is not a whole marker (anything else `cat` printed) is
- * skipped.
+ * marker has an entry still; a line that is not a whole marker (one being written, or anything
+ * else `cat` printed) is skipped.
  */
 export function parseMarkers(text: string): Map<string, TaskMarkers> {
   const found = new Map<string, TaskMarkers>();
   for (const line of text.split('\n')) {
-    const f = line.split(' ');
+    const f = wholeFields(line);
+    if (!f) continue;
     const [kind, key = '', index = '', jobId = '', ms = ''] = f;
     const at = epoch(ms);
-    if (FIELDS.get(kind ?? '') !== f.length) continue;
     if (!key || !/^\d+$/.test(index) || !/^\d+$/.test(jobId) || !at) continue;
     if (kind === 'W') {
       entry(found, key, index, jobId, { warnedAt: at });

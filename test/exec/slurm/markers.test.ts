@@ -33,14 +33,22 @@ const task = fc
 
 type Task = typeof task extends fc.Arbitrary<infer T> ? T : never;
 
-/** The lines the batch script writes for a task, as render/task-script.ts formats them. */
-function lines(t: Task): string[] {
+/**
+ * The lines the batch script writes for a task, as render/task-script.ts formats them, or as
+ * earlier releases did (`renamed`: capital kinds, no terminator).
+ */
+function lines(t: Task, renamed = false): string[] {
   const id = `${t.key} ${t.index} ${t.jobId}`;
+  const line = (kind: 's' | 'e', fields: string) =>
+    renamed ? `${kind.toUpperCase()} ${fields}` : `${kind} ${fields} .`;
   return [
-    ...(t.start ? [`S ${id} ${t.start.at} ${t.start.node ?? '-'}`] : []),
-    ...(t.end ? [`E ${id} ${t.end.at} ${t.end.code} ${t.end.signal ?? '-'} ${t.end.gate ?? '-'}`] : []),
+    ...(t.start ? [line('s', `${id} ${t.start.at} ${t.start.node ?? '-'}`)] : []),
+    ...(t.end ? [line('e', `${id} ${t.end.at} ${t.end.code} ${t.end.signal ?? '-'} ${t.end.gate ?? '-'}`)] : []),
   ];
 }
+
+/** The files' contents one `cat` joins: each written as the script writes it, a newline first. */
+const files = (all: readonly string[]) => all.map((l) => `\n${l}\n`);
 
 function expected(t: Task): TaskMarkers {
   const iso = (n: number) => new Date(n).toISOString();
@@ -63,7 +71,7 @@ function expected(t: Task): TaskMarkers {
 }
 
 /** A line that is no marker: none starts with a marker's kind and a blank. */
-const garbage = fc.string({ maxLength: 60 }).filter((s) => !s.includes('\n') && !/^[SE] /.test(s));
+const garbage = fc.string({ maxLength: 60 }).filter((s) => !s.includes('\n') && !/^[SEWsew] /.test(s));
 
 describe('parseMarkers', () => {
   it('gives back every task of the lines written, in any order, with other lines mixed in', () => {
@@ -72,15 +80,34 @@ describe('parseMarkers', () => {
         fc.uniqueArray(task, { maxLength: 8, selector: (t) => `${t.jobId}_${t.index}` }),
         fc.array(garbage, { maxLength: 5 }),
         fc.integer(),
-        (tasks, noise, seed) => {
-          const all = [...tasks.flatMap(lines), ...noise];
+        fc.boolean(),
+        (tasks, noise, seed, renamed) => {
+          const all = [...tasks.flatMap((t) => lines(t, renamed)), ...noise];
           // A fixed shuffle from the seed: cat reads the files in the shell's order, not ours.
           const shuffled = all
             .map((l, i) => ({ l, k: Math.imul(i + 1, seed | 1) >>> 0 }))
             .sort((a, b) => a.k - b.k)
             .map((x) => x.l);
-          const got = parseMarkers(`${shuffled.join('\n')}\n`);
+          const got = parseMarkers(files(shuffled).join(''));
           expect(got).toEqual(new Map(tasks.map((t) => [`${t.jobId}_${t.index}`, expected(t)])));
+        },
+      ),
+    );
+  });
+
+  it('takes a marker being written for none yet, and reads the files after it whole', () => {
+    fc.assert(
+      fc.property(
+        task,
+        fc.uniqueArray(task, { maxLength: 4, selector: (t) => `${t.jobId}_${t.index}` }),
+        fc.nat(),
+        (torn, whole, cut) => {
+          const others = whole.filter((t) => t.jobId !== torn.jobId || t.index !== torn.index);
+          // Any strict prefix of the file being written: empty, mid-field, or just short of its terminator.
+          const [first = ''] = files(lines(torn));
+          const partial = first.slice(0, cut % first.trimEnd().length);
+          const got = parseMarkers(partial + files(others.flatMap((t) => lines(t))).join(''));
+          expect(got).toEqual(new Map(others.map((t) => [`${t.jobId}_${t.index}`, expected(t)])));
         },
       ),
     );
@@ -99,6 +126,10 @@ describe('parseMarkers', () => {
       'E k 1 42 1700000000000 0 KILL -',
       'E k 1 42 1700000000000 -1 - -',
       'X k 1 42 1700000000000 0 - -',
+      's k 1 42 1700000000000 node',
+      's k 1 42 1700000000000 node ,',
+      'e k 1 42 1700000000000 0 - -',
+      'e k 1 42 1700000000000 0 - - . .',
       '',
     ];
     expect(parseMarkers(bad.join('\n'))).toEqual(new Map());
@@ -110,7 +141,7 @@ describe('parseMarkers', () => {
   });
 
   it('keeps an end whose start is missing', () => {
-    expect(parseMarkers('E abc 3 77 1700000000000 97 - index\n').get('77_3')).toEqual({
+    expect(parseMarkers('\ne abc 3 77 1700000000000 97 - index .\n').get('77_3')).toEqual({
       key: 'abc',
       index: 3,
       jobId: '77',
