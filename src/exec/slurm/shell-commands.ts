@@ -39,9 +39,13 @@ export class ShellCommands extends SlurmCommands {
   private accountingWarned = false;
 
   async readLimits(charges: readonly Charge[]): Promise<LimitsRead> {
-    const partitions = scontrolOutput(await this.opts.transport.exec('scontrol show partition -o'));
-    // The submit limit sacctmgr gives for `charges`, and the user's other jobs in the queue, in one command.
-    const r = await this.opts.transport.exec(SUBMIT_LIMIT_COMMAND, { timeoutMs: 30_000 });
+    // The partitions, and beside them in one command the submit limit sacctmgr gives for
+    // `charges` and the user's other jobs in the queue.
+    const [partitionsRead, r] = await Promise.all([
+      this.opts.transport.exec('scontrol show partition -o'),
+      this.opts.transport.exec(SUBMIT_LIMIT_COMMAND, { timeoutMs: 30_000 }),
+    ]);
+    const partitions = scontrolOutput(partitionsRead);
     const { own, others } = queueCount(queueLines(r.stdout), this.prefix, false);
     this.others = others;
     return { partitions, site: { ...siteLimit(r.stdout, charges), ownQueued: own } };

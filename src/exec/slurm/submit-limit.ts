@@ -29,18 +29,24 @@ const SECTION = /^== (\w+)$/;
 /**
  * One command (a shell's) that prints the user's associations, default account, the QOS
  * limits and the names of the user's jobs in the queue, each under its own heading; a
- * sacctmgr that fails (no accounting, or not allowed) leaves its section empty.
+ * sacctmgr that fails (no accounting, or not allowed) leaves its section empty. The four are
+ * asked side by side (each a round trip to slurmdbd or slurmctld, together most of the time
+ * before a campaign's first submission) and printed in order.
  */
 export const SUBMIT_LIMIT_COMMAND = [
   'user=$(id -un)',
+  'exec 3< <(sacctmgr -n -P show assoc user="$user" format=Account,Partition,MaxSubmit,DefaultQOS 2>/dev/null) \\',
+  '  4< <(sacctmgr -n -P show user "$user" format=DefaultAccount 2>/dev/null) \\',
+  '  5< <(sacctmgr -n -P show qos format=Name,MaxSubmitPU 2>/dev/null) \\',
+  '  6< <(squeue -h -r -u "$user" -o \'%j@%T\')',
   "echo '== assoc'",
-  'sacctmgr -n -P show assoc user="$user" format=Account,Partition,MaxSubmit,DefaultQOS 2>/dev/null',
+  'cat <&3',
   "echo '== user'",
-  'sacctmgr -n -P show user "$user" format=DefaultAccount 2>/dev/null',
+  'cat <&4',
   "echo '== qos'",
-  'sacctmgr -n -P show qos format=Name,MaxSubmitPU 2>/dev/null',
+  'cat <&5',
   "echo '== queue'",
-  'squeue -h -r -u "$user" -o \'%j@%T\'',
+  'cat <&6',
 ].join('\n');
 
 /** The distinct accounts and QOS the plan's arrays are charged to (the cluster's account where an array names none). */
