@@ -203,8 +203,8 @@ const GATE_LINE = /^\[campaign\] gate (\S+): FAIL(.*)$/m;
  * `<index>.start` and `<index>.end`: `s <key> <index> <job> <epoch ms> <node> .` before anything
  * else, and `e <key> <index> <job> <epoch ms> <rc> <signal> <gate> .` from the EXIT trap, with
  * the status the scheduler sees, `TERM` when Slurm sent SIGTERM (time limit, scancel, preemption)
- * or `-`, and the gate that failed or `-`. Each is written in place, in one write, between a
- * newline and its terminator ` .`: a reader that comes while it is written finds an empty file or
+ * or `-`, and the gate that failed or `-`. Each is written in place: a newline, then the line and
+ * its terminator ` .` in one write. A reader that comes while it is written finds an empty file or
  * a line without its terminator, which counts as not yet, and a torn file never joins the next
  * file's line in the controller's `cat <dir>/*`. (A rename into place, as earlier releases did,
  * cost two processes a task, a third of a packed task's cost.) A marker that cannot be written
