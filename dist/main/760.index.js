@@ -86,10 +86,10 @@ function pathWord(path) {
     if (path === '~')
         return '"$HOME"';
     if (path.startsWith('~/'))
-        return `"$HOME"/${(0,shell/* shellQuote */.Z)(path.slice(2))}`;
+        return `"$HOME"/${(0,shell/* shellQuote */.ZL)(path.slice(2))}`;
     if (path.startsWith('/'))
-        return (0,shell/* shellQuote */.Z)(path);
-    return `"$PWD"/${(0,shell/* shellQuote */.Z)(path)}`;
+        return (0,shell/* shellQuote */.ZL)(path);
+    return `"$PWD"/${(0,shell/* shellQuote */.ZL)(path)}`;
 }
 /**
  * The bash lines that activate `env` in the current shell, for a script that defines
@@ -130,20 +130,20 @@ function environmentLines(env) {
         // it completed (python/3.11 loads python/3.11.4): LOADEDMODULES, which both keep, says yes.
         'campaign_env_loaded() {', '  module is-loaded "$1" >/dev/null 2>&1 && return 0', '  case ":${LOADEDMODULES:-}:" in *":$1:"* | *":$1/"* | *":$1."*) return 0 ;; esac', '  return 1', '}', 'module purge >"$campaign_env_log" 2>&1 || campaign_env_fail "module purge: $(campaign_env_said)"');
         for (const m of env.modules) {
-            const name = (0,shell/* shellQuote */.Z)(m);
+            const name = (0,shell/* shellQuote */.ZL)(m);
             // Some Lmod versions and settings print an error and still return 0: what is loaded decides.
-            lines.push(`module load ${name} >"$campaign_env_log" 2>&1 || campaign_env_fail ${(0,shell/* shellQuote */.Z)(`module load ${m}: `)}"$(campaign_env_said)"`, `campaign_env_loaded ${name} || campaign_env_fail ${(0,shell/* shellQuote */.Z)(`module load ${m} returned 0 but ${m} is not loaded: `)}"$(campaign_env_said)"`);
+            lines.push(`module load ${name} >"$campaign_env_log" 2>&1 || campaign_env_fail ${(0,shell/* shellQuote */.ZL)(`module load ${m}: `)}"$(campaign_env_said)"`, `campaign_env_loaded ${name} || campaign_env_fail ${(0,shell/* shellQuote */.ZL)(`module load ${m} returned 0 but ${m} is not loaded: `)}"$(campaign_env_said)"`);
         }
         if (env.modules.length > 1) {
             // A module later in the list can replace an earlier one (same name, or a family) and say so only as a notice.
-            lines.push(`for campaign_env_m in ${env.modules.map(shell/* shellQuote */.Z).join(' ')}; do`, '  campaign_env_loaded "$campaign_env_m" || campaign_env_fail "$campaign_env_m is not loaded once the whole list is: a module later in the list replaced it (loaded: ${LOADEDMODULES:-none})"', 'done');
+            lines.push(`for campaign_env_m in ${env.modules.map(shell/* shellQuote */.ZL).join(' ')}; do`, '  campaign_env_loaded "$campaign_env_m" || campaign_env_fail "$campaign_env_m is not loaded once the whole list is: a module later in the list replaced it (loaded: ${LOADEDMODULES:-none})"', 'done');
         }
     }
     if (env.conda !== undefined) {
-        const name = (0,shell/* shellQuote */.Z)(env.conda);
+        const name = (0,shell/* shellQuote */.ZL)(env.conda);
         lines.push(
         // conda's activation is a shell function its hook defines; a batch shell has not run the hook.
-        'campaign_env_conda=', `for campaign_env_c in "\${CONDA_EXE:-}" "$(type -P conda)" ${CONDA_PLACES.join(' ')}; do`, '  if [ -n "$campaign_env_c" ] && [ -x "$campaign_env_c" ]; then', '    campaign_env_conda=$campaign_env_c', '    break', '  fi', 'done', `[ -n "$campaign_env_conda" ] || campaign_env_fail "no conda: not in \\$CONDA_EXE, not on the PATH, not at ${CONDA_PLACES.map((p) => p.replace(/"/g, '').replace('$HOME', '~')).join(', ')}"`, 'campaign_env_hook=$("$campaign_env_conda" shell.bash hook 2>"$campaign_env_log") || campaign_env_fail "$campaign_env_conda shell.bash hook: $(campaign_env_said)"', "# The hook is conda's own shell code, as `conda init` runs it; no manifest value is in it.", 'eval "$campaign_env_hook"', `conda activate ${name} >"$campaign_env_log" 2>&1 || campaign_env_fail ${(0,shell/* shellQuote */.Z)(`conda activate ${env.conda}: `)}"$(campaign_env_said)"`);
+        'campaign_env_conda=', `for campaign_env_c in "\${CONDA_EXE:-}" "$(type -P conda)" ${CONDA_PLACES.join(' ')}; do`, '  if [ -n "$campaign_env_c" ] && [ -x "$campaign_env_c" ]; then', '    campaign_env_conda=$campaign_env_c', '    break', '  fi', 'done', `[ -n "$campaign_env_conda" ] || campaign_env_fail "no conda: not in \\$CONDA_EXE, not on the PATH, not at ${CONDA_PLACES.map((p) => p.replace(/"/g, '').replace('$HOME', '~')).join(', ')}"`, 'campaign_env_hook=$("$campaign_env_conda" shell.bash hook 2>"$campaign_env_log") || campaign_env_fail "$campaign_env_conda shell.bash hook: $(campaign_env_said)"', "# The hook is conda's own shell code, as `conda init` runs it; no manifest value is in it.", 'eval "$campaign_env_hook"', `conda activate ${name} >"$campaign_env_log" 2>&1 || campaign_env_fail ${(0,shell/* shellQuote */.ZL)(`conda activate ${env.conda}: `)}"$(campaign_env_said)"`);
     }
     if (env.venv !== undefined) {
         lines.push(`campaign_env_venv=${pathWord(env.venv)}`, '[ -r "$campaign_env_venv/bin/activate" ] || campaign_env_fail "no virtual environment at $campaign_env_venv (no bin/activate there)"', '# shellcheck source=/dev/null', '. "$campaign_env_venv/bin/activate" >"$campaign_env_log" 2>&1 || campaign_env_fail "$campaign_env_venv/bin/activate: $(campaign_env_said)"');
@@ -172,7 +172,7 @@ function renderEnvironmentProbe(env, workdir) {
         'campaign_ok() { printf \'[campaign] gate %s: ok\\n\' "$1"; }',
         ...(relativeVenv
             ? [
-                `cd -- ${(0,shell/* shellQuote */.Z)(workdir)} 2>/dev/null || campaign_fail environment ${(0,shell/* shellQuote */.Z)(`cannot enter the workdir ${workdir}, where the venv ${env.venv} is looked for`)}`,
+                `cd -- ${(0,shell/* shellQuote */.ZL)(workdir)} 2>/dev/null || campaign_fail environment ${(0,shell/* shellQuote */.ZL)(`cannot enter the workdir ${workdir}, where the venv ${env.venv} is looked for`)}`,
             ]
             : []),
         ...environmentLines(env),
@@ -216,20 +216,15 @@ function markerLines(markers) {
         throw new Error(`a submission key with blanks: ${JSON.stringify(markers.key)}`);
     return {
         head: [
-            `campaign_markers=${(0,shell/* shellQuote */.Z)(markers.dir)}`,
+            `campaign_markers=${(0,shell/* shellQuote */.ZL)(markers.dir)}`,
             'campaign_mark_index=${SLURM_ARRAY_TASK_ID:-none}',
-            `campaign_mark_id=${(0,shell/* shellQuote */.Z)(markers.key)}" $campaign_mark_index \${SLURM_ARRAY_JOB_ID:-none}"`,
+            `campaign_mark_id=${(0,shell/* shellQuote */.ZL)(markers.key)}" $campaign_mark_index \${SLURM_ARRAY_JOB_ID:-none}"`,
             'campaign_gate=-',
             'campaign_signal=-',
             'campaign_mark() {',
             '  { printf \'\\n%s .\\n\' "$2" > "$campaign_markers/$campaign_mark_index.$1"; } 2>/dev/null || :',
             '}',
-            // The time in milliseconds, from bash itself where it can (5.0 on): a task forks as little
-            // as it can around its command, since the tasks of an array start and end together.
-            'campaign_now() {',
-            '  if [ -n "${EPOCHREALTIME:-}" ]; then campaign_ms=${EPOCHREALTIME/[.,]/}; campaign_ms=${campaign_ms%???}',
-            '  else campaign_ms=$(date +%s%3N); fi',
-            '}',
+            ...shell/* NOW_MS_FUNCTION */.Lx,
         ],
         end: (rc, gate) => `campaign_now; campaign_mark end "e $campaign_mark_id $campaign_ms ${rc} $campaign_signal ${gate}"`,
     };
@@ -357,7 +352,7 @@ function renderTaskScript(input) {
         lines.push((0,template/* toShell */.aB)(s));
     lines.push('set +e', 'campaign_step=gates');
     if (input.imports && input.imports.length > 0) {
-        const stmt = (0,shell/* shellQuote */.Z)(`import ${input.imports.join(', ')}`);
+        const stmt = (0,shell/* shellQuote */.ZL)(`import ${input.imports.join(', ')}`);
         lines.push('campaign_python=$(command -v python || command -v python3) || campaign_fail imports "no python on PATH"', `campaign_err=$("$campaign_python" -c ${stmt} 2>&1) || campaign_fail imports "$(printf '%s' "$campaign_err" | tail -n 1)"`, 'campaign_ok imports');
     }
     if (input.capability !== undefined) {
@@ -666,12 +661,12 @@ function watchdog(wall, grace, checkpoint) {
     if (!/^[A-Z0-9]+$/.test(checkpoint.signal))
         throw new Error(`not a signal name: ${checkpoint.signal}`);
     const before = Math.min(wall, Math.max(0, Math.round(checkpoint.beforeSeconds)));
-    return `( sleep ${wall - before}; date +%s%3N > warned; kill -${checkpoint.signal} -- "-$task"; sleep ${before}; ${end} ) > /dev/null 2>&1 &`;
+    return `( sleep ${wall - before}; campaign_now; printf '%s\\n' "$campaign_ms" > warned; kill -${checkpoint.signal} -- "-$task"; sleep ${before}; ${end} ) > /dev/null 2>&1 &`;
 }
 /** The file a cancel writes before it signals the task, so the marker records why it ended. */
 const CANCEL_FILE = 'cancel';
 function renderWrapper(input) {
-    const d = (0,shell/* shellQuote */.Z)(input.dir);
+    const d = (0,shell/* shellQuote */.ZL)(input.dir);
     const wall = Math.max(1, Math.ceil(input.walltimeSeconds));
     const grace = Math.max(1, Math.ceil(input.killAfterSeconds));
     return [
@@ -681,7 +676,9 @@ function renderWrapper(input) {
         '# One run per attempt: a second launch of the same attempt stops here.',
         'mkdir claim 2>/dev/null || exit 0',
         'printf \'%s\\n\' "$$" > pid.tmp && mv pid.tmp pid',
-        'started=$(date +%s%3N)',
+        ...shell/* NOW_MS_FUNCTION */.Lx,
+        'campaign_now',
+        'started=$campaign_ms',
         ...(input.envFile ? ['# shellcheck disable=SC1091 # written beside this script at launch', '. ./env.sh'] : []),
         '# Background jobs become process groups of their own: the task is killed as a group, the wrapper is not in it.',
         'set -m',
@@ -710,7 +707,8 @@ function renderWrapper(input) {
                 '[ -s warned ] && read -r warned < warned',
             ]
             : []),
-        `printf '%s %s %s %s %s %s\\n' "$rc" "$(date +%s%3N)" "$started" "$cause" "\${step:--}" ${input.checkpoint ? '"$warned"' : '-'} > exit.tmp && mv exit.tmp exit`,
+        'campaign_now',
+        `printf '%s %s %s %s %s %s\\n' "$rc" "$campaign_ms" "$started" "$cause" "\${step:--}" ${input.checkpoint ? '"$warned"' : '-'} > exit.tmp && mv exit.tmp exit`,
         '',
     ].join('\n');
 }
@@ -827,7 +825,7 @@ function renderSetAside(input) {
         'fi',
         '[ "$bad" = 0 ] || exit 4',
     ].join('\n');
-    return `bash -c ${(0,shell/* shellQuote */.Z)(script)} campaign-set-aside ${[input.workdir, input.campaign, input.attempts, input.dest].map(shell/* shellQuote */.Z).join(' ')}`;
+    return `bash -c ${(0,shell/* shellQuote */.ZL)(script)} campaign-set-aside ${[input.workdir, input.campaign, input.attempts, input.dest].map(shell/* shellQuote */.ZL).join(' ')}`;
 }
 /** The result of renderSetAside's command, or why it failed. */
 function parseSetAside(dest, r) {
@@ -941,12 +939,12 @@ function notShipped(where, why) {
 async function shipOverShell(transport, workdir, snapshot) {
     const target = external_node_path_.posix.join(workdir, codeDir(snapshot.facts.id));
     const root = external_node_path_.posix.dirname(target);
-    const there = await transport.exec(`[ -d ${(0,shell/* shellQuote */.Z)(target)} ] && [ ! -L ${(0,shell/* shellQuote */.Z)(target)} ]`);
+    const there = await transport.exec(`[ -d ${(0,shell/* shellQuote */.ZL)(target)} ] && [ ! -L ${(0,shell/* shellQuote */.ZL)(target)} ]`);
     if (there.code === 0)
         return;
     const script = [
-        `root=${(0,shell/* shellQuote */.Z)(root)}`,
-        `target=${(0,shell/* shellQuote */.Z)(target)}`,
+        `root=${(0,shell/* shellQuote */.ZL)(root)}`,
+        `target=${(0,shell/* shellQuote */.ZL)(target)}`,
         'mkdir -p -- "${root%/*/*}" || exit 3',
         'for d in "${root%/*}" "$root"; do',
         '  if [ -L "$d" ]; then echo "$d is a symbolic link" >&2; exit 3; fi',
@@ -1006,7 +1004,7 @@ const snapshotNames = (names) => names.filter((n) => code/* SNAPSHOT_ID */.dn.te
 async function removeSnapshotsOverShell(transport, workdir, keep) {
     const root = external_node_path_.posix.join(workdir, '.campaign', 'code');
     const r = await transport.exec([
-        `root=${(0,shell/* shellQuote */.Z)(root)}`,
+        `root=${(0,shell/* shellQuote */.ZL)(root)}`,
         '[ -d "$root" ] && [ ! -L "$root" ] || exit 0',
         'keep=$(cat)',
         'for d in "$root"/*/; do',
@@ -1455,7 +1453,7 @@ const AT_ONCE = 64;
 async function gatherByArchive(transport, workdir, paths, known, endsSuffice, take) {
     if (paths.length === 0)
         return;
-    const cd = `cd -- ${(0,shell/* shellQuote */.Z)(workdir)} || exit 3`;
+    const cd = `cd -- ${(0,shell/* shellQuote */.ZL)(workdir)} || exit 3`;
     // Symlinks are followed, as a read of the file would (a `latest` link in a directory output).
     const listed = await transport.exec(`${cd}\nxargs -0 -r stat -L --printf '%n\\0%F\\0%s %i %y\\0' -- 2>/dev/null\nexit 0`, {
         stdin: paths.map((p) => `./${p}\0`).join(''),
@@ -1872,7 +1870,7 @@ class TransportWorkdir {
                 ...(withText && text !== undefined ? { text } : {}),
             };
         }
-        const sum = await this.transport.exec(`sha256sum -- ${(0,shell/* shellQuote */.Z)(path)}`);
+        const sum = await this.transport.exec(`sha256sum -- ${(0,shell/* shellQuote */.ZL)(path)}`);
         const digest = sum.code === 0 ? sum.stdout.split(' ')[0] : undefined;
         // A larger output's text is left out (the records of one are not checked either).
         const text = withText && (size ?? 0) <= RECORDS_READ_LIMIT ? await this.transport.readFile(path) : undefined;
@@ -1882,8 +1880,8 @@ class TransportWorkdir {
         if (this.restricted)
             throw needsShell('a `check: command` item', 'check the outputs with output_exists, records or log_contains items');
         const workdir = await this.path();
-        const env = (0,shell/* exportLines */.E)(manifestTaskEnv(this.manifest, task, 0, workdir));
-        const r = await this.transport.exec(`cd -- ${(0,shell/* shellQuote */.Z)(workdir)} || exit 127\n${env}\ntimeout 600 bash -c ${(0,shell/* shellQuote */.Z)(command)} 2>&1`, { timeoutMs: CHECK_TIMEOUT_MS });
+        const env = (0,shell/* exportLines */.Es)(manifestTaskEnv(this.manifest, task, 0, workdir));
+        const r = await this.transport.exec(`cd -- ${(0,shell/* shellQuote */.ZL)(workdir)} || exit 127\n${env}\ntimeout 600 bash -c ${(0,shell/* shellQuote */.ZL)(command)} 2>&1`, { timeoutMs: CHECK_TIMEOUT_MS });
         return { exitCode: r.code, tail: (r.stdout + r.stderr).slice(-4000) };
     }
     async writeFiles(files) {
@@ -1923,7 +1921,7 @@ class TransportWorkdir {
         // packed tasks wrote their records for a minute.
         const raw = files.every((f) => !f.text.includes('\0'));
         const r = await this.transport.exec([
-            `cd -- ${(0,shell/* shellQuote */.Z)(workdir)} || exit 3`,
+            `cd -- ${(0,shell/* shellQuote */.ZL)(workdir)} || exit 3`,
             'shopt -s dotglob nullglob',
             'declare -A stage=()',
             'paths=() staged=()',
@@ -1983,7 +1981,7 @@ class TransportWorkdir {
             '[ "$made" = yes ] || [ -e "$p" ] || exit 4',
             'echo "$made"',
         ].join('\n');
-        const r = await this.transport.exec(`bash -c ${(0,shell/* shellQuote */.Z)(script)} campaign-create ${(0,shell/* shellQuote */.Z)(to)} ${(0,shell/* shellQuote */.Z)(text)}`);
+        const r = await this.transport.exec(`bash -c ${(0,shell/* shellQuote */.ZL)(script)} campaign-create ${(0,shell/* shellQuote */.ZL)(to)} ${(0,shell/* shellQuote */.ZL)(text)}`);
         if (r.code !== 0)
             throw new errors/* UserError */.yo({
                 message: `cannot write ${to}: ${r.stderr.trim() || `exit status ${r.code}`}`,
@@ -2040,7 +2038,7 @@ class TransportWorkdir {
         }
         for (let i = 0; i < paths.length; i += 1000) {
             const chunk = paths.slice(i, i + 1000);
-            const r = await this.transport.exec(`cd -- ${(0,shell/* shellQuote */.Z)(workdir)} || exit 3; while IFS= read -r -d '' p; do [ -e "$p" ] || printf '%s\\0' "$p"; done`, { stdin: chunk.map((p) => `${p}\0`).join('') });
+            const r = await this.transport.exec(`cd -- ${(0,shell/* shellQuote */.ZL)(workdir)} || exit 3; while IFS= read -r -d '' p; do [ -e "$p" ] || printf '%s\\0' "$p"; done`, { stdin: chunk.map((p) => `${p}\0`).join('') });
             if (r.code === 3)
                 return [...paths];
             out.push(...r.stdout.split('\0').filter(Boolean));
@@ -2119,10 +2117,10 @@ class LocalTransport {
         const command = (0,transport_words/* plainCommand */.O)(words);
         const script = words
             .map((w) => typeof w === 'string'
-            ? (0,shell/* shellQuote */.Z)(w)
+            ? (0,shell/* shellQuote */.ZL)(w)
             : w.glob
                 .split(/([*?])/)
-                .map((part, i) => (i % 2 === 1 ? part : (0,shell/* shellQuote */.Z)(part)))
+                .map((part, i) => (i % 2 === 1 ? part : (0,shell/* shellQuote */.ZL)(part)))
                 .join(''))
             .join(' ');
         return this.bash(script, command, opts);
@@ -2603,7 +2601,7 @@ function renderPackDriver(input) {
         ...input.header,
         `# campaign ${input.campaign}: one packed array element. Generated; edits are overwritten.`,
         'set -u',
-        `campaign_dir=${(0,shell/* shellQuote */.Z)(input.dir)}`,
+        `campaign_dir=${(0,shell/* shellQuote */.ZL)(input.dir)}`,
         'campaign_element=${SLURM_ARRAY_TASK_ID:-none}',
         // Compared as strings, as the task script's lookup is. The element's line first, then each
         // of its rows as the table has it, read in one pass: its tasks look up nothing themselves.
@@ -2703,28 +2701,61 @@ function arraySpec(indices) {
     }
     return parts.join(',');
 }
-/** A task-table row: the index, a tab, then base64 of `KEY=VALUE\0` pairs (any byte but NUL survives). */
+/**
+ * A task-table row: the index, a tab, then the task's `KEY=VALUE` pairs separated by blanks, each
+ * pair's UTF-8 bytes as they are where they are plain (letters, digits, `_.,/:+@%=-`) and `\xHH`
+ * otherwise. Any byte but NUL survives, and the batch shell decodes a pair with its own
+ * `printf %b`, in no process of its own (base64, as earlier releases wrote rows, took two a task).
+ */
 function tableRow(index, env) {
-    const pairs = Object.entries(env)
-        .map(([k, v]) => `${k}=${v}\0`)
-        .join('');
-    return `${index}\t${Buffer.from(pairs, 'utf8').toString('base64')}`;
+    const pairs = Object.entries(env).map(([k, v]) => escapePair(`${k}=${v}`));
+    return `${index}\t${pairs.join(' ')}`;
 }
-/** The task, attempt and definition a task-table row runs: tableRow read back, to find a submission again. */
-function rowAttempt(line) {
+/** What each byte is written as in a row: itself where printf %b and read leave it be, else `\xHH`. */
+const BYTE_TEXT = Array.from({ length: 256 }, (_, b) => {
+    const c = String.fromCharCode(b);
+    return /^[A-Za-z0-9_.,/:+@%=-]$/.test(c) ? c : `\\x${b.toString(16).padStart(2, '0')}`;
+});
+function escapePair(pair) {
+    let out = '';
+    for (const b of Buffer.from(pair, 'utf8'))
+        out += BYTE_TEXT[b];
+    return out;
+}
+/** A row's pairs read back: `\xHH` to its byte. Rows of earlier releases hold base64 of `KEY=VALUE\0` pairs. */
+function rowPairs(data) {
+    if (!data.startsWith('CAMPAIGN_'))
+        return Buffer.from(data, 'base64').toString('utf8').split('\0');
+    return data.split(' ').map((pair) => {
+        const bytes = [];
+        for (let i = 0; i < pair.length; i++) {
+            if (pair[i] === '\\' && pair[i + 1] === 'x') {
+                bytes.push(parseInt(pair.slice(i + 2, i + 4), 16));
+                i += 3;
+            }
+            else
+                bytes.push(pair.charCodeAt(i));
+        }
+        return Buffer.from(bytes).toString('utf8');
+    });
+}
+/** A task-table row read back: its index and the task's environment; undefined for any other line. */
+function rowEnvironment(line) {
     const [index = '', data = ''] = line.split('\t');
     if (!/^\d+$/.test(index))
         return undefined;
-    const env = new Map(Buffer.from(data, 'base64')
-        .toString('utf8')
-        .split('\0')
-        .map((kv) => [kv.slice(0, kv.indexOf('=')), kv.slice(kv.indexOf('=') + 1)]));
-    const task = env.get((0,template/* envName */.pD)('task'));
-    const attempt = Number(env.get((0,template/* envName */.pD)('attempt')));
-    const definition = env.get('CAMPAIGN_DEFINITION') ?? '';
-    return task && Number.isInteger(attempt) && attempt > 0
-        ? { index: Number(index), task, attempt, definition }
-        : undefined;
+    const pairs = rowPairs(data).map((kv) => [kv.slice(0, kv.indexOf('=')), kv.slice(kv.indexOf('=') + 1)]);
+    return { index: Number(index), env: new Map(pairs) };
+}
+/** The task, attempt and definition a task-table row runs: tableRow read back, to find a submission again. */
+function rowAttempt(line) {
+    const row = rowEnvironment(line);
+    if (!row)
+        return undefined;
+    const task = row.env.get((0,template/* envName */.pD)('task'));
+    const attempt = Number(row.env.get((0,template/* envName */.pD)('attempt')));
+    const definition = row.env.get('CAMPAIGN_DEFINITION') ?? '';
+    return task && Number.isInteger(attempt) && attempt > 0 ? { index: row.index, task, attempt, definition } : undefined;
 }
 /**
  * What one task of `array` is allocated, as sbatch and salloc both take it: its walltime and
@@ -2830,7 +2861,7 @@ function renderSbatch(input) {
     // Compared as strings: awk would take "1 " for the number 1.
     const lookup = `awk -F "\\t" -v i="\${SLURM_ARRAY_TASK_ID:-none}" '$1 "" == i "" { print $2; found = 1; exit } END { exit !found }'`;
     const prelude = [
-        `campaign_table=${(0,shell/* shellQuote */.Z)(input.tablePath)}`,
+        `campaign_table=${(0,shell/* shellQuote */.ZL)(input.tablePath)}`,
         ...(input.selfContained
             ? selfContainedLines(input.logDir, table, lookup)
             : packing
@@ -2843,12 +2874,14 @@ function renderSbatch(input) {
                 ]
                 : [`campaign_row=$(${lookup} "$campaign_table") ||`]),
         '  campaign_fail index "array index ${SLURM_ARRAY_TASK_ID:-none} is not in the task table $campaign_table"',
-        "while IFS= read -r -d '' campaign_kv; do",
+        // Decoded by bash itself (tableRow): a here-string and printf fork nothing.
+        'read -r -a campaign_pairs <<< "$campaign_row"',
+        'for campaign_pair in "${campaign_pairs[@]}"; do',
+        '  printf -v campaign_kv \'%b\' "$campaign_pair"',
         '  campaign_key=${campaign_kv%%=*}',
         '  [[ $campaign_key =~ ^CAMPAIGN_[A-Za-z0-9_]+$ ]] || campaign_fail index "a malformed task-table row"',
         '  export "$campaign_key=${campaign_kv#*=}"',
-        // A here-string, not a pipe from printf: one process fewer for every task.
-        'done < <(base64 -d <<< "$campaign_row")',
+        'done',
     ];
     const first = input.rows[0];
     if (!first)
@@ -2893,12 +2926,13 @@ function elementLines(rows) {
 /**
  * The lines of a self-contained script that make its log directory and send its output there,
  * then leave a copy of the table it carries where a state rebuilt from the cluster looks for it,
- * and look the task up in it. The table's rows are base64 and numbers, so no row ends the heredoc.
+ * and look the task up in it. Each of the table's rows is one line that begins with a number, so
+ * none ends the heredoc.
  */
 function selfContainedLines(logDir, table, lookup) {
     return [
-        `mkdir -p -- ${(0,shell/* shellQuote */.Z)(logDir)} 2>/dev/null`,
-        `exec >> ${(0,shell/* shellQuote */.Z)(logDir)}/"\${SLURM_ARRAY_TASK_ID:-none}.log" 2>&1`,
+        `mkdir -p -- ${(0,shell/* shellQuote */.ZL)(logDir)} 2>/dev/null`,
+        `exec >> ${(0,shell/* shellQuote */.ZL)(logDir)}/"\${SLURM_ARRAY_TASK_ID:-none}.log" 2>&1`,
         "campaign_rows=$(cat <<'CAMPAIGN_TABLE'",
         table.trimEnd(),
         'CAMPAIGN_TABLE',
@@ -3041,7 +3075,7 @@ function renderTestOnly(arrays) {
     return arrays
         .map((a, i) => {
         const b64 = Buffer.from(a.script, 'utf8').toString('base64');
-        return `printf '%s' ${(0,shell/* shellQuote */.Z)(b64)} | base64 -d | sbatch --test-only ${testedIndices(a)} 2>&1; printf '\\n${MARK} %s %s\\n' ${i} "$?"`;
+        return `printf '%s' ${(0,shell/* shellQuote */.ZL)(b64)} | base64 -d | sbatch --test-only ${testedIndices(a)} 2>&1; printf '\\n${MARK} %s %s\\n' ${i} "$?"`;
     })
         .join('\n');
 }
@@ -4775,7 +4809,7 @@ function renderSubmitOnce(root, key, from) {
         'fi',
         `echo "== upto $(stat -c %s -- ${LEDGER})"`,
     ].join('\n');
-    return `bash -c ${(0,shell/* shellQuote */.Z)(script)} campaign-submit ${[root, key, String(from)].map(shell/* shellQuote */.Z).join(' ')}`;
+    return `bash -c ${(0,shell/* shellQuote */.ZL)(script)} campaign-submit ${[root, key, String(from)].map(shell/* shellQuote */.ZL).join(' ')}`;
 }
 /** The command's output read back: the ledger's new rows, what it did, and how far the ledger was read. */
 function parseSubmitOnce(stdout) {
@@ -4867,7 +4901,7 @@ class ShellCommands extends SlurmCommands {
         return parseTestOnly(tested, `${r.stdout}\n${r.stderr}`);
     }
     async recount() {
-        const r = await this.opts.transport.exec(`squeue -h -r -u "$(id -un)" -o ${(0,shell/* shellQuote */.Z)('%j@%T')}`);
+        const r = await this.opts.transport.exec(`squeue -h -r -u "$(id -un)" -o ${(0,shell/* shellQuote */.ZL)('%j@%T')}`);
         if (r.code !== 0)
             throw new transport/* LinkError */.R6(`squeue failed on the cluster: ${r.stderr.trim() || `exit ${r.code}`}`);
         const count = queueCount(r.stdout.split('\n'), this.prefix, false);
@@ -4880,12 +4914,12 @@ class ShellCommands extends SlurmCommands {
      */
     async readRecord(root) {
         const r = await this.opts.transport.exec([
-            `cd -- ${(0,shell/* shellQuote */.Z)(root)} 2>/dev/null || exit 0`,
+            `cd -- ${(0,shell/* shellQuote */.ZL)(root)} 2>/dev/null || exit 0`,
             // What the ledger holds now is on record below: a later submission reads past it.
             `printf '== ledger %s\\n' "$(stat -c %s -- ${LEDGER} 2>/dev/null || echo 0)"`,
             'export SLURM_TIME_FORMAT=%s',
             'user=$(id -un)',
-            `names=; for d in */; do if [ -f "$d/table.tsv" ]; then names="$names,"${(0,shell/* shellQuote */.Z)(this.prefix)}"\${d%/}"; fi; done`,
+            `names=; for d in */; do if [ -f "$d/table.tsv" ]; then names="$names,"${(0,shell/* shellQuote */.ZL)(this.prefix)}"\${d%/}"; fi; done`,
             '[ -n "$names" ] || exit 0',
             `sacct -X -n -P -u "$user" -S ${RECORD_LOOKBACK} -E now --name="\${names#,}" -o JobID,JobName,Submit || exit 4`,
             `squeue -h -t all -u "$user" --name="\${names#,}" -o '%i|%j|%V' || exit 4`,
@@ -4923,7 +4957,7 @@ class ShellCommands extends SlurmCommands {
     async readMarkers(root, keys) {
         if (keys.length === 0)
             return new Map();
-        const dirs = keys.map((k) => (0,shell/* shellQuote */.Z)(`${root}/${k}/markers`)).join(' ');
+        const dirs = keys.map((k) => (0,shell/* shellQuote */.ZL)(`${root}/${k}/markers`)).join(' ');
         const r = await this.opts.transport.exec(`for d in ${dirs}; do cat -- "$d"/* 2>/dev/null; done; true`);
         return parseMarkers(r.stdout);
     }
@@ -4955,7 +4989,7 @@ class ShellCommands extends SlurmCommands {
             lines.push(`SLURM_TIME_FORMAT=%s sacct -X -n -P -j ${[...jobs].join(',')} -S now-${back} -E now --format=${SACCT_FIELDS} 2>&1`, `printf '\\n%s %s\\n' ${SEPARATOR} "$?"`);
         }
         if (queue)
-            lines.push('user=$(id -un)', `SLURM_TIME_FORMAT=%s squeue -h -r -t all -u "$user" -o ${(0,shell/* shellQuote */.Z)(SQUEUE_FORMAT)}`);
+            lines.push('user=$(id -un)', `SLURM_TIME_FORMAT=%s squeue -h -r -t all -u "$user" -o ${(0,shell/* shellQuote */.ZL)(SQUEUE_FORMAT)}`);
         const r = await this.opts.transport.exec(lines.join('; '));
         let acct = '';
         let rest = r.stdout;
@@ -5705,8 +5739,8 @@ class EndsObserver {
             return (await s.transport.readFile(`${dir}/log`, { maxBytes: ends_LOG_LIMIT })) ?? '';
         }
         catch {
-            const log = (0,shell/* shellQuote */.Z)(`${dir}/log`);
-            const args = this.settings.oomPatterns.map((p) => `-e ${(0,shell/* shellQuote */.Z)(p.source)}`).join(' ');
+            const log = (0,shell/* shellQuote */.ZL)(`${dir}/log`);
+            const args = this.settings.oomPatterns.map((p) => `-e ${(0,shell/* shellQuote */.ZL)(p.source)}`).join(' ');
             const r = await s.transport.exec(`head -c 1048576 ${log}; echo; grep -a -m 5 -P ${args} ${log}; echo; tail -c 1048576 ${log}`);
             return r.stdout;
         }
@@ -5721,14 +5755,19 @@ class EndsObserver {
  * process list.
  */
 
-/** True when pid $1 is alive (not a zombie) and is the wrapper $2 (`bash <dir>/wrapper.sh`). */
+/**
+ * True when pid $1 is alive (not a zombie) and is the wrapper $2 (`bash <dir>/wrapper.sh`): one of
+ * its arguments is $2. Read by bash itself, with no process of its own: a pass asks it of every
+ * running attempt.
+ */
 const ALIVE_LINES = [
     'campaign_alive() {',
-    '  local s',
-    '  s=$(cat "/proc/$1/stat" 2>/dev/null) || return 1',
+    '  local s a',
+    '  [[ $1 =~ ^[0-9]+$ ]] && { read -r s < "/proc/$1/stat"; } 2>/dev/null || return 1',
     '  s=${s##*) }',
     '  [ "${s%% *}" != Z ] || return 1',
-    '  tr \'\\0\' \'\\n\' < "/proc/$1/cmdline" 2>/dev/null | grep -qxF -- "$2"',
+    '  while IFS= read -r -d \'\' a; do [ "$a" != "$2" ] || return 0; done 2>/dev/null < "/proc/$1/cmdline"',
+    '  return 1',
     '}',
 ];
 /**
@@ -5743,19 +5782,19 @@ function renderQuery(probe, probeTimeoutSeconds, waveFile, holds) {
         'set -u',
         ...ALIVE_LINES,
         'out=$(mktemp) && err=$(mktemp) || exit 1',
-        `timeout -s KILL ${Math.max(1, Math.ceil(probeTimeoutSeconds))} bash -c ${(0,shell/* shellQuote */.Z)(probe)} < /dev/null > "$out" 2> "$err"`,
+        `timeout -s KILL ${Math.max(1, Math.ceil(probeTimeoutSeconds))} bash -c ${(0,shell/* shellQuote */.ZL)(probe)} < /dev/null > "$out" 2> "$err"`,
         'rc=$?',
         'printf \'probe %s %s %s\\n\' "$rc" "$(base64 -w0 < "$out")" "$(head -c 2000 "$err" | base64 -w0)"',
         'rm -f -- "$out" "$err"',
-        `printf 'wave %s\\n' "$(cat -- ${(0,shell/* shellQuote */.Z)(waveFile)} 2>/dev/null)"`,
-        `for h in ${(0,shell/* shellQuote */.Z)(holds)}/*; do`,
+        `printf 'wave %s\\n' "$(cat -- ${(0,shell/* shellQuote */.ZL)(waveFile)} 2>/dev/null)"`,
+        `for h in ${(0,shell/* shellQuote */.ZL)(holds)}/*; do`,
         '  [ -f "$h" ] && read -r p s < "$h" && campaign_alive "$p" "$s" && printf \'hold %s\\n\' "${h##*/}"',
         'done',
         'i=0',
         'while IFS= read -r d; do',
         '  if [ -s "$d/exit" ]; then',
         '    printf \'a %s exit %s\\n\' "$i" "$(cat -- "$d/exit")"',
-        '  elif campaign_alive "$(cat -- "$d/pid" 2>/dev/null)" "$d/wrapper.sh"; then',
+        '  elif p=; { read -r p < "$d/pid"; } 2>/dev/null; campaign_alive "$p" "$d/wrapper.sh"; then',
         '    printf \'a %s running\\n\' "$i"',
         '  elif [ -s "$d/exit" ]; then',
         '    printf \'a %s exit %s\\n\' "$i" "$(cat -- "$d/exit")"',
@@ -5868,7 +5907,7 @@ class Launcher {
         // Left under another definition by a state lost before the manifest changed: not this attempt.
         const ranUnder = (await read(`${dir}/definition`))?.trim() ?? '';
         if (sub.task.definition !== undefined && ranUnder !== sub.task.definition) {
-            await via.transport.exec(`mv -- ${(0,shell/* shellQuote */.Z)(dir)} ${(0,shell/* shellQuote */.Z)(`${dir}.superseded-${Date.now()}`)}`);
+            await via.transport.exec(`mv -- ${(0,shell/* shellQuote */.ZL)(dir)} ${(0,shell/* shellQuote */.ZL)(`${dir}.superseded-${Date.now()}`)}`);
             return before;
         }
         let pid;
@@ -5921,7 +5960,7 @@ class Launcher {
                 await t.mkdirp(staging);
                 await Promise.all([
                     t.writeFile(`${staging}/task.sh`, script, { mode: 0o755 }),
-                    t.writeFile(`${staging}/env.sh`, `${(0,shell/* exportLines */.E)(env)}\n`),
+                    t.writeFile(`${staging}/env.sh`, `${(0,shell/* exportLines */.Es)(env)}\n`),
                     t.writeFile(`${staging}/gpus`, `${gpus.join(',')}\n`),
                     t.writeFile(`${staging}/definition`, `${sub.task.definition ?? ''}\n`),
                     ...(s.name === undefined ? [] : [t.writeFile(`${staging}/server`, `${s.name}\n`)]),
@@ -6784,7 +6823,7 @@ async function runPreflight(c, plan, made, specific) {
 /** The workdir writable (or creatable), and the free space of its filesystem. */
 async function workdirItems(transport, workdir) {
     const r = await transport.exec([
-        `w=${(0,shell/* shellQuote */.Z)(workdir)}`,
+        `w=${(0,shell/* shellQuote */.ZL)(workdir)}`,
         'p=$w; while [ ! -e "$p" ]; do p=$(dirname -- "$p"); done',
         'if [ "$p" = "$w" ]; then',
         '  t=$(mktemp -p "$w" .campaign-check.XXXXXX 2>/dev/null) && rm -f -- "$t" && echo "writable" || echo "readonly"',
@@ -12931,8 +12970,9 @@ function campaignOutputs(file, context) {
 /***/ ((__unused_webpack___webpack_module__, __webpack_exports__, __webpack_require__) => {
 
 /* harmony export */ __webpack_require__.d(__webpack_exports__, {
-/* harmony export */   E: () => (/* binding */ exportLines),
-/* harmony export */   Z: () => (/* binding */ shellQuote)
+/* harmony export */   Es: () => (/* binding */ exportLines),
+/* harmony export */   Lx: () => (/* binding */ NOW_MS_FUNCTION),
+/* harmony export */   ZL: () => (/* binding */ shellQuote)
 /* harmony export */ });
 /** Quoting for bash: a value becomes one word whatever it holds. */
 const SAFE = /^[A-Za-z0-9_./:=+@%,-]+$/;
@@ -12948,6 +12988,17 @@ function exportLines(env) {
         .map(([k, v]) => `export ${k}=${shellQuote(v)}`)
         .join('\n');
 }
+/**
+ * `campaign_now`, a bash function that sets `campaign_ms` to the time in milliseconds, from bash
+ * itself where it can (5.0 on): the scripts around a task fork as little as they can, since the
+ * tasks of an array start and end together.
+ */
+const NOW_MS_FUNCTION = [
+    'campaign_now() {',
+    '  if [ -n "${EPOCHREALTIME:-}" ]; then campaign_ms=${EPOCHREALTIME/[.,]/}; campaign_ms=${campaign_ms%???}',
+    '  else campaign_ms=$(date +%s%3N); fi',
+    '}',
+];
 
 
 /***/ }),

@@ -182,7 +182,7 @@ class CommandChannels {
             // bash whatever the login shell is. `timeout` kills the command's whole process group on
             // the server a little after the deadline even when sshd refuses the KILL signal request
             // (it does for root logins) or the network is gone.
-            text: (msLeft) => `exec timeout -s KILL ${((msLeft + SERVER_KILL_GRACE_MS) / 1000).toFixed(1)} bash -c ${(0,shell/* shellQuote */.Z)(command)}`,
+            text: (msLeft) => `exec timeout -s KILL ${((msLeft + SERVER_KILL_GRACE_MS) / 1000).toFixed(1)} bash -c ${(0,shell/* shellQuote */.ZL)(command)}`,
             fate: 'it was killed',
             refused: (wrapper) => forcedCommand(this.connector.name, wrapper),
         }, opts);
@@ -250,7 +250,7 @@ class CommandChannels {
             };
             const onDrop = (why) => done(() => reject(new transport/* LinkError */.R6(`the connection to ${this.connector.name} dropped (${why.message})`)));
             conn.onDrop.add(onDrop);
-            conn.client.exec(`exec bash -c ${(0,shell/* shellQuote */.Z)(command)}`, pty, (err, opened) => {
+            conn.client.exec(`exec bash -c ${(0,shell/* shellQuote */.ZL)(command)}`, pty, (err, opened) => {
                 if (err) {
                     done(() => reject(new transport/* LinkError */.R6(`could not start a shell on ${this.connector.name}: ${this.connector.redact(err.message)}`)));
                     return;

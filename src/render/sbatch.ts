@@ -75,32 +75,62 @@ export function arraySpec(indices: readonly number[]): string {
   return parts.join(',');
 }
 
-/** A task-table row: the index, a tab, then base64 of `KEY=VALUE\0` pairs (any byte but NUL survives). */
+/**
+ * A task-table row: the index, a tab, then the task's `KEY=VALUE` pairs separated by blanks, each
+ * pair's UTF-8 bytes as they are where they are plain (letters, digits, `_.,/:+@%=-`) and `\xHH`
+ * otherwise. Any byte but NUL survives, and the batch shell decodes a pair with its own
+ * `printf %b`, in no process of its own (base64, as earlier releases wrote rows, took two a task).
+ */
 export function tableRow(index: number, env: Readonly<Record<string, string>>): string {
-  const pairs = Object.entries(env)
-    .map(([k, v]) => `${k}=${v}\0`)
-    .join('');
-  return `${index}\t${Buffer.from(pairs, 'utf8').toString('base64')}`;
+  const pairs = Object.entries(env).map(([k, v]) => escapePair(`${k}=${v}`));
+  return `${index}\t${pairs.join(' ')}`;
+}
+
+/** What each byte is written as in a row: itself where printf %b and read leave it be, else `\xHH`. */
+const BYTE_TEXT = Array.from({ length: 256 }, (_, b) => {
+  const c = String.fromCharCode(b);
+  return /^[A-Za-z0-9_.,/:+@%=-]$/.test(c) ? c : `\\x${b.toString(16).padStart(2, '0')}`;
+});
+
+function escapePair(pair: string): string {
+  let out = '';
+  for (const b of Buffer.from(pair, 'utf8')) out += BYTE_TEXT[b];
+  return out;
+}
+
+/** A row's pairs read back: `\xHH` to its byte. Rows of earlier releases hold base64 of `KEY=VALUE\0` pairs. */
+function rowPairs(data: string): string[] {
+  if (!data.startsWith('CAMPAIGN_')) return Buffer.from(data, 'base64').toString('utf8').split('\0');
+  return data.split(' ').map((pair) => {
+    const bytes: number[] = [];
+    for (let i = 0; i < pair.length; i++) {
+      if (pair[i] === '\\' && pair[i + 1] === 'x') {
+        bytes.push(parseInt(pair.slice(i + 2, i + 4), 16));
+        i += 3;
+      } else bytes.push(pair.charCodeAt(i));
+    }
+    return Buffer.from(bytes).toString('utf8');
+  });
+}
+
+/** A task-table row read back: its index and the task's environment; undefined for any other line. */
+export function rowEnvironment(line: string): { index: number; env: Map<string, string> } | undefined {
+  const [index = '', data = ''] = line.split('\t');
+  if (!/^\d+$/.test(index)) return undefined;
+  const pairs = rowPairs(data).map((kv) => [kv.slice(0, kv.indexOf('=')), kv.slice(kv.indexOf('=') + 1)] as const);
+  return { index: Number(index), env: new Map(pairs) };
 }
 
 /** The task, attempt and definition a task-table row runs: tableRow read back, to find a submission again. */
 export function rowAttempt(
   line: string,
 ): { index: number; task: string; attempt: number; definition: string } | undefined {
-  const [index = '', data = ''] = line.split('\t');
-  if (!/^\d+$/.test(index)) return undefined;
-  const env = new Map(
-    Buffer.from(data, 'base64')
-      .toString('utf8')
-      .split('\0')
-      .map((kv) => [kv.slice(0, kv.indexOf('=')), kv.slice(kv.indexOf('=') + 1)] as const),
-  );
-  const task = env.get(envName('task'));
-  const attempt = Number(env.get(envName('attempt')));
-  const definition = env.get('CAMPAIGN_DEFINITION') ?? '';
-  return task && Number.isInteger(attempt) && attempt > 0
-    ? { index: Number(index), task, attempt, definition }
-    : undefined;
+  const row = rowEnvironment(line);
+  if (!row) return undefined;
+  const task = row.env.get(envName('task'));
+  const attempt = Number(row.env.get(envName('attempt')));
+  const definition = row.env.get('CAMPAIGN_DEFINITION') ?? '';
+  return task && Number.isInteger(attempt) && attempt > 0 ? { index: row.index, task, attempt, definition } : undefined;
 }
 
 /** One sbatch option: `--option=value`, or a flag without a value (e.g. --exclusive). */
@@ -242,12 +272,14 @@ export function renderSbatch(input: SbatchInput): SbatchFiles {
           ]
         : [`campaign_row=$(${lookup} "$campaign_table") ||`]),
     '  campaign_fail index "array index ${SLURM_ARRAY_TASK_ID:-none} is not in the task table $campaign_table"',
-    "while IFS= read -r -d '' campaign_kv; do",
+    // Decoded by bash itself (tableRow): a here-string and printf fork nothing.
+    'read -r -a campaign_pairs <<< "$campaign_row"',
+    'for campaign_pair in "${campaign_pairs[@]}"; do',
+    '  printf -v campaign_kv \'%b\' "$campaign_pair"',
     '  campaign_key=${campaign_kv%%=*}',
     '  [[ $campaign_key =~ ^CAMPAIGN_[A-Za-z0-9_]+$ ]] || campaign_fail index "a malformed task-table row"',
     '  export "$campaign_key=${campaign_kv#*=}"',
-    // A here-string, not a pipe from printf: one process fewer for every task.
-    'done < <(base64 -d <<< "$campaign_row")',
+    'done',
   ];
   const first = input.rows[0];
   if (!first) throw new Error('an sbatch submission needs at least one row');
@@ -289,7 +321,8 @@ function elementLines(rows: readonly SbatchRow[]): string[] {
 /**
  * The lines of a self-contained script that make its log directory and send its output there,
  * then leave a copy of the table it carries where a state rebuilt from the cluster looks for it,
- * and look the task up in it. The table's rows are base64 and numbers, so no row ends the heredoc.
+ * and look the task up in it. Each of the table's rows is one line that begins with a number, so
+ * none ends the heredoc.
  */
 function selfContainedLines(logDir: string, table: string, lookup: string): string[] {
   return [

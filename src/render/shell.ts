@@ -14,3 +14,15 @@ export function exportLines(env: Readonly<Record<string, string>>): string {
     .map(([k, v]) => `export ${k}=${shellQuote(v)}`)
     .join('\n');
 }
+
+/**
+ * `campaign_now`, a bash function that sets `campaign_ms` to the time in milliseconds, from bash
+ * itself where it can (5.0 on): the scripts around a task fork as little as they can, since the
+ * tasks of an array start and end together.
+ */
+export const NOW_MS_FUNCTION: readonly string[] = [
+  'campaign_now() {',
+  '  if [ -n "${EPOCHREALTIME:-}" ]; then campaign_ms=${EPOCHREALTIME/[.,]/}; campaign_ms=${campaign_ms%???}',
+  '  else campaign_ms=$(date +%s%3N); fi',
+  '}',
+];

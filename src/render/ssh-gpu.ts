@@ -6,14 +6,19 @@
  */
 import { shellQuote } from './shell.js';
 
-/** True when pid $1 is alive (not a zombie) and is the wrapper $2 (`bash <dir>/wrapper.sh`). */
+/**
+ * True when pid $1 is alive (not a zombie) and is the wrapper $2 (`bash <dir>/wrapper.sh`): one of
+ * its arguments is $2. Read by bash itself, with no process of its own: a pass asks it of every
+ * running attempt.
+ */
 export const ALIVE_LINES = [
   'campaign_alive() {',
-  '  local s',
-  '  s=$(cat "/proc/$1/stat" 2>/dev/null) || return 1',
+  '  local s a',
+  '  [[ $1 =~ ^[0-9]+$ ]] && { read -r s < "/proc/$1/stat"; } 2>/dev/null || return 1',
   '  s=${s##*) }',
   '  [ "${s%% *}" != Z ] || return 1',
-  '  tr \'\\0\' \'\\n\' < "/proc/$1/cmdline" 2>/dev/null | grep -qxF -- "$2"',
+  '  while IFS= read -r -d \'\' a; do [ "$a" != "$2" ] || return 0; done 2>/dev/null < "/proc/$1/cmdline"',
+  '  return 1',
   '}',
 ];
 
@@ -41,7 +46,7 @@ export function renderQuery(probe: string, probeTimeoutSeconds: number, waveFile
     'while IFS= read -r d; do',
     '  if [ -s "$d/exit" ]; then',
     '    printf \'a %s exit %s\\n\' "$i" "$(cat -- "$d/exit")"',
-    '  elif campaign_alive "$(cat -- "$d/pid" 2>/dev/null)" "$d/wrapper.sh"; then',
+    '  elif p=; { read -r p < "$d/pid"; } 2>/dev/null; campaign_alive "$p" "$d/wrapper.sh"; then',
     '    printf \'a %s running\\n\' "$i"',
     '  elif [ -s "$d/exit" ]; then',
     '    printf \'a %s exit %s\\n\' "$i" "$(cat -- "$d/exit")"',

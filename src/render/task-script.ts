@@ -12,7 +12,7 @@ import type { Environment, Manifest, Phase } from '../manifest/schema.js';
 import { envName, templateNames, toShell } from '../manifest/template.js';
 import { environmentFor } from '../manifest/environment.js';
 import { environmentLines } from './environment.js';
-import { shellQuote } from './shell.js';
+import { NOW_MS_FUNCTION, shellQuote } from './shell.js';
 
 /** Exit status of a task stopped by a gate; with the log line, it classifies as `gate`. */
 export const GATE_EXIT = 97;
@@ -94,12 +94,7 @@ function markerLines(markers: { dir: string; key: string }): {
       'campaign_mark() {',
       '  { printf \'\\n%s .\\n\' "$2" > "$campaign_markers/$campaign_mark_index.$1"; } 2>/dev/null || :',
       '}',
-      // The time in milliseconds, from bash itself where it can (5.0 on): a task forks as little
-      // as it can around its command, since the tasks of an array start and end together.
-      'campaign_now() {',
-      '  if [ -n "${EPOCHREALTIME:-}" ]; then campaign_ms=${EPOCHREALTIME/[.,]/}; campaign_ms=${campaign_ms%???}',
-      '  else campaign_ms=$(date +%s%3N); fi',
-      '}',
+      ...NOW_MS_FUNCTION,
     ],
     end: (rc, gate) =>
       `campaign_now; campaign_mark end "e $campaign_mark_id $campaign_ms ${rc} $campaign_signal ${gate}"`,

@@ -8,7 +8,7 @@
  * marker by rename, so it is whole or absent, whatever the task did.
  */
 import { parseDuration } from '../manifest/units.js';
-import { shellQuote } from './shell.js';
+import { NOW_MS_FUNCTION, shellQuote } from './shell.js';
 
 /** Why an attempt ended, as the marker records it. */
 export type EndCause = 'exit' | 'walltime' | 'cancel';
@@ -54,7 +54,7 @@ function watchdog(wall: number, grace: number, checkpoint: WrapperInput['checkpo
   if (!checkpoint) return `( sleep ${wall}; ${end} ) > /dev/null 2>&1 &`;
   if (!/^[A-Z0-9]+$/.test(checkpoint.signal)) throw new Error(`not a signal name: ${checkpoint.signal}`);
   const before = Math.min(wall, Math.max(0, Math.round(checkpoint.beforeSeconds)));
-  return `( sleep ${wall - before}; date +%s%3N > warned; kill -${checkpoint.signal} -- "-$task"; sleep ${before}; ${end} ) > /dev/null 2>&1 &`;
+  return `( sleep ${wall - before}; campaign_now; printf '%s\\n' "$campaign_ms" > warned; kill -${checkpoint.signal} -- "-$task"; sleep ${before}; ${end} ) > /dev/null 2>&1 &`;
 }
 
 /** The file a cancel writes before it signals the task, so the marker records why it ended. */
@@ -71,7 +71,9 @@ export function renderWrapper(input: WrapperInput): string {
     '# One run per attempt: a second launch of the same attempt stops here.',
     'mkdir claim 2>/dev/null || exit 0',
     'printf \'%s\\n\' "$$" > pid.tmp && mv pid.tmp pid',
-    'started=$(date +%s%3N)',
+    ...NOW_MS_FUNCTION,
+    'campaign_now',
+    'started=$campaign_ms',
     ...(input.envFile ? ['# shellcheck disable=SC1091 # written beside this script at launch', '. ./env.sh'] : []),
     '# Background jobs become process groups of their own: the task is killed as a group, the wrapper is not in it.',
     'set -m',
@@ -100,7 +102,8 @@ export function renderWrapper(input: WrapperInput): string {
           '[ -s warned ] && read -r warned < warned',
         ]
       : []),
-    `printf '%s %s %s %s %s %s\\n' "$rc" "$(date +%s%3N)" "$started" "$cause" "\${step:--}" ${input.checkpoint ? '"$warned"' : '-'} > exit.tmp && mv exit.tmp exit`,
+    'campaign_now',
+    `printf '%s %s %s %s %s %s\\n' "$rc" "$campaign_ms" "$started" "$cause" "\${step:--}" ${input.checkpoint ? '"$warned"' : '-'} > exit.tmp && mv exit.tmp exit`,
     '',
   ].join('\n');
 }

@@ -204,6 +204,16 @@ describe('task-table rows read back (finding a submission again)', () => {
     );
   });
 
+  it('reads the rows of earlier releases, base64 of KEY=VALUE and NUL pairs', () => {
+    const pairs = 'CAMPAIGN_TASK=p/a b\0CAMPAIGN_ATTEMPT=2\0CAMPAIGN_DEFINITION=0123456789abcdef\0';
+    expect(rowAttempt(`7\t${Buffer.from(pairs).toString('base64')}`)).toEqual({
+      index: 7,
+      task: 'p/a b',
+      attempt: 2,
+      definition: '0123456789abcdef',
+    });
+  });
+
   it('refuses rows that are not a task-table row', () => {
     for (const line of ['', 'x\tAAAA', '3', `3\t${Buffer.from('CAMPAIGN_TASK=a\0').toString('base64')}`]) {
       expect(rowAttempt(line)).toBeUndefined();
