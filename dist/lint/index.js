@@ -8587,7 +8587,6 @@ exports.visitAsync = visitAsync;
 
 __nccwpck_require__.a(__webpack_module__, async (__webpack_handle_async_dependencies__, __webpack_async_result__) => { try {
 /* harmony import */ var _lint_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(6898);
-/** Entry point of the lint action (lint/action.yml → dist/lint/index.js). */
 
 await (0,_lint_js__WEBPACK_IMPORTED_MODULE_0__/* .lintStep */ .K)();
 
@@ -8629,833 +8628,622 @@ const promises_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.ur
 const external_node_path_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:path");
 ;// CONCATENATED MODULE: ./lib/errors.js
 function formatPosition(p) {
-    return `${p.file}:${p.line}:${p.column}`;
+  return `${p.file}:${p.line}:${p.column}`;
 }
-/**
- * The one error type for mistakes the user can fix (bad manifest, bad flags, a refused
- * scheduler). Anything else thrown is a bug and is reported as such by the CLI.
- */
 class errors_UserError extends Error {
-    problems;
-    constructor(problems) {
-        const list = typeof problems === 'string' ? [{ message: problems }] : Array.isArray(problems) ? problems : [problems];
-        super(list.map(formatProblem).join('\n'));
-        this.name = 'UserError';
-        this.problems = list;
-    }
+  problems;
+  constructor(problems) {
+    const list = typeof problems === "string" ? [{ message: problems }] : Array.isArray(problems) ? problems : [problems];
+    super(list.map(formatProblem).join("\n"));
+    this.name = "UserError";
+    this.problems = list;
+  }
 }
 function formatProblem(p) {
-    const where = p.position ? `${formatPosition(p.position)}: ` : '';
-    const fix = p.fix ? ` (fix: ${p.fix})` : '';
-    return `${where}${p.message}${fix}`;
+  const where = p.position ? `${formatPosition(p.position)}: ` : "";
+  const fix = p.fix ? ` (fix: ${p.fix})` : "";
+  return `${where}${p.message}${fix}`;
 }
+
 
 ;// CONCATENATED MODULE: external "node:child_process"
 const external_node_child_process_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:child_process");
 ;// CONCATENATED MODULE: external "node:crypto"
 const external_node_crypto_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:crypto");
 ;// CONCATENATED MODULE: ./lib/manifest/grid.js
-/** The keys of a grid that are not axes. */
-const GRID_KEYS = ['include', 'exclude', 'zip'];
+const GRID_KEYS = ["include", "exclude", "zip"];
 const isGridKey = (key) => GRID_KEYS.includes(key);
-/** The product's factors in the grid's order; a scalar axis is a one-value axis. */
 function factorsOf(grid) {
-    const factors = [];
-    for (const [key, value] of Object.entries(grid ?? {})) {
-        if (key === 'zip') {
-            const zip = Object.entries((value ?? {}));
-            if (zip.length === 0)
-                continue;
-            // Lists of unequal length are a lint error (zip-length); the shortest bounds the rows.
-            const rows = Math.min(...zip.map(([, list]) => list.length));
-            factors.push({ names: zip.map(([n]) => n), columns: zip.map(([, list]) => list), rows });
-        }
-        else if (!isGridKey(key) && value !== undefined) {
-            const list = (Array.isArray(value) ? value : [value]);
-            factors.push({ names: [key], columns: [list], rows: list.length });
-        }
+  const factors = [];
+  for (const [key, value] of Object.entries(grid ?? {})) {
+    if (key === "zip") {
+      const zip = Object.entries(value ?? {});
+      if (zip.length === 0) continue;
+      const rows = Math.min(...zip.map(([, list]) => list.length));
+      factors.push({ names: zip.map(([n]) => n), columns: zip.map(([, list]) => list), rows });
+    } else if (!isGridKey(key) && value !== void 0) {
+      const list = Array.isArray(value) ? value : [value];
+      factors.push({ names: [key], columns: [list], rows: list.length });
     }
-    return factors;
+  }
+  return factors;
 }
-/**
- * The grid's axes in the order of a cell's values: the product's, or, for a grid of included
- * cells only, those of its first cell.
- */
 function axisNames(grid) {
-    const names = factorsOf(grid).flatMap((f) => f.names);
-    return names.length > 0 ? names : Object.keys(grid?.include?.[0] ?? {});
+  const names = factorsOf(grid).flatMap((f) => f.names);
+  return names.length > 0 ? names : Object.keys(grid?.include?.[0] ?? {});
 }
-/**
- * Every axis with the values it takes: its own list (as written, repeats included), then the
- * values only included cells give it.
- */
 function axesOf(grid) {
-    const own = new Map();
-    for (const f of factorsOf(grid))
-        f.names.forEach((n, k) => own.set(n, [...f.columns[k]]));
-    return axisNames(grid).map((name) => {
-        const values = own.get(name) ?? [];
-        const seen = new Set(values.map(String));
-        for (const cell of grid?.include ?? []) {
-            const v = cell[name];
-            if (v !== undefined && !seen.has(String(v))) {
-                seen.add(String(v));
-                values.push(v);
-            }
-        }
-        return [name, values];
-    });
+  const own = /* @__PURE__ */ new Map();
+  for (const f of factorsOf(grid)) f.names.forEach((n, k) => own.set(n, [...f.columns[k]]));
+  return axisNames(grid).map((name) => {
+    const values = own.get(name) ?? [];
+    const seen = new Set(values.map(String));
+    for (const cell of grid?.include ?? []) {
+      const v = cell[name];
+      if (v !== void 0 && !seen.has(String(v))) {
+        seen.add(String(v));
+        values.push(v);
+      }
+    }
+    return [name, values];
+  });
 }
-/**
- * How many cells the product has before exclusion, computed from the axes alone. A grid of
- * included cells only has no product; a grid without axes is one cell with no values.
- */
 function productSize(grid) {
-    const factors = factorsOf(grid);
-    if (factors.length === 0)
-        return grid?.include !== undefined ? 0 : 1;
-    return factors.reduce((n, f) => n * f.rows, 1);
+  const factors = factorsOf(grid);
+  if (factors.length === 0) return grid?.include !== void 0 ? 0 : 1;
+  return factors.reduce((n, f) => n * f.rows, 1);
 }
-/** Whether a cell has every pair of a selector (values compared as text, as selectors are). */
 function matchesCell(cell, selector) {
-    return Object.entries(selector).every(([axis, v]) => axis in cell && String(cell[axis]) === String(v));
+  return Object.entries(selector).every(([axis, v]) => axis in cell && String(cell[axis]) === String(v));
 }
-/**
- * Compiles a grid. Excluded product cells are found by enumerating each selector's sub-grid,
- * so the cost is that of the cells removed, never of the whole product; `cellAt` then maps an
- * index to its product cell by binary search over them.
- */
 function compileGrid(grid) {
-    const factors = factorsOf(grid);
-    const names = axisNames(grid);
-    const product = productSize(grid);
-    const strides = new Array(factors.length);
-    for (let f = factors.length - 1, s = 1; f >= 0; f--) {
-        strides[f] = s;
-        s *= factors[f].rows;
+  const factors = factorsOf(grid);
+  const names = axisNames(grid);
+  const product = productSize(grid);
+  const strides = new Array(factors.length);
+  for (let f = factors.length - 1, s = 1; f >= 0; f--) {
+    strides[f] = s;
+    s *= factors[f].rows;
+  }
+  const removed = [];
+  const removedBy = (grid?.exclude ?? []).map((selector) => {
+    const before = removed.length;
+    if (product > 0) for (const p of subGrid(factors, strides, selector)) removed.push(p);
+    return removed.length - before;
+  });
+  removed.sort((a, b) => a - b);
+  const excludedIdx = removed.filter((p, j) => j === 0 || p !== removed[j - 1]);
+  const shifted = Float64Array.from(excludedIdx, (e, j) => e - j);
+  const kept = product - excludedIdx.length;
+  const include = grid?.include ?? [];
+  const given = /* @__PURE__ */ new Set();
+  const setters = factors.map((f, i) => {
+    const axes = [];
+    f.names.forEach((name, k) => {
+      if (given.has(name)) return;
+      given.add(name);
+      axes.push({ name, column: f.columns[k] });
+    });
+    return { stride: strides[i], rows: f.rows, axes };
+  });
+  const productCell = (p) => {
+    const cell = {};
+    for (const { stride, rows, axes } of setters) {
+      const r = Math.floor(p / stride) % rows;
+      for (const { name, column } of axes) cell[name] = column[r];
     }
-    const removed = [];
-    const removedBy = (grid?.exclude ?? []).map((selector) => {
-        const before = removed.length;
-        if (product > 0)
-            for (const p of subGrid(factors, strides, selector))
-                removed.push(p);
-        return removed.length - before;
-    });
-    removed.sort((a, b) => a - b);
-    const excludedIdx = removed.filter((p, j) => j === 0 || p !== removed[j - 1]);
-    // shifted[j] = e_j − j is non-decreasing; the i-th kept cell is i plus the count of j with shifted[j] ≤ i.
-    const shifted = Float64Array.from(excludedIdx, (e, j) => e - j);
-    const kept = product - excludedIdx.length;
-    const include = grid?.include ?? [];
-    // Each axis is set by the first factor that names it, in the grid's order: the cell is made in
-    // its final order at once, with no second object to reorder it (one per task at 100,000 tasks).
-    const given = new Set();
-    const setters = factors.map((f, i) => {
-        const axes = [];
-        f.names.forEach((name, k) => {
-            if (given.has(name))
-                return;
-            given.add(name);
-            axes.push({ name, column: f.columns[k] });
-        });
-        return { stride: strides[i], rows: f.rows, axes };
-    });
-    const productCell = (p) => {
-        const cell = {};
-        for (const { stride, rows, axes } of setters) {
-            const r = Math.floor(p / stride) % rows;
-            for (const { name, column } of axes)
-                cell[name] = column[r];
-        }
-        return cell;
-    };
-    return {
-        names,
-        count: kept + include.length,
-        product,
-        excluded: excludedIdx.length,
-        included: include.length,
-        removedBy,
-        cellAt(index) {
-            if (index >= kept)
-                return ordered(names, include[index - kept]);
-            let lo = 0;
-            let hi = shifted.length;
-            while (lo < hi) {
-                const mid = (lo + hi) >>> 1;
-                if (shifted[mid] <= index)
-                    lo = mid + 1;
-                else
-                    hi = mid;
-            }
-            return productCell(index + lo);
-        },
-    };
+    return cell;
+  };
+  return {
+    names,
+    count: kept + include.length,
+    product,
+    excluded: excludedIdx.length,
+    included: include.length,
+    removedBy,
+    cellAt(index) {
+      if (index >= kept) return ordered(names, include[index - kept]);
+      let lo = 0;
+      let hi = shifted.length;
+      while (lo < hi) {
+        const mid = lo + hi >>> 1;
+        if (shifted[mid] <= index) lo = mid + 1;
+        else hi = mid;
+      }
+      return productCell(index + lo);
+    }
+  };
 }
-/** The product indices of the cells a selector matches: per factor the matching rows, crossed. */
 function* subGrid(factors, strides, selector) {
-    const known = new Set(factors.flatMap((f) => f.names));
-    if (Object.keys(selector).some((axis) => !known.has(axis)))
-        return;
-    const rows = factors.map((f) => {
-        const wanted = f.names.flatMap((n, k) => (n in selector ? [[k, String(selector[n])]] : []));
-        const all = Array.from({ length: f.rows }, (_, r) => r);
-        return wanted.length === 0 ? all : all.filter((r) => wanted.every(([k, v]) => String(f.columns[k][r]) === v));
-    });
-    if (rows.some((r) => r.length === 0))
-        return;
-    const digit = new Array(factors.length).fill(0);
-    for (;;) {
-        let p = 0;
-        for (let f = 0; f < factors.length; f++)
-            p += rows[f][digit[f]] * strides[f];
-        yield p;
-        let f = factors.length - 1;
-        while (f >= 0 && ++digit[f] === rows[f].length)
-            digit[f--] = 0;
-        if (f < 0)
-            return;
-    }
+  const known = new Set(factors.flatMap((f) => f.names));
+  if (Object.keys(selector).some((axis) => !known.has(axis))) return;
+  const rows = factors.map((f) => {
+    const wanted = f.names.flatMap((n, k) => n in selector ? [[k, String(selector[n])]] : []);
+    const all = Array.from({ length: f.rows }, (_, r) => r);
+    return wanted.length === 0 ? all : all.filter((r) => wanted.every(([k, v]) => String(f.columns[k][r]) === v));
+  });
+  if (rows.some((r) => r.length === 0)) return;
+  const digit = new Array(factors.length).fill(0);
+  for (; ; ) {
+    let p = 0;
+    for (let f2 = 0; f2 < factors.length; f2++) p += rows[f2][digit[f2]] * strides[f2];
+    yield p;
+    let f = factors.length - 1;
+    while (f >= 0 && ++digit[f] === rows[f].length) digit[f--] = 0;
+    if (f < 0) return;
+  }
 }
-/** A cell's values in the grid's axis order (an included cell may list them in any order). */
 function ordered(names, cell) {
-    const out = {};
-    for (const name of names)
-        if (name in cell)
-            out[name] = cell[name];
-    return out;
+  const out = {};
+  for (const name of names) if (name in cell) out[name] = cell[name];
+  return out;
 }
-/** How many cells the grid has. */
 function cellCount(grid) {
-    return compileGrid(grid).count;
+  return compileGrid(grid).count;
 }
 function expandGrid(grid) {
-    const g = compileGrid(grid);
-    return Array.from({ length: g.count }, (_, i) => g.cellAt(i));
+  const g = compileGrid(grid);
+  return Array.from({ length: g.count }, (_, i) => g.cellAt(i));
 }
 const UNSAFE = /[^A-Za-z0-9.+-]+/g;
-/** One axis's part of a tag. */
-const tagPart = (axis, value) => `${axis}${String(value).replace(UNSAFE, '-')}`;
-/** A tag derived from the cell: axis name and value per axis, e.g. `N384_n50000_seed42`. */
+const tagPart = (axis, value) => `${axis}${String(value).replace(UNSAFE, "-")}`;
 function tagOf(cell) {
-    const parts = Object.entries(cell).map(([k, v]) => tagPart(k, v));
-    return parts.length > 0 ? parts.join('_') : 'task';
+  const parts = Object.entries(cell).map(([k, v]) => tagPart(k, v));
+  return parts.length > 0 ? parts.join("_") : "task";
 }
-/**
- * True when the grid's cells have distinct tags, as its axes alone show (false: they may not).
- * A value's part of a tag holds no "_" (it becomes "-"), so a product cell's tag reads back into
- * one part per axis, its axes being known and in order: two product cells share a tag only if
- * some factor has two rows whose parts are all alike. Included cells are not judged here.
- */
 function tagsDistinct(grid) {
-    if ((grid?.include?.length ?? 0) > 0)
-        return false;
-    const factors = factorsOf(grid);
-    const names = factors.flatMap((f) => f.names);
-    if (new Set(names).size !== names.length)
-        return false;
-    return factors.every((f) => {
-        const rows = new Set();
-        for (let r = 0; r < f.rows; r++)
-            rows.add(f.names.map((n, k) => tagPart(n, f.columns[k][r])).join('_'));
-        return rows.size === f.rows;
-    });
+  if ((grid?.include?.length ?? 0) > 0) return false;
+  const factors = factorsOf(grid);
+  const names = factors.flatMap((f) => f.names);
+  if (new Set(names).size !== names.length) return false;
+  return factors.every((f) => {
+    const rows = /* @__PURE__ */ new Set();
+    for (let r = 0; r < f.rows; r++) rows.add(f.names.map((n, k) => tagPart(n, f.columns[k][r])).join("_"));
+    return rows.size === f.rows;
+  });
 }
-/**
- * tagOf for the many cells of one grid: each value's part is made once, not once per cell (at
- * 100,000 cells, the regular expression and the arrays of parts were a third of the expansion).
- */
 function tagMaker() {
-    const byAxis = new Map();
-    const parts = [];
-    return (cell) => {
-        let n = 0;
-        // A cell is a plain object of its own values: for…in gives Object.entries' order without its arrays.
-        for (const axis in cell) {
-            const value = cell[axis];
-            let made = byAxis.get(axis);
-            if (made === undefined)
-                byAxis.set(axis, (made = new Map()));
-            let part = made.get(value);
-            if (part === undefined)
-                made.set(value, (part = tagPart(axis, value)));
-            parts[n++] = part;
-        }
-        // The parts are written over the last cell's: an array emptied gives its storage back, and
-        // pushing into it made that anew for every cell (150 bytes a cell).
-        if (parts.length !== n)
-            parts.length = n;
-        return n > 0 ? parts.join('_') : 'task';
-    };
+  const byAxis = /* @__PURE__ */ new Map();
+  const parts = [];
+  return (cell) => {
+    let n = 0;
+    for (const axis in cell) {
+      const value = cell[axis];
+      let made = byAxis.get(axis);
+      if (made === void 0) byAxis.set(axis, made = /* @__PURE__ */ new Map());
+      let part = made.get(value);
+      if (part === void 0) made.set(value, part = tagPart(axis, value));
+      parts[n++] = part;
+    }
+    if (parts.length !== n) parts.length = n;
+    return n > 0 ? parts.join("_") : "task";
+  };
 }
-/** "N=384,n=50000" for the values of the given axes. */
 function selectorOf(cell, axes) {
-    return axes.length > 0 ? axes.map((a) => `${a}=${String(cell[a])}`).join(',') : 'all';
+  return axes.length > 0 ? axes.map((a) => `${a}=${String(cell[a])}`).join(",") : "all";
 }
-/**
- * selectorOf for the many cells of one grid, over the same axes: each axis's `axis=value` is
- * made once, and the cells of a stratum share one selector string.
- */
 function selectorMaker(axes) {
-    if (axes.length === 0)
-        return () => 'all';
-    const byAxis = axes.map(() => new Map());
-    const made = new Map();
-    const parts = [];
-    return (cell) => {
-        for (let k = 0; k < axes.length; k++) {
-            const value = cell[axes[k]];
-            let part = byAxis[k].get(value);
-            if (part === undefined)
-                byAxis[k].set(value, (part = `${axes[k]}=${String(value)}`));
-            parts[k] = part;
-        }
-        if (axes.length === 1)
-            return parts[0];
-        const selector = parts.join(',');
-        let shared = made.get(selector);
-        if (shared === undefined)
-            made.set(selector, (shared = selector));
-        return shared;
-    };
+  if (axes.length === 0) return () => "all";
+  const byAxis = axes.map(() => /* @__PURE__ */ new Map());
+  const made = /* @__PURE__ */ new Map();
+  const parts = [];
+  return (cell) => {
+    for (let k = 0; k < axes.length; k++) {
+      const value = cell[axes[k]];
+      let part = byAxis[k].get(value);
+      if (part === void 0) byAxis[k].set(value, part = `${axes[k]}=${String(value)}`);
+      parts[k] = part;
+    }
+    if (axes.length === 1) return parts[0];
+    const selector = parts.join(",");
+    let shared = made.get(selector);
+    if (shared === void 0) made.set(selector, shared = selector);
+    return shared;
+  };
 }
-/** Parses "N=384, n=50000" into pairs. */
 function parseSelector(key) {
-    return key.split(',').map((part) => {
-        const i = part.indexOf('=');
-        return [part.slice(0, i).trim(), part.slice(i + 1).trim()];
-    });
+  return key.split(",").map((part) => {
+    const i = part.indexOf("=");
+    return [part.slice(0, i).trim(), part.slice(i + 1).trim()];
+  });
 }
 function matchesSelector(cell, key) {
-    return matchesPairs(cell, parseSelector(key));
+  return matchesPairs(cell, parseSelector(key));
 }
-/** matchesSelector over a selector parsed already. */
 function matchesPairs(cell, pairs) {
-    return pairs.every(([axis, value]) => axis in cell && String(cell[axis]) === value);
+  return pairs.every(([axis, value]) => axis in cell && String(cell[axis]) === value);
 }
-/** Where an axis is written, from its phase: under `grid`, under `grid.zip`, or in the first included cell. */
 function axisPath(grid, axis) {
-    if (grid?.zip !== undefined && axis in grid.zip)
-        return ['grid', 'zip', axis];
-    if (grid !== undefined && axis in grid && !isGridKey(axis))
-        return ['grid', axis];
-    return grid?.include !== undefined ? ['grid', 'include', 0, axis] : ['grid'];
+  if (grid?.zip !== void 0 && axis in grid.zip) return ["grid", "zip", axis];
+  if (grid !== void 0 && axis in grid && !isGridKey(axis)) return ["grid", axis];
+  return grid?.include !== void 0 ? ["grid", "include", 0, axis] : ["grid"];
 }
-/** Every value written in a grid for a task, with where it is written, from its phase. */
 function valueSites(grid) {
-    const sites = [];
-    for (const f of factorsOf(grid)) {
-        f.names.forEach((axis, k) => {
-            const base = axisPath(grid, axis);
-            const many = base[1] === 'zip' || Array.isArray(grid?.[axis]);
-            f.columns[k].forEach((value, r) => sites.push({ axis, value, path: many ? [...base, r] : base }));
-        });
-    }
-    grid?.include?.forEach((cell, j) => {
-        for (const [axis, value] of Object.entries(cell))
-            sites.push({ axis, value, path: ['grid', 'include', j, axis] });
+  const sites = [];
+  for (const f of factorsOf(grid)) {
+    f.names.forEach((axis, k) => {
+      const base = axisPath(grid, axis);
+      const many = base[1] === "zip" || Array.isArray(grid?.[axis]);
+      f.columns[k].forEach((value, r) => sites.push({ axis, value, path: many ? [...base, r] : base }));
     });
-    return sites;
+  }
+  grid?.include?.forEach((cell, j) => {
+    for (const [axis, value] of Object.entries(cell)) sites.push({ axis, value, path: ["grid", "include", j, axis] });
+  });
+  return sites;
 }
+
 
 ;// CONCATENATED MODULE: ./lib/manifest/template.js
-const BUILTINS = ['output', 'tag', 'task', 'phase', 'campaign', 'stage', 'units', 'attempt', 'code'];
-/** Names usable where the value is a path known before a task runs (output, preconditions). */
-const PATH_BUILTINS = ['tag', 'phase', 'campaign'];
+const BUILTINS = ["output", "tag", "task", "phase", "campaign", "stage", "units", "attempt", "code"];
+const PATH_BUILTINS = ["tag", "phase", "campaign"];
 const TOKEN = /\$\$\{|\$\{([^}]*)\}/g;
 function parseTemplate(text) {
-    const parts = [];
-    let last = 0;
-    for (const m of text.matchAll(TOKEN)) {
-        if (m.index > last)
-            parts.push({ literal: text.slice(last, m.index), offset: last });
-        parts.push(m[0] === '$${' ? { literal: '${', offset: m.index } : { name: m[1].trim(), offset: m.index });
-        last = m.index + m[0].length;
-    }
-    if (last < text.length)
-        parts.push({ literal: text.slice(last), offset: last });
-    return parts;
+  const parts = [];
+  let last = 0;
+  for (const m of text.matchAll(TOKEN)) {
+    if (m.index > last) parts.push({ literal: text.slice(last, m.index), offset: last });
+    parts.push(m[0] === "$${" ? { literal: "${", offset: m.index } : { name: m[1].trim(), offset: m.index });
+    last = m.index + m[0].length;
+  }
+  if (last < text.length) parts.push({ literal: text.slice(last), offset: last });
+  return parts;
 }
-/** The variable names a template uses, in order of appearance. */
 function templateNames(text) {
-    return parseTemplate(text).flatMap((p) => (p.name === undefined ? [] : [p.name]));
+  return parseTemplate(text).flatMap((p) => p.name === void 0 ? [] : [p.name]);
 }
-/** The names a template uses that are not in `known`. */
 function unknownNames(text, known) {
-    return templateNames(text).filter((n) => !known.has(n));
+  return templateNames(text).filter((n) => !known.has(n));
 }
-/** The environment variable a template name is passed in. */
 function envName(name) {
-    return BUILTINS.includes(name) ? `CAMPAIGN_${name.toUpperCase()}` : `CAMPAIGN_AXIS_${name}`;
+  return BUILTINS.includes(name) ? `CAMPAIGN_${name.toUpperCase()}` : `CAMPAIGN_AXIS_${name}`;
 }
-/** Every variable of shell text, in order, with the context bash reads it in. */
 function variableUses(text) {
-    const lexer = new QuoteLexer();
-    const uses = [];
-    for (const p of parseTemplate(text)) {
-        if (p.name === undefined) {
-            lexer.feed(p.literal);
-            continue;
-        }
-        lexer.feed('\u0000'); // a variable is never part of a heredoc delimiter line
-        const context = lexer.context();
-        const heredoc = lexer.heredocBody();
-        uses.push({
-            name: p.name,
-            offset: p.offset,
-            context,
-            ...(heredoc ? { heredoc: { quoted: heredoc.quoted, writesText: heredoc.writesText } } : {}),
-            arithmetic: context === 'arith' || context === 'param',
-            ...(context === 'cond' ? { cond: lexer.openCond() } : {}),
-        });
+  const lexer = new QuoteLexer();
+  const uses = [];
+  for (const p of parseTemplate(text)) {
+    if (p.name === void 0) {
+      lexer.feed(p.literal);
+      continue;
     }
-    return uses.map(({ cond, ...use }) => cond === undefined ? use : { ...use, arithmetic: ARITHMETIC_TEST.test(lexer.condText(cond)) });
+    lexer.feed("\0");
+    const context = lexer.context();
+    const heredoc = lexer.heredocBody();
+    uses.push({
+      name: p.name,
+      offset: p.offset,
+      context,
+      ...heredoc ? { heredoc: { quoted: heredoc.quoted, writesText: heredoc.writesText } } : {},
+      arithmetic: context === "arith" || context === "param",
+      ...context === "cond" ? { cond: lexer.openCond() } : {}
+    });
+  }
+  return uses.map(
+    ({ cond, ...use }) => cond === void 0 ? use : { ...use, arithmetic: ARITHMETIC_TEST.test(lexer.condText(cond)) }
+  );
 }
-/** A `[[ … ]]` operator that evaluates both sides as arithmetic. */
 const ARITHMETIC_TEST = /\s-(?:eq|ne|lt|le|gt|ge)\s/;
-/**
- * Shell text with every variable turned into a quoted environment reference. The reference
- * fits the quoting the template puts it in, so the value stays one word with no expansion:
- * `"${NAME}"` outside quotes (and inside `$(…)` or backticks), `${NAME}` inside double quotes
- * (a nested `"` would end the user's quotes and leave the value to word splitting and globbing)
- * and in heredoc bodies (where quotes are literal text), and closed-and-reopened quotes inside
- * single quotes (where the shell expands nothing; lint refuses a run of these, since the
- * quoted text may be code for another shell or interpreter).
- */
 function toShell(text) {
-    const uses = variableUses(text);
-    let k = 0;
-    return parseTemplate(text)
-        .map((p) => {
-        if (p.name === undefined)
-            return p.literal;
-        const ref = `\${${envName(p.name)}}`;
-        switch (uses[k++].context) {
-            case 'dq':
-            case 'heredoc':
-                return ref;
-            case 'sq':
-                return `'"${ref}"'`;
-            case 'ansi':
-                return `'"${ref}"$'`;
-            default:
-                return `"${ref}"`;
-        }
-    })
-        .join('');
+  const uses = variableUses(text);
+  let k = 0;
+  return parseTemplate(text).map((p) => {
+    if (p.name === void 0) return p.literal;
+    const ref = `\${${envName(p.name)}}`;
+    switch (uses[k++].context) {
+      case "dq":
+      case "heredoc":
+        return ref;
+      case "sq":
+        return `'"${ref}"'`;
+      case "ansi":
+        return `'"${ref}"$'`;
+      default:
+        return `"${ref}"`;
+    }
+  }).join("");
 }
-/** Is the heredoc's whole line one plain `cat` or `tee` (redirections allowed, nothing after)? */
 const WRITES_TEXT = /^\s*(?:cat|tee)(?:\s[^;&|`()]*)?$/;
-/**
- * Tracks bash quoting through shell text: quotes, `$'…'`, `$(…)`, `$((…))`, `$[…]`, `${…}`
- * and backticks (which start a fresh context even inside double quotes), `[[ … ]]`, heredoc
- * bodies, backslash escapes and comments.
- */
 class QuoteLexer {
-    stack = [{ kind: 'top', depth: 0 }];
-    escaped = false;
-    comment = false;
-    prev = '\n';
-    /** Heredocs opened on the current line, whose bodies start at the next newline. */
-    pending = [];
-    heredoc;
-    line = '';
-    /** Everything fed so far, for the text of a `[[ … ]]` and of a heredoc's line. */
-    fed = '';
-    conds = [];
-    context() {
-        return this.heredoc ? 'heredoc' : this.stack[this.stack.length - 1].kind;
-    }
-    heredocBody() {
-        return this.heredoc;
-    }
-    /** The index of the innermost open `[[ … ]]`. */
-    openCond() {
-        for (let k = this.conds.length - 1; k >= 0; k--)
-            if (this.conds[k].end === undefined)
-                return k;
-        return -1;
-    }
-    /** The text of a `[[ … ]]`, to its end or to the end of the text. */
-    condText(index) {
-        const condition = this.conds[index];
-        return this.fed.slice(condition.start, condition.end);
-    }
-    feed(text) {
-        const base = this.fed.length;
-        this.fed += text;
-        for (let i = 0; i < text.length; i++) {
-            const char = text[i];
-            const next = text[i + 1];
-            if (this.heredoc) {
-                if (char !== '\n') {
-                    this.line += char;
-                    continue;
-                }
-                const line = this.heredoc.tabs ? this.line.replace(/^\t+/, '') : this.line;
-                this.line = '';
-                if (line === this.heredoc.delimiter)
-                    this.heredoc = this.pending.shift();
-                continue;
-            }
-            const top = this.stack[this.stack.length - 1];
-            const prev = this.prev;
-            this.prev = char;
-            if (this.escaped) {
-                this.escaped = false;
-                continue;
-            }
-            if (char === '\n' && this.pending.length > 0 && !['sq', 'dq', 'ansi'].includes(top.kind)) {
-                this.comment = false;
-                const line = this.fed.slice(this.fed.lastIndexOf('\n', base + i - 1) + 1, base + i);
-                for (const h of this.pending)
-                    h.writesText = WRITES_TEXT.test(line);
-                this.heredoc = this.pending.shift();
-                continue;
-            }
-            if (this.comment) {
-                if (char === '\n')
-                    this.comment = false;
-                continue;
-            }
-            switch (top.kind) {
-                case 'sq':
-                    if (char === "'")
-                        this.stack.pop();
-                    break;
-                case 'ansi':
-                    if (char === '\\')
-                        this.escaped = true;
-                    else if (char === "'")
-                        this.stack.pop();
-                    break;
-                case 'dq':
-                    if (char === '\\')
-                        this.escaped = true;
-                    else if (char === '"')
-                        this.stack.pop();
-                    else if (char === '$' && (next === '(' || next === '[' || next === '{'))
-                        i = this.open(text, i);
-                    else if (char === '`')
-                        this.stack.push({ kind: 'bt', depth: 0 });
-                    break;
-                case 'param':
-                    if (char === '\\')
-                        this.escaped = true;
-                    else if (char === '"')
-                        this.stack.push({ kind: 'dq', depth: 0 });
-                    else if (char === '$' && (next === '(' || next === '[' || next === '{'))
-                        i = this.open(text, i);
-                    else if (char === '{')
-                        top.depth++;
-                    else if (char === '}' && top.depth > 0)
-                        top.depth--;
-                    else if (char === '}')
-                        this.stack.pop();
-                    break;
-                case 'arith':
-                    if (top.close === ']') {
-                        if (char === '[')
-                            top.depth++;
-                        else if (char === ']' && top.depth > 0)
-                            top.depth--;
-                        else if (char === ']')
-                            this.stack.pop();
-                    }
-                    else if (char === '(')
-                        top.depth++;
-                    else if (char === ')' && top.depth > 0)
-                        top.depth--;
-                    else if (char === ')' && next === ')') {
-                        this.stack.pop();
-                        i++;
-                    }
-                    if (char === '"')
-                        this.stack.push({ kind: 'dq', depth: 0 });
-                    else if (char === '$' && (next === '(' || next === '[' || next === '{'))
-                        i = this.open(text, i);
-                    break;
-                default:
-                    if (char === '\\')
-                        this.escaped = true;
-                    else if (char === '#' && /[\s;&|()]/.test(prev))
-                        this.comment = true;
-                    else if (char === "'")
-                        this.stack.push({ kind: 'sq', depth: 0 });
-                    else if (char === '"')
-                        this.stack.push({ kind: 'dq', depth: 0 });
-                    else if (char === '$' && next === "'") {
-                        this.stack.push({ kind: 'ansi', depth: 0 });
-                        i++;
-                    }
-                    else if (char === '$' && (next === '(' || next === '[' || next === '{'))
-                        i = this.open(text, i);
-                    else if (char === '(' && next === '(' && /[\s;&|()]/.test(prev)) {
-                        this.stack.push({ kind: 'arith', depth: 0, close: '))' });
-                        i++;
-                    }
-                    else if (char === '[' && next === '[' && /[\s;&|()]/.test(prev) && /\s/.test(text[i + 2] ?? '')) {
-                        this.conds.push({ start: base + i });
-                        this.stack.push({ kind: 'cond', depth: 0, start: base + i });
-                        i++;
-                    }
-                    else if (top.kind === 'cond' && char === ']' && next === ']' && /\s/.test(prev)) {
-                        this.conds[this.openCond()].end = base + i + 2;
-                        this.stack.pop();
-                        i++;
-                    }
-                    else if (char === '<' && next === '<')
-                        i = this.redirect(text, i);
-                    else if (char === '`') {
-                        if (top.kind === 'bt')
-                            this.stack.pop();
-                        else
-                            this.stack.push({ kind: 'bt', depth: 0 });
-                    }
-                    else if (top.kind === 'cmd' && char === '(')
-                        top.depth++;
-                    else if (top.kind === 'cmd' && char === ')') {
-                        if (top.depth === 0)
-                            this.stack.pop();
-                        else
-                            top.depth--;
-                    }
-            }
+  stack = [{ kind: "top", depth: 0 }];
+  escaped = false;
+  comment = false;
+  prev = "\n";
+  /** Heredocs opened on the current line, whose bodies start at the next newline. */
+  pending = [];
+  heredoc;
+  line = "";
+  /** Everything fed so far, for the text of a `[[ … ]]` and of a heredoc's line. */
+  fed = "";
+  conds = [];
+  context() {
+    return this.heredoc ? "heredoc" : this.stack[this.stack.length - 1].kind;
+  }
+  heredocBody() {
+    return this.heredoc;
+  }
+  /** The index of the innermost open `[[ … ]]`. */
+  openCond() {
+    for (let k = this.conds.length - 1; k >= 0; k--) if (this.conds[k].end === void 0) return k;
+    return -1;
+  }
+  /** The text of a `[[ … ]]`, to its end or to the end of the text. */
+  condText(index) {
+    const condition = this.conds[index];
+    return this.fed.slice(condition.start, condition.end);
+  }
+  feed(text) {
+    const base = this.fed.length;
+    this.fed += text;
+    for (let i = 0; i < text.length; i++) {
+      const char = text[i];
+      const next = text[i + 1];
+      if (this.heredoc) {
+        if (char !== "\n") {
+          this.line += char;
+          continue;
         }
+        const line = this.heredoc.tabs ? this.line.replace(/^\t+/, "") : this.line;
+        this.line = "";
+        if (line === this.heredoc.delimiter) this.heredoc = this.pending.shift();
+        continue;
+      }
+      const top = this.stack[this.stack.length - 1];
+      const prev = this.prev;
+      this.prev = char;
+      if (this.escaped) {
+        this.escaped = false;
+        continue;
+      }
+      if (char === "\n" && this.pending.length > 0 && !["sq", "dq", "ansi"].includes(top.kind)) {
+        this.comment = false;
+        const line = this.fed.slice(this.fed.lastIndexOf("\n", base + i - 1) + 1, base + i);
+        for (const h of this.pending) h.writesText = WRITES_TEXT.test(line);
+        this.heredoc = this.pending.shift();
+        continue;
+      }
+      if (this.comment) {
+        if (char === "\n") this.comment = false;
+        continue;
+      }
+      switch (top.kind) {
+        case "sq":
+          if (char === "'") this.stack.pop();
+          break;
+        case "ansi":
+          if (char === "\\") this.escaped = true;
+          else if (char === "'") this.stack.pop();
+          break;
+        case "dq":
+          if (char === "\\") this.escaped = true;
+          else if (char === '"') this.stack.pop();
+          else if (char === "$" && (next === "(" || next === "[" || next === "{")) i = this.open(text, i);
+          else if (char === "`") this.stack.push({ kind: "bt", depth: 0 });
+          break;
+        case "param":
+          if (char === "\\") this.escaped = true;
+          else if (char === '"') this.stack.push({ kind: "dq", depth: 0 });
+          else if (char === "$" && (next === "(" || next === "[" || next === "{")) i = this.open(text, i);
+          else if (char === "{") top.depth++;
+          else if (char === "}" && top.depth > 0) top.depth--;
+          else if (char === "}") this.stack.pop();
+          break;
+        case "arith":
+          if (top.close === "]") {
+            if (char === "[") top.depth++;
+            else if (char === "]" && top.depth > 0) top.depth--;
+            else if (char === "]") this.stack.pop();
+          } else if (char === "(") top.depth++;
+          else if (char === ")" && top.depth > 0) top.depth--;
+          else if (char === ")" && next === ")") {
+            this.stack.pop();
+            i++;
+          }
+          if (char === '"') this.stack.push({ kind: "dq", depth: 0 });
+          else if (char === "$" && (next === "(" || next === "[" || next === "{")) i = this.open(text, i);
+          break;
+        default:
+          if (char === "\\") this.escaped = true;
+          else if (char === "#" && /[\s;&|()]/.test(prev)) this.comment = true;
+          else if (char === "'") this.stack.push({ kind: "sq", depth: 0 });
+          else if (char === '"') this.stack.push({ kind: "dq", depth: 0 });
+          else if (char === "$" && next === "'") {
+            this.stack.push({ kind: "ansi", depth: 0 });
+            i++;
+          } else if (char === "$" && (next === "(" || next === "[" || next === "{")) i = this.open(text, i);
+          else if (char === "(" && next === "(" && /[\s;&|()]/.test(prev)) {
+            this.stack.push({ kind: "arith", depth: 0, close: "))" });
+            i++;
+          } else if (char === "[" && next === "[" && /[\s;&|()]/.test(prev) && /\s/.test(text[i + 2] ?? "")) {
+            this.conds.push({ start: base + i });
+            this.stack.push({ kind: "cond", depth: 0, start: base + i });
+            i++;
+          } else if (top.kind === "cond" && char === "]" && next === "]" && /\s/.test(prev)) {
+            this.conds[this.openCond()].end = base + i + 2;
+            this.stack.pop();
+            i++;
+          } else if (char === "<" && next === "<") i = this.redirect(text, i);
+          else if (char === "`") {
+            if (top.kind === "bt") this.stack.pop();
+            else this.stack.push({ kind: "bt", depth: 0 });
+          } else if (top.kind === "cmd" && char === "(") top.depth++;
+          else if (top.kind === "cmd" && char === ")") {
+            if (top.depth === 0) this.stack.pop();
+            else top.depth--;
+          }
+      }
     }
-    /** `$(`, `$((`, `$[` or `${` at `i`; returns the index of its last character. */
-    open(text, i) {
-        const next = text[i + 1];
-        if (next === '[') {
-            this.stack.push({ kind: 'arith', depth: 0, close: ']' });
-            this.prev = '[';
-            return i + 1;
-        }
-        if (next === '{') {
-            this.stack.push({ kind: 'param', depth: 0 });
-            this.prev = '{';
-            return i + 1;
-        }
-        const arith = text[i + 2] === '(';
-        this.stack.push(arith ? { kind: 'arith', depth: 0, close: '))' } : { kind: 'cmd', depth: 0 });
-        this.prev = '(';
-        return i + (arith ? 2 : 1);
+  }
+  /** `$(`, `$((`, `$[` or `${` at `i`; returns the index of its last character. */
+  open(text, i) {
+    const next = text[i + 1];
+    if (next === "[") {
+      this.stack.push({ kind: "arith", depth: 0, close: "]" });
+      this.prev = "[";
+      return i + 1;
     }
-    /** `<<` at `i`: a here-string, or a heredoc whose body starts at the next newline. */
-    redirect(text, i) {
-        if (text[i + 2] === '<')
-            return i + 2;
-        const m = /^<<(-?)[ \t]*((?:[^\s;&|<>()'"\\]|'[^']*'|"[^"]*"|\\.)+)/.exec(text.slice(i));
-        if (!m)
-            return i + 1;
-        const delimiter = m[2].replace(/'([^']*)'|"([^"]*)"|\\(.)/g, (_, a, b, escaped) => a ?? b ?? escaped);
-        this.pending.push({ delimiter, tabs: m[1] === '-', quoted: delimiter !== m[2], writesText: false });
-        this.prev = m[0][m[0].length - 1];
-        return i + m[0].length - 1;
+    if (next === "{") {
+      this.stack.push({ kind: "param", depth: 0 });
+      this.prev = "{";
+      return i + 1;
     }
+    const arith = text[i + 2] === "(";
+    this.stack.push(arith ? { kind: "arith", depth: 0, close: "))" } : { kind: "cmd", depth: 0 });
+    this.prev = "(";
+    return i + (arith ? 2 : 1);
+  }
+  /** `<<` at `i`: a here-string, or a heredoc whose body starts at the next newline. */
+  redirect(text, i) {
+    if (text[i + 2] === "<") return i + 2;
+    const m = /^<<(-?)[ \t]*((?:[^\s;&|<>()'"\\]|'[^']*'|"[^"]*"|\\.)+)/.exec(text.slice(i));
+    if (!m) return i + 1;
+    const delimiter = m[2].replace(/'([^']*)'|"([^"]*)"|\\(.)/g, (_, a, b, escaped) => a ?? b ?? escaped);
+    this.pending.push({ delimiter, tabs: m[1] === "-", quoted: delimiter !== m[2], writesText: false });
+    this.prev = m[0][m[0].length - 1];
+    return i + m[0].length - 1;
+  }
 }
-/** The template with values substituted as plain text (for paths and for display). */
 function substitute(text, values) {
-    return template_compileTemplate(text)((name) => values[name]);
+  return template_compileTemplate(text)((name) => values[name]);
 }
-/**
- * A template parsed once, to be filled many times (a phase's output path for every task):
- * `lookup` gives the value of a name.
- */
 function template_compileTemplate(text) {
-    const parts = parseTemplate(text);
-    return (lookup) => {
-        let out = '';
-        for (const p of parts) {
-            if (p.name === undefined) {
-                out += p.literal;
-                continue;
-            }
-            const v = lookup(p.name);
-            if (v === undefined)
-                throw new Error(`template variable ${p.name} has no value (lint should have refused it)`);
-            out += String(v);
-        }
-        return out;
-    };
+  const parts = parseTemplate(text);
+  return (lookup) => {
+    let out = "";
+    for (const p of parts) {
+      if (p.name === void 0) {
+        out += p.literal;
+        continue;
+      }
+      const v = lookup(p.name);
+      if (v === void 0) throw new Error(`template variable ${p.name} has no value (lint should have refused it)`);
+      out += String(v);
+    }
+    return out;
+  };
 }
+
 
 ;// CONCATENATED MODULE: ./lib/manifest/expand.js
-/** The tasks of a phase: one per grid cell, with derived tag, id, stratum and output path. */
 
 
 
-/**
- * The stages one job of a generated workflow drives (its `stage` input): a phase's smoke stage,
- * its full stage, or both (decide/scope.ts).
- */
-const JOB_STAGES = ['smoke', 'full', 'all'];
-/** Smoke outputs live apart from real results so that a smoke file is never taken for one. */
-const SMOKE_DIR = '_smoke';
-/** The largest grid a phase may have (its product before exclusion, plus included cells); larger ones are refused before any expansion. */
-const MAX_TASKS_PER_PHASE = 1_000_000;
+const JOB_STAGES = ["smoke", "full", "all"];
+const SMOKE_DIR = "_smoke";
+const MAX_TASKS_PER_PHASE = 1e6;
 function dependsOn(phase) {
-    return phase.depends_on === undefined ? [] : Array.isArray(phase.depends_on) ? phase.depends_on : [phase.depends_on];
+  return phase.depends_on === void 0 ? [] : Array.isArray(phase.depends_on) ? phase.depends_on : [phase.depends_on];
 }
-/** Axes the cost varies along: declared `strata`, else the axes named in per-stratum cost keys. */
 function strataAxes(phase) {
-    if (phase.strata)
-        return phase.strata;
-    const axes = new Set();
-    for (const field of [phase.cost?.per_unit, phase.cost?.units]) {
-        if (field !== undefined && typeof field === 'object') {
-            for (const key of Object.keys(field))
-                for (const part of key.split(','))
-                    axes.add(part.split('=')[0].trim());
-        }
+  if (phase.strata) return phase.strata;
+  const axes = /* @__PURE__ */ new Set();
+  for (const field of [phase.cost?.per_unit, phase.cost?.units]) {
+    if (field !== void 0 && typeof field === "object") {
+      for (const key of Object.keys(field)) for (const part of key.split(",")) axes.add(part.split("=")[0].trim());
     }
-    return [...axes];
+  }
+  return [...axes];
 }
-/** Values a path template (output, precondition) may use for one cell. */
 function pathValues(manifest, phase, cell, tag) {
-    return (name) => {
-        if (name in cell)
-            return cell[name];
-        if (name === 'tag')
-            return tag;
-        if (name === 'phase')
-            return phase.name;
-        return name === 'campaign' ? manifest.campaign : undefined;
-    };
+  return (name) => {
+    if (name in cell) return cell[name];
+    if (name === "tag") return tag;
+    if (name === "phase") return phase.name;
+    return name === "campaign" ? manifest.campaign : void 0;
+  };
 }
-/** The command a phase runs at a stage: smoke `args` are appended to it. */
 function stageCommand(phase, stage) {
-    const args = stage === 'smoke' ? phase.smoke?.overrides?.args : undefined;
-    return args ? `${phase.command.trimEnd()} ${args}` : phase.command;
+  const args = stage === "smoke" ? phase.smoke?.overrides?.args : void 0;
+  return args ? `${phase.command.trimEnd()} ${args}` : phase.command;
 }
-/** Fills a path template for one cell. */
 function renderPath(manifest, phase, template, cell, tag) {
-    return compiledPath(template)(pathValues(manifest, phase, cell, tag));
+  return compiledPath(template)(pathValues(manifest, phase, cell, tag));
 }
-/**
- * Path templates parsed once per text: renderPath is called for every task of a phase (its
- * preconditions, its results' path), and parsing the template again each time was most of it.
- * A manifest has a few templates; the cache is emptied past a bound all the same.
- */
-const compiledPaths = new Map();
+const compiledPaths = /* @__PURE__ */ new Map();
 function compiledPath(template) {
-    let compiled = compiledPaths.get(template);
-    if (compiled === undefined) {
-        if (compiledPaths.size >= 64)
-            compiledPaths.clear();
-        compiledPaths.set(template, (compiled = compileTemplate(template)));
-    }
-    return compiled;
+  let compiled = compiledPaths.get(template);
+  if (compiled === void 0) {
+    if (compiledPaths.size >= 64) compiledPaths.clear();
+    compiledPaths.set(template, compiled = compileTemplate(template));
+  }
+  return compiled;
 }
-/**
- * renderPath for the many cells of one phase: the template is parsed once, each path is joined
- * from its pieces in one string (filled a value at a time, a path was a chain of partial
- * strings), and no lookup function is made per cell. The values are looked up as pathValues
- * looks them up.
- */
 function pathMaker(manifest, phase, template) {
-    const parts = parseTemplate(template);
-    // As many pieces as parts, written over the last path's (see tagMaker).
-    const pieces = new Array(parts.length).fill('');
-    return (cell, tag) => {
-        for (let k = 0; k < parts.length; k++) {
-            const part = parts[k];
-            const name = part.name;
-            if (name === undefined) {
-                pieces[k] = part.literal;
-                continue;
-            }
-            const value = name in cell
-                ? cell[name]
-                : name === 'tag'
-                    ? tag
-                    : name === 'phase'
-                        ? phase.name
-                        : name === 'campaign'
-                            ? manifest.campaign
-                            : undefined;
-            if (value === undefined)
-                throw new Error(`template variable ${name} has no value (lint should have refused it)`);
-            pieces[k] = String(value);
-        }
-        return pieces.join('');
-    };
+  const parts = parseTemplate(template);
+  const pieces = new Array(parts.length).fill("");
+  return (cell, tag) => {
+    for (let k = 0; k < parts.length; k++) {
+      const part = parts[k];
+      const name = part.name;
+      if (name === void 0) {
+        pieces[k] = part.literal;
+        continue;
+      }
+      const value = name in cell ? cell[name] : name === "tag" ? tag : name === "phase" ? phase.name : name === "campaign" ? manifest.campaign : void 0;
+      if (value === void 0) throw new Error(`template variable ${name} has no value (lint should have refused it)`);
+      pieces[k] = String(value);
+    }
+    return pieces.join("");
+  };
 }
-/** A run of slashes, or a `.` or `..` segment: what posix.normalize would change in a relative path. */
 const NOT_NORMAL = /\/\/|(?:^|\/)\.\.?(?:\/|$)/;
-/** A relative path normalised, or undefined when it leaves the directory it is relative to. */
 function containedPath(path) {
-    if (path === '' || path.startsWith('/') || path.startsWith('~'))
-        return undefined;
-    // Most paths are normal already; normalising each of 100,000 outputs was a fifth of the expansion.
-    if (!NOT_NORMAL.test(path))
-        return path;
-    const norm = external_node_path_namespaceObject.posix.normalize(path);
-    return norm === '..' || norm.startsWith('../') || norm === '.' ? undefined : norm;
+  if (path === "" || path.startsWith("/") || path.startsWith("~")) return void 0;
+  if (!NOT_NORMAL.test(path)) return path;
+  const norm = external_node_path_namespaceObject.posix.normalize(path);
+  return norm === ".." || norm.startsWith("../") || norm === "." ? void 0 : norm;
 }
 function expandPhase(manifest, phase) {
-    const grid = compileGrid(phase.grid);
-    const n = grid.count;
-    const output = phase.output === undefined ? undefined : pathMaker(manifest, phase, phase.output);
-    const tagOf = tagMaker();
-    const stratumOf = selectorMaker(strataAxes(phase));
-    const unitsOf = valueMaker(phase.cost?.units);
-    // One prefix for every id: `${phase.name}/${tag}` made a copy of it per task.
-    const idPrefix = `${phase.name}/`;
-    const tasks = new Array(n);
-    for (let i = 0; i < n; i++) {
-        const values = grid.cellAt(i);
-        const tag = tagOf(values);
-        const units = unitsOf(values);
-        const path = output?.(values, tag);
-        // The optional fields are set after the others, in their order, with no object spread in.
-        const task = {
-            id: idPrefix + tag,
-            phase: phase.name,
-            stage: 'full',
-            cell: i,
-            tag,
-            values,
-            stratum: stratumOf(values),
-        };
-        if (units !== undefined)
-            task.units = units;
-        if (path !== undefined)
-            task.output = containedPath(path) ?? path;
-        tasks[i] = task;
-    }
-    return tasks;
-}
-/** The smoke version of a task: its own id and an output apart from real results. */
-function asSmoke(task, units) {
-    return {
-        ...task,
-        id: `${task.phase}/smoke/${task.tag}`,
-        stage: 'smoke',
-        ...(task.output === undefined ? {} : { output: external_node_path_namespaceObject.posix.join(SMOKE_DIR, task.phase, task.output) }),
-        ...(units === undefined ? {} : { units }),
+  const grid = compileGrid(phase.grid);
+  const n = grid.count;
+  const output = phase.output === void 0 ? void 0 : pathMaker(manifest, phase, phase.output);
+  const tagOf = tagMaker();
+  const stratumOf = selectorMaker(strataAxes(phase));
+  const unitsOf = valueMaker(phase.cost?.units);
+  const idPrefix = `${phase.name}/`;
+  const tasks = new Array(n);
+  for (let i = 0; i < n; i++) {
+    const values = grid.cellAt(i);
+    const tag = tagOf(values);
+    const units = unitsOf(values);
+    const path = output?.(values, tag);
+    const task = {
+      id: idPrefix + tag,
+      phase: phase.name,
+      stage: "full",
+      cell: i,
+      tag,
+      values,
+      stratum: stratumOf(values)
     };
+    if (units !== void 0) task.units = units;
+    if (path !== void 0) task.output = containedPath(path) ?? path;
+    tasks[i] = task;
+  }
+  return tasks;
 }
-/** valueFor for the many cells of one phase, with the selectors parsed once. */
+function asSmoke(task, units) {
+  return {
+    ...task,
+    id: `${task.phase}/smoke/${task.tag}`,
+    stage: "smoke",
+    ...task.output === void 0 ? {} : { output: external_node_path_namespaceObject.posix.join(SMOKE_DIR, task.phase, task.output) },
+    ...units === void 0 ? {} : { units }
+  };
+}
 function valueMaker(field) {
-    if (field === undefined || field === null || typeof field !== 'object')
-        return () => field;
-    const entries = Object.entries(field).map(([key, value]) => ({
-        pairs: parseSelector(key),
-        value,
-    }));
-    return (cell) => entries.find((e) => matchesPairs(cell, e.pairs))?.value;
+  if (field === void 0 || field === null || typeof field !== "object") return () => field;
+  const entries = Object.entries(field).map(([key, value]) => ({
+    pairs: parseSelector(key),
+    value
+  }));
+  return (cell) => entries.find((e) => matchesPairs(cell, e.pairs))?.value;
 }
-/** A value that may be given per stratum: the one value, or the value of the first matching selector. */
 function expand_valueFor(field, cell) {
-    if (field === undefined || field === null || typeof field !== 'object')
-        return field;
-    for (const [key, value] of Object.entries(field))
-        if (matchesSelector(cell, key))
-            return value;
-    return undefined;
+  if (field === void 0 || field === null || typeof field !== "object") return field;
+  for (const [key, value] of Object.entries(field)) if (matchesSelector(cell, key)) return value;
+  return void 0;
 }
+
 
 // EXTERNAL MODULE: ./node_modules/yaml/dist/index.js
 var dist = __nccwpck_require__(8379);
@@ -25809,1689 +25597,1309 @@ function re(stringsOrFlags, ...values) {
 
 
 ;// CONCATENATED MODULE: ./lib/manifest/pattern.js
-/**
- * The regular expressions a manifest declares (`log_contains`, `oom.patterns`, `progress.log`),
- * matched in linear time. JavaScript's engine backtracks: `^step (a+)+$` against one line of a
- * log held the controller for minutes, deaf to SIGTERM. RE2's engine cannot do that, so a
- * pattern is compiled by it, and one it cannot compile (a backreference, a lookaround) is
- * refused when the manifest is read, with the reason.
- */
 
-/**
- * Lines longer than this are cut before matching: a log line of megabytes (a progress bar
- * redrawn with `\r`, a binary dump) says nothing a pattern should find past its start.
- */
 const MAX_LINE_CHARS = (/* unused pure expression or super */ null && (16 * 1024));
-/** Python's `(?P<name>` and JavaScript's `(?<name>` both name a group. */
-const pythonGroups = (source) => source.replace(/\(\?P</g, '(?<');
-/** Why RE2 cannot compile `source`, in its words; undefined when it can. */
+const pythonGroups = (source) => source.replace(/\(\?P</g, "(?<");
 function patternError(source) {
-    try {
-        build_RE2JS.compile(pythonGroups(source), build_RE2JS.MULTILINE);
-        return undefined;
-    }
-    catch (e) {
-        const message = e instanceof Error ? e.message.replace(/^error parsing regexp: /, '') : String(e);
-        return `${message} (patterns use RE2 syntax, which matches in linear time: no backreferences or lookarounds)`;
-    }
+  try {
+    build_RE2JS.compile(pythonGroups(source), build_RE2JS.MULTILINE);
+    return void 0;
+  } catch (e) {
+    const message = e instanceof Error ? e.message.replace(/^error parsing regexp: /, "") : String(e);
+    return `${message} (patterns use RE2 syntax, which matches in linear time: no backreferences or lookarounds)`;
+  }
 }
-/** A pattern the manifest's schema accepted (patternError is undefined for it). */
 function pattern_compilePattern(source) {
-    const re = RE2JS.compile(pythonGroups(source), RE2JS.MULTILINE);
-    const names = Object.keys(re.namedGroups());
-    function* matches(text) {
-        const m = re.matcher(capLines(text));
-        while (m.find()) {
-            const groups = {};
-            for (const n of names)
-                groups[n] = m.group(n) ?? undefined;
-            yield { text: m.group() ?? '', groups };
-        }
+  const re = RE2JS.compile(pythonGroups(source), RE2JS.MULTILINE);
+  const names = Object.keys(re.namedGroups());
+  function* matches(text) {
+    const m = re.matcher(capLines(text));
+    while (m.find()) {
+      const groups = {};
+      for (const n of names) groups[n] = m.group(n) ?? void 0;
+      yield { text: m.group() ?? "", groups };
     }
-    return {
-        source,
-        test: (text) => re.matcher(capLines(text)).find(),
-        matches,
-    };
+  }
+  return {
+    source,
+    test: (text) => re.matcher(capLines(text)).find(),
+    matches
+  };
 }
-/** `text` with every line cut to MAX_LINE_CHARS; the same string when none is longer. */
 function capLines(text) {
-    let start = 0;
-    let long = false;
-    while (start < text.length) {
-        const end = text.indexOf('\n', start);
-        const stop = end === -1 ? text.length : end;
-        if (stop - start > MAX_LINE_CHARS) {
-            long = true;
-            break;
-        }
-        start = stop + 1;
+  let start = 0;
+  let long = false;
+  while (start < text.length) {
+    const end = text.indexOf("\n", start);
+    const stop = end === -1 ? text.length : end;
+    if (stop - start > MAX_LINE_CHARS) {
+      long = true;
+      break;
     }
-    if (!long)
-        return text;
-    return text
-        .split('\n')
-        .map((l) => (l.length > MAX_LINE_CHARS ? l.slice(0, MAX_LINE_CHARS) : l))
-        .join('\n');
+    start = stop + 1;
+  }
+  if (!long) return text;
+  return text.split("\n").map((l) => l.length > MAX_LINE_CHARS ? l.slice(0, MAX_LINE_CHARS) : l).join("\n");
 }
-/**
- * A group quantified inside a quantified group (`(a+)+`, `(\w*)*`). Harmless here, but the
- * same pattern in Python's `re` or `grep -P` backtracks exponentially, and a pattern is often
- * copied between them.
- */
 function hasNestedQuantifier(source) {
-    const stack = [];
-    let quantifiedInside = false;
-    for (let i = 0; i < source.length; i++) {
-        const char = source[i];
-        if (char === '\\') {
-            i++;
-            quantifiedInside ||= /[+*{]/.test(source[i + 1] ?? '');
-            continue;
-        }
-        if (char === '[') {
-            const close = source.indexOf(']', i + 2);
-            if (close === -1)
-                return false;
-            i = close;
-            quantifiedInside ||= /[+*{]/.test(source[i + 1] ?? '');
-            continue;
-        }
-        if (char === '(') {
-            stack.push(quantifiedInside);
-            quantifiedInside = false;
-            continue;
-        }
-        if (char === ')') {
-            const inner = quantifiedInside;
-            const outer = stack.pop() ?? false;
-            const quantified = /[+*{]/.test(source[i + 1] ?? '');
-            if (inner && quantified)
-                return true;
-            quantifiedInside = outer || inner || quantified;
-            continue;
-        }
-        if (/[+*]/.test(char) || (char === '{' && /^\{\d+(,\d*)?\}/.test(source.slice(i))))
-            quantifiedInside = true;
+  const stack = [];
+  let quantifiedInside = false;
+  for (let i = 0; i < source.length; i++) {
+    const char = source[i];
+    if (char === "\\") {
+      i++;
+      quantifiedInside ||= /[+*{]/.test(source[i + 1] ?? "");
+      continue;
     }
-    return false;
+    if (char === "[") {
+      const close = source.indexOf("]", i + 2);
+      if (close === -1) return false;
+      i = close;
+      quantifiedInside ||= /[+*{]/.test(source[i + 1] ?? "");
+      continue;
+    }
+    if (char === "(") {
+      stack.push(quantifiedInside);
+      quantifiedInside = false;
+      continue;
+    }
+    if (char === ")") {
+      const inner = quantifiedInside;
+      const outer = stack.pop() ?? false;
+      const quantified = /[+*{]/.test(source[i + 1] ?? "");
+      if (inner && quantified) return true;
+      quantifiedInside = outer || inner || quantified;
+      continue;
+    }
+    if (/[+*]/.test(char) || char === "{" && /^\{\d+(,\d*)?\}/.test(source.slice(i))) quantifiedInside = true;
+  }
+  return false;
 }
+
 
 ;// CONCATENATED MODULE: ./lib/manifest/slurm-args.js
-/**
- * The sbatch options a manifest may pass through (`slurm_args`), and why the others are
- * refused: campaign writes those itself, and a second value would silently win or break how
- * it finds, names, logs or retries its jobs.
- */
 const MANAGED = {
-    array: 'campaign forms the arrays from the grid',
-    'job-name': 'campaign names its jobs to find them again',
-    comment: 'campaign keys its submissions in the comment',
-    output: 'campaign writes each task log where it reads it',
-    error: 'campaign reads the task log as one stream (--output)',
-    input: 'a task reads no standard input',
-    time: 'the walltime comes from the cost model or `walltime`',
-    'time-min': 'the walltime comes from the cost model or `walltime`',
-    partition: 'use resources.partition, or cluster.partitions',
-    mem: 'use resources.mem',
-    'mem-per-cpu': 'use resources.mem_per_cpu',
-    'mem-per-gpu': 'use resources.mem or resources.mem_per_cpu',
-    gres: 'use resources.gpus and resources.gpu_type',
-    gpus: 'use resources.gpus and resources.gpu_type',
-    'gpus-per-node': 'use resources.gpus and resources.gpu_type',
-    'gpus-per-task': 'use resources.gpus and resources.gpu_type',
-    'cpus-per-task': 'use resources.cpus',
-    'cpus-per-gpu': 'use resources.cpus',
-    nodes: 'a task runs on one node',
-    ntasks: 'a task is one process tree on one node',
-    'ntasks-per-node': 'a task is one process tree on one node',
-    account: 'use resources.account or cluster.account',
-    qos: 'use resources.qos',
-    constraint: 'use resources.constraint',
-    reservation: 'use resources.reservation',
-    exclude: 'use resources.exclude (campaign adds the nodes a task failed on)',
-    requeue: 'campaign retries failures itself, that index alone',
-    'no-requeue': 'campaign already sets it',
-    export: 'campaign passes each task its values and keeps secrets out',
-    'export-file': 'campaign passes each task its values and keeps secrets out',
-    'get-user-env': 'campaign passes each task its values and keeps secrets out',
-    chdir: 'tasks run in the workdir',
-    dependency: 'campaign orders phases by depends_on',
-    hold: 'a held job would wait for ever where campaign cannot see why',
-    wait: 'campaign watches its jobs itself',
-    'test-only': '`campaign check` tests the submission',
-    parsable: 'campaign reads the job id itself',
-    wrap: "the batch script is campaign's",
-    'kill-on-invalid-dep': 'campaign orders phases by depends_on',
+  array: "campaign forms the arrays from the grid",
+  "job-name": "campaign names its jobs to find them again",
+  comment: "campaign keys its submissions in the comment",
+  output: "campaign writes each task log where it reads it",
+  error: "campaign reads the task log as one stream (--output)",
+  input: "a task reads no standard input",
+  time: "the walltime comes from the cost model or `walltime`",
+  "time-min": "the walltime comes from the cost model or `walltime`",
+  partition: "use resources.partition, or cluster.partitions",
+  mem: "use resources.mem",
+  "mem-per-cpu": "use resources.mem_per_cpu",
+  "mem-per-gpu": "use resources.mem or resources.mem_per_cpu",
+  gres: "use resources.gpus and resources.gpu_type",
+  gpus: "use resources.gpus and resources.gpu_type",
+  "gpus-per-node": "use resources.gpus and resources.gpu_type",
+  "gpus-per-task": "use resources.gpus and resources.gpu_type",
+  "cpus-per-task": "use resources.cpus",
+  "cpus-per-gpu": "use resources.cpus",
+  nodes: "a task runs on one node",
+  ntasks: "a task is one process tree on one node",
+  "ntasks-per-node": "a task is one process tree on one node",
+  account: "use resources.account or cluster.account",
+  qos: "use resources.qos",
+  constraint: "use resources.constraint",
+  reservation: "use resources.reservation",
+  exclude: "use resources.exclude (campaign adds the nodes a task failed on)",
+  requeue: "campaign retries failures itself, that index alone",
+  "no-requeue": "campaign already sets it",
+  export: "campaign passes each task its values and keeps secrets out",
+  "export-file": "campaign passes each task its values and keeps secrets out",
+  "get-user-env": "campaign passes each task its values and keeps secrets out",
+  chdir: "tasks run in the workdir",
+  dependency: "campaign orders phases by depends_on",
+  hold: "a held job would wait for ever where campaign cannot see why",
+  wait: "campaign watches its jobs itself",
+  "test-only": "`campaign check` tests the submission",
+  parsable: "campaign reads the job id itself",
+  wrap: "the batch script is campaign's",
+  "kill-on-invalid-dep": "campaign orders phases by depends_on"
 };
-/** One long option, its value (if any) after "=" and free of what an #SBATCH line could split or misread. */
 const OPTION = /^--([a-z][a-z0-9-]*)(?:=([^\s"'\\#]+))?$/;
-/** Why an sbatch option may not be passed through, or undefined when it may. */
 function slurmArgProblem(arg) {
-    const m = OPTION.exec(arg);
-    if (!m) {
-        if (/^-[A-Za-z]/.test(arg) && !arg.startsWith('--'))
-            return `"${arg}" is a short option: write its long form with "=" (e.g. --mail-type=END), so campaign can tell what it sets`;
-        return `"${arg}" is not an sbatch option of the form --name or --name=value without blanks, quotes, "#" or backslashes`;
-    }
-    const reason = MANAGED[m[1]];
-    return reason === undefined ? undefined : `--${m[1]} is campaign's to set: ${reason}`;
+  const m = OPTION.exec(arg);
+  if (!m) {
+    if (/^-[A-Za-z]/.test(arg) && !arg.startsWith("--"))
+      return `"${arg}" is a short option: write its long form with "=" (e.g. --mail-type=END), so campaign can tell what it sets`;
+    return `"${arg}" is not an sbatch option of the form --name or --name=value without blanks, quotes, "#" or backslashes`;
+  }
+  const reason = MANAGED[m[1]];
+  return reason === void 0 ? void 0 : `--${m[1]} is campaign's to set: ${reason}`;
 }
+
 
 ;// CONCATENATED MODULE: ./lib/manifest/units.js
-/** Durations ("90s", "179ms", "0.5s", "3h", "1h30m", "2d", "1-00:00:00", "30:00") and sizes ("32G", "500MiB"). */
-// `ms` before `m`: "179ms" is 179 milliseconds, never 179 minutes and a stray "s".
 const DURATION_PART = /(\d+(?:\.\d+)?|\.\d+)(ms|d|h|m|s)/g;
-const UNIT_SECONDS = { d: 86400, h: 3600, m: 60, s: 1, ms: 0.001 };
-/** Seconds in a duration, or undefined when the text is not one. */
+const UNIT_SECONDS = { d: 86400, h: 3600, m: 60, s: 1, ms: 1e-3 };
 function parseDuration(text) {
-    if (typeof text === 'number')
-        return text >= 0 && Number.isFinite(text) ? text : undefined;
-    const s = text.trim();
-    // Slurm's forms: with days the next field is hours (D-HH, D-HH:MM, D-HH:MM:SS); without, MM:SS or HH:MM:SS.
-    const days = /^(\d+)-(\d+)(?::(\d+))?(?::(\d+))?$/.exec(s);
-    if (days) {
-        const [, d, h, m, sec] = days;
-        return Number(d) * 86400 + Number(h) * 3600 + Number(m ?? 0) * 60 + Number(sec ?? 0);
-    }
-    const clock = /^(?:(\d+):)?(\d+):(\d+)$/.exec(s);
-    if (clock) {
-        const [, h, m, sec] = clock;
-        return Number(h ?? 0) * 3600 + Number(m) * 60 + Number(sec);
-    }
-    if (!/^((\d+(?:\.\d+)?|\.\d+)(ms|d|h|m|s))+$/.test(s))
-        return undefined;
-    let total = 0;
-    for (const m of s.matchAll(DURATION_PART))
-        total += Number(m[1]) * UNIT_SECONDS[m[2]];
-    // Summed in milliseconds' precision: 0.1s + 0.2s is 0.3 s, not 0.30000000000000004.
-    return Math.round(total * 1e6) / 1e6;
+  if (typeof text === "number") return text >= 0 && Number.isFinite(text) ? text : void 0;
+  const s = text.trim();
+  const days = /^(\d+)-(\d+)(?::(\d+))?(?::(\d+))?$/.exec(s);
+  if (days) {
+    const [, d, h, m, sec] = days;
+    return Number(d) * 86400 + Number(h) * 3600 + Number(m ?? 0) * 60 + Number(sec ?? 0);
+  }
+  const clock = /^(?:(\d+):)?(\d+):(\d+)$/.exec(s);
+  if (clock) {
+    const [, h, m, sec] = clock;
+    return Number(h ?? 0) * 3600 + Number(m) * 60 + Number(sec);
+  }
+  if (!/^((\d+(?:\.\d+)?|\.\d+)(ms|d|h|m|s))+$/.test(s)) return void 0;
+  let total = 0;
+  for (const m of s.matchAll(DURATION_PART)) total += Number(m[1]) * UNIT_SECONDS[m[2]];
+  return Math.round(total * 1e6) / 1e6;
 }
-/** Slurm's `--time` form: D-HH:MM:SS, or HH:MM:SS below a day. */
 function formatSlurmTime(seconds) {
-    const s = Math.ceil(seconds);
-    const d = Math.floor(s / 86400);
-    const hms = [Math.floor((s % 86400) / 3600), Math.floor((s % 3600) / 60), s % 60]
-        .map((n) => String(n).padStart(2, '0'))
-        .join(':');
-    return d > 0 ? `${d}-${hms}` : hms;
+  const s = Math.ceil(seconds);
+  const d = Math.floor(s / 86400);
+  const hms = [Math.floor(s % 86400 / 3600), Math.floor(s % 3600 / 60), s % 60].map((n) => String(n).padStart(2, "0")).join(":");
+  return d > 0 ? `${d}-${hms}` : hms;
 }
-/** A short human form: "1h51m", "3m20s", "45s". */
 function units_formatDuration(seconds) {
-    if (seconds < 10)
-        return `${Number(seconds.toFixed(seconds < 1 ? 2 : 1))}s`;
-    let s = Math.round(seconds);
-    const parts = [];
-    for (const [unit, size] of Object.entries(UNIT_SECONDS).filter(([u]) => u !== 'ms')) {
-        const n = Math.floor(s / size);
-        if (n > 0)
-            parts.push(`${n}${unit}`);
-        s -= n * size;
-    }
-    return parts.slice(0, 2).join('');
+  if (seconds < 10) return `${Number(seconds.toFixed(seconds < 1 ? 2 : 1))}s`;
+  let s = Math.round(seconds);
+  const parts = [];
+  for (const [unit, size] of Object.entries(UNIT_SECONDS).filter(([u]) => u !== "ms")) {
+    const n = Math.floor(s / size);
+    if (n > 0) parts.push(`${n}${unit}`);
+    s -= n * size;
+  }
+  return parts.slice(0, 2).join("");
 }
 const SIZE_UNITS = {
-    '': 1,
-    K: 1024,
-    M: 1024 ** 2,
-    G: 1024 ** 3,
-    T: 1024 ** 4,
+  "": 1,
+  K: 1024,
+  M: 1024 ** 2,
+  G: 1024 ** 3,
+  T: 1024 ** 4
 };
-/** Bytes in a size such as "32G", "500MiB", "1.5GB" (binary units, as Slurm reads them). */
 function parseSize(text) {
-    if (typeof text === 'number')
-        return text >= 0 && Number.isFinite(text) ? text : undefined;
-    const m = /^(\d+(?:\.\d+)?)\s*([KMGT]?)(?:i?B)?$/i.exec(text.trim());
-    if (!m)
-        return undefined;
-    return Math.round(Number(m[1]) * SIZE_UNITS[m[2].toUpperCase()]);
+  if (typeof text === "number") return text >= 0 && Number.isFinite(text) ? text : void 0;
+  const m = /^(\d+(?:\.\d+)?)\s*([KMGT]?)(?:i?B)?$/i.exec(text.trim());
+  if (!m) return void 0;
+  return Math.round(Number(m[1]) * SIZE_UNITS[m[2].toUpperCase()]);
 }
-/** Slurm's `--mem` form in whole megabytes. */
 function formatSlurmMem(bytes) {
-    return `${Math.ceil(bytes / 1024 ** 2)}M`;
+  return `${Math.ceil(bytes / 1024 ** 2)}M`;
 }
 
+
 ;// CONCATENATED MODULE: ./lib/manifest/schema.js
-/**
- * The manifest language. Every type the rest of the code uses for a manifest comes from
- * here through `z.infer`; the published JSON Schema is generated from the same objects.
- *
- * It is one concern in one module, though long: the language's keys with their descriptions,
- * read top to bottom as a reference, each object built from the ones above it. Its parsers and
- * checks live beside it (units.ts, pattern.ts, slurm-args.ts, grid.ts).
- */
 
 
 
 
 const IDENT = /^[A-Za-z_][A-Za-z0-9_]*$/;
 const NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]*$/;
-/** A regular expression RE2 compiles (see pattern.ts); the issue is RE2's own reason. */
 const pattern = schemas_string().superRefine((p, ctx) => {
-    const error = patternError(p);
-    if (error !== undefined)
-        ctx.addIssue({ code: 'custom', message: `not a regular expression campaign can match: ${error}` });
+  const error = patternError(p);
+  if (error !== void 0)
+    ctx.addIssue({ code: "custom", message: `not a regular expression campaign can match: ${error}` });
 });
-const schema_duration = union([schemas_string(), schemas_number().nonnegative()])
-    .refine((v) => parseDuration(v) !== undefined, {
-    message: 'not a duration: write e.g. 90s, 179ms, 0.5s, 3h, 1h30m, 2d or 1-00:00:00',
-})
-    .describe('A duration: 90s, 179ms, 0.5s, 3h, 1h30m, 2d, or Slurm form 1-00:00:00; a number is seconds.');
-const size = union([schemas_string(), schemas_number().nonnegative()])
-    .refine((v) => parseSize(v) !== undefined, {
-    message: 'not a size: write e.g. 500M, 32G or 500MiB',
-})
-    .describe('A size: 500M, 32G, 500MiB; a number is bytes.');
+const schema_duration = union([schemas_string(), schemas_number().nonnegative()]).refine((v) => parseDuration(v) !== void 0, {
+  message: "not a duration: write e.g. 90s, 179ms, 0.5s, 3h, 1h30m, 2d or 1-00:00:00"
+}).describe("A duration: 90s, 179ms, 0.5s, 3h, 1h30m, 2d, or Slurm form 1-00:00:00; a number is seconds.");
+const size = union([schemas_string(), schemas_number().nonnegative()]).refine((v) => parseSize(v) !== void 0, {
+  message: "not a size: write e.g. 500M, 32G or 500MiB"
+}).describe("A size: 500M, 32G, 500MiB; a number is bytes.");
 const scalar = union([schemas_string(), schemas_number(), schemas_boolean()]);
-/**
- * A value that may differ per stratum: either one value, or a map from selectors such as
- * `N=384` or `N=384,n=50000` to values.
- */
 function perStratum(value) {
-    return union([
-        value,
-        record(schemas_string().regex(/^\s*[A-Za-z_][A-Za-z0-9_]*=[^,]*(,\s*[A-Za-z_][A-Za-z0-9_]*=[^,]*)*$/), value)
-            .describe('Per stratum: keys are selectors such as "N=384" or "N=384,n=50000".'),
-    ]);
+  return union([
+    value,
+    record(schemas_string().regex(/^\s*[A-Za-z_][A-Za-z0-9_]*=[^,]*(,\s*[A-Za-z_][A-Za-z0-9_]*=[^,]*)*$/), value).describe('Per stratum: keys are selectors such as "N=384" or "N=384,n=50000".')
+  ]);
 }
-/** A Slurm name (account, QOS, reservation, GPU type): one word sbatch reads as it is. */
 const slurmWord = schemas_string().regex(/^[A-Za-z0-9_.+:-]+$/, 'letters, digits, "_", ".", "+", ":" or "-" only');
 const resources = strictObject({
-    gpus: perStratum(schemas_number().int().nonnegative()).optional().describe('GPUs per task (on one node).'),
-    gpu_type: perStratum(slurmWord)
-        .optional()
-        .describe('The GPU model, as the cluster types its gres (e.g. h100, a100): sbatch --gres=gpu:<type>:<gpus>.'),
-    cpus: perStratum(schemas_number().int().positive()).optional().describe('CPUs per task.'),
-    mem: perStratum(size).optional().describe('Memory per task (sbatch --mem).'),
-    mem_per_cpu: perStratum(size)
-        .optional()
-        .describe('Memory per CPU instead of per task (sbatch --mem-per-cpu); not with mem.'),
-    nodes: literal(1).optional().describe('Always 1: a task never spans nodes.'),
-    partition: schemas_string().optional().describe('Force a partition instead of choosing by walltime.'),
-    account: perStratum(slurmWord).optional().describe('The Slurm account (sbatch --account), over cluster.account.'),
-    qos: perStratum(slurmWord).optional().describe('The quality of service (sbatch --qos).'),
-    constraint: perStratum(schemas_string().regex(/^[A-Za-z0-9_.&|,*[\]()!:-]+$/, 'a Slurm feature expression without blanks or quotes'))
-        .optional()
-        .describe('Node features the job needs, as sbatch --constraint takes them (e.g. cascade, "v100|a100").'),
-    reservation: perStratum(slurmWord).optional().describe('A reservation to run in (sbatch --reservation).'),
-    exclude: perStratum(schemas_string().regex(/^[A-Za-z0-9_.,[\]-]+$/, 'a Slurm host list such as node[1-3],node7'))
-        .optional()
-        .describe('Nodes the job must not run on, as a Slurm host list (sbatch --exclude), e.g. node[1-3],node7.'),
-})
-    .refine((r) => r.mem === undefined || r.mem_per_cpu === undefined, {
-    message: 'give mem or mem_per_cpu, not both (Slurm takes one)',
-})
-    .describe('What one task asks for.');
+  gpus: perStratum(schemas_number().int().nonnegative()).optional().describe("GPUs per task (on one node)."),
+  gpu_type: perStratum(slurmWord).optional().describe("The GPU model, as the cluster types its gres (e.g. h100, a100): sbatch --gres=gpu:<type>:<gpus>."),
+  cpus: perStratum(schemas_number().int().positive()).optional().describe("CPUs per task."),
+  mem: perStratum(size).optional().describe("Memory per task (sbatch --mem)."),
+  mem_per_cpu: perStratum(size).optional().describe("Memory per CPU instead of per task (sbatch --mem-per-cpu); not with mem."),
+  nodes: literal(1).optional().describe("Always 1: a task never spans nodes."),
+  partition: schemas_string().optional().describe("Force a partition instead of choosing by walltime."),
+  account: perStratum(slurmWord).optional().describe("The Slurm account (sbatch --account), over cluster.account."),
+  qos: perStratum(slurmWord).optional().describe("The quality of service (sbatch --qos)."),
+  constraint: perStratum(
+    schemas_string().regex(/^[A-Za-z0-9_.&|,*[\]()!:-]+$/, "a Slurm feature expression without blanks or quotes")
+  ).optional().describe('Node features the job needs, as sbatch --constraint takes them (e.g. cascade, "v100|a100").'),
+  reservation: perStratum(slurmWord).optional().describe("A reservation to run in (sbatch --reservation)."),
+  exclude: perStratum(schemas_string().regex(/^[A-Za-z0-9_.,[\]-]+$/, "a Slurm host list such as node[1-3],node7")).optional().describe("Nodes the job must not run on, as a Slurm host list (sbatch --exclude), e.g. node[1-3],node7.")
+}).refine((r) => r.mem === void 0 || r.mem_per_cpu === void 0, {
+  message: "give mem or mem_per_cpu, not both (Slurm takes one)"
+}).describe("What one task asks for.");
 const retryClass = strictObject({
-    attempts: schemas_number().int().nonnegative().describe('Retries after the first attempt.'),
-    delay: schema_duration.optional().describe('Wait before retrying.'),
+  attempts: schemas_number().int().nonnegative().describe("Retries after the first attempt."),
+  delay: schema_duration.optional().describe("Wait before retrying.")
 });
 const retry = strictObject({
-    out_of_memory: retryClass
-        .extend({ mem_factor: schemas_number().min(1).optional().describe('Multiply memory per retry.') })
-        .optional()
-        .describe('A task killed for memory (Slurm OUT_OF_MEMORY, an out-of-memory log, exit 137).'),
-    node_fail: retryClass.optional().describe('A node that failed under the task (Slurm NODE_FAIL).'),
-    preempted: retryClass.optional().describe('A job stopped for one of higher priority (Slurm PREEMPTED).'),
-    timeout: retryClass
-        .extend({
-        time_factor: schemas_number()
-            .min(1)
-            .optional()
-            .describe("Multiply the walltime per retry, up to the partitions' cap, for a phase without a checkpoint (default 1: the same walltime)."),
-    })
-        .optional()
-        .describe("A task that reached its walltime: continued from its checkpoint with the remaining work's walltime where the phase declares `checkpoint`, else retried (walltime times `time_factor`)."),
-    failed: retryClass.optional().describe('A non-zero exit that is none of the above.'),
-    lost: retryClass.optional().describe('A task that vanished (its process or record is gone).'),
-    shortfall: retryClass
-        .optional()
-        .describe('A task granted less than a part of its definition asks (fewer GPUs): its output is not its result (default 2 retries).'),
-})
-    .describe('How many times each class of failure is retried.');
+  out_of_memory: retryClass.extend({ mem_factor: schemas_number().min(1).optional().describe("Multiply memory per retry.") }).optional().describe("A task killed for memory (Slurm OUT_OF_MEMORY, an out-of-memory log, exit 137)."),
+  node_fail: retryClass.optional().describe("A node that failed under the task (Slurm NODE_FAIL)."),
+  preempted: retryClass.optional().describe("A job stopped for one of higher priority (Slurm PREEMPTED)."),
+  timeout: retryClass.extend({
+    time_factor: schemas_number().min(1).optional().describe(
+      "Multiply the walltime per retry, up to the partitions' cap, for a phase without a checkpoint (default 1: the same walltime)."
+    )
+  }).optional().describe(
+    "A task that reached its walltime: continued from its checkpoint with the remaining work's walltime where the phase declares `checkpoint`, else retried (walltime times `time_factor`)."
+  ),
+  failed: retryClass.optional().describe("A non-zero exit that is none of the above."),
+  lost: retryClass.optional().describe("A task that vanished (its process or record is gone)."),
+  shortfall: retryClass.optional().describe(
+    "A task granted less than a part of its definition asks (fewer GPUs): its output is not its result (default 2 retries)."
+  )
+}).describe("How many times each class of failure is retried.");
 const partition = strictObject({
-    name: schemas_string().min(1).describe('The partition, as sinfo names it.'),
-    max_time: schema_duration.describe('The partition MaxTime.'),
+  name: schemas_string().min(1).describe("The partition, as sinfo names it."),
+  max_time: schema_duration.describe("The partition MaxTime.")
 });
 const common = {
-    name: schemas_string().optional().describe('The name rates are measured on (cost.measured_on).'),
-    max_parallel: schemas_number()
-        .int()
-        .positive()
-        .optional()
-        .describe("The campaign's tasks running at once, all phases, strata and arrays together."),
+  name: schemas_string().optional().describe("The name rates are measured on (cost.measured_on)."),
+  max_parallel: schemas_number().int().positive().optional().describe("The campaign's tasks running at once, all phases, strata and arrays together.")
 };
 const localCluster = strictObject({
-    executor: literal('local').describe('Tasks run as processes on this machine.'),
-    ...common,
+  executor: literal("local").describe("Tasks run as processes on this machine."),
+  ...common
 });
-/** How the host a login reaches is verified: one of the two, or both (each must agree). */
 const hostKey = {
-    host_key: schemas_string()
-        .regex(/^SHA256:[A-Za-z0-9+/]{43}=?$/)
-        .optional()
-        .describe('The host key pinned by its SHA256 fingerprint, as `ssh-keygen -lf` prints it (e.g. SHA256:abc…).'),
-    known_hosts: schemas_string()
-        .optional()
-        .describe('A known_hosts file (relative to the manifest) that lists the host key, as OpenSSH writes it.'),
+  host_key: schemas_string().regex(/^SHA256:[A-Za-z0-9+/]{43}=?$/).optional().describe("The host key pinned by its SHA256 fingerprint, as `ssh-keygen -lf` prints it (e.g. SHA256:abc\u2026)."),
+  known_hosts: schemas_string().optional().describe("A known_hosts file (relative to the manifest) that lists the host key, as OpenSSH writes it.")
 };
-/** How a login is reached: the target or a Host of the SSH config, through bastions, each verified. */
 const sshAccess = {
-    ...hostKey,
-    ssh_config: schemas_string()
-        .optional()
-        .describe('The OpenSSH client config a login alias is looked up in (relative to the manifest; default ~/.ssh/config).'),
-    jump: array(strictObject({
-        login: schemas_string().min(1).describe('user@host:port of the bastion, or a Host of the SSH config.'),
-        ...hostKey,
-    })
-        .describe('One bastion, verified like the login.'))
-        .optional()
-        .describe("Bastions to pass through in order (as ProxyJump), each with its own host key; overrides the config's ProxyJump."),
+  ...hostKey,
+  ssh_config: schemas_string().optional().describe(
+    "The OpenSSH client config a login alias is looked up in (relative to the manifest; default ~/.ssh/config)."
+  ),
+  jump: array(
+    strictObject({
+      login: schemas_string().min(1).describe("user@host:port of the bastion, or a Host of the SSH config."),
+      ...hostKey
+    }).describe("One bastion, verified like the login.")
+  ).optional().describe(
+    "Bastions to pass through in order (as ProxyJump), each with its own host key; overrides the config's ProxyJump."
+  )
 };
 const slurmCluster = strictObject({
-    executor: literal('slurm').describe('Tasks run as Slurm job arrays, submitted on the login node.'),
-    ...common,
-    login: schemas_string()
-        .optional()
-        .describe('user@host:port of the login node, or a Host of the SSH config; omit to run sbatch here.'),
-    ...sshAccess,
-    restricted: union([schemas_boolean(), literal('slurm')])
-        .optional()
-        .describe("The login is an automation node: its key's forced command allows only plain Slurm, listing and file-transfer commands, no shell; `slurm`: Slurm's and listing commands, no file transfer (docs/SLURM.md, Automation nodes)."),
-    account: schemas_string().optional().describe('The Slurm account jobs are charged to (sbatch --account).'),
-    partitions: array(partition)
-        .min(1)
-        .optional()
-        .describe("The partitions walltimes are fitted into, with each one's MaxTime (default: the cluster's default partition)."),
-    max_array_size: schemas_number()
-        .int()
-        .positive()
-        .optional()
-        .describe('The largest array one sbatch may submit (Slurm MaxArraySize; default 1000, read from the cluster when it can be).'),
-    max_jobs: schemas_number()
-        .int()
-        .positive()
-        .optional()
-        .describe("The jobs and array tasks you may have queued and running at once (the site's MaxSubmitJobs). Read from sacctmgr (your association's MaxSubmitJobs and your QOS's MaxSubmitJobsPerUser) where it answers; this value wins when smaller, and is the only one on an automation node. Your other jobs in the queue count against it; the campaign's tasks are sent in waves as room frees."),
-    min_job: schema_duration
-        .optional()
-        .describe('The least time one job (array element) of a phase with `pack: auto` should run: its tasks are packed until their expected cost reaches it (default 10m).'),
+  executor: literal("slurm").describe("Tasks run as Slurm job arrays, submitted on the login node."),
+  ...common,
+  login: schemas_string().optional().describe("user@host:port of the login node, or a Host of the SSH config; omit to run sbatch here."),
+  ...sshAccess,
+  restricted: union([schemas_boolean(), literal("slurm")]).optional().describe(
+    "The login is an automation node: its key's forced command allows only plain Slurm, listing and file-transfer commands, no shell; `slurm`: Slurm's and listing commands, no file transfer (docs/SLURM.md, Automation nodes)."
+  ),
+  account: schemas_string().optional().describe("The Slurm account jobs are charged to (sbatch --account)."),
+  partitions: array(partition).min(1).optional().describe(
+    "The partitions walltimes are fitted into, with each one's MaxTime (default: the cluster's default partition)."
+  ),
+  max_array_size: schemas_number().int().positive().optional().describe(
+    "The largest array one sbatch may submit (Slurm MaxArraySize; default 1000, read from the cluster when it can be)."
+  ),
+  max_jobs: schemas_number().int().positive().optional().describe(
+    "The jobs and array tasks you may have queued and running at once (the site's MaxSubmitJobs). Read from sacctmgr (your association's MaxSubmitJobs and your QOS's MaxSubmitJobsPerUser) where it answers; this value wins when smaller, and is the only one on an automation node. Your other jobs in the queue count against it; the campaign's tasks are sent in waves as room frees."
+  ),
+  min_job: schema_duration.optional().describe(
+    "The least time one job (array element) of a phase with `pack: auto` should run: its tasks are packed until their expected cost reaches it (default 10m)."
+  )
 });
 const sshGpuCluster = strictObject({
-    executor: literal('ssh-gpu').describe('Tasks run on the GPUs of one server, one task per free GPU.'),
-    ...common,
-    login: schemas_string()
-        .optional()
-        .describe("user@host:port of the GPU server, or a Host of the SSH config; without it, this machine's GPUs (no SSH)."),
-    ...sshAccess,
-    gpus: array(schemas_number().int().nonnegative())
-        .min(1)
-        .optional()
-        .describe('GPU indices to use (default: every GPU the probe lists).'),
-    servers: array(strictObject({
-        login: schemas_string().min(1).describe('user@host:port of this GPU server, or a Host of the SSH config.'),
-        ...sshAccess,
-        gpus: array(schemas_number().int().nonnegative())
-            .min(1)
-            .optional()
-            .describe("This server's GPU indices to use (default: every GPU its probe lists)."),
-        max_parallel: schemas_number().int().positive().optional().describe('Tasks running at once on this server.'),
-    })
-        .describe('One GPU server of the pool, verified like a login.'))
-        .min(1)
-        .optional()
-        .describe('A pool of GPU servers: tasks go to any free GPU of any of them (instead of `login`, `gpus` and the host key).'),
-    gpu_free_below: size.optional().describe('A GPU is free when its used memory is below this (default 500MiB).'),
-    mode: schemas_enum(['fill', 'waves'])
-        .optional()
-        .describe('fill (default): start a task whenever a GPU is free; waves: start the next wave only when every task of the current one has exited and its GPUs have settled.'),
-    probe: schemas_string()
-        .min(1)
-        .optional()
-        .describe('The command that lists the GPUs as `nvidia-smi --query-gpu=index,uuid,memory.used,memory.total --format=csv,noheader,nounits` does (the default).'),
-    probe_timeout: schema_duration.optional().describe('How long the probe may take before it counts as hung (default 20s).'),
-    oom: strictObject({
-        patterns: array(pattern)
-            .optional()
-            .describe('Regular expressions that mark an out-of-memory log (searched in the whole log).'),
-        retry: retryClass.optional().describe('How often a task that ran out of GPU memory is retried on a free GPU.'),
-    })
-        .optional()
-        .describe('How an out-of-memory end is recognised on the GPU server, and retried.'),
+  executor: literal("ssh-gpu").describe("Tasks run on the GPUs of one server, one task per free GPU."),
+  ...common,
+  login: schemas_string().optional().describe(
+    "user@host:port of the GPU server, or a Host of the SSH config; without it, this machine's GPUs (no SSH)."
+  ),
+  ...sshAccess,
+  gpus: array(schemas_number().int().nonnegative()).min(1).optional().describe("GPU indices to use (default: every GPU the probe lists)."),
+  servers: array(
+    strictObject({
+      login: schemas_string().min(1).describe("user@host:port of this GPU server, or a Host of the SSH config."),
+      ...sshAccess,
+      gpus: array(schemas_number().int().nonnegative()).min(1).optional().describe("This server's GPU indices to use (default: every GPU its probe lists)."),
+      max_parallel: schemas_number().int().positive().optional().describe("Tasks running at once on this server.")
+    }).describe("One GPU server of the pool, verified like a login.")
+  ).min(1).optional().describe(
+    "A pool of GPU servers: tasks go to any free GPU of any of them (instead of `login`, `gpus` and the host key)."
+  ),
+  gpu_free_below: size.optional().describe("A GPU is free when its used memory is below this (default 500MiB)."),
+  mode: schemas_enum(["fill", "waves"]).optional().describe(
+    "fill (default): start a task whenever a GPU is free; waves: start the next wave only when every task of the current one has exited and its GPUs have settled."
+  ),
+  probe: schemas_string().min(1).optional().describe(
+    "The command that lists the GPUs as `nvidia-smi --query-gpu=index,uuid,memory.used,memory.total --format=csv,noheader,nounits` does (the default)."
+  ),
+  probe_timeout: schema_duration.optional().describe("How long the probe may take before it counts as hung (default 20s)."),
+  oom: strictObject({
+    patterns: array(pattern).optional().describe("Regular expressions that mark an out-of-memory log (searched in the whole log)."),
+    retry: retryClass.optional().describe("How often a task that ran out of GPU memory is retried on a free GPU.")
+  }).optional().describe("How an out-of-memory end is recognised on the GPU server, and retried.")
 });
-const cluster = discriminatedUnion('executor', [localCluster, slurmCluster, sshGpuCluster])
-    .describe('Where tasks run.');
-/**
- * What an automation node lets through, where `cluster.restricted` says the login is one: `all`
- * (Slurm's, listing and file-transfer commands), `slurm` (no file transfer); undefined for a
- * login with a shell.
- */
-function restriction(cluster) {
-    if (cluster.executor !== 'slurm' || !cluster.restricted)
-        return undefined;
-    return cluster.restricted === 'slurm' ? 'slurm' : 'all';
+const cluster = discriminatedUnion("executor", [localCluster, slurmCluster, sshGpuCluster]).describe("Where tasks run.");
+function restriction(cluster2) {
+  if (cluster2.executor !== "slurm" || !cluster2.restricted) return void 0;
+  return cluster2.restricted === "slurm" ? "slurm" : "all";
 }
-/** The logins the cluster is reached by: its `login`, or each server of an ssh-gpu pool; none for this machine. */
-function loginsOf(cluster) {
-    if (cluster.executor === 'local')
-        return [];
-    if (cluster.executor === 'ssh-gpu' && cluster.servers)
-        return cluster.servers.map((s) => s.login);
-    return cluster.login ? [cluster.login] : [];
+function loginsOf(cluster2) {
+  if (cluster2.executor === "local") return [];
+  if (cluster2.executor === "ssh-gpu" && cluster2.servers) return cluster2.servers.map((s) => s.login);
+  return cluster2.login ? [cluster2.login] : [];
 }
 const progress = strictObject({
-    log: pattern
-        .optional()
-        .describe('A regular expression matching a progress line in the task log. Its group (?<units>…) is the units done so far (without it, each matching line is one unit); an optional (?<at>…) is a timestamp (seconds, or an ISO date-time) that gives the trend within a run.'),
-    records: literal(true)
-        .optional()
-        .describe('Count the records in the output (JSON lines, or a JSON array): one record per unit.'),
-})
-    .refine((p) => (p.log === undefined) !== (p.records === undefined), {
-    message: 'declare one of log (a pattern) or records: true',
-})
-    .describe('How `campaign calibrate` learns the units a task completed.');
+  log: pattern.optional().describe(
+    "A regular expression matching a progress line in the task log. Its group (?<units>\u2026) is the units done so far (without it, each matching line is one unit); an optional (?<at>\u2026) is a timestamp (seconds, or an ISO date-time) that gives the trend within a run."
+  ),
+  records: literal(true).optional().describe("Count the records in the output (JSON lines, or a JSON array): one record per unit.")
+}).refine((p) => p.log === void 0 !== (p.records === void 0), {
+  message: "declare one of log (a pattern) or records: true"
+}).describe("How `campaign calibrate` learns the units a task completed.");
 const cost = strictObject({
-    unit: schemas_string().regex(IDENT).describe('What one unit of work is: generation, epoch, step.'),
-    units: perStratum(schemas_number().positive()).describe('Units per task.'),
-    per_unit: perStratum(schema_duration).describe('Measured seconds per unit.'),
-    measured_on: schemas_string().optional().describe('The cluster the rate was measured on.'),
-    config: schemas_string().optional().describe('The configuration the rate was measured at.'),
-    trend: schemas_number().min(1).optional().describe('Late units cost this much more than early ones.'),
-    margin: schemas_number().min(1).optional().describe('Safety factor on the budget.'),
-    progress: progress.optional(),
-})
-    .describe('The cost model the walltime is budgeted from.');
-const checkBase = { otherwise: schemas_string().optional().describe('What a failure of this check means.') };
-const schema_check = discriminatedUnion('check', [
-    strictObject({ check: literal('all_completed').describe('Every smoke task completed.'), ...checkBase }),
-    strictObject({
-        check: literal('log_contains').describe('Every smoke log has a line matching pattern.'),
-        pattern: pattern.describe('A regular expression (RE2 syntax, multiline) every smoke task log must match.'),
-        ...checkBase,
-    }),
-    strictObject({
-        check: literal('output_exists').describe('Every smoke task wrote its output, after it started.'),
-        ...checkBase,
-    }),
-    strictObject({
-        check: literal('distinct_outputs')
-            .describe('No two smoke outputs are identical (each value reached the program).'),
-        ...checkBase,
-    }),
-    strictObject({
-        check: literal('records').describe('Each smoke output holds JSON records: count lines, with these fields.'),
-        count: schemas_number().int().nonnegative().optional().describe('JSON lines expected in each output.'),
-        fields: array(schemas_string()).optional().describe('Fields every record must hold.'),
-        ...checkBase,
-    }),
-    strictObject({
-        check: literal('command').describe('A command run after the smoke tasks; exit 0 passes.'),
-        run: schemas_string().describe('A command run once per smoke task in the workdir; it must exit 0.'),
-        ...checkBase,
-    }),
+  unit: schemas_string().regex(IDENT).describe("What one unit of work is: generation, epoch, step."),
+  units: perStratum(schemas_number().positive()).describe("Units per task."),
+  per_unit: perStratum(schema_duration).describe("Measured seconds per unit."),
+  measured_on: schemas_string().optional().describe("The cluster the rate was measured on."),
+  config: schemas_string().optional().describe("The configuration the rate was measured at."),
+  trend: schemas_number().min(1).optional().describe("Late units cost this much more than early ones."),
+  margin: schemas_number().min(1).optional().describe("Safety factor on the budget."),
+  progress: progress.optional()
+}).describe("The cost model the walltime is budgeted from.");
+const checkBase = { otherwise: schemas_string().optional().describe("What a failure of this check means.") };
+const schema_check = discriminatedUnion("check", [
+  strictObject({ check: literal("all_completed").describe("Every smoke task completed."), ...checkBase }),
+  strictObject({
+    check: literal("log_contains").describe("Every smoke log has a line matching pattern."),
+    pattern: pattern.describe("A regular expression (RE2 syntax, multiline) every smoke task log must match."),
+    ...checkBase
+  }),
+  strictObject({
+    check: literal("output_exists").describe("Every smoke task wrote its output, after it started."),
+    ...checkBase
+  }),
+  strictObject({
+    check: literal("distinct_outputs").describe("No two smoke outputs are identical (each value reached the program)."),
+    ...checkBase
+  }),
+  strictObject({
+    check: literal("records").describe("Each smoke output holds JSON records: count lines, with these fields."),
+    count: schemas_number().int().nonnegative().optional().describe("JSON lines expected in each output."),
+    fields: array(schemas_string()).optional().describe("Fields every record must hold."),
+    ...checkBase
+  }),
+  strictObject({
+    check: literal("command").describe("A command run after the smoke tasks; exit 0 passes."),
+    run: schemas_string().describe("A command run once per smoke task in the workdir; it must exit 0."),
+    ...checkBase
+  })
 ]);
 const smoke = strictObject({
-    tasks: union([
-        schemas_number().int().positive(),
-        record(schemas_string().regex(IDENT), union([scalar, array(scalar).min(1)])),
-    ])
-        .optional()
-        .describe('How many smoke tasks, or which cells (axis: values).'),
-    overrides: strictObject({
-        units: schemas_number().positive().optional().describe('Units per smoke task (${units}).'),
-        args: schemas_string().optional().describe('Appended to the command of smoke tasks.'),
-        walltime: schema_duration.optional().describe('The walltime of smoke tasks (default: planned from the smoke units).'),
-    })
-        .optional()
-        .describe('What smoke tasks change: fewer units, extra arguments, their walltime.'),
-    trigger: array(schema_check).optional().describe('The checklist that releases the full arrays.'),
-    full_run: schemas_boolean()
-        .optional()
-        .describe('The smoke tasks are full runs: their results count, and the full arrays skip them.'),
-})
-    .describe('A cheap first stage running the same machinery.');
-/** Columns a results table always has: a metric of that name would be mistaken for one. */
+  tasks: union([
+    schemas_number().int().positive(),
+    record(schemas_string().regex(IDENT), union([scalar, array(scalar).min(1)]))
+  ]).optional().describe("How many smoke tasks, or which cells (axis: values)."),
+  overrides: strictObject({
+    units: schemas_number().positive().optional().describe("Units per smoke task (${units})."),
+    args: schemas_string().optional().describe("Appended to the command of smoke tasks."),
+    walltime: schema_duration.optional().describe("The walltime of smoke tasks (default: planned from the smoke units).")
+  }).optional().describe("What smoke tasks change: fewer units, extra arguments, their walltime."),
+  trigger: array(schema_check).optional().describe("The checklist that releases the full arrays."),
+  full_run: schemas_boolean().optional().describe("The smoke tasks are full runs: their results count, and the full arrays skip them.")
+}).describe("A cheap first stage running the same machinery.");
 const RESULT_COLUMNS = [
-    'record',
-    'status',
-    'n',
-    'planned',
-    'missing',
-    'attempt',
-    'definition',
-    'gpu_hours',
-    'node',
-    'problem',
+  "record",
+  "status",
+  "n",
+  "planned",
+  "missing",
+  "attempt",
+  "definition",
+  "gpu_hours",
+  "node",
+  "problem"
 ];
 const results = strictObject({
-    metrics: array(schemas_string()
-        .min(1)
-        .refine((m) => !RESULT_COLUMNS.includes(m), {
-        message: `a metric may not be named ${RESULT_COLUMNS.join(', ')} (columns of the results table)`,
-    }))
-        .min(1)
-        .refine((ms) => new Set(ms).size === ms.length, { message: 'a metric is named twice' })
-        .describe("Fields of the output's records whose numbers are the results, e.g. [loss, accuracy]."),
-    record: schemas_string()
-        .regex(/^(last|all|best:[^:]+:(min|max))$/, 'last, all, or best:<field>:min|max')
-        .optional()
-        .describe('Which record of an output is its result: last (the default), all (one row per record), or best:<field>:min|max (the record with the least or greatest field).'),
-    replicates: schemas_string()
-        .regex(IDENT)
-        .optional()
-        .describe('The grid axis whose values are replicates (e.g. seed): results are averaged over it per cell.'),
-    path: schemas_string()
-        .min(1)
-        .refine((p) => !p.startsWith('/') && !p.split('/').includes('..'), {
-        message: 'a path inside the output, relative and without ".."',
+  metrics: array(
+    schemas_string().min(1).refine((m) => !RESULT_COLUMNS.includes(m), {
+      message: `a metric may not be named ${RESULT_COLUMNS.join(", ")} (columns of the results table)`
     })
-        .optional()
-        .describe('Where the output is a directory: the file inside it (templated like output) that holds the records.'),
-})
-    .describe("What a task's result is: `campaign results` reads these metrics from each output (JSON lines, JSON, or CSV, found by content).");
+  ).min(1).refine((ms) => new Set(ms).size === ms.length, { message: "a metric is named twice" }).describe("Fields of the output's records whose numbers are the results, e.g. [loss, accuracy]."),
+  record: schemas_string().regex(/^(last|all|best:[^:]+:(min|max))$/, "last, all, or best:<field>:min|max").optional().describe(
+    "Which record of an output is its result: last (the default), all (one row per record), or best:<field>:min|max (the record with the least or greatest field)."
+  ),
+  replicates: schemas_string().regex(IDENT).optional().describe("The grid axis whose values are replicates (e.g. seed): results are averaged over it per cell."),
+  path: schemas_string().min(1).refine((p) => !p.startsWith("/") && !p.split("/").includes(".."), {
+    message: 'a path inside the output, relative and without ".."'
+  }).optional().describe("Where the output is a directory: the file inside it (templated like output) that holds the records.")
+}).describe(
+  "What a task's result is: `campaign results` reads these metrics from each output (JSON lines, JSON, or CSV, found by content)."
+);
 const environment = strictObject({
-    modules: array(schemas_string()
-        .regex(/^[A-Za-z0-9_.+/][A-Za-z0-9_.+/-]*$/, 'a module name is letters, digits, "_", ".", "+", "/" or "-", not first'))
-        .optional()
-        .describe('Modules loaded (after `module purge`) before the setup, e.g. [StdEnv/2023, python/3.11].'),
-    conda: schemas_string()
-        .regex(/^[A-Za-z0-9_.+/~][A-Za-z0-9_.+/~-]*$/, 'a conda environment name or path without blanks or quotes, not starting with "-"')
-        .optional()
-        .describe('A conda environment (name, or path) activated in the batch shell; campaign renders the activation.'),
-    venv: schemas_string()
-        .regex(/^[A-Za-z0-9_.+/~][A-Za-z0-9_.+/~-]*$/, 'a path without blanks or quotes, not starting with "-"')
-        .optional()
-        .describe('A Python virtual environment (its directory, relative to the workdir or absolute) activated before the setup.'),
-})
-    .refine((e) => e.conda === undefined || e.venv === undefined, { message: 'give conda or venv, not both' })
-    .describe('The software environment a task runs in, activated before the setup and checked as the gate `environment`.');
-/** Options passed to sbatch as they are; those campaign manages are refused (see slurm-args.ts). */
-const slurmArgs = array(schemas_string().superRefine((arg, ctx) => {
+  modules: array(
+    schemas_string().regex(
+      /^[A-Za-z0-9_.+/][A-Za-z0-9_.+/-]*$/,
+      'a module name is letters, digits, "_", ".", "+", "/" or "-", not first'
+    )
+  ).optional().describe("Modules loaded (after `module purge`) before the setup, e.g. [StdEnv/2023, python/3.11]."),
+  conda: schemas_string().regex(
+    /^[A-Za-z0-9_.+/~][A-Za-z0-9_.+/~-]*$/,
+    'a conda environment name or path without blanks or quotes, not starting with "-"'
+  ).optional().describe("A conda environment (name, or path) activated in the batch shell; campaign renders the activation."),
+  venv: schemas_string().regex(/^[A-Za-z0-9_.+/~][A-Za-z0-9_.+/~-]*$/, 'a path without blanks or quotes, not starting with "-"').optional().describe(
+    "A Python virtual environment (its directory, relative to the workdir or absolute) activated before the setup."
+  )
+}).refine((e) => e.conda === void 0 || e.venv === void 0, { message: "give conda or venv, not both" }).describe(
+  "The software environment a task runs in, activated before the setup and checked as the gate `environment`."
+);
+const slurmArgs = array(
+  schemas_string().superRefine((arg, ctx) => {
     const problem = slurmArgProblem(arg);
-    if (problem !== undefined)
-        ctx.addIssue({ code: 'custom', message: problem });
-}))
-    .describe('sbatch options passed through, e.g. ["--mail-type=END"]; options campaign manages are refused.');
+    if (problem !== void 0) ctx.addIssue({ code: "custom", message: problem });
+  })
+).describe('sbatch options passed through, e.g. ["--mail-type=END"]; options campaign manages are refused.');
 const gridAxis = union([scalar, array(scalar)]);
-/** Why a reserved key of a grid was refused, and what to do when an axis was meant. */
 const reserved = (key, form) => `"${key}" in a grid is ${form}; an axis cannot be named ${key}: rename it (e.g. ${key}_value)`;
-const gridCell = (key, form) => record(schemas_string().regex(IDENT, 'an axis name is a shell-style identifier'), scalar, {
-    error: reserved(key, form),
+const gridCell = (key, form) => record(schemas_string().regex(IDENT, "an axis name is a shell-style identifier"), scalar, {
+  error: reserved(key, form)
 });
-const INCLUDE = 'a list of explicit cells, each a mapping of every axis to one value ({ N: 384, seed: 1 })';
-const EXCLUDE = 'a list of selectors, each a mapping of axes to values ({ N: 512, seed: 3 })';
-const ZIP = 'a mapping of axes to lists of one length, taken in step ({ lr: [0.1, 0.01], batch: [32, 64] })';
+const INCLUDE = "a list of explicit cells, each a mapping of every axis to one value ({ N: 384, seed: 1 })";
+const EXCLUDE = "a list of selectors, each a mapping of axes to values ({ N: 512, seed: 3 })";
+const ZIP = "a mapping of axes to lists of one length, taken in step ({ lr: [0.1, 0.01], batch: [32, 64] })";
 const gridForms = object({
-    include: array(gridCell('include', INCLUDE), { error: reserved('include', INCLUDE) })
-        .optional()
-        .describe('Cells added after the product, in order: each names every axis with one value.'),
-    exclude: array(gridCell('exclude', EXCLUDE), { error: reserved('exclude', EXCLUDE) })
-        .optional()
-        .describe('Selectors removing every product cell that has all their values (included cells stay).'),
-    zip: record(schemas_string().regex(IDENT, 'an axis name is a shell-style identifier'), array(scalar), {
-        error: reserved('zip', ZIP),
-    })
-        .optional()
-        .describe('Axes taken in step, not crossed: their i-th values form one value of the product.'),
-})
-    .catchall(gridAxis)
-    .superRefine((g, ctx) => {
-    for (const key of Object.keys(g)) {
-        if (!IDENT.test(key))
-            ctx.addIssue({ code: 'custom', path: [key], message: 'an axis name is a shell-style identifier' });
-    }
-})
-    .meta({ propertyNames: { pattern: IDENT.source } });
-/**
- * The grid, checked as gridForms but kept in the order it is written: an object schema puts its
- * own keys (zip) before the others, and where `zip` stands among the axes orders the product.
- * Its JSON Schema is gridForms', given to it by manifestJsonSchema: made at import, it would cost
- * every command's start-up for what only `campaign schema` shows.
- */
+  include: array(gridCell("include", INCLUDE), { error: reserved("include", INCLUDE) }).optional().describe("Cells added after the product, in order: each names every axis with one value."),
+  exclude: array(gridCell("exclude", EXCLUDE), { error: reserved("exclude", EXCLUDE) }).optional().describe("Selectors removing every product cell that has all their values (included cells stay)."),
+  zip: record(schemas_string().regex(IDENT, "an axis name is a shell-style identifier"), array(scalar), {
+    error: reserved("zip", ZIP)
+  }).optional().describe("Axes taken in step, not crossed: their i-th values form one value of the product.")
+}).catchall(gridAxis).superRefine((g, ctx) => {
+  for (const key of Object.keys(g)) {
+    if (!IDENT.test(key))
+      ctx.addIssue({ code: "custom", path: [key], message: "an axis name is a shell-style identifier" });
+  }
+}).meta({ propertyNames: { pattern: IDENT.source } });
 const gridChecked = record(schemas_string(), unknown()).superRefine((g, ctx) => {
-    const checked = gridForms.safeParse(g);
-    if (!checked.success)
-        for (const issue of checked.error.issues)
-            ctx.addIssue({ ...issue });
+  const checked = gridForms.safeParse(g);
+  if (!checked.success) for (const issue of checked.error.issues) ctx.addIssue({ ...issue });
 });
 const grid = gridChecked.transform((g) => g);
-/**
- * A path of the manifest's repository, as `git ls-files` names it: relative to the repository's
- * root, never leaving it, and never a pattern (a folder takes every tracked file under it).
- */
-const codePath = schemas_string()
-    .min(1)
-    .refine((p) => !p.startsWith('/') && !p.split('/').includes('..') && !/[*?[\]\\]/.test(p), {
-    message: "a code path is a file or folder of the repository, relative to its root (no '/' first, no '..', no patterns)",
-})
-    .describe('A file or folder of the repository, relative to its root (e.g. train.py or src/).');
+const codePath = schemas_string().min(1).refine((p) => !p.startsWith("/") && !p.split("/").includes("..") && !/[*?[\]\\]/.test(p), {
+  message: "a code path is a file or folder of the repository, relative to its root (no '/' first, no '..', no patterns)"
+}).describe("A file or folder of the repository, relative to its root (e.g. train.py or src/).");
 const code = strictObject({
-    paths: array(codePath)
-        .min(1)
-        .describe("Files and folders of the manifest's repository that the tasks run: tracked files only, .gitignore respected."),
-    max_size: size
-        .optional()
-        .describe('The largest snapshot shipped (default 100M): data belongs in inputs, not code.'),
-})
-    .describe("What the campaign's tasks run: these paths, as the working tree holds them, are shipped as one immutable snapshot to <workdir>/.campaign/code/<id>/, where each task runs (${code}); an edit re-runs the phases whose code it touches.");
-/**
- * Several tasks run in one array element, so that short tasks do not each pay for a job's start
- * and accounting, and a site's limit on jobs queued holds more of them.
- */
+  paths: array(codePath).min(1).describe(
+    "Files and folders of the manifest's repository that the tasks run: tracked files only, .gitignore respected."
+  ),
+  max_size: size.optional().describe("The largest snapshot shipped (default 100M): data belongs in inputs, not code.")
+}).describe(
+  "What the campaign's tasks run: these paths, as the working tree holds them, are shipped as one immutable snapshot to <workdir>/.campaign/code/<id>/, where each task runs (${code}); an edit re-runs the phases whose code it touches."
+);
 const pack = union([
-    schemas_number().int().min(1).max(1000),
-    literal('auto'),
-    strictObject({
-        tasks: union([schemas_number().int().min(1).max(1000), literal('auto')])
-            .describe('Tasks per array element, or auto (as `pack: auto`, counted in waves of `parallel`).'),
-        parallel: schemas_number()
-            .int()
-            .min(1)
-            .describe("Tasks of the element running side by side. The phase's resources are the element's, split in equal shares: each running task sees its own slice of the element's GPUs in CUDA_VISIBLE_DEVICES (its devices gate counts that share), and its share of the CPUs in SLURM_CPUS_PER_TASK, OMP_NUM_THREADS and CAMPAIGN_CPUS (not pinned: a program that sizes its threads by them keeps to its share). Memory is the element's, shared. Lint refuses fewer CPUs than tasks side by side, and GPUs that do not split into equal whole shares."),
-    }),
-])
-    .describe("Tasks per Slurm array element (Slurm only), run one after another: N, or `auto` from the cost model (enough tasks that an element's expected run reaches cluster.min_job, no more than the largest partition cap holds, nor than the array has), or { tasks, parallel } to run `parallel` of them side by side. The element asks the phase's resources and the sum of its tasks' walltime budgets (of its waves', side by side). Each task keeps its own markers, log, gates, claim, provenance and retries; a retry is sent in an element of retries only. A task running when its element's time limit comes is a timeout; the tasks after it never started and go back to pending with no retry spent.");
+  schemas_number().int().min(1).max(1e3),
+  literal("auto"),
+  strictObject({
+    tasks: union([schemas_number().int().min(1).max(1e3), literal("auto")]).describe("Tasks per array element, or auto (as `pack: auto`, counted in waves of `parallel`)."),
+    parallel: schemas_number().int().min(1).describe(
+      "Tasks of the element running side by side. The phase's resources are the element's, split in equal shares: each running task sees its own slice of the element's GPUs in CUDA_VISIBLE_DEVICES (its devices gate counts that share), and its share of the CPUs in SLURM_CPUS_PER_TASK, OMP_NUM_THREADS and CAMPAIGN_CPUS (not pinned: a program that sizes its threads by them keeps to its share). Memory is the element's, shared. Lint refuses fewer CPUs than tasks side by side, and GPUs that do not split into equal whole shares."
+    )
+  })
+]).describe(
+  "Tasks per Slurm array element (Slurm only), run one after another: N, or `auto` from the cost model (enough tasks that an element's expected run reaches cluster.min_job, no more than the largest partition cap holds, nor than the array has), or { tasks, parallel } to run `parallel` of them side by side. The element asks the phase's resources and the sum of its tasks' walltime budgets (of its waves', side by side). Each task keeps its own markers, log, gates, claim, provenance and retries; a retry is sent in an element of retries only. A task running when its element's time limit comes is a timeout; the tasks after it never started and go back to pending with no retry spent."
+);
 const phase = strictObject({
-    name: schemas_string()
-        .regex(NAME, 'a phase name is letters, digits, "_", "." or "-"')
-        .describe('The phase, unique in the campaign (e.g. train, evaluate).'),
-    depends_on: union([schemas_string(), array(schemas_string())])
-        .optional()
-        .describe('Phases whose every task must complete before this one starts.'),
-    preconditions: array(strictObject({ exists: schemas_string().describe('A path (templated) that must exist.') }))
-        .optional()
-        .describe("Files each task needs before it is submitted, e.g. an upstream phase's output."),
-    grid: grid
-        .optional()
-        .describe('The axes and their values: every combination is one task (e.g. seed: [1, 2, 3]), less `exclude`, plus `include`; `zip` axes go in step.'),
-    strata: array(schemas_string()).optional().describe('Axes the cost varies along: one array per stratum.'),
-    command: schemas_string()
-        .min(1)
-        .describe('The shell command of each task; ${axis} and the built-ins (${output}, ${tag}, …) are its values.'),
-    output: schemas_string().optional().describe('Path (templated, under the workdir) this task writes.'),
-    flush: schemas_string()
-        .regex(/^(per_[A-Za-z_][A-Za-z0-9_]*|at_end)$/)
-        .optional()
-        .describe('How often results are written: per_<unit> or at_end.'),
-    config: schemas_string().optional().describe('The configuration this phase runs at.'),
-    cost: cost.optional(),
-    walltime: schema_duration.optional().describe('A fixed walltime (prefer a cost model).'),
-    resources: resources.optional(),
-    max_parallel: schemas_number()
-        .int()
-        .positive()
-        .optional()
-        .describe("This phase's tasks running at once, within the campaign's max_parallel."),
-    pack: pack.optional(),
-    slurm_args: slurmArgs
-        .optional()
-        .describe("sbatch options for this phase's jobs, instead of the defaults' (Slurm only)."),
-    environment: environment
-        .optional()
-        .describe("This phase's environment: each key it sets replaces the campaign's (conda and venv replace each other)."),
-    retry: retry.optional(),
-    checkpoint: strictObject({
-        signal: schemas_enum(['USR1', 'USR2', 'TERM', 'INT', 'HUP'])
-            .describe("The signal the command's processes get before the walltime ends."),
-        before: schema_duration.describe('How long before the end of the walltime the signal is sent (e.g. 5m).'),
-    })
-        .optional()
-        .describe('A warning before the kill: the command is signalled `before` the walltime ends, writes its checkpoint, and a task stopped that way is continued (CAMPAIGN_RESUME=1) within retry.timeout.'),
-    setup: schemas_string()
-        .optional()
-        .describe("Shell run before this phase's command (same shell), after the campaign's setup."),
-    code: strictObject({
-        paths: array(codePath)
-            .min(1)
-            .describe("The campaign's code paths (or folders under them) this phase's definition depends on."),
-    })
-        .optional()
-        .describe("What of the campaign's code this phase runs (default: all of it): an edit under these paths re-runs this phase and those that depend on it."),
-    smoke: smoke.optional(),
-    results: results.optional(),
+  name: schemas_string().regex(NAME, 'a phase name is letters, digits, "_", "." or "-"').describe("The phase, unique in the campaign (e.g. train, evaluate)."),
+  depends_on: union([schemas_string(), array(schemas_string())]).optional().describe("Phases whose every task must complete before this one starts."),
+  preconditions: array(strictObject({ exists: schemas_string().describe("A path (templated) that must exist.") })).optional().describe("Files each task needs before it is submitted, e.g. an upstream phase's output."),
+  grid: grid.optional().describe(
+    "The axes and their values: every combination is one task (e.g. seed: [1, 2, 3]), less `exclude`, plus `include`; `zip` axes go in step."
+  ),
+  strata: array(schemas_string()).optional().describe("Axes the cost varies along: one array per stratum."),
+  command: schemas_string().min(1).describe("The shell command of each task; ${axis} and the built-ins (${output}, ${tag}, \u2026) are its values."),
+  output: schemas_string().optional().describe("Path (templated, under the workdir) this task writes."),
+  flush: schemas_string().regex(/^(per_[A-Za-z_][A-Za-z0-9_]*|at_end)$/).optional().describe("How often results are written: per_<unit> or at_end."),
+  config: schemas_string().optional().describe("The configuration this phase runs at."),
+  cost: cost.optional(),
+  walltime: schema_duration.optional().describe("A fixed walltime (prefer a cost model)."),
+  resources: resources.optional(),
+  max_parallel: schemas_number().int().positive().optional().describe("This phase's tasks running at once, within the campaign's max_parallel."),
+  pack: pack.optional(),
+  slurm_args: slurmArgs.optional().describe("sbatch options for this phase's jobs, instead of the defaults' (Slurm only)."),
+  environment: environment.optional().describe(
+    "This phase's environment: each key it sets replaces the campaign's (conda and venv replace each other)."
+  ),
+  retry: retry.optional(),
+  checkpoint: strictObject({
+    signal: schemas_enum(["USR1", "USR2", "TERM", "INT", "HUP"]).describe("The signal the command's processes get before the walltime ends."),
+    before: schema_duration.describe("How long before the end of the walltime the signal is sent (e.g. 5m).")
+  }).optional().describe(
+    "A warning before the kill: the command is signalled `before` the walltime ends, writes its checkpoint, and a task stopped that way is continued (CAMPAIGN_RESUME=1) within retry.timeout."
+  ),
+  setup: schemas_string().optional().describe("Shell run before this phase's command (same shell), after the campaign's setup."),
+  code: strictObject({
+    paths: array(codePath).min(1).describe("The campaign's code paths (or folders under them) this phase's definition depends on.")
+  }).optional().describe(
+    "What of the campaign's code this phase runs (default: all of it): an edit under these paths re-runs this phase and those that depend on it."
+  ),
+  smoke: smoke.optional(),
+  results: results.optional()
 });
 const gates = strictObject({
-    imports: array(schemas_string().regex(/^[A-Za-z_][A-Za-z0-9_.]*$/))
-        .optional()
-        .describe('Python modules that must import.'),
-    capability: schemas_string().optional().describe('A command proving the capability the experiment needs.'),
-})
-    .describe('Checks run before the command, cheapest and most fatal first.');
+  imports: array(schemas_string().regex(/^[A-Za-z_][A-Za-z0-9_.]*$/)).optional().describe("Python modules that must import."),
+  capability: schemas_string().optional().describe("A command proving the capability the experiment needs.")
+}).describe("Checks run before the command, cheapest and most fatal first.");
 const manifest = strictObject({
-    $schema: schemas_string().optional().describe('The JSON Schema an editor checks this file against.'),
-    campaign: schemas_string()
-        .regex(NAME, 'a campaign name is letters, digits, "_", "." or "-"')
-        .describe('The campaign: names its state, its jobs on the cluster and its workflow.'),
-    cluster,
-    workdir: schemas_string().min(1).describe('Where tasks run; outputs stay under it.'),
-    environment: environment.optional(),
-    setup: schemas_string().optional().describe('Shell run before every command (same shell).'),
-    code: code.optional(),
-    gates: gates.optional(),
-    defaults: strictObject({
-        resources: resources.optional(),
-        retry: retry.optional(),
-        slurm_args: slurmArgs.optional().describe("sbatch options for every phase's jobs (Slurm only)."),
-        walltime: schema_duration.optional().describe('The walltime of phases without a cost model or a walltime.'),
-    })
-        .optional()
-        .describe('What every phase gets unless it says otherwise.'),
-    phases: array(phase).min(1).describe('The stages of the campaign, run in the order their dependencies allow.'),
+  $schema: schemas_string().optional().describe("The JSON Schema an editor checks this file against."),
+  campaign: schemas_string().regex(NAME, 'a campaign name is letters, digits, "_", "." or "-"').describe("The campaign: names its state, its jobs on the cluster and its workflow."),
+  cluster,
+  workdir: schemas_string().min(1).describe("Where tasks run; outputs stay under it."),
+  environment: environment.optional(),
+  setup: schemas_string().optional().describe("Shell run before every command (same shell)."),
+  code: code.optional(),
+  gates: gates.optional(),
+  defaults: strictObject({
+    resources: resources.optional(),
+    retry: retry.optional(),
+    slurm_args: slurmArgs.optional().describe("sbatch options for every phase's jobs (Slurm only)."),
+    walltime: schema_duration.optional().describe("The walltime of phases without a cost model or a walltime.")
+  }).optional().describe("What every phase gets unless it says otherwise."),
+  phases: array(phase).min(1).describe("The stages of the campaign, run in the order their dependencies allow.")
 });
-/** The manifest's JSON Schema, as an editor reads it (`campaign schema`). */
 function manifestJsonSchema() {
-    if (!z.globalRegistry.has(gridChecked)) {
-        const gridJsonSchema = z.toJSONSchema(gridForms, { io: 'input', unrepresentable: 'any' });
-        delete gridJsonSchema.$schema;
-        z.globalRegistry.add(gridChecked, gridJsonSchema);
-    }
-    return z.toJSONSchema(manifest, { io: 'input', unrepresentable: 'any' });
+  if (!z.globalRegistry.has(gridChecked)) {
+    const gridJsonSchema = z.toJSONSchema(gridForms, { io: "input", unrepresentable: "any" });
+    delete gridJsonSchema.$schema;
+    z.globalRegistry.add(gridChecked, gridJsonSchema);
+  }
+  return z.toJSONSchema(manifest, { io: "input", unrepresentable: "any" });
 }
+
 
 ;// CONCATENATED MODULE: ./lib/manifest/source.js
-/** Maps a path inside the parsed manifest back to its line and column in the YAML text. */
 
 class SourceMap {
-    file;
-    text;
-    doc;
-    lines;
-    constructor(file, text, doc, lines) {
-        this.file = file;
-        this.text = text;
-        this.doc = doc;
-        this.lines = lines;
+  constructor(file, text, doc, lines) {
+    this.file = file;
+    this.text = text;
+    this.doc = doc;
+    this.lines = lines;
+  }
+  file;
+  text;
+  doc;
+  lines;
+  /** The position of an offset in the text. */
+  offset(offset) {
+    const { line, col } = this.lines.linePos(offset);
+    return { file: this.file, line, column: col };
+  }
+  /**
+   * Where the value at `path` starts; for a missing path, the nearest existing parent.
+   * With `key`, where the key of the last path element starts (for unknown keys).
+   */
+  at(path, opts = {}) {
+    for (let n = path.length; n >= 0; n--) {
+      const range = this.range(path.slice(0, n), opts.key === true && n === path.length);
+      if (range) return this.offset(range[0]);
     }
-    /** The position of an offset in the text. */
-    offset(offset) {
-        const { line, col } = this.lines.linePos(offset);
-        return { file: this.file, line, column: col };
+    return { file: this.file, line: 1, column: 1 };
+  }
+  /**
+   * Where `needle` appears inside the source of the value at `path` (for a template
+   * variable inside a multi-line command), its `nth` appearance from 0; the value's own
+   * position when not found.
+   */
+  within(path, needle, nth = 0) {
+    const range = this.range(path, false);
+    if (!range) return this.at(path);
+    const value = this.text.slice(range[0], range[1]);
+    let i = value.indexOf(needle);
+    for (let k = 0; k < nth && i >= 0; k++) i = value.indexOf(needle, i + 1);
+    if (i < 0) i = value.indexOf(needle);
+    return this.offset(i >= 0 ? range[0] + i : range[0]);
+  }
+  range(path, key) {
+    if (!key) {
+      const node = this.doc.getIn(path, true);
+      return (0,dist/* isNode */.Ll)(node) && node.range ? [node.range[0], node.range[1]] : void 0;
     }
-    /**
-     * Where the value at `path` starts; for a missing path, the nearest existing parent.
-     * With `key`, where the key of the last path element starts (for unknown keys).
-     */
-    at(path, opts = {}) {
-        for (let n = path.length; n >= 0; n--) {
-            const range = this.range(path.slice(0, n), opts.key === true && n === path.length);
-            if (range)
-                return this.offset(range[0]);
-        }
-        return { file: this.file, line: 1, column: 1 };
+    const parent = path.length > 1 ? this.doc.getIn(path.slice(0, -1), true) : this.doc.contents;
+    if (!(0,dist/* isMap */.jh)(parent)) return void 0;
+    for (const item of parent.items) {
+      if ((0,dist/* isPair */.tO)(item) && (0,dist/* isScalar */.jn)(item.key) && String(item.key.value) === String(path[path.length - 1])) {
+        const r = item.key.range;
+        return r ? [r[0], r[1]] : void 0;
+      }
     }
-    /**
-     * Where `needle` appears inside the source of the value at `path` (for a template
-     * variable inside a multi-line command), its `nth` appearance from 0; the value's own
-     * position when not found.
-     */
-    within(path, needle, nth = 0) {
-        const range = this.range(path, false);
-        if (!range)
-            return this.at(path);
-        const value = this.text.slice(range[0], range[1]);
-        let i = value.indexOf(needle);
-        for (let k = 0; k < nth && i >= 0; k++)
-            i = value.indexOf(needle, i + 1);
-        if (i < 0)
-            i = value.indexOf(needle);
-        return this.offset(i >= 0 ? range[0] + i : range[0]);
-    }
-    range(path, key) {
-        if (!key) {
-            const node = this.doc.getIn(path, true);
-            return (0,dist/* isNode */.Ll)(node) && node.range ? [node.range[0], node.range[1]] : undefined;
-        }
-        const parent = path.length > 1 ? this.doc.getIn(path.slice(0, -1), true) : this.doc.contents;
-        if (!(0,dist/* isMap */.jh)(parent))
-            return undefined;
-        for (const item of parent.items) {
-            if ((0,dist/* isPair */.tO)(item) && (0,dist/* isScalar */.jn)(item.key) && String(item.key.value) === String(path[path.length - 1])) {
-                const r = item.key.range;
-                return r ? [r[0], r[1]] : undefined;
-            }
-        }
-        return undefined;
-    }
+    return void 0;
+  }
 }
+
 
 ;// CONCATENATED MODULE: ./lib/manifest/suggest.js
-/** "Did you mean" for a misspelt key: the closest known word within a small edit distance. */
 function editDistance(a, b) {
-    const row = Array.from({ length: b.length + 1 }, (_, j) => j);
-    for (let i = 1; i <= a.length; i++) {
-        let diag = row[0];
-        row[0] = i;
-        for (let j = 1; j <= b.length; j++) {
-            const up = row[j];
-            row[j] = Math.min(up + 1, row[j - 1] + 1, diag + (a[i - 1] === b[j - 1] ? 0 : 1));
-            diag = up;
-        }
+  const row = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    let diag = row[0];
+    row[0] = i;
+    for (let j = 1; j <= b.length; j++) {
+      const up = row[j];
+      row[j] = Math.min(up + 1, row[j - 1] + 1, diag + (a[i - 1] === b[j - 1] ? 0 : 1));
+      diag = up;
     }
-    return row[b.length];
+  }
+  return row[b.length];
 }
 function closest(word, known) {
-    let best;
-    let bestDistance = Math.max(2, Math.floor(word.length / 3)) + 1;
-    for (const k of known) {
-        const d = editDistance(word.toLowerCase(), k.toLowerCase());
-        if (d < bestDistance) {
-            best = k;
-            bestDistance = d;
-        }
+  let best;
+  let bestDistance = Math.max(2, Math.floor(word.length / 3)) + 1;
+  for (const k of known) {
+    const d = editDistance(word.toLowerCase(), k.toLowerCase());
+    if (d < bestDistance) {
+      best = k;
+      bestDistance = d;
     }
-    return best;
+  }
+  return best;
 }
+
 
 ;// CONCATENATED MODULE: ./lib/manifest/load.js
-/** Reads a manifest: YAML with positions, then the zod schema, each error at its line. */
 
 
 
 
 
-/** Parses and validates; throws a UserError listing every problem with its position. */
 function parseManifest(file, text) {
-    const lines = new dist/* LineCounter */.HN();
-    const doc = (0,dist/* parseDocument */.Tp)(text, { lineCounter: lines, prettyErrors: false, uniqueKeys: true });
-    const source = new SourceMap(file, text, doc, lines);
-    if (doc.errors.length > 0) {
-        throw new errors_UserError(doc.errors.map((e) => ({
-            message: `YAML: ${e.message.split('\n')[0]}`,
-            position: source.offset(e.pos[0]),
-            fix: 'check indentation and quoting on this line',
-        })));
-    }
-    const data = toData(doc, source);
-    if (data === null || typeof data !== 'object' || Array.isArray(data)) {
-        throw new errors_UserError({
-            message: 'a manifest is a YAML mapping with keys campaign, cluster, workdir and phases',
-            position: source.at([]),
-            fix: 'start from examples/quickstart.yml',
-        });
-    }
-    // Without zod's fast path: it writes and compiles a parser for each object schema on its first
-    // parse, which for a manifest, parsed once per process, costs more than it saves (about 15 ms
-    // of a command's start-up).
-    const parsed = manifest.safeParse(data, { jitless: true });
-    if (!parsed.success) {
-        throw new errors_UserError(parsed.error.issues.flatMap((issue) => describeIssue(issue, data, source)));
-    }
-    return { manifest: parsed.data, source };
+  const lines = new dist/* LineCounter */.HN();
+  const doc = (0,dist/* parseDocument */.Tp)(text, { lineCounter: lines, prettyErrors: false, uniqueKeys: true });
+  const source = new SourceMap(file, text, doc, lines);
+  if (doc.errors.length > 0) {
+    throw new errors_UserError(
+      doc.errors.map((e) => ({
+        message: `YAML: ${e.message.split("\n")[0]}`,
+        position: source.offset(e.pos[0]),
+        fix: "check indentation and quoting on this line"
+      }))
+    );
+  }
+  const data = toData(doc, source);
+  if (data === null || typeof data !== "object" || Array.isArray(data)) {
+    throw new errors_UserError({
+      message: "a manifest is a YAML mapping with keys campaign, cluster, workdir and phases",
+      position: source.at([]),
+      fix: "start from examples/quickstart.yml"
+    });
+  }
+  const parsed = manifest.safeParse(data, { jitless: true });
+  if (!parsed.success) {
+    throw new errors_UserError(parsed.error.issues.flatMap((issue) => describeIssue(issue, data, source)));
+  }
+  return { manifest: parsed.data, source };
 }
-/** The document as plain data; an alias the parser accepted but cannot resolve is the user's error. */
 function toData(doc, source) {
-    try {
-        return doc.toJS({ maxAliasCount: 100 });
-    }
-    catch (e) {
-        if (!(e instanceof ReferenceError))
-            throw e;
-        const alias = /: (\S+)$/.exec(e.message)?.[1];
-        const at = alias === undefined ? -1 : source.text.indexOf(`*${alias}`);
-        throw new errors_UserError({
-            message: `YAML: ${e.message}`,
-            position: source.offset(Math.max(0, at)),
-            fix: 'define the anchor (&name) before the alias (*name), or quote a value that starts with *',
-        });
-    }
+  try {
+    return doc.toJS({ maxAliasCount: 100 });
+  } catch (e) {
+    if (!(e instanceof ReferenceError)) throw e;
+    const alias = /: (\S+)$/.exec(e.message)?.[1];
+    const at = alias === void 0 ? -1 : source.text.indexOf(`*${alias}`);
+    throw new errors_UserError({
+      message: `YAML: ${e.message}`,
+      position: source.offset(Math.max(0, at)),
+      fix: "define the anchor (&name) before the alias (*name), or quote a value that starts with *"
+    });
+  }
 }
 function describeIssue(issue, data, source) {
-    const path = issue.path.filter((p) => typeof p !== 'symbol');
-    const where = path.length > 0 ? path.join('.') : 'the manifest';
-    if (issue.code === 'unrecognized_keys') {
-        const known = knownKeys(manifest, path, data);
-        return issue.keys.map((key) => {
-            const suggestion = closest(key, known);
-            return {
-                message: `unknown key "${key}" in ${where}${suggestion ? `; did you mean "${suggestion}"?` : ''}`,
-                position: source.at([...path, key], { key: true }),
-                fix: suggestion ? `rename it to "${suggestion}"` : `use one of: ${[...known].join(', ')}`,
-            };
-        });
-    }
-    if (issue.code === 'invalid_union' && 'options' in issue && Array.isArray(issue.options)) {
-        const options = issue.options.map(String);
-        const suggestion = closest(String(valueAt(data, path) ?? ''), options);
-        return [
-            {
-                message: `${where} must be one of: ${options.join(', ')}`,
-                position: source.at(path),
-                ...(suggestion ? { fix: `did you mean "${suggestion}"?` } : {}),
-            },
-        ];
-    }
-    if (issue.code === 'invalid_union' && 'errors' in issue && Array.isArray(issue.errors)) {
-        // No branch fits: say what each would have wanted, in the words of its first problem.
-        const wants = [...new Set(issue.errors.map((branch) => branch[0]?.message.replace(/^Invalid input: /, '')))];
-        return [
-            {
-                message: `${where}: ${wants.filter(Boolean).join('; or ') || issue.message}`,
-                position: source.at(path),
-                fix: 'write one value, or a map from selectors such as N=384 to values',
-            },
-        ];
-    }
-    const missing = issue.code === 'invalid_type' && valueAt(data, path) === undefined;
+  const path = issue.path.filter((p) => typeof p !== "symbol");
+  const where = path.length > 0 ? path.join(".") : "the manifest";
+  if (issue.code === "unrecognized_keys") {
+    const known = knownKeys(manifest, path, data);
+    return issue.keys.map((key) => {
+      const suggestion = closest(key, known);
+      return {
+        message: `unknown key "${key}" in ${where}${suggestion ? `; did you mean "${suggestion}"?` : ""}`,
+        position: source.at([...path, key], { key: true }),
+        fix: suggestion ? `rename it to "${suggestion}"` : `use one of: ${[...known].join(", ")}`
+      };
+    });
+  }
+  if (issue.code === "invalid_union" && "options" in issue && Array.isArray(issue.options)) {
+    const options = issue.options.map(String);
+    const suggestion = closest(String(valueAt(data, path) ?? ""), options);
     return [
-        {
-            message: missing ? `${where} is required` : `${where}: ${issue.message}`,
-            position: source.at(path),
-            ...(missing ? { fix: `add "${String(path[path.length - 1])}"` } : {}),
-        },
+      {
+        message: `${where} must be one of: ${options.join(", ")}`,
+        position: source.at(path),
+        ...suggestion ? { fix: `did you mean "${suggestion}"?` } : {}
+      }
     ];
+  }
+  if (issue.code === "invalid_union" && "errors" in issue && Array.isArray(issue.errors)) {
+    const wants = [...new Set(issue.errors.map((branch) => branch[0]?.message.replace(/^Invalid input: /, "")))];
+    return [
+      {
+        message: `${where}: ${wants.filter(Boolean).join("; or ") || issue.message}`,
+        position: source.at(path),
+        fix: "write one value, or a map from selectors such as N=384 to values"
+      }
+    ];
+  }
+  const missing = issue.code === "invalid_type" && valueAt(data, path) === void 0;
+  return [
+    {
+      message: missing ? `${where} is required` : `${where}: ${issue.message}`,
+      position: source.at(path),
+      ...missing ? { fix: `add "${String(path[path.length - 1])}"` } : {}
+    }
+  ];
 }
 function valueAt(data, path) {
-    let v = data;
-    for (const p of path) {
-        if (v === null || typeof v !== 'object')
-            return undefined;
-        v = v[p];
-    }
-    return v;
+  let v = data;
+  for (const p of path) {
+    if (v === null || typeof v !== "object") return void 0;
+    v = v[p];
+  }
+  return v;
 }
 const defOf = (s) => s._zod.def;
-/** The object schemas a path may land on, choosing union branches by the data. */
 function objectsAt(schema, path, data) {
-    const def = defOf(schema);
-    switch (def.type) {
-        case 'optional':
-        case 'nullable':
-        case 'default':
-            return objectsAt(def.innerType, path, data);
-        case 'pipe':
-            return objectsAt(def.in, path, data);
-        case 'union': {
-            const options = def.options;
-            const fitting = options.filter((o) => fitsDiscriminator(o, data));
-            return (fitting.length > 0 ? fitting : options).flatMap((o) => objectsAt(o, path, data));
-        }
-        case 'object': {
-            if (path.length === 0)
-                return [def];
-            const child = def.shape[String(path[0])];
-            return child ? objectsAt(child, path.slice(1), valueAt(data, path.slice(0, 1))) : [];
-        }
-        case 'array':
-            return path.length === 0 ? [] : objectsAt(def.element, path.slice(1), valueAt(data, path.slice(0, 1)));
-        case 'record':
-            return path.length === 0 ? [] : objectsAt(def.valueType, path.slice(1), valueAt(data, path.slice(0, 1)));
-        default:
-            return [];
+  const def = defOf(schema);
+  switch (def.type) {
+    case "optional":
+    case "nullable":
+    case "default":
+      return objectsAt(def.innerType, path, data);
+    case "pipe":
+      return objectsAt(def.in, path, data);
+    case "union": {
+      const options = def.options;
+      const fitting = options.filter((o) => fitsDiscriminator(o, data));
+      return (fitting.length > 0 ? fitting : options).flatMap((o) => objectsAt(o, path, data));
     }
+    case "object": {
+      if (path.length === 0) return [def];
+      const child = def.shape[String(path[0])];
+      return child ? objectsAt(child, path.slice(1), valueAt(data, path.slice(0, 1))) : [];
+    }
+    case "array":
+      return path.length === 0 ? [] : objectsAt(def.element, path.slice(1), valueAt(data, path.slice(0, 1)));
+    case "record":
+      return path.length === 0 ? [] : objectsAt(def.valueType, path.slice(1), valueAt(data, path.slice(0, 1)));
+    default:
+      return [];
+  }
 }
 function fitsDiscriminator(option, data) {
-    const def = defOf(option);
-    if (def.type !== 'object' || data === null || typeof data !== 'object')
-        return false;
-    return Object.entries(def.shape).some(([key, s]) => {
-        const d = defOf(s);
-        return d.type === 'literal' && d.values.includes(data[key]);
-    });
+  const def = defOf(option);
+  if (def.type !== "object" || data === null || typeof data !== "object") return false;
+  return Object.entries(def.shape).some(([key, s]) => {
+    const d = defOf(s);
+    return d.type === "literal" && d.values.includes(data[key]);
+  });
 }
 function knownKeys(schema, path, data) {
-    return new Set(objectsAt(schema, path, data).flatMap((d) => Object.keys(d.shape)));
+  return new Set(objectsAt(schema, path, data).flatMap((d) => Object.keys(d.shape)));
 }
+
 
 ;// CONCATENATED MODULE: ./lib/plan/executor-kinds.js
 
 const noPartitions = () => [];
 const EXECUTOR_KINDS = {
-    local: {
-        maxArraySize: () => Number.MAX_SAFE_INTEGER,
-        defaultGpus: 0,
-        pollSeconds: [0.1, 2],
-        costlyPolls: false,
-        queues: false,
-        placesGpus: false,
-        partitionCaps: noPartitions,
-        packs: false,
-    },
-    slurm: {
-        maxArraySize: (cluster) => cluster.max_array_size ?? 1000,
-        defaultGpus: 0,
-        pollSeconds: [1, 30],
-        costlyPolls: true,
-        queues: true,
-        placesGpus: false,
-        partitionCaps: (cluster) => (cluster.partitions ?? [])
-            .map((p) => ({ name: p.name, maxSeconds: parseDuration(p.max_time) }))
-            .sort((a, b) => a.maxSeconds - b.maxSeconds),
-        packs: true,
-    },
-    'ssh-gpu': {
-        maxArraySize: () => Number.MAX_SAFE_INTEGER,
-        defaultGpus: 1,
-        pollSeconds: [2, 30],
-        costlyPolls: false,
-        queues: false,
-        placesGpus: true,
-        partitionCaps: noPartitions,
-        packs: false,
-    },
+  local: {
+    maxArraySize: () => Number.MAX_SAFE_INTEGER,
+    defaultGpus: 0,
+    pollSeconds: [0.1, 2],
+    costlyPolls: false,
+    queues: false,
+    placesGpus: false,
+    partitionCaps: noPartitions,
+    packs: false
+  },
+  slurm: {
+    maxArraySize: (cluster) => cluster.max_array_size ?? 1e3,
+    defaultGpus: 0,
+    pollSeconds: [1, 30],
+    costlyPolls: true,
+    queues: true,
+    placesGpus: false,
+    partitionCaps: (cluster) => (cluster.partitions ?? []).map((p) => ({ name: p.name, maxSeconds: parseDuration(p.max_time) })).sort((a, b) => a.maxSeconds - b.maxSeconds),
+    packs: true
+  },
+  "ssh-gpu": {
+    maxArraySize: () => Number.MAX_SAFE_INTEGER,
+    defaultGpus: 1,
+    pollSeconds: [2, 30],
+    costlyPolls: false,
+    queues: false,
+    placesGpus: true,
+    partitionCaps: noPartitions,
+    packs: false
+  }
 };
-/** The traits of a cluster's kind, typed for it. */
 function traitsOf(cluster) {
-    return EXECUTOR_KINDS[cluster.executor];
+  return EXECUTOR_KINDS[cluster.executor];
 }
+
 
 ;// CONCATENATED MODULE: ./lib/plan/code.js
-/**
- * The code a campaign's tasks run (DESIGN rule 11), as data: the files of the manifest's
- * repository under its declared `code.paths`, each with its mode and the digest of its content.
- * The snapshot's id is a digest of them all, so one content is one snapshot whoever ships it; a
- * phase's code digest covers only the files under its own paths, so an edit re-runs only the
- * phases whose code it touches. Paths are the repository's, relative to its root, with `/`.
- */
 
 
-/** How a file is shipped: a plain file, an executable, or a symbolic link (its target as content). */
-const CODE_MODES = (/* unused pure expression or super */ null && (['file', 'exec', 'link']));
-/** A file of the snapshot as the definition sees it: `<mode> <sha256 of its content>`. */
+const CODE_MODES = (/* unused pure expression or super */ null && (["file", "exec", "link"]));
 const codeFilesSchema = record(schemas_string(), schemas_string());
-/** What the state keeps of a snapshot its attempts ran: enough to say which files changed since. */
 const codeSnapshotSchema = object({
-    /** The repository's commit when the snapshot was taken. */
-    commit: schemas_string().nullable(),
-    /** Declared paths whose working-tree content differed from that commit. */
-    dirty: array(schemas_string()),
-    files: codeFilesSchema,
+  /** The repository's commit when the snapshot was taken. */
+  commit: schemas_string().nullable(),
+  /** Declared paths whose working-tree content differed from that commit. */
+  dirty: array(schemas_string()),
+  files: codeFilesSchema
 });
-const sha256 = (text) => external_node_crypto_namespaceObject.createHash('sha256').update(text).digest('hex');
-/** The entry of one file: its mode and content digest. */
+const sha256 = (text) => external_node_crypto_namespaceObject.createHash("sha256").update(text).digest("hex");
 function codeEntry(mode, contentDigest) {
-    return `${mode} ${contentDigest}`;
+  return `${mode} ${contentDigest}`;
 }
-/** Whether `path` is one of `paths`, or under one of them taken as a folder. */
 function underPaths(path, paths) {
-    return paths.some((p) => {
-        const folder = p.replace(/\/+$/, '');
-        return path === folder || path.startsWith(`${folder}/`);
-    });
+  return paths.some((p) => {
+    const folder = p.replace(/\/+$/, "");
+    return path === folder || path.startsWith(`${folder}/`);
+  });
 }
-/** A digest of the files under `paths` (all of them when absent): their paths, modes and contents. */
 function codeDigest(files, paths) {
-    const chosen = Object.keys(files)
-        .filter((f) => paths === undefined || underPaths(f, paths))
-        .sort();
-    return sha256(chosen.map((f) => `${JSON.stringify(f)} ${files[f]}\n`).join('')).slice(0, 16);
+  const chosen = Object.keys(files).filter((f) => paths === void 0 || underPaths(f, paths)).sort();
+  return sha256(chosen.map((f) => `${JSON.stringify(f)} ${files[f]}
+`).join("")).slice(0, 16);
 }
-/** The snapshot's id: the digest of every file in it. */
 const snapshotId = (files) => codeDigest(files);
-/** The code paths a phase's definition depends on: its own, or the campaign's. */
 function phaseCodePaths(manifest, phase) {
-    if (manifest.code === undefined)
-        return undefined;
-    return phase.code?.paths ?? manifest.code.paths;
+  if (manifest.code === void 0) return void 0;
+  return phase.code?.paths ?? manifest.code.paths;
 }
-/** The files under `paths` whose mode or content differ between two snapshots, or that one lacks. */
 function changedCodeFiles(before, now, paths) {
-    const all = new Set([...Object.keys(before), ...Object.keys(now)]);
-    return [...all].filter((f) => underPaths(f, paths) && before[f] !== now[f]).sort();
+  const all = /* @__PURE__ */ new Set([...Object.keys(before), ...Object.keys(now)]);
+  return [...all].filter((f) => underPaths(f, paths) && before[f] !== now[f]).sort();
 }
-/** What a snapshot's folder is named: its id, as snapshotId writes it. */
 const SNAPSHOT_ID = /^[0-9a-f]{16}$/;
 
+
 ;// CONCATENATED MODULE: ./lib/plan/dependency-order.js
-/**
- * The one dependency order of a campaign's phases: the plan plans and defines its phases in it
- * (a phase's definition holds those of the phases whose outputs it reads), and each pass decides
- * them in it (a phase is judged after those it waits on). One function serves both, so that the
- * two orders never drift apart.
- */
-/**
- * `phases` with each one's dependencies before it, in their given order where there is a choice
- * (a cycle, which lint refuses, is cut). `dependsOnOf` names the phases one depends on: the
- * manifest's phases and the plan's say so differently.
- */
 function dependenciesFirst(phases, dependsOnOf) {
-    const byName = new Map(phases.map((p) => [p.name, p]));
-    const done = new Set();
-    const order = [];
-    const visit = (p, path) => {
-        if (done.has(p.name) || path.has(p.name))
-            return;
-        path.add(p.name);
-        for (const d of dependsOnOf(p)) {
-            const dep = byName.get(d);
-            if (dep)
-                visit(dep, path);
-        }
-        done.add(p.name);
-        order.push(p);
-    };
-    for (const p of phases)
-        visit(p, new Set());
-    return order;
+  const byName = new Map(phases.map((p) => [p.name, p]));
+  const done = /* @__PURE__ */ new Set();
+  const order = [];
+  const visit = (p, path) => {
+    if (done.has(p.name) || path.has(p.name)) return;
+    path.add(p.name);
+    for (const d of dependsOnOf(p)) {
+      const dep = byName.get(d);
+      if (dep) visit(dep, path);
+    }
+    done.add(p.name);
+    order.push(p);
+  };
+  for (const p of phases) visit(p, /* @__PURE__ */ new Set());
+  return order;
 }
+
 
 ;// CONCATENATED MODULE: ./lib/manifest/environment.js
-/**
- * A phase's environment: each key the phase sets replaces the campaign's, and its conda or
- * venv replaces the campaign's conda and venv both (one Python environment is active at a
- * time). Undefined when nothing is to be activated, so that a manifest without an environment
- * renders and hashes as it did before there was one. An empty module list loads nothing.
- */
 function environmentFor(manifest, phase) {
-    const top = manifest.environment ?? {};
-    const own = phase.environment ?? {};
-    const modules = own.modules ?? top.modules;
-    const python = own.conda !== undefined || own.venv !== undefined ? own : top;
-    // Keys in a fixed order: the definition digest hashes this object as JSON.
-    const env = {
-        ...(modules !== undefined && modules.length > 0 ? { modules } : {}),
-        ...(python.conda !== undefined ? { conda: python.conda } : {}),
-        ...(python.venv !== undefined ? { venv: python.venv } : {}),
-    };
-    return Object.keys(env).length > 0 ? env : undefined;
+  const top = manifest.environment ?? {};
+  const own = phase.environment ?? {};
+  const modules = own.modules ?? top.modules;
+  const python = own.conda !== void 0 || own.venv !== void 0 ? own : top;
+  const env = {
+    ...modules !== void 0 && modules.length > 0 ? { modules } : {},
+    ...python.conda !== void 0 ? { conda: python.conda } : {},
+    ...python.venv !== void 0 ? { venv: python.venv } : {}
+  };
+  return Object.keys(env).length > 0 ? env : void 0;
 }
+
 
 ;// CONCATENATED MODULE: ./lib/plan/definition.js
-/**
- * What counts as the same task (DESIGN rule 11). A task's definition is everything that decides
- * what it computes; its digest is recorded with every attempt, and a result made under another
- * digest is not this task's result.
- *
- * In the definition, each for its reason:
- * - `command`: the phase's command at this stage (smoke `args` appended), as the shell receives
- *   it: template variables become quoted references to the task's environment, so `${ lr }` and
- *   `${lr}` are the same command, and leading or trailing blank space is dropped.
- * - `values`: the task's grid values, as its environment passes them (strings: `1` and `"1"` reach
- *   the task alike), with its tag, phase, stage and campaign.
- * - `units`: the units the task is told to do (`${units}`, and the record count its output must
- *   hold); for a smoke task, the smoke override.
- * - `setup`: the campaign's and the phase's setup, which run in the task's shell, and the
- *   phase's environment (modules, conda or venv: activated in that shell before the setup, it
- *   changes what the setup and command run with). It is appended only when there is one, so a
- *   manifest without an environment keeps the digests it had before environments existed.
- * - `gates`: the imports and the capability check that must pass before the command.
- * - `inputs`: the paths its preconditions name for this cell.
- * - `output`: the path it writes, and `workdir`, where it runs.
- * - `gpus`: how many devices it runs on, which changes what a data-parallel run computes.
- * - `upstream`: the definitions of the tasks (of the phases it depends on) whose outputs its
- *   preconditions name: a result computed from results made anew is made anew too.
- * - `code`: the digest of the repository files under the phase's code paths (plan/code.ts), where
- *   the manifest declares `code`: an edit to a file the phase runs makes its results anew. It is
- *   appended only then, so a manifest without `code` keeps its digests.
- *
- * Out of it, because they change only what a task costs or how it is run (the method's
- * adapt-or-abort line: a shortfall in these is adapted to and recorded, never a new result):
- * walltime and the cost model's rates, trend and margin, partition, memory, CPUs, retries,
- * max_parallel, the executor and its cluster settings, and the smoke checklist (which judges
- * results, and is kept with the verdict instead). The attempt number is out too: each attempt
- * of a definition is the same task tried again.
- */
 
 
 
 
-/** Changed whenever what the definition holds changes, so that no two meanings share a digest. */
 const DEFINITION_VERSION = 1;
 const DEFINITION_PARTS = [
-    'command',
-    'values',
-    'units',
-    'setup',
-    'gates',
-    'inputs',
-    'output',
-    'workdir',
-    'gpus',
-    'upstream',
-    'code',
+  "command",
+  "values",
+  "units",
+  "setup",
+  "gates",
+  "inputs",
+  "output",
+  "workdir",
+  "gpus",
+  "upstream",
+  "code"
 ];
-/**
- * What a scheduler can grant less of than a task asked for, each with the part of the
- * definition a shortfall in it changes, or null where it changes only what the task costs (the
- * adapt-or-abort line, DESIGN rule 9). A shortfall in a part of the definition ends the attempt
- * (`shortfall`, judge/shortfall.ts) and its output is never the task's result; one in cost is
- * adapted to and recorded beside the result.
- */
-const GRANT_PARTS = { time: null, partition: null, gpus: 'gpus' };
-/**
- * The first `length` hex digits of the text's SHA-256. The slice keeps the 64 digits alive
- * behind it (8 MB at 100,000 tasks, with no rise in peak memory measured): writing out only the
- * bytes needed, from a Buffer per digest, cost 0.15 s more at 100,000 tasks.
- */
+const GRANT_PARTS = { time: null, partition: null, gpus: "gpus" };
 const definition_hash = (text, length) => definition_sha256(text).slice(0, length);
-/**
- * The text's SHA-256 in hex, in one call where Node has one (20.12 and later): a Hash object
- * per task cost half of the hashing at 100,000 tasks.
- */
-const definition_sha256 = typeof external_node_crypto_namespaceObject.hash === 'function'
-    ? (text) => external_node_crypto_namespaceObject.hash('sha256', text)
-    : (text) => external_node_crypto_namespaceObject.createHash('sha256').update(text).digest('hex');
-const script = (text) => (text === undefined ? null : toShell(text).trim());
-/** The setup part: both setups, then the environment where the phase has one. */
+const definition_sha256 = typeof external_node_crypto_namespaceObject.hash === "function" ? (text) => external_node_crypto_namespaceObject.hash("sha256", text) : (text) => external_node_crypto_namespaceObject.createHash("sha256").update(text).digest("hex");
+const script = (text) => text === void 0 ? null : toShell(text).trim();
 function setupPart(manifest, phase) {
-    const environment = environmentFor(manifest, phase);
-    return [script(manifest.setup), script(phase.setup), ...(environment ? [environment] : [])];
+  const environment = environmentFor(manifest, phase);
+  return [script(manifest.setup), script(phase.setup), ...environment ? [environment] : []];
 }
-/** The GPU field a phase's tasks take their count from. */
 function gpusField(manifest, phase) {
-    return phase.resources?.gpus ?? manifest.defaults?.resources?.gpus ?? null;
+  return phase.resources?.gpus ?? manifest.defaults?.resources?.gpus ?? null;
 }
-/** What every task of a phase's stage shares: computed once per stage. */
 function stageShared(manifest, phase, stage, code) {
-    return JSON.stringify([
-        DEFINITION_VERSION,
-        manifest.campaign,
-        script(stageCommand(phase, stage)),
-        setupPart(manifest, phase),
-        [manifest.gates?.imports ?? [], script(manifest.gates?.capability)],
-        manifest.workdir,
-        ...(code === undefined ? [] : [code]),
-    ]);
+  return JSON.stringify([
+    DEFINITION_VERSION,
+    manifest.campaign,
+    script(stageCommand(phase, stage)),
+    setupPart(manifest, phase),
+    [manifest.gates?.imports ?? [], script(manifest.gates?.capability)],
+    manifest.workdir,
+    ...code === void 0 ? [] : [code]
+  ]);
 }
-/**
- * The digests of a phase's tasks (full and smoke alike), in their order: one hash per task,
- * over its stage's shared text and its own parts. `gpus` is the count the plan gives a task.
- * Made for 100,000 tasks at a time: the templates are compiled, the axes sorted and each value
- * quoted once, and each task's text is written as JSON.stringify would write its parts, without
- * the arrays it would take them from (the text hashed is the same to the byte: recorded
- * definitions must not change).
- */
-function taskDefinitions(manifest, phase, tasks, gpus, 
-/** Output path → the definition of the task that writes it, for the phases planned before this one. */
-produced, 
-/** The phase's code digest (plan/code.ts), where the manifest declares code. */
-code) {
-    const axes = Object.keys(tasks[0]?.values ?? {}).sort();
-    /** Per stage: the shared text and the axes, then the first parts of the task's own. */
-    const heads = new Map();
-    const quoted = axes.map(() => new Map());
-    const preconditions = (phase.preconditions ?? []).map((p) => pathMaker(manifest, phase, p.exists));
-    const outputs = preconditions.length > 0 ? produced() : undefined;
-    /** A number as JSON writes it, written once per value (units and GPU counts repeat). */
-    const numbers = new Map();
-    const number = (n) => {
-        let json = numbers.get(n);
-        if (json === undefined)
-            numbers.set(n, (json = JSON.stringify(n)));
-        return json;
-    };
-    const text = [];
-    const digests = new Array(tasks.length);
-    for (let i = 0; i < tasks.length; i++) {
-        const t = tasks[i];
-        let head = heads.get(t.stage);
-        if (head === undefined) {
-            heads.set(t.stage, (head = {
-                shared: `${stageShared(manifest, phase, t.stage, code)}\u0000${axes.join(',')}\u0000`,
-                own: `\u0000[${JSON.stringify(t.phase)},${JSON.stringify(t.stage)},`,
-            }));
+function taskDefinitions(manifest, phase, tasks, gpus, produced, code) {
+  const axes = Object.keys(tasks[0]?.values ?? {}).sort();
+  const heads = /* @__PURE__ */ new Map();
+  const quoted = axes.map(() => /* @__PURE__ */ new Map());
+  const preconditions = (phase.preconditions ?? []).map((p) => pathMaker(manifest, phase, p.exists));
+  const outputs = preconditions.length > 0 ? produced() : void 0;
+  const numbers = /* @__PURE__ */ new Map();
+  const number = (n) => {
+    let json = numbers.get(n);
+    if (json === void 0) numbers.set(n, json = JSON.stringify(n));
+    return json;
+  };
+  const text = [];
+  const digests = new Array(tasks.length);
+  for (let i = 0; i < tasks.length; i++) {
+    const t = tasks[i];
+    let head = heads.get(t.stage);
+    if (head === void 0) {
+      heads.set(
+        t.stage,
+        head = {
+          shared: `${stageShared(manifest, phase, t.stage, code)}\0${axes.join(",")}\0`,
+          own: `\0[${JSON.stringify(t.phase)},${JSON.stringify(t.stage)},`
         }
-        // The text is gathered in pieces and joined once: joined a piece at a time, it left a dozen
-        // strings per task behind it. The pieces are written over the last task's: an array emptied
-        // gives its storage back, and pushing into it made that anew (twice) for every task.
-        let n = 0;
-        text[n++] = head.shared;
-        // The values as the environment passes them (strings), in the axes' sorted order, each after
-        // its comma but the first.
-        for (let k = 0; k < axes.length; k++) {
-            const value = t.values[axes[k]];
-            let quotedValue = quoted[k].get(value);
-            if (quotedValue === undefined)
-                quoted[k].set(value, (quotedValue = (k > 0 ? ',' : '') + JSON.stringify(String(value))));
-            text[n++] = quotedValue;
-        }
-        let inputs = '[]';
-        let upstream = '[]';
-        if (outputs !== undefined) {
-            const paths = preconditions.map((render) => render(t.values, t.tag));
-            inputs = JSON.stringify(paths);
-            upstream = JSON.stringify(paths.map((p) => outputs.get(p) ?? null));
-        }
-        text[n++] = head.own;
-        text[n++] = JSON.stringify(t.tag);
-        text[n++] = ',';
-        text[n++] = t.units === undefined ? 'null' : number(t.units);
-        text[n++] = ',';
-        text[n++] = inputs;
-        text[n++] = ',';
-        text[n++] = t.output === undefined ? 'null' : JSON.stringify(t.output);
-        text[n++] = ',';
-        text[n++] = number(gpus(t));
-        text[n++] = ',';
-        text[n++] = upstream;
-        text[n++] = ']';
-        if (text.length !== n)
-            text.length = n;
-        digests[i] = definition_hash(text.join(''), 16);
+      );
     }
-    return digests;
+    let n = 0;
+    text[n++] = head.shared;
+    for (let k = 0; k < axes.length; k++) {
+      const value = t.values[axes[k]];
+      let quotedValue = quoted[k].get(value);
+      if (quotedValue === void 0)
+        quoted[k].set(value, quotedValue = (k > 0 ? "," : "") + JSON.stringify(String(value)));
+      text[n++] = quotedValue;
+    }
+    let inputs = "[]";
+    let upstream = "[]";
+    if (outputs !== void 0) {
+      const paths = preconditions.map((render) => render(t.values, t.tag));
+      inputs = JSON.stringify(paths);
+      upstream = JSON.stringify(paths.map((p) => outputs.get(p) ?? null));
+    }
+    text[n++] = head.own;
+    text[n++] = JSON.stringify(t.tag);
+    text[n++] = ",";
+    text[n++] = t.units === void 0 ? "null" : number(t.units);
+    text[n++] = ",";
+    text[n++] = inputs;
+    text[n++] = ",";
+    text[n++] = t.output === void 0 ? "null" : JSON.stringify(t.output);
+    text[n++] = ",";
+    text[n++] = number(gpus(t));
+    text[n++] = ",";
+    text[n++] = upstream;
+    text[n++] = "]";
+    if (text.length !== n) text.length = n;
+    digests[i] = definition_hash(text.join(""), 16);
+  }
+  return digests;
 }
-/**
- * A phase stage's definition at the level of its templates (see StageDefinition); `reads` are
- * the full-stage definition ids of the phases it depends on.
- */
 function stageDefinition(manifest, phase, stage, reads, code) {
-    const units = stage === 'smoke' ? (phase.smoke?.overrides?.units ?? phase.cost?.units) : phase.cost?.units;
-    const output = phase.output === undefined ? null : stage === 'smoke' ? `${SMOKE_DIR}/${phase.output}` : phase.output;
-    const raw = {
-        code: code ?? null,
-        command: script(stageCommand(phase, stage)),
-        values: [manifest.campaign, phase.name, stage],
-        units: units ?? null,
-        setup: setupPart(manifest, phase),
-        gates: [manifest.gates?.imports ?? [], script(manifest.gates?.capability)],
-        inputs: (phase.preconditions ?? []).map((p) => p.exists),
-        output,
-        workdir: manifest.workdir,
-        gpus: gpusField(manifest, phase),
-        upstream: reads,
-    };
-    const present = DEFINITION_PARTS.filter((p) => p !== 'code' || code !== undefined);
-    const parts = Object.fromEntries(present.map((p) => [p, definition_hash(JSON.stringify([DEFINITION_VERSION, raw[p]]), 8)]));
-    return { id: definition_hash(present.map((p) => parts[p]).join(','), 12), parts };
+  const units = stage === "smoke" ? phase.smoke?.overrides?.units ?? phase.cost?.units : phase.cost?.units;
+  const output = phase.output === void 0 ? null : stage === "smoke" ? `${SMOKE_DIR}/${phase.output}` : phase.output;
+  const raw = {
+    code: code ?? null,
+    command: script(stageCommand(phase, stage)),
+    values: [manifest.campaign, phase.name, stage],
+    units: units ?? null,
+    setup: setupPart(manifest, phase),
+    gates: [manifest.gates?.imports ?? [], script(manifest.gates?.capability)],
+    inputs: (phase.preconditions ?? []).map((p) => p.exists),
+    output,
+    workdir: manifest.workdir,
+    gpus: gpusField(manifest, phase),
+    upstream: reads
+  };
+  const present = DEFINITION_PARTS.filter((p) => p !== "code" || code !== void 0);
+  const parts = Object.fromEntries(
+    present.map((p) => [p, definition_hash(JSON.stringify([DEFINITION_VERSION, raw[p]]), 8)])
+  );
+  return { id: definition_hash(present.map((p) => parts[p]).join(","), 12), parts };
 }
-/** Each part as a run names it when it changed. */
 const PART_NAMES = {
-    command: 'command',
-    values: 'grid values',
-    units: 'units',
-    setup: 'setup',
-    gates: 'gates',
-    inputs: 'preconditions',
-    output: 'output path',
-    workdir: 'workdir',
-    gpus: 'GPUs',
-    upstream: 'upstream results',
-    code: 'code',
+  command: "command",
+  values: "grid values",
+  units: "units",
+  setup: "setup",
+  gates: "gates",
+  inputs: "preconditions",
+  output: "output path",
+  workdir: "workdir",
+  gpus: "GPUs",
+  upstream: "upstream results",
+  code: "code"
 };
-/** The names of the parts that differ between two stage definitions, in the definition's order. */
 function changedParts(before, now) {
-    if (before === undefined)
-        return ['its definition (not recorded)'];
-    const changed = DEFINITION_PARTS.filter((p) => before[p] !== now[p]).map((p) => PART_NAMES[p]);
-    return changed.length > 0 ? changed : ['its definition'];
+  if (before === void 0) return ["its definition (not recorded)"];
+  const changed = DEFINITION_PARTS.filter((p) => before[p] !== now[p]).map((p) => PART_NAMES[p]);
+  return changed.length > 0 ? changed : ["its definition"];
 }
-/** One digest over the definitions of a stage's tasks: what a gate verdict was given for. */
 function definition_definitionsDigest(definitions) {
-    return definition_hash(definitions.join(','), 16);
+  return definition_hash(definitions.join(","), 16);
 }
+
 
 ;// CONCATENATED MODULE: ./lib/plan/walltime.js
 
 
 
 const DEFAULT_MARGIN = 1.2;
-/** Used only when a phase has neither a cost model nor a walltime; lint warns about it. */
 const DEFAULT_WALLTIME_SECONDS = 3600;
 function partitionCaps(cluster) {
-    return traitsOf(cluster).partitionCaps(cluster);
+  return traitsOf(cluster).partitionCaps(cluster);
 }
 const ceilMinute = (s) => Math.max(60, Math.ceil(s / 60) * 60);
 const num = (x) => String(Number(x.toFixed(3)));
 function budgetFor(input) {
-    const { phase, cell } = input;
-    const caps = partitionCaps(input.cluster);
-    const fixed = input.walltime ?? phase.walltime;
-    if (fixed !== undefined) {
-        const seconds = ceilMinute(parseDuration(fixed));
-        return place(caps, input.partition, {
-            seconds,
-            source: 'walltime',
-            arithmetic: `walltime ${units_formatDuration(seconds)}`,
-        });
-    }
-    const cost = phase.cost;
-    if (!cost && input.defaultWalltime !== undefined) {
-        const seconds = ceilMinute(parseDuration(input.defaultWalltime));
-        return place(caps, input.partition, {
-            seconds,
-            source: 'walltime',
-            arithmetic: `defaults.walltime ${units_formatDuration(seconds)}`,
-        });
-    }
-    if (!cost) {
-        return place(caps, input.partition, {
-            seconds: DEFAULT_WALLTIME_SECONDS,
-            source: 'default',
-            arithmetic: `default ${units_formatDuration(DEFAULT_WALLTIME_SECONDS)} (no cost model)`,
-        });
-    }
-    const rate = parseDuration(expand_valueFor(cost.per_unit, cell) ?? NaN);
-    const units = input.units ?? expand_valueFor(cost.units, cell);
-    if (rate === undefined || units === undefined) {
-        return {
-            seconds: DEFAULT_WALLTIME_SECONDS,
-            source: 'default',
-            arithmetic: 'no rate for this stratum',
-            error: `no cost.${rate === undefined ? 'per_unit' : 'units'} entry matches this stratum`,
-        };
-    }
-    const trend = cost.trend ?? 1;
-    const margin = cost.margin ?? DEFAULT_MARGIN;
-    const costSeconds = rate * units * trend;
-    const seconds = ceilMinute(costSeconds * margin);
-    const terms = [`${num(rate)}s/${cost.unit}`, `${num(units)} ${cost.unit}s`];
-    if (trend !== 1)
-        terms.push(`trend ${num(trend)}`);
-    terms.push(`margin ${num(margin)}`);
-    const arithmetic = `${terms.join(' × ')} = ${units_formatDuration(costSeconds * margin)}`;
+  const { phase, cell } = input;
+  const caps = partitionCaps(input.cluster);
+  const fixed = input.walltime ?? phase.walltime;
+  if (fixed !== void 0) {
+    const seconds2 = ceilMinute(parseDuration(fixed));
     return place(caps, input.partition, {
-        seconds,
-        source: 'cost',
-        costSeconds,
-        exactSeconds: costSeconds * margin,
-        arithmetic,
+      seconds: seconds2,
+      source: "walltime",
+      arithmetic: `walltime ${units_formatDuration(seconds2)}`
     });
+  }
+  const cost = phase.cost;
+  if (!cost && input.defaultWalltime !== void 0) {
+    const seconds2 = ceilMinute(parseDuration(input.defaultWalltime));
+    return place(caps, input.partition, {
+      seconds: seconds2,
+      source: "walltime",
+      arithmetic: `defaults.walltime ${units_formatDuration(seconds2)}`
+    });
+  }
+  if (!cost) {
+    return place(caps, input.partition, {
+      seconds: DEFAULT_WALLTIME_SECONDS,
+      source: "default",
+      arithmetic: `default ${units_formatDuration(DEFAULT_WALLTIME_SECONDS)} (no cost model)`
+    });
+  }
+  const rate = parseDuration(expand_valueFor(cost.per_unit, cell) ?? NaN);
+  const units = input.units ?? expand_valueFor(cost.units, cell);
+  if (rate === void 0 || units === void 0) {
+    return {
+      seconds: DEFAULT_WALLTIME_SECONDS,
+      source: "default",
+      arithmetic: "no rate for this stratum",
+      error: `no cost.${rate === void 0 ? "per_unit" : "units"} entry matches this stratum`
+    };
+  }
+  const trend = cost.trend ?? 1;
+  const margin = cost.margin ?? DEFAULT_MARGIN;
+  const costSeconds = rate * units * trend;
+  const seconds = ceilMinute(costSeconds * margin);
+  const terms = [`${num(rate)}s/${cost.unit}`, `${num(units)} ${cost.unit}s`];
+  if (trend !== 1) terms.push(`trend ${num(trend)}`);
+  terms.push(`margin ${num(margin)}`);
+  const arithmetic = `${terms.join(" \xD7 ")} = ${units_formatDuration(costSeconds * margin)}`;
+  return place(caps, input.partition, {
+    seconds,
+    source: "cost",
+    costSeconds,
+    exactSeconds: costSeconds * margin,
+    arithmetic
+  });
 }
-/** The budget in the shortest partition whose cap holds its measured cost (or `forced`), trimmed to that cap. */
 function place(caps, forced, budget) {
-    if (caps.length === 0)
-        return budget;
-    const floor = budget.costSeconds ?? budget.seconds;
-    const candidates = forced === undefined ? caps : caps.filter((partitionCap) => partitionCap.name === forced);
-    if (candidates.length === 0)
-        return { ...budget, error: `partition "${forced}" is not declared in cluster.partitions` };
-    const fit = candidates.find((partitionCap) => floor <= partitionCap.maxSeconds);
-    if (!fit) {
-        const largest = candidates[candidates.length - 1];
-        return {
-            ...budget,
-            error: `needs ${units_formatDuration(floor)}, above the largest partition cap (${largest.name}, ${units_formatDuration(largest.maxSeconds)})`,
-        };
-    }
-    if (budget.seconds <= fit.maxSeconds) {
-        return {
-            ...budget,
-            partition: fit.name,
-            arithmetic: `${budget.arithmetic} → ${fit.name} (cap ${units_formatDuration(fit.maxSeconds)})`,
-        };
-    }
+  if (caps.length === 0) return budget;
+  const floor = budget.costSeconds ?? budget.seconds;
+  const candidates = forced === void 0 ? caps : caps.filter((partitionCap) => partitionCap.name === forced);
+  if (candidates.length === 0)
+    return { ...budget, error: `partition "${forced}" is not declared in cluster.partitions` };
+  const fit = candidates.find((partitionCap) => floor <= partitionCap.maxSeconds);
+  if (!fit) {
+    const largest = candidates[candidates.length - 1];
     return {
-        ...budget,
-        seconds: fit.maxSeconds,
-        partition: fit.name,
-        arithmetic: `${budget.arithmetic} → trimmed to ${fit.name}'s cap ${units_formatDuration(fit.maxSeconds)} (still ≥ cost ${units_formatDuration(floor)})`,
+      ...budget,
+      error: `needs ${units_formatDuration(floor)}, above the largest partition cap (${largest.name}, ${units_formatDuration(largest.maxSeconds)})`
     };
+  }
+  if (budget.seconds <= fit.maxSeconds) {
+    return {
+      ...budget,
+      partition: fit.name,
+      arithmetic: `${budget.arithmetic} \u2192 ${fit.name} (cap ${units_formatDuration(fit.maxSeconds)})`
+    };
+  }
+  return {
+    ...budget,
+    seconds: fit.maxSeconds,
+    partition: fit.name,
+    arithmetic: `${budget.arithmetic} \u2192 trimmed to ${fit.name}'s cap ${units_formatDuration(fit.maxSeconds)} (still \u2265 cost ${units_formatDuration(floor)})`
+  };
 }
-/**
- * The walltime of a continuation: the cost model's budget for the units still to do, placed in
- * the partitions like any other. Without progress to go by, or for a phase whose walltime is
- * fixed, the budget is the plan's.
- */
 function remainingBudget(input, done) {
-    const full = budgetFor(input);
-    const cost = input.phase.cost;
-    const total = input.units ?? (cost ? valueFor(cost.units, input.cell) : undefined);
-    if (done === undefined || done <= 0 || total === undefined || full.source !== 'cost')
-        return full;
-    const left = Math.max(1, total - done);
-    const rest = budgetFor({ ...input, units: left });
-    return { ...rest, arithmetic: `${num(left)} of ${num(total)} ${cost.unit}s left: ${rest.arithmetic}` };
+  const full = budgetFor(input);
+  const cost = input.phase.cost;
+  const total = input.units ?? (cost ? valueFor(cost.units, input.cell) : void 0);
+  if (done === void 0 || done <= 0 || total === void 0 || full.source !== "cost") return full;
+  const left = Math.max(1, total - done);
+  const rest = budgetFor({ ...input, units: left });
+  return { ...rest, arithmetic: `${num(left)} of ${num(total)} ${cost.unit}s left: ${rest.arithmetic}` };
 }
-/**
- * The walltime of a retry after a timeout, without a checkpoint: the last one times `factor`,
- * up to the cap of the largest partition it may go to (or the forced one).
- */
 function grownBudget(cluster, lastSeconds, factor, forced) {
-    const caps = partitionCaps(cluster).filter((partitionCap) => forced === undefined || partitionCap.name === forced);
-    const cap = caps.at(-1)?.maxSeconds ?? Infinity;
-    const seconds = Math.max(lastSeconds, Math.min(ceilMinute(lastSeconds * factor), cap));
-    const capped = seconds === cap ? ` (the cap of ${caps.at(-1).name})` : '';
-    const fit = caps.find((partitionCap) => seconds <= partitionCap.maxSeconds);
-    return {
-        seconds,
-        source: 'walltime',
-        ...(fit ? { partition: fit.name } : {}),
-        arithmetic: `${formatDuration(lastSeconds)} × time_factor ${num(factor)} = ${formatDuration(seconds)}${capped}`,
-    };
+  const caps = partitionCaps(cluster).filter((partitionCap) => forced === void 0 || partitionCap.name === forced);
+  const cap = caps.at(-1)?.maxSeconds ?? Infinity;
+  const seconds = Math.max(lastSeconds, Math.min(ceilMinute(lastSeconds * factor), cap));
+  const capped = seconds === cap ? ` (the cap of ${caps.at(-1).name})` : "";
+  const fit = caps.find((partitionCap) => seconds <= partitionCap.maxSeconds);
+  return {
+    seconds,
+    source: "walltime",
+    ...fit ? { partition: fit.name } : {},
+    arithmetic: `${formatDuration(lastSeconds)} \xD7 time_factor ${num(factor)} = ${formatDuration(seconds)}${capped}`
+  };
 }
+
 
 ;// CONCATENATED MODULE: ./lib/plan/pack.js
 
 
-/** `cluster.min_job` where the manifest does not say. */
 const DEFAULT_MIN_JOB_SECONDS = 600;
-/** One task's budget as packed tasks add it up: before rounding to whole minutes, where the cost model gave it. */
 const taskSeconds = (b) => b.exactSeconds ?? b.seconds;
-/** What `pack` asks for, as numbers: `auto` left to the cost model. */
 function packShape(pack) {
-    return typeof pack === 'object' ? { tasks: pack.tasks, parallel: pack.parallel } : { tasks: pack, parallel: 1 };
+  return typeof pack === "object" ? { tasks: pack.tasks, parallel: pack.parallel } : { tasks: pack, parallel: 1 };
 }
 function minJobSeconds(cluster) {
-    const declared = cluster.executor === 'slurm' ? cluster.min_job : undefined;
-    return declared === undefined ? DEFAULT_MIN_JOB_SECONDS : parseDuration(declared);
+  const declared = cluster.executor === "slurm" ? cluster.min_job : void 0;
+  return declared === void 0 ? DEFAULT_MIN_JOB_SECONDS : parseDuration(declared);
 }
-/**
- * Tasks per element for `auto`: enough waves that the element's expected run reaches min_job,
- * but no more than the largest cap (of the forced partition, where one is) holds whole task
- * budgets. Without a cost model there is no expected run to go by: one task per element, with
- * the reason (lint refuses it).
- */
 function autoWaves(input) {
-    const { task } = input;
-    const minJob = minJobSeconds(input.cluster);
-    if (task.costSeconds === undefined || task.costSeconds <= 0)
-        return {
-            waves: 1,
-            why: 'auto: no cost model',
-            error: 'has no cost model for pack: auto to size it by',
-        };
-    const wanted = Math.max(1, Math.ceil(minJob / task.costSeconds));
-    const caps = partitionCaps(input.cluster).filter((partitionCap) => input.partition === undefined || partitionCap.name === input.partition);
-    const cap = caps.at(-1)?.maxSeconds;
-    const fit = cap === undefined ? wanted : Math.max(1, Math.floor(cap / taskSeconds(task)));
-    const waves = Math.min(wanted, fit);
-    const reach = `auto: ${units_formatDuration(minJob)} min_job / ${units_formatDuration(task.costSeconds)} cost = ${wanted} waves`;
-    return { waves, why: waves < wanted ? `${reach}, cut to ${waves} by the cap ${units_formatDuration(cap)}` : reach };
+  const { task } = input;
+  const minJob = minJobSeconds(input.cluster);
+  if (task.costSeconds === void 0 || task.costSeconds <= 0)
+    return {
+      waves: 1,
+      why: "auto: no cost model",
+      error: "has no cost model for pack: auto to size it by"
+    };
+  const wanted = Math.max(1, Math.ceil(minJob / task.costSeconds));
+  const caps = partitionCaps(input.cluster).filter(
+    (partitionCap) => input.partition === void 0 || partitionCap.name === input.partition
+  );
+  const cap = caps.at(-1)?.maxSeconds;
+  const fit = cap === void 0 ? wanted : Math.max(1, Math.floor(cap / taskSeconds(task)));
+  const waves = Math.min(wanted, fit);
+  const reach = `auto: ${units_formatDuration(minJob)} min_job / ${units_formatDuration(task.costSeconds)} cost = ${wanted} waves`;
+  return { waves, why: waves < wanted ? `${reach}, cut to ${waves} by the cap ${units_formatDuration(cap)}` : reach };
 }
 function packingFor(input) {
-    const shape = packShape(input.pack);
-    const parallel = shape.parallel;
-    const auto = shape.tasks === 'auto' ? autoWaves(input) : undefined;
-    const asked = auto === undefined ? shape.tasks : auto.waves * parallel;
-    const tasks = Math.max(1, Math.min(asked, input.size));
-    const side = Math.min(parallel, tasks);
-    const waves = Math.ceil(tasks / side);
-    const t = input.task;
-    const seconds = ceilMinute(waves * taskSeconds(t));
-    const terms = [
-        ...(auto ? [auto.why] : []),
-        `${tasks} task${tasks === 1 ? '' : 's'}${side > 1 ? ` ${side} at a time` : ''} = ${waves} wave${waves === 1 ? '' : 's'} × ${units_formatDuration(taskSeconds(t))}`,
-    ];
-    const budget = place(partitionCaps(input.cluster), input.partition, {
-        seconds,
-        source: t.source,
-        ...(t.costSeconds === undefined ? {} : { costSeconds: waves * t.costSeconds }),
-        arithmetic: `${terms.join('; ')} = ${units_formatDuration(seconds)}`,
-    });
-    const error = auto?.error ?? t.error ?? budget.error;
-    return {
-        tasks,
-        parallel: side,
-        waves,
-        budget: { ...budget, ...(error === undefined ? {} : { error }) },
-    };
+  const shape = packShape(input.pack);
+  const parallel = shape.parallel;
+  const auto = shape.tasks === "auto" ? autoWaves(input) : void 0;
+  const asked = auto === void 0 ? shape.tasks : auto.waves * parallel;
+  const tasks = Math.max(1, Math.min(asked, input.size));
+  const side = Math.min(parallel, tasks);
+  const waves = Math.ceil(tasks / side);
+  const t = input.task;
+  const seconds = ceilMinute(waves * taskSeconds(t));
+  const terms = [
+    ...auto ? [auto.why] : [],
+    `${tasks} task${tasks === 1 ? "" : "s"}${side > 1 ? ` ${side} at a time` : ""} = ${waves} wave${waves === 1 ? "" : "s"} \xD7 ${units_formatDuration(taskSeconds(t))}`
+  ];
+  const budget = place(partitionCaps(input.cluster), input.partition, {
+    seconds,
+    source: t.source,
+    ...t.costSeconds === void 0 ? {} : { costSeconds: waves * t.costSeconds },
+    arithmetic: `${terms.join("; ")} = ${units_formatDuration(seconds)}`
+  });
+  const error = auto?.error ?? t.error ?? budget.error;
+  return {
+    tasks,
+    parallel: side,
+    waves,
+    budget: { ...budget, ...error === void 0 ? {} : { error } }
+  };
 }
-/** How many elements an array of `size` tasks packed `tasks` to an element takes. */
 const elementsOf = (size, tasks) => Math.ceil(size / tasks);
+
 
 ;// CONCATENATED MODULE: ./lib/plan/smoke.js
 
-/** Checks whose meaning needs two tasks or more: one task cannot collide with anything. */
-const COLLISION_CHECKS = new Set(['distinct_outputs']);
+const COLLISION_CHECKS = /* @__PURE__ */ new Set(["distinct_outputs"]);
 function needsTwo(phase) {
-    return (phase.smoke?.trigger ?? []).some((check) => COLLISION_CHECKS.has(check.check));
+  return (phase.smoke?.trigger ?? []).some((check) => COLLISION_CHECKS.has(check.check));
 }
-/**
- * Explicit cells (`axis: values`) or a count. A count picks round-robin across strata so the
- * smoke stage touches every stratum it can, and within each the cell that differs most from
- * those picked. Never fewer than two when a check is about collisions (and the grid has two cells).
- */
 function selectSmoke(phase, tasks) {
-    const spec = phase.smoke?.tasks ?? 1;
-    const min = needsTwo(phase) ? 2 : 1;
-    // A cell's values are on the grid's axes: one new on all of them cannot be bettered.
-    const axes = new Set(axisNames(phase.grid)).size;
-    if (typeof spec === 'number')
-        return roundRobin(tasks, Math.min(tasks.length, Math.max(spec, min)), axes);
-    const chosen = tasks.filter((t) => Object.entries(spec).every(([axis, want]) => {
-        const values = Array.isArray(want) ? want : [want];
-        return values.some((v) => String(v) === String(t.values[axis]));
-    }));
-    if (chosen.length >= min)
-        return chosen;
-    const extra = roundRobin(tasks.filter((t) => !chosen.includes(t)), Math.min(tasks.length, min) - chosen.length, axes);
-    return [...chosen, ...extra];
+  const spec = phase.smoke?.tasks ?? 1;
+  const min = needsTwo(phase) ? 2 : 1;
+  const axes = new Set(axisNames(phase.grid)).size;
+  if (typeof spec === "number") return roundRobin(tasks, Math.min(tasks.length, Math.max(spec, min)), axes);
+  const chosen = tasks.filter(
+    (t) => Object.entries(spec).every(([axis, want]) => {
+      const values = Array.isArray(want) ? want : [want];
+      return values.some((v) => String(v) === String(t.values[axis]));
+    })
+  );
+  if (chosen.length >= min) return chosen;
+  const extra = roundRobin(
+    tasks.filter((t) => !chosen.includes(t)),
+    Math.min(tasks.length, min) - chosen.length,
+    axes
+  );
+  return [...chosen, ...extra];
 }
 function roundRobin(tasks, count, axes) {
-    const byStratum = new Map();
-    for (const t of tasks) {
-        const list = byStratum.get(t.stratum);
-        if (list === undefined)
-            byStratum.set(t.stratum, [t]);
-        else
-            list.push(t);
+  const byStratum = /* @__PURE__ */ new Map();
+  for (const t of tasks) {
+    const list = byStratum.get(t.stratum);
+    if (list === void 0) byStratum.set(t.stratum, [t]);
+    else list.push(t);
+  }
+  const queues = [...byStratum.values()];
+  const picked = [];
+  const seen = /* @__PURE__ */ new Map();
+  for (let round = 0; picked.length < count; round++) {
+    for (const q of queues) {
+      if (picked.length >= count || round >= q.length) continue;
+      const t = mostDifferent(q, picked, seen, axes);
+      picked.push(t);
+      for (const [axis, v] of Object.entries(t.values)) seen.set(axis, (seen.get(axis) ?? /* @__PURE__ */ new Set()).add(String(v)));
     }
-    const queues = [...byStratum.values()];
-    const picked = [];
-    const seen = new Map();
-    for (let round = 0; picked.length < count; round++) {
-        for (const q of queues) {
-            if (picked.length >= count || round >= q.length)
-                continue;
-            const t = mostDifferent(q, picked, seen, axes);
-            picked.push(t);
-            for (const [axis, v] of Object.entries(t.values))
-                seen.set(axis, (seen.get(axis) ?? new Set()).add(String(v)));
-        }
-    }
-    return picked;
+  }
+  return picked;
 }
-/**
- * The first of `candidates` not yet picked with a value not yet seen on the most axes: smoke
- * tasks that differ on every axis they can show a value that does not reach the program (two
- * outputs alike), which tasks alike but on one axis would not. The search ends at a candidate
- * new on all `axes`, which none after it can better: a stratum of 20,000 cells is not read whole.
- */
 function mostDifferent(candidates, picked, seen, axes) {
-    let best;
-    let bestScore = -1;
-    for (const t of candidates) {
-        if (picked.includes(t))
-            continue;
-        let score = 0;
-        for (const axis in t.values)
-            if (!seen.get(axis)?.has(String(t.values[axis])))
-                score++;
-        if (score > bestScore)
-            [best, bestScore] = [t, score];
-        if (bestScore >= axes)
-            break;
-    }
-    return best;
+  let best;
+  let bestScore = -1;
+  for (const t of candidates) {
+    if (picked.includes(t)) continue;
+    let score = 0;
+    for (const axis in t.values) if (!seen.get(axis)?.has(String(t.values[axis]))) score++;
+    if (score > bestScore) [best, bestScore] = [t, score];
+    if (bestScore >= axes) break;
+  }
+  return best;
 }
+
 
 ;// CONCATENATED MODULE: ./lib/plan/plan.js
-/**
- * The Plan: a plain value saying, per phase, which tasks run in which array, with what
- * resources and walltime, and which of them form the smoke stage.
- */
 
 
 
@@ -27502,2848 +26910,2456 @@ function mostDifferent(candidates, picked, seen, axes) {
 
 
 
-/** The digest of the definitions a phase's smoke stage holds now: what its gate must have judged. */
 function smokeDefinitions(phase) {
-    return definitionsDigest(phase.smoke.map((t) => t.definition ?? ''));
+  return definitionsDigest(phase.smoke.map((t) => t.definition ?? ""));
 }
-/** The largest array the executor takes in one submission. */
 function maxArraySize(manifest) {
-    return traitsOf(manifest.cluster).maxArraySize(manifest.cluster);
+  return traitsOf(manifest.cluster).maxArraySize(manifest.cluster);
 }
 function resourcesFor(manifest, phase, task) {
-    const base = manifest.defaults?.resources ?? {};
-    const own = phase.resources ?? {};
-    const pick = (k) => own[k] ?? base[k];
-    const cpus = expand_valueFor(pick('cpus'), task.values) ?? 1;
-    // A phase's own memory replaces the default's, whichever way either is asked.
-    const memField = own.mem !== undefined || own.mem_per_cpu !== undefined ? own : base;
-    const mem = expand_valueFor(memField.mem, task.values);
-    const perCpu = expand_valueFor(memField.mem_per_cpu, task.values);
-    const partition = pick('partition');
-    const words = {
-        gpuType: expand_valueFor(pick('gpu_type'), task.values),
-        account: expand_valueFor(pick('account'), task.values),
-        qos: expand_valueFor(pick('qos'), task.values),
-        constraint: expand_valueFor(pick('constraint'), task.values),
-        reservation: expand_valueFor(pick('reservation'), task.values),
-        exclude: expand_valueFor(pick('exclude'), task.values),
-    };
-    return {
-        gpus: expand_valueFor(pick('gpus'), task.values) ?? traitsOf(manifest.cluster).defaultGpus,
-        cpus,
-        ...(mem !== undefined ? { memBytes: parseSize(mem) } : {}),
-        ...(mem === undefined && perCpu !== undefined ? { memBytes: parseSize(perCpu) * cpus, memPerCpu: true } : {}),
-        ...(partition === undefined ? {} : { partition }),
-        ...Object.fromEntries(Object.entries(words).filter(([, v]) => v !== undefined)),
-    };
+  const base = manifest.defaults?.resources ?? {};
+  const own = phase.resources ?? {};
+  const pick = (k) => own[k] ?? base[k];
+  const cpus = expand_valueFor(pick("cpus"), task.values) ?? 1;
+  const memField = own.mem !== void 0 || own.mem_per_cpu !== void 0 ? own : base;
+  const mem = expand_valueFor(memField.mem, task.values);
+  const perCpu = expand_valueFor(memField.mem_per_cpu, task.values);
+  const partition = pick("partition");
+  const words = {
+    gpuType: expand_valueFor(pick("gpu_type"), task.values),
+    account: expand_valueFor(pick("account"), task.values),
+    qos: expand_valueFor(pick("qos"), task.values),
+    constraint: expand_valueFor(pick("constraint"), task.values),
+    reservation: expand_valueFor(pick("reservation"), task.values),
+    exclude: expand_valueFor(pick("exclude"), task.values)
+  };
+  return {
+    gpus: expand_valueFor(pick("gpus"), task.values) ?? traitsOf(manifest.cluster).defaultGpus,
+    cpus,
+    ...mem !== void 0 ? { memBytes: parseSize(mem) } : {},
+    ...mem === void 0 && perCpu !== void 0 ? { memBytes: parseSize(perCpu) * cpus, memPerCpu: true } : {},
+    ...partition === void 0 ? {} : { partition },
+    ...Object.fromEntries(Object.entries(words).filter(([, v]) => v !== void 0))
+  };
 }
-/**
- * resourcesFor for the tasks of one phase, made once for them all where no resource field of the
- * phase or the defaults is given per value (then it is the same for every task): at 100,000
- * tasks, asking each task for its own cost a fifth of the plan.
- */
 function phaseResources(manifest, phase) {
-    const fields = [...Object.values(manifest.defaults?.resources ?? {}), ...Object.values(phase.resources ?? {})];
-    if (fields.some((v) => typeof v === 'object' && v !== null))
-        return (t) => resourcesFor(manifest, phase, t);
-    let shared;
-    return (t) => (shared ??= resourcesFor(manifest, phase, t));
+  const fields = [...Object.values(manifest.defaults?.resources ?? {}), ...Object.values(phase.resources ?? {})];
+  if (fields.some((v) => typeof v === "object" && v !== null)) return (t) => resourcesFor(manifest, phase, t);
+  let shared;
+  return (t) => shared ??= resourcesFor(manifest, phase, t);
 }
-/**
- * The resource class arrays are grouped by, and named by when a stratum has several. What
- * came after the first three fields joins as a short digest, only when set: the array ids of
- * manifests without them stay as they were, and an id never holds a feature expression.
- */
 function classKey(r) {
-    const base = `g${r.gpus}c${r.cpus}m${r.memBytes ?? '-'}`;
-    const extra = ['memPerCpu', 'gpuType', 'account', 'qos', 'constraint', 'reservation', 'exclude']
-        .filter((k) => r[k] !== undefined)
-        .map((k) => `${k}=${String(r[k])}`);
-    return extra.length === 0
-        ? base
-        : `${base}x${(0,external_node_crypto_namespaceObject.createHash)('sha256').update(extra.join('\n')).digest('hex').slice(0, 6)}`;
+  const base = `g${r.gpus}c${r.cpus}m${r.memBytes ?? "-"}`;
+  const extra = ["memPerCpu", "gpuType", "account", "qos", "constraint", "reservation", "exclude"].filter((k) => r[k] !== void 0).map((k) => `${k}=${String(r[k])}`);
+  return extra.length === 0 ? base : `${base}x${(0,external_node_crypto_namespaceObject.createHash)("sha256").update(extra.join("\n")).digest("hex").slice(0, 6)}`;
 }
-/**
- * `clusterMaxArraySize`: the cluster's own limit (`scontrol show config`), when known; arrays
- * are chunked to the smaller of it and the manifest's.
- */
-function planCampaign(manifest, expanded, clusterMaxArraySize = Number.MAX_SAFE_INTEGER, 
-/** The snapshot of the manifest's declared code; without it, a manifest that declares code plans no code digest. */
-code, options = {}) {
-    const limit = Math.min(maxArraySize(manifest), clusterMaxArraySize);
-    /** Phase → its full stage's definition id, for the phases that depend on it. */
-    const stages = new Map();
-    const planned = new Map();
-    const planPhase = (phase) => {
-        const tasks = expanded?.get(phase.name) ?? expandPhase(manifest, phase);
-        const overrides = phase.smoke?.overrides;
-        const chosen = phase.smoke ? selectSmoke(phase, tasks) : [];
-        // A full-run smoke task is the full task itself: its result counts and it is not run again.
-        const smoke = phase.smoke?.full_run ? chosen : chosen.map((t) => asSmoke(t, overrides?.units ?? t.units));
-        const codePaths = code === undefined ? undefined : phaseCodePaths(manifest, phase);
-        const phaseCode = codePaths === undefined ? undefined : { digest: codeDigest(code.files, codePaths), paths: codePaths };
-        const reads = dependsOn(phase).map((d) => stages.get(d) ?? '');
-        const definitions = {
-            smoke: stageDefinition(manifest, phase, 'smoke', reads, phaseCode?.digest),
-            full: stageDefinition(manifest, phase, 'full', reads, phaseCode?.digest),
-        };
-        stages.set(phase.name, definitions.full.id);
-        const arrays = [
-            ...arraysFor(manifest, phase, 'smoke', smoke, limit),
-            ...arraysFor(manifest, phase, 'full', tasks, limit),
-        ];
-        const hours = (stage) => arrays
-            .filter((a) => a.stage === stage)
-            .reduce((sum, a) => sum + (a.resources.gpus * a.budget.seconds * a.tasks.length) / 3600, 0);
-        return {
-            name: phase.name,
-            dependsOn: dependsOn(phase),
-            strata: strataAxes(phase),
-            tasks,
-            smoke,
-            checklist: phase.smoke?.trigger ?? [],
-            preconditions: (phase.preconditions ?? []).map((p) => p.exists),
-            arrays,
-            ...(phase.max_parallel === undefined ? {} : { maxParallel: phase.max_parallel }),
-            definitions,
-            ...(phaseCode === undefined ? {} : { code: phaseCode }),
-            gpuHours: hours('full'),
-            smokeGpuHours: hours('smoke'),
-        };
+function planCampaign(manifest, expanded, clusterMaxArraySize = Number.MAX_SAFE_INTEGER, code, options = {}) {
+  const limit = Math.min(maxArraySize(manifest), clusterMaxArraySize);
+  const stages = /* @__PURE__ */ new Map();
+  const planned = /* @__PURE__ */ new Map();
+  const planPhase = (phase) => {
+    const tasks = expanded?.get(phase.name) ?? expandPhase(manifest, phase);
+    const overrides = phase.smoke?.overrides;
+    const chosen = phase.smoke ? selectSmoke(phase, tasks) : [];
+    const smoke = phase.smoke?.full_run ? chosen : chosen.map((t) => asSmoke(t, overrides?.units ?? t.units));
+    const codePaths = code === void 0 ? void 0 : phaseCodePaths(manifest, phase);
+    const phaseCode = codePaths === void 0 ? void 0 : { digest: codeDigest(code.files, codePaths), paths: codePaths };
+    const reads = dependsOn(phase).map((d) => stages.get(d) ?? "");
+    const definitions = {
+      smoke: stageDefinition(manifest, phase, "smoke", reads, phaseCode?.digest),
+      full: stageDefinition(manifest, phase, "full", reads, phaseCode?.digest)
     };
-    for (const phase of dependenciesFirst(manifest.phases, dependsOn))
-        planned.set(phase.name, planPhase(phase));
-    const phases = manifest.phases.map((p) => planned.get(p.name));
-    const plan = {
-        campaign: manifest.campaign,
-        executor: manifest.cluster.executor,
-        workdir: manifest.workdir,
-        phases,
-        ...(code === undefined ? {} : { code }),
+    stages.set(phase.name, definitions.full.id);
+    const arrays = [
+      ...arraysFor(manifest, phase, "smoke", smoke, limit),
+      ...arraysFor(manifest, phase, "full", tasks, limit)
+    ];
+    const hours = (stage) => arrays.filter((a) => a.stage === stage).reduce((sum, a) => sum + a.resources.gpus * a.budget.seconds * a.tasks.length / 3600, 0);
+    return {
+      name: phase.name,
+      dependsOn: dependsOn(phase),
+      strata: strataAxes(phase),
+      tasks,
+      smoke,
+      checklist: phase.smoke?.trigger ?? [],
+      preconditions: (phase.preconditions ?? []).map((p) => p.exists),
+      arrays,
+      ...phase.max_parallel === void 0 ? {} : { maxParallel: phase.max_parallel },
+      definitions,
+      ...phaseCode === void 0 ? {} : { code: phaseCode },
+      gpuHours: hours("full"),
+      smokeGpuHours: hours("smoke")
     };
-    if (options.taskDefinitions !== false)
-        defineTasks(manifest, plan);
-    return plan;
+  };
+  for (const phase of dependenciesFirst(manifest.phases, dependsOn)) planned.set(phase.name, planPhase(phase));
+  const phases = manifest.phases.map((p) => planned.get(p.name));
+  const plan = {
+    campaign: manifest.campaign,
+    executor: manifest.cluster.executor,
+    workdir: manifest.workdir,
+    phases,
+    ...code === void 0 ? {} : { code }
+  };
+  if (options.taskDefinitions !== false) defineTasks(manifest, plan);
+  return plan;
 }
-/**
- * Gives each task of a plan its definition (plan/definition.ts), set on the specs in place: they
- * were expanded for this plan, and copying 100,000 costs a tenth of a second. The phases are
- * taken dependencies first, since a task's definition holds those of the tasks whose outputs
- * it reads. For a plan made with `taskDefinitions: false`, once.
- */
 function defineTasks(manifest, plan) {
-    const byName = new Map(plan.phases.map((p) => [p.name, p]));
-    /**
-     * Output path → the definition of the full task that writes it, filled from `unread` only when
-     * a phase with preconditions asks: 100,000 outputs that no precondition reads need no map.
-     */
-    const outputs = new Map();
-    /** The full tasks of the phases defined since `outputs` was last asked for, in their order. */
-    const unread = [];
-    const produced = () => {
-        for (const tasks of unread.splice(0))
-            for (const t of tasks)
-                if (t.output !== undefined)
-                    outputs.set(t.output, t.definition);
-        return outputs;
-    };
-    for (const phase of dependenciesFirst(manifest.phases, dependsOn)) {
-        const planned = byName.get(phase.name);
-        const resources = phaseResources(manifest, phase);
-        // The full tasks, then the smoke tasks apart (a full-run smoke task is a full task), each
-        // list as it is: one list of both was a copy of every task.
-        for (const specs of phase.smoke?.full_run ? [planned.tasks] : [planned.tasks, planned.smoke]) {
-            const digests = taskDefinitions(manifest, phase, specs, (t) => resources(t).gpus, produced, planned.code?.digest);
-            for (let i = 0; i < specs.length; i++)
-                specs[i].definition = digests[i];
-        }
-        unread.push(planned.tasks);
+  const byName = new Map(plan.phases.map((p) => [p.name, p]));
+  const outputs = /* @__PURE__ */ new Map();
+  const unread = [];
+  const produced = () => {
+    for (const tasks of unread.splice(0))
+      for (const t of tasks) if (t.output !== void 0) outputs.set(t.output, t.definition);
+    return outputs;
+  };
+  for (const phase of dependenciesFirst(manifest.phases, dependsOn)) {
+    const planned = byName.get(phase.name);
+    const resources = phaseResources(manifest, phase);
+    for (const specs of phase.smoke?.full_run ? [planned.tasks] : [planned.tasks, planned.smoke]) {
+      const digests = taskDefinitions(manifest, phase, specs, (t) => resources(t).gpus, produced, planned.code?.digest);
+      for (let i = 0; i < specs.length; i++) specs[i].definition = digests[i];
     }
+    unread.push(planned.tasks);
+  }
 }
-/**
- * The most tasks one element of the array may hold: all of them, but where `pack: auto` sizes a
- * smoke stage that checks a collision property, half, so that its tasks run in two elements at
- * once and can collide (a number the manifest writes is kept, and lint judges it).
- */
 function packedSize(phase, stage, tasks) {
-    const auto = phase.pack === 'auto' || (typeof phase.pack === 'object' && phase.pack.tasks === 'auto');
-    return stage === 'smoke' && auto && needsTwo(phase) ? Math.ceil(tasks / 2) : tasks;
+  const auto = phase.pack === "auto" || typeof phase.pack === "object" && phase.pack.tasks === "auto";
+  return stage === "smoke" && auto && needsTwo(phase) ? Math.ceil(tasks / 2) : tasks;
 }
-/** One array per stratum and resource class, chunked to the executor's array size limit. */
 function arraysFor(manifest, phase, stage, tasks, limit) {
-    /** In the order their first tasks come; found by class, then stratum, with no key made per task. */
-    const groups = [];
-    const byClass = new Map();
-    const resourcesOf = phaseResources(manifest, phase);
-    // Resources shared by many tasks are one object: their class is named once.
-    const classes = new Map();
-    for (const t of tasks) {
-        const resources = resourcesOf(t);
-        let resourceClass = classes.get(resources);
-        if (resourceClass === undefined)
-            classes.set(resources, (resourceClass = classKey(resources)));
-        let byStratum = byClass.get(resourceClass);
-        if (byStratum === undefined)
-            byClass.set(resourceClass, (byStratum = new Map()));
-        const g = byStratum.get(t.stratum);
-        if (g)
-            g.ids.push(t.id);
-        else {
-            const group = { first: t, resources, ids: [t.id] };
-            byStratum.set(t.stratum, group);
-            groups.push(group);
-        }
+  const groups = [];
+  const byClass = /* @__PURE__ */ new Map();
+  const resourcesOf = phaseResources(manifest, phase);
+  const classes = /* @__PURE__ */ new Map();
+  for (const t of tasks) {
+    const resources = resourcesOf(t);
+    let resourceClass = classes.get(resources);
+    if (resourceClass === void 0) classes.set(resources, resourceClass = classKey(resources));
+    let byStratum = byClass.get(resourceClass);
+    if (byStratum === void 0) byClass.set(resourceClass, byStratum = /* @__PURE__ */ new Map());
+    const g = byStratum.get(t.stratum);
+    if (g) g.ids.push(t.id);
+    else {
+      const group = { first: t, resources, ids: [t.id] };
+      byStratum.set(t.stratum, group);
+      groups.push(group);
     }
-    const classesPerStratum = new Map();
-    for (const g of groups)
-        classesPerStratum.set(g.first.stratum, (classesPerStratum.get(g.first.stratum) ?? 0) + 1);
-    const overrides = stage === 'smoke' ? phase.smoke?.overrides : undefined;
-    const arrays = [];
-    for (const { first, resources, ids } of groups) {
-        const budget = budgetFor({
-            phase,
-            cluster: manifest.cluster,
-            cell: first.values,
-            ...(first.units === undefined ? {} : { units: first.units }),
-            ...(overrides?.walltime === undefined ? {} : { walltime: overrides.walltime }),
-            ...(manifest.defaults?.walltime === undefined ? {} : { defaultWalltime: manifest.defaults.walltime }),
-            ...(resources.partition === undefined ? {} : { partition: resources.partition }),
-        });
-        const pack = phase.pack === undefined || !traitsOf(manifest.cluster).packs ? undefined : phase.pack;
-        const packingOf = (size) => pack === undefined
-            ? undefined
-            : packingFor({
-                pack,
-                cluster: manifest.cluster,
-                task: budget,
-                size: Math.min(size, packedSize(phase, stage, ids.length)),
-                ...(resources.partition === undefined ? {} : { partition: resources.partition }),
-            });
-        const packing = packingOf(ids.length);
-        let base = `${phase.name}.${stage}.${first.stratum}`;
-        if ((classesPerStratum.get(first.stratum) ?? 1) > 1)
-            base += `.${classKey(resources)}`;
-        // The executor's limit is on elements: a packed chunk holds that many elements of tasks.
-        const perChunk = limit * (packing?.tasks ?? 1);
-        const chunks = Math.ceil(ids.length / perChunk);
-        for (let chunkIndex = 0; chunkIndex < chunks; chunkIndex++) {
-            const chunk = ids.slice(chunkIndex * perChunk, (chunkIndex + 1) * perChunk);
-            // A last chunk smaller than one element packs what it has, in the walltime that needs.
-            const own = chunks > 1 && chunk.length < (packing?.tasks ?? 1) ? packingOf(chunk.length) : packing;
-            arrays.push({
-                id: chunks > 1 ? `${base}.${chunkIndex}` : base,
-                phase: phase.name,
-                stage,
-                stratum: first.stratum,
-                resources,
-                budget,
-                tasks: chunk,
-                ...(own === undefined ? {} : { packing: own }),
-            });
-        }
+  }
+  const classesPerStratum = /* @__PURE__ */ new Map();
+  for (const g of groups) classesPerStratum.set(g.first.stratum, (classesPerStratum.get(g.first.stratum) ?? 0) + 1);
+  const overrides = stage === "smoke" ? phase.smoke?.overrides : void 0;
+  const arrays = [];
+  for (const { first, resources, ids } of groups) {
+    const budget = budgetFor({
+      phase,
+      cluster: manifest.cluster,
+      cell: first.values,
+      ...first.units === void 0 ? {} : { units: first.units },
+      ...overrides?.walltime === void 0 ? {} : { walltime: overrides.walltime },
+      ...manifest.defaults?.walltime === void 0 ? {} : { defaultWalltime: manifest.defaults.walltime },
+      ...resources.partition === void 0 ? {} : { partition: resources.partition }
+    });
+    const pack = phase.pack === void 0 || !traitsOf(manifest.cluster).packs ? void 0 : phase.pack;
+    const packingOf = (size) => pack === void 0 ? void 0 : packingFor({
+      pack,
+      cluster: manifest.cluster,
+      task: budget,
+      size: Math.min(size, packedSize(phase, stage, ids.length)),
+      ...resources.partition === void 0 ? {} : { partition: resources.partition }
+    });
+    const packing = packingOf(ids.length);
+    let base = `${phase.name}.${stage}.${first.stratum}`;
+    if ((classesPerStratum.get(first.stratum) ?? 1) > 1) base += `.${classKey(resources)}`;
+    const perChunk = limit * (packing?.tasks ?? 1);
+    const chunks = Math.ceil(ids.length / perChunk);
+    for (let chunkIndex = 0; chunkIndex < chunks; chunkIndex++) {
+      const chunk = ids.slice(chunkIndex * perChunk, (chunkIndex + 1) * perChunk);
+      const own = chunks > 1 && chunk.length < (packing?.tasks ?? 1) ? packingOf(chunk.length) : packing;
+      arrays.push({
+        id: chunks > 1 ? `${base}.${chunkIndex}` : base,
+        phase: phase.name,
+        stage,
+        stratum: first.stratum,
+        resources,
+        budget,
+        tasks: chunk,
+        ...own === void 0 ? {} : { packing: own }
+      });
     }
-    return arrays;
+  }
+  return arrays;
 }
+
 
 ;// CONCATENATED MODULE: ./lib/lint/rules/comma-list.js
 
 const COMMAS = /^[^,[\]{}]+(,[^,[\]{}]+)+$/;
-/**
- * `seed: 1,2,3` is one value, the text "1,2,3", in YAML: one task where three were meant. A
- * quoted value says the comma is meant, so only a plain one is reported.
- */
 const commaList = {
-    id: 'comma-list',
-    severity: 'warning',
-    description: 'a grid axis given as one comma-separated value where a list was meant',
-    needs: 'manifest',
-    check({ manifest, source }) {
-        const findings = [];
-        const lines = source.text.split('\n');
-        manifest.phases.forEach((phase, i) => {
-            for (const { names } of factorsOf(phase.grid)) {
-                const axis = names[0];
-                const value = phase.grid?.[axis];
-                if (names.length > 1 || typeof value !== 'string' || !COMMAS.test(value))
-                    continue;
-                const position = source.at(['phases', i, 'grid', axis]);
-                const first = lines[position.line - 1]?.[position.column - 1];
-                if (first === '"' || first === "'")
-                    continue;
-                const list = value.split(',').map((v) => v.trim());
-                findings.push({
-                    message: `axis "${axis}" of phase "${phase.name}" is one value, the text "${value}": a comma does not make a list in YAML, so the grid has one ${axis}`,
-                    position,
-                    fix: `write ${axis}: [${list.join(', ')}] for ${list.length} values, or quote it ('${value}') if it is one`,
-                });
-            }
+  id: "comma-list",
+  severity: "warning",
+  description: "a grid axis given as one comma-separated value where a list was meant",
+  needs: "manifest",
+  check({ manifest, source }) {
+    const findings = [];
+    const lines = source.text.split("\n");
+    manifest.phases.forEach((phase, i) => {
+      for (const { names } of factorsOf(phase.grid)) {
+        const axis = names[0];
+        const value = phase.grid?.[axis];
+        if (names.length > 1 || typeof value !== "string" || !COMMAS.test(value)) continue;
+        const position = source.at(["phases", i, "grid", axis]);
+        const first = lines[position.line - 1]?.[position.column - 1];
+        if (first === '"' || first === "'") continue;
+        const list = value.split(",").map((v) => v.trim());
+        findings.push({
+          message: `axis "${axis}" of phase "${phase.name}" is one value, the text "${value}": a comma does not make a list in YAML, so the grid has one ${axis}`,
+          position,
+          fix: `write ${axis}: [${list.join(", ")}] for ${list.length} values, or quote it ('${value}') if it is one`
         });
-        return findings;
-    },
+      }
+    });
+    return findings;
+  }
 };
+
 
 ;// CONCATENATED MODULE: ./lib/lint/rules/dependency-cycle.js
 
-/** Strongly connected components (Tarjan), each a list of node indices. */
 function components(edges) {
-    const index = new Array(edges.length).fill(-1);
-    const low = new Array(edges.length).fill(0);
-    const onStack = new Array(edges.length).fill(false);
-    const stack = [];
-    const out = [];
-    let counter = 0;
-    const visit = (v) => {
-        index[v] = low[v] = counter++;
-        stack.push(v);
-        onStack[v] = true;
-        for (const w of edges[v]) {
-            if (index[w] === -1) {
-                visit(w);
-                low[v] = Math.min(low[v], low[w]);
-            }
-            else if (onStack[w])
-                low[v] = Math.min(low[v], index[w]);
-        }
-        if (low[v] === index[v]) {
-            const scc = [];
-            let w;
-            do {
-                w = stack.pop();
-                onStack[w] = false;
-                scc.push(w);
-            } while (w !== v);
-            out.push(scc);
-        }
-    };
-    for (let v = 0; v < edges.length; v++)
-        if (index[v] === -1)
-            visit(v);
-    return out;
-}
-/** The shortest path start -> ... -> start inside `members`, by breadth-first search. */
-function cycleThrough(start, edges, members) {
-    const parent = new Map();
-    const queue = [start];
-    while (queue.length > 0) {
-        const v = queue.shift();
-        for (const w of edges[v]) {
-            if (!members.has(w))
-                continue;
-            if (w === start) {
-                const path = [v];
-                for (let u = v; u !== start;) {
-                    u = parent.get(u);
-                    path.push(u);
-                }
-                return path.reverse();
-            }
-            if (!parent.has(w)) {
-                parent.set(w, v);
-                queue.push(w);
-            }
-        }
+  const index = new Array(edges.length).fill(-1);
+  const low = new Array(edges.length).fill(0);
+  const onStack = new Array(edges.length).fill(false);
+  const stack = [];
+  const out = [];
+  let counter = 0;
+  const visit = (v) => {
+    index[v] = low[v] = counter++;
+    stack.push(v);
+    onStack[v] = true;
+    for (const w of edges[v]) {
+      if (index[w] === -1) {
+        visit(w);
+        low[v] = Math.min(low[v], low[w]);
+      } else if (onStack[w]) low[v] = Math.min(low[v], index[w]);
     }
-    return [start];
+    if (low[v] === index[v]) {
+      const scc = [];
+      let w;
+      do {
+        w = stack.pop();
+        onStack[w] = false;
+        scc.push(w);
+      } while (w !== v);
+      out.push(scc);
+    }
+  };
+  for (let v = 0; v < edges.length; v++) if (index[v] === -1) visit(v);
+  return out;
 }
-/** Phases that wait for each other never start: the campaign would hang (DESIGN rule 10). */
-const dependencyCycle = {
-    id: 'dependency-cycle',
-    severity: 'error',
-    description: 'phases that depend on each other (or on themselves) in a cycle',
-    needs: 'manifest',
-    check({ manifest, source }) {
-        const findings = [];
-        const firstIndex = new Map();
-        manifest.phases.forEach((p, i) => {
-            if (!firstIndex.has(p.name))
-                firstIndex.set(p.name, i);
-        });
-        // Only the first phase of a name is a node: duplicate names are another rule's error.
-        const edges = manifest.phases.map((p, i) => firstIndex.get(p.name) === i ? dependsOn(p).flatMap((d) => (firstIndex.has(d) ? [firstIndex.get(d)] : [])) : []);
-        const cycles = components(edges)
-            .filter((scc) => scc.length > 1 || edges[scc[0]].includes(scc[0]))
-            .map((scc) => cycleThrough(Math.min(...scc), edges, new Set(scc)))
-            .sort((a, b) => a[0] - b[0]);
-        for (const cycle of cycles) {
-            const i = cycle[0];
-            const phase = manifest.phases[i];
-            const next = manifest.phases[cycle[1] ?? i].name;
-            const names = [...cycle, i].map((k) => manifest.phases[k].name);
-            const j = dependsOn(phase).indexOf(next);
-            const self = cycle.length === 1;
-            findings.push({
-                message: self
-                    ? `phase "${phase.name}" depends on itself (${names.join(' -> ')}): it can never start`
-                    : `dependency cycle ${names.join(' -> ')}: none of these phases can ever start`,
-                position: source.at(Array.isArray(phase.depends_on) ? ['phases', i, 'depends_on', j] : ['phases', i, 'depends_on']),
-                fix: self
-                    ? `remove "${phase.name}" from its own depends_on`
-                    : `remove one dependency of the cycle, e.g. "${next}" from the depends_on of "${phase.name}"`,
-            });
+function cycleThrough(start, edges, members) {
+  const parent = /* @__PURE__ */ new Map();
+  const queue = [start];
+  while (queue.length > 0) {
+    const v = queue.shift();
+    for (const w of edges[v]) {
+      if (!members.has(w)) continue;
+      if (w === start) {
+        const path = [v];
+        for (let u = v; u !== start; ) {
+          u = parent.get(u);
+          path.push(u);
         }
-        return findings;
-    },
+        return path.reverse();
+      }
+      if (!parent.has(w)) {
+        parent.set(w, v);
+        queue.push(w);
+      }
+    }
+  }
+  return [start];
+}
+const dependencyCycle = {
+  id: "dependency-cycle",
+  severity: "error",
+  description: "phases that depend on each other (or on themselves) in a cycle",
+  needs: "manifest",
+  check({ manifest, source }) {
+    const findings = [];
+    const firstIndex = /* @__PURE__ */ new Map();
+    manifest.phases.forEach((p, i) => {
+      if (!firstIndex.has(p.name)) firstIndex.set(p.name, i);
+    });
+    const edges = manifest.phases.map(
+      (p, i) => firstIndex.get(p.name) === i ? dependsOn(p).flatMap((d) => firstIndex.has(d) ? [firstIndex.get(d)] : []) : []
+    );
+    const cycles = components(edges).filter((scc) => scc.length > 1 || edges[scc[0]].includes(scc[0])).map((scc) => cycleThrough(Math.min(...scc), edges, new Set(scc))).sort((a, b) => a[0] - b[0]);
+    for (const cycle of cycles) {
+      const i = cycle[0];
+      const phase = manifest.phases[i];
+      const next = manifest.phases[cycle[1] ?? i].name;
+      const names = [...cycle, i].map((k) => manifest.phases[k].name);
+      const j = dependsOn(phase).indexOf(next);
+      const self = cycle.length === 1;
+      findings.push({
+        message: self ? `phase "${phase.name}" depends on itself (${names.join(" -> ")}): it can never start` : `dependency cycle ${names.join(" -> ")}: none of these phases can ever start`,
+        position: source.at(
+          Array.isArray(phase.depends_on) ? ["phases", i, "depends_on", j] : ["phases", i, "depends_on"]
+        ),
+        fix: self ? `remove "${phase.name}" from its own depends_on` : `remove one dependency of the cycle, e.g. "${next}" from the depends_on of "${phase.name}"`
+      });
+    }
+    return findings;
+  }
 };
 
+
 ;// CONCATENATED MODULE: ./lib/lint/rules/duplicate-phase.js
-/** A phase name identifies its tasks, arrays, outputs and dependencies: it must be unique. */
 const duplicatePhase = {
-    id: 'duplicate-phase',
-    severity: 'error',
-    description: 'two phases with the same name',
-    needs: 'manifest',
-    check({ manifest, source }) {
-        const findings = [];
-        const first = new Map();
-        manifest.phases.forEach((phase, i) => {
-            const j = first.get(phase.name);
-            if (j === undefined) {
-                first.set(phase.name, i);
-                return;
-            }
-            const line = source.at(['phases', j, 'name']).line;
-            findings.push({
-                message: `phase "${phase.name}" is already defined at line ${line}: task ids, arrays and depends_on would be ambiguous`,
-                position: source.at(['phases', i, 'name']),
-                fix: `give this phase its own name, e.g. "${phase.name}_${i + 1}", or merge it into the one at line ${line}`,
-            });
-        });
-        return findings;
-    },
+  id: "duplicate-phase",
+  severity: "error",
+  description: "two phases with the same name",
+  needs: "manifest",
+  check({ manifest, source }) {
+    const findings = [];
+    const first = /* @__PURE__ */ new Map();
+    manifest.phases.forEach((phase, i) => {
+      const j = first.get(phase.name);
+      if (j === void 0) {
+        first.set(phase.name, i);
+        return;
+      }
+      const line = source.at(["phases", j, "name"]).line;
+      findings.push({
+        message: `phase "${phase.name}" is already defined at line ${line}: task ids, arrays and depends_on would be ambiguous`,
+        position: source.at(["phases", i, "name"]),
+        fix: `give this phase its own name, e.g. "${phase.name}_${i + 1}", or merge it into the one at line ${line}`
+      });
+    });
+    return findings;
+  }
 };
+
 
 ;// CONCATENATED MODULE: ./lib/lint/rules/duplicate-value.js
 
-/**
- * A value listed twice on an axis, or a row of zipped values given twice, makes two tasks of one
- * cell, with the same tag and output.
- */
 const duplicateValue = {
-    id: 'duplicate-value',
-    severity: 'error',
-    description: 'a grid axis that lists the same value twice, or a zip that gives the same row twice',
-    needs: 'manifest',
-    check({ manifest, source }) {
-        const findings = [];
-        manifest.phases.forEach((phase, i) => {
-            for (const { names, columns, rows } of factorsOf(phase.grid)) {
-                const zipped = names.length > 1;
-                const path = axisPath(phase.grid, names[0]);
-                if (!zipped && !Array.isArray(phase.grid?.[names[0]]))
-                    continue;
-                const seen = new Map();
-                for (let r = 0; r < rows; r++) {
-                    const key = JSON.stringify(columns.map((column) => String(column[r])));
-                    const first = seen.get(key);
-                    if (first === undefined) {
-                        seen.set(key, r);
-                        continue;
-                    }
-                    const shown = zipped
-                        ? `row ${JSON.stringify(names.map((n, k) => `${n}=${String(columns[k][r])}`).join(', '))}`
-                        : JSON.stringify(String(columns[0][r]));
-                    findings.push({
-                        message: `${zipped ? `the zip of phase "${phase.name}"` : `axis "${names[0]}" of phase "${phase.name}"`} lists ${shown} twice (items ${first + 1} and ${r + 1}): two tasks would be the same cell`,
-                        position: source.at(['phases', i, ...path, r]),
-                        fix: zipped
-                            ? `remove item ${r + 1} from every list of the zip, or write the values you meant`
-                            : `remove this ${shown}, or write the value you meant`,
-                    });
-                }
-            }
-        });
-        return findings;
-    },
+  id: "duplicate-value",
+  severity: "error",
+  description: "a grid axis that lists the same value twice, or a zip that gives the same row twice",
+  needs: "manifest",
+  check({ manifest, source }) {
+    const findings = [];
+    manifest.phases.forEach((phase, i) => {
+      for (const { names, columns, rows } of factorsOf(phase.grid)) {
+        const zipped = names.length > 1;
+        const path = axisPath(phase.grid, names[0]);
+        if (!zipped && !Array.isArray(phase.grid?.[names[0]])) continue;
+        const seen = /* @__PURE__ */ new Map();
+        for (let r = 0; r < rows; r++) {
+          const key = JSON.stringify(columns.map((column) => String(column[r])));
+          const first = seen.get(key);
+          if (first === void 0) {
+            seen.set(key, r);
+            continue;
+          }
+          const shown = zipped ? `row ${JSON.stringify(names.map((n, k) => `${n}=${String(columns[k][r])}`).join(", "))}` : JSON.stringify(String(columns[0][r]));
+          findings.push({
+            message: `${zipped ? `the zip of phase "${phase.name}"` : `axis "${names[0]}" of phase "${phase.name}"`} lists ${shown} twice (items ${first + 1} and ${r + 1}): two tasks would be the same cell`,
+            position: source.at(["phases", i, ...path, r]),
+            fix: zipped ? `remove item ${r + 1} from every list of the zip, or write the values you meant` : `remove this ${shown}, or write the value you meant`
+          });
+        }
+      }
+    });
+    return findings;
+  }
 };
+
 
 ;// CONCATENATED MODULE: ./lib/lint/rules/empty-axis.js
 
-/**
- * An empty axis makes the product of the grid empty, as does an exclude that removes every
- * cell: the phase would silently run nothing.
- */
 const emptyAxis = {
-    id: 'empty-axis',
-    severity: 'error',
-    description: 'a grid axis that is an empty list, or a grid whose every cell is excluded (the phase would have no tasks)',
-    needs: 'manifest',
-    check({ manifest, source }) {
-        const findings = [];
-        manifest.phases.forEach((phase, i) => {
-            let empty = false;
-            for (const { names, columns } of factorsOf(phase.grid)) {
-                names.forEach((axis, k) => {
-                    if (columns[k].length > 0)
-                        return;
-                    empty = true;
-                    findings.push({
-                        message: `axis "${axis}" of phase "${phase.name}" is an empty list: the grid has no cells and the phase would run no task`,
-                        position: source.at(['phases', i, ...axisPath(phase.grid, axis)]),
-                        fix: `list at least one value (e.g. ${axis}: [1]), or remove the axis`,
-                    });
-                });
-            }
-            if (empty || phase.grid === undefined)
-                return;
-            const grid = compileGrid(phase.grid);
-            if (grid.count > 0)
-                return;
-            const excluded = grid.product > 0;
-            findings.push({
-                message: excluded
-                    ? `the exclude of phase "${phase.name}" removes all ${grid.product} cells of its grid: the phase would run no task`
-                    : `the grid of phase "${phase.name}" has no axis and no included cell: the phase would run no task`,
-                position: source.at(['phases', i, 'grid', ...(excluded ? ['exclude'] : [])], { key: true }),
-                fix: excluded ? 'remove the selector that matches every cell' : 'list at least one cell under include',
-            });
+  id: "empty-axis",
+  severity: "error",
+  description: "a grid axis that is an empty list, or a grid whose every cell is excluded (the phase would have no tasks)",
+  needs: "manifest",
+  check({ manifest, source }) {
+    const findings = [];
+    manifest.phases.forEach((phase, i) => {
+      let empty = false;
+      for (const { names, columns } of factorsOf(phase.grid)) {
+        names.forEach((axis, k) => {
+          if (columns[k].length > 0) return;
+          empty = true;
+          findings.push({
+            message: `axis "${axis}" of phase "${phase.name}" is an empty list: the grid has no cells and the phase would run no task`,
+            position: source.at(["phases", i, ...axisPath(phase.grid, axis)]),
+            fix: `list at least one value (e.g. ${axis}: [1]), or remove the axis`
+          });
         });
-        return findings;
-    },
+      }
+      if (empty || phase.grid === void 0) return;
+      const grid = compileGrid(phase.grid);
+      if (grid.count > 0) return;
+      const excluded = grid.product > 0;
+      findings.push({
+        message: excluded ? `the exclude of phase "${phase.name}" removes all ${grid.product} cells of its grid: the phase would run no task` : `the grid of phase "${phase.name}" has no axis and no included cell: the phase would run no task`,
+        position: source.at(["phases", i, "grid", ...excluded ? ["exclude"] : []], { key: true }),
+        fix: excluded ? "remove the selector that matches every cell" : "list at least one cell under include"
+      });
+    });
+    return findings;
+  }
 };
+
 
 ;// CONCATENATED MODULE: ./lib/lint/rules/exclude-matches-nothing.js
 
-/**
- * An exclude selector that matches no cell of the product removes nothing: most often a value
- * written another way than on its axis, so the cell meant to be left out still runs.
- */
 const excludeMatchesNothing = {
-    id: 'exclude-matches-nothing',
-    severity: 'warning',
-    description: 'an exclude selector that matches no cell of the grid',
-    needs: 'manifest',
-    check({ manifest, source }) {
-        const findings = [];
-        manifest.phases.forEach((phase, i) => {
-            const exclude = phase.grid?.exclude;
-            if (exclude === undefined)
-                return;
-            const axes = new Set(axisNames(phase.grid));
-            const { removedBy } = compileGrid(phase.grid);
-            exclude.forEach((selector, k) => {
-                // A selector naming no axis is unknown-axis's error.
-                if (removedBy[k] > 0 || Object.keys(selector).some((a) => !axes.has(a)))
-                    return;
-                const pairs = Object.entries(selector).map(([a, v]) => `${a}=${String(v)}`);
-                findings.push({
-                    message: `exclude entry ${k + 1} of phase "${phase.name}" (${pairs.join(', ')}) matches no cell of the grid: it removes nothing`,
-                    position: source.at(['phases', i, 'grid', 'exclude', k]),
-                    fix: 'write values as the axes list them (every pair must hold in one cell), or remove the entry',
-                });
-            });
+  id: "exclude-matches-nothing",
+  severity: "warning",
+  description: "an exclude selector that matches no cell of the grid",
+  needs: "manifest",
+  check({ manifest, source }) {
+    const findings = [];
+    manifest.phases.forEach((phase, i) => {
+      const exclude = phase.grid?.exclude;
+      if (exclude === void 0) return;
+      const axes = new Set(axisNames(phase.grid));
+      const { removedBy } = compileGrid(phase.grid);
+      exclude.forEach((selector, k) => {
+        if (removedBy[k] > 0 || Object.keys(selector).some((a) => !axes.has(a))) return;
+        const pairs = Object.entries(selector).map(([a, v]) => `${a}=${String(v)}`);
+        findings.push({
+          message: `exclude entry ${k + 1} of phase "${phase.name}" (${pairs.join(", ")}) matches no cell of the grid: it removes nothing`,
+          position: source.at(["phases", i, "grid", "exclude", k]),
+          fix: "write values as the axes list them (every pair must hold in one cell), or remove the entry"
         });
-        return findings;
-    },
+      });
+    });
+    return findings;
+  }
 };
+
 
 ;// CONCATENATED MODULE: ./lib/lint/rules/flush-not-finer.js
-/** DESIGN rule 5: results survive a kill only when they are flushed more often than once a task. */
 const flushNotFiner = {
-    id: 'flush-not-finer',
-    severity: 'warning',
-    description: 'a flush unit that is not finer than the task (at_end, or the whole task in one unit)',
-    needs: 'manifest',
-    check({ manifest, source }) {
-        const findings = [];
-        manifest.phases.forEach((phase, i) => {
-            const flush = phase.flush;
-            if (flush === undefined)
-                return;
-            const position = source.at(['phases', i, 'flush']);
-            const cost = phase.cost;
-            if (flush === 'at_end') {
-                findings.push({
-                    message: `phase "${phase.name}" writes its results only at the end: a task killed at its walltime loses everything`,
-                    position,
-                    fix: `write results as they come and declare flush: per_${cost?.unit ?? '<unit>'}`,
-                });
-                return;
-            }
-            if (!cost)
-                return;
-            const unit = flush.slice('per_'.length);
-            if (unit === cost.unit) {
-                const units = typeof cost.units === 'number' ? [cost.units] : Object.values(cost.units);
-                const least = Math.min(...units);
-                if (least > 1)
-                    return;
-                findings.push({
-                    message: `phase "${phase.name}" flushes per ${unit}, but a task is ${least} ${unit}${least === 1 ? '' : 's'}: nothing is written before the task ends`,
-                    position,
-                    fix: `measure the cost in a finer unit (several per task, e.g. cost.unit: step) and flush per that unit`,
-                });
-                return;
-            }
-            findings.push({
-                message: `phase "${phase.name}" flushes per_${unit}, but only the cost unit ${cost.unit} is known: cannot tell whether per_${unit} is finer than a task`,
-                position,
-                fix: `write flush: per_${cost.unit} (a task is several ${cost.unit}s), or express the cost in ${unit}s`,
-            });
+  id: "flush-not-finer",
+  severity: "warning",
+  description: "a flush unit that is not finer than the task (at_end, or the whole task in one unit)",
+  needs: "manifest",
+  check({ manifest, source }) {
+    const findings = [];
+    manifest.phases.forEach((phase, i) => {
+      const flush = phase.flush;
+      if (flush === void 0) return;
+      const position = source.at(["phases", i, "flush"]);
+      const cost = phase.cost;
+      if (flush === "at_end") {
+        findings.push({
+          message: `phase "${phase.name}" writes its results only at the end: a task killed at its walltime loses everything`,
+          position,
+          fix: `write results as they come and declare flush: per_${cost?.unit ?? "<unit>"}`
         });
-        return findings;
-    },
+        return;
+      }
+      if (!cost) return;
+      const unit = flush.slice("per_".length);
+      if (unit === cost.unit) {
+        const units = typeof cost.units === "number" ? [cost.units] : Object.values(cost.units);
+        const least = Math.min(...units);
+        if (least > 1) return;
+        findings.push({
+          message: `phase "${phase.name}" flushes per ${unit}, but a task is ${least} ${unit}${least === 1 ? "" : "s"}: nothing is written before the task ends`,
+          position,
+          fix: `measure the cost in a finer unit (several per task, e.g. cost.unit: step) and flush per that unit`
+        });
+        return;
+      }
+      findings.push({
+        message: `phase "${phase.name}" flushes per_${unit}, but only the cost unit ${cost.unit} is known: cannot tell whether per_${unit} is finer than a task`,
+        position,
+        fix: `write flush: per_${cost.unit} (a task is several ${cost.unit}s), or express the cost in ${unit}s`
+      });
+    });
+    return findings;
+  }
 };
+
 
 ;// CONCATENATED MODULE: ./lib/lint/rules/full-run-overridden.js
-/** A smoke task run with overrides is not a full run: counting its result would record a cut-down run as a finding. */
 const fullRunOverridden = {
-    id: 'full-run-overridden',
-    severity: 'error',
-    description: 'smoke.full_run together with smoke.overrides',
-    needs: 'manifest',
-    check({ manifest, source }) {
-        const findings = [];
-        manifest.phases.forEach((phase, i) => {
-            const smoke = phase.smoke;
-            if (!smoke?.full_run || !smoke.overrides || Object.keys(smoke.overrides).length === 0)
-                return;
-            findings.push({
-                message: `phase "${phase.name}" counts its smoke tasks as full runs, but overrides them (${Object.keys(smoke.overrides).join(', ')})`,
-                position: source.at(['phases', i, 'smoke', 'full_run']),
-                fix: 'remove smoke.overrides, or set full_run: false so the full stage runs those cells at full size',
-            });
-        });
-        return findings;
-    },
+  id: "full-run-overridden",
+  severity: "error",
+  description: "smoke.full_run together with smoke.overrides",
+  needs: "manifest",
+  check({ manifest, source }) {
+    const findings = [];
+    manifest.phases.forEach((phase, i) => {
+      const smoke = phase.smoke;
+      if (!smoke?.full_run || !smoke.overrides || Object.keys(smoke.overrides).length === 0) return;
+      findings.push({
+        message: `phase "${phase.name}" counts its smoke tasks as full runs, but overrides them (${Object.keys(smoke.overrides).join(", ")})`,
+        position: source.at(["phases", i, "smoke", "full_run"]),
+        fix: "remove smoke.overrides, or set full_run: false so the full stage runs those cells at full size"
+      });
+    });
+    return findings;
+  }
 };
 
+
 ;// CONCATENATED MODULE: ./lib/lint/rules/gpus-beyond-server.js
-/**
- * On a GPU server without a scheduler, a task asking more GPUs than `cluster.gpus` lists would
- * wait for them forever: refused before the campaign starts. In a pool a task runs on one
- * server, so the largest server's list is the bound (known only when every server lists its GPUs).
- */
 const gpusBeyondServer = {
-    id: 'gpus-beyond-server',
-    severity: 'error',
-    description: 'an ssh-gpu task asking for more GPUs than cluster.gpus (or the largest server’s gpus) lists',
-    needs: 'plan',
-    check({ manifest, source, plan }) {
-        const cluster = manifest.cluster;
-        if (cluster.executor !== 'ssh-gpu')
-            return [];
-        const lists = cluster.servers ? cluster.servers.map((s) => s.gpus) : [cluster.gpus];
-        if (lists.some((l) => l === undefined))
-            return [];
-        const have = Math.max(...lists.map((l) => l.length));
-        const where = cluster.servers ? 'the largest server of cluster.servers lists' : 'cluster.gpus lists';
-        const findings = [];
-        for (const phasePlan of plan.phases) {
-            const i = manifest.phases.findIndex((p) => p.name === phasePlan.name);
-            const most = Math.max(0, ...phasePlan.arrays.map((a) => a.resources.gpus));
-            if (most <= have)
-                continue;
-            const own = manifest.phases[i]?.resources?.gpus !== undefined;
-            const path = own ? ['phases', i, 'resources', 'gpus'] : ['defaults', 'resources', 'gpus'];
-            findings.push({
-                message: `phase "${phasePlan.name}" asks for ${most} GPUs per task, but ${where} ${have}: its tasks could never start`,
-                position: source.at(path),
-                fix: cluster.servers
-                    ? `ask for at most ${have} GPUs per task, or list more GPUs in a server's gpus`
-                    : `ask for at most ${have} GPUs per task, or list more GPUs in cluster.gpus`,
-            });
-        }
-        return findings;
-    },
+  id: "gpus-beyond-server",
+  severity: "error",
+  description: "an ssh-gpu task asking for more GPUs than cluster.gpus (or the largest server\u2019s gpus) lists",
+  needs: "plan",
+  check({ manifest, source, plan }) {
+    const cluster = manifest.cluster;
+    if (cluster.executor !== "ssh-gpu") return [];
+    const lists = cluster.servers ? cluster.servers.map((s) => s.gpus) : [cluster.gpus];
+    if (lists.some((l) => l === void 0)) return [];
+    const have = Math.max(...lists.map((l) => l.length));
+    const where = cluster.servers ? "the largest server of cluster.servers lists" : "cluster.gpus lists";
+    const findings = [];
+    for (const phasePlan of plan.phases) {
+      const i = manifest.phases.findIndex((p) => p.name === phasePlan.name);
+      const most = Math.max(0, ...phasePlan.arrays.map((a) => a.resources.gpus));
+      if (most <= have) continue;
+      const own = manifest.phases[i]?.resources?.gpus !== void 0;
+      const path = own ? ["phases", i, "resources", "gpus"] : ["defaults", "resources", "gpus"];
+      findings.push({
+        message: `phase "${phasePlan.name}" asks for ${most} GPUs per task, but ${where} ${have}: its tasks could never start`,
+        position: source.at(path),
+        fix: cluster.servers ? `ask for at most ${have} GPUs per task, or list more GPUs in a server's gpus` : `ask for at most ${have} GPUs per task, or list more GPUs in cluster.gpus`
+      });
+    }
+    return findings;
+  }
 };
+
 
 ;// CONCATENATED MODULE: ./lib/lint/rules/grid-too-large.js
 
 
-/** A grid above the limit is refused from its size alone, before anything is expanded. */
 const gridTooLarge = {
-    id: 'grid-too-large',
-    severity: 'error',
-    description: `a grid (its product before exclusion, plus included cells) with more than ${thousands(MAX_TASKS_PER_PHASE)} cells in one phase`,
-    needs: 'manifest',
-    check({ manifest, source }) {
-        const findings = [];
-        manifest.phases.forEach((phase, i) => {
-            // The product before exclusion counts: excluded cells are found by enumerating them.
-            const included = phase.grid?.include?.length ?? 0;
-            const n = productSize(phase.grid) + included;
-            if (!(n > MAX_TASKS_PER_PHASE))
-                return;
-            const product = factorsOf(phase.grid)
-                .map((f) => `${f.rows} ${f.names.join('+')}`)
-                .join(' × ');
-            const sizes = included > 0 ? `${product || 'no product'} + ${included} included` : product;
-            findings.push({
-                message: `the grid of phase "${phase.name}" has ${sizes} = ${thousands(n)} cells, above the limit of ${thousands(MAX_TASKS_PER_PHASE)} tasks per phase`,
-                position: source.at(['phases', i, 'grid'], { key: true }),
-                fix: `remove axis values or split the phase so that each grid has at most ${thousands(MAX_TASKS_PER_PHASE)} cells`,
-            });
-        });
-        return findings;
-    },
+  id: "grid-too-large",
+  severity: "error",
+  description: `a grid (its product before exclusion, plus included cells) with more than ${thousands(MAX_TASKS_PER_PHASE)} cells in one phase`,
+  needs: "manifest",
+  check({ manifest, source }) {
+    const findings = [];
+    manifest.phases.forEach((phase, i) => {
+      const included = phase.grid?.include?.length ?? 0;
+      const n = productSize(phase.grid) + included;
+      if (!(n > MAX_TASKS_PER_PHASE)) return;
+      const product = factorsOf(phase.grid).map((f) => `${f.rows} ${f.names.join("+")}`).join(" \xD7 ");
+      const sizes = included > 0 ? `${product || "no product"} + ${included} included` : product;
+      findings.push({
+        message: `the grid of phase "${phase.name}" has ${sizes} = ${thousands(n)} cells, above the limit of ${thousands(MAX_TASKS_PER_PHASE)} tasks per phase`,
+        position: source.at(["phases", i, "grid"], { key: true }),
+        fix: `remove axis values or split the phase so that each grid has at most ${thousands(MAX_TASKS_PER_PHASE)} cells`
+      });
+    });
+    return findings;
+  }
 };
-/** 100000 as 100,000. Not toLocaleString: loading the locale data costs every start of the tool 60 ms. */
 function thousands(n) {
-    return String(n).replace(/\B(?=(\d{3})+(?!\d))/g, ',');
+  return String(n).replace(/\B(?=(\d{3})+(?!\d))/g, ",");
 }
+
 
 ;// CONCATENATED MODULE: ./lib/lint/rules/include-cell.js
 
 
-/**
- * An included cell is a whole task: it names every axis of its grid with one value, and no
- * other name. A missing axis would leave `${axis}` without a value; an unknown name would never
- * reach the task; a cell the grid already has would run twice under one tag.
- */
 const includeCell = {
-    id: 'include-cell',
-    severity: 'error',
-    description: 'an included cell that lacks an axis, names one the grid lacks, or repeats a cell of the grid',
-    needs: 'manifest',
-    check({ manifest, source }) {
-        const findings = [];
-        manifest.phases.forEach((phase, i) => {
-            const include = phase.grid?.include;
-            if (include === undefined)
-                return;
-            const axes = axisNames(phase.grid);
-            const known = new Set(axes);
-            const at = (j) => ['phases', i, 'grid', 'include', j];
-            const key = (cell) => JSON.stringify(axes.map((a) => String(cell[a])));
-            let whole = true;
-            include.forEach((cell, j) => {
-                for (const name of Object.keys(cell)) {
-                    if (known.has(name))
-                        continue;
-                    whole = false;
-                    const suggestion = closest(name, axes);
-                    findings.push({
-                        message: `included cell ${j + 1} of phase "${phase.name}" names "${name}", which is not an axis of its grid (${axes.join(', ')})${suggestion ? `; did you mean "${suggestion}"?` : ''}`,
-                        position: source.at([...at(j), name], { key: true }),
-                        fix: suggestion ? `write "${suggestion}"` : `remove "${name}", or add it as an axis of the grid`,
-                    });
-                }
-                const missing = axes.filter((a) => !(a in cell));
-                if (missing.length === 0)
-                    return;
-                whole = false;
-                findings.push({
-                    message: `included cell ${j + 1} of phase "${phase.name}" lacks ${missing.map((a) => `"${a}"`).join(', ')}: an included cell gives every axis one value`,
-                    position: source.at(at(j)),
-                    fix: `add ${missing.map((a) => `${a}: <value>`).join(', ')} to this cell`,
-                });
-            });
-            if (!whole)
-                return;
-            // Cells given twice: the grid's own (after exclusion), then each included one in turn.
-            const grid = compileGrid(phase.grid);
-            const kept = grid.count - grid.included;
-            const wanted = new Map();
-            include.forEach((cell, j) => {
-                if (!wanted.has(key(cell)))
-                    wanted.set(key(cell), j);
-            });
-            const inGrid = new Set();
-            for (let p = 0; p < kept && inGrid.size < wanted.size; p++) {
-                const k = key(grid.cellAt(p));
-                if (wanted.has(k))
-                    inGrid.add(k);
-            }
-            const seen = new Set();
-            include.forEach((cell, j) => {
-                const k = key(cell);
-                const earlier = seen.has(k) ? `included cell ${wanted.get(k) + 1}` : inGrid.has(k) ? 'a cell of the grid' : '';
-                seen.add(k);
-                if (earlier === '')
-                    return;
-                findings.push({
-                    message: `included cell ${j + 1} of phase "${phase.name}" (${axes.map((a) => `${a}=${String(cell[a])}`).join(', ')}) is ${earlier} already: two tasks would be one cell`,
-                    position: source.at(at(j)),
-                    fix: 'remove this cell, or write the values you meant',
-                });
-            });
+  id: "include-cell",
+  severity: "error",
+  description: "an included cell that lacks an axis, names one the grid lacks, or repeats a cell of the grid",
+  needs: "manifest",
+  check({ manifest, source }) {
+    const findings = [];
+    manifest.phases.forEach((phase, i) => {
+      const include = phase.grid?.include;
+      if (include === void 0) return;
+      const axes = axisNames(phase.grid);
+      const known = new Set(axes);
+      const at = (j) => ["phases", i, "grid", "include", j];
+      const key = (cell) => JSON.stringify(axes.map((a) => String(cell[a])));
+      let whole = true;
+      include.forEach((cell, j) => {
+        for (const name of Object.keys(cell)) {
+          if (known.has(name)) continue;
+          whole = false;
+          const suggestion = closest(name, axes);
+          findings.push({
+            message: `included cell ${j + 1} of phase "${phase.name}" names "${name}", which is not an axis of its grid (${axes.join(", ")})${suggestion ? `; did you mean "${suggestion}"?` : ""}`,
+            position: source.at([...at(j), name], { key: true }),
+            fix: suggestion ? `write "${suggestion}"` : `remove "${name}", or add it as an axis of the grid`
+          });
+        }
+        const missing = axes.filter((a) => !(a in cell));
+        if (missing.length === 0) return;
+        whole = false;
+        findings.push({
+          message: `included cell ${j + 1} of phase "${phase.name}" lacks ${missing.map((a) => `"${a}"`).join(", ")}: an included cell gives every axis one value`,
+          position: source.at(at(j)),
+          fix: `add ${missing.map((a) => `${a}: <value>`).join(", ")} to this cell`
         });
-        return findings;
-    },
+      });
+      if (!whole) return;
+      const grid = compileGrid(phase.grid);
+      const kept = grid.count - grid.included;
+      const wanted = /* @__PURE__ */ new Map();
+      include.forEach((cell, j) => {
+        if (!wanted.has(key(cell))) wanted.set(key(cell), j);
+      });
+      const inGrid = /* @__PURE__ */ new Set();
+      for (let p = 0; p < kept && inGrid.size < wanted.size; p++) {
+        const k = key(grid.cellAt(p));
+        if (wanted.has(k)) inGrid.add(k);
+      }
+      const seen = /* @__PURE__ */ new Set();
+      include.forEach((cell, j) => {
+        const k = key(cell);
+        const earlier = seen.has(k) ? `included cell ${wanted.get(k) + 1}` : inGrid.has(k) ? "a cell of the grid" : "";
+        seen.add(k);
+        if (earlier === "") return;
+        findings.push({
+          message: `included cell ${j + 1} of phase "${phase.name}" (${axes.map((a) => `${a}=${String(cell[a])}`).join(", ")}) is ${earlier} already: two tasks would be one cell`,
+          position: source.at(at(j)),
+          fix: "remove this cell, or write the values you meant"
+        });
+      });
+    });
+    return findings;
+  }
 };
+
 
 ;// CONCATENATED MODULE: ./lib/lint/rules/mixed-resource-class.js
 
-const FIELDS = ['gpus', 'cpus', 'mem'];
-const mixed_resource_class_valueOf = (r, f) => String(f === 'mem' ? (r.memBytes ?? '-') : r[f]);
-/** Where a resource field of a phase is written (its own, else the default) and its selector axes. */
+const FIELDS = ["gpus", "cpus", "mem"];
+const mixed_resource_class_valueOf = (r, f) => String(f === "mem" ? r.memBytes ?? "-" : r[f]);
 function fieldSource(manifest, phase, i, f) {
-    const own = phase.resources?.[f];
-    const field = own ?? manifest.defaults?.resources?.[f];
-    const path = own !== undefined ? ['phases', i, 'resources', f] : ['defaults', 'resources', f];
-    const axes = field !== undefined && typeof field === 'object'
-        ? [...new Set(Object.keys(field).flatMap((k) => parseSelector(k).map(([a]) => a)))]
-        : [];
-    return { path, axes };
+  const own = phase.resources?.[f];
+  const field = own ?? manifest.defaults?.resources?.[f];
+  const path = own !== void 0 ? ["phases", i, "resources", f] : ["defaults", "resources", f];
+  const axes = field !== void 0 && typeof field === "object" ? [...new Set(Object.keys(field).flatMap((k) => parseSelector(k).map(([a]) => a)))] : [];
+  return { path, axes };
 }
-/** DESIGN rule 2: one resource class per job; a CPU-only arm never holds GPUs. */
 const mixedResourceClass = {
-    id: 'mixed-resource-class',
-    severity: 'warning',
-    description: 'a stratum split into arrays of different resource classes, or GPU and CPU-only tasks in one phase',
-    needs: 'plan',
-    check({ manifest, source, plan }) {
-        const findings = [];
-        plan.phases.forEach((phasePlan) => {
-            const i = manifest.phases.findIndex((p) => p.name === phasePlan.name);
-            const phase = manifest.phases[i];
-            if (!phase)
-                return;
-            const reported = new Set();
-            for (const stage of ['full', 'smoke']) {
-                const byStratum = new Map();
-                for (const a of phasePlan.arrays.filter((x) => x.stage === stage)) {
-                    byStratum.set(a.stratum, [...(byStratum.get(a.stratum) ?? []), a]);
-                }
-                for (const [stratum, arrays] of byStratum) {
-                    for (const f of FIELDS) {
-                        const values = [...new Set(arrays.map((a) => mixed_resource_class_valueOf(a.resources, f)))];
-                        if (values.length < 2 || reported.has(f))
-                            continue;
-                        reported.add(f);
-                        const { path, axes } = fieldSource(manifest, phase, i, f);
-                        const strata = phasePlan.strata;
-                        const missing = axes.filter((a) => !strata.includes(a));
-                        const add = missing.length > 0 ? missing : ['<the axis it varies along>'];
-                        findings.push({
-                            message: `${stage} stage of phase "${phase.name}": stratum ${stratum} is split into ${values.length} arrays because ${f} differs inside it (${values.join(' / ')})`,
-                            position: source.at(path),
-                            fix: `add ${add.map((a) => `"${a}"`).join(', ')} to strata: [${[...strata, ...add].join(', ')}]`,
-                        });
-                    }
-                }
-            }
-            const gpus = new Set(phasePlan.arrays.filter((a) => a.stage === 'full').map((a) => a.resources.gpus));
-            if (gpus.has(0) && [...gpus].some((g) => g > 0)) {
-                findings.push({
-                    message: `phase "${phase.name}" mixes CPU-only tasks (gpus 0) with GPU tasks (gpus ${[...gpus].filter((g) => g > 0).join(', ')})`,
-                    position: source.at(fieldSource(manifest, phase, i, 'gpus').path),
-                    fix: 'split the CPU-only cells into a phase of their own, or give every selector a gpus value (tasks no selector matches get 0)',
-                });
-            }
+  id: "mixed-resource-class",
+  severity: "warning",
+  description: "a stratum split into arrays of different resource classes, or GPU and CPU-only tasks in one phase",
+  needs: "plan",
+  check({ manifest, source, plan }) {
+    const findings = [];
+    plan.phases.forEach((phasePlan) => {
+      const i = manifest.phases.findIndex((p) => p.name === phasePlan.name);
+      const phase = manifest.phases[i];
+      if (!phase) return;
+      const reported = /* @__PURE__ */ new Set();
+      for (const stage of ["full", "smoke"]) {
+        const byStratum = /* @__PURE__ */ new Map();
+        for (const a of phasePlan.arrays.filter((x) => x.stage === stage)) {
+          byStratum.set(a.stratum, [...byStratum.get(a.stratum) ?? [], a]);
+        }
+        for (const [stratum, arrays] of byStratum) {
+          for (const f of FIELDS) {
+            const values = [...new Set(arrays.map((a) => mixed_resource_class_valueOf(a.resources, f)))];
+            if (values.length < 2 || reported.has(f)) continue;
+            reported.add(f);
+            const { path, axes } = fieldSource(manifest, phase, i, f);
+            const strata = phasePlan.strata;
+            const missing = axes.filter((a) => !strata.includes(a));
+            const add = missing.length > 0 ? missing : ["<the axis it varies along>"];
+            findings.push({
+              message: `${stage} stage of phase "${phase.name}": stratum ${stratum} is split into ${values.length} arrays because ${f} differs inside it (${values.join(" / ")})`,
+              position: source.at(path),
+              fix: `add ${add.map((a) => `"${a}"`).join(", ")} to strata: [${[...strata, ...add].join(", ")}]`
+            });
+          }
+        }
+      }
+      const gpus = new Set(phasePlan.arrays.filter((a) => a.stage === "full").map((a) => a.resources.gpus));
+      if (gpus.has(0) && [...gpus].some((g) => g > 0)) {
+        findings.push({
+          message: `phase "${phase.name}" mixes CPU-only tasks (gpus 0) with GPU tasks (gpus ${[...gpus].filter((g) => g > 0).join(", ")})`,
+          position: source.at(fieldSource(manifest, phase, i, "gpus").path),
+          fix: "split the CPU-only cells into a phase of their own, or give every selector a gpus value (tasks no selector matches get 0)"
         });
-        return findings;
-    },
+      }
+    });
+    return findings;
+  }
 };
 
+
 ;// CONCATENATED MODULE: ./lib/lint/rules/no-smoke-trigger.js
-const EXAMPLE = 'smoke: { tasks: 2, trigger: [{ check: all_completed }, { check: output_exists }] }';
-/** DESIGN rule 6: every phase runs a smoke stage whose checklist is written before it runs. */
+const EXAMPLE = "smoke: { tasks: 2, trigger: [{ check: all_completed }, { check: output_exists }] }";
 const noSmokeTrigger = {
-    id: 'no-smoke-trigger',
-    severity: 'warning',
-    description: 'a phase with no smoke stage, or a smoke stage with no trigger checklist',
-    needs: 'manifest',
-    check({ manifest, source }) {
-        const findings = [];
-        manifest.phases.forEach((phase, i) => {
-            if (!phase.smoke) {
-                findings.push({
-                    message: `phase "${phase.name}" has no smoke stage: its full arrays are released without a cheap first run`,
-                    position: source.at(['phases', i, 'name']),
-                    fix: `add ${EXAMPLE}`,
-                });
-            }
-            else if (!phase.smoke.trigger || phase.smoke.trigger.length === 0) {
-                findings.push({
-                    message: `the smoke stage of phase "${phase.name}" has no trigger checklist: nothing decides whether the full arrays may start`,
-                    position: phase.smoke.trigger
-                        ? source.at(['phases', i, 'smoke', 'trigger'])
-                        : source.at(['phases', i, 'smoke'], { key: true }),
-                    fix: 'add trigger: [{ check: all_completed }, { check: output_exists, otherwise: "<what a failure means>" }]',
-                });
-            }
+  id: "no-smoke-trigger",
+  severity: "warning",
+  description: "a phase with no smoke stage, or a smoke stage with no trigger checklist",
+  needs: "manifest",
+  check({ manifest, source }) {
+    const findings = [];
+    manifest.phases.forEach((phase, i) => {
+      if (!phase.smoke) {
+        findings.push({
+          message: `phase "${phase.name}" has no smoke stage: its full arrays are released without a cheap first run`,
+          position: source.at(["phases", i, "name"]),
+          fix: `add ${EXAMPLE}`
         });
-        return findings;
-    },
+      } else if (!phase.smoke.trigger || phase.smoke.trigger.length === 0) {
+        findings.push({
+          message: `the smoke stage of phase "${phase.name}" has no trigger checklist: nothing decides whether the full arrays may start`,
+          position: phase.smoke.trigger ? source.at(["phases", i, "smoke", "trigger"]) : source.at(["phases", i, "smoke"], { key: true }),
+          fix: 'add trigger: [{ check: all_completed }, { check: output_exists, otherwise: "<what a failure means>" }]'
+        });
+      }
+    });
+    return findings;
+  }
 };
+
 
 ;// CONCATENATED MODULE: ./lib/lint/rules/one-walltime-for-strata.js
 
 
-/** The distinct values of a per-stratum field, as `selector: value` texts, when they differ. */
 function differing(field, norm) {
-    if (field === null || typeof field !== 'object' || Array.isArray(field))
-        return [];
-    const entries = Object.entries(field);
-    const distinct = new Set(entries.map(([, v]) => norm(v)));
-    return distinct.size > 1 ? entries.map(([k, v]) => `${k}: ${String(v)}`) : [];
+  if (field === null || typeof field !== "object" || Array.isArray(field)) return [];
+  const entries = Object.entries(field);
+  const distinct = new Set(entries.map(([, v]) => norm(v)));
+  return distinct.size > 1 ? entries.map(([k, v]) => `${k}: ${String(v)}`) : [];
 }
-/** `N=384: <seconds>, N=512: <seconds>` for the first strata axis (or first grid axis). */
 function example(phase) {
-    const grid = new Map(axesOf(phase.grid));
-    const axis = phase.strata?.find((a) => grid.has(a)) ?? [...grid.keys()][0];
-    const values = axis === undefined ? [] : grid.get(axis).slice(0, 3);
-    return values.length > 0 ? values.map((v) => `${axis}=${String(v)}: <seconds>`).join(', ') : '<selector>: <seconds>';
+  const grid = new Map(axesOf(phase.grid));
+  const axis = phase.strata?.find((a) => grid.has(a)) ?? [...grid.keys()][0];
+  const values = axis === void 0 ? [] : grid.get(axis).slice(0, 3);
+  return values.length > 0 ? values.map((v) => `${axis}=${String(v)}: <seconds>`).join(", ") : "<selector>: <seconds>";
 }
-/** DESIGN rule 1: one global walltime for strata of different cost wastes or kills tasks. */
 const oneWalltimeForStrata = {
-    id: 'one-walltime-for-strata',
-    severity: 'warning',
-    description: 'one fixed walltime for strata whose cost differs',
-    needs: 'manifest',
-    check({ manifest, source }) {
-        const findings = [];
-        manifest.phases.forEach((phase, i) => {
-            if (phase.walltime === undefined)
-                return;
-            const reasons = [];
-            const perUnit = differing(phase.cost?.per_unit, (v) => String(parseDuration(v) ?? v));
-            if (perUnit.length > 0)
-                reasons.push(`cost.per_unit differs (${perUnit.join(', ')})`);
-            const units = differing(phase.cost?.units, (v) => String(v));
-            if (units.length > 0)
-                reasons.push(`cost.units differs (${units.join(', ')})`);
-            if (phase.strata) {
-                const grid = new Map(axesOf(phase.grid));
-                const strata = phase.strata.filter((a) => grid.has(a));
-                const count = strata.reduce((n, a) => n * grid.get(a).length, 1);
-                if (count > 1)
-                    reasons.push(`strata [${strata.join(', ')}] make ${count} strata`);
-            }
-            if (reasons.length === 0)
-                return;
-            findings.push({
-                message: `phase "${phase.name}" asks one walltime for all its strata, but ${reasons.join(' and ')}`,
-                position: source.at(['phases', i, 'walltime']),
-                fix: phase.cost
-                    ? 'remove walltime: the planner then budgets each stratum from its own cost'
-                    : `replace walltime with a cost model whose per_unit is measured per stratum, e.g. per_unit: { ${example(phase)} }`,
-            });
-        });
-        return findings;
-    },
+  id: "one-walltime-for-strata",
+  severity: "warning",
+  description: "one fixed walltime for strata whose cost differs",
+  needs: "manifest",
+  check({ manifest, source }) {
+    const findings = [];
+    manifest.phases.forEach((phase, i) => {
+      if (phase.walltime === void 0) return;
+      const reasons = [];
+      const perUnit = differing(phase.cost?.per_unit, (v) => String(parseDuration(v) ?? v));
+      if (perUnit.length > 0) reasons.push(`cost.per_unit differs (${perUnit.join(", ")})`);
+      const units = differing(phase.cost?.units, (v) => String(v));
+      if (units.length > 0) reasons.push(`cost.units differs (${units.join(", ")})`);
+      if (phase.strata) {
+        const grid = new Map(axesOf(phase.grid));
+        const strata = phase.strata.filter((a) => grid.has(a));
+        const count = strata.reduce((n, a) => n * grid.get(a).length, 1);
+        if (count > 1) reasons.push(`strata [${strata.join(", ")}] make ${count} strata`);
+      }
+      if (reasons.length === 0) return;
+      findings.push({
+        message: `phase "${phase.name}" asks one walltime for all its strata, but ${reasons.join(" and ")}`,
+        position: source.at(["phases", i, "walltime"]),
+        fix: phase.cost ? "remove walltime: the planner then budgets each stratum from its own cost" : `replace walltime with a cost model whose per_unit is measured per stratum, e.g. per_unit: { ${example(phase)} }`
+      });
+    });
+    return findings;
+  }
 };
+
 
 ;// CONCATENATED MODULE: ./lib/lint/rules/output-collision.js
 
-/** Two tasks writing one path clobber each other: the output template must name every varying axis. */
 const outputCollision = {
-    id: 'output-collision',
-    severity: 'error',
-    description: 'two tasks of a campaign with the same output path',
-    needs: 'tasks',
-    check({ manifest, source, tasks }) {
-        const findings = [];
-        const owner = new Map();
-        manifest.phases.forEach((phase, i) => {
-            let clashes = 0;
-            let first;
-            for (const t of tasks.get(phase.name) ?? []) {
-                if (t.output === undefined)
-                    continue;
-                const other = owner.get(t.output);
-                if (other === undefined)
-                    owner.set(t.output, t.id);
-                else {
-                    clashes++;
-                    first ??= [other, t.id, t.output];
-                }
-            }
-            if (first) {
-                const axes = axisNames(phase.grid);
-                findings.push({
-                    message: `tasks ${first[0]} and ${first[1]} both write ${first[2]}${clashes > 1 ? ` (${clashes} collisions in all)` : ''}`,
-                    position: source.at(['phases', i, 'output']),
-                    fix: `put every grid axis in the output path, e.g. ${axes.map((a) => `${a}\${${a}}`).join('_') || '${tag}'}, or use \${tag}`,
-                });
-            }
+  id: "output-collision",
+  severity: "error",
+  description: "two tasks of a campaign with the same output path",
+  needs: "tasks",
+  check({ manifest, source, tasks }) {
+    const findings = [];
+    const owner = /* @__PURE__ */ new Map();
+    manifest.phases.forEach((phase, i) => {
+      let clashes = 0;
+      let first;
+      for (const t of tasks.get(phase.name) ?? []) {
+        if (t.output === void 0) continue;
+        const other = owner.get(t.output);
+        if (other === void 0) owner.set(t.output, t.id);
+        else {
+          clashes++;
+          first ??= [other, t.id, t.output];
+        }
+      }
+      if (first) {
+        const axes = axisNames(phase.grid);
+        findings.push({
+          message: `tasks ${first[0]} and ${first[1]} both write ${first[2]}${clashes > 1 ? ` (${clashes} collisions in all)` : ""}`,
+          position: source.at(["phases", i, "output"]),
+          fix: `put every grid axis in the output path, e.g. ${axes.map((a) => `${a}\${${a}}`).join("_") || "${tag}"}, or use \${tag}`
         });
-        return findings;
-    },
+      }
+    });
+    return findings;
+  }
 };
+
 
 ;// CONCATENATED MODULE: ./lib/lint/rules/output-outside-workdir.js
 
 
-/** Why a rendered path is not inside the workdir, or undefined when it is. */
 function escapes(path) {
-    if (containedPath(path) !== undefined)
-        return undefined;
-    if (path.startsWith('/'))
-        return 'is absolute';
-    if (path.startsWith('~'))
-        return 'starts with ~ (a home directory, not the workdir)';
-    if (path.trim() === '')
-        return 'is empty';
-    if (external_node_path_namespaceObject.posix.normalize(path) === '.')
-        return 'is the workdir itself, not a path under it';
-    return 'leaves the workdir (".." after normalisation)';
+  if (containedPath(path) !== void 0) return void 0;
+  if (path.startsWith("/")) return "is absolute";
+  if (path.startsWith("~")) return "starts with ~ (a home directory, not the workdir)";
+  if (path.trim() === "") return "is empty";
+  if (external_node_path_namespaceObject.posix.normalize(path) === ".") return "is the workdir itself, not a path under it";
+  return 'leaves the workdir (".." after normalisation)';
 }
-/**
- * Outputs (and the inputs a phase waits for) are paths relative to the workdir: an absolute
- * path, a `~` path or one that climbs out with `..` is shared with whatever else writes there,
- * so a task's output is no longer its alone (DESIGN rules 3 and 7).
- */
 const outputOutsideWorkdir = {
-    id: 'output-outside-workdir',
-    severity: 'error',
-    description: 'an output or precondition path that is absolute, starts with ~ or leaves the workdir',
-    needs: 'tasks',
-    check({ manifest, source, tasks }) {
-        const findings = [];
-        const report = (path, what, rendered, phaseTasks) => {
-            let bad = 0;
-            let example;
-            for (const t of phaseTasks) {
-                const text = rendered(t);
-                const why = escapes(text);
-                if (why === undefined)
-                    continue;
-                bad++;
-                example ??= [t, text, why];
-            }
-            if (!example)
-                return;
-            const [t, text, why] = example;
-            const others = bad > 1 ? ` (${bad} of ${phaseTasks.length} tasks)` : '';
-            findings.push({
-                message: `${what} of task ${t.id} is "${text}", which ${why}${others}`,
-                position: source.at(path),
-                fix: `write a path relative to the workdir (${manifest.workdir}), e.g. results/\${tag}.json`,
-            });
-        };
-        manifest.phases.forEach((phase, i) => {
-            const phaseTasks = tasks.get(phase.name) ?? [];
-            if (phase.output !== undefined) {
-                // expandPhase keeps a contained output normalised and an uncontained one as rendered text.
-                report(['phases', i, 'output'], 'the output', (t) => t.output ?? '', phaseTasks);
-            }
-            phase.preconditions?.forEach((p, j) => {
-                // The template parsed once for the phase's tasks, not once a task.
-                const render = pathMaker(manifest, phase, p.exists);
-                report(['phases', i, 'preconditions', j, 'exists'], 'the precondition path', (t) => render(t.values, t.tag), phaseTasks);
-            });
-        });
-        return findings;
-    },
+  id: "output-outside-workdir",
+  severity: "error",
+  description: "an output or precondition path that is absolute, starts with ~ or leaves the workdir",
+  needs: "tasks",
+  check({ manifest, source, tasks }) {
+    const findings = [];
+    const report = (path, what, rendered, phaseTasks) => {
+      let bad = 0;
+      let example;
+      for (const t2 of phaseTasks) {
+        const text2 = rendered(t2);
+        const why2 = escapes(text2);
+        if (why2 === void 0) continue;
+        bad++;
+        example ??= [t2, text2, why2];
+      }
+      if (!example) return;
+      const [t, text, why] = example;
+      const others = bad > 1 ? ` (${bad} of ${phaseTasks.length} tasks)` : "";
+      findings.push({
+        message: `${what} of task ${t.id} is "${text}", which ${why}${others}`,
+        position: source.at(path),
+        fix: `write a path relative to the workdir (${manifest.workdir}), e.g. results/\${tag}.json`
+      });
+    };
+    manifest.phases.forEach((phase, i) => {
+      const phaseTasks = tasks.get(phase.name) ?? [];
+      if (phase.output !== void 0) {
+        report(["phases", i, "output"], "the output", (t) => t.output ?? "", phaseTasks);
+      }
+      phase.preconditions?.forEach((p, j) => {
+        const render = pathMaker(manifest, phase, p.exists);
+        report(
+          ["phases", i, "preconditions", j, "exists"],
+          "the precondition path",
+          (t) => render(t.values, t.tag),
+          phaseTasks
+        );
+      });
+    });
+    return findings;
+  }
 };
+
 
 ;// CONCATENATED MODULE: ./lib/lint/rules/pattern-nested-quantifier.js
 
-/**
- * Campaign matches patterns in linear time, so `(a+)+` cannot stall it; the same pattern in
- * Python's `re`, `grep -P` or a dashboard that reads the same logs backtracks exponentially on
- * a line that almost matches, and patterns are copied between them.
- */
 const patternNestedQuantifier = {
-    id: 'pattern-nested-quantifier',
-    severity: 'warning',
-    description: 'a pattern with a quantified group inside a quantified group, e.g. (a+)+',
-    needs: 'manifest',
-    check({ manifest, source }) {
-        const findings = [];
-        const check = (pattern, path) => {
-            if (pattern === undefined || !hasNestedQuantifier(pattern))
-                return;
-            findings.push({
-                message: `/${pattern}/ repeats a group that repeats itself: harmless here (campaign matches in linear time), but it backtracks exponentially in Python's re or grep -P`,
-                position: source.at(path),
-                fix: 'repeat the inner part only once, e.g. (a+)+ as a+',
-            });
-        };
-        if (manifest.cluster.executor === 'ssh-gpu')
-            manifest.cluster.oom?.patterns?.forEach((p, j) => check(p, ['cluster', 'oom', 'patterns', j]));
-        manifest.phases.forEach((phase, i) => {
-            check(phase.cost?.progress?.log, ['phases', i, 'cost', 'progress', 'log']);
-            phase.smoke?.trigger?.forEach((trigger, j) => {
-                if (trigger.check === 'log_contains')
-                    check(trigger.pattern, ['phases', i, 'smoke', 'trigger', j, 'pattern']);
-            });
-        });
-        return findings;
-    },
+  id: "pattern-nested-quantifier",
+  severity: "warning",
+  description: "a pattern with a quantified group inside a quantified group, e.g. (a+)+",
+  needs: "manifest",
+  check({ manifest, source }) {
+    const findings = [];
+    const check = (pattern, path) => {
+      if (pattern === void 0 || !hasNestedQuantifier(pattern)) return;
+      findings.push({
+        message: `/${pattern}/ repeats a group that repeats itself: harmless here (campaign matches in linear time), but it backtracks exponentially in Python's re or grep -P`,
+        position: source.at(path),
+        fix: "repeat the inner part only once, e.g. (a+)+ as a+"
+      });
+    };
+    if (manifest.cluster.executor === "ssh-gpu")
+      manifest.cluster.oom?.patterns?.forEach((p, j) => check(p, ["cluster", "oom", "patterns", j]));
+    manifest.phases.forEach((phase, i) => {
+      check(phase.cost?.progress?.log, ["phases", i, "cost", "progress", "log"]);
+      phase.smoke?.trigger?.forEach((trigger, j) => {
+        if (trigger.check === "log_contains") check(trigger.pattern, ["phases", i, "smoke", "trigger", j, "pattern"]);
+      });
+    });
+    return findings;
+  }
 };
 
+
 ;// CONCATENATED MODULE: ./lib/lint/rules/rate-elsewhere.js
-/** DESIGN rule 1: a rate measured on another cluster, or at another configuration, is an estimate. */
 const rateElsewhere = {
-    id: 'rate-elsewhere',
-    severity: 'warning',
-    description: 'a cost rate measured on another cluster or at another configuration',
-    needs: 'manifest',
-    check({ manifest, source }) {
-        const findings = [];
-        const here = manifest.cluster.name;
-        manifest.phases.forEach((phase, i) => {
-            const cost = phase.cost;
-            if (!cost)
-                return;
-            if (cost.measured_on !== undefined && cost.measured_on !== here) {
-                findings.push({
-                    message: here === undefined
-                        ? `the rate of phase "${phase.name}" was measured on "${cost.measured_on}", but the cluster has no name to compare: the walltime is an estimate, not a calibration`
-                        : `the rate of phase "${phase.name}" was measured on "${cost.measured_on}", but this campaign runs on "${here}": the walltime is an estimate, not a calibration`,
-                    position: source.at(['phases', i, 'cost', 'measured_on']),
-                    fix: here === undefined
-                        ? `set cluster.name: ${cost.measured_on} if this is that cluster, else measure the rate here`
-                        : `measure the rate on "${here}" and write measured_on: ${here}`,
-                });
-            }
-            if (phase.config !== undefined && cost.config !== undefined && phase.config !== cost.config) {
-                findings.push({
-                    message: `the rate of phase "${phase.name}" was measured at config "${cost.config}", but the phase runs at "${phase.config}": the walltime is an estimate, not a calibration`,
-                    position: source.at(['phases', i, 'cost', 'config']),
-                    fix: `measure the rate at "${phase.config}" and write config: "${phase.config}" in cost`,
-                });
-            }
+  id: "rate-elsewhere",
+  severity: "warning",
+  description: "a cost rate measured on another cluster or at another configuration",
+  needs: "manifest",
+  check({ manifest, source }) {
+    const findings = [];
+    const here = manifest.cluster.name;
+    manifest.phases.forEach((phase, i) => {
+      const cost = phase.cost;
+      if (!cost) return;
+      if (cost.measured_on !== void 0 && cost.measured_on !== here) {
+        findings.push({
+          message: here === void 0 ? `the rate of phase "${phase.name}" was measured on "${cost.measured_on}", but the cluster has no name to compare: the walltime is an estimate, not a calibration` : `the rate of phase "${phase.name}" was measured on "${cost.measured_on}", but this campaign runs on "${here}": the walltime is an estimate, not a calibration`,
+          position: source.at(["phases", i, "cost", "measured_on"]),
+          fix: here === void 0 ? `set cluster.name: ${cost.measured_on} if this is that cluster, else measure the rate here` : `measure the rate on "${here}" and write measured_on: ${here}`
         });
-        return findings;
-    },
+      }
+      if (phase.config !== void 0 && cost.config !== void 0 && phase.config !== cost.config) {
+        findings.push({
+          message: `the rate of phase "${phase.name}" was measured at config "${cost.config}", but the phase runs at "${phase.config}": the walltime is an estimate, not a calibration`,
+          position: source.at(["phases", i, "cost", "config"]),
+          fix: `measure the rate at "${phase.config}" and write config: "${phase.config}" in cost`
+        });
+      }
+    });
+    return findings;
+  }
 };
+
 
 ;// CONCATENATED MODULE: ./lib/lint/rules/reserved-axis.js
 
 
 const RESERVED = new Set(BUILTINS);
-/** An axis named like a built-in would make `${name}` mean two things. */
 const reservedAxis = {
-    id: 'reserved-axis',
-    severity: 'error',
-    description: `a grid axis named like a built-in variable (${BUILTINS.join(', ')})`,
-    needs: 'manifest',
-    check({ manifest, source }) {
-        const findings = [];
-        manifest.phases.forEach((phase, i) => {
-            for (const axis of axisNames(phase.grid)) {
-                if (!RESERVED.has(axis))
-                    continue;
-                findings.push({
-                    message: `axis "${axis}" of phase "${phase.name}" has the name of a built-in: \${${axis}} would be ambiguous`,
-                    position: source.at(['phases', i, ...axisPath(phase.grid, axis)], { key: true }),
-                    fix: `rename the axis (e.g. "${axis}_value") here and in every \${${axis}} that means the axis`,
-                });
-            }
+  id: "reserved-axis",
+  severity: "error",
+  description: `a grid axis named like a built-in variable (${BUILTINS.join(", ")})`,
+  needs: "manifest",
+  check({ manifest, source }) {
+    const findings = [];
+    manifest.phases.forEach((phase, i) => {
+      for (const axis of axisNames(phase.grid)) {
+        if (!RESERVED.has(axis)) continue;
+        findings.push({
+          message: `axis "${axis}" of phase "${phase.name}" has the name of a built-in: \${${axis}} would be ambiguous`,
+          position: source.at(["phases", i, ...axisPath(phase.grid, axis)], { key: true }),
+          fix: `rename the axis (e.g. "${axis}_value") here and in every \${${axis}} that means the axis`
         });
-        return findings;
-    },
+      }
+    });
+    return findings;
+  }
 };
+
 
 ;// CONCATENATED MODULE: ./lib/lint/shell-texts.js
 function shellTexts(manifest) {
-    const texts = [];
-    const add = (text, path, phase) => {
-        if (text !== undefined)
-            texts.push({ text, path, ...(phase ? { phase } : {}) });
-    };
-    add(manifest.setup, ['setup']);
-    add(manifest.gates?.capability, ['gates', 'capability']);
-    manifest.phases.forEach((phase, i) => {
-        add(phase.setup, ['phases', i, 'setup'], phase);
-        add(phase.command, ['phases', i, 'command'], phase);
-        phase.smoke?.trigger?.forEach((check, j) => {
-            if (check.check === 'command')
-                add(check.run, ['phases', i, 'smoke', 'trigger', j, 'run'], phase);
-        });
+  const texts = [];
+  const add = (text, path, phase) => {
+    if (text !== void 0) texts.push({ text, path, ...phase ? { phase } : {} });
+  };
+  add(manifest.setup, ["setup"]);
+  add(manifest.gates?.capability, ["gates", "capability"]);
+  manifest.phases.forEach((phase, i) => {
+    add(phase.setup, ["phases", i, "setup"], phase);
+    add(phase.command, ["phases", i, "command"], phase);
+    phase.smoke?.trigger?.forEach((check, j) => {
+      if (check.check === "command") add(check.run, ["phases", i, "smoke", "trigger", j, "run"], phase);
     });
-    return texts;
+  });
+  return texts;
 }
+
 
 ;// CONCATENATED MODULE: ./lib/lint/rules/shell-antipattern.js
 
-const WATCH_FIX = 'watch the process by its pid ($! saved to a pid file) or by a sentinel file it writes';
+const WATCH_FIX = "watch the process by its pid ($! saved to a pid file) or by a sentinel file it writes";
 const PATTERNS = [
-    // Before the general eval "$(...)": the same match, with the fix that applies to conda's hook.
-    {
-        re: /\beval\s+"?\$\(\s*["']?[^\s"'()]*conda["']?\s+["']?shell\.\w+["']?\s+["']?hook\b/g,
-        word: 'eval',
-        message: 'eval "$(conda shell.bash hook)" runs text produced at run time as shell code',
-        fix: 'name the environment in environment.conda: campaign finds conda, renders its activation before the setup and checks it as the gate environment',
-    },
-    {
-        re: /\beval\s+"?\$\(/g,
-        word: 'eval',
-        message: 'eval "$(...)" runs text produced at run time as shell code',
-        fix: 'run the command directly, or keep its output as data: x="$(cmd)"',
-    },
-    {
-        re: /\beval\s+"?`/g,
-        word: 'eval',
-        message: 'eval `...` runs text produced at run time as shell code',
-        fix: 'run the command directly, or keep its output as data: x="$(cmd)"',
-    },
-    {
-        re: /\bpgrep\s+(?:-\w+\s+)*-[A-Za-z]*f/g,
-        word: 'pgrep',
-        message: 'pgrep -f matches a pattern against whole command lines: it can match itself, or another task',
-        fix: WATCH_FIX,
-    },
-    {
-        re: /\bpkill\s+(?:-\w+\s+)*-[A-Za-z]*f/g,
-        word: 'pkill',
-        message: 'pkill -f kills every process whose command line matches: it can kill itself, or another task',
-        fix: 'kill the process by the pid you saved when you started it: kill "$(cat server.pid)"',
-    },
-    {
-        re: /\bconda\s+activate\b/g,
-        word: 'conda',
-        message: "conda activate in a setup needs conda's shell hook, which a batch shell has not run, and its failure reads as a setup failure",
-        fix: 'name the environment in environment.conda: campaign activates it before the setup and checks it as the gate environment',
-        setupOnly: true,
-    },
-    {
-        re: /\bmodule\s+load\b/g,
-        word: 'module',
-        message: 'module load in a setup needs a module command, which a batch shell may not define, and its failure reads as a setup failure',
-        fix: 'list the modules in environment.modules: campaign finds the module system, loads them after module purge and checks them as the gate environment',
-        setupOnly: true,
-    },
-    {
-        re: /(?<![\w./-])(?:source|\.)\s+["']?[^\s"';&|]*bin\/activate\b/g,
-        word: 'activate',
-        message: 'a virtual environment activated in a setup, when it is missing, fails the task as a setup failure that gives only an exit status',
-        fix: 'give its directory as environment.venv: campaign activates it before the setup and checks it as the gate environment',
-        setupOnly: true,
-    },
-    {
-        re: /(?<![\w.-])ps\b[^|;&\n]*\|\s*grep\b/g,
-        word: 'ps ',
-        message: 'ps ... | grep matches a pattern against the process list: the grep can match itself, or another task',
-        fix: WATCH_FIX,
-    },
+  // Before the general eval "$(...)": the same match, with the fix that applies to conda's hook.
+  {
+    re: /\beval\s+"?\$\(\s*["']?[^\s"'()]*conda["']?\s+["']?shell\.\w+["']?\s+["']?hook\b/g,
+    word: "eval",
+    message: 'eval "$(conda shell.bash hook)" runs text produced at run time as shell code',
+    fix: "name the environment in environment.conda: campaign finds conda, renders its activation before the setup and checks it as the gate environment"
+  },
+  {
+    re: /\beval\s+"?\$\(/g,
+    word: "eval",
+    message: 'eval "$(...)" runs text produced at run time as shell code',
+    fix: 'run the command directly, or keep its output as data: x="$(cmd)"'
+  },
+  {
+    re: /\beval\s+"?`/g,
+    word: "eval",
+    message: "eval `...` runs text produced at run time as shell code",
+    fix: 'run the command directly, or keep its output as data: x="$(cmd)"'
+  },
+  {
+    re: /\bpgrep\s+(?:-\w+\s+)*-[A-Za-z]*f/g,
+    word: "pgrep",
+    message: "pgrep -f matches a pattern against whole command lines: it can match itself, or another task",
+    fix: WATCH_FIX
+  },
+  {
+    re: /\bpkill\s+(?:-\w+\s+)*-[A-Za-z]*f/g,
+    word: "pkill",
+    message: "pkill -f kills every process whose command line matches: it can kill itself, or another task",
+    fix: 'kill the process by the pid you saved when you started it: kill "$(cat server.pid)"'
+  },
+  {
+    re: /\bconda\s+activate\b/g,
+    word: "conda",
+    message: "conda activate in a setup needs conda's shell hook, which a batch shell has not run, and its failure reads as a setup failure",
+    fix: "name the environment in environment.conda: campaign activates it before the setup and checks it as the gate environment",
+    setupOnly: true
+  },
+  {
+    re: /\bmodule\s+load\b/g,
+    word: "module",
+    message: "module load in a setup needs a module command, which a batch shell may not define, and its failure reads as a setup failure",
+    fix: "list the modules in environment.modules: campaign finds the module system, loads them after module purge and checks them as the gate environment",
+    setupOnly: true
+  },
+  {
+    re: /(?<![\w./-])(?:source|\.)\s+["']?[^\s"';&|]*bin\/activate\b/g,
+    word: "activate",
+    message: "a virtual environment activated in a setup, when it is missing, fails the task as a setup failure that gives only an exit status",
+    fix: "give its directory as environment.venv: campaign activates it before the setup and checks it as the gate environment",
+    setupOnly: true
+  },
+  {
+    re: /(?<![\w.-])ps\b[^|;&\n]*\|\s*grep\b/g,
+    word: "ps ",
+    message: "ps ... | grep matches a pattern against the process list: the grep can match itself, or another task",
+    fix: WATCH_FIX
+  }
 ];
-/**
- * DESIGN rules 4 and 7: no poll can match itself, nothing uses eval "$(...)"; and a setup that
- * activates modules, conda or a venv itself is pointed at the manifest's `environment`.
- */
 const shellAntipattern = {
-    id: 'shell-antipattern',
-    severity: 'warning',
-    description: 'eval "$(...)", pgrep -f, pkill -f or ps | grep in shell text; module load, conda activate or a venv activated in a setup',
-    needs: 'manifest',
-    check({ manifest, source }) {
-        const findings = [];
-        const seen = new Set();
-        const scan = (text, path) => {
-            const start = source.at(path);
-            const isSetup = path[path.length - 1] === 'setup';
-            for (const p of PATTERNS) {
-                if (p.setupOnly && !isSetup)
-                    continue;
-                for (const m of text.matchAll(p.re)) {
-                    // The value may be folded or escaped in the YAML source: try the match, its first line, then the word.
-                    const needles = [m[0], m[0].split('\n')[0], p.word];
-                    let position = start;
-                    for (const needle of needles) {
-                        const at = source.within(path, needle);
-                        if (at.line !== start.line || at.column !== start.column) {
-                            position = at;
-                            break;
-                        }
-                    }
-                    const key = `${position.line}:${position.column}:${p.word}`;
-                    if (seen.has(key))
-                        continue;
-                    seen.add(key);
-                    findings.push({ message: p.message, position, fix: p.fix });
-                }
+  id: "shell-antipattern",
+  severity: "warning",
+  description: 'eval "$(...)", pgrep -f, pkill -f or ps | grep in shell text; module load, conda activate or a venv activated in a setup',
+  needs: "manifest",
+  check({ manifest, source }) {
+    const findings = [];
+    const seen = /* @__PURE__ */ new Set();
+    const scan = (text, path) => {
+      const start = source.at(path);
+      const isSetup = path[path.length - 1] === "setup";
+      for (const p of PATTERNS) {
+        if (p.setupOnly && !isSetup) continue;
+        for (const m of text.matchAll(p.re)) {
+          const needles = [m[0], m[0].split("\n")[0], p.word];
+          let position = start;
+          for (const needle of needles) {
+            const at = source.within(path, needle);
+            if (at.line !== start.line || at.column !== start.column) {
+              position = at;
+              break;
             }
-        };
-        for (const { text, path } of shellTexts(manifest))
-            scan(text, path);
-        return findings;
-    },
+          }
+          const key = `${position.line}:${position.column}:${p.word}`;
+          if (seen.has(key)) continue;
+          seen.add(key);
+          findings.push({ message: p.message, position, fix: p.fix });
+        }
+      }
+    };
+    for (const { text, path } of shellTexts(manifest)) scan(text, path);
+    return findings;
+  }
 };
+
 
 ;// CONCATENATED MODULE: ./lib/lint/rules/smoke-one-task-collision.js
 
 
-/**
- * How many cells a smoke `tasks` selection picks, up to two: from the product's factors alone
- * when the grid neither excludes nor includes, else by looking at its cells.
- */
 function selected(phase, spec) {
-    const wanted = new Map(Object.entries(spec).map(([axis, want]) => [axis, new Set((Array.isArray(want) ? want : [want]).map(String))]));
-    const picks = (cell) => [...wanted].every(([axis, set]) => set.has(String(cell[axis])));
-    if (phase.grid?.exclude === undefined && phase.grid?.include === undefined) {
-        return factorsOf(phase.grid).reduce((n, { names, columns, rows }) => {
-            let matching = 0;
-            for (let r = 0; r < rows; r++) {
-                if (names.every((name, k) => wanted.get(name)?.has(String(columns[k][r])) ?? true))
-                    matching++;
-            }
-            return n * matching;
-        }, 1);
-    }
-    const grid = compileGrid(phase.grid);
-    let n = 0;
-    for (let i = 0; i < grid.count && n < 2; i++)
-        if (picks(grid.cellAt(i)))
-            n++;
-    return n;
+  const wanted = new Map(
+    Object.entries(spec).map(([axis, want]) => [axis, new Set((Array.isArray(want) ? want : [want]).map(String))])
+  );
+  const picks = (cell) => [...wanted].every(([axis, set]) => set.has(String(cell[axis])));
+  if (phase.grid?.exclude === void 0 && phase.grid?.include === void 0) {
+    return factorsOf(phase.grid).reduce((n2, { names, columns, rows }) => {
+      let matching = 0;
+      for (let r = 0; r < rows; r++) {
+        if (names.every((name, k) => wanted.get(name)?.has(String(columns[k][r])) ?? true)) matching++;
+      }
+      return n2 * matching;
+    }, 1);
+  }
+  const grid = compileGrid(phase.grid);
+  let n = 0;
+  for (let i = 0; i < grid.count && n < 2; i++) if (picks(grid.cellAt(i))) n++;
+  return n;
 }
-/** DESIGN rule 6: at least two smoke tasks where a collision property is at stake. */
 const smokeOneTaskCollision = {
-    id: 'smoke-one-task-collision',
-    severity: 'warning',
-    description: 'one smoke task while the trigger checks a collision property (the planner runs two)',
-    needs: 'manifest',
-    check({ manifest, source }) {
-        const findings = [];
-        manifest.phases.forEach((phase, i) => {
-            const smoke = phase.smoke;
-            if (!smoke || !needsTwo(phase) || cellCount(phase.grid) < 2)
-                return;
-            const spec = smoke.tasks;
-            const count = spec === undefined ? 1 : typeof spec === 'number' ? spec : selected(phase, spec);
-            if (count !== 1)
-                return;
-            const checks = (smoke.trigger ?? [])
-                .filter((check) => COLLISION_CHECKS.has(check.check))
-                .map((check) => check.check);
-            const what = spec === undefined ? 'runs 1 task (the default)' : typeof spec === 'number' ? 'runs 1 task' : 'selects 1 cell';
-            findings.push({
-                message: `the smoke stage of phase "${phase.name}" ${what}, but its trigger checks ${[...new Set(checks)].join(', ')}, which one task cannot fail: the planner raises it to two tasks`,
-                position: spec === undefined
-                    ? source.at(['phases', i, 'smoke'], { key: true })
-                    : source.at(['phases', i, 'smoke', 'tasks']),
-                fix: typeof spec === 'object'
-                    ? 'select two cells, e.g. list two values of one axis'
-                    : 'write tasks: 2 so the manifest says what runs',
-            });
-        });
-        return findings;
-    },
+  id: "smoke-one-task-collision",
+  severity: "warning",
+  description: "one smoke task while the trigger checks a collision property (the planner runs two)",
+  needs: "manifest",
+  check({ manifest, source }) {
+    const findings = [];
+    manifest.phases.forEach((phase, i) => {
+      const smoke = phase.smoke;
+      if (!smoke || !needsTwo(phase) || cellCount(phase.grid) < 2) return;
+      const spec = smoke.tasks;
+      const count = spec === void 0 ? 1 : typeof spec === "number" ? spec : selected(phase, spec);
+      if (count !== 1) return;
+      const checks = (smoke.trigger ?? []).filter((check) => COLLISION_CHECKS.has(check.check)).map((check) => check.check);
+      const what = spec === void 0 ? "runs 1 task (the default)" : typeof spec === "number" ? "runs 1 task" : "selects 1 cell";
+      findings.push({
+        message: `the smoke stage of phase "${phase.name}" ${what}, but its trigger checks ${[...new Set(checks)].join(", ")}, which one task cannot fail: the planner raises it to two tasks`,
+        position: spec === void 0 ? source.at(["phases", i, "smoke"], { key: true }) : source.at(["phases", i, "smoke", "tasks"]),
+        fix: typeof spec === "object" ? "select two cells, e.g. list two values of one axis" : "write tasks: 2 so the manifest says what runs"
+      });
+    });
+    return findings;
+  }
 };
+
 
 ;// CONCATENATED MODULE: ./lib/lint/rules/smoke-units-unused.js
 
-/** A smoke units override reaches the program only through `${units}`; otherwise it only shrinks the walltime. */
 const smokeUnitsUnused = {
-    id: 'smoke-units-unused',
-    severity: 'warning',
-    description: 'smoke.overrides.units set but the command never uses ${units}',
-    needs: 'manifest',
-    check({ manifest, source }) {
-        const findings = [];
-        manifest.phases.forEach((phase, i) => {
-            const units = phase.smoke?.overrides?.units;
-            if (units === undefined)
-                return;
-            const texts = [phase.command, phase.setup, phase.smoke?.overrides?.args, manifest.setup];
-            if (texts.some((t) => t !== undefined && templateNames(t).includes('units')))
-                return;
-            const unit = phase.cost?.unit ?? 'unit';
-            findings.push({
-                message: `smoke.overrides.units is ${units}, but the command of phase "${phase.name}" never uses \${units}: the smoke tasks run the full work in a walltime budgeted for ${units} ${unit}${units === 1 ? '' : 's'}`,
-                position: source.at(['phases', i, 'smoke', 'overrides', 'units']),
-                fix: `pass it to the program in the command, e.g. --${unit}s \${units}, or remove overrides.units`,
-            });
-        });
-        return findings;
-    },
+  id: "smoke-units-unused",
+  severity: "warning",
+  description: "smoke.overrides.units set but the command never uses ${units}",
+  needs: "manifest",
+  check({ manifest, source }) {
+    const findings = [];
+    manifest.phases.forEach((phase, i) => {
+      const units = phase.smoke?.overrides?.units;
+      if (units === void 0) return;
+      const texts = [phase.command, phase.setup, phase.smoke?.overrides?.args, manifest.setup];
+      if (texts.some((t) => t !== void 0 && templateNames(t).includes("units"))) return;
+      const unit = phase.cost?.unit ?? "unit";
+      findings.push({
+        message: `smoke.overrides.units is ${units}, but the command of phase "${phase.name}" never uses \${units}: the smoke tasks run the full work in a walltime budgeted for ${units} ${unit}${units === 1 ? "" : "s"}`,
+        position: source.at(["phases", i, "smoke", "overrides", "units"]),
+        fix: `pass it to the program in the command, e.g. --${unit}s \${units}, or remove overrides.units`
+      });
+    });
+    return findings;
+  }
 };
+
 
 ;// CONCATENATED MODULE: ./lib/lint/rules/tag-collision.js
 
-/**
- * Tags are derived from the values with every character other than letters, digits, ".", "+"
- * and "-" replaced: two values that differ only in such characters give two cells one tag,
- * hence one task id and (with `${tag}`) one output (DESIGN rule 7).
- */
 const tagCollision = {
-    id: 'tag-collision',
-    severity: 'error',
-    description: 'two cells of a phase whose derived tags are equal',
-    needs: 'tasks',
-    check({ manifest, source, tasks }) {
-        const findings = [];
-        manifest.phases.forEach((phase, i) => {
-            // Known from the axes for most grids: no map of 100,000 tags is needed to say so.
-            if (tagsDistinct(phase.grid))
-                return;
-            const byTag = new Map();
-            let clashes = 0;
-            let example;
-            for (const t of tasks.get(phase.name) ?? []) {
-                const other = byTag.get(t.tag);
-                if (other === undefined)
-                    byTag.set(t.tag, t);
-                else {
-                    clashes++;
-                    example ??= [other, t];
-                }
-            }
-            if (!example)
-                return;
-            const [a, b] = example;
-            const grid = compileGrid(phase.grid);
-            const axis = Object.keys(b.values).find((k) => String(a.values[k]) !== String(b.values[k]));
-            const own = axis === undefined ? undefined : (phase.grid?.zip?.[axis] ?? phase.grid?.[axis]);
-            const k = Array.isArray(own) ? own.findIndex((v) => String(v) === String(b.values[axis])) : -1;
-            const kept = grid.count - grid.included;
-            const shown = axis === undefined ? '' : ` (${axis}: ${JSON.stringify(a.values[axis])} and ${JSON.stringify(b.values[axis])})`;
-            const at = b.cell >= kept
-                ? ['grid', 'include', b.cell - kept]
-                : axis === undefined
-                    ? ['grid']
-                    : k >= 0
-                        ? [...axisPath(phase.grid, axis), k]
-                        : axisPath(phase.grid, axis);
-            findings.push({
-                message: `cells ${a.cell + 1} and ${b.cell + 1} of phase "${phase.name}"${shown} both get tag "${a.tag}"${clashes > 1 ? ` (${clashes} collisions in all)` : ''}: their task ids and \${tag} paths would be one`,
-                position: source.at(['phases', i, ...at], { key: at.length === 1 }),
-                fix: 'make the values differ in letters, digits, ".", "+" or "-" (other characters become "-" in a tag)',
-            });
-        });
-        return findings;
-    },
+  id: "tag-collision",
+  severity: "error",
+  description: "two cells of a phase whose derived tags are equal",
+  needs: "tasks",
+  check({ manifest, source, tasks }) {
+    const findings = [];
+    manifest.phases.forEach((phase, i) => {
+      if (tagsDistinct(phase.grid)) return;
+      const byTag = /* @__PURE__ */ new Map();
+      let clashes = 0;
+      let example;
+      for (const t of tasks.get(phase.name) ?? []) {
+        const other = byTag.get(t.tag);
+        if (other === void 0) byTag.set(t.tag, t);
+        else {
+          clashes++;
+          example ??= [other, t];
+        }
+      }
+      if (!example) return;
+      const [a, b] = example;
+      const grid = compileGrid(phase.grid);
+      const axis = Object.keys(b.values).find((k2) => String(a.values[k2]) !== String(b.values[k2]));
+      const own = axis === void 0 ? void 0 : phase.grid?.zip?.[axis] ?? phase.grid?.[axis];
+      const k = Array.isArray(own) ? own.findIndex((v) => String(v) === String(b.values[axis])) : -1;
+      const kept = grid.count - grid.included;
+      const shown = axis === void 0 ? "" : ` (${axis}: ${JSON.stringify(a.values[axis])} and ${JSON.stringify(b.values[axis])})`;
+      const at = b.cell >= kept ? ["grid", "include", b.cell - kept] : axis === void 0 ? ["grid"] : k >= 0 ? [...axisPath(phase.grid, axis), k] : axisPath(phase.grid, axis);
+      findings.push({
+        message: `cells ${a.cell + 1} and ${b.cell + 1} of phase "${phase.name}"${shown} both get tag "${a.tag}"${clashes > 1 ? ` (${clashes} collisions in all)` : ""}: their task ids and \${tag} paths would be one`,
+        position: source.at(["phases", i, ...at], { key: at.length === 1 }),
+        fix: 'make the values differ in letters, digits, ".", "+" or "-" (other characters become "-" in a tag)'
+      });
+    });
+    return findings;
+  }
 };
 
+
 ;// CONCATENATED MODULE: ./lib/lint/rules/tag-too-long.js
-/**
- * A task's tag names directories (its attempts, and `${tag}` in paths): past a file system's
- * 255 bytes for one name, every attempt would fail to start (ENAMETOOLONG). Bounded below that,
- * for the suffixes campaign adds.
- */
 const MAX_TAG_BYTES = 200;
 const tagTooLong = {
-    id: 'tag-too-long',
-    severity: 'error',
-    description: 'a task tag too long to be a file name',
-    needs: 'tasks',
-    check({ manifest, source, tasks }) {
-        const findings = [];
-        manifest.phases.forEach((phase, i) => {
-            // A UTF-16 unit is at most 3 bytes of UTF-8: most tags are counted without encoding them.
-            const long = (tasks.get(phase.name) ?? []).filter((t) => t.tag.length * 3 > MAX_TAG_BYTES && Buffer.byteLength(t.tag) > MAX_TAG_BYTES);
-            const first = long[0];
-            if (!first)
-                return;
-            findings.push({
-                message: `the tag of cell ${first.cell + 1} of phase "${phase.name}" is ${Buffer.byteLength(first.tag)} bytes (${long.length} tag${long.length === 1 ? '' : 's'} over ${MAX_TAG_BYTES}): a tag names directories, and a file name holds at most 255 bytes`,
-                position: source.at(['phases', i, 'grid'], { key: true }),
-                fix: 'shorten the long values (e.g. an axis of short names, with the long text looked up by the program)',
-            });
-        });
-        return findings;
-    },
+  id: "tag-too-long",
+  severity: "error",
+  description: "a task tag too long to be a file name",
+  needs: "tasks",
+  check({ manifest, source, tasks }) {
+    const findings = [];
+    manifest.phases.forEach((phase, i) => {
+      const long = (tasks.get(phase.name) ?? []).filter(
+        (t) => t.tag.length * 3 > MAX_TAG_BYTES && Buffer.byteLength(t.tag) > MAX_TAG_BYTES
+      );
+      const first = long[0];
+      if (!first) return;
+      findings.push({
+        message: `the tag of cell ${first.cell + 1} of phase "${phase.name}" is ${Buffer.byteLength(first.tag)} bytes (${long.length} tag${long.length === 1 ? "" : "s"} over ${MAX_TAG_BYTES}): a tag names directories, and a file name holds at most 255 bytes`,
+        position: source.at(["phases", i, "grid"], { key: true }),
+        fix: "shorten the long values (e.g. an axis of short names, with the long text looked up by the program)"
+      });
+    });
+    return findings;
+  }
 };
+
 
 ;// CONCATENATED MODULE: ./lib/lint/rules/unknown-axis.js
 
 
 const RESOURCE_FIELDS = [
-    'gpus',
-    'gpu_type',
-    'cpus',
-    'mem',
-    'mem_per_cpu',
-    'account',
-    'qos',
-    'constraint',
-    'reservation',
-    'exclude',
+  "gpus",
+  "gpu_type",
+  "cpus",
+  "mem",
+  "mem_per_cpu",
+  "account",
+  "qos",
+  "constraint",
+  "reservation",
+  "exclude"
 ];
 function perStratumKeys(field) {
-    return field !== null && typeof field === 'object' && !Array.isArray(field) ? Object.keys(field) : [];
+  return field !== null && typeof field === "object" && !Array.isArray(field) ? Object.keys(field) : [];
 }
-/**
- * Strata, per-stratum selectors and smoke cells name grid axes of their phase; a name that is
- * not one (a typo, or an axis of another phase) silently matches nothing.
- */
 const unknownAxis = {
-    id: 'unknown-axis',
-    severity: 'error',
-    description: 'a strata entry, selector, exclude entry or smoke cell naming no grid axis of its phase, or a smoke value the axis lacks',
-    needs: 'manifest',
-    check({ manifest, source }) {
-        const findings = [];
-        const unknown = (phase, axis, where, position, key) => {
-            const axes = axisNames(phase.grid);
-            const suggestion = closest(axis, axes);
-            findings.push({
-                message: `${where} names axis "${axis}", which is not a grid axis of phase "${phase.name}"${suggestion ? `; did you mean "${suggestion}"?` : ''}`,
-                position: source.at(position, { key }),
-                fix: suggestion
-                    ? `write "${suggestion}"`
-                    : axes.length > 0
-                        ? `use one of the grid axes: ${axes.join(', ')}`
-                        : `add a grid with axis "${axis}" to phase "${phase.name}", or remove this`,
-            });
-        };
-        const checkSelectors = (phase, field, where, path, axes) => {
-            for (const key of perStratumKeys(field)) {
-                for (const [axis] of parseSelector(key)) {
-                    if (!axes.has(axis))
-                        unknown(phase, axis, `${where} selector "${key}"`, [...path, key], true);
-                }
-            }
-        };
-        manifest.phases.forEach((phase, i) => {
-            const grid = new Map(axesOf(phase.grid));
-            const axes = new Set(grid.keys());
-            phase.strata?.forEach((axis, k) => {
-                if (!axes.has(axis))
-                    unknown(phase, axis, 'strata', ['phases', i, 'strata', k], false);
-            });
-            for (const f of ['per_unit', 'units']) {
-                checkSelectors(phase, phase.cost?.[f], `cost.${f}`, ['phases', i, 'cost', f], axes);
-            }
-            for (const f of RESOURCE_FIELDS) {
-                checkSelectors(phase, phase.resources?.[f], `resources.${f}`, ['phases', i, 'resources', f], axes);
-            }
-            // An exclude selector naming no axis would remove nothing; include cells are include-cell's.
-            phase.grid?.exclude?.forEach((selector, k) => {
-                for (const axis of Object.keys(selector)) {
-                    if (!axes.has(axis))
-                        unknown(phase, axis, `exclude entry ${k + 1}`, ['phases', i, 'grid', 'exclude', k, axis], true);
-                }
-            });
-            const cells = phase.smoke?.tasks;
-            if (cells !== undefined && typeof cells === 'object') {
-                for (const [axis, want] of Object.entries(cells)) {
-                    const path = ['phases', i, 'smoke', 'tasks', axis];
-                    const values = grid.get(axis);
-                    if (values === undefined) {
-                        unknown(phase, axis, 'smoke.tasks', path, true);
-                        continue;
-                    }
-                    const have = new Set(values.map(String));
-                    const list = Array.isArray(want) ? want : [want];
-                    list.forEach((v, k) => {
-                        if (have.has(String(v)))
-                            return;
-                        const suggestion = closest(String(v), have);
-                        findings.push({
-                            message: `smoke.tasks selects ${axis}=${String(v)}, which is not a value of axis "${axis}" (${values.map(String).join(', ')}): it selects no cell`,
-                            position: source.at(Array.isArray(want) ? [...path, k] : path),
-                            fix: suggestion ? `write ${suggestion}` : `use one of: ${values.map(String).join(', ')}`,
-                        });
-                    });
-                }
-            }
-        });
-        // Defaults apply to every phase that does not set the field itself.
-        const base = manifest.defaults?.resources;
-        for (const f of RESOURCE_FIELDS) {
-            const keys = perStratumKeys(base?.[f]);
-            const users = manifest.phases.filter((p) => p.resources?.[f] === undefined);
-            if (keys.length === 0 || users.length === 0)
-                continue;
-            const axes = new Set(users.flatMap((p) => axisNames(p.grid)));
-            for (const key of keys) {
-                for (const [axis] of parseSelector(key)) {
-                    if (axes.has(axis))
-                        continue;
-                    const suggestion = closest(axis, axes);
-                    findings.push({
-                        message: `defaults.resources.${f} selector "${key}" names axis "${axis}", which no phase using this default has${suggestion ? `; did you mean "${suggestion}"?` : ''}`,
-                        position: source.at(['defaults', 'resources', f, key], { key: true }),
-                        fix: suggestion
-                            ? `write "${suggestion}"`
-                            : axes.size > 0
-                                ? `use one of: ${[...axes].join(', ')}`
-                                : 'give one value for all tasks',
-                    });
-                }
-            }
+  id: "unknown-axis",
+  severity: "error",
+  description: "a strata entry, selector, exclude entry or smoke cell naming no grid axis of its phase, or a smoke value the axis lacks",
+  needs: "manifest",
+  check({ manifest, source }) {
+    const findings = [];
+    const unknown = (phase, axis, where, position, key) => {
+      const axes = axisNames(phase.grid);
+      const suggestion = closest(axis, axes);
+      findings.push({
+        message: `${where} names axis "${axis}", which is not a grid axis of phase "${phase.name}"${suggestion ? `; did you mean "${suggestion}"?` : ""}`,
+        position: source.at(position, { key }),
+        fix: suggestion ? `write "${suggestion}"` : axes.length > 0 ? `use one of the grid axes: ${axes.join(", ")}` : `add a grid with axis "${axis}" to phase "${phase.name}", or remove this`
+      });
+    };
+    const checkSelectors = (phase, field, where, path, axes) => {
+      for (const key of perStratumKeys(field)) {
+        for (const [axis] of parseSelector(key)) {
+          if (!axes.has(axis)) unknown(phase, axis, `${where} selector "${key}"`, [...path, key], true);
         }
-        return findings;
-    },
+      }
+    };
+    manifest.phases.forEach((phase, i) => {
+      const grid = new Map(axesOf(phase.grid));
+      const axes = new Set(grid.keys());
+      phase.strata?.forEach((axis, k) => {
+        if (!axes.has(axis)) unknown(phase, axis, "strata", ["phases", i, "strata", k], false);
+      });
+      for (const f of ["per_unit", "units"]) {
+        checkSelectors(phase, phase.cost?.[f], `cost.${f}`, ["phases", i, "cost", f], axes);
+      }
+      for (const f of RESOURCE_FIELDS) {
+        checkSelectors(phase, phase.resources?.[f], `resources.${f}`, ["phases", i, "resources", f], axes);
+      }
+      phase.grid?.exclude?.forEach((selector, k) => {
+        for (const axis of Object.keys(selector)) {
+          if (!axes.has(axis))
+            unknown(phase, axis, `exclude entry ${k + 1}`, ["phases", i, "grid", "exclude", k, axis], true);
+        }
+      });
+      const cells = phase.smoke?.tasks;
+      if (cells !== void 0 && typeof cells === "object") {
+        for (const [axis, want] of Object.entries(cells)) {
+          const path = ["phases", i, "smoke", "tasks", axis];
+          const values = grid.get(axis);
+          if (values === void 0) {
+            unknown(phase, axis, "smoke.tasks", path, true);
+            continue;
+          }
+          const have = new Set(values.map(String));
+          const list = Array.isArray(want) ? want : [want];
+          list.forEach((v, k) => {
+            if (have.has(String(v))) return;
+            const suggestion = closest(String(v), have);
+            findings.push({
+              message: `smoke.tasks selects ${axis}=${String(v)}, which is not a value of axis "${axis}" (${values.map(String).join(", ")}): it selects no cell`,
+              position: source.at(Array.isArray(want) ? [...path, k] : path),
+              fix: suggestion ? `write ${suggestion}` : `use one of: ${values.map(String).join(", ")}`
+            });
+          });
+        }
+      }
+    });
+    const base = manifest.defaults?.resources;
+    for (const f of RESOURCE_FIELDS) {
+      const keys = perStratumKeys(base?.[f]);
+      const users = manifest.phases.filter((p) => p.resources?.[f] === void 0);
+      if (keys.length === 0 || users.length === 0) continue;
+      const axes = new Set(users.flatMap((p) => axisNames(p.grid)));
+      for (const key of keys) {
+        for (const [axis] of parseSelector(key)) {
+          if (axes.has(axis)) continue;
+          const suggestion = closest(axis, axes);
+          findings.push({
+            message: `defaults.resources.${f} selector "${key}" names axis "${axis}", which no phase using this default has${suggestion ? `; did you mean "${suggestion}"?` : ""}`,
+            position: source.at(["defaults", "resources", f, key], { key: true }),
+            fix: suggestion ? `write "${suggestion}"` : axes.size > 0 ? `use one of: ${[...axes].join(", ")}` : "give one value for all tasks"
+          });
+        }
+      }
+    }
+    return findings;
+  }
 };
+
 
 ;// CONCATENATED MODULE: ./lib/lint/rules/unknown-dependency.js
 
 
-/** `depends_on` must name phases of this manifest; a typo would block the phase forever. */
 const unknownDependency = {
-    id: 'unknown-dependency',
-    severity: 'error',
-    description: 'a depends_on entry that names no phase',
-    needs: 'manifest',
-    check({ manifest, source }) {
-        const findings = [];
-        const names = manifest.phases.map((p) => p.name);
-        const known = new Set(names);
-        manifest.phases.forEach((phase, i) => {
-            const others = names.filter((n) => n !== phase.name);
-            dependsOn(phase).forEach((dep, j) => {
-                if (known.has(dep))
-                    return;
-                const suggestion = closest(dep, others);
-                findings.push({
-                    message: `depends_on names "${dep}", which is no phase of this campaign${suggestion ? `; did you mean "${suggestion}"?` : ''}`,
-                    position: source.at(Array.isArray(phase.depends_on) ? ['phases', i, 'depends_on', j] : ['phases', i, 'depends_on']),
-                    fix: suggestion
-                        ? `write "${suggestion}"`
-                        : others.length > 0
-                            ? `name one of: ${others.join(', ')}`
-                            : 'remove depends_on: this is the only phase',
-                });
-            });
+  id: "unknown-dependency",
+  severity: "error",
+  description: "a depends_on entry that names no phase",
+  needs: "manifest",
+  check({ manifest, source }) {
+    const findings = [];
+    const names = manifest.phases.map((p) => p.name);
+    const known = new Set(names);
+    manifest.phases.forEach((phase, i) => {
+      const others = names.filter((n) => n !== phase.name);
+      dependsOn(phase).forEach((dep, j) => {
+        if (known.has(dep)) return;
+        const suggestion = closest(dep, others);
+        findings.push({
+          message: `depends_on names "${dep}", which is no phase of this campaign${suggestion ? `; did you mean "${suggestion}"?` : ""}`,
+          position: source.at(
+            Array.isArray(phase.depends_on) ? ["phases", i, "depends_on", j] : ["phases", i, "depends_on"]
+          ),
+          fix: suggestion ? `write "${suggestion}"` : others.length > 0 ? `name one of: ${others.join(", ")}` : "remove depends_on: this is the only phase"
         });
-        return findings;
-    },
+      });
+    });
+    return findings;
+  }
 };
+
 
 ;// CONCATENATED MODULE: ./lib/lint/rules/unknown-variable.js
 
 
 
-/** Every `${name}` must be a grid axis of its phase or a built-in; nothing is left for the shell. */
 const unknownVariable = {
-    id: 'unknown-variable',
-    severity: 'error',
-    description: 'a ${name} that is neither a grid axis nor a built-in',
-    needs: 'manifest',
-    check({ manifest, source }) {
-        const findings = [];
-        const report = (text, path, known) => {
-            if (text === undefined)
-                return;
-            for (const name of unknownNames(text, known)) {
-                findings.push({
-                    message: `unknown variable \${${name}}; known here: ${[...known].map((k) => `\${${k}}`).join(', ')}`,
-                    position: source.within(path, `\${${name}`),
-                    fix: 'use a grid axis or a built-in, or write $${...} for a shell expansion',
-                });
-            }
-        };
-        const builtins = new Set(BUILTINS);
-        const known = new Map(manifest.phases.map((phase) => [phase, new Set([...axisNames(phase.grid), ...BUILTINS])]));
-        for (const { text, path, phase } of shellTexts(manifest))
-            report(text, path, phase ? known.get(phase) : builtins);
-        manifest.phases.forEach((phase, i) => {
-            const paths = new Set([...axisNames(phase.grid), ...PATH_BUILTINS]);
-            report(phase.output, ['phases', i, 'output'], paths);
-            phase.preconditions?.forEach((p, j) => report(p.exists, ['phases', i, 'preconditions', j, 'exists'], paths));
+  id: "unknown-variable",
+  severity: "error",
+  description: "a ${name} that is neither a grid axis nor a built-in",
+  needs: "manifest",
+  check({ manifest, source }) {
+    const findings = [];
+    const report = (text, path, known2) => {
+      if (text === void 0) return;
+      for (const name of unknownNames(text, known2)) {
+        findings.push({
+          message: `unknown variable \${${name}}; known here: ${[...known2].map((k) => `\${${k}}`).join(", ")}`,
+          position: source.within(path, `\${${name}`),
+          fix: "use a grid axis or a built-in, or write $${...} for a shell expansion"
         });
-        return findings;
-    },
+      }
+    };
+    const builtins = new Set(BUILTINS);
+    const known = new Map(
+      manifest.phases.map((phase) => [phase, /* @__PURE__ */ new Set([...axisNames(phase.grid), ...BUILTINS])])
+    );
+    for (const { text, path, phase } of shellTexts(manifest)) report(text, path, phase ? known.get(phase) : builtins);
+    manifest.phases.forEach((phase, i) => {
+      const paths = /* @__PURE__ */ new Set([...axisNames(phase.grid), ...PATH_BUILTINS]);
+      report(phase.output, ["phases", i, "output"], paths);
+      phase.preconditions?.forEach((p, j) => report(p.exists, ["phases", i, "preconditions", j, "exists"], paths));
+    });
+    return findings;
+  }
 };
 
+
 ;// CONCATENATED MODULE: ./lib/lint/bash-reading.js
-/**
- * Bash text read as commands and words, far enough to say where bash evaluates a template value
- * as arithmetic, as a variable's name or as code (`value-becomes-code`). Each template use
- * stands in the text as one marker character (`marker`), so every word, subscript and
- * arithmetic span knows which uses it holds, nested substitutions included.
- *
- * It reads what bash reads: quotes, `$'…'`, `$(…)`, backticks, `$((…))`, `((…))`, `$[…]`,
- * `${…}`, process substitution, `[[ … ]]`, assignments and compound array assignments, heredoc
- * bodies, `case` patterns, function definitions, comments, pipelines and lists. It does not
- * keep the grammar of compound commands (`if`, `while`, `{ … }`): their reserved words are
- * skipped and the commands inside read as the others are, which is enough for an analysis
- * that asks where a value goes, not in which order.
- *
- * It is one concern in one module, though long: a reader of one language, whose states (quotes,
- * substitutions, arithmetic, heredocs) each read the others nested inside them, so that cut
- * apart every piece would import every other.
- */
-/** The first character standing for a template use: use k is `MARKER_BASE + k`, in the Private Use Area. */
-const MARKER_BASE = 0xe000;
-const MARKER_LAST = 0xf8ff;
-/** The character that stands for template use `index` in the text read. */
+const MARKER_BASE = 57344;
+const MARKER_LAST = 63743;
 function marker(index) {
-    return String.fromCharCode(MARKER_BASE + index);
+  return String.fromCharCode(MARKER_BASE + index);
 }
 const useAt = (char) => {
-    const code = char.charCodeAt(0);
-    return code >= MARKER_BASE && code <= MARKER_LAST ? code - MARKER_BASE : undefined;
+  const code = char.charCodeAt(0);
+  return code >= MARKER_BASE && code <= MARKER_LAST ? code - MARKER_BASE : void 0;
 };
 const BLANK = /[ \t]/;
 const META = /[ \t\n;&|<>()]/;
 const bash_reading_IDENT = /^[A-Za-z_][A-Za-z0-9_]*/;
-/** Builtins whose arguments may be assignments, read as a command's prefix assignments are. */
-const DECLARATIONS = new Set(['declare', 'typeset', 'local', 'export', 'readonly']);
-const bash_reading_RESERVED = new Set(['if', 'then', 'else', 'elif', 'fi', 'do', 'done', 'while', 'until', '!', '{', '}', 'time']);
-/** `[[ … ]]` operators that evaluate both sides as arithmetic. */
-const bash_reading_ARITHMETIC_TEST = new Set(['-eq', '-ne', '-lt', '-le', '-gt', '-ge']);
+const DECLARATIONS = /* @__PURE__ */ new Set(["declare", "typeset", "local", "export", "readonly"]);
+const bash_reading_RESERVED = /* @__PURE__ */ new Set(["if", "then", "else", "elif", "fi", "do", "done", "while", "until", "!", "{", "}", "time"]);
+const bash_reading_ARITHMETIC_TEST = /* @__PURE__ */ new Set(["-eq", "-ne", "-lt", "-le", "-gt", "-ge"]);
 class Collector {
-    uses = [];
-    refs = [];
-    expands = false;
-    literal = '';
-    add(flow) {
-        this.uses.push(...flow.uses);
-        this.refs.push(...flow.refs);
-        this.expands = true;
-    }
-    word() {
-        return { uses: this.uses, refs: this.refs, literal: this.expands ? undefined : this.literal, text: this.literal };
-    }
+  uses = [];
+  refs = [];
+  expands = false;
+  literal = "";
+  add(flow) {
+    this.uses.push(...flow.uses);
+    this.refs.push(...flow.refs);
+    this.expands = true;
+  }
+  word() {
+    return { uses: this.uses, refs: this.refs, literal: this.expands ? void 0 : this.literal, text: this.literal };
+  }
 }
-/** How deep substitutions and subshells may nest before the reading gives up (a manifest's text nests a few). */
 const MAX_DEPTH = 64;
-/**
- * Reads shell text whose template uses are markers (see `marker`); undefined when it nests
- * deeper than `MAX_DEPTH`, which the analysis cannot then vouch for.
- */
 function readBash(text) {
-    const reading = { commands: [], arithmetic: [], names: [], functions: new Set() };
-    try {
-        new Reader(text, reading, new Set(), 0).list('');
-    }
-    catch (e) {
-        if (e instanceof TooDeep)
-            return undefined;
-        throw e;
-    }
-    return reading;
+  const reading = { commands: [], arithmetic: [], names: [], functions: /* @__PURE__ */ new Set() };
+  try {
+    new Reader(text, reading, /* @__PURE__ */ new Set(), 0).list("");
+  } catch (e) {
+    if (e instanceof TooDeep) return void 0;
+    throw e;
+  }
+  return reading;
 }
 class TooDeep extends Error {
 }
 class Reader {
-    s;
-    out;
-    seen;
-    depth;
-    i = 0;
-    pending = [];
-    constructor(s, out, 
-    /** Uses met so far, shared with nested readers, for what a pipe may carry. */
-    seen, depth) {
-        this.s = s;
-        this.out = out;
-        this.seen = seen;
-        this.depth = depth;
-    }
-    /** Commands up to `stop` (one of its characters, unquoted, where a word could start) or the end. */
-    list(stop) {
-        if (++this.depth > MAX_DEPTH)
-            throw new TooDeep();
-        const flow = { uses: [], refs: [] };
-        const cases = [];
-        let command = this.fresh(false);
-        const end = (piped) => {
-            if (command.words.length > 0 || command.assignments.length > 0 || command.stdin.length > 0)
-                this.out.commands.push(command);
-            command = this.fresh(piped);
-        };
-        while (this.i < this.s.length) {
-            const char = this.s[this.i];
-            const next = this.s[this.i + 1];
-            if (BLANK.test(char)) {
-                this.i++;
-                continue;
-            }
-            if (stop.includes(char))
-                break;
-            if (char === '\\' && next === '\n') {
-                this.i += 2;
-                continue;
-            }
-            if (char === '#') {
-                while (this.i < this.s.length && this.s[this.i] !== '\n')
-                    this.i++;
-                continue;
-            }
-            if (char === '\n') {
-                this.i++;
-                end(false);
-                this.heredocBodies();
-                continue;
-            }
-            if (char === ';' || char === '&' || char === '|') {
-                const op = /^(;;&|;;|;&|&&|\|\||\|&|&>>|&>|[;&|])/.exec(this.s.slice(this.i))[0];
-                if (op.startsWith('&>')) {
-                    this.i += op.length;
-                    this.target();
-                    continue;
-                }
-                this.i += op.length;
-                end(op === '|' || op === '|&');
-                if (op.startsWith(';;') || op === ';&')
-                    cases[cases.length - 1] = 'pattern';
-                continue;
-            }
-            if (cases[cases.length - 1] === 'pattern' && command.words.length === 0) {
-                if (this.s.startsWith('esac', this.i) && (this.i + 4 >= this.s.length || META.test(this.s[this.i + 4]))) {
-                    this.i += 4;
-                    cases.pop();
-                    continue;
-                }
-                this.pattern();
-                cases[cases.length - 1] = 'body';
-                continue;
-            }
-            if (char === '(' && next === '(' && command.words.length === 0) {
-                this.i += 2;
-                this.arithmetic('))', '((…))');
-                continue;
-            }
-            if (char === '(') {
-                this.i++;
-                if (command.words.length === 1 && /^\s*\)/.test(this.s.slice(this.i))) {
-                    // name () { … }: a function definition.
-                    this.i = this.s.indexOf(')', this.i) + 1;
-                    const name = command.words[0].literal;
-                    if (name !== undefined)
-                        this.out.functions.add(name);
-                    command = this.fresh(false);
-                    continue;
-                }
-                end(false);
-                this.merge(flow, this.list(')'));
-                this.i++;
-                continue;
-            }
-            if (char === ')') {
-                // A `)` no open paren accounts for: a case pattern this reading missed; skip it.
-                this.i++;
-                continue;
-            }
-            if ((char === '<' || char === '>') && next !== '(') {
-                this.redirect(command);
-                continue;
-            }
-            if (command.words.length === 0 && this.s.startsWith('[[', this.i) && /\s/.test(this.s[this.i + 2] ?? '')) {
-                this.i += 2;
-                const words = this.condition();
-                this.merge(flow, ...words);
-                command.words.push({ uses: [], refs: [], literal: '[[', text: '[[' }, ...words);
-                continue;
-            }
-            const first = command.words[0]?.literal;
-            if ((first === undefined ? command.words.length === 0 : DECLARATIONS.has(first)) &&
-                this.assignment(command, flow))
-                continue;
-            const start = this.i;
-            const word = this.word(META);
-            if (this.i === start) {
-                this.i++; // a character no rule above reads (a stray quote at the end): skip it.
-                continue;
-            }
-            // A file descriptor before a redirection (2>, {fd}>) is not a word.
-            if (/^(\d+|\{[A-Za-z_]\w*\})$/.test(word.literal ?? '') && /[<>]/.test(this.s[this.i] ?? ''))
-                continue;
-            this.merge(flow, word);
-            if (command.words.length === 0 && word.literal !== undefined && bash_reading_RESERVED.has(word.literal))
-                continue;
-            if (command.words.length === 0 && word.literal === 'function') {
-                this.skipBlanks();
-                const name = this.word(META);
-                if (name.literal !== undefined)
-                    this.out.functions.add(name.literal.replace(/\(\)$/, ''));
-                continue;
-            }
-            command.words.push(word);
-            if (command.words[0].literal === 'case' && word.literal === 'in' && command.words.length > 2) {
-                end(false);
-                cases.push('pattern');
-            }
-            else if (['for', 'select'].includes(command.words[0].literal ?? '') &&
-                command.words.length === 2 &&
-                this.s.startsWith('((', this.i)) {
-                command = this.fresh(false);
-                this.i += 2;
-                this.arithmetic('))', 'for ((…))');
-            }
+  constructor(s, out, seen, depth) {
+    this.s = s;
+    this.out = out;
+    this.seen = seen;
+    this.depth = depth;
+  }
+  s;
+  out;
+  seen;
+  depth;
+  i = 0;
+  pending = [];
+  /** Commands up to `stop` (one of its characters, unquoted, where a word could start) or the end. */
+  list(stop) {
+    if (++this.depth > MAX_DEPTH) throw new TooDeep();
+    const flow = { uses: [], refs: [] };
+    const cases = [];
+    let command = this.fresh(false);
+    const end = (piped) => {
+      if (command.words.length > 0 || command.assignments.length > 0 || command.stdin.length > 0)
+        this.out.commands.push(command);
+      command = this.fresh(piped);
+    };
+    while (this.i < this.s.length) {
+      const char = this.s[this.i];
+      const next = this.s[this.i + 1];
+      if (BLANK.test(char)) {
+        this.i++;
+        continue;
+      }
+      if (stop.includes(char)) break;
+      if (char === "\\" && next === "\n") {
+        this.i += 2;
+        continue;
+      }
+      if (char === "#") {
+        while (this.i < this.s.length && this.s[this.i] !== "\n") this.i++;
+        continue;
+      }
+      if (char === "\n") {
+        this.i++;
+        end(false);
+        this.heredocBodies();
+        continue;
+      }
+      if (char === ";" || char === "&" || char === "|") {
+        const op = /^(;;&|;;|;&|&&|\|\||\|&|&>>|&>|[;&|])/.exec(this.s.slice(this.i))[0];
+        if (op.startsWith("&>")) {
+          this.i += op.length;
+          this.target();
+          continue;
+        }
+        this.i += op.length;
+        end(op === "|" || op === "|&");
+        if (op.startsWith(";;") || op === ";&") cases[cases.length - 1] = "pattern";
+        continue;
+      }
+      if (cases[cases.length - 1] === "pattern" && command.words.length === 0) {
+        if (this.s.startsWith("esac", this.i) && (this.i + 4 >= this.s.length || META.test(this.s[this.i + 4]))) {
+          this.i += 4;
+          cases.pop();
+          continue;
+        }
+        this.pattern();
+        cases[cases.length - 1] = "body";
+        continue;
+      }
+      if (char === "(" && next === "(" && command.words.length === 0) {
+        this.i += 2;
+        this.arithmetic("))", "((\u2026))");
+        continue;
+      }
+      if (char === "(") {
+        this.i++;
+        if (command.words.length === 1 && /^\s*\)/.test(this.s.slice(this.i))) {
+          this.i = this.s.indexOf(")", this.i) + 1;
+          const name = command.words[0].literal;
+          if (name !== void 0) this.out.functions.add(name);
+          command = this.fresh(false);
+          continue;
         }
         end(false);
-        this.depth--;
-        return flow;
-    }
-    fresh(piped) {
-        return { assignments: [], words: [], stdin: [], piped, before: [...this.seen] };
-    }
-    merge(into, ...flows) {
-        for (const f of flows) {
-            into.uses.push(...f.uses);
-            into.refs.push(...f.refs);
-        }
-    }
-    skipBlanks() {
-        while (BLANK.test(this.s[this.i] ?? ''))
-            this.i++;
-    }
-    /** A case pattern, to its `)`. */
-    pattern() {
-        if (this.s[this.i] === '(')
-            this.i++;
-        while (this.i < this.s.length && this.s[this.i] !== ')') {
-            if (/[\s|]/.test(this.s[this.i]))
-                this.i++;
-            else
-                this.word(/[\s|)]/);
-        }
+        this.merge(flow, this.list(")"));
         this.i++;
-    }
-    /** A redirection at `i`: here-strings and `<` feed the command's input; heredocs are read at the next newline. */
-    redirect(command) {
-        const op = /^(<<<|<<-|<<|<>|<&|>&|>>|>\||<|>)/.exec(this.s.slice(this.i))[0];
-        this.i += op.length;
-        if (op === '<<' || op === '<<-') {
-            this.skipBlanks();
-            const m = /^((?:[^\s;&|<>()'"\\]|'[^']*'|"[^"]*"|\\.)+)/.exec(this.s.slice(this.i));
-            if (!m)
-                return;
-            this.i += m[0].length;
-            const delimiter = m[1].replace(/'([^']*)'|"([^"]*)"|\\(.)/g, (_, a, b, escaped) => a ?? b ?? escaped);
-            this.pending.push({ delimiter, tabs: op === '<<-', quoted: delimiter !== m[1], command });
-            return;
-        }
-        const target = this.target();
-        if (op === '<<<' || op === '<')
-            command.stdin.push(target);
-    }
-    target() {
+        continue;
+      }
+      if (char === ")") {
+        this.i++;
+        continue;
+      }
+      if ((char === "<" || char === ">") && next !== "(") {
+        this.redirect(command);
+        continue;
+      }
+      if (command.words.length === 0 && this.s.startsWith("[[", this.i) && /\s/.test(this.s[this.i + 2] ?? "")) {
+        this.i += 2;
+        const words = this.condition();
+        this.merge(flow, ...words);
+        command.words.push({ uses: [], refs: [], literal: "[[", text: "[[" }, ...words);
+        continue;
+      }
+      const first = command.words[0]?.literal;
+      if ((first === void 0 ? command.words.length === 0 : DECLARATIONS.has(first)) && this.assignment(command, flow))
+        continue;
+      const start = this.i;
+      const word = this.word(META);
+      if (this.i === start) {
+        this.i++;
+        continue;
+      }
+      if (/^(\d+|\{[A-Za-z_]\w*\})$/.test(word.literal ?? "") && /[<>]/.test(this.s[this.i] ?? "")) continue;
+      this.merge(flow, word);
+      if (command.words.length === 0 && word.literal !== void 0 && bash_reading_RESERVED.has(word.literal)) continue;
+      if (command.words.length === 0 && word.literal === "function") {
         this.skipBlanks();
-        return this.word(META);
+        const name = this.word(META);
+        if (name.literal !== void 0) this.out.functions.add(name.literal.replace(/\(\)$/, ""));
+        continue;
+      }
+      command.words.push(word);
+      if (command.words[0].literal === "case" && word.literal === "in" && command.words.length > 2) {
+        end(false);
+        cases.push("pattern");
+      } else if (["for", "select"].includes(command.words[0].literal ?? "") && command.words.length === 2 && this.s.startsWith("((", this.i)) {
+        command = this.fresh(false);
+        this.i += 2;
+        this.arithmetic("))", "for ((\u2026))");
+      }
     }
-    /** The bodies of the heredocs opened on the line just ended. */
-    heredocBodies() {
-        for (const h of this.pending.splice(0)) {
-            const lines = [];
-            while (this.i < this.s.length) {
-                const eol = this.s.indexOf('\n', this.i);
-                const raw = this.s.slice(this.i, eol < 0 ? this.s.length : eol);
-                this.i = eol < 0 ? this.s.length : eol + 1;
-                if ((h.tabs ? raw.replace(/^\t+/, '') : raw) === h.delimiter)
-                    break;
-                lines.push(raw);
-            }
-            const body = lines.join('\n');
-            const reader = new Reader(body, this.out, this.seen, this.depth);
-            h.command.stdin.push(h.quoted ? reader.quotedBody() : reader.doubleQuoted(''));
-        }
+    end(false);
+    this.depth--;
+    return flow;
+  }
+  fresh(piped) {
+    return { assignments: [], words: [], stdin: [], piped, before: [...this.seen] };
+  }
+  merge(into, ...flows) {
+    for (const f of flows) {
+      into.uses.push(...f.uses);
+      into.refs.push(...f.refs);
     }
-    /** A quoted heredoc's body: nothing expands, but a marker in it is still a use (lint refuses it apart). */
-    quotedBody() {
-        const uses = [...this.s].flatMap((char) => {
-            const k = useAt(char);
-            return k === undefined ? [] : [k];
+  }
+  skipBlanks() {
+    while (BLANK.test(this.s[this.i] ?? "")) this.i++;
+  }
+  /** A case pattern, to its `)`. */
+  pattern() {
+    if (this.s[this.i] === "(") this.i++;
+    while (this.i < this.s.length && this.s[this.i] !== ")") {
+      if (/[\s|]/.test(this.s[this.i])) this.i++;
+      else this.word(/[\s|)]/);
+    }
+    this.i++;
+  }
+  /** A redirection at `i`: here-strings and `<` feed the command's input; heredocs are read at the next newline. */
+  redirect(command) {
+    const op = /^(<<<|<<-|<<|<>|<&|>&|>>|>\||<|>)/.exec(this.s.slice(this.i))[0];
+    this.i += op.length;
+    if (op === "<<" || op === "<<-") {
+      this.skipBlanks();
+      const m = /^((?:[^\s;&|<>()'"\\]|'[^']*'|"[^"]*"|\\.)+)/.exec(this.s.slice(this.i));
+      if (!m) return;
+      this.i += m[0].length;
+      const delimiter = m[1].replace(/'([^']*)'|"([^"]*)"|\\(.)/g, (_, a, b, escaped) => a ?? b ?? escaped);
+      this.pending.push({ delimiter, tabs: op === "<<-", quoted: delimiter !== m[1], command });
+      return;
+    }
+    const target = this.target();
+    if (op === "<<<" || op === "<") command.stdin.push(target);
+  }
+  target() {
+    this.skipBlanks();
+    return this.word(META);
+  }
+  /** The bodies of the heredocs opened on the line just ended. */
+  heredocBodies() {
+    for (const h of this.pending.splice(0)) {
+      const lines = [];
+      while (this.i < this.s.length) {
+        const eol = this.s.indexOf("\n", this.i);
+        const raw = this.s.slice(this.i, eol < 0 ? this.s.length : eol);
+        this.i = eol < 0 ? this.s.length : eol + 1;
+        if ((h.tabs ? raw.replace(/^\t+/, "") : raw) === h.delimiter) break;
+        lines.push(raw);
+      }
+      const body = lines.join("\n");
+      const reader = new Reader(body, this.out, this.seen, this.depth);
+      h.command.stdin.push(h.quoted ? reader.quotedBody() : reader.doubleQuoted(""));
+    }
+  }
+  /** A quoted heredoc's body: nothing expands, but a marker in it is still a use (lint refuses it apart). */
+  quotedBody() {
+    const uses = [...this.s].flatMap((char) => {
+      const k = useAt(char);
+      return k === void 0 ? [] : [k];
+    });
+    uses.forEach((k) => this.seen.add(k));
+    return { uses, refs: [], literal: uses.length > 0 ? void 0 : this.s, text: this.s };
+  }
+  /** `name=`, `name[…]=`, `name+=`, `name=(…)` at `i`; false (and nothing read) when there is none. */
+  assignment(command, flow) {
+    const m = bash_reading_IDENT.exec(this.s.slice(this.i));
+    if (!m) return false;
+    const start = this.i;
+    const spans = this.out.arithmetic.length;
+    this.i += m[0].length;
+    if (this.s[this.i] === "[") {
+      this.i++;
+      this.arithmetic("]", `the subscript of ${m[0]}[\u2026]=`, m[0]);
+    }
+    if (this.s[this.i] === "+") this.i++;
+    if (this.s[this.i] !== "=") {
+      this.out.arithmetic.length = spans;
+      this.i = start;
+      return false;
+    }
+    this.i++;
+    const value = this.s[this.i] === "(" ? this.elements(m[0]) : this.word(META);
+    this.merge(flow, value);
+    command.assignments.push({ name: m[0], value });
+    return true;
+  }
+  /** The elements of `name=(…)`; a `[…]=` subscript in them is arithmetic. */
+  elements(name) {
+    this.i++;
+    const flow = { uses: [], refs: [] };
+    while (this.i < this.s.length && this.s[this.i] !== ")") {
+      const char = this.s[this.i];
+      if (/\s/.test(char)) {
+        this.i++;
+        continue;
+      }
+      if (char === "#") {
+        while (this.i < this.s.length && this.s[this.i] !== "\n") this.i++;
+        continue;
+      }
+      if (char === "[") {
+        this.i++;
+        this.arithmetic("]", `the subscript of ${name}=([\u2026]=\u2026)`, name);
+        if (this.s[this.i] === "=") this.i++;
+      }
+      const start = this.i;
+      this.merge(flow, this.word(META));
+      if (this.i === start) this.i++;
+    }
+    this.i++;
+    return flow;
+  }
+  /**
+   * Arithmetic text to `close` (`))` or `]`), nested parentheses and brackets allowed: every
+   * name in it is a variable bash reads as arithmetic, and every use is evaluated.
+   */
+  arithmetic(close, context, array) {
+    const flow = { uses: [], refs: [] };
+    let depth = 0;
+    while (this.i < this.s.length) {
+      const char = this.s[this.i];
+      if (depth === 0 && this.s.startsWith(close, this.i)) {
+        this.i += close.length;
+        break;
+      }
+      if (char === "(" || char === "[") depth++;
+      else if ((char === ")" || char === "]") && depth > 0) depth--;
+      const k = useAt(char);
+      if (k !== void 0) {
+        this.seen.add(k);
+        flow.uses.push(k);
+        this.i++;
+      } else if (char === "$" || char === "`" || char === '"' || char === "'" || char === "\\") {
+        this.merge(flow, this.expansion(false));
+      } else if (/[A-Za-z_]/.test(char)) {
+        const name = bash_reading_IDENT.exec(this.s.slice(this.i))[0];
+        flow.refs.push(name);
+        this.i += name.length;
+      } else this.i++;
+    }
+    this.out.arithmetic.push({ ...flow, context, ...array ? { array } : {} });
+    return flow;
+  }
+  /** `[[ … ]]`, after its `[[`: its words, with the operands of -eq and the like as arithmetic and of -v as names. */
+  condition() {
+    const words = [];
+    while (this.i < this.s.length) {
+      this.skipBlanks();
+      if (this.s[this.i] === "\\" && this.s[this.i + 1] === "\n") {
+        this.i += 2;
+        continue;
+      }
+      if (this.s[this.i] === "\n") {
+        this.i++;
+        continue;
+      }
+      if (this.s.startsWith("]]", this.i)) {
+        this.i += 2;
+        break;
+      }
+      const op = /^(&&|\|\||[()!<>])/.exec(this.s.slice(this.i));
+      if (op) {
+        this.i += op[0].length;
+        words.push({ uses: [], refs: [], literal: op[0], text: op[0] });
+        continue;
+      }
+      const regex = words[words.length - 1]?.literal === "=~";
+      const start = this.i;
+      words.push(regex ? this.regex() : this.word(/[\s]/));
+      if (this.i === start) this.i++;
+    }
+    words.forEach((word, j) => {
+      const operator = words[j + 1]?.literal ?? "";
+      const before = words[j - 1]?.literal ?? "";
+      if (bash_reading_ARITHMETIC_TEST.has(operator) || bash_reading_ARITHMETIC_TEST.has(before))
+        this.out.arithmetic.push({
+          ...this.operand(word),
+          context: `[[ \u2026 ${bash_reading_ARITHMETIC_TEST.has(operator) ? operator : before} \u2026 ]]`
         });
-        uses.forEach((k) => this.seen.add(k));
-        return { uses, refs: [], literal: uses.length > 0 ? undefined : this.s, text: this.s };
-    }
-    /** `name=`, `name[…]=`, `name+=`, `name=(…)` at `i`; false (and nothing read) when there is none. */
-    assignment(command, flow) {
-        const m = bash_reading_IDENT.exec(this.s.slice(this.i));
-        if (!m)
-            return false;
-        const start = this.i;
-        const spans = this.out.arithmetic.length;
-        this.i += m[0].length;
-        if (this.s[this.i] === '[') {
-            this.i++;
-            this.arithmetic(']', `the subscript of ${m[0]}[…]=`, m[0]);
-        }
-        if (this.s[this.i] === '+')
-            this.i++;
-        if (this.s[this.i] !== '=') {
-            // Not an assignment (a word such as file[0-9].txt): read it again as a word.
-            this.out.arithmetic.length = spans;
-            this.i = start;
-            return false;
-        }
+      if (before === "-v" || before === "-R") this.out.names.push({ ...word, context: `[[ ${before} \u2026 ]]` });
+    });
+    return words;
+  }
+  /** An operand of arithmetic: a bare name in it is a variable. */
+  operand(word) {
+    const name = word.literal !== void 0 ? bash_reading_IDENT.exec(word.literal) : null;
+    return { uses: word.uses, refs: name ? [...word.refs, name[0]] : word.refs };
+  }
+  /** The right side of `=~`: a word in which parentheses and `|` are part of the pattern. */
+  regex() {
+    const collector = new Collector();
+    let depth = 0;
+    while (this.i < this.s.length) {
+      const char = this.s[this.i];
+      if (depth === 0 && /\s/.test(char)) break;
+      if (char === "(") depth++;
+      else if (char === ")") depth--;
+      if (!this.piece(collector)) {
+        collector.literal += char;
         this.i++;
-        const value = this.s[this.i] === '(' ? this.elements(m[0]) : this.word(META);
-        this.merge(flow, value);
-        command.assignments.push({ name: m[0], value });
-        return true;
+      }
     }
-    /** The elements of `name=(…)`; a `[…]=` subscript in them is arithmetic. */
-    elements(name) {
+    return collector.word();
+  }
+  /** One word, to an unquoted character of `stop`. */
+  word(stop) {
+    const collector = new Collector();
+    while (this.i < this.s.length) {
+      const char = this.s[this.i];
+      if ((char === "<" || char === ">") && this.s[this.i + 1] === "(") {
+        this.i += 2;
+        collector.add(this.list(")"));
         this.i++;
-        const flow = { uses: [], refs: [] };
-        while (this.i < this.s.length && this.s[this.i] !== ')') {
-            const char = this.s[this.i];
-            if (/\s/.test(char)) {
-                this.i++;
-                continue;
-            }
-            if (char === '#') {
-                while (this.i < this.s.length && this.s[this.i] !== '\n')
-                    this.i++;
-                continue;
-            }
-            if (char === '[') {
-                this.i++;
-                this.arithmetic(']', `the subscript of ${name}=([…]=…)`, name);
-                if (this.s[this.i] === '=')
-                    this.i++;
-            }
-            const start = this.i;
-            this.merge(flow, this.word(META));
-            if (this.i === start)
-                this.i++;
-        }
+        continue;
+      }
+      if (/[?*+@!]/.test(char) && this.s[this.i + 1] === "(") {
+        collector.literal += char;
         this.i++;
-        return flow;
-    }
-    /**
-     * Arithmetic text to `close` (`))` or `]`), nested parentheses and brackets allowed: every
-     * name in it is a variable bash reads as arithmetic, and every use is evaluated.
-     */
-    arithmetic(close, context, array) {
-        const flow = { uses: [], refs: [] };
         let depth = 0;
         while (this.i < this.s.length) {
-            const char = this.s[this.i];
-            if (depth === 0 && this.s.startsWith(close, this.i)) {
-                this.i += close.length;
-                break;
-            }
-            if (char === '(' || char === '[')
-                depth++;
-            else if ((char === ')' || char === ']') && depth > 0)
-                depth--;
-            const k = useAt(char);
-            if (k !== undefined) {
-                this.seen.add(k);
-                flow.uses.push(k);
-                this.i++;
-            }
-            else if (char === '$' || char === '`' || char === '"' || char === "'" || char === '\\') {
-                this.merge(flow, this.expansion(false));
-            }
-            else if (/[A-Za-z_]/.test(char)) {
-                const name = bash_reading_IDENT.exec(this.s.slice(this.i))[0];
-                flow.refs.push(name);
-                this.i += name.length;
-            }
-            else
-                this.i++;
-        }
-        this.out.arithmetic.push({ ...flow, context, ...(array ? { array } : {}) });
-        return flow;
-    }
-    /** `[[ … ]]`, after its `[[`: its words, with the operands of -eq and the like as arithmetic and of -v as names. */
-    condition() {
-        const words = [];
-        while (this.i < this.s.length) {
-            this.skipBlanks();
-            if (this.s[this.i] === '\\' && this.s[this.i + 1] === '\n') {
-                this.i += 2;
-                continue;
-            }
-            if (this.s[this.i] === '\n') {
-                this.i++;
-                continue;
-            }
-            if (this.s.startsWith(']]', this.i)) {
-                this.i += 2;
-                break;
-            }
-            const op = /^(&&|\|\||[()!<>])/.exec(this.s.slice(this.i));
-            if (op) {
-                this.i += op[0].length;
-                words.push({ uses: [], refs: [], literal: op[0], text: op[0] });
-                continue;
-            }
-            const regex = words[words.length - 1]?.literal === '=~';
-            const start = this.i;
-            words.push(regex ? this.regex() : this.word(/[\s]/));
-            if (this.i === start)
-                this.i++;
-        }
-        words.forEach((word, j) => {
-            const operator = words[j + 1]?.literal ?? '';
-            const before = words[j - 1]?.literal ?? '';
-            if (bash_reading_ARITHMETIC_TEST.has(operator) || bash_reading_ARITHMETIC_TEST.has(before))
-                this.out.arithmetic.push({
-                    ...this.operand(word),
-                    context: `[[ … ${bash_reading_ARITHMETIC_TEST.has(operator) ? operator : before} … ]]`,
-                });
-            if (before === '-v' || before === '-R')
-                this.out.names.push({ ...word, context: `[[ ${before} … ]]` });
-        });
-        return words;
-    }
-    /** An operand of arithmetic: a bare name in it is a variable. */
-    operand(word) {
-        const name = word.literal !== undefined ? bash_reading_IDENT.exec(word.literal) : null;
-        return { uses: word.uses, refs: name ? [...word.refs, name[0]] : word.refs };
-    }
-    /** The right side of `=~`: a word in which parentheses and `|` are part of the pattern. */
-    regex() {
-        const collector = new Collector();
-        let depth = 0;
-        while (this.i < this.s.length) {
-            const char = this.s[this.i];
-            if (depth === 0 && /\s/.test(char))
-                break;
-            if (char === '(')
-                depth++;
-            else if (char === ')')
-                depth--;
-            if (!this.piece(collector)) {
-                collector.literal += char;
-                this.i++;
-            }
-        }
-        return collector.word();
-    }
-    /** One word, to an unquoted character of `stop`. */
-    word(stop) {
-        const collector = new Collector();
-        while (this.i < this.s.length) {
-            const char = this.s[this.i];
-            if ((char === '<' || char === '>') && this.s[this.i + 1] === '(') {
-                this.i += 2;
-                collector.add(this.list(')'));
-                this.i++;
-                continue;
-            }
-            if (/[?*+@!]/.test(char) && this.s[this.i + 1] === '(') {
-                // An extended glob, @(a|b): its parentheses belong to the word.
-                collector.literal += char;
-                this.i++;
-                let depth = 0;
-                while (this.i < this.s.length) {
-                    const d = this.s[this.i];
-                    if (d === '(')
-                        depth++;
-                    if (d === ')' && --depth === 0) {
-                        this.i++;
-                        break;
-                    }
-                    if (!this.piece(collector)) {
-                        collector.literal += d;
-                        this.i++;
-                    }
-                }
-                continue;
-            }
-            if (stop.test(char))
-                break;
-            if (!this.piece(collector)) {
-                collector.literal += char;
-                this.i++;
-            }
-        }
-        return collector.word();
-    }
-    /** A quoted part, an escape, an expansion or a marker at `i`, into the collector; false when `i` holds a plain character. */
-    piece(collector) {
-        const char = this.s[this.i];
-        const k = useAt(char);
-        if (k !== undefined) {
-            this.seen.add(k);
-            collector.add({ uses: [k], refs: [] });
+          const d = this.s[this.i];
+          if (d === "(") depth++;
+          if (d === ")" && --depth === 0) {
             this.i++;
-            return true;
-        }
-        if (char === '\\') {
-            if (this.s[this.i + 1] !== '\n')
-                collector.literal += this.s[this.i + 1] ?? '';
-            this.i += 2;
-            return true;
-        }
-        if (char === "'") {
-            const end = this.s.indexOf("'", this.i + 1);
-            const body = this.s.slice(this.i + 1, end < 0 ? this.s.length : end);
-            this.i = end < 0 ? this.s.length : end + 1;
-            this.literalWithUses(collector, body);
-            return true;
-        }
-        if (char === '$' && this.s[this.i + 1] === "'") {
-            this.i += 2;
-            let body = '';
-            while (this.i < this.s.length && this.s[this.i] !== "'") {
-                if (this.s[this.i] === '\\')
-                    body += this.s[this.i++];
-                body += this.s[this.i++] ?? '';
-            }
+            break;
+          }
+          if (!this.piece(collector)) {
+            collector.literal += d;
             this.i++;
-            this.literalWithUses(collector, body);
-            return true;
+          }
         }
-        if (char === '"' || (char === '$' && this.s[this.i + 1] === '"')) {
-            this.i += char === '"' ? 1 : 2;
-            const inner = this.doubleQuoted('"');
-            this.i++;
-            if (inner.literal === undefined)
-                collector.add(inner);
-            else
-                collector.literal += inner.literal;
-            return true;
-        }
-        if (char === '$' || char === '`') {
-            const flow = this.expansion(true);
-            if (flow)
-                collector.add(flow);
-            else {
-                collector.literal += '$';
-                this.i++;
-            }
-            return true;
-        }
-        return false;
-    }
-    /** Text in single quotes: literal, but a marker there is still a use (lint refuses it apart). */
-    literalWithUses(collector, body) {
-        for (const ch of body) {
-            const k = useAt(ch);
-            if (k === undefined)
-                collector.literal += ch;
-            else {
-                this.seen.add(k);
-                collector.add({ uses: [k], refs: [] });
-            }
-        }
-    }
-    /** The inside of double quotes (or of an unquoted heredoc body), to `close` or the end. */
-    doubleQuoted(close) {
-        const collector = new Collector();
-        while (this.i < this.s.length) {
-            const char = this.s[this.i];
-            if (close && char === close)
-                break;
-            const k = useAt(char);
-            if (k !== undefined) {
-                this.seen.add(k);
-                collector.add({ uses: [k], refs: [] });
-                this.i++;
-            }
-            else if (char === '\\') {
-                const n = this.s[this.i + 1] ?? '';
-                collector.literal += /[$`"\\\n]/.test(n) ? (n === '\n' ? '' : n) : char + n;
-                this.i += 2;
-            }
-            else if (char === '$' || char === '`') {
-                const flow = this.expansion(true);
-                if (flow)
-                    collector.add(flow);
-                else {
-                    collector.literal += '$';
-                    this.i++;
-                }
-            }
-            else {
-                collector.literal += char;
-                this.i++;
-            }
-        }
-        return collector.word();
-    }
-    expansion(strict) {
-        if (++this.depth > MAX_DEPTH)
-            throw new TooDeep();
-        try {
-            return this.expand(strict);
-        }
-        finally {
-            this.depth--;
-        }
-    }
-    expand(strict) {
-        const char = this.s[this.i];
-        const next = this.s[this.i + 1] ?? '';
-        if (char === '`')
-            return this.backticks();
-        if (char === '"') {
-            this.i++;
-            const inner = this.doubleQuoted('"');
-            this.i++;
-            return inner;
-        }
-        if (char === "'" || char === '\\') {
-            const collector = new Collector();
-            this.piece(collector);
-            return collector.word();
-        }
-        if (next === '(' && this.s[this.i + 2] === '(') {
-            this.i += 3;
-            return this.arithmetic('))', '$((…))');
-        }
-        if (next === '(') {
-            this.i += 2;
-            const flow = this.list(')');
-            this.i++;
-            return flow;
-        }
-        if (next === '[') {
-            this.i += 2;
-            return this.arithmetic(']', '$[…]');
-        }
-        if (next === '{') {
-            this.i += 2;
-            return this.parameter();
-        }
-        const name = /^([A-Za-z_][A-Za-z0-9_]*|[0-9@*#?$!-])/.exec(this.s.slice(this.i + 1));
-        if (name) {
-            this.i += 1 + name[0].length;
-            return { uses: [], refs: [name[0]] };
-        }
-        if (strict)
-            return undefined;
+        continue;
+      }
+      if (stop.test(char)) break;
+      if (!this.piece(collector)) {
+        collector.literal += char;
         this.i++;
-        return { uses: [], refs: [] };
+      }
     }
-    /** Backticks: their text, unescaped as bash does, read as commands. */
-    backticks() {
+    return collector.word();
+  }
+  /** A quoted part, an escape, an expansion or a marker at `i`, into the collector; false when `i` holds a plain character. */
+  piece(collector) {
+    const char = this.s[this.i];
+    const k = useAt(char);
+    if (k !== void 0) {
+      this.seen.add(k);
+      collector.add({ uses: [k], refs: [] });
+      this.i++;
+      return true;
+    }
+    if (char === "\\") {
+      if (this.s[this.i + 1] !== "\n") collector.literal += this.s[this.i + 1] ?? "";
+      this.i += 2;
+      return true;
+    }
+    if (char === "'") {
+      const end = this.s.indexOf("'", this.i + 1);
+      const body = this.s.slice(this.i + 1, end < 0 ? this.s.length : end);
+      this.i = end < 0 ? this.s.length : end + 1;
+      this.literalWithUses(collector, body);
+      return true;
+    }
+    if (char === "$" && this.s[this.i + 1] === "'") {
+      this.i += 2;
+      let body = "";
+      while (this.i < this.s.length && this.s[this.i] !== "'") {
+        if (this.s[this.i] === "\\") body += this.s[this.i++];
+        body += this.s[this.i++] ?? "";
+      }
+      this.i++;
+      this.literalWithUses(collector, body);
+      return true;
+    }
+    if (char === '"' || char === "$" && this.s[this.i + 1] === '"') {
+      this.i += char === '"' ? 1 : 2;
+      const inner = this.doubleQuoted('"');
+      this.i++;
+      if (inner.literal === void 0) collector.add(inner);
+      else collector.literal += inner.literal;
+      return true;
+    }
+    if (char === "$" || char === "`") {
+      const flow = this.expansion(true);
+      if (flow) collector.add(flow);
+      else {
+        collector.literal += "$";
         this.i++;
-        let body = '';
-        while (this.i < this.s.length && this.s[this.i] !== '`') {
-            if (this.s[this.i] === '\\' && /[$`\\]/.test(this.s[this.i + 1] ?? ''))
-                this.i++;
-            body += this.s[this.i++];
-        }
+      }
+      return true;
+    }
+    return false;
+  }
+  /** Text in single quotes: literal, but a marker there is still a use (lint refuses it apart). */
+  literalWithUses(collector, body) {
+    for (const ch of body) {
+      const k = useAt(ch);
+      if (k === void 0) collector.literal += ch;
+      else {
+        this.seen.add(k);
+        collector.add({ uses: [k], refs: [] });
+      }
+    }
+  }
+  /** The inside of double quotes (or of an unquoted heredoc body), to `close` or the end. */
+  doubleQuoted(close) {
+    const collector = new Collector();
+    while (this.i < this.s.length) {
+      const char = this.s[this.i];
+      if (close && char === close) break;
+      const k = useAt(char);
+      if (k !== void 0) {
+        this.seen.add(k);
+        collector.add({ uses: [k], refs: [] });
         this.i++;
-        return new Reader(body, this.out, this.seen, this.depth).list('');
+      } else if (char === "\\") {
+        const n = this.s[this.i + 1] ?? "";
+        collector.literal += /[$`"\\\n]/.test(n) ? n === "\n" ? "" : n : char + n;
+        this.i += 2;
+      } else if (char === "$" || char === "`") {
+        const flow = this.expansion(true);
+        if (flow) collector.add(flow);
+        else {
+          collector.literal += "$";
+          this.i++;
+        }
+      } else {
+        collector.literal += char;
+        this.i++;
+      }
     }
-    /** `${…}` after its `${`: a subscript and an offset are arithmetic; `${!name}` reads a value as a name. */
-    parameter() {
-        const flow = { uses: [], refs: [] };
-        const prefix = /^[!#]?/.exec(this.s.slice(this.i))[0];
-        this.i += prefix.length;
-        const name = /^([A-Za-z_][A-Za-z0-9_]*|[0-9]+|[@*#?$!-])/.exec(this.s.slice(this.i));
-        if (name) {
-            this.i += name[0].length;
-            flow.refs.push(name[0]);
-            if (prefix === '!' && this.s[this.i] === '}')
-                this.out.names.push({ uses: [], refs: [name[0]], context: '${!…}, an indirect expansion' });
-        }
-        if (this.s[this.i] === '[') {
-            this.i++;
-            this.merge(flow, this.arithmetic(']', `the subscript of \${${name?.[0] ?? ''}[…]}`, name?.[0]));
-        }
-        if (this.s[this.i] === ':' && !/[-=+?]/.test(this.s[this.i + 1] ?? '')) {
-            this.i++;
-            // An offset and a length: arithmetic up to the closing brace.
-            this.merge(flow, this.arithmetic('}', `the offset of \${${name?.[0] ?? ''}:…}`));
-            return flow;
-        }
-        // The rest is a word (a default, a pattern): data, its expansions included.
-        let depth = 0;
-        const collector = new Collector();
-        while (this.i < this.s.length) {
-            const char = this.s[this.i];
-            if (char === '}' && depth === 0) {
-                this.i++;
-                break;
-            }
-            if (char === '{')
-                depth++;
-            if (char === '}')
-                depth--;
-            if (!this.piece(collector)) {
-                collector.literal += char;
-                this.i++;
-            }
-        }
-        this.merge(flow, collector);
-        return flow;
+    return collector.word();
+  }
+  expansion(strict) {
+    if (++this.depth > MAX_DEPTH) throw new TooDeep();
+    try {
+      return this.expand(strict);
+    } finally {
+      this.depth--;
     }
+  }
+  expand(strict) {
+    const char = this.s[this.i];
+    const next = this.s[this.i + 1] ?? "";
+    if (char === "`") return this.backticks();
+    if (char === '"') {
+      this.i++;
+      const inner = this.doubleQuoted('"');
+      this.i++;
+      return inner;
+    }
+    if (char === "'" || char === "\\") {
+      const collector = new Collector();
+      this.piece(collector);
+      return collector.word();
+    }
+    if (next === "(" && this.s[this.i + 2] === "(") {
+      this.i += 3;
+      return this.arithmetic("))", "$((\u2026))");
+    }
+    if (next === "(") {
+      this.i += 2;
+      const flow = this.list(")");
+      this.i++;
+      return flow;
+    }
+    if (next === "[") {
+      this.i += 2;
+      return this.arithmetic("]", "$[\u2026]");
+    }
+    if (next === "{") {
+      this.i += 2;
+      return this.parameter();
+    }
+    const name = /^([A-Za-z_][A-Za-z0-9_]*|[0-9@*#?$!-])/.exec(this.s.slice(this.i + 1));
+    if (name) {
+      this.i += 1 + name[0].length;
+      return { uses: [], refs: [name[0]] };
+    }
+    if (strict) return void 0;
+    this.i++;
+    return { uses: [], refs: [] };
+  }
+  /** Backticks: their text, unescaped as bash does, read as commands. */
+  backticks() {
+    this.i++;
+    let body = "";
+    while (this.i < this.s.length && this.s[this.i] !== "`") {
+      if (this.s[this.i] === "\\" && /[$`\\]/.test(this.s[this.i + 1] ?? "")) this.i++;
+      body += this.s[this.i++];
+    }
+    this.i++;
+    return new Reader(body, this.out, this.seen, this.depth).list("");
+  }
+  /** `${…}` after its `${`: a subscript and an offset are arithmetic; `${!name}` reads a value as a name. */
+  parameter() {
+    const flow = { uses: [], refs: [] };
+    const prefix = /^[!#]?/.exec(this.s.slice(this.i))[0];
+    this.i += prefix.length;
+    const name = /^([A-Za-z_][A-Za-z0-9_]*|[0-9]+|[@*#?$!-])/.exec(this.s.slice(this.i));
+    if (name) {
+      this.i += name[0].length;
+      flow.refs.push(name[0]);
+      if (prefix === "!" && this.s[this.i] === "}")
+        this.out.names.push({ uses: [], refs: [name[0]], context: "${!\u2026}, an indirect expansion" });
+    }
+    if (this.s[this.i] === "[") {
+      this.i++;
+      this.merge(flow, this.arithmetic("]", `the subscript of \${${name?.[0] ?? ""}[\u2026]}`, name?.[0]));
+    }
+    if (this.s[this.i] === ":" && !/[-=+?]/.test(this.s[this.i + 1] ?? "")) {
+      this.i++;
+      this.merge(flow, this.arithmetic("}", `the offset of \${${name?.[0] ?? ""}:\u2026}`));
+      return flow;
+    }
+    let depth = 0;
+    const collector = new Collector();
+    while (this.i < this.s.length) {
+      const char = this.s[this.i];
+      if (char === "}" && depth === 0) {
+        this.i++;
+        break;
+      }
+      if (char === "{") depth++;
+      if (char === "}") depth--;
+      if (!this.piece(collector)) {
+        collector.literal += char;
+        this.i++;
+      }
+    }
+    this.merge(flow, collector);
+    return flow;
+  }
 }
+
 
 ;// CONCATENATED MODULE: ./lib/lint/code-runners.js
-/**
- * The programs that take code: shells, interpreters and the other programs that run text given
- * as an argument or on their input (`bash -c`, `python3 -c`, `awk`, `sed`, `ssh host "…"`), the
- * wrappers that run the command their operands name (`timeout`, `env`, `xargs`), and the builtins
- * that evaluate their arguments. How each reads its options decides which of its words are
- * program text; value-contexts.ts follows values into those words.
- */
 
 const SHELL = {
-    mode: ['-c'],
-    stdinMode: ['-s'],
-    args: ['-o', '+o', '-O', '+O', '--rcfile', '--init-file'],
-    stdin: true,
+  mode: ["-c"],
+  stdinMode: ["-s"],
+  args: ["-o", "+o", "-O", "+O", "--rcfile", "--init-file"],
+  stdin: true
 };
-const SSH_ARGS = [...'BbcDEeFIiJLlmOoPpQRSWw'].map((l) => `-${l}`);
+const SSH_ARGS = [..."BbcDEeFIiJLlmOoPpQRSWw"].map((l) => `-${l}`);
 const RUNNERS = {
-    bash: SHELL,
-    sh: SHELL,
-    dash: SHELL,
-    zsh: SHELL,
-    ksh: SHELL,
-    mksh: SHELL,
-    ash: SHELL,
-    yash: SHELL,
-    rbash: SHELL,
-    fish: SHELL,
-    csh: SHELL,
-    tcsh: SHELL,
-    python: { code: ['-c'], args: ['-W', '-X'], files: ['-m'], stdin: true },
-    perl: { code: ['-e', '-E'], args: ['-I', '-M', '-m'], stdin: true },
-    ruby: { code: ['-e'], args: ['-I', '-r'], stdin: true },
-    node: { code: ['-e', '--eval', '-p', '--print'], args: ['-r', '--require', '--import'], stdin: true },
-    bun: { code: ['-e', '--eval', '-p', '--print'], stdin: true },
-    Rscript: { code: ['-e'] },
-    R: { code: ['-e'], stdin: true },
-    julia: { code: ['-e', '-E', '--eval', '--print'], stdin: true },
-    php: { code: ['-r'], stdin: true },
-    lua: { code: ['-e'], stdin: true },
-    tclsh: { stdin: true },
-    osascript: { code: ['-e'], stdin: true },
-    pwsh: { code: ['-c', '-Command', '-command'], stdin: true },
-    awk: {
-        code: ['-e', '--source'],
-        args: ['-F', '-v', '--assign', '--field-separator'],
-        files: ['-f', '--file', '-i', '--include', '-E', '--exec'],
-        firstOperand: true,
-    },
-    sed: {
-        code: ['-e', '--expression'],
-        args: ['-l', '--line-length'],
-        files: ['-f', '--file'],
-        firstOperand: true,
-    },
-    ssh: { args: SSH_ARGS, afterFirst: true, stdin: true },
-    su: { code: ['-c', '--command'], args: ['-s', '--shell', '-g', '--group', '-G', '-w'], interleaved: true },
-    script: { code: ['-c', '--command'], args: ['-E', '-I', '-O', '-B', '-T', '-m'], interleaved: true },
-    watch: { args: ['-n', '--interval', '-d'], allOperands: true },
-    tmux: { allOperands: true },
-    screen: { allOperands: true },
-    hyperfine: { allOperands: true },
-    parallel: { allOperands: true },
-    psql: { code: ['-c', '--command'], args: ['-d', '-h', '-p', '-U', '-f'], stdin: true, interleaved: true },
-    mysql: { code: ['-e', '--execute'], args: ['-u', '-h', '-P', '-D'], stdin: true, interleaved: true },
-    sqlite3: { afterFirst: true, stdin: true },
+  bash: SHELL,
+  sh: SHELL,
+  dash: SHELL,
+  zsh: SHELL,
+  ksh: SHELL,
+  mksh: SHELL,
+  ash: SHELL,
+  yash: SHELL,
+  rbash: SHELL,
+  fish: SHELL,
+  csh: SHELL,
+  tcsh: SHELL,
+  python: { code: ["-c"], args: ["-W", "-X"], files: ["-m"], stdin: true },
+  perl: { code: ["-e", "-E"], args: ["-I", "-M", "-m"], stdin: true },
+  ruby: { code: ["-e"], args: ["-I", "-r"], stdin: true },
+  node: { code: ["-e", "--eval", "-p", "--print"], args: ["-r", "--require", "--import"], stdin: true },
+  bun: { code: ["-e", "--eval", "-p", "--print"], stdin: true },
+  Rscript: { code: ["-e"] },
+  R: { code: ["-e"], stdin: true },
+  julia: { code: ["-e", "-E", "--eval", "--print"], stdin: true },
+  php: { code: ["-r"], stdin: true },
+  lua: { code: ["-e"], stdin: true },
+  tclsh: { stdin: true },
+  osascript: { code: ["-e"], stdin: true },
+  pwsh: { code: ["-c", "-Command", "-command"], stdin: true },
+  awk: {
+    code: ["-e", "--source"],
+    args: ["-F", "-v", "--assign", "--field-separator"],
+    files: ["-f", "--file", "-i", "--include", "-E", "--exec"],
+    firstOperand: true
+  },
+  sed: {
+    code: ["-e", "--expression"],
+    args: ["-l", "--line-length"],
+    files: ["-f", "--file"],
+    firstOperand: true
+  },
+  ssh: { args: SSH_ARGS, afterFirst: true, stdin: true },
+  su: { code: ["-c", "--command"], args: ["-s", "--shell", "-g", "--group", "-G", "-w"], interleaved: true },
+  script: { code: ["-c", "--command"], args: ["-E", "-I", "-O", "-B", "-T", "-m"], interleaved: true },
+  watch: { args: ["-n", "--interval", "-d"], allOperands: true },
+  tmux: { allOperands: true },
+  screen: { allOperands: true },
+  hyperfine: { allOperands: true },
+  parallel: { allOperands: true },
+  psql: { code: ["-c", "--command"], args: ["-d", "-h", "-p", "-U", "-f"], stdin: true, interleaved: true },
+  mysql: { code: ["-e", "--execute"], args: ["-u", "-h", "-P", "-D"], stdin: true, interleaved: true },
+  sqlite3: { afterFirst: true, stdin: true }
 };
 const ALIASES = {
-    python2: 'python',
-    python3: 'python',
-    pypy: 'python',
-    pypy3: 'python',
-    nodejs: 'node',
-    gawk: 'awk',
-    mawk: 'awk',
-    nawk: 'awk',
-    gsed: 'sed',
-    runuser: 'su',
-    powershell: 'pwsh',
-    luajit: 'lua',
-    wish: 'tclsh',
-    perl5: 'perl',
+  python2: "python",
+  python3: "python",
+  pypy: "python",
+  pypy3: "python",
+  nodejs: "node",
+  gawk: "awk",
+  mawk: "awk",
+  nawk: "awk",
+  gsed: "sed",
+  runuser: "su",
+  powershell: "pwsh",
+  luajit: "lua",
+  wish: "tclsh",
+  perl5: "perl"
 };
-/** Programs that run the command their operands name: the analysis looks through them. */
-const WRAPPERS = new Set([
-    'env',
-    'nohup',
-    'nice',
-    'ionice',
-    'timeout',
-    'stdbuf',
-    'taskset',
-    'numactl',
-    'chrt',
-    'setsid',
-    'unbuffer',
-    'sudo',
-    'doas',
-    'srun',
-    'mpirun',
-    'mpiexec',
-    'exec',
-    'command',
-    'builtin',
-    'xargs',
-    'find',
-    'docker',
-    'podman',
-    'singularity',
-    'apptainer',
-    'conda',
-    'mamba',
-    'micromamba',
-    'uv',
-    'poetry',
-    'pipenv',
-    'pixi',
-    'xvfb-run',
-    'strace',
-    'ltrace',
-    'valgrind',
-    'perf',
-    'time',
-    'chroot',
-    'flock',
-    'firejail',
-    'bwrap',
-    'systemd-run',
-    'kubectl',
-    'nsenter',
-    'unshare',
-    'prlimit',
+const WRAPPERS = /* @__PURE__ */ new Set([
+  "env",
+  "nohup",
+  "nice",
+  "ionice",
+  "timeout",
+  "stdbuf",
+  "taskset",
+  "numactl",
+  "chrt",
+  "setsid",
+  "unbuffer",
+  "sudo",
+  "doas",
+  "srun",
+  "mpirun",
+  "mpiexec",
+  "exec",
+  "command",
+  "builtin",
+  "xargs",
+  "find",
+  "docker",
+  "podman",
+  "singularity",
+  "apptainer",
+  "conda",
+  "mamba",
+  "micromamba",
+  "uv",
+  "poetry",
+  "pipenv",
+  "pixi",
+  "xvfb-run",
+  "strace",
+  "ltrace",
+  "valgrind",
+  "perf",
+  "time",
+  "chroot",
+  "flock",
+  "firejail",
+  "bwrap",
+  "systemd-run",
+  "kubectl",
+  "nsenter",
+  "unshare",
+  "prlimit"
 ]);
-/** Builtins that evaluate their arguments as code, arithmetic or names. */
-const code_runners_BUILTINS = new Set([
-    'eval',
-    'source',
-    '.',
-    'let',
-    'trap',
-    'alias',
-    'read',
-    'mapfile',
-    'readarray',
-    'printf',
-    'unset',
-    'test',
-    '[',
-    'getopts',
-    'make',
-    ...DECLARATIONS,
+const code_runners_BUILTINS = /* @__PURE__ */ new Set([
+  "eval",
+  "source",
+  ".",
+  "let",
+  "trap",
+  "alias",
+  "read",
+  "mapfile",
+  "readarray",
+  "printf",
+  "unset",
+  "test",
+  "[",
+  "getopts",
+  "make",
+  ...DECLARATIONS
 ]);
-const basename = (word) => word?.literal?.replace(/^.*\//, '');
-/** The runner a program name is, by its table name (`python3.11` is python). */
+const basename = (word) => word?.literal?.replace(/^.*\//, "");
 function runnerName(name) {
-    if (RUNNERS[name])
-        return name;
-    if (ALIASES[name])
-        return ALIASES[name];
-    const versioned = /^(python|pypy|perl|ruby|lua|php|node)[0-9.]*$/.exec(name);
-    return versioned ? (versioned[1] === 'pypy' ? 'python' : versioned[1]) : undefined;
+  if (RUNNERS[name]) return name;
+  if (ALIASES[name]) return ALIASES[name];
+  const versioned = /^(python|pypy|perl|ruby|lua|php|node)[0-9.]*$/.exec(name);
+  return versioned ? versioned[1] === "pypy" ? "python" : versioned[1] : void 0;
 }
-/**
- * Whether a program of this name takes code or names (a shell, an interpreter, eval, read, a
- * wrapper around one): a value that may be such a name cannot stand where a command's name is.
- */
 function runsText(value) {
-    const name = value.replace(/^.*\//, '');
-    return runnerName(name) !== undefined || WRAPPERS.has(name) || code_runners_BUILTINS.has(name);
+  const name = value.replace(/^.*\//, "");
+  return runnerName(name) !== void 0 || WRAPPERS.has(name) || code_runners_BUILTINS.has(name);
 }
-/** The words of a command from the program a wrapper runs: `timeout 5 bash -c …` is bash's. */
 function unwrap(words) {
-    const name = basename(words[0]);
-    if (name === undefined || !WRAPPERS.has(name))
-        return { words };
-    const j = words.findIndex((w, k) => {
-        const n = basename(w);
-        return k > 0 && n !== undefined && (runnerName(n) !== undefined || code_runners_BUILTINS.has(n));
-    });
-    return j < 0 ? { words: [] } : { words: unwrap(words.slice(j)).words, via: name };
+  const name = basename(words[0]);
+  if (name === void 0 || !WRAPPERS.has(name)) return { words };
+  const j = words.findIndex((w, k) => {
+    const n = basename(w);
+    return k > 0 && n !== void 0 && (runnerName(n) !== void 0 || code_runners_BUILTINS.has(n));
+  });
+  return j < 0 ? { words: [] } : { words: unwrap(words.slice(j)).words, via: name };
 }
-/** Which of a runner's words are program text, reading its options as it does. */
 function runnerWords(runner, words) {
-    const code = [];
-    const operands = [];
-    let mode = false;
-    let stdinMode = false;
-    let file = false;
-    let given = false;
-    for (let k = 1; k < words.length; k++) {
-        const word = words[k];
-        const lit = word.literal;
-        if (lit === '--' || lit === ':::' || lit === '::::') {
-            if (lit === '--')
-                operands.push(...words.slice(k + 1));
-            break;
-        }
-        if (lit === undefined || !/^[-+]./.test(lit) || (operands.length > 0 && !runner.interleaved)) {
-            operands.push(word);
-            if (runner.code && !runner.interleaved && !runner.afterFirst && !runner.allOperands && !runner.firstOperand) {
-                // An interpreter's first operand is its script: what follows is the script's arguments.
-                operands.push(...words.slice(k + 1));
-                break;
-            }
-            continue;
-        }
-        if (lit.startsWith('--')) {
-            const [name, attached] = lit.split(/=(.*)/s);
-            if (runner.code?.includes(name)) {
-                given = true;
-                if (attached !== undefined)
-                    code.push(word);
-                else if (words[k + 1])
-                    code.push(words[++k]);
-            }
-            else if (runner.files?.includes(name)) {
-                file = true;
-                if (attached === undefined)
-                    k++;
-            }
-            else if (runner.args?.includes(name) && attached === undefined)
-                k++;
-            continue;
-        }
-        if (runner.code?.includes(lit) || runner.files?.includes(lit) || runner.args?.includes(lit)) {
-            if (runner.code?.includes(lit)) {
-                given = true;
-                if (words[k + 1])
-                    code.push(words[k + 1]);
-            }
-            else if (runner.files?.includes(lit))
-                file = true;
-            k++;
-            continue;
-        }
-        // A cluster of short options: -lc, -ne, -uc'…', -F: …
-        const sign = lit[0];
-        for (let j = 1; j < lit.length; j++) {
-            const option = `${sign}${lit[j]}`;
-            const rest = lit.slice(j + 1);
-            if (runner.mode?.includes(option))
-                mode = true;
-            if (runner.stdinMode?.includes(option))
-                stdinMode = true;
-            if (runner.code?.includes(option)) {
-                given = true;
-                if (rest)
-                    code.push(word);
-                else if (words[k + 1])
-                    code.push(words[++k]);
-                break;
-            }
-            if (runner.files?.includes(option) || runner.args?.includes(option)) {
-                if (runner.files?.includes(option))
-                    file = true;
-                if (!rest)
-                    k++;
-                break;
-            }
-        }
+  const code = [];
+  const operands2 = [];
+  let mode = false;
+  let stdinMode = false;
+  let file = false;
+  let given = false;
+  for (let k = 1; k < words.length; k++) {
+    const word = words[k];
+    const lit = word.literal;
+    if (lit === "--" || lit === ":::" || lit === "::::") {
+      if (lit === "--") operands2.push(...words.slice(k + 1));
+      break;
     }
-    if (mode && operands[0])
-        code.push(operands[0]);
-    if (runner.firstOperand && !given && !file && operands[0])
-        code.push(operands[0]);
-    if (runner.afterFirst)
-        code.push(...operands.slice(1));
-    if (runner.allOperands)
-        code.push(...operands);
-    const stdin = !!runner.stdin &&
-        !file &&
-        (stdinMode ||
-            (!mode &&
-                !given &&
-                (runner.afterFirst ? operands.length <= 1 : operands.length === 0 || operands[0].literal === '-')));
-    return { code, stdin };
+    if (lit === void 0 || !/^[-+]./.test(lit) || operands2.length > 0 && !runner.interleaved) {
+      operands2.push(word);
+      if (runner.code && !runner.interleaved && !runner.afterFirst && !runner.allOperands && !runner.firstOperand) {
+        operands2.push(...words.slice(k + 1));
+        break;
+      }
+      continue;
+    }
+    if (lit.startsWith("--")) {
+      const [name, attached] = lit.split(/=(.*)/s);
+      if (runner.code?.includes(name)) {
+        given = true;
+        if (attached !== void 0) code.push(word);
+        else if (words[k + 1]) code.push(words[++k]);
+      } else if (runner.files?.includes(name)) {
+        file = true;
+        if (attached === void 0) k++;
+      } else if (runner.args?.includes(name) && attached === void 0) k++;
+      continue;
+    }
+    if (runner.code?.includes(lit) || runner.files?.includes(lit) || runner.args?.includes(lit)) {
+      if (runner.code?.includes(lit)) {
+        given = true;
+        if (words[k + 1]) code.push(words[k + 1]);
+      } else if (runner.files?.includes(lit)) file = true;
+      k++;
+      continue;
+    }
+    const sign = lit[0];
+    for (let j = 1; j < lit.length; j++) {
+      const option = `${sign}${lit[j]}`;
+      const rest = lit.slice(j + 1);
+      if (runner.mode?.includes(option)) mode = true;
+      if (runner.stdinMode?.includes(option)) stdinMode = true;
+      if (runner.code?.includes(option)) {
+        given = true;
+        if (rest) code.push(word);
+        else if (words[k + 1]) code.push(words[++k]);
+        break;
+      }
+      if (runner.files?.includes(option) || runner.args?.includes(option)) {
+        if (runner.files?.includes(option)) file = true;
+        if (!rest) k++;
+        break;
+      }
+    }
+  }
+  if (mode && operands2[0]) code.push(operands2[0]);
+  if (runner.firstOperand && !given && !file && operands2[0]) code.push(operands2[0]);
+  if (runner.afterFirst) code.push(...operands2.slice(1));
+  if (runner.allOperands) code.push(...operands2);
+  const stdin = !!runner.stdin && !file && (stdinMode || !mode && !given && (runner.afterFirst ? operands2.length <= 1 : operands2.length === 0 || operands2[0].literal === "-"));
+  return { code, stdin };
 }
 const code_runners_OPTION = /^-[A-Za-z]+$/;
-/** The operands of a builtin: its words after the options, with the argument each option in `withArg` takes. */
 function operands(words, withArg) {
-    const args = new Map();
-    let k = 1;
-    for (; k < words.length; k++) {
-        const lit = words[k].literal;
-        if (lit === '--') {
-            k++;
-            break;
-        }
-        if (lit === undefined || !code_runners_OPTION.test(lit))
-            break;
-        for (let j = 1; j < lit.length; j++) {
-            if (!withArg.includes(lit[j]))
-                continue;
-            const rest = lit.slice(j + 1);
-            if (!rest && words[k + 1])
-                args.set(lit[j], words[++k]);
-            break;
-        }
+  const args = /* @__PURE__ */ new Map();
+  let k = 1;
+  for (; k < words.length; k++) {
+    const lit = words[k].literal;
+    if (lit === "--") {
+      k++;
+      break;
     }
-    return { operands: words.slice(k), args };
+    if (lit === void 0 || !code_runners_OPTION.test(lit)) break;
+    for (let j = 1; j < lit.length; j++) {
+      if (!withArg.includes(lit[j])) continue;
+      const rest = lit.slice(j + 1);
+      if (!rest && words[k + 1]) args.set(lit[j], words[++k]);
+      break;
+    }
+  }
+  return { operands: words.slice(k), args };
 }
-/** The flags of a declaration builtin (`declare -ai` gives a and i). */
-const flagsOf = (words) => words
-    .slice(1)
-    .map((w) => (w.literal && /^[-+][A-Za-z]+$/.test(w.literal) && w.literal[0] === '-' ? w.literal.slice(1) : ''))
-    .join('');
+const flagsOf = (words) => words.slice(1).map((w) => w.literal && /^[-+][A-Za-z]+$/.test(w.literal) && w.literal[0] === "-" ? w.literal.slice(1) : "").join("");
+
 
 ;// CONCATENATED MODULE: ./lib/lint/value-contexts.js
-/**
- * Where bash itself, or a program it starts, would evaluate a template value: as arithmetic, as
- * a variable's name (whose subscript bash evaluates), or as code. The analysis follows a value
- * through the variables it is assigned to, read into or passed in (`x=${v}; $((x))`), and
- * through the programs that take code as an argument or on their input (`bash -c "…"`,
- * `python3 -c`, `awk`, `sed`, `ssh host "…"`, `bash <<< "…"`, `… | bash`).
- */
 
 
 const value_contexts_union = (...flows) => ({ uses: flows.flatMap((f) => f.uses), refs: flows.flatMap((f) => f.refs) });
-/** Every place in the reading where a use would be evaluated, with the context and the variable it went through. */
 function valueProblems(reading) {
-    const commands = reading.commands;
-    const positional = ['@', '*', ...'123456789'];
-    // Input a loop or a group reads from a redirection after its end: a `read` inside may get it.
-    const groupInput = value_contexts_union(...commands.filter((command) => command.words.length === 0).flatMap((command) => command.stdin));
-    const input = (bashCommand) => value_contexts_union(...bashCommand.stdin, bashCommand.piped ? { uses: bashCommand.before, refs: [] } : groupInput);
-    // What each shell variable may hold: the uses that reach it, through any chain of assignments.
-    const flows = [];
-    const integers = new Set();
-    const associative = new Set();
-    for (const command of commands) {
-        for (const a of command.assignments)
-            flows.push([a.name, a.value]);
-        const { words } = unwrap(command.words);
-        const name = basename(words[0]);
-        if (name === 'for' || name === 'select') {
-            const variable = words[1]?.literal;
-            if (variable && words[2]?.literal === 'in')
-                flows.push([variable, value_contexts_union(...words.slice(3))]);
-        }
-        else if (name === 'read' || name === 'mapfile' || name === 'readarray') {
-            const { operands: names, args } = operands(words, name === 'read' ? 'adinNptu' : 'dnOsuCc');
-            for (const n of [...names, ...(args.has('a') ? [args.get('a')] : [])])
-                if (n.literal)
-                    flows.push([n.literal, input(command)]);
-            if (name !== 'read' && names.length === 0)
-                flows.push(['MAPFILE', input(command)]);
-            if (name === 'read' && names.length === 0)
-                flows.push(['REPLY', input(command)]);
-        }
-        else if (name === 'printf') {
-            const { operands: rest, args } = operands(words, 'v');
-            const target = args.get('v')?.literal;
-            if (target)
-                flows.push([target.replace(/\[.*$/s, ''), value_contexts_union(...rest)]);
-        }
-        else if (name === 'set' || (name !== undefined && reading.functions.has(name))) {
-            for (const p of positional)
-                flows.push([p, value_contexts_union(...words.slice(1))]);
-        }
-        if (name !== undefined && DECLARATIONS.has(name)) {
-            const flags = flagsOf(words);
-            const declared = [
-                ...command.assignments.map((a) => a.name),
-                ...words.slice(1).flatMap((w) => (w.literal && /^[A-Za-z_]\w*$/.test(w.literal) ? [w.literal] : [])),
-            ];
-            if (flags.includes('i'))
-                declared.forEach((n) => integers.add(n));
-            if (flags.includes('A'))
-                declared.forEach((n) => associative.add(n));
+  const commands = reading.commands;
+  const positional = ["@", "*", ..."123456789"];
+  const groupInput = value_contexts_union(
+    ...commands.filter((command) => command.words.length === 0).flatMap((command) => command.stdin)
+  );
+  const input = (bashCommand) => value_contexts_union(...bashCommand.stdin, bashCommand.piped ? { uses: bashCommand.before, refs: [] } : groupInput);
+  const flows = [];
+  const integers = /* @__PURE__ */ new Set();
+  const associative = /* @__PURE__ */ new Set();
+  for (const command of commands) {
+    for (const a of command.assignments) flows.push([a.name, a.value]);
+    const { words } = unwrap(command.words);
+    const name = basename(words[0]);
+    if (name === "for" || name === "select") {
+      const variable = words[1]?.literal;
+      if (variable && words[2]?.literal === "in") flows.push([variable, value_contexts_union(...words.slice(3))]);
+    } else if (name === "read" || name === "mapfile" || name === "readarray") {
+      const { operands: names, args } = operands(words, name === "read" ? "adinNptu" : "dnOsuCc");
+      for (const n of [...names, ...args.has("a") ? [args.get("a")] : []])
+        if (n.literal) flows.push([n.literal, input(command)]);
+      if (name !== "read" && names.length === 0) flows.push(["MAPFILE", input(command)]);
+      if (name === "read" && names.length === 0) flows.push(["REPLY", input(command)]);
+    } else if (name === "printf") {
+      const { operands: rest, args } = operands(words, "v");
+      const target = args.get("v")?.literal;
+      if (target) flows.push([target.replace(/\[.*$/s, ""), value_contexts_union(...rest)]);
+    } else if (name === "set" || name !== void 0 && reading.functions.has(name)) {
+      for (const p of positional) flows.push([p, value_contexts_union(...words.slice(1))]);
+    }
+    if (name !== void 0 && DECLARATIONS.has(name)) {
+      const flags = flagsOf(words);
+      const declared = [
+        ...command.assignments.map((a) => a.name),
+        ...words.slice(1).flatMap((w) => w.literal && /^[A-Za-z_]\w*$/.test(w.literal) ? [w.literal] : [])
+      ];
+      if (flags.includes("i")) declared.forEach((n) => integers.add(n));
+      if (flags.includes("A")) declared.forEach((n) => associative.add(n));
+    }
+  }
+  const holds = /* @__PURE__ */ new Map();
+  for (let changed = true; changed; ) {
+    changed = false;
+    for (const [name, flow] of flows) {
+      const into = holds.get(name) ?? /* @__PURE__ */ new Set();
+      holds.set(name, into);
+      for (const { use } of sources(flow))
+        if (!into.has(use)) {
+          into.add(use);
+          changed = true;
         }
     }
-    const holds = new Map();
-    for (let changed = true; changed;) {
-        changed = false;
-        for (const [name, flow] of flows) {
-            const into = holds.get(name) ?? new Set();
-            holds.set(name, into);
-            for (const { use } of sources(flow))
-                if (!into.has(use)) {
-                    into.add(use);
-                    changed = true;
-                }
+  }
+  function sources(flow) {
+    return [
+      ...flow.uses.map((use) => ({ use })),
+      ...flow.refs.flatMap((ref) => [...holds.get(ref) ?? []].map((use) => ({ use, via: ref })))
+    ];
+  }
+  const problems = [];
+  const report = (kind, place, ...flows2) => {
+    const where = typeof place === "string" ? { context: place } : place;
+    for (const s of sources(value_contexts_union(...flows2))) problems.push({ ...s, kind, ...where });
+  };
+  for (const span of reading.arithmetic)
+    if (!span.array || !associative.has(span.array)) report("arithmetic", span.context, span);
+  for (const span of reading.names) report("name", span.context, span);
+  for (const variable of integers)
+    for (const use of holds.get(variable) ?? [])
+      problems.push({
+        use,
+        kind: "arithmetic",
+        context: `${variable}, an integer variable (declare -i ${variable})`,
+        via: variable
+      });
+  for (const command of commands) {
+    const { words, via } = unwrap(command.words);
+    const head = words[0];
+    const name = basename(head);
+    const by = via ? ` (run by ${via})` : "";
+    if (head && name === void 0 && head.literal === void 0) {
+      if (head.uses.length > 0) report("command", "the command's name", head);
+      words.forEach((w, k) => {
+        if (k > 0 && /^(-[ceEr]|--eval|--command|--execute)$/.test(words[k - 1].literal ?? ""))
+          report("code", `the argument of ${words[k - 1].literal} of a program named by an expansion`, w);
+      });
+      continue;
+    }
+    if (name === void 0) continue;
+    const rest = words.slice(1);
+    if (via === "xargs" && command.piped && /(^|\s)(-I|-i|--replace)/.test(command.words.map((w) => w.literal ?? "").join(" ")))
+      report(
+        "code",
+        {
+          context: "text piped into xargs -I, which puts it in the words of the command it runs",
+          program: "xargs",
+          input: true
+        },
+        {
+          uses: command.before,
+          refs: []
+        }
+      );
+    const runner = runnerName(name);
+    if (runner) {
+      const { code, stdin } = runnerWords(RUNNERS[runner], words);
+      const what = runner === "ssh" ? "the remote command of ssh" : `the program of ${name}`;
+      report("code", { context: what + by, program: runner }, ...code);
+      if (stdin) {
+        const input2 = { program: runner, input: true };
+        report(
+          "code",
+          { context: `the input of ${name}${by}, which it runs as its program`, ...input2 },
+          ...command.stdin
+        );
+        if (command.piped)
+          report(
+            "code",
+            { context: `text piped into ${name}${by}, which runs it as its program`, ...input2 },
+            { uses: command.before, refs: [] }
+          );
+      }
+      continue;
+    }
+    switch (name) {
+      case "eval":
+        report("code", { context: `the arguments of eval${by}`, program: "eval" }, ...rest);
+        break;
+      case "source":
+      case ".":
+        if (rest[0])
+          report(
+            "code",
+            { context: `the file ${name} reads${by}, which runs in the task's own shell`, program: "source" },
+            rest[0]
+          );
+        break;
+      case "trap":
+        report("code", { context: "the action of trap", program: "eval" }, ...rest);
+        break;
+      case "alias":
+        report("code", { context: "alias", program: "eval" }, ...rest);
+        break;
+      case "make":
+        report(
+          "code",
+          { context: "a variable of make, which expands $(\u2026) in its value", program: "make" },
+          ...rest.filter((w) => /^[A-Za-z_]\w*\+?:{0,2}=/.test(w.text))
+        );
+        break;
+      case "let":
+        for (const w of rest) report("arithmetic", "let", w, nameRefs(w));
+        break;
+      case "printf": {
+        const target = operands(words, "v").args.get("v");
+        if (target) report("name", "the name printf -v assigns", target);
+        break;
+      }
+      case "read": {
+        const { operands: names, args } = operands(words, "adinNptu");
+        report("name", "a name read assigns", ...names, ...args.has("a") ? [args.get("a")] : []);
+        break;
+      }
+      case "mapfile":
+      case "readarray": {
+        const { operands: names, args } = operands(words, "dnOsuCc");
+        report("name", `the name ${name} assigns`, ...names);
+        if (args.has("C")) report("code", { context: `the callback of ${name} -C`, program: "eval" }, args.get("C"));
+        break;
+      }
+      case "unset":
+        report("name", "a name unset removes", ...operands(words, "").operands);
+        break;
+      case "getopts":
+        if (rest[1]) report("name", "the name getopts assigns", rest[1]);
+        break;
+      case "test":
+      case "[":
+        words.forEach((w, k) => {
+          if (k > 0 && /^-[vR]$/.test(words[k - 1].literal ?? ""))
+            report("name", `${name} ${words[k - 1].literal} \u2026`, w);
+        });
+        break;
+      default:
+        if (DECLARATIONS.has(name)) {
+          const flags = flagsOf(words);
+          report("name", `a name ${name} declares`, ...rest.filter((w) => w.literal === void 0));
+          for (const a of command.assignments) {
+            if (flags.includes("i")) report("arithmetic", `${name} -i`, a.value);
+            if (flags.includes("n")) report("name", `${name} -n, a reference by name`, a.value);
+          }
         }
     }
-    function sources(flow) {
-        return [
-            ...flow.uses.map((use) => ({ use })),
-            ...flow.refs.flatMap((ref) => [...(holds.get(ref) ?? [])].map((use) => ({ use, via: ref }))),
-        ];
-    }
-    const problems = [];
-    const report = (kind, place, ...flows) => {
-        const where = typeof place === 'string' ? { context: place } : place;
-        for (const s of sources(value_contexts_union(...flows)))
-            problems.push({ ...s, kind, ...where });
-    };
-    for (const span of reading.arithmetic)
-        if (!span.array || !associative.has(span.array))
-            report('arithmetic', span.context, span);
-    for (const span of reading.names)
-        report('name', span.context, span);
-    for (const variable of integers)
-        for (const use of holds.get(variable) ?? [])
-            problems.push({
-                use,
-                kind: 'arithmetic',
-                context: `${variable}, an integer variable (declare -i ${variable})`,
-                via: variable,
-            });
-    for (const command of commands) {
-        const { words, via } = unwrap(command.words);
-        const head = words[0];
-        const name = basename(head);
-        const by = via ? ` (run by ${via})` : '';
-        if (head && name === undefined && head.literal === undefined) {
-            if (head.uses.length > 0)
-                report('command', "the command's name", head);
-            // A program named by an expansion may be an interpreter: its -c or -e argument may be code.
-            words.forEach((w, k) => {
-                if (k > 0 && /^(-[ceEr]|--eval|--command|--execute)$/.test(words[k - 1].literal ?? ''))
-                    report('code', `the argument of ${words[k - 1].literal} of a program named by an expansion`, w);
-            });
-            continue;
-        }
-        if (name === undefined)
-            continue;
-        const rest = words.slice(1);
-        if (via === 'xargs' &&
-            command.piped &&
-            /(^|\s)(-I|-i|--replace)/.test(command.words.map((w) => w.literal ?? '').join(' ')))
-            report('code', {
-                context: 'text piped into xargs -I, which puts it in the words of the command it runs',
-                program: 'xargs',
-                input: true,
-            }, {
-                uses: command.before,
-                refs: [],
-            });
-        const runner = runnerName(name);
-        if (runner) {
-            const { code, stdin } = runnerWords(RUNNERS[runner], words);
-            const what = runner === 'ssh' ? 'the remote command of ssh' : `the program of ${name}`;
-            report('code', { context: what + by, program: runner }, ...code);
-            if (stdin) {
-                const input = { program: runner, input: true };
-                report('code', { context: `the input of ${name}${by}, which it runs as its program`, ...input }, ...command.stdin);
-                if (command.piped)
-                    report('code', { context: `text piped into ${name}${by}, which runs it as its program`, ...input }, { uses: command.before, refs: [] });
-            }
-            continue;
-        }
-        switch (name) {
-            case 'eval':
-                report('code', { context: `the arguments of eval${by}`, program: 'eval' }, ...rest);
-                break;
-            case 'source':
-            case '.':
-                if (rest[0])
-                    report('code', { context: `the file ${name} reads${by}, which runs in the task's own shell`, program: 'source' }, rest[0]);
-                break;
-            case 'trap':
-                report('code', { context: 'the action of trap', program: 'eval' }, ...rest);
-                break;
-            case 'alias':
-                report('code', { context: 'alias', program: 'eval' }, ...rest);
-                break;
-            case 'make':
-                report('code', { context: 'a variable of make, which expands $(…) in its value', program: 'make' }, ...rest.filter((w) => /^[A-Za-z_]\w*\+?:{0,2}=/.test(w.text)));
-                break;
-            case 'let':
-                for (const w of rest)
-                    report('arithmetic', 'let', w, nameRefs(w));
-                break;
-            case 'printf': {
-                const target = operands(words, 'v').args.get('v');
-                if (target)
-                    report('name', 'the name printf -v assigns', target);
-                break;
-            }
-            case 'read': {
-                const { operands: names, args } = operands(words, 'adinNptu');
-                report('name', 'a name read assigns', ...names, ...(args.has('a') ? [args.get('a')] : []));
-                break;
-            }
-            case 'mapfile':
-            case 'readarray': {
-                const { operands: names, args } = operands(words, 'dnOsuCc');
-                report('name', `the name ${name} assigns`, ...names);
-                if (args.has('C'))
-                    report('code', { context: `the callback of ${name} -C`, program: 'eval' }, args.get('C'));
-                break;
-            }
-            case 'unset':
-                report('name', 'a name unset removes', ...operands(words, '').operands);
-                break;
-            case 'getopts':
-                if (rest[1])
-                    report('name', 'the name getopts assigns', rest[1]);
-                break;
-            case 'test':
-            case '[':
-                words.forEach((w, k) => {
-                    if (k > 0 && /^-[vR]$/.test(words[k - 1].literal ?? ''))
-                        report('name', `${name} ${words[k - 1].literal} …`, w);
-                });
-                break;
-            default:
-                if (DECLARATIONS.has(name)) {
-                    const flags = flagsOf(words);
-                    report('name', `a name ${name} declares`, ...rest.filter((w) => w.literal === undefined));
-                    for (const a of command.assignments) {
-                        if (flags.includes('i'))
-                            report('arithmetic', `${name} -i`, a.value);
-                        if (flags.includes('n'))
-                            report('name', `${name} -n, a reference by name`, a.value);
-                    }
-                }
-        }
-    }
-    return problems;
+  }
+  return problems;
 }
-/** The names a literal part of a `let` argument reads as variables. */
 function nameRefs(word) {
-    return { uses: [], refs: word.text.match(/[A-Za-z_]\w*/g) ?? [] };
+  return { uses: [], refs: word.text.match(/[A-Za-z_]\w*/g) ?? [] };
 }
+
 
 ;// CONCATENATED MODULE: ./lib/lint/rules/value-becomes-code.js
 
@@ -30352,1500 +29368,1217 @@ function nameRefs(word) {
 
 
 
-/** Built-ins that are always numbers. */
-const NUMERIC_BUILTINS = new Set(['attempt', 'units']);
-/** A value bash arithmetic reads as a number and nothing else (no name, no subscript, no `$`). */
-const isNumber = (v) => typeof v === 'number' ? Number.isFinite(v) : typeof v === 'string' && /^[+-]?[0-9]+(\.[0-9]+)?$/.test(v);
-/** Shell text as the analysis reads it: each template use one marker character. */
+const NUMERIC_BUILTINS = /* @__PURE__ */ new Set(["attempt", "units"]);
+const isNumber = (v) => typeof v === "number" ? Number.isFinite(v) : typeof v === "string" && /^[+-]?[0-9]+(\.[0-9]+)?$/.test(v);
 function marked(text) {
-    let k = 0;
-    return parseTemplate(text)
-        .map((p) => (p.name === undefined ? p.literal : marker(k++)))
-        .join('');
+  let k = 0;
+  return parseTemplate(text).map((p) => p.name === void 0 ? p.literal : marker(k++)).join("");
 }
-/**
- * The first problem of each use, by its index. Where a value names the command, the analysis
- * reads the text again with each value that names a program it knows (`${python} -c "…"` with
- * python3), so that a value passed to that program is judged as that program takes it.
- */
 function problemsOf(text, axes) {
-    const names = templateNames(text);
-    const base = marked(text);
-    const problems = (shell) => {
-        const reading = readBash(shell);
-        if (reading)
-            return valueProblems(reading);
-        const context = `text that nests substitutions deeper than this analysis reads`;
-        return names.map((_, use) => ({ use, kind: 'code', context }));
-    };
-    const found = problems(base);
-    for (const p of found.filter((q) => q.kind === 'command')) {
-        const programs = new Set((axes.get(names[p.use]) ?? []).map(String).filter(runsText));
-        for (const program of programs)
-            found.push(...problems(base.replace(marker(p.use), `'${program.replaceAll("'", `'\\''`)}'`)).filter((q) => q.use !== p.use));
-    }
-    const first = new Map();
-    for (const p of found)
-        if (p.kind !== 'command' && !first.has(p.use))
-            first.set(p.use, p);
-    return first;
+  const names = templateNames(text);
+  const base = marked(text);
+  const problems = (shell) => {
+    const reading = readBash(shell);
+    if (reading) return valueProblems(reading);
+    const context = `text that nests substitutions deeper than this analysis reads`;
+    return names.map((_, use) => ({ use, kind: "code", context }));
+  };
+  const found = problems(base);
+  for (const p of found.filter((q) => q.kind === "command")) {
+    const programs = new Set((axes.get(names[p.use]) ?? []).map(String).filter(runsText));
+    for (const program of programs)
+      found.push(
+        ...problems(base.replace(marker(p.use), `'${program.replaceAll("'", `'\\''`)}'`)).filter(
+          (q) => q.use !== p.use
+        )
+      );
+  }
+  const first = /* @__PURE__ */ new Map();
+  for (const p of found) if (p.kind !== "command" && !first.has(p.use)) first.set(p.use, p);
+  return first;
 }
-/** What a problem the analysis found says, and the way out. */
 function value_becomes_code_describe(problem, name, values) {
-    const v = `\${${name}}`;
-    const env = envName(name);
-    const through = problem.via ? `, through $${problem.via},` : '';
-    const k = values ? values.findIndex((x) => !isNumber(x)) : -1;
-    const which = values ? `, and value ${k + 1} of axis "${name}" (${JSON.stringify(values[k])}) is not a number` : '';
-    switch (problem.kind) {
-        case 'arithmetic':
-            return {
-                message: `${v}${through} is evaluated as arithmetic in ${problem.context}, where bash runs a $(…) inside a[…] of a value${which}`,
-                fix: problem.context.includes('subscript')
-                    ? `use a numeric axis, or an associative array (declare -A ${problem.context.match(/of \$?\{?(\w+)/)?.[1] ?? 'name'}) whose keys are text`
-                    : `use a numeric axis here, or keep the value as text (compare it with [[ … == … ]])`,
-            };
-        case 'name':
-            return {
-                message: `${v}${through} is read as a variable's name in ${problem.context}, where bash evaluates the subscript of a name like a[$(…)]${which}`,
-                fix: `write the name in the text (read -r x, printf -v x …, unset x, [[ -v x ]]) and keep the value as data`,
-            };
-        default:
-            return {
-                message: `${v}${through} becomes program text in ${problem.context}: a value holding a quote, a newline or $(…) runs as code there${which}`,
-                fix: codeFix(problem, v, env),
-            };
-    }
+  const v = `\${${name}}`;
+  const env = envName(name);
+  const through = problem.via ? `, through $${problem.via},` : "";
+  const k = values ? values.findIndex((x) => !isNumber(x)) : -1;
+  const which = values ? `, and value ${k + 1} of axis "${name}" (${JSON.stringify(values[k])}) is not a number` : "";
+  switch (problem.kind) {
+    case "arithmetic":
+      return {
+        message: `${v}${through} is evaluated as arithmetic in ${problem.context}, where bash runs a $(\u2026) inside a[\u2026] of a value${which}`,
+        fix: problem.context.includes("subscript") ? `use a numeric axis, or an associative array (declare -A ${problem.context.match(/of \$?\{?(\w+)/)?.[1] ?? "name"}) whose keys are text` : `use a numeric axis here, or keep the value as text (compare it with [[ \u2026 == \u2026 ]])`
+      };
+    case "name":
+      return {
+        message: `${v}${through} is read as a variable's name in ${problem.context}, where bash evaluates the subscript of a name like a[$(\u2026)]${which}`,
+        fix: `write the name in the text (read -r x, printf -v x \u2026, unset x, [[ -v x ]]) and keep the value as data`
+      };
+    default:
+      return {
+        message: `${v}${through} becomes program text in ${problem.context}: a value holding a quote, a newline or $(\u2026) runs as code there${which}`,
+        fix: codeFix(problem, v, env)
+      };
+  }
 }
-/** The way out of a value in code, by the program that would run it. */
 function codeFix(problem, v, env) {
-    switch (problem.input ? 'input' : problem.program) {
-        case 'ssh':
-            return `quote it for the remote shell: ssh host "cmd $(printf %q "$${env}")" (a bash login shell there), or send it on the input: printf '%s' ${v} | ssh host 'read -r v; cmd "$v"'`;
-        case 'make':
-            return `make expands $(…) in any variable, from the command line or the environment: have the recipe read it in its shell ($$${env}), or give make only numbers`;
-        case 'sed':
-            return `sed cannot take a value as data: write the text with a heredoc that cat writes, or use a program that takes the value as an argument (awk -v v=${v} '…', python3 -c '…' ${v})`;
-        case 'eval':
-            return `run the command directly, with ${v} as one of its arguments`;
-        case 'source':
-            return `name the file in the text, and pass ${v} to it as an argument (source ./setup.sh ${v}) or read it there from the environment ("$${env}")`;
-        case 'input':
-            return `give the program as a file or a single-quoted argument, and ${v} as its argument (bash -c '… "$1"' _ ${v}) or from the environment ("$${env}", os.environ["${env}"])`;
-        default:
-            return `pass it as an argument (bash -c 'echo "$1"' _ ${v}; python3 -c 'import sys; print(sys.argv[1])' ${v}), or read it from the environment inside the program ("$${env}" in a shell, os.environ["${env}"] in Python, ENVIRON["${env}"] in awk)`;
-    }
+  switch (problem.input ? "input" : problem.program) {
+    case "ssh":
+      return `quote it for the remote shell: ssh host "cmd $(printf %q "$${env}")" (a bash login shell there), or send it on the input: printf '%s' ${v} | ssh host 'read -r v; cmd "$v"'`;
+    case "make":
+      return `make expands $(\u2026) in any variable, from the command line or the environment: have the recipe read it in its shell ($$${env}), or give make only numbers`;
+    case "sed":
+      return `sed cannot take a value as data: write the text with a heredoc that cat writes, or use a program that takes the value as an argument (awk -v v=${v} '\u2026', python3 -c '\u2026' ${v})`;
+    case "eval":
+      return `run the command directly, with ${v} as one of its arguments`;
+    case "source":
+      return `name the file in the text, and pass ${v} to it as an argument (source ./setup.sh ${v}) or read it there from the environment ("$${env}")`;
+    case "input":
+      return `give the program as a file or a single-quoted argument, and ${v} as its argument (bash -c '\u2026 "$1"' _ ${v}) or from the environment ("$${env}", os.environ["${env}"])`;
+    default:
+      return `pass it as an argument (bash -c 'echo "$1"' _ ${v}; python3 -c 'import sys; print(sys.argv[1])' ${v}), or read it from the environment inside the program ("$${env}" in a shell, os.environ["${env}"] in Python, ENVIRON["${env}"] in awk)`;
+  }
 }
-/** Why a use lets a value become code regardless of the value, with the way out; undefined when it does not. */
 function contextProblem(use) {
-    const v = `\${${use.name}}`;
-    const env = envName(use.name);
-    if (use.context === 'sq' || use.context === 'ansi')
-        return {
-            message: `${v} inside single quotes is spliced into the quoted text: if that text is code (bash -c '…', python3 -c '…'), a value holding a quote runs as code`,
-            fix: `pass it as an argument (bash -c 'echo "$1"' _ ${v}; python3 -c 'import sys; print(sys.argv[1])' ${v}), or read it from the environment inside the quotes ("$${env}" in a shell, os.environ["${env}"] in Python)`,
-        };
-    if (use.heredoc?.quoted)
-        return {
-            message: `${v} in the body of a quoted heredoc (<<'EOF') is not expanded: its command would read the text \${${env}}, not the value`,
-            fix: `read the value from the environment there ("$${env}" in a shell, os.environ["${env}"] in Python), or unquote the delimiter of a heredoc that only cat or tee writes to a file`,
-        };
-    if (use.heredoc && !use.heredoc.writesText)
-        return {
-            message: `${v} in a heredoc body becomes part of the text its command reads: fed to a shell or an interpreter, a value runs as code`,
-            fix: `quote the delimiter (<<'EOF') and read the value from the environment inside ("$${env}" in a shell, os.environ["${env}"] in Python); a heredoc whose line is only cat or tee, writing a file, may use ${v}`,
-        };
-    return undefined;
+  const v = `\${${use.name}}`;
+  const env = envName(use.name);
+  if (use.context === "sq" || use.context === "ansi")
+    return {
+      message: `${v} inside single quotes is spliced into the quoted text: if that text is code (bash -c '\u2026', python3 -c '\u2026'), a value holding a quote runs as code`,
+      fix: `pass it as an argument (bash -c 'echo "$1"' _ ${v}; python3 -c 'import sys; print(sys.argv[1])' ${v}), or read it from the environment inside the quotes ("$${env}" in a shell, os.environ["${env}"] in Python)`
+    };
+  if (use.heredoc?.quoted)
+    return {
+      message: `${v} in the body of a quoted heredoc (<<'EOF') is not expanded: its command would read the text \${${env}}, not the value`,
+      fix: `read the value from the environment there ("$${env}" in a shell, os.environ["${env}"] in Python), or unquote the delimiter of a heredoc that only cat or tee writes to a file`
+    };
+  if (use.heredoc && !use.heredoc.writesText)
+    return {
+      message: `${v} in a heredoc body becomes part of the text its command reads: fed to a shell or an interpreter, a value runs as code`,
+      fix: `quote the delimiter (<<'EOF') and read the value from the environment inside ("$${env}" in a shell, os.environ["${env}"] in Python); a heredoc whose line is only cat or tee, writing a file, may use ${v}`
+    };
+  return void 0;
 }
-/**
- * DESIGN rule 9: a value is data in every quoting context. Outside single quotes and heredocs
- * the template makes it a quoted reference bash never parses; inside them it would be spliced
- * into text another program may run. Bash still evaluates a value, however quoted, as
- * arithmetic (`a[$(…)]` runs), as a variable's name, or as code it hands to an interpreter:
- * `value-contexts.ts` finds those places, through the variables a value is assigned to.
- */
 const valueBecomesCode = {
-    id: 'value-becomes-code',
-    severity: 'error',
-    description: 'a ${name} where a value could run as code: single quotes, a heredoc fed to a program, arithmetic or a name bash evaluates, the program of an interpreter (bash -c "…", python3 -c, ssh host "…")',
-    needs: 'manifest',
-    check({ manifest, source }) {
-        const findings = [];
-        for (const { text, path, phase } of shellTexts(manifest)) {
-            const axes = new Map(axesOf(phase?.grid));
-            const seen = new Map();
-            const problems = problemsOf(text, axes);
-            variableUses(text).forEach((use, index) => {
-                const nth = seen.get(use.name) ?? 0;
-                seen.set(use.name, nth + 1);
-                const position = source.within(path, `\${${use.name}`, nth);
-                const problem = contextProblem(use);
-                if (problem) {
-                    findings.push({ ...problem, position });
-                    return;
-                }
-                const values = axes.get(use.name);
-                if (!values && !BUILTINS.includes(use.name))
-                    return; // unknown-variable says so
-                const found = problems.get(index);
-                if (NUMERIC_BUILTINS.has(use.name))
-                    return;
-                const k = values ? values.findIndex((x) => !isNumber(x)) : -1;
-                if (values && k < 0)
-                    return;
-                if (!use.arithmetic) {
-                    if (found)
-                        findings.push({ ...value_becomes_code_describe(found, use.name, values), position });
-                    return;
-                }
-                findings.push({
-                    message: values
-                        ? `\${${use.name}} is evaluated as arithmetic here, where bash runs a $(…) inside a[…] of a value, and value ${k + 1} of axis "${use.name}" (${JSON.stringify(values[k])}) is not a number`
-                        : `\${${use.name}} is text, evaluated as arithmetic here, where bash runs a $(…) inside a[…] of a value`,
-                    position,
-                    fix: values
-                        ? `give axis "${use.name}" only numbers, or compare it as text ([[ \${${use.name}} == 3 ]])`
-                        : 'use a numeric axis here, or compare it as text ([[ … == … ]])',
-                });
-            });
+  id: "value-becomes-code",
+  severity: "error",
+  description: 'a ${name} where a value could run as code: single quotes, a heredoc fed to a program, arithmetic or a name bash evaluates, the program of an interpreter (bash -c "\u2026", python3 -c, ssh host "\u2026")',
+  needs: "manifest",
+  check({ manifest, source }) {
+    const findings = [];
+    for (const { text, path, phase } of shellTexts(manifest)) {
+      const axes = new Map(axesOf(phase?.grid));
+      const seen = /* @__PURE__ */ new Map();
+      const problems = problemsOf(text, axes);
+      variableUses(text).forEach((use, index) => {
+        const nth = seen.get(use.name) ?? 0;
+        seen.set(use.name, nth + 1);
+        const position = source.within(path, `\${${use.name}`, nth);
+        const problem = contextProblem(use);
+        if (problem) {
+          findings.push({ ...problem, position });
+          return;
         }
-        return findings;
-    },
+        const values = axes.get(use.name);
+        if (!values && !BUILTINS.includes(use.name)) return;
+        const found = problems.get(index);
+        if (NUMERIC_BUILTINS.has(use.name)) return;
+        const k = values ? values.findIndex((x) => !isNumber(x)) : -1;
+        if (values && k < 0) return;
+        if (!use.arithmetic) {
+          if (found) findings.push({ ...value_becomes_code_describe(found, use.name, values), position });
+          return;
+        }
+        findings.push({
+          message: values ? `\${${use.name}} is evaluated as arithmetic here, where bash runs a $(\u2026) inside a[\u2026] of a value, and value ${k + 1} of axis "${use.name}" (${JSON.stringify(values[k])}) is not a number` : `\${${use.name}} is text, evaluated as arithmetic here, where bash runs a $(\u2026) inside a[\u2026] of a value`,
+          position,
+          fix: values ? `give axis "${use.name}" only numbers, or compare it as text ([[ \${${use.name}} == 3 ]])` : "use a numeric axis here, or compare it as text ([[ \u2026 == \u2026 ]])"
+        });
+      });
+    }
+    return findings;
+  }
 };
+
 
 ;// CONCATENATED MODULE: ./lib/lint/rules/value-not-carried.js
 
-/**
- * A grid value reaches its task through the environment and, on Slurm, through a task table of
- * NUL-separated pairs: a NUL byte can travel through neither (the environment would cut the
- * value short, the table would split it), so the task would run with another value than its
- * name says (DESIGN rule 9).
- */
 const valueNotCarried = {
-    id: 'value-not-carried',
-    severity: 'error',
-    description: 'a grid value holding a NUL byte, which no task environment can carry',
-    needs: 'manifest',
-    check({ manifest, source }) {
-        const findings = [];
-        manifest.phases.forEach((phase, i) => {
-            const reported = new Set();
-            for (const { axis, value, path } of valueSites(phase.grid)) {
-                if (typeof value !== 'string' || !value.includes('\0') || reported.has(axis))
-                    continue;
-                reported.add(axis);
-                const k = path.at(-1);
-                findings.push({
-                    message: `${typeof k === 'number' ? `value ${k + 1}` : 'the value'} of axis "${axis}" in phase "${phase.name}"${path.includes('include') ? ` (included cell ${Number(path[2]) + 1})` : ''} holds a NUL byte, which a task's environment cannot carry`,
-                    position: source.at(['phases', i, ...path]),
-                    fix: 'remove the NUL byte (write the value another way, e.g. as an escape the program decodes)',
-                });
-            }
+  id: "value-not-carried",
+  severity: "error",
+  description: "a grid value holding a NUL byte, which no task environment can carry",
+  needs: "manifest",
+  check({ manifest, source }) {
+    const findings = [];
+    manifest.phases.forEach((phase, i) => {
+      const reported = /* @__PURE__ */ new Set();
+      for (const { axis, value, path } of valueSites(phase.grid)) {
+        if (typeof value !== "string" || !value.includes("\0") || reported.has(axis)) continue;
+        reported.add(axis);
+        const k = path.at(-1);
+        findings.push({
+          message: `${typeof k === "number" ? `value ${k + 1}` : "the value"} of axis "${axis}" in phase "${phase.name}"${path.includes("include") ? ` (included cell ${Number(path[2]) + 1})` : ""} holds a NUL byte, which a task's environment cannot carry`,
+          position: source.at(["phases", i, ...path]),
+          fix: "remove the NUL byte (write the value another way, e.g. as an escape the program decodes)"
         });
-        return findings;
-    },
+      }
+    });
+    return findings;
+  }
 };
+
 
 ;// CONCATENATED MODULE: ./lib/lint/rules/walltime-budget.js
 
 
 
-/** Where the number that decided a budget is written, and what to write instead. */
 function locate(manifest, phase, i, array, cell) {
-    const error = array.budget.error ?? '';
-    const caps = partitionCaps(manifest.cluster).map((partitionCap) => partitionCap.name);
-    if (error.startsWith('partition ')) {
-        const own = phase.resources?.partition !== undefined;
-        const forced = array.resources.partition ?? '';
-        const suggestion = closest(forced, caps);
-        return {
-            path: own ? ['phases', i, 'resources', 'partition'] : ['defaults', 'resources', 'partition'],
-            fix: suggestion
-                ? `write "${suggestion}"`
-                : caps.length > 0
-                    ? `force one of: ${caps.join(', ')}, or declare "${forced}" in cluster.partitions`
-                    : `declare "${forced}" in cluster.partitions, or remove the forced partition`,
-        };
+  const error = array.budget.error ?? "";
+  const caps = partitionCaps(manifest.cluster).map((partitionCap) => partitionCap.name);
+  if (error.startsWith("partition ")) {
+    const own = phase.resources?.partition !== void 0;
+    const forced = array.resources.partition ?? "";
+    const suggestion = closest(forced, caps);
+    return {
+      path: own ? ["phases", i, "resources", "partition"] : ["defaults", "resources", "partition"],
+      fix: suggestion ? `write "${suggestion}"` : caps.length > 0 ? `force one of: ${caps.join(", ")}, or declare "${forced}" in cluster.partitions` : `declare "${forced}" in cluster.partitions, or remove the forced partition`
+    };
+  }
+  if (error.startsWith("no cost.")) {
+    const field = error.startsWith("no cost.per_unit") ? "per_unit" : "units";
+    return {
+      path: ["phases", i, "cost", field],
+      fix: `add an entry for this stratum, e.g. "${array.stratum}: ${field === "per_unit" ? "<measured seconds>" : "<units per task>"}" in cost.${field}`
+    };
+  }
+  const split = "split the work into more tasks (fewer units per task), or declare a partition with a larger max_time";
+  if (array.budget.source === "walltime") {
+    const smoke = array.stage === "smoke" && phase.smoke?.overrides?.walltime !== void 0;
+    return {
+      path: smoke ? ["phases", i, "smoke", "overrides", "walltime"] : ["phases", i, "walltime"],
+      fix: `ask at most the largest partition cap, or ${split}`
+    };
+  }
+  if (array.budget.source === "cost" && phase.cost) {
+    const perUnit = phase.cost.per_unit;
+    if (typeof perUnit === "object" && cell) {
+      const key = Object.keys(perUnit).find((k) => matchesSelector(cell, k));
+      if (key !== void 0) return { path: ["phases", i, "cost", "per_unit", key], key: true, fix: split };
     }
-    if (error.startsWith('no cost.')) {
-        const field = error.startsWith('no cost.per_unit') ? 'per_unit' : 'units';
-        return {
-            path: ['phases', i, 'cost', field],
-            fix: `add an entry for this stratum, e.g. "${array.stratum}: ${field === 'per_unit' ? '<measured seconds>' : '<units per task>'}" in cost.${field}`,
-        };
-    }
-    const split = 'split the work into more tasks (fewer units per task), or declare a partition with a larger max_time';
-    if (array.budget.source === 'walltime') {
-        const smoke = array.stage === 'smoke' && phase.smoke?.overrides?.walltime !== undefined;
-        return {
-            path: smoke ? ['phases', i, 'smoke', 'overrides', 'walltime'] : ['phases', i, 'walltime'],
-            fix: `ask at most the largest partition cap, or ${split}`,
-        };
-    }
-    if (array.budget.source === 'cost' && phase.cost) {
-        const perUnit = phase.cost.per_unit;
-        if (typeof perUnit === 'object' && cell) {
-            const key = Object.keys(perUnit).find((k) => matchesSelector(cell, k));
-            if (key !== undefined)
-                return { path: ['phases', i, 'cost', 'per_unit', key], key: true, fix: split };
-        }
-        return { path: ['phases', i, 'cost', 'per_unit'], fix: split };
-    }
-    return { path: ['phases', i, 'name'], fix: 'add a cost model or a walltime that fits a partition' };
+    return { path: ["phases", i, "cost", "per_unit"], fix: split };
+  }
+  return { path: ["phases", i, "name"], fix: "add a cost model or a walltime that fits a partition" };
 }
-/** A walltime the cluster cannot grant (or cannot compute) fails at submission: refuse it at lint. */
 const walltimeBudget = {
-    id: 'walltime-budget',
-    severity: 'error',
-    description: 'a walltime budget above the largest partition cap, with no rate for a stratum, or in an unknown partition',
-    needs: 'plan',
-    check({ manifest, source, plan }) {
-        const findings = [];
-        const seen = new Set();
-        plan.phases.forEach((phasePlan) => {
-            const i = manifest.phases.findIndex((p) => p.name === phasePlan.name);
-            const phase = manifest.phases[i];
-            if (!phase)
-                return;
-            // Made only when a budget has an error: 100,000 tasks whose budgets all fit need no lookup.
-            let cells;
-            const cellOf = (id) => (cells ??= new Map([...phasePlan.tasks, ...phasePlan.smoke].map((t) => [t.id, t.values]))).get(id);
-            for (const array of phasePlan.arrays) {
-                const error = array.budget.error;
-                if (error === undefined)
-                    continue;
-                const { path, key, fix } = locate(manifest, phase, i, array, cellOf(array.tasks[0] ?? ''));
-                const position = source.at(path, { key: key === true });
-                const arithmetic = error.startsWith('no cost.') ? '' : ` (${array.budget.arithmetic})`;
-                const message = `${array.stage} stage of phase "${phase.name}", stratum ${array.stratum}: ${error}${arithmetic}`;
-                const id = `${position.line}:${position.column}:${error}`;
-                if (seen.has(id))
-                    continue;
-                seen.add(id);
-                findings.push({ message, position, fix });
-            }
-        });
-        return findings;
-    },
+  id: "walltime-budget",
+  severity: "error",
+  description: "a walltime budget above the largest partition cap, with no rate for a stratum, or in an unknown partition",
+  needs: "plan",
+  check({ manifest, source, plan }) {
+    const findings = [];
+    const seen = /* @__PURE__ */ new Set();
+    plan.phases.forEach((phasePlan) => {
+      const i = manifest.phases.findIndex((p) => p.name === phasePlan.name);
+      const phase = manifest.phases[i];
+      if (!phase) return;
+      let cells;
+      const cellOf = (id) => (cells ??= new Map([...phasePlan.tasks, ...phasePlan.smoke].map((t) => [t.id, t.values]))).get(id);
+      for (const array of phasePlan.arrays) {
+        const error = array.budget.error;
+        if (error === void 0) continue;
+        const { path, key, fix } = locate(manifest, phase, i, array, cellOf(array.tasks[0] ?? ""));
+        const position = source.at(path, { key: key === true });
+        const arithmetic = error.startsWith("no cost.") ? "" : ` (${array.budget.arithmetic})`;
+        const message = `${array.stage} stage of phase "${phase.name}", stratum ${array.stratum}: ${error}${arithmetic}`;
+        const id = `${position.line}:${position.column}:${error}`;
+        if (seen.has(id)) continue;
+        seen.add(id);
+        findings.push({ message, position, fix });
+      }
+    });
+    return findings;
+  }
 };
+
 
 ;// CONCATENATED MODULE: ./lib/lint/rules/walltime-not-measured.js
 
 
-/** DESIGN rule 1: walltime is budgeted from a rate measured on a named cluster, not guessed. */
 const walltimeNotMeasured = {
-    id: 'walltime-not-measured',
-    severity: 'warning',
-    description: 'a phase whose walltime does not come from a measured rate',
-    needs: 'manifest',
-    check({ manifest, source }) {
-        const findings = [];
-        const example = `cost: { unit: epoch, units: 10, per_unit: 90s, measured_on: ${manifest.cluster.name ?? '<cluster name>'} }`;
-        manifest.phases.forEach((phase, i) => {
-            const shown = (d) => units_formatDuration(parseDuration(d) ?? 0);
-            if (phase.walltime !== undefined && !phase.cost) {
-                findings.push({
-                    message: `phase "${phase.name}" asks a fixed walltime of ${shown(phase.walltime)}, not a budget from a measured rate`,
-                    position: source.at(['phases', i, 'walltime']),
-                    fix: `replace walltime with a cost model measured on the cluster, e.g. ${example}`,
-                });
-            }
-            else if (phase.walltime !== undefined) {
-                findings.push({
-                    message: `phase "${phase.name}" has a cost model, but its fixed walltime of ${shown(phase.walltime)} overrides the budget from the measured rate`,
-                    position: source.at(['phases', i, 'walltime']),
-                    fix: 'remove walltime so the planner budgets each stratum from cost',
-                });
-            }
-            else if (!phase.cost) {
-                findings.push({
-                    message: `phase "${phase.name}" has neither cost nor walltime: the planner asks ${manifest.defaults?.walltime === undefined
-                        ? `a default of ${units_formatDuration(DEFAULT_WALLTIME_SECONDS)}`
-                        : `defaults.walltime (${shown(manifest.defaults.walltime)})`}`,
-                    position: source.at(['phases', i, 'name']),
-                    fix: `add a measured cost model, e.g. ${example}`,
-                });
-            }
-            else if (phase.cost.measured_on === undefined) {
-                findings.push({
-                    message: `the cost of phase "${phase.name}" does not say where its rate was measured`,
-                    position: source.at(['phases', i, 'cost'], { key: true }),
-                    fix: `add measured_on: ${manifest.cluster.name ?? '<the cluster the rate was measured on>'} to cost`,
-                });
-            }
+  id: "walltime-not-measured",
+  severity: "warning",
+  description: "a phase whose walltime does not come from a measured rate",
+  needs: "manifest",
+  check({ manifest, source }) {
+    const findings = [];
+    const example = `cost: { unit: epoch, units: 10, per_unit: 90s, measured_on: ${manifest.cluster.name ?? "<cluster name>"} }`;
+    manifest.phases.forEach((phase, i) => {
+      const shown = (d) => units_formatDuration(parseDuration(d) ?? 0);
+      if (phase.walltime !== void 0 && !phase.cost) {
+        findings.push({
+          message: `phase "${phase.name}" asks a fixed walltime of ${shown(phase.walltime)}, not a budget from a measured rate`,
+          position: source.at(["phases", i, "walltime"]),
+          fix: `replace walltime with a cost model measured on the cluster, e.g. ${example}`
         });
-        return findings;
-    },
+      } else if (phase.walltime !== void 0) {
+        findings.push({
+          message: `phase "${phase.name}" has a cost model, but its fixed walltime of ${shown(phase.walltime)} overrides the budget from the measured rate`,
+          position: source.at(["phases", i, "walltime"]),
+          fix: "remove walltime so the planner budgets each stratum from cost"
+        });
+      } else if (!phase.cost) {
+        findings.push({
+          message: `phase "${phase.name}" has neither cost nor walltime: the planner asks ${manifest.defaults?.walltime === void 0 ? `a default of ${units_formatDuration(DEFAULT_WALLTIME_SECONDS)}` : `defaults.walltime (${shown(manifest.defaults.walltime)})`}`,
+          position: source.at(["phases", i, "name"]),
+          fix: `add a measured cost model, e.g. ${example}`
+        });
+      } else if (phase.cost.measured_on === void 0) {
+        findings.push({
+          message: `the cost of phase "${phase.name}" does not say where its rate was measured`,
+          position: source.at(["phases", i, "cost"], { key: true }),
+          fix: `add measured_on: ${manifest.cluster.name ?? "<the cluster the rate was measured on>"} to cost`
+        });
+      }
+    });
+    return findings;
+  }
 };
+
 
 ;// CONCATENATED MODULE: ./lib/lint/rules/zip-axes.js
-/**
- * Zipped axes are taken in step, so their lists pair item by item: lists of different lengths
- * leave values without a partner, and an axis both zipped and crossed would mean two things.
- */
 const zipAxes = {
-    id: 'zip-axes',
-    severity: 'error',
-    description: 'zipped lists of different lengths, or an axis both under zip and beside it',
-    needs: 'manifest',
-    check({ manifest, source }) {
-        const findings = [];
-        manifest.phases.forEach((phase, i) => {
-            const zip = Object.entries(phase.grid?.zip ?? {});
-            if (zip.length === 0)
-                return;
-            const [first, length] = [zip[0][0], zip[0][1].length];
-            for (const [axis, list] of zip.slice(1)) {
-                if (list.length === length)
-                    continue;
-                findings.push({
-                    message: `zipped axis "${axis}" of phase "${phase.name}" has ${list.length} values and "${first}" has ${length}: zipped values are taken in step, item by item`,
-                    position: source.at(['phases', i, 'grid', 'zip', axis]),
-                    fix: `give "${axis}" ${length} values, one for each of "${first}", or cross it instead (move it out of zip)`,
-                });
-            }
-            for (const [axis] of zip) {
-                if (!(axis in (phase.grid ?? {})))
-                    continue;
-                findings.push({
-                    message: `axis "${axis}" of phase "${phase.name}" is both zipped and crossed`,
-                    position: source.at(['phases', i, 'grid', axis], { key: true }),
-                    fix: `keep "${axis}" in one place: under zip to pair its values, or beside it to cross them`,
-                });
-            }
+  id: "zip-axes",
+  severity: "error",
+  description: "zipped lists of different lengths, or an axis both under zip and beside it",
+  needs: "manifest",
+  check({ manifest, source }) {
+    const findings = [];
+    manifest.phases.forEach((phase, i) => {
+      const zip = Object.entries(phase.grid?.zip ?? {});
+      if (zip.length === 0) return;
+      const [first, length] = [zip[0][0], zip[0][1].length];
+      for (const [axis, list] of zip.slice(1)) {
+        if (list.length === length) continue;
+        findings.push({
+          message: `zipped axis "${axis}" of phase "${phase.name}" has ${list.length} values and "${first}" has ${length}: zipped values are taken in step, item by item`,
+          position: source.at(["phases", i, "grid", "zip", axis]),
+          fix: `give "${axis}" ${length} values, one for each of "${first}", or cross it instead (move it out of zip)`
         });
-        return findings;
-    },
+      }
+      for (const [axis] of zip) {
+        if (!(axis in (phase.grid ?? {}))) continue;
+        findings.push({
+          message: `axis "${axis}" of phase "${phase.name}" is both zipped and crossed`,
+          position: source.at(["phases", i, "grid", axis], { key: true }),
+          fix: `keep "${axis}" in one place: under zip to pair its values, or beside it to cross them`
+        });
+      }
+    });
+    return findings;
+  }
 };
 
+
 ;// CONCATENATED MODULE: ./lib/lint/rules/slurm-option-elsewhere.js
-/** What only a Slurm job can ask for: elsewhere nothing reads it. */
-const SLURM_ONLY = ['gpu_type', 'account', 'qos', 'constraint', 'reservation', 'exclude', 'mem_per_cpu'];
-/**
- * A QOS, a feature or an sbatch option on the local or ssh-gpu executor is silently nothing:
- * the user believes the task runs on an H100 under a QOS, and it runs wherever it is started.
- */
+const SLURM_ONLY = ["gpu_type", "account", "qos", "constraint", "reservation", "exclude", "mem_per_cpu"];
 const slurmOptionElsewhere = {
-    id: 'slurm-option-elsewhere',
-    severity: 'warning',
-    description: 'a Slurm-only resource or slurm_args on an executor that is not Slurm, where nothing reads it',
-    needs: 'manifest',
-    check({ manifest, source }) {
-        const executor = manifest.cluster.executor;
-        if (executor === 'slurm')
-            return [];
-        const findings = [];
-        const found = (path, what) => findings.push({
-            message: `${what} is for Slurm; the ${executor} executor ignores it`,
-            position: source.at(path, { key: true }),
-            fix: `remove it, or run the campaign with executor: slurm`,
-        });
-        const places = [
-            { ...manifest.defaults, at: ['defaults'] },
-            ...manifest.phases.map((p, i) => ({ ...p, at: ['phases', i] })),
-        ];
-        for (const { resources, slurm_args, at } of places) {
-            for (const key of SLURM_ONLY)
-                if (resources?.[key] !== undefined)
-                    found([...at, 'resources', key], `resources.${key}`);
-            if (Array.isArray(slurm_args) && slurm_args.length > 0)
-                found([...at, 'slurm_args'], 'slurm_args');
-        }
-        return findings;
-    },
+  id: "slurm-option-elsewhere",
+  severity: "warning",
+  description: "a Slurm-only resource or slurm_args on an executor that is not Slurm, where nothing reads it",
+  needs: "manifest",
+  check({ manifest, source }) {
+    const executor = manifest.cluster.executor;
+    if (executor === "slurm") return [];
+    const findings = [];
+    const found = (path, what) => findings.push({
+      message: `${what} is for Slurm; the ${executor} executor ignores it`,
+      position: source.at(path, { key: true }),
+      fix: `remove it, or run the campaign with executor: slurm`
+    });
+    const places = [
+      { ...manifest.defaults, at: ["defaults"] },
+      ...manifest.phases.map((p, i) => ({ ...p, at: ["phases", i] }))
+    ];
+    for (const { resources, slurm_args, at } of places) {
+      for (const key of SLURM_ONLY)
+        if (resources?.[key] !== void 0) found([...at, "resources", key], `resources.${key}`);
+      if (Array.isArray(slurm_args) && slurm_args.length > 0) found([...at, "slurm_args"], "slurm_args");
+    }
+    return findings;
+  }
 };
+
 
 ;// CONCATENATED MODULE: ./lib/lint/rules/shell-on-automation-node.js
 
-/**
- * A checklist command runs in a shell on the login node; an automation node's forced command
- * runs no shell, so the gate could never pass there. Said before the smoke stage spends its time.
- */
 const shellOnAutomationNode = {
-    id: 'shell-on-automation-node',
-    severity: 'error',
-    description: 'a `check: command` item on a restricted (automation node) cluster, which runs no shell',
-    needs: 'manifest',
-    check({ manifest, source }) {
-        if (!restriction(manifest.cluster))
-            return [];
-        const findings = [];
-        manifest.phases.forEach((phase, i) => phase.smoke?.trigger?.forEach((item, j) => {
-            if (item.check !== 'command')
-                return;
-            findings.push({
-                message: `phase ${phase.name}: a command check needs a shell on the login node, and cluster.restricted says it is an automation node, which runs none`,
-                position: source.at(['phases', i, 'smoke', 'trigger', j, 'check']),
-                fix: 'check the outputs with output_exists, records or log_contains items, or run the check in the task itself',
-            });
-        }));
-        return findings;
-    },
+  id: "shell-on-automation-node",
+  severity: "error",
+  description: "a `check: command` item on a restricted (automation node) cluster, which runs no shell",
+  needs: "manifest",
+  check({ manifest, source }) {
+    if (!restriction(manifest.cluster)) return [];
+    const findings = [];
+    manifest.phases.forEach(
+      (phase, i) => phase.smoke?.trigger?.forEach((item, j) => {
+        if (item.check !== "command") return;
+        findings.push({
+          message: `phase ${phase.name}: a command check needs a shell on the login node, and cluster.restricted says it is an automation node, which runs none`,
+          position: source.at(["phases", i, "smoke", "trigger", j, "check"]),
+          fix: "check the outputs with output_exists, records or log_contains items, or run the check in the task itself"
+        });
+      })
+    );
+    return findings;
+  }
 };
 
-;// CONCATENATED MODULE: ./lib/judge/checklist.js
-/**
- * The smoke stage's trigger checklist, evaluated over facts the adapters collected (logs,
- * output files, check commands). A failed check carries its `otherwise` interpretation.
- */
 
-/**
- * The checklist as a key to compare: the same checks give the same key, however their fields
- * are ordered in the manifest. A gate keeps the key of the checklist it was judged by.
- */
+;// CONCATENATED MODULE: ./lib/judge/checklist.js
+
 function checklistKey(checks) {
-    const sorted = (v) => Array.isArray(v)
-        ? v.map(sorted)
-        : v !== null && typeof v === 'object'
-            ? Object.fromEntries(Object.entries(v)
-                .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
-                .map(([k, x]) => [k, sorted(x)]))
-            : v;
-    return JSON.stringify(sorted(effectiveChecklist(checks)));
+  const sorted = (v) => Array.isArray(v) ? v.map(sorted) : v !== null && typeof v === "object" ? Object.fromEntries(
+    Object.entries(v).sort(([a], [b]) => a < b ? -1 : a > b ? 1 : 0).map(([k, x]) => [k, sorted(x)])
+  ) : v;
+  return JSON.stringify(sorted(effectiveChecklist(checks)));
 }
-/** The checklist as evaluated: `all_completed` is always part of it. */
 function effectiveChecklist(checks) {
-    return checks.some((check) => check.check === 'all_completed')
-        ? [...checks]
-        : [{ check: 'all_completed' }, ...checks];
+  return checks.some((check) => check.check === "all_completed") ? [...checks] : [{ check: "all_completed" }, ...checks];
 }
 function evaluateChecklist(checks, facts) {
-    // A smoke task refused its output path because another campaign owns it ran nothing: every
-    // check it fails says so, not the interpretation written for a program that ran.
-    const owners = [...new Set(facts.flatMap((f) => foreignOwner(f.state)?.campaign ?? []))];
-    const owned = owners.length === 0
-        ? undefined
-        : `the output paths belong to campaign ${owners.join(', ')}: give this campaign its own workdir (or output paths naming it)`;
-    return effectiveChecklist(checks).map((check) => {
-        const failures = evaluate(check, facts, checks);
-        const otherwise = failures.length > 0 && owned ? owned : check.otherwise;
-        return {
-            check: check.check,
-            passed: failures.length === 0,
-            detail: failures.length === 0
-                ? passDetail(facts)
-                : failures.slice(0, 3).join('; ') + (failures.length > 3 ? `; and ${failures.length - 3} more` : ''),
-            ...(otherwise ? { otherwise } : {}),
-        };
-    });
+  const owners = [...new Set(facts.flatMap((f) => foreignOwner(f.state)?.campaign ?? []))];
+  const owned = owners.length === 0 ? void 0 : `the output paths belong to campaign ${owners.join(", ")}: give this campaign its own workdir (or output paths naming it)`;
+  return effectiveChecklist(checks).map((check) => {
+    const failures = evaluate(check, facts, checks);
+    const otherwise = failures.length > 0 && owned ? owned : check.otherwise;
+    return {
+      check: check.check,
+      passed: failures.length === 0,
+      detail: failures.length === 0 ? passDetail(facts) : failures.slice(0, 3).join("; ") + (failures.length > 3 ? `; and ${failures.length - 3} more` : ""),
+      ...otherwise ? { otherwise } : {}
+    };
+  });
 }
-/** The output gate's refusal of a path another campaign's task claimed (render/task-script.ts words it). */
 const FOREIGN_OUTPUT = /gate output: .* belongs to task (\S+) of campaign (\S+?): /;
-/** Who owns the output a task was refused at its output gate, where that is why it failed. */
 function foreignOwner(state) {
-    const reason = state.attempts.at(-1)?.reason ?? state.reason ?? '';
-    const found = FOREIGN_OUTPUT.exec(reason);
-    return found ? { task: found[1], campaign: found[2] } : undefined;
+  const reason = state.attempts.at(-1)?.reason ?? state.reason ?? "";
+  const found = FOREIGN_OUTPUT.exec(reason);
+  return found ? { task: found[1], campaign: found[2] } : void 0;
 }
 function passDetail(facts) {
-    return `${facts.length} smoke task${facts.length === 1 ? '' : 's'} ok`;
+  return `${facts.length} smoke task${facts.length === 1 ? "" : "s"} ok`;
 }
 function evaluate(check, facts, declared) {
-    const name = (f) => f.task.tag;
-    switch (check.check) {
-        case 'all_completed':
-            return facts
-                .filter((f) => f.state.status !== 'completed')
-                .map((f) => `${name(f)} ${f.state.status}${f.state.reason ? ` (${f.state.reason})` : ''}`);
-        case 'log_contains': {
-            const re = compilePattern(check.pattern);
-            return facts.filter((f) => !re.test(f.log)).map((f) => `${name(f)}: log has no line matching /${check.pattern}/`);
-        }
-        case 'output_exists':
-            return facts.flatMap((f) => outputProblem(f));
-        case 'distinct_outputs': {
-            const missing = facts.flatMap((f) => outputProblem(f));
-            if (missing.length > 0)
-                return missing;
-            if (facts.length < 2)
-                return ['only one smoke task: nothing to compare'];
-            const seen = new Map();
-            const same = [];
-            for (const f of facts) {
-                const other = seen.get(f.output.digest ?? '');
-                if (other)
-                    same.push(`${other} and ${name(f)} wrote identical outputs`);
-                else
-                    seen.set(f.output.digest ?? '', name(f));
-            }
-            return same;
-        }
-        case 'records':
-            return facts.flatMap((f) => {
-                const problem = outputProblem(f);
-                if (problem.length > 0)
-                    return problem;
-                return recordProblems(f.output.text ?? '', check.count, check.fields ?? []).map((p) => `${name(f)}: ${p}`);
-            });
-        case 'command': {
-            const position = declared.indexOf(check);
-            return facts.flatMap((f) => {
-                const r = f.commands[position];
-                if (!r)
-                    return [`${name(f)}: check command did not run`];
-                return r.exitCode === 0
-                    ? []
-                    : [
-                        `${name(f)}: \`${check.run}\` exited ${r.exitCode}${r.tail ? `: ${r.tail.trim().split('\n').pop()}` : ''}`,
-                    ];
-            });
-        }
+  const name = (f) => f.task.tag;
+  switch (check.check) {
+    case "all_completed":
+      return facts.filter((f) => f.state.status !== "completed").map((f) => `${name(f)} ${f.state.status}${f.state.reason ? ` (${f.state.reason})` : ""}`);
+    case "log_contains": {
+      const re = compilePattern(check.pattern);
+      return facts.filter((f) => !re.test(f.log)).map((f) => `${name(f)}: log has no line matching /${check.pattern}/`);
     }
+    case "output_exists":
+      return facts.flatMap((f) => outputProblem(f));
+    case "distinct_outputs": {
+      const missing = facts.flatMap((f) => outputProblem(f));
+      if (missing.length > 0) return missing;
+      if (facts.length < 2) return ["only one smoke task: nothing to compare"];
+      const seen = /* @__PURE__ */ new Map();
+      const same = [];
+      for (const f of facts) {
+        const other = seen.get(f.output.digest ?? "");
+        if (other) same.push(`${other} and ${name(f)} wrote identical outputs`);
+        else seen.set(f.output.digest ?? "", name(f));
+      }
+      return same;
+    }
+    case "records":
+      return facts.flatMap((f) => {
+        const problem = outputProblem(f);
+        if (problem.length > 0) return problem;
+        return recordProblems(f.output.text ?? "", check.count, check.fields ?? []).map((p) => `${name(f)}: ${p}`);
+      });
+    case "command": {
+      const position = declared.indexOf(check);
+      return facts.flatMap((f) => {
+        const r = f.commands[position];
+        if (!r) return [`${name(f)}: check command did not run`];
+        return r.exitCode === 0 ? [] : [
+          `${name(f)}: \`${check.run}\` exited ${r.exitCode}${r.tail ? `: ${r.tail.trim().split("\n").pop()}` : ""}`
+        ];
+      });
+    }
+  }
 }
 function outputProblem(f) {
-    if (f.task.output === undefined)
-        return [`${f.task.tag}: the phase declares no output`];
-    const owner = foreignOwner(f.state);
-    if (owner)
-        return [
-            `${f.task.tag}: ${f.task.output} belongs to task ${owner.task} of campaign ${owner.campaign} (it did not run)`,
-        ];
-    if (!f.output?.exists)
-        return [`${f.task.tag}: ${f.task.output} does not exist`];
-    if (f.output.linkedTo)
-        return [`${f.task.tag}: ${f.task.output} is a symlink to ${f.output.linkedTo}`];
-    if (!f.output.fresh)
-        return [`${f.task.tag}: ${f.task.output} is older than the attempt (a stale file)`];
-    return [];
+  if (f.task.output === void 0) return [`${f.task.tag}: the phase declares no output`];
+  const owner = foreignOwner(f.state);
+  if (owner)
+    return [
+      `${f.task.tag}: ${f.task.output} belongs to task ${owner.task} of campaign ${owner.campaign} (it did not run)`
+    ];
+  if (!f.output?.exists) return [`${f.task.tag}: ${f.task.output} does not exist`];
+  if (f.output.linkedTo) return [`${f.task.tag}: ${f.task.output} is a symlink to ${f.output.linkedTo}`];
+  if (!f.output.fresh) return [`${f.task.tag}: ${f.task.output} is older than the attempt (a stale file)`];
+  return [];
 }
-/** Records in a JSON-lines file (or one JSON document): count and fields. */
 function recordProblems(text, count, fields) {
-    let records;
-    try {
-        const whole = JSON.parse(text);
-        records = Array.isArray(whole) ? whole : [whole];
+  let records;
+  try {
+    const whole = JSON.parse(text);
+    records = Array.isArray(whole) ? whole : [whole];
+  } catch {
+    records = [];
+    const lines = text.split("\n").filter((l) => l.trim() !== "");
+    for (let i = 0; i < lines.length; i++) {
+      try {
+        records.push(JSON.parse(lines[i]));
+      } catch {
+        return [`line ${i + 1} is not JSON${i === lines.length - 1 ? " (a record cut off mid-write?)" : ""}`];
+      }
     }
-    catch {
-        records = [];
-        const lines = text.split('\n').filter((l) => l.trim() !== '');
-        for (let i = 0; i < lines.length; i++) {
-            try {
-                records.push(JSON.parse(lines[i]));
-            }
-            catch {
-                return [`line ${i + 1} is not JSON${i === lines.length - 1 ? ' (a record cut off mid-write?)' : ''}`];
-            }
-        }
+  }
+  const problems = [];
+  if (count !== void 0 && records.length !== count) problems.push(`${records.length} records, expected ${count}`);
+  for (const [i, r] of records.entries()) {
+    const missing = fields.filter((k) => r === null || typeof r !== "object" || !(k in r));
+    if (missing.length > 0) {
+      problems.push(`record ${i + 1} lacks ${missing.join(", ")}`);
+      break;
     }
-    const problems = [];
-    if (count !== undefined && records.length !== count)
-        problems.push(`${records.length} records, expected ${count}`);
-    for (const [i, r] of records.entries()) {
-        const missing = fields.filter((k) => r === null || typeof r !== 'object' || !(k in r));
-        if (missing.length > 0) {
-            problems.push(`record ${i + 1} lacks ${missing.join(', ')}`);
-            break;
-        }
-    }
-    return problems;
+  }
+  return problems;
 }
-/** The fields the phase's smoke `records` checks require of every record. */
 function recordedFields(phase) {
-    const checks = phase.smoke?.trigger ?? [];
-    return [...new Set(checks.flatMap((check) => (check.check === 'records' ? (check.fields ?? []) : [])))];
+  const checks = phase.smoke?.trigger ?? [];
+  return [...new Set(checks.flatMap((check) => check.check === "records" ? check.fields ?? [] : []))];
 }
-/**
- * What a full task's output must hold: the fields its phase's smoke `records` checks name, and
- * one record per unit where the cost model counts records (`progress: { records: true }`).
- * Undefined where the phase declares neither. Smoke tasks are judged by their checklist instead.
- */
 function fullRecordExpectation(manifest, task) {
-    if (task.stage !== 'full' || task.output === undefined)
-        return undefined;
-    const phase = manifest.phases.find((p) => p.name === task.phase);
-    const fields = phase === undefined ? [] : recordedFields(phase);
-    const count = phase?.cost?.progress?.records === true ? task.units : undefined;
-    if (fields.length === 0 && count === undefined)
-        return undefined;
-    return { fields, ...(count === undefined ? {} : { count }) };
+  if (task.stage !== "full" || task.output === void 0) return void 0;
+  const phase = manifest.phases.find((p) => p.name === task.phase);
+  const fields = phase === void 0 ? [] : recordedFields(phase);
+  const count = phase?.cost?.progress?.records === true ? task.units : void 0;
+  if (fields.length === 0 && count === void 0) return void 0;
+  return { fields, ...count === void 0 ? {} : { count } };
 }
+
 
 ;// CONCATENATED MODULE: ./lib/lint/rules/results-best-unknown.js
 
 
-/** A best record chosen by a field no record is known to hold would be no record, in every task. */
 const resultsBestUnknown = {
-    id: 'results-best-unknown',
-    severity: 'error',
-    description: 'results.record best:<field> naming neither a metric nor a field of the records checks',
-    needs: 'manifest',
-    check({ manifest, source }) {
-        const findings = [];
-        manifest.phases.forEach((phase, i) => {
-            const m = /^best:(.+):(min|max)$/.exec(phase.results?.record ?? '');
-            if (!m || phase.results === undefined)
-                return;
-            const known = [...new Set([...phase.results.metrics, ...recordedFields(phase)])];
-            const field = m[1];
-            if (known.includes(field))
-                return;
-            const near = closest(field, known);
-            findings.push({
-                message: `results.record chooses the best record by "${field}", which is not a metric of phase "${phase.name}"${near ? `; did you mean "${near}"?` : ''}`,
-                position: source.at(['phases', i, 'results', 'record']),
-                fix: near
-                    ? `write best:${near}:${m[2]}`
-                    : `add ${field} to results.metrics (or to the fields of a smoke records check)`,
-            });
-        });
-        return findings;
-    },
+  id: "results-best-unknown",
+  severity: "error",
+  description: "results.record best:<field> naming neither a metric nor a field of the records checks",
+  needs: "manifest",
+  check({ manifest, source }) {
+    const findings = [];
+    manifest.phases.forEach((phase, i) => {
+      const m = /^best:(.+):(min|max)$/.exec(phase.results?.record ?? "");
+      if (!m || phase.results === void 0) return;
+      const known = [.../* @__PURE__ */ new Set([...phase.results.metrics, ...recordedFields(phase)])];
+      const field = m[1];
+      if (known.includes(field)) return;
+      const near = closest(field, known);
+      findings.push({
+        message: `results.record chooses the best record by "${field}", which is not a metric of phase "${phase.name}"${near ? `; did you mean "${near}"?` : ""}`,
+        position: source.at(["phases", i, "results", "record"]),
+        fix: near ? `write best:${near}:${m[2]}` : `add ${field} to results.metrics (or to the fields of a smoke records check)`
+      });
+    });
+    return findings;
+  }
 };
+
 
 ;// CONCATENATED MODULE: ./lib/lint/rules/results-metric-not-recorded.js
 
-/**
- * The smoke `records` check says which fields every record holds; a metric outside them is
- * not checked before the full stage, so a misspelt one shows only as missing in every result.
- */
 const resultsMetricNotRecorded = {
-    id: 'results-metric-not-recorded',
-    severity: 'warning',
-    description: "a results metric that the smoke records check's fields do not name",
-    needs: 'manifest',
-    check({ manifest, source }) {
-        const findings = [];
-        manifest.phases.forEach((phase, i) => {
-            const fields = recordedFields(phase);
-            if (fields.length === 0 || phase.results === undefined)
-                return;
-            phase.results.metrics.forEach((metric, j) => {
-                if (fields.includes(metric))
-                    return;
-                findings.push({
-                    message: `results metric "${metric}" of phase "${phase.name}" is not among the fields its smoke records check requires (${fields.join(', ')})`,
-                    position: source.at(['phases', i, 'results', 'metrics', j]),
-                    fix: `add ${metric} to the check's fields, so that the smoke stage proves the outputs hold it (or correct the name)`,
-                });
-            });
+  id: "results-metric-not-recorded",
+  severity: "warning",
+  description: "a results metric that the smoke records check's fields do not name",
+  needs: "manifest",
+  check({ manifest, source }) {
+    const findings = [];
+    manifest.phases.forEach((phase, i) => {
+      const fields = recordedFields(phase);
+      if (fields.length === 0 || phase.results === void 0) return;
+      phase.results.metrics.forEach((metric, j) => {
+        if (fields.includes(metric)) return;
+        findings.push({
+          message: `results metric "${metric}" of phase "${phase.name}" is not among the fields its smoke records check requires (${fields.join(", ")})`,
+          position: source.at(["phases", i, "results", "metrics", j]),
+          fix: `add ${metric} to the check's fields, so that the smoke stage proves the outputs hold it (or correct the name)`
         });
-        return findings;
-    },
+      });
+    });
+    return findings;
+  }
 };
+
 
 ;// CONCATENATED MODULE: ./lib/lint/rules/results-replicates-not-axis.js
 
-/** Results averaged over an axis the grid lacks would put every task in a cell of its own, silently. */
 const resultsReplicatesNotAxis = {
-    id: 'results-replicates-not-axis',
-    severity: 'error',
-    description: 'results.replicates naming no grid axis of its phase',
-    // The axes are read from the expanded tasks, whatever form the grid takes.
-    needs: 'tasks',
-    check({ manifest, source, tasks }) {
-        const findings = [];
-        manifest.phases.forEach((phase, i) => {
-            const axis = phase.results?.replicates;
-            if (axis === undefined)
-                return;
-            const axes = [...new Set((tasks.get(phase.name) ?? []).flatMap((t) => Object.keys(t.values)))];
-            if (axes.includes(axis))
-                return;
-            const near = closest(axis, axes);
-            findings.push({
-                message: `results.replicates names "${axis}", which is not a grid axis of phase "${phase.name}"${near ? `; did you mean "${near}"?` : ''}`,
-                position: source.at(['phases', i, 'results', 'replicates']),
-                fix: near
-                    ? `write "${near}"`
-                    : axes.length > 0
-                        ? `use the axis whose values are replicates (one of ${axes.join(', ')}), or remove replicates`
-                        : `add the replicate axis to the grid (e.g. ${axis}: [1, 2, 3]), or remove replicates`,
-            });
-        });
-        return findings;
-    },
+  id: "results-replicates-not-axis",
+  severity: "error",
+  description: "results.replicates naming no grid axis of its phase",
+  // The axes are read from the expanded tasks, whatever form the grid takes.
+  needs: "tasks",
+  check({ manifest, source, tasks }) {
+    const findings = [];
+    manifest.phases.forEach((phase, i) => {
+      const axis = phase.results?.replicates;
+      if (axis === void 0) return;
+      const axes = [...new Set((tasks.get(phase.name) ?? []).flatMap((t) => Object.keys(t.values)))];
+      if (axes.includes(axis)) return;
+      const near = closest(axis, axes);
+      findings.push({
+        message: `results.replicates names "${axis}", which is not a grid axis of phase "${phase.name}"${near ? `; did you mean "${near}"?` : ""}`,
+        position: source.at(["phases", i, "results", "replicates"]),
+        fix: near ? `write "${near}"` : axes.length > 0 ? `use the axis whose values are replicates (one of ${axes.join(", ")}), or remove replicates` : `add the replicate axis to the grid (e.g. ${axis}: [1, 2, 3]), or remove replicates`
+      });
+    });
+    return findings;
+  }
 };
 
+
 ;// CONCATENATED MODULE: ./lib/workflow/render.js
-/**
- * The GitHub Actions workflow for a campaign, pure: one job per phase stage (smoke, gate,
- * release), `needs:` edges following `depends_on` alone, so independent phases run at once
- * (their jobs' saves of the state merge on restore: decide/parallel-states.ts), a gate job that
- * runs unless the run is cancelled or handed over and fails unless the checklist passed, least
- * permissions per job, and no `run:` step at all, so no expression can reach a shell.
- */
 
 
 
 
 
 const workflowOptions = object({
-    /** The manifest's path from the repository root, as the workflow's steps see it. */
-    manifest: schemas_string(),
-    /**
-     * The campaign action, `owner/repo@ref` (its lint sub-action is `owner/repo/lint@ref`) or a
-     * local `./path`; pinned, `owner/repo@<full commit SHA> # <tag>`, as the workflow writes it.
-     */
-    uses: schemas_string(),
-    /** The branch whose pushes of the manifest start the campaign. */
-    branch: schemas_string(),
-    /** How long one job drives the campaign before it saves and hands over: a duration such as `5h`. */
-    budget: schemas_string(),
-    /** A GitHub environment the release jobs wait in, for a person to approve the full arrays. */
-    environment: schemas_string().optional(),
-    runsOn: schemas_string(),
-    /**
-     * `dispatch`: a job whose budget runs out starts the workflow again (it needs `actions: write`);
-     * `none`: a schedule or a person does, and no job may write to the repository's Actions.
-     */
-    handover: schemas_enum(['dispatch', 'none']).default('dispatch'),
+  /** The manifest's path from the repository root, as the workflow's steps see it. */
+  manifest: schemas_string(),
+  /**
+   * The campaign action, `owner/repo@ref` (its lint sub-action is `owner/repo/lint@ref`) or a
+   * local `./path`; pinned, `owner/repo@<full commit SHA> # <tag>`, as the workflow writes it.
+   */
+  uses: schemas_string(),
+  /** The branch whose pushes of the manifest start the campaign. */
+  branch: schemas_string(),
+  /** How long one job drives the campaign before it saves and hands over: a duration such as `5h`. */
+  budget: schemas_string(),
+  /** A GitHub environment the release jobs wait in, for a person to approve the full arrays. */
+  environment: schemas_string().optional(),
+  runsOn: schemas_string(),
+  /**
+   * `dispatch`: a job whose budget runs out starts the workflow again (it needs `actions: write`);
+   * `none`: a schedule or a person does, and no job may write to the repository's Actions.
+   */
+  handover: schemas_enum(["dispatch", "none"]).default("dispatch")
 });
-/** The first lines of every generated workflow: the options are kept so a check can render it again. */
-const HEADER = '# Written by `campaign workflow`; do not edit it: change the manifest and run that command again.';
-const OPTIONS_PREFIX = '# campaign-workflow-options: ';
-/** Where the workflow for a campaign is committed, from the repository root. */
+const HEADER = "# Written by `campaign workflow`; do not edit it: change the manifest and run that command again.";
+const OPTIONS_PREFIX = "# campaign-workflow-options: ";
 function workflowPath(campaign) {
-    return `.github/workflows/campaign-${campaign}.yml`;
+  return `.github/workflows/campaign-${campaign}.yml`;
 }
-/**
- * Where the campaign's scheduled resume is committed: a workflow of its own, so that the jobs
- * that park can enable it and the last resume disable it, and no runner starts on a schedule
- * while nothing is parked (GitHub enables and disables whole workflows, never one trigger).
- */
 function resumeWorkflowPath(campaign) {
-    return `.github/workflows/campaign-${campaign}-resume.yml`;
+  return `.github/workflows/campaign-${campaign}-resume.yml`;
 }
-const fileName = (path) => path.slice(path.lastIndexOf('/') + 1);
-/** The options a generated workflow was written with, or undefined when the text is not one. */
+const fileName = (path) => path.slice(path.lastIndexOf("/") + 1);
 function readOptions(text) {
-    const line = text.split('\n').find((l) => l.startsWith(OPTIONS_PREFIX));
-    if (!line)
-        return undefined;
-    try {
-        const parsed = workflowOptions.safeParse(JSON.parse(line.slice(OPTIONS_PREFIX.length)));
-        return parsed.success ? parsed.data : undefined;
-    }
-    catch {
-        return undefined;
-    }
+  const line = text.split("\n").find((l) => l.startsWith(OPTIONS_PREFIX));
+  if (!line) return void 0;
+  try {
+    const parsed = workflowOptions.safeParse(JSON.parse(line.slice(OPTIONS_PREFIX.length)));
+    return parsed.success ? parsed.data : void 0;
+  } catch {
+    return void 0;
+  }
 }
 function lintAction(uses) {
-    const at = uses.lastIndexOf('@');
-    return at < 0 ? `${uses.replace(/\/$/, '')}/lint` : `${uses.slice(0, at)}/lint${uses.slice(at)}`;
+  const at = uses.lastIndexOf("@");
+  return at < 0 ? `${uses.replace(/\/$/, "")}/lint` : `${uses.slice(0, at)}/lint${uses.slice(at)}`;
 }
-/**
- * The `uses:` value of the campaign action and the tag to comment it with: `owner/repo@<SHA> #
- * <tag>` is pinned to the commit, the tag saying which release that is.
- */
 function pinnedUses(uses) {
-    const m = /^(\S+@[0-9a-f]{40})\s+#\s*(\S+)$/.exec(uses);
-    if (m)
-        return { uses: m[1], tag: m[2] };
-    if (/\s/.test(uses))
-        throw new errors_UserError({
-            message: `--uses "${uses}" is neither OWNER/REPO@REF nor OWNER/REPO@<full commit SHA> # TAG`,
-            fix: "name the action by its commit and the tag that commit is, e.g. --uses 'campaign-tools/campaign@<40 hex digits> # v0'",
-        });
-    return { uses };
+  const m = /^(\S+@[0-9a-f]{40})\s+#\s*(\S+)$/.exec(uses);
+  if (m) return { uses: m[1], tag: m[2] };
+  if (/\s/.test(uses))
+    throw new errors_UserError({
+      message: `--uses "${uses}" is neither OWNER/REPO@REF nor OWNER/REPO@<full commit SHA> # TAG`,
+      fix: "name the action by its commit and the tag that commit is, e.g. --uses 'campaign-tools/campaign@<40 hex digits> # v0'"
+    });
+  return { uses };
 }
-/**
- * Actions other than campaign's, pinned by commit with the tag each commit is: a tag can be
- * moved to other code, which would then run in jobs that hold the cluster's key.
- */
-const PINNED_TAGS = new Map([['actions/checkout@08c6903cd8c0fde910a37f88322edcfb5dd907a8', 'v5.0.0']]);
+const PINNED_TAGS = /* @__PURE__ */ new Map([["actions/checkout@08c6903cd8c0fde910a37f88322edcfb5dd907a8", "v5.0.0"]]);
 const CHECKOUT = {
-    uses: 'actions/checkout@08c6903cd8c0fde910a37f88322edcfb5dd907a8',
-    with: { 'persist-credentials': false },
+  uses: "actions/checkout@08c6903cd8c0fde910a37f88322edcfb5dd907a8",
+  with: { "persist-credentials": false }
 };
-/**
- * A job with tasks still out and nothing due for this long saves and ends (parks), and the
- * schedule resumes what parked: runners are held for the passes, not while the cluster works.
- * Every 15 minutes, a run that finds nothing to do ends within its first billed minute.
- */
-const PARK = '5m';
-const RESUME_CRON = '*/15 * * * *';
-/** Slack over the controller's budget for restoring, saving and the summary. */
+const PARK = "5m";
+const RESUME_CRON = "*/15 * * * *";
 const JOB_SLACK_MINUTES = 20;
-/** GitHub-hosted runners end a job after 6 hours. */
 const HOSTED_LIMIT_MINUTES = 360;
-/** A job id GitHub accepts, unique per phase and stage. */
 function jobIds(plan) {
-    const ids = new Map();
-    const owner = new Map();
-    for (const p of plan.phases) {
-        const id = p.name.replace(/[^A-Za-z0-9_-]/g, '_').replace(/^(?=[0-9-])/, '_');
-        const other = owner.get(id);
-        if (other !== undefined) {
-            throw new errors_UserError({
-                message: `phases "${other}" and "${p.name}" would be the same workflow job "${id}"`,
-                fix: 'rename one of the phases (job ids keep letters, digits, "_" and "-")',
-            });
-        }
-        owner.set(id, p.name);
-        ids.set(p.name, id);
+  const ids = /* @__PURE__ */ new Map();
+  const owner = /* @__PURE__ */ new Map();
+  for (const p of plan.phases) {
+    const id = p.name.replace(/[^A-Za-z0-9_-]/g, "_").replace(/^(?=[0-9-])/, "_");
+    const other = owner.get(id);
+    if (other !== void 0) {
+      throw new errors_UserError({
+        message: `phases "${other}" and "${p.name}" would be the same workflow job "${id}"`,
+        fix: 'rename one of the phases (job ids keep letters, digits, "_" and "-")'
+      });
     }
-    return ids;
+    owner.set(id, p.name);
+    ids.set(p.name, id);
+  }
+  return ids;
 }
-/** The labels of GitHub-hosted runners: each job of a run gets a fresh machine. */
 const GITHUB_HOSTED = /^(ubuntu|windows|macos)-/i;
-/**
- * Why a local-executor campaign cannot finish under its generated workflow, or undefined when it
- * can. Each job checks the repository out afresh and the local executor keeps outputs on the
- * runner, so outputs reach the next job only on a self-hosted runner, in a workdir outside the
- * checkout (which actions/checkout cleans): otherwise the next job finds them gone.
- */
 function localOutputsLost(plan, runsOn) {
-    if (plan.executor !== 'local')
-        return undefined;
-    const fix = 'run it on a self-hosted runner (campaign workflow --runs-on self-hosted) with an absolute workdir outside the checkout, or use the slurm or ssh-gpu executor';
-    if (GITHUB_HOSTED.test(runsOn))
-        return {
-            message: `the local executor keeps outputs on the runner, and on a GitHub-hosted runner (runs-on ${runsOn}) every job is a fresh machine: each job would find the outputs of the one before it gone, so the campaign can never finish`,
-            fix,
-            at: 'cluster',
-        };
-    // `~` is the runner's home directory, outside any checkout (as the local executor reads it).
-    const w = plan.workdir;
-    if (!(w.startsWith('/') || w === '~' || w.startsWith('~/')))
-        return {
-            message: `workdir "${w}" is relative to the manifest's place in the checkout, and every job of the workflow checks the repository out afresh, cleaning away what is not committed: each job would find the outputs of the one before it gone, so the campaign can never finish`,
-            fix,
-            at: 'workdir',
-        };
-    return undefined;
-}
-/**
- * The repository paths whose push changes what the campaign's tasks run (its phases' code
- * paths, plan/code.ts), as a push filter names them: a folder with everything under it.
- */
-function codePaths(plan) {
-    const paths = new Set(plan.phases.flatMap((p) => p.code?.paths ?? []));
-    return [...paths].sort().map((p) => (p.endsWith('/') ? `${p}**` : p));
-}
-/** What both of a campaign's workflows are made of: the options checked, the action pinned, the step. */
-function parts(plan, options) {
-    const opts = workflowOptions.parse(options);
-    refuseExpressions(opts);
-    const action = pinnedUses(opts.uses);
-    const tags = new Map(PINNED_TAGS);
-    if (action.tag !== undefined) {
-        tags.set(action.uses, action.tag);
-        tags.set(lintAction(action.uses), action.tag);
-    }
-    const lost = localOutputsLost(plan, opts.runsOn);
-    if (lost)
-        throw new errors_UserError({ message: lost.message, fix: lost.fix });
-    const budgetMinutes = Math.ceil(budgetSeconds(opts.budget) / 60);
-    const ssh = {
-        'ssh-key': '${{ secrets.CAMPAIGN_SSH_KEY }}',
-        'ssh-passphrase': '${{ secrets.CAMPAIGN_SSH_PASSPHRASE }}',
-    };
-    const step = (command, extra) => ({
-        id: 'campaign',
-        uses: action.uses,
-        with: { command, manifest: opts.manifest, ...extra },
-    });
-    // Each advance names the other workflow of the pair: its state artifacts are the campaign's too.
-    const advance = (extra) => step('advance', {
-        budget: opts.budget,
-        park: PARK,
-        ...(opts.handover === 'none' ? { handover: 'none' } : {}),
-        ...extra,
-        ...ssh,
-    });
+  if (plan.executor !== "local") return void 0;
+  const fix = "run it on a self-hosted runner (campaign workflow --runs-on self-hosted) with an absolute workdir outside the checkout, or use the slurm or ssh-gpu executor";
+  if (GITHUB_HOSTED.test(runsOn))
     return {
-        opts,
-        action,
-        advance,
-        step,
-        outputs: (names) => Object.fromEntries(names.map((n) => [n, `\${{ steps.campaign.outputs.${n} }}`])),
-        advanceMinutes: Math.min(HOSTED_LIMIT_MINUTES, budgetMinutes + JOB_SLACK_MINUTES),
-        // actions: read lists earlier runs' state artifacts, write also starts the next run and
-        // enables or disables the scheduled resume.
-        actions: opts.handover === 'dispatch' ? 'write' : 'read',
-        // One run drives a campaign at a time, whichever of the two workflows it belongs to; a newer
-        // run waits instead of cancelling a running one.
-        concurrency: { group: `campaign-${plan.campaign}`, 'cancel-in-progress': false },
-        text: (workflow) => {
-            // The default handover is left out, so workflows written before the option stay current.
-            const { handover, ...kept } = opts;
-            const header = JSON.stringify(handover === 'dispatch' ? kept : opts);
-            const yaml = (0,dist/* stringify */.As)(workflow, { lineWidth: 0, aliasDuplicateObjects: false }).replace(/^(\s*(?:- )?uses: )(\S+)$/gm, (line, _key, value) => (tags.has(value) ? `${line} # ${tags.get(value)}` : line));
-            return `${HEADER}\n${OPTIONS_PREFIX}${header}\n${yaml}`;
-        },
+      message: `the local executor keeps outputs on the runner, and on a GitHub-hosted runner (runs-on ${runsOn}) every job is a fresh machine: each job would find the outputs of the one before it gone, so the campaign can never finish`,
+      fix,
+      at: "cluster"
     };
+  const w = plan.workdir;
+  if (!(w.startsWith("/") || w === "~" || w.startsWith("~/")))
+    return {
+      message: `workdir "${w}" is relative to the manifest's place in the checkout, and every job of the workflow checks the repository out afresh, cleaning away what is not committed: each job would find the outputs of the one before it gone, so the campaign can never finish`,
+      fix,
+      at: "workdir"
+    };
+  return void 0;
 }
-/**
- * The campaign's workflow: lint, then a job per phase stage, started by a push of the manifest
- * or its code, or by hand. What parks is resumed by the other workflow, renderResumeWorkflow's.
- */
+function codePaths(plan) {
+  const paths = new Set(plan.phases.flatMap((p) => p.code?.paths ?? []));
+  return [...paths].sort().map((p) => p.endsWith("/") ? `${p}**` : p);
+}
+function parts(plan, options) {
+  const opts = workflowOptions.parse(options);
+  refuseExpressions(opts);
+  const action = pinnedUses(opts.uses);
+  const tags = new Map(PINNED_TAGS);
+  if (action.tag !== void 0) {
+    tags.set(action.uses, action.tag);
+    tags.set(lintAction(action.uses), action.tag);
+  }
+  const lost = localOutputsLost(plan, opts.runsOn);
+  if (lost) throw new errors_UserError({ message: lost.message, fix: lost.fix });
+  const budgetMinutes = Math.ceil(budgetSeconds(opts.budget) / 60);
+  const ssh = {
+    "ssh-key": "${{ secrets.CAMPAIGN_SSH_KEY }}",
+    "ssh-passphrase": "${{ secrets.CAMPAIGN_SSH_PASSPHRASE }}"
+  };
+  const step = (command, extra) => ({
+    id: "campaign",
+    uses: action.uses,
+    with: { command, manifest: opts.manifest, ...extra }
+  });
+  const advance = (extra) => step("advance", {
+    budget: opts.budget,
+    park: PARK,
+    ...opts.handover === "none" ? { handover: "none" } : {},
+    ...extra,
+    ...ssh
+  });
+  return {
+    opts,
+    action,
+    advance,
+    step,
+    outputs: (names) => Object.fromEntries(names.map((n) => [n, `\${{ steps.campaign.outputs.${n} }}`])),
+    advanceMinutes: Math.min(HOSTED_LIMIT_MINUTES, budgetMinutes + JOB_SLACK_MINUTES),
+    // actions: read lists earlier runs' state artifacts, write also starts the next run and
+    // enables or disables the scheduled resume.
+    actions: opts.handover === "dispatch" ? "write" : "read",
+    // One run drives a campaign at a time, whichever of the two workflows it belongs to; a newer
+    // run waits instead of cancelling a running one.
+    concurrency: { group: `campaign-${plan.campaign}`, "cancel-in-progress": false },
+    text: (workflow) => {
+      const { handover, ...kept } = opts;
+      const header = JSON.stringify(handover === "dispatch" ? kept : opts);
+      const yaml = (0,dist/* stringify */.As)(workflow, { lineWidth: 0, aliasDuplicateObjects: false }).replace(
+        /^(\s*(?:- )?uses: )(\S+)$/gm,
+        (line, _key, value) => tags.has(value) ? `${line} # ${tags.get(value)}` : line
+      );
+      return `${HEADER}
+${OPTIONS_PREFIX}${header}
+${yaml}`;
+    }
+  };
+}
 function renderWorkflow(plan, options) {
-    const { opts, action, advance, step, outputs, advanceMinutes, actions, concurrency, text } = parts(plan, options);
-    const ids = jobIds(plan);
-    const resume = fileName(resumeWorkflowPath(plan.campaign));
-    const advancePhase = (phase, stage) => advance({
-        phase,
-        stage,
-        'resume-workflow': resume,
-        'retry-failed': '${{ inputs.retry_failed || false }}',
-        'keep-changed': '${{ inputs.keep_changed || false }}',
+  const { opts, action, advance, step, outputs, advanceMinutes, actions, concurrency, text } = parts(plan, options);
+  const ids = jobIds(plan);
+  const resume = fileName(resumeWorkflowPath(plan.campaign));
+  const advancePhase = (phase, stage) => advance({
+    phase,
+    stage,
+    "resume-workflow": resume,
+    "retry-failed": "${{ inputs.retry_failed || false }}",
+    "keep-changed": "${{ inputs.keep_changed || false }}"
+  });
+  const jobs = {
+    lint: {
+      name: "lint",
+      "runs-on": opts.runsOn,
+      "timeout-minutes": 10,
+      permissions: { contents: "read" },
+      steps: [CHECKOUT, { uses: lintAction(action.uses), with: { manifests: opts.manifest } }]
+    }
+  };
+  const last = /* @__PURE__ */ new Map();
+  for (const p of dependenciesFirst(plan.phases, (phase) => phase.dependsOn)) {
+    const id = ids.get(p.name);
+    const deps = p.dependsOn.map((d) => last.get(d));
+    const first = deps.length > 0 ? { needs: deps, if: deps.map((d) => `needs.${d}.outputs.parked != 'true'`).join(" && ") } : { needs: ["lint"] };
+    const advancing = (checks) => ({
+      "runs-on": opts.runsOn,
+      "timeout-minutes": advanceMinutes,
+      permissions: { contents: "read", actions, ...checks ? { checks: "write" } : {} }
     });
-    const jobs = {
-        lint: {
-            name: 'lint',
-            'runs-on': opts.runsOn,
-            'timeout-minutes': 10,
-            permissions: { contents: 'read' },
-            steps: [CHECKOUT, { uses: lintAction(action.uses), with: { manifests: opts.manifest } }],
-        },
+    if (p.smoke.length === 0) {
+      jobs[id] = {
+        name: `${p.name}`,
+        ...first,
+        ...advancing(true),
+        outputs: outputs(["complete", "phase-status", "state-artifact", "parked"]),
+        steps: [CHECKOUT, advancePhase(p.name, "all")]
+      };
+      last.set(p.name, id);
+      continue;
+    }
+    jobs[`${id}-smoke`] = {
+      name: `${p.name}: smoke stage`,
+      ...first,
+      ...advancing(true),
+      outputs: outputs(["phase-status", "state-artifact", "handed-over", "parked"]),
+      steps: [CHECKOUT, advancePhase(p.name, "smoke")]
     };
-    const last = new Map();
-    for (const p of dependenciesFirst(plan.phases, (phase) => phase.dependsOn)) {
-        const id = ids.get(p.name);
-        const deps = p.dependsOn.map((d) => last.get(d));
-        // A dependency whose job parked has not completed: the resume reaches this phase later.
-        const first = deps.length > 0
-            ? { needs: deps, if: deps.map((d) => `needs.${d}.outputs.parked != 'true'`).join(' && ') }
-            : { needs: ['lint'] };
-        // checks: write publishes the gate, which only the smoke stage and the gate job do.
-        const advancing = (checks) => ({
-            'runs-on': opts.runsOn,
-            'timeout-minutes': advanceMinutes,
-            permissions: { contents: 'read', actions, ...(checks ? { checks: 'write' } : {}) },
-        });
-        if (p.smoke.length === 0) {
-            jobs[id] = {
-                name: `${p.name}`,
-                ...first,
-                ...advancing(true),
-                outputs: outputs(['complete', 'phase-status', 'state-artifact', 'parked']),
-                steps: [CHECKOUT, advancePhase(p.name, 'all')],
-            };
-            last.set(p.name, id);
-            continue;
+    jobs[`${id}-gate`] = {
+      name: `${p.name}: smoke gate`,
+      needs: [`${id}-smoke`],
+      // A skipped job counts as a success on GitHub: the gate runs whatever happened before it
+      // and fails unless the checklist passed. Not in a cancelled run, and not after a smoke
+      // job that handed over: the next run reaches the checklist, and a gate failed meanwhile
+      // would show a healthy campaign red.
+      if: `!cancelled() && needs.${id}-smoke.outputs.handed-over != 'true' && needs.${id}-smoke.outputs.parked != 'true'`,
+      "runs-on": opts.runsOn,
+      "timeout-minutes": 15,
+      permissions: { contents: "read", actions: "read", checks: "write" },
+      outputs: outputs(["passed"]),
+      steps: [CHECKOUT, step("gate", { phase: p.name, "resume-workflow": resume })]
+    };
+    jobs[`${id}-full`] = {
+      name: `${p.name}: full arrays`,
+      needs: [`${id}-gate`],
+      if: `needs.${id}-gate.outputs.passed == 'true'`,
+      ...opts.environment ? { environment: opts.environment } : {},
+      ...advancing(false),
+      outputs: outputs(["complete", "phase-status", "state-artifact", "parked"]),
+      steps: [CHECKOUT, advancePhase(p.name, "full")]
+    };
+    last.set(p.name, `${id}-full`);
+  }
+  jobs.summary = {
+    name: "summary",
+    needs: Object.keys(jobs),
+    // Whatever the jobs before it did, but not once the run is cancelled.
+    if: "!cancelled()",
+    "runs-on": opts.runsOn,
+    "timeout-minutes": 15,
+    permissions: { contents: "read", actions: "read" },
+    steps: [CHECKOUT, step("summary", { "resume-workflow": resume })]
+  };
+  return text({
+    name: `campaign ${plan.campaign}`,
+    on: {
+      push: { branches: [opts.branch], paths: [opts.manifest, ...codePaths(plan)] },
+      workflow_dispatch: {
+        inputs: {
+          retry_failed: {
+            description: "Run failed tasks and failed smoke stages again, with their retry allowances afresh",
+            type: "boolean",
+            default: false
+          },
+          keep_changed: {
+            description: "Keep the results of tasks whose definition changed (a change declared harmless), recorded with each result",
+            type: "boolean",
+            default: false
+          }
         }
-        jobs[`${id}-smoke`] = {
-            name: `${p.name}: smoke stage`,
-            ...first,
-            ...advancing(true),
-            outputs: outputs(['phase-status', 'state-artifact', 'handed-over', 'parked']),
-            steps: [CHECKOUT, advancePhase(p.name, 'smoke')],
-        };
-        jobs[`${id}-gate`] = {
-            name: `${p.name}: smoke gate`,
-            needs: [`${id}-smoke`],
-            // A skipped job counts as a success on GitHub: the gate runs whatever happened before it
-            // and fails unless the checklist passed. Not in a cancelled run, and not after a smoke
-            // job that handed over: the next run reaches the checklist, and a gate failed meanwhile
-            // would show a healthy campaign red.
-            if: `!cancelled() && needs.${id}-smoke.outputs.handed-over != 'true' && needs.${id}-smoke.outputs.parked != 'true'`,
-            'runs-on': opts.runsOn,
-            'timeout-minutes': 15,
-            permissions: { contents: 'read', actions: 'read', checks: 'write' },
-            outputs: outputs(['passed']),
-            steps: [CHECKOUT, step('gate', { phase: p.name, 'resume-workflow': resume })],
-        };
-        jobs[`${id}-full`] = {
-            name: `${p.name}: full arrays`,
-            needs: [`${id}-gate`],
-            if: `needs.${id}-gate.outputs.passed == 'true'`,
-            ...(opts.environment ? { environment: opts.environment } : {}),
-            ...advancing(false),
-            outputs: outputs(['complete', 'phase-status', 'state-artifact', 'parked']),
-            steps: [CHECKOUT, advancePhase(p.name, 'full')],
-        };
-        last.set(p.name, `${id}-full`);
-    }
-    jobs.summary = {
-        name: 'summary',
-        needs: Object.keys(jobs),
-        // Whatever the jobs before it did, but not once the run is cancelled.
-        if: '!cancelled()',
-        'runs-on': opts.runsOn,
-        'timeout-minutes': 15,
-        permissions: { contents: 'read', actions: 'read' },
-        steps: [CHECKOUT, step('summary', { 'resume-workflow': resume })],
-    };
-    return text({
-        name: `campaign ${plan.campaign}`,
-        on: {
-            push: { branches: [opts.branch], paths: [opts.manifest, ...codePaths(plan)] },
-            workflow_dispatch: {
-                inputs: {
-                    retry_failed: {
-                        description: 'Run failed tasks and failed smoke stages again, with their retry allowances afresh',
-                        type: 'boolean',
-                        default: false,
-                    },
-                    keep_changed: {
-                        description: 'Keep the results of tasks whose definition changed (a change declared harmless), recorded with each result',
-                        type: 'boolean',
-                        default: false,
-                    },
-                },
-            },
-        },
-        concurrency,
-        permissions: {},
-        jobs,
-    });
+      }
+    },
+    concurrency,
+    permissions: {},
+    jobs
+  });
 }
-/**
- * The campaign's scheduled resume: one job that drives the scopes parked jobs left until they
- * park again or one comes to rest, when it starts the campaign's workflow for the jobs of the
- * next stage. With `handover: dispatch` the jobs that park enable it and it disables itself once
- * nothing is parked, so a day with nothing parked starts no runner; with `none` no job may write
- * to the repository's Actions, and it runs on every tick.
- */
 function renderResumeWorkflow(plan, options) {
-    const { opts, advance, outputs, advanceMinutes, actions, concurrency, text } = parts(plan, options);
-    return text({
-        name: `campaign ${plan.campaign}: resume`,
-        on: { schedule: [{ cron: RESUME_CRON }], workflow_dispatch: {} },
-        concurrency,
-        permissions: {},
-        jobs: {
-            resume: {
-                name: 'resume',
-                'runs-on': opts.runsOn,
-                'timeout-minutes': advanceMinutes,
-                permissions: { contents: 'read', actions, checks: 'write' },
-                outputs: outputs(['complete', 'parked', 'state-artifact']),
-                steps: [
-                    CHECKOUT,
-                    advance({
-                        resume: 'true',
-                        'resume-workflow': fileName(resumeWorkflowPath(plan.campaign)),
-                        'campaign-workflow': fileName(workflowPath(plan.campaign)),
-                    }),
-                ],
-            },
-        },
-    });
-}
-/** Both of a campaign's workflows, each with its path from the repository root. */
-function renderWorkflows(plan, options) {
-    return [
-        { path: workflowPath(plan.campaign), text: renderWorkflow(plan, options) },
-        { path: resumeWorkflowPath(plan.campaign), text: renderResumeWorkflow(plan, options) },
-    ];
-}
-/**
- * GitHub evaluates `${{ … }}` wherever the workflow holds it: a branch or a runner label holding
- * one would run an expression nobody wrote in the workflow (reading secrets, or the event's
- * text that a pull request's author controls).
- */
-function refuseExpressions(opts) {
-    const names = {
-        manifest: 'the manifest path',
-        uses: '--uses',
-        branch: '--branch',
-        budget: '--budget',
-        environment: '--environment',
-        runsOn: '--runs-on',
-    };
-    for (const [key, name] of Object.entries(names)) {
-        const value = opts[key];
-        if (typeof value === 'string' && value.includes('${{'))
-            throw new errors_UserError({
-                message: `${name} holds "\${{", which GitHub would evaluate as an expression in the workflow: ${JSON.stringify(value)}`,
-                fix: 'give the value itself, without ${{ … }}',
-            });
+  const { opts, advance, outputs, advanceMinutes, actions, concurrency, text } = parts(plan, options);
+  return text({
+    name: `campaign ${plan.campaign}: resume`,
+    on: { schedule: [{ cron: RESUME_CRON }], workflow_dispatch: {} },
+    concurrency,
+    permissions: {},
+    jobs: {
+      resume: {
+        name: "resume",
+        "runs-on": opts.runsOn,
+        "timeout-minutes": advanceMinutes,
+        permissions: { contents: "read", actions, checks: "write" },
+        outputs: outputs(["complete", "parked", "state-artifact"]),
+        steps: [
+          CHECKOUT,
+          advance({
+            resume: "true",
+            "resume-workflow": fileName(resumeWorkflowPath(plan.campaign)),
+            "campaign-workflow": fileName(workflowPath(plan.campaign))
+          })
+        ]
+      }
     }
+  });
+}
+function renderWorkflows(plan, options) {
+  return [
+    { path: workflowPath(plan.campaign), text: renderWorkflow(plan, options) },
+    { path: resumeWorkflowPath(plan.campaign), text: renderResumeWorkflow(plan, options) }
+  ];
+}
+function refuseExpressions(opts) {
+  const names = {
+    manifest: "the manifest path",
+    uses: "--uses",
+    branch: "--branch",
+    budget: "--budget",
+    environment: "--environment",
+    runsOn: "--runs-on"
+  };
+  for (const [key, name] of Object.entries(names)) {
+    const value = opts[key];
+    if (typeof value === "string" && value.includes("${{"))
+      throw new errors_UserError({
+        message: `${name} holds "\${{", which GitHub would evaluate as an expression in the workflow: ${JSON.stringify(value)}`,
+        fix: "give the value itself, without ${{ \u2026 }}"
+      });
+  }
 }
 function budgetSeconds(budget) {
-    const seconds = parseDuration(budget);
-    if (seconds === undefined || seconds <= 0 || seconds / 60 + JOB_SLACK_MINUTES > HOSTED_LIMIT_MINUTES) {
-        throw new errors_UserError({
-            message: `budget "${budget}" is not a duration up to ${units_formatDuration((HOSTED_LIMIT_MINUTES - JOB_SLACK_MINUTES) * 60)} (e.g. 5h, 90m, 5h20m)`,
-            fix: `a job on a GitHub-hosted runner ends after 6 hours, and saving takes up to ${JOB_SLACK_MINUTES} minutes`,
-        });
-    }
-    return seconds;
+  const seconds = parseDuration(budget);
+  if (seconds === void 0 || seconds <= 0 || seconds / 60 + JOB_SLACK_MINUTES > HOSTED_LIMIT_MINUTES) {
+    throw new errors_UserError({
+      message: `budget "${budget}" is not a duration up to ${units_formatDuration((HOSTED_LIMIT_MINUTES - JOB_SLACK_MINUTES) * 60)} (e.g. 5h, 90m, 5h20m)`,
+      fix: `a job on a GitHub-hosted runner ends after 6 hours, and saving takes up to ${JOB_SLACK_MINUTES} minutes`
+    });
+  }
+  return seconds;
 }
+
 
 ;// CONCATENATED MODULE: ./lib/lint/rules/local-outputs-lost.js
 
-/**
- * What `campaign workflow` now refuses, said of a generated workflow committed before it did:
- * a local-executor campaign whose jobs cannot hand their outputs to the next one never finishes.
- */
 const local_outputs_lost_localOutputsLost = {
-    id: 'local-outputs-lost',
-    severity: 'error',
-    description: 'a local-executor campaign whose committed workflow runs on a GitHub-hosted runner, or keeps its workdir in the checkout, so each job loses the outputs of the one before it',
-    check({ plan, source }, workflow) {
-        const found = localOutputsLost(plan, workflow.runsOn);
-        if (!found)
-            return [];
-        return [
-            {
-                message: found.message,
-                position: source.at(found.at === 'cluster' ? ['cluster', 'executor'] : ['workdir']),
-                fix: found.fix,
-            },
-        ];
-    },
+  id: "local-outputs-lost",
+  severity: "error",
+  description: "a local-executor campaign whose committed workflow runs on a GitHub-hosted runner, or keeps its workdir in the checkout, so each job loses the outputs of the one before it",
+  check({ plan, source }, workflow) {
+    const found = localOutputsLost(plan, workflow.runsOn);
+    if (!found) return [];
+    return [
+      {
+        message: found.message,
+        position: source.at(found.at === "cluster" ? ["cluster", "executor"] : ["workdir"]),
+        fix: found.fix
+      }
+    ];
+  }
 };
+
 
 ;// CONCATENATED MODULE: ./lib/lint/rules/checkpoint-before-walltime.js
 
-/**
- * A checkpoint signal sent `before` the end of a walltime no longer than that comes at once:
- * the command is told to save before it has done anything worth saving.
- */
 const checkpointBeforeWalltime = {
-    id: 'checkpoint-before-walltime',
-    severity: 'warning',
-    description: "a checkpoint's `before` not shorter than the phase's walltime",
-    needs: 'plan',
-    check({ manifest, plan, source }) {
-        const findings = [];
-        manifest.phases.forEach((phase, i) => {
-            if (!phase.checkpoint)
-                return;
-            const before = parseDuration(phase.checkpoint.before);
-            // The full stage's: a smoke task is short by design, and signalled early does no harm.
-            const arrays = (plan.phases.find((p) => p.name === phase.name)?.arrays ?? []).filter((a) => a.stage === 'full');
-            const shortest = Math.min(...arrays.map((a) => a.budget.seconds));
-            if (arrays.length === 0 || before < shortest)
-                return;
-            findings.push({
-                message: `phase "${phase.name}" asks its checkpoint signal ${units_formatDuration(before)} before the end of a walltime of ${units_formatDuration(shortest)}: it comes as the task starts`,
-                position: source.at(['phases', i, 'checkpoint', 'before']),
-                fix: `make checkpoint.before shorter than the walltime (a few minutes, what the command needs to write its checkpoint)`,
-            });
-        });
-        return findings;
-    },
+  id: "checkpoint-before-walltime",
+  severity: "warning",
+  description: "a checkpoint's `before` not shorter than the phase's walltime",
+  needs: "plan",
+  check({ manifest, plan, source }) {
+    const findings = [];
+    manifest.phases.forEach((phase, i) => {
+      if (!phase.checkpoint) return;
+      const before = parseDuration(phase.checkpoint.before);
+      const arrays = (plan.phases.find((p) => p.name === phase.name)?.arrays ?? []).filter((a) => a.stage === "full");
+      const shortest = Math.min(...arrays.map((a) => a.budget.seconds));
+      if (arrays.length === 0 || before < shortest) return;
+      findings.push({
+        message: `phase "${phase.name}" asks its checkpoint signal ${units_formatDuration(before)} before the end of a walltime of ${units_formatDuration(shortest)}: it comes as the task starts`,
+        position: source.at(["phases", i, "checkpoint", "before"]),
+        fix: `make checkpoint.before shorter than the walltime (a few minutes, what the command needs to write its checkpoint)`
+      });
+    });
+    return findings;
+  }
 };
 
+
 ;// CONCATENATED MODULE: ./lib/lint/rules/pool-with-login.js
-/** The keys a pool's servers each give for themselves. */
-const PER_SERVER = ['login', 'host_key', 'known_hosts', 'ssh_config', 'jump', 'gpus'];
-/**
- * An ssh-gpu pool (`cluster.servers`) names its servers' logins, host keys and GPUs in each
- * server: the same keys beside it would leave open which one is meant. Handles name a server
- * by its login, so two servers with one login would be one server.
- */
+const PER_SERVER = ["login", "host_key", "known_hosts", "ssh_config", "jump", "gpus"];
 const poolWithLogin = {
-    id: 'pool-with-login',
-    severity: 'error',
-    description: 'cluster.servers beside a single server’s login, host key or gpus, or two servers with one login',
-    needs: 'manifest',
-    check({ manifest, source }) {
-        const cluster = manifest.cluster;
-        if (cluster.executor !== 'ssh-gpu' || cluster.servers === undefined)
-            return [];
-        const findings = [];
-        for (const key of PER_SERVER) {
-            if (cluster[key] === undefined)
-                continue;
-            findings.push({
-                message: `cluster.${key} is given beside cluster.servers: a pool's servers each give their own`,
-                position: source.at(['cluster', key]),
-                fix: `move ${key} into the server of cluster.servers it belongs to, or remove cluster.servers to use one server`,
-            });
-        }
-        const seen = new Set();
-        cluster.servers.forEach((s, i) => {
-            if (seen.has(s.login))
-                findings.push({
-                    message: `cluster.servers lists ${s.login} twice: a task is recorded on a server by its login`,
-                    position: source.at(['cluster', 'servers', i, 'login']),
-                    fix: 'list each server once (for two logins to one machine, use two Host aliases of the SSH config)',
-                });
-            seen.add(s.login);
+  id: "pool-with-login",
+  severity: "error",
+  description: "cluster.servers beside a single server\u2019s login, host key or gpus, or two servers with one login",
+  needs: "manifest",
+  check({ manifest, source }) {
+    const cluster = manifest.cluster;
+    if (cluster.executor !== "ssh-gpu" || cluster.servers === void 0) return [];
+    const findings = [];
+    for (const key of PER_SERVER) {
+      if (cluster[key] === void 0) continue;
+      findings.push({
+        message: `cluster.${key} is given beside cluster.servers: a pool's servers each give their own`,
+        position: source.at(["cluster", key]),
+        fix: `move ${key} into the server of cluster.servers it belongs to, or remove cluster.servers to use one server`
+      });
+    }
+    const seen = /* @__PURE__ */ new Set();
+    cluster.servers.forEach((s, i) => {
+      if (seen.has(s.login))
+        findings.push({
+          message: `cluster.servers lists ${s.login} twice: a task is recorded on a server by its login`,
+          position: source.at(["cluster", "servers", i, "login"]),
+          fix: "list each server once (for two logins to one machine, use two Host aliases of the SSH config)"
         });
-        return findings;
-    },
+      seen.add(s.login);
+    });
+    return findings;
+  }
 };
+
 
 ;// CONCATENATED MODULE: ./lib/lint/rules/code-without-transfer.js
 
-/**
- * A code snapshot travels by the file transfer the login allows; an automation node that allows
- * Slurm's commands alone (`restricted: slurm`) takes no file, so the tasks could never find it.
- */
 const codeWithoutTransfer = {
-    id: 'code-without-transfer',
-    severity: 'error',
-    description: '`code` on an automation node that allows no file transfer (`restricted: slurm`)',
-    needs: 'manifest',
-    check({ manifest, source }) {
-        if (manifest.code === undefined || restriction(manifest.cluster) !== 'slurm')
-            return [];
-        return [
-            {
-                message: 'the code snapshot is shipped by file transfer, and cluster.restricted: slurm says the automation node allows none',
-                position: source.at(['code'], { key: true }),
-                fix: 'allow SFTP on the automation node (restricted: true), or reach the cluster through a login node with a shell',
-            },
-        ];
-    },
+  id: "code-without-transfer",
+  severity: "error",
+  description: "`code` on an automation node that allows no file transfer (`restricted: slurm`)",
+  needs: "manifest",
+  check({ manifest, source }) {
+    if (manifest.code === void 0 || restriction(manifest.cluster) !== "slurm") return [];
+    return [
+      {
+        message: "the code snapshot is shipped by file transfer, and cluster.restricted: slurm says the automation node allows none",
+        position: source.at(["code"], { key: true }),
+        fix: "allow SFTP on the automation node (restricted: true), or reach the cluster through a login node with a shell"
+      }
+    ];
+  }
 };
+
 
 ;// CONCATENATED MODULE: ./lib/lint/rules/code-not-declared.js
-/** The words of a command that could name a file it runs: no options, no variables, no operators. */
 function fileWords(command) {
-    return command
-        .split(/[\s;&|()<>]+/)
-        .map((w) => w.replace(/^['"]|['"]$/g, '').replace(/^\.\//, ''))
-        .filter((w) => w !== '' && !w.startsWith('-') && !w.includes('$') && !w.includes('='));
+  return command.split(/[\s;&|()<>]+/).map((w) => w.replace(/^['"]|['"]$/g, "").replace(/^\.\//, "")).filter((w) => w !== "" && !w.startsWith("-") && !w.includes("$") && !w.includes("="));
 }
-/**
- * A command that runs a file the repository tracks, without `code`, runs whatever copy sits in
- * the workdir: an edit to it re-runs nothing, and the result does not name the code that made it.
- */
 const codeNotDeclared = {
-    id: 'code-not-declared',
-    severity: 'warning',
-    description: "a command runs a file of the manifest's repository that `code` does not declare",
-    needs: 'manifest',
-    check({ manifest, source, repository }) {
-        if (repository === undefined || manifest.code !== undefined)
-            return [];
-        const findings = [];
-        manifest.phases.forEach((phase, i) => {
-            const files = fileWords(phase.command).filter((w) => repository.tracked.has(w));
-            if (files.length === 0)
-                return;
-            const listed = [...new Set(files)];
-            findings.push({
-                message: `phase ${phase.name} runs ${listed.join(', ')} of this repository, which no \`code\` ships: an edit to it re-runs nothing, and its results do not name the code that made them`,
-                position: source.at(['phases', i, 'command']),
-                fix: `declare it: code: { paths: [${listed.join(', ')}] } at the top of the manifest (add the folders it imports)`,
-            });
-        });
-        return findings;
-    },
+  id: "code-not-declared",
+  severity: "warning",
+  description: "a command runs a file of the manifest's repository that `code` does not declare",
+  needs: "manifest",
+  check({ manifest, source, repository }) {
+    if (repository === void 0 || manifest.code !== void 0) return [];
+    const findings = [];
+    manifest.phases.forEach((phase, i) => {
+      const files = fileWords(phase.command).filter((w) => repository.tracked.has(w));
+      if (files.length === 0) return;
+      const listed = [...new Set(files)];
+      findings.push({
+        message: `phase ${phase.name} runs ${listed.join(", ")} of this repository, which no \`code\` ships: an edit to it re-runs nothing, and its results do not name the code that made them`,
+        position: source.at(["phases", i, "command"]),
+        fix: `declare it: code: { paths: [${listed.join(", ")}] } at the top of the manifest (add the folders it imports)`
+      });
+    });
+    return findings;
+  }
 };
 
+
 ;// CONCATENATED MODULE: ./lib/lint/rules/max-parallel-over-max-jobs.js
-/**
- * A Slurm campaign never has more tasks running than it may have queued (`max_jobs`, each array
- * task one job): a larger max_parallel can never be reached, and says the campaign expects a
- * width it will not get.
- */
 const maxParallelOverMaxJobs = {
-    id: 'max-parallel-over-max-jobs',
-    severity: 'warning',
-    description: 'a Slurm cluster.max_parallel above cluster.max_jobs, which it can never reach',
-    needs: 'manifest',
-    check({ manifest, source }) {
-        const cluster = manifest.cluster;
-        if (cluster.executor !== 'slurm' || cluster.max_jobs === undefined || cluster.max_parallel === undefined)
-            return [];
-        if (cluster.max_parallel <= cluster.max_jobs)
-            return [];
-        return [
-            {
-                message: `cluster.max_parallel is ${cluster.max_parallel}, but at most ${cluster.max_jobs} tasks may be queued and running (cluster.max_jobs): it can never be reached`,
-                position: source.at(['cluster', 'max_parallel']),
-                fix: `lower max_parallel to ${cluster.max_jobs} or less, or raise max_jobs if the site allows more`,
-            },
-        ];
-    },
+  id: "max-parallel-over-max-jobs",
+  severity: "warning",
+  description: "a Slurm cluster.max_parallel above cluster.max_jobs, which it can never reach",
+  needs: "manifest",
+  check({ manifest, source }) {
+    const cluster = manifest.cluster;
+    if (cluster.executor !== "slurm" || cluster.max_jobs === void 0 || cluster.max_parallel === void 0) return [];
+    if (cluster.max_parallel <= cluster.max_jobs) return [];
+    return [
+      {
+        message: `cluster.max_parallel is ${cluster.max_parallel}, but at most ${cluster.max_jobs} tasks may be queued and running (cluster.max_jobs): it can never be reached`,
+        position: source.at(["cluster", "max_parallel"]),
+        fix: `lower max_parallel to ${cluster.max_jobs} or less, or raise max_jobs if the site allows more`
+      }
+    ];
+  }
 };
+
 
 ;// CONCATENATED MODULE: ./lib/lint/rules/pack-without-elements.js
 
-/**
- * `pack` puts several tasks in one Slurm array element. The local and ssh-gpu executors run
- * every task as its own process or session, with no job to share: the tasks run as they would
- * without it. A warning, not an error: nothing runs wrongly, but the manifest says something
- * that does not happen.
- */
 const packWithoutElements = {
-    id: 'pack-without-elements',
-    severity: 'warning',
-    description: '`pack` on an executor that submits no array elements (local, ssh-gpu): it changes nothing',
-    needs: 'manifest',
-    check({ manifest, source }) {
-        if (traitsOf(manifest.cluster).packs)
-            return [];
-        const findings = [];
-        manifest.phases.forEach((phase, i) => {
-            if (phase.pack === undefined)
-                return;
-            findings.push({
-                message: `phase "${phase.name}" packs its tasks, but the ${manifest.cluster.executor} executor runs each task on its own (no array element to pack into): pack changes nothing here`,
-                position: source.at(['phases', i, 'pack'], { key: true }),
-                fix: 'remove pack (it packs Slurm array elements), or run the campaign on executor: slurm',
-            });
-        });
-        return findings;
-    },
+  id: "pack-without-elements",
+  severity: "warning",
+  description: "`pack` on an executor that submits no array elements (local, ssh-gpu): it changes nothing",
+  needs: "manifest",
+  check({ manifest, source }) {
+    if (traitsOf(manifest.cluster).packs) return [];
+    const findings = [];
+    manifest.phases.forEach((phase, i) => {
+      if (phase.pack === void 0) return;
+      findings.push({
+        message: `phase "${phase.name}" packs its tasks, but the ${manifest.cluster.executor} executor runs each task on its own (no array element to pack into): pack changes nothing here`,
+        position: source.at(["phases", i, "pack"], { key: true }),
+        fix: "remove pack (it packs Slurm array elements), or run the campaign on executor: slurm"
+      });
+    });
+    return findings;
+  }
 };
+
 
 ;// CONCATENATED MODULE: ./lib/lint/rules/pack-budget.js
 
 
-/**
- * A packed element's walltime is the sum of its waves' budgets: one the partitions cannot hold,
- * or `auto` without a cost model to size it, would fail at submission (or pack nothing): refused
- * at lint, on the phase's `pack`.
- */
 const packBudget = {
-    id: 'pack-budget',
-    severity: 'error',
-    description: 'a packed element whose walltime no partition holds, or pack: auto without a cost model',
-    needs: 'plan',
-    check({ manifest, source, plan }) {
-        const findings = [];
-        plan.phases.forEach((phasePlan) => {
-            const i = manifest.phases.findIndex((p) => p.name === phasePlan.name);
-            const phase = manifest.phases[i];
-            if (phase?.pack === undefined)
-                return;
-            const seen = new Set();
-            for (const array of phasePlan.arrays) {
-                const packing = array.packing;
-                // The task's own budget error is walltime-budget's to report.
-                if (packing?.budget.error === undefined || array.budget.error !== undefined)
-                    continue;
-                const error = packing.budget.error;
-                if (seen.has(error))
-                    continue;
-                seen.add(error);
-                const shape = packShape(phase.pack);
-                const auto = shape.tasks === 'auto';
-                findings.push({
-                    message: `${array.stage} stage of phase "${phase.name}", stratum ${array.stratum}: the packed element ${error} (${packing.budget.arithmetic})`,
-                    position: source.at(['phases', i, 'pack']),
-                    fix: auto
-                        ? error.startsWith('has no cost model')
-                            ? 'add a cost model (cost: { unit, units, per_unit }) so auto can size the element, or write the tasks per element (pack: N)'
-                            : `declare a partition with a larger max_time, or a smaller cluster.min_job (now ${units_formatDuration(minJobSeconds(manifest.cluster))})`
-                        : `pack fewer tasks per element, run them side by side (pack: { tasks: ${packing.tasks}, parallel: K }), or write pack: auto, which packs no more than the largest partition holds`,
-                });
-            }
+  id: "pack-budget",
+  severity: "error",
+  description: "a packed element whose walltime no partition holds, or pack: auto without a cost model",
+  needs: "plan",
+  check({ manifest, source, plan }) {
+    const findings = [];
+    plan.phases.forEach((phasePlan) => {
+      const i = manifest.phases.findIndex((p) => p.name === phasePlan.name);
+      const phase = manifest.phases[i];
+      if (phase?.pack === void 0) return;
+      const seen = /* @__PURE__ */ new Set();
+      for (const array of phasePlan.arrays) {
+        const packing = array.packing;
+        if (packing?.budget.error === void 0 || array.budget.error !== void 0) continue;
+        const error = packing.budget.error;
+        if (seen.has(error)) continue;
+        seen.add(error);
+        const shape = packShape(phase.pack);
+        const auto = shape.tasks === "auto";
+        findings.push({
+          message: `${array.stage} stage of phase "${phase.name}", stratum ${array.stratum}: the packed element ${error} (${packing.budget.arithmetic})`,
+          position: source.at(["phases", i, "pack"]),
+          fix: auto ? error.startsWith("has no cost model") ? "add a cost model (cost: { unit, units, per_unit }) so auto can size the element, or write the tasks per element (pack: N)" : `declare a partition with a larger max_time, or a smaller cluster.min_job (now ${units_formatDuration(minJobSeconds(manifest.cluster))})` : `pack fewer tasks per element, run them side by side (pack: { tasks: ${packing.tasks}, parallel: K }), or write pack: auto, which packs no more than the largest partition holds`
         });
-        return findings;
-    },
+      }
+    });
+    return findings;
+  }
 };
+
 
 ;// CONCATENATED MODULE: ./lib/lint/rules/pack-not-run-here.js
 
-/**
- * What packing does not run with yet, refused rather than run wrongly:
- * - an automation node (`cluster.restricted`): with no file transfer there is no `task.sh` for
- *   the element to run, and without a shell the controller judges an ended job by the queue,
- *   which forgets an element after MinJobAge, and with it which of its tasks never started;
- * - a checkpointing phase: Slurm's warning signal reaches the element's driver, which would
- *   pass it to the task running then alone, and the tasks after it would start with no time
- *   to checkpoint in.
- */
 const packNotRunHere = {
-    id: 'pack-not-run-here',
-    severity: 'error',
-    description: '`pack` on an automation node (cluster.restricted) or together with checkpoint',
-    needs: 'manifest',
-    check({ manifest, source }) {
-        const findings = [];
-        const restricted = restriction(manifest.cluster);
-        manifest.phases.forEach((phase, i) => {
-            if (phase.pack === undefined)
-                return;
-            if (restricted !== undefined)
-                findings.push({
-                    message: `phase "${phase.name}" packs its tasks, which campaign does not run on an automation node (restricted: ${restricted === 'slurm' ? 'slurm, no file transfer to send each element its task script' : 'true, no shell to tell the tasks an ended element never started'})`,
-                    position: source.at(['phases', i, 'pack'], { key: true }),
-                    fix: 'remove pack (each task then runs in an array element of its own), or run the campaign from a login with a shell',
-                });
-            if (phase.checkpoint !== undefined)
-                findings.push({
-                    message: `phase "${phase.name}" packs its tasks and checkpoints them: the warning signal would reach only the task running when it comes, and the tasks after it would start with no time left to checkpoint`,
-                    position: source.at(['phases', i, 'pack'], { key: true }),
-                    fix: 'remove pack or checkpoint from the phase',
-                });
+  id: "pack-not-run-here",
+  severity: "error",
+  description: "`pack` on an automation node (cluster.restricted) or together with checkpoint",
+  needs: "manifest",
+  check({ manifest, source }) {
+    const findings = [];
+    const restricted = restriction(manifest.cluster);
+    manifest.phases.forEach((phase, i) => {
+      if (phase.pack === void 0) return;
+      if (restricted !== void 0)
+        findings.push({
+          message: `phase "${phase.name}" packs its tasks, which campaign does not run on an automation node (restricted: ${restricted === "slurm" ? "slurm, no file transfer to send each element its task script" : "true, no shell to tell the tasks an ended element never started"})`,
+          position: source.at(["phases", i, "pack"], { key: true }),
+          fix: "remove pack (each task then runs in an array element of its own), or run the campaign from a login with a shell"
         });
-        return findings;
-    },
+      if (phase.checkpoint !== void 0)
+        findings.push({
+          message: `phase "${phase.name}" packs its tasks and checkpoints them: the warning signal would reach only the task running when it comes, and the tasks after it would start with no time left to checkpoint`,
+          position: source.at(["phases", i, "pack"], { key: true }),
+          fix: "remove pack or checkpoint from the phase"
+        });
+    });
+    return findings;
+  }
 };
+
 
 ;// CONCATENATED MODULE: ./lib/lint/rules/pack-parallel-beyond-element.js
 
-/**
- * `pack: { tasks, parallel: K }` runs K tasks side by side within the element's CPUs and GPUs
- * (the phase's resources): each needs one CPU at least, and its own whole GPUs, the same number
- * for each, or the devices gate of the tasks that got fewer would fail every time.
- */
 const packParallelBeyondElement = {
-    id: 'pack-parallel-beyond-element',
-    severity: 'error',
-    description: 'pack.parallel beyond what the element’s CPUs and GPUs hold (a CPU each, the same whole GPUs each)',
-    needs: 'plan',
-    check({ manifest, source, plan }) {
-        const findings = [];
-        plan.phases.forEach((phasePlan) => {
-            const i = manifest.phases.findIndex((p) => p.name === phasePlan.name);
-            const pack = manifest.phases[i]?.pack;
-            if (pack === undefined)
-                return;
-            const { parallel } = packShape(pack);
-            if (parallel === 1)
-                return;
-            const seen = new Set();
-            for (const array of phasePlan.arrays) {
-                const { cpus, gpus } = array.resources;
-                const problem = parallel > cpus
-                    ? `${cpus} CPU${cpus === 1 ? '' : 's'} cannot run ${parallel} tasks side by side`
-                    : gpus > 0 && gpus % parallel !== 0
-                        ? `${gpus} GPU${gpus === 1 ? '' : 's'} do not split into ${parallel} tasks of whole GPUs`
-                        : undefined;
-                if (problem === undefined || seen.has(problem))
-                    continue;
-                seen.add(problem);
-                findings.push({
-                    message: `phase "${phasePlan.name}" runs ${parallel} packed tasks at once in each element, but its element's ${problem}`,
-                    position: source.at(['phases', i, 'pack', 'parallel']),
-                    fix: gpus > 0
-                        ? `run at most ${largestDivisor(gpus, cpus)} side by side, or ask for ${parallel * Math.max(1, Math.ceil(gpus / parallel))} GPUs and ${Math.max(cpus, parallel)} CPUs per element in resources`
-                        : `run at most ${cpus} side by side, or ask for ${parallel} CPUs per element in resources.cpus`,
-                });
-            }
+  id: "pack-parallel-beyond-element",
+  severity: "error",
+  description: "pack.parallel beyond what the element\u2019s CPUs and GPUs hold (a CPU each, the same whole GPUs each)",
+  needs: "plan",
+  check({ manifest, source, plan }) {
+    const findings = [];
+    plan.phases.forEach((phasePlan) => {
+      const i = manifest.phases.findIndex((p) => p.name === phasePlan.name);
+      const pack = manifest.phases[i]?.pack;
+      if (pack === void 0) return;
+      const { parallel } = packShape(pack);
+      if (parallel === 1) return;
+      const seen = /* @__PURE__ */ new Set();
+      for (const array of phasePlan.arrays) {
+        const { cpus, gpus } = array.resources;
+        const problem = parallel > cpus ? `${cpus} CPU${cpus === 1 ? "" : "s"} cannot run ${parallel} tasks side by side` : gpus > 0 && gpus % parallel !== 0 ? `${gpus} GPU${gpus === 1 ? "" : "s"} do not split into ${parallel} tasks of whole GPUs` : void 0;
+        if (problem === void 0 || seen.has(problem)) continue;
+        seen.add(problem);
+        findings.push({
+          message: `phase "${phasePlan.name}" runs ${parallel} packed tasks at once in each element, but its element's ${problem}`,
+          position: source.at(["phases", i, "pack", "parallel"]),
+          fix: gpus > 0 ? `run at most ${largestDivisor(gpus, cpus)} side by side, or ask for ${parallel * Math.max(1, Math.ceil(gpus / parallel))} GPUs and ${Math.max(cpus, parallel)} CPUs per element in resources` : `run at most ${cpus} side by side, or ask for ${parallel} CPUs per element in resources.cpus`
         });
-        return findings;
-    },
+      }
+    });
+    return findings;
+  }
 };
-/** The most tasks that split `gpus` GPUs into equal whole shares, with a CPU each. */
 function largestDivisor(gpus, cpus) {
-    for (let k = Math.min(gpus, cpus); k > 1; k--)
-        if (gpus % k === 0)
-            return k;
-    return 1;
+  for (let k = Math.min(gpus, cpus); k > 1; k--) if (gpus % k === 0) return k;
+  return 1;
 }
+
 
 ;// CONCATENATED MODULE: ./lib/lint/rules/pack-smoke-hides-collision.js
 
 
-/**
- * DESIGN rule 6: where the smoke stage checks a collision property, its tasks must be able to
- * collide. Packed one after another into one element they never run at the same time: two
- * tasks writing one scratch file, or one output, in turn would pass a check that the full
- * stage, running them side by side, fails. `pack: auto` keeps the smoke stage in two elements
- * itself (plan/plan.ts); a number the manifest writes is its own, so it is refused here.
- */
 const packSmokeHidesCollision = {
-    id: 'pack-smoke-hides-collision',
-    severity: 'error',
-    description: 'a smoke stage that checks a collision property with all its tasks packed one after another in one element',
-    needs: 'plan',
-    check({ manifest, source, plan }) {
-        const findings = [];
-        plan.phases.forEach((phasePlan) => {
-            const i = manifest.phases.findIndex((p) => p.name === phasePlan.name);
-            const phase = manifest.phases[i];
-            if (phase?.pack === undefined || !needsTwo(phase))
-                return;
-            const smoke = phasePlan.arrays.filter((a) => a.stage === 'smoke');
-            const hidden = smoke.find((a) => a.tasks.length >= 2 &&
-                a.packing !== undefined &&
-                a.packing.parallel === 1 &&
-                a.packing.tasks >= a.tasks.length);
-            if (hidden === undefined)
-                return;
-            const { tasks } = packShape(phase.pack);
-            findings.push({
-                message: `the smoke stage of phase "${phase.name}" packs its ${hidden.tasks.length} tasks of stratum ${hidden.stratum} into one element, one after another: they never run at the same time, so distinct_outputs cannot see them collide`,
-                position: source.at(['phases', i, 'pack']),
-                fix: `run them side by side (pack: { tasks: ${tasks}, parallel: 2 }), give the smoke stage more tasks than one element holds (smoke.tasks: ${typeof tasks === 'number' ? tasks + 1 : 'more'}), or write pack: auto, which packs a smoke stage into two elements at least`,
-            });
-        });
-        return findings;
-    },
+  id: "pack-smoke-hides-collision",
+  severity: "error",
+  description: "a smoke stage that checks a collision property with all its tasks packed one after another in one element",
+  needs: "plan",
+  check({ manifest, source, plan }) {
+    const findings = [];
+    plan.phases.forEach((phasePlan) => {
+      const i = manifest.phases.findIndex((p) => p.name === phasePlan.name);
+      const phase = manifest.phases[i];
+      if (phase?.pack === void 0 || !needsTwo(phase)) return;
+      const smoke = phasePlan.arrays.filter((a) => a.stage === "smoke");
+      const hidden = smoke.find(
+        (a) => a.tasks.length >= 2 && a.packing !== void 0 && a.packing.parallel === 1 && a.packing.tasks >= a.tasks.length
+      );
+      if (hidden === void 0) return;
+      const { tasks } = packShape(phase.pack);
+      findings.push({
+        message: `the smoke stage of phase "${phase.name}" packs its ${hidden.tasks.length} tasks of stratum ${hidden.stratum} into one element, one after another: they never run at the same time, so distinct_outputs cannot see them collide`,
+        position: source.at(["phases", i, "pack"]),
+        fix: `run them side by side (pack: { tasks: ${tasks}, parallel: 2 }), give the smoke stage more tasks than one element holds (smoke.tasks: ${typeof tasks === "number" ? tasks + 1 : "more"}), or write pack: auto, which packs a smoke stage into two elements at least`
+      });
+    });
+    return findings;
+  }
 };
+
 
 ;// CONCATENATED MODULE: ./lib/lint/rules/index.js
 
@@ -31897,130 +30630,116 @@ const packSmokeHidesCollision = {
 
 
 const RULES = [
-    // The manifest itself: phases and their dependencies, then grids, then names used in them.
-    duplicatePhase,
-    unknownDependency,
-    dependencyCycle,
-    zipAxes,
-    emptyAxis,
-    duplicateValue,
-    includeCell,
-    valueNotCarried,
-    gridTooLarge,
-    reservedAxis,
-    unknownAxis,
-    unknownVariable,
-    valueBecomesCode,
-    fullRunOverridden,
-    resultsBestUnknown,
-    // Method warnings on the manifest: cost model, staging, shell text, flushing.
-    commaList,
-    excludeMatchesNothing,
-    walltimeNotMeasured,
-    rateElsewhere,
-    oneWalltimeForStrata,
-    noSmokeTrigger,
-    smokeOneTaskCollision,
-    smokeUnitsUnused,
-    shellAntipattern,
-    patternNestedQuantifier,
-    flushNotFiner,
-    slurmOptionElsewhere,
-    shellOnAutomationNode,
-    poolWithLogin,
-    codeWithoutTransfer,
-    codeNotDeclared,
-    maxParallelOverMaxJobs,
-    packWithoutElements,
-    resultsMetricNotRecorded,
-    // Expanded tasks (only when the manifest has no error).
-    outputOutsideWorkdir,
-    tagCollision,
-    tagTooLong,
-    outputCollision,
-    resultsReplicatesNotAxis,
-    // The plan.
-    walltimeBudget,
-    checkpointBeforeWalltime,
-    mixedResourceClass,
-    gpusBeyondServer,
-    packBudget,
-    packNotRunHere,
-    packParallelBeyondElement,
-    packSmokeHidesCollision,
+  // The manifest itself: phases and their dependencies, then grids, then names used in them.
+  duplicatePhase,
+  unknownDependency,
+  dependencyCycle,
+  zipAxes,
+  emptyAxis,
+  duplicateValue,
+  includeCell,
+  valueNotCarried,
+  gridTooLarge,
+  reservedAxis,
+  unknownAxis,
+  unknownVariable,
+  valueBecomesCode,
+  fullRunOverridden,
+  resultsBestUnknown,
+  // Method warnings on the manifest: cost model, staging, shell text, flushing.
+  commaList,
+  excludeMatchesNothing,
+  walltimeNotMeasured,
+  rateElsewhere,
+  oneWalltimeForStrata,
+  noSmokeTrigger,
+  smokeOneTaskCollision,
+  smokeUnitsUnused,
+  shellAntipattern,
+  patternNestedQuantifier,
+  flushNotFiner,
+  slurmOptionElsewhere,
+  shellOnAutomationNode,
+  poolWithLogin,
+  codeWithoutTransfer,
+  codeNotDeclared,
+  maxParallelOverMaxJobs,
+  packWithoutElements,
+  resultsMetricNotRecorded,
+  // Expanded tasks (only when the manifest has no error).
+  outputOutsideWorkdir,
+  tagCollision,
+  tagTooLong,
+  outputCollision,
+  resultsReplicatesNotAxis,
+  // The plan.
+  walltimeBudget,
+  checkpointBeforeWalltime,
+  mixedResourceClass,
+  gpusBeyondServer,
+  packBudget,
+  packNotRunHere,
+  packParallelBeyondElement,
+  packSmokeHidesCollision
 ];
 const WORKFLOW_RULES = [local_outputs_lost_localOutputsLost];
 
+
 ;// CONCATENATED MODULE: ./lib/lint/lint.js
-/** Runs every rule over a manifest and returns the findings in file order. */
 
 
 
 
 
-/**
- * `repository`: what the manifest's git repository holds (read by the caller, which may touch
- * files): its tracked files, and the snapshot of the declared code, planned into the definitions.
- * `parsed`: the text parsed already (parseManifest), by a caller that read the manifest before;
- * `taskDefinitions: false`: the plan is made without its tasks' definitions (defineTasks).
- */
 function lintText(file, text, rules = RULES, repository, { parsed, ...options } = {}) {
-    let loaded;
-    try {
-        loaded = parsed ?? parseManifest(file, text);
+  let loaded;
+  try {
+    loaded = parsed ?? parseManifest(file, text);
+  } catch (e) {
+    if (!(e instanceof errors_UserError)) throw e;
+    const findings2 = e.problems.map((p) => ({
+      rule: "schema",
+      severity: "error",
+      message: p.message,
+      position: p.position ?? { file, line: 1, column: 1 },
+      ...p.fix ? { fix: p.fix } : {}
+    }));
+    return { findings: sortFindings(findings2) };
+  }
+  let tasks;
+  let plan;
+  const ctx = {
+    ...loaded,
+    ...repository === void 0 ? {} : { repository },
+    get tasks() {
+      tasks ??= new Map(loaded.manifest.phases.map((p) => [p.name, expandPhase(loaded.manifest, p)]));
+      return tasks;
+    },
+    get plan() {
+      plan ??= planCampaign(loaded.manifest, this.tasks, void 0, repository?.code, options);
+      return plan;
     }
-    catch (e) {
-        if (!(e instanceof errors_UserError))
-            throw e;
-        const findings = e.problems.map((p) => ({
-            rule: 'schema',
-            severity: 'error',
-            message: p.message,
-            position: p.position ?? { file, line: 1, column: 1 },
-            ...(p.fix ? { fix: p.fix } : {}),
-        }));
-        return { findings: sortFindings(findings) };
+  };
+  const findings = [];
+  for (const stage of ["manifest", "tasks", "plan"]) {
+    if (stage !== "manifest" && findings.some((f) => f.severity === "error")) break;
+    for (const rule of rules.filter((r) => r.needs === stage)) {
+      for (const f of rule.check(ctx)) findings.push({ rule: rule.id, ...f, severity: f.severity ?? rule.severity });
     }
-    let tasks;
-    let plan;
-    const ctx = {
-        ...loaded,
-        ...(repository === undefined ? {} : { repository }),
-        get tasks() {
-            tasks ??= new Map(loaded.manifest.phases.map((p) => [p.name, expandPhase(loaded.manifest, p)]));
-            return tasks;
-        },
-        get plan() {
-            plan ??= planCampaign(loaded.manifest, this.tasks, undefined, repository?.code, options);
-            return plan;
-        },
-    };
-    const findings = [];
-    for (const stage of ['manifest', 'tasks', 'plan']) {
-        if (stage !== 'manifest' && findings.some((f) => f.severity === 'error'))
-            break;
-        for (const rule of rules.filter((r) => r.needs === stage)) {
-            for (const f of rule.check(ctx))
-                findings.push({ rule: rule.id, ...f, severity: f.severity ?? rule.severity });
-        }
-    }
-    const sound = !findings.some((f) => f.severity === 'error');
-    return { findings: sortFindings(findings), ...(sound ? { context: ctx } : {}) };
+  }
+  const sound = !findings.some((f) => f.severity === "error");
+  return { findings: sortFindings(findings), ...sound ? { context: ctx } : {} };
 }
 function sortFindings(findings) {
-    return findings.sort((a, b) => a.position.line - b.position.line || a.position.column - b.position.column);
+  return findings.sort((a, b) => a.position.line - b.position.line || a.position.column - b.position.column);
 }
 function formatFinding(f) {
-    const p = f.position;
-    return `${p.file}:${p.line}:${p.column}: ${f.severity} ${f.rule}: ${f.message}${f.fix ? ` (fix: ${f.fix})` : ''}`;
+  const p = f.position;
+  return `${p.file}:${p.line}:${p.column}: ${f.severity} ${f.rule}: ${f.message}${f.fix ? ` (fix: ${f.fix})` : ""}`;
 }
+
 
 ;// CONCATENATED MODULE: ./lib/app/code.js
-/**
- * The code a campaign's tasks run, read from the manifest's git repository (DESIGN rule 11): its
- * tracked files under the declared `code.paths`, as the working tree holds them, hashed into one
- * snapshot (plan/code.ts) that the executor ships before the first task that runs it.
- */
 
 
 
@@ -32031,279 +30750,244 @@ function formatFinding(f) {
 
 
 
-/** The largest snapshot shipped unless the manifest says otherwise. */
 const DEFAULT_CODE_MAX_BYTES = 100 * 2 ** 20;
 const git = (cwd, args) => new Promise((resolve) => {
-    (0,external_node_child_process_namespaceObject.execFile)('git', args, { cwd, timeout: 60_000, maxBuffer: 256 * 2 ** 20 }, (error, stdout) => resolve({ ok: !error, stdout }));
+  (0,external_node_child_process_namespaceObject.execFile)(
+    "git",
+    args,
+    { cwd, timeout: 6e4, maxBuffer: 256 * 2 ** 20 },
+    (error, stdout) => resolve({ ok: !error, stdout })
+  );
 });
-/** Every tracked file and every folder above one, so that a declared path is looked up once. */
 function trackedPlaces(tracked) {
-    const places = new Set();
-    for (const file of tracked) {
-        places.add(file);
-        for (let slash = file.indexOf('/'); slash !== -1; slash = file.indexOf('/', slash + 1))
-            places.add(file.slice(0, slash));
-    }
-    return places;
+  const places = /* @__PURE__ */ new Set();
+  for (const file of tracked) {
+    places.add(file);
+    for (let slash = file.indexOf("/"); slash !== -1; slash = file.indexOf("/", slash + 1))
+      places.add(file.slice(0, slash));
+  }
+  return places;
 }
-/** The git repository holding `file`, with its tracked files; undefined outside one, or without git. */
 async function repositoryOf(file) {
-    const cwd = (0,external_node_path_namespaceObject.dirname)(file);
-    const top = await git(cwd, ['rev-parse', '--show-toplevel']);
-    if (!top.ok)
-        return undefined;
-    const root = top.stdout.trim();
-    const listed = await git(root, ['ls-files', '-z', '--cached']);
-    if (!listed.ok)
-        return undefined;
-    return { root, tracked: new Set(listed.stdout.split('\0').filter(Boolean)) };
+  const cwd = (0,external_node_path_namespaceObject.dirname)(file);
+  const top = await git(cwd, ["rev-parse", "--show-toplevel"]);
+  if (!top.ok) return void 0;
+  const root = top.stdout.trim();
+  const listed = await git(root, ["ls-files", "-z", "--cached"]);
+  if (!listed.ok) return void 0;
+  return { root, tracked: new Set(listed.stdout.split("\0").filter(Boolean)) };
 }
-/** The manifest's code paths at every place it names them, with their positions. */
 function declaredPaths(loaded) {
-    const { manifest } = loaded;
-    const out = (manifest.code?.paths ?? []).map((path, i) => ({ path, where: ['code', 'paths', i] }));
-    manifest.phases.forEach((phase, p) => (phase.code?.paths ?? []).forEach((path, i) => out.push({ path, where: ['phases', p, 'code', 'paths', i] })));
-    return out;
+  const { manifest } = loaded;
+  const out = (manifest.code?.paths ?? []).map((path, i) => ({ path, where: ["code", "paths", i] }));
+  manifest.phases.forEach(
+    (phase, p) => (phase.code?.paths ?? []).forEach((path, i) => out.push({ path, where: ["phases", p, "code", "paths", i] }))
+  );
+  return out;
 }
-/** The snapshot of the manifest's declared code, read from the working tree. */
 async function takeSnapshot(loaded, repo) {
-    const { manifest, source } = loaded;
-    const paths = manifest.code.paths;
-    const problems = [];
-    const places = trackedPlaces(repo.tracked);
-    for (const { path, where } of declaredPaths(loaded)) {
-        if (!places.has(path.replace(/\/+$/, '')))
-            problems.push({
-                message: `code path ${path} matches no file the repository tracks`,
-                position: source.at(where),
-                fix: `give a file or folder relative to the repository's root (${repo.root}), and commit it or \`git add\` it`,
-            });
-        else if (where[0] === 'phases' && !underPaths(path, paths) && !paths.some((p) => underPaths(p, [path])))
-            problems.push({
-                message: `phase code path ${path} is not among the campaign's code.paths, so no snapshot holds it`,
-                position: source.at(where),
-                fix: `add it (or a folder holding it) to code.paths at the top of the manifest`,
-            });
-    }
-    if (problems.length > 0)
-        throw new errors_UserError(problems);
-    const files = [];
-    const entries = {};
-    let bytes = 0;
-    for (const path of [...repo.tracked].filter((f) => underPaths(f, paths)).sort()) {
-        const at = (0,external_node_path_namespaceObject.join)(repo.root, path);
-        // lstat: a link is shipped as a link, never followed out of the repository.
-        const st = await (0,promises_namespaceObject.lstat)(at).catch(() => undefined);
-        if (st === undefined || st.isDirectory())
-            continue; // deleted in the working tree, or a submodule
-        const mode = st.isSymbolicLink() ? 'link' : (st.mode & 0o111) !== 0 ? 'exec' : 'file';
-        const data = mode === 'link' ? Buffer.from(await (0,promises_namespaceObject.readlink)(at)) : await (0,promises_namespaceObject.readFile)(at);
-        bytes += data.length;
-        files.push({ path, mode, data });
-        entries[path] = codeEntry(mode, (0,external_node_crypto_namespaceObject.createHash)('sha256').update(data).digest('hex'));
-    }
-    const max = manifest.code.max_size === undefined ? DEFAULT_CODE_MAX_BYTES : parseSize(manifest.code.max_size);
-    if (bytes > max) {
-        const largest = [...files].sort((a, b) => b.data.length - a.data.length).slice(0, 5);
-        throw new errors_UserError({
-            message: `the code snapshot is ${mib(bytes)}, more than ${mib(max)}; its largest files: ${largest.map((f) => `${f.path} (${mib(f.data.length)})`).join(', ')}`,
-            position: source.at(['code', 'paths']),
-            fix: 'data belongs in inputs, not code: move it out of code.paths (or raise code.max_size)',
-        });
-    }
-    const head = await git(repo.root, ['rev-parse', '--verify', '-q', 'HEAD']);
-    const commit = head.ok ? head.stdout.trim() : null;
-    const diff = commit === null ? undefined : await git(repo.root, ['diff', '--name-only', '-z', 'HEAD', '--', ...paths]);
-    const dirty = commit === null ? files.map((f) => f.path) : (diff?.stdout.split('\0').filter(Boolean) ?? []).sort();
-    return { facts: { id: snapshotId(entries), commit, dirty, files: entries }, files, bytes };
+  const { manifest, source } = loaded;
+  const paths = manifest.code.paths;
+  const problems = [];
+  const places = trackedPlaces(repo.tracked);
+  for (const { path, where } of declaredPaths(loaded)) {
+    if (!places.has(path.replace(/\/+$/, "")))
+      problems.push({
+        message: `code path ${path} matches no file the repository tracks`,
+        position: source.at(where),
+        fix: `give a file or folder relative to the repository's root (${repo.root}), and commit it or \`git add\` it`
+      });
+    else if (where[0] === "phases" && !underPaths(path, paths) && !paths.some((p) => underPaths(p, [path])))
+      problems.push({
+        message: `phase code path ${path} is not among the campaign's code.paths, so no snapshot holds it`,
+        position: source.at(where),
+        fix: `add it (or a folder holding it) to code.paths at the top of the manifest`
+      });
+  }
+  if (problems.length > 0) throw new errors_UserError(problems);
+  const files = [];
+  const entries = {};
+  let bytes = 0;
+  for (const path of [...repo.tracked].filter((f) => underPaths(f, paths)).sort()) {
+    const at = (0,external_node_path_namespaceObject.join)(repo.root, path);
+    const st = await (0,promises_namespaceObject.lstat)(at).catch(() => void 0);
+    if (st === void 0 || st.isDirectory()) continue;
+    const mode = st.isSymbolicLink() ? "link" : (st.mode & 73) !== 0 ? "exec" : "file";
+    const data = mode === "link" ? Buffer.from(await (0,promises_namespaceObject.readlink)(at)) : await (0,promises_namespaceObject.readFile)(at);
+    bytes += data.length;
+    files.push({ path, mode, data });
+    entries[path] = codeEntry(mode, (0,external_node_crypto_namespaceObject.createHash)("sha256").update(data).digest("hex"));
+  }
+  const max = manifest.code.max_size === void 0 ? DEFAULT_CODE_MAX_BYTES : parseSize(manifest.code.max_size);
+  if (bytes > max) {
+    const largest = [...files].sort((a, b) => b.data.length - a.data.length).slice(0, 5);
+    throw new errors_UserError({
+      message: `the code snapshot is ${mib(bytes)}, more than ${mib(max)}; its largest files: ${largest.map((f) => `${f.path} (${mib(f.data.length)})`).join(", ")}`,
+      position: source.at(["code", "paths"]),
+      fix: "data belongs in inputs, not code: move it out of code.paths (or raise code.max_size)"
+    });
+  }
+  const head = await git(repo.root, ["rev-parse", "--verify", "-q", "HEAD"]);
+  const commit = head.ok ? head.stdout.trim() : null;
+  const diff = commit === null ? void 0 : await git(repo.root, ["diff", "--name-only", "-z", "HEAD", "--", ...paths]);
+  const dirty = commit === null ? files.map((f) => f.path) : (diff?.stdout.split("\0").filter(Boolean) ?? []).sort();
+  return { facts: { id: snapshotId(entries), commit, dirty, files: entries }, files, bytes };
 }
 const mib = (n) => `${(n / 2 ** 20).toFixed(1)} MiB`;
-/** A manifest's lint with what its repository holds; the snapshot of its code where it declares some. */
 async function code_lintWithRepository(file, text, options = {}) {
-    let loaded;
-    try {
-        loaded = parseManifest(file, text);
-    }
-    catch (e) {
-        if (!(e instanceof errors_UserError))
-            throw e;
-    }
-    // An unparsed manifest: lint says why, with nothing of the repository.
-    if (loaded === undefined)
-        return { result: lintText(file, text, RULES, undefined, options) };
-    const repo = await repositoryOf(file);
-    if (loaded.manifest.code !== undefined && repo === undefined)
-        throw new errors_UserError({
-            message: `${file} declares code, and it is not in a git repository (or git is missing)`,
-            position: loaded.source.at(['code'], { key: true }),
-            fix: 'keep the manifest in the repository of the code it runs (git init, git add), or remove code',
-        });
-    const code = repo !== undefined && loaded.manifest.code !== undefined ? await takeSnapshot(loaded, repo) : undefined;
-    const facts = repo === undefined ? undefined : { tracked: repo.tracked, ...(code ? { code: code.facts } : {}) };
-    // The manifest parsed above, not parsed again.
-    return { result: lintText(file, text, RULES, facts, { ...options, parsed: loaded }), ...(code ? { code } : {}) };
+  let loaded;
+  try {
+    loaded = parseManifest(file, text);
+  } catch (e) {
+    if (!(e instanceof errors_UserError)) throw e;
+  }
+  if (loaded === void 0) return { result: lintText(file, text, RULES, void 0, options) };
+  const repo = await repositoryOf(file);
+  if (loaded.manifest.code !== void 0 && repo === void 0)
+    throw new errors_UserError({
+      message: `${file} declares code, and it is not in a git repository (or git is missing)`,
+      position: loaded.source.at(["code"], { key: true }),
+      fix: "keep the manifest in the repository of the code it runs (git init, git add), or remove code"
+    });
+  const code = repo !== void 0 && loaded.manifest.code !== void 0 ? await takeSnapshot(loaded, repo) : void 0;
+  const facts = repo === void 0 ? void 0 : { tracked: repo.tracked, ...code ? { code: code.facts } : {} };
+  return { result: lintText(file, text, RULES, facts, { ...options, parsed: loaded }), ...code ? { code } : {} };
 }
+
 
 ;// CONCATENATED MODULE: external "node:os"
 const external_node_os_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:os");
 ;// CONCATENATED MODULE: ./lib/app/load.js
-/** Reading a manifest from disk for a command: lint first, refuse on errors, resolve its places. */
 
 
 
 
 
-/**
- * A manifest is a few kilobytes (a grid is written as its axes); past this it is not one, and
- * parsing it would take minutes and gigabytes before saying so.
- */
 const MAX_MANIFEST_BYTES = 16 * 2 ** 20;
 async function readManifest(file) {
-    try {
-        const st = await (0,promises_namespaceObject.stat)(file);
-        if (!st.isFile())
-            throw new errors_UserError({ message: `${file} is not a file`, fix: 'give the path of a campaign manifest (.yml)' });
-        if (st.size > MAX_MANIFEST_BYTES)
-            throw new errors_UserError({
-                message: `${file} is ${(st.size / 2 ** 20).toFixed(1)} MiB; a manifest is at most ${MAX_MANIFEST_BYTES / 2 ** 20} MiB`,
-                fix: 'write each grid as its axes (seed: [1, 2, 3]), not as a list of its cells',
-            });
-        return await (0,promises_namespaceObject.readFile)(file, 'utf8');
-    }
-    catch (e) {
-        if (e instanceof errors_UserError)
-            throw e;
-        throw new errors_UserError({
-            message: `cannot read ${file}: ${e.code ?? e.message}`,
-            fix: 'give the path of a campaign manifest (.yml)',
-        });
-    }
+  try {
+    const st = await (0,promises_namespaceObject.stat)(file);
+    if (!st.isFile())
+      throw new errors_UserError({ message: `${file} is not a file`, fix: "give the path of a campaign manifest (.yml)" });
+    if (st.size > MAX_MANIFEST_BYTES)
+      throw new errors_UserError({
+        message: `${file} is ${(st.size / 2 ** 20).toFixed(1)} MiB; a manifest is at most ${MAX_MANIFEST_BYTES / 2 ** 20} MiB`,
+        fix: "write each grid as its axes (seed: [1, 2, 3]), not as a list of its cells"
+      });
+    return await (0,promises_namespaceObject.readFile)(file, "utf8");
+  } catch (e) {
+    if (e instanceof errors_UserError) throw e;
+    throw new errors_UserError({
+      message: `cannot read ${file}: ${e.code ?? e.message}`,
+      fix: "give the path of a campaign manifest (.yml)"
+    });
+  }
 }
-/** `taskDefinitions: false`: its plan's tasks are left without their definitions (plan/plan.ts, defineTasks). */
 async function loadCampaign(file, stateDir, options = {}) {
-    const { result, code } = await lintWithRepository(file, await readManifest(file), options);
-    const errors = result.findings.filter((f) => f.severity === 'error');
-    if (errors.length > 0 || !result.context) {
-        throw new UserError(errors.map((f) => ({
-            message: `${f.rule}: ${f.message}`,
-            position: f.position,
-            ...(f.fix ? { fix: f.fix } : {}),
-        })));
-    }
-    const manifest = result.context.manifest;
-    return {
-        file,
-        manifest,
-        plan: result.context.plan,
-        warnings: result.findings.filter((f) => f.severity === 'warning'),
-        stateDir: resolve(stateDir ?? join(dirname(file), '.campaign', manifest.campaign)),
-        ...(code === undefined ? {} : { code }),
-    };
+  const { result, code } = await lintWithRepository(file, await readManifest(file), options);
+  const errors = result.findings.filter((f) => f.severity === "error");
+  if (errors.length > 0 || !result.context) {
+    throw new UserError(
+      errors.map((f) => ({
+        message: `${f.rule}: ${f.message}`,
+        position: f.position,
+        ...f.fix ? { fix: f.fix } : {}
+      }))
+    );
+  }
+  const manifest = result.context.manifest;
+  return {
+    file,
+    manifest,
+    plan: result.context.plan,
+    warnings: result.findings.filter((f) => f.severity === "warning"),
+    stateDir: resolve(stateDir ?? join(dirname(file), ".campaign", manifest.campaign)),
+    ...code === void 0 ? {} : { code }
+  };
 }
-/** The workdir on this machine: `~` is the home directory, a relative path is relative to the manifest. */
 function localWorkdir(c) {
-    const w = c.manifest.workdir;
-    if (w === '~' || w.startsWith('~/'))
-        return join(homedir(), w.slice(1));
-    return isAbsolute(w) ? w : resolve(dirname(c.file), w);
+  const w = c.manifest.workdir;
+  if (w === "~" || w.startsWith("~/")) return join(homedir(), w.slice(1));
+  return isAbsolute(w) ? w : resolve(dirname(c.file), w);
 }
+
 
 ;// CONCATENATED MODULE: ./lib/lint/shared-outputs.js
-/**
- * Campaigns that would write the same files: two manifests whose tasks' outputs land on the same
- * path of the same machine. The second to run has its smoke stage refused by the output gate
- * (each output is one campaign's), so this is told before either runs, naming both.
- */
 
 
-/** The machines a campaign's outputs are written on: its logins, or this machine. */
 function placesOf(manifest) {
-    const logins = loginsOf(manifest.cluster);
-    return logins.length === 0 ? [THIS_MACHINE] : logins;
+  const logins = loginsOf(manifest.cluster);
+  return logins.length === 0 ? [THIS_MACHINE] : logins;
 }
-const THIS_MACHINE = 'this machine';
-/** The workdir as a path to compare: relative to the manifest on this machine, to the login's home elsewhere. */
+const THIS_MACHINE = "this machine";
 function workdirOn(place, outputs) {
-    const workdir = outputs.manifest.workdir;
-    if (place !== THIS_MACHINE)
-        return external_node_path_namespaceObject.posix.normalize(workdir.replace(/^~(\/|$)/, '') || '.');
-    if (workdir.startsWith('/') || workdir === '~' || workdir.startsWith('~/'))
-        return external_node_path_namespaceObject.posix.normalize(workdir);
-    return external_node_path_namespaceObject.posix.join(external_node_path_namespaceObject.posix.dirname(outputs.file), workdir);
+  const workdir = outputs.manifest.workdir;
+  if (place !== THIS_MACHINE) return external_node_path_namespaceObject.posix.normalize(workdir.replace(/^~(\/|$)/, "") || ".");
+  if (workdir.startsWith("/") || workdir === "~" || workdir.startsWith("~/")) return external_node_path_namespaceObject.posix.normalize(workdir);
+  return external_node_path_namespaceObject.posix.join(external_node_path_namespaceObject.posix.dirname(outputs.file), workdir);
 }
-/** A finding on each of two campaigns for every pair that shares an output path, naming the other. */
 function sharedOutputFindings(campaigns) {
-    // The first claim of each path: which campaign, and in which phase.
-    const claimed = new Map();
-    const pairs = new Map();
-    campaigns.forEach((outputs, index) => {
-        for (const place of placesOf(outputs.manifest)) {
-            const workdir = workdirOn(place, outputs);
-            outputs.plan.phases.forEach((phase, phaseIndex) => {
-                for (const task of [...phase.smoke, ...phase.tasks]) {
-                    if (task.output === undefined)
-                        continue;
-                    const path = external_node_path_namespaceObject.posix.join(workdir, task.output);
-                    const key = `${place}\0${path}`;
-                    const owner = claimed.get(key);
-                    if (owner === undefined) {
-                        claimed.set(key, { campaign: index, phase: phaseIndex });
-                        continue;
-                    }
-                    if (owner.campaign === index)
-                        continue;
-                    const pair = `${owner.campaign} ${index}`;
-                    const seen = pairs.get(pair);
-                    if (seen)
-                        seen.count++;
-                    else
-                        pairs.set(pair, {
-                            first: [owner.campaign, owner.phase],
-                            second: [index, phaseIndex],
-                            path: place === THIS_MACHINE ? path : `${place}:${path}`,
-                            count: 1,
-                        });
-                }
+  const claimed = /* @__PURE__ */ new Map();
+  const pairs = /* @__PURE__ */ new Map();
+  campaigns.forEach((outputs, index) => {
+    for (const place of placesOf(outputs.manifest)) {
+      const workdir = workdirOn(place, outputs);
+      outputs.plan.phases.forEach((phase, phaseIndex) => {
+        for (const task of [...phase.smoke, ...phase.tasks]) {
+          if (task.output === void 0) continue;
+          const path = external_node_path_namespaceObject.posix.join(workdir, task.output);
+          const key = `${place}\0${path}`;
+          const owner = claimed.get(key);
+          if (owner === void 0) {
+            claimed.set(key, { campaign: index, phase: phaseIndex });
+            continue;
+          }
+          if (owner.campaign === index) continue;
+          const pair = `${owner.campaign} ${index}`;
+          const seen = pairs.get(pair);
+          if (seen) seen.count++;
+          else
+            pairs.set(pair, {
+              first: [owner.campaign, owner.phase],
+              second: [index, phaseIndex],
+              path: place === THIS_MACHINE ? path : `${place}:${path}`,
+              count: 1
             });
         }
-    });
-    const findings = [];
-    const finding = (self, other, path, count) => {
-        const me = campaigns[self[0]];
-        const them = campaigns[other];
-        const sameName = me.manifest.campaign === them.manifest.campaign
-            ? ' (under one campaign name, so neither is refused: each overwrites the other)'
-            : '';
-        return {
-            rule: 'shared-outputs',
-            severity: 'error',
-            message: `campaigns ${me.manifest.campaign} and ${them.manifest.campaign} (${them.file}) both write ${path}${count > 1 ? ` and ${count - 1} more path${count > 2 ? 's' : ''}` : ''}${sameName}`,
-            position: me.outputAt(self[1]),
-            fix: `give each campaign its own workdir (e.g. workdir: runs/${me.manifest.campaign}), or output paths that name it`,
-        };
-    };
-    for (const { first, second, path, count } of pairs.values()) {
-        findings.push(finding(first, second[0], path, count), finding(second, first[0], path, count));
+      });
     }
-    return findings;
-}
-/** What sharedOutputFindings reads of a manifest that linted clean. */
-function campaignOutputs(file, context) {
+  });
+  const findings = [];
+  const finding = (self, other, path, count) => {
+    const me = campaigns[self[0]];
+    const them = campaigns[other];
+    const sameName = me.manifest.campaign === them.manifest.campaign ? " (under one campaign name, so neither is refused: each overwrites the other)" : "";
     return {
-        file,
-        manifest: context.manifest,
-        plan: context.plan,
-        outputAt: (phase) => context.source.at(['phases', phase, 'output']),
+      rule: "shared-outputs",
+      severity: "error",
+      message: `campaigns ${me.manifest.campaign} and ${them.manifest.campaign} (${them.file}) both write ${path}${count > 1 ? ` and ${count - 1} more path${count > 2 ? "s" : ""}` : ""}${sameName}`,
+      position: me.outputAt(self[1]),
+      fix: `give each campaign its own workdir (e.g. workdir: runs/${me.manifest.campaign}), or output paths that name it`
     };
+  };
+  for (const { first, second, path, count } of pairs.values()) {
+    findings.push(finding(first, second[0], path, count), finding(second, first[0], path, count));
+  }
+  return findings;
 }
+function campaignOutputs(file, context) {
+  return {
+    file,
+    manifest: context.manifest,
+    plan: context.plan,
+    outputAt: (phase) => context.source.at(["phases", phase, "output"])
+  };
+}
+
 
 ;// CONCATENATED MODULE: external "node:url"
 const external_node_url_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:url");
 ;// CONCATENATED MODULE: ./lib/app/workflow-file.js
-/**
- * The committed workflow of a manifest: where it lives, writing it, and the lint check that it
- * still matches what `campaign workflow` would write (file I/O, so not in the pure lint rules).
- */
 
 
 
@@ -32312,134 +30996,101 @@ const external_node_url_namespaceObject = __WEBPACK_EXTERNAL_createRequire(impor
 
 
 
-/** What scripts/release-stamp writes into the package as it is packed. */
 const releaseStamp = object({
-    commit: schemas_string().regex(/^[0-9a-f]{40}$/),
-    tag: schemas_string().regex(/^v[0-9A-Za-z.+-]+$/),
+  commit: schemas_string().regex(/^[0-9a-f]{40}$/),
+  tag: schemas_string().regex(/^v[0-9A-Za-z.+-]+$/)
 });
-/**
- * The campaign action at the commit this package was packed from, its tag as a comment: a tag
- * can be moved to other code, a commit cannot. A checkout of the sources has no such commit,
- * and names the major version's tag.
- */
 function releaseUses() {
-    let text;
-    try {
-        // lib/release.json, beside lib/app/. A path rather than `new URL(…, import.meta.url)`, which
-        // the bundler would take for an asset of the Action's bundle (that has no stamp: the tag).
-        text = (0,external_node_fs_namespaceObject.readFileSync)((0,external_node_path_namespaceObject.join)((0,external_node_path_namespaceObject.dirname)((0,external_node_path_namespaceObject.dirname)((0,external_node_url_namespaceObject.fileURLToPath)(import.meta.url))), 'release.json'), 'utf8');
-    }
-    catch (e) {
-        if (e.code === 'ENOENT')
-            return 'campaign-tools/campaign@v0';
-        throw e;
-    }
-    const { commit, tag } = releaseStamp.parse(JSON.parse(text));
-    return `campaign-tools/campaign@${commit} # ${tag}`;
+  let text;
+  try {
+    text = (0,external_node_fs_namespaceObject.readFileSync)((0,external_node_path_namespaceObject.join)((0,external_node_path_namespaceObject.dirname)((0,external_node_path_namespaceObject.dirname)((0,external_node_url_namespaceObject.fileURLToPath)(import.meta.url))), "release.json"), "utf8");
+  } catch (e) {
+    if (e.code === "ENOENT") return "campaign-tools/campaign@v0";
+    throw e;
+  }
+  const { commit, tag } = releaseStamp.parse(JSON.parse(text));
+  return `campaign-tools/campaign@${commit} # ${tag}`;
 }
-/** The options `campaign workflow` uses when neither a flag nor an earlier workflow says otherwise. */
 const DEFAULT_OPTIONS = {
-    uses: releaseUses(),
-    branch: 'main',
-    budget: '5h',
-    runsOn: 'ubuntu-latest',
+  uses: releaseUses(),
+  branch: "main",
+  budget: "5h",
+  runsOn: "ubuntu-latest"
 };
-/** The defaults for a manifest's first workflow: DEFAULT_OPTIONS, with the action its repository names. */
 async function defaultOptions(file) {
-    return { ...DEFAULT_OPTIONS, uses: await defaultUses(repoRoot(file)) };
+  return { ...DEFAULT_OPTIONS, uses: await defaultUses(repoRoot(file)) };
 }
-/**
- * The action a repository's workflow should use: its own `OWNER/REPO@v1` where it holds the
- * actions (a fork of campaign with its campaigns in it runs its own copy) and origin is on
- * github.com, else the default. A repository without the actions would name one that has none.
- */
 async function defaultUses(root) {
-    if (root === undefined || !existsSync(join(root, 'action.yml')) || !existsSync(join(root, 'lint', 'action.yml')))
-        return DEFAULT_OPTIONS.uses;
-    // --git-dir, not discovery: a directory that only looks like a repository must not make git
-    // read the remote of one above it.
-    const url = await new Promise((done) => {
-        execFile('git', ['--git-dir', join(root, '.git'), 'remote', 'get-url', 'origin'], { timeout: 10_000 }, (e, out) => done(e ? undefined : out.trim()));
-    });
-    const repo = url === undefined ? undefined : githubRepo(url);
-    return repo === undefined ? DEFAULT_OPTIONS.uses : `${repo}@v1`;
+  if (root === void 0 || !existsSync(join(root, "action.yml")) || !existsSync(join(root, "lint", "action.yml")))
+    return DEFAULT_OPTIONS.uses;
+  const url = await new Promise((done) => {
+    execFile(
+      "git",
+      ["--git-dir", join(root, ".git"), "remote", "get-url", "origin"],
+      { timeout: 1e4 },
+      (e, out) => done(e ? void 0 : out.trim())
+    );
+  });
+  const repo = url === void 0 ? void 0 : githubRepo(url);
+  return repo === void 0 ? DEFAULT_OPTIONS.uses : `${repo}@v1`;
 }
-/**
- * `OWNER/REPO` of a github.com remote URL (https, ssh or scp-like), undefined for any other.
- * Only the characters GitHub allows in names pass, so nothing else of the URL (a token in
- * it, say) reaches the workflow file.
- */
 function githubRepo(url) {
-    const m = /^(?:(?:https?|ssh|git):\/\/)?(?:[^@/]+@)?github\.com[:/]([A-Za-z0-9-]+)\/([A-Za-z0-9._-]+?)(?:\.git)?\/?$/.exec(url);
-    return m ? `${m[1]}/${m[2]}` : undefined;
+  const m = /^(?:(?:https?|ssh|git):\/\/)?(?:[^@/]+@)?github\.com[:/]([A-Za-z0-9-]+)\/([A-Za-z0-9._-]+?)(?:\.git)?\/?$/.exec(
+    url
+  );
+  return m ? `${m[1]}/${m[2]}` : void 0;
 }
-/** The repository a file is in: the nearest directory above it holding `.git`; undefined outside one. */
 function repoRoot(file) {
-    for (let dir = (0,external_node_path_namespaceObject.dirname)((0,external_node_path_namespaceObject.resolve)(file));; dir = (0,external_node_path_namespaceObject.dirname)(dir)) {
-        if ((0,external_node_fs_namespaceObject.existsSync)((0,external_node_path_namespaceObject.join)(dir, '.git')))
-            return dir;
-        if ((0,external_node_path_namespaceObject.dirname)(dir) === dir)
-            return undefined;
-    }
+  for (let dir = (0,external_node_path_namespaceObject.dirname)((0,external_node_path_namespaceObject.resolve)(file)); ; dir = (0,external_node_path_namespaceObject.dirname)(dir)) {
+    if ((0,external_node_fs_namespaceObject.existsSync)((0,external_node_path_namespaceObject.join)(dir, ".git"))) return dir;
+    if ((0,external_node_path_namespaceObject.dirname)(dir) === dir) return void 0;
+  }
 }
-/** Where the workflow for a manifest goes (the repository root, or the working directory outside a repository). */
 async function workflowTarget(file, campaign) {
-    const root = repoRoot(file) ?? process.cwd();
-    const path = (0,external_node_path_namespaceObject.join)(root, workflowPath(campaign));
-    const manifest = (0,external_node_path_namespaceObject.relative)(root, (0,external_node_path_namespaceObject.resolve)(file)).split(external_node_path_namespaceObject.sep).join('/');
-    const text = await (0,promises_namespaceObject.readFile)(path, 'utf8').catch(() => undefined);
-    if (text === undefined)
-        return { root, path, manifest };
-    const options = readOptions(text);
-    return { root, path, manifest, existing: { text, ...(options ? { options } : {}) } };
+  const root = repoRoot(file) ?? process.cwd();
+  const path = (0,external_node_path_namespaceObject.join)(root, workflowPath(campaign));
+  const manifest = (0,external_node_path_namespaceObject.relative)(root, (0,external_node_path_namespaceObject.resolve)(file)).split(external_node_path_namespaceObject.sep).join("/");
+  const text = await (0,promises_namespaceObject.readFile)(path, "utf8").catch(() => void 0);
+  if (text === void 0) return { root, path, manifest };
+  const options = readOptions(text);
+  return { root, path, manifest, existing: { text, ...options ? { options } : {} } };
 }
-/**
- * An error finding when the manifest's committed workflow cannot work (a `WORKFLOW_RULES` rule)
- * or no longer matches it; nothing when the manifest is not in a repository or has no generated
- * workflow (the reusable one serves it).
- */
 async function staleWorkflowFinding(file, ctx) {
-    if (repoRoot(file) === undefined)
-        return undefined;
-    const target = await workflowTarget(file, ctx.manifest.campaign);
-    if (!target.existing)
-        return undefined;
-    const shown = (0,external_node_path_namespaceObject.relative)(process.cwd(), target.path) || target.path;
-    const finding = (message) => ({
-        rule: 'workflow-stale',
-        severity: 'error',
-        message,
-        position: ctx.source.at(['campaign']),
-        fix: `run campaign workflow ${file}`,
-    });
-    if (!target.existing.options)
-        return finding(`${shown} was not written by \`campaign workflow\``);
-    for (const rule of WORKFLOW_RULES) {
-        const [f] = rule.check(ctx, target.existing.options);
-        if (f)
-            return { rule: rule.id, ...f, severity: f.severity ?? rule.severity };
-    }
-    let expected;
-    try {
-        expected = renderWorkflows(ctx.plan, { ...target.existing.options, manifest: target.manifest });
-    }
-    catch (e) {
-        return finding(`${shown} cannot be written again: ${e.message}`);
-    }
-    for (const { path, text } of expected) {
-        const at = (0,external_node_path_namespaceObject.join)(target.root, path);
-        const committed = at === target.path ? target.existing.text : await (0,promises_namespaceObject.readFile)(at, 'utf8').catch(() => undefined);
-        const named = (0,external_node_path_namespaceObject.relative)(process.cwd(), at) || at;
-        if (committed === undefined)
-            return finding(`${named}, the campaign's scheduled resume, is missing`);
-        if (committed !== text)
-            return finding(`${named} no longer matches this manifest (its phases, dependencies or path changed)`);
-    }
-    return undefined;
+  if (repoRoot(file) === void 0) return void 0;
+  const target = await workflowTarget(file, ctx.manifest.campaign);
+  if (!target.existing) return void 0;
+  const shown = (0,external_node_path_namespaceObject.relative)(process.cwd(), target.path) || target.path;
+  const finding = (message) => ({
+    rule: "workflow-stale",
+    severity: "error",
+    message,
+    position: ctx.source.at(["campaign"]),
+    fix: `run campaign workflow ${file}`
+  });
+  if (!target.existing.options) return finding(`${shown} was not written by \`campaign workflow\``);
+  for (const rule of WORKFLOW_RULES) {
+    const [f] = rule.check(ctx, target.existing.options);
+    if (f) return { rule: rule.id, ...f, severity: f.severity ?? rule.severity };
+  }
+  let expected;
+  try {
+    expected = renderWorkflows(ctx.plan, { ...target.existing.options, manifest: target.manifest });
+  } catch (e) {
+    return finding(`${shown} cannot be written again: ${e.message}`);
+  }
+  for (const { path, text } of expected) {
+    const at = (0,external_node_path_namespaceObject.join)(target.root, path);
+    const committed = at === target.path ? target.existing.text : await (0,promises_namespaceObject.readFile)(at, "utf8").catch(() => void 0);
+    const named = (0,external_node_path_namespaceObject.relative)(process.cwd(), at) || at;
+    if (committed === void 0) return finding(`${named}, the campaign's scheduled resume, is missing`);
+    if (committed !== text)
+      return finding(`${named} no longer matches this manifest (its phases, dependencies or path changed)`);
+  }
+  return void 0;
 }
+
 
 ;// CONCATENATED MODULE: ./lib/app/lint-files.js
-/** Linting as both front ends do it: files and directories of `.yml`, and each committed workflow's freshness. */
 
 
 
@@ -32447,495 +31098,369 @@ async function staleWorkflowFinding(file, ctx) {
 
 
 
-/** The manifests `paths` name: each file, and the `.yml`/`.yaml` files of each directory, in order. */
 async function manifestFiles(paths, given) {
-    const files = [];
-    for (const p of paths) {
-        const st = await (0,promises_namespaceObject.stat)(p).catch(() => undefined);
-        if (!st) {
-            throw new errors_UserError({
-                message: `${given}: ${p} does not exist`,
-                fix: 'give manifest files, or directories holding them',
-            });
-        }
-        if (!st.isDirectory())
-            files.push(p);
-        else
-            for (const name of (await (0,promises_namespaceObject.readdir)(p)).sort())
-                if (/\.ya?ml$/.test(name))
-                    files.push((0,external_node_path_namespaceObject.join)(p, name));
+  const files = [];
+  for (const p of paths) {
+    const st = await (0,promises_namespaceObject.stat)(p).catch(() => void 0);
+    if (!st) {
+      throw new errors_UserError({
+        message: `${given}: ${p} does not exist`,
+        fix: "give manifest files, or directories holding them"
+      });
     }
-    return files;
+    if (!st.isDirectory()) files.push(p);
+    else for (const name of (await (0,promises_namespaceObject.readdir)(p)).sort()) if (/\.ya?ml$/.test(name)) files.push((0,external_node_path_namespaceObject.join)(p, name));
+  }
+  return files;
 }
-/** Every finding of every file, with a stale generated workflow as an error when `checkWorkflow`. */
 async function lintManifests(files, checkWorkflow) {
-    const findings = [];
-    const sound = [];
-    for (const file of files) {
-        const linted = await code_lintWithRepository(file, await readManifest(file)).catch((e) => {
-            // What the repository says of the declared code (a path that matches nothing, a snapshot too large).
-            if (!(e instanceof errors_UserError))
-                throw e;
-            findings.push(...e.problems.map((p) => ({
-                rule: 'code',
-                severity: 'error',
-                message: p.message,
-                position: p.position ?? { file, line: 1, column: 1 },
-                ...(p.fix ? { fix: p.fix } : {}),
-            })));
-            return undefined;
-        });
-        if (linted === undefined)
-            continue;
-        const { result } = linted;
-        findings.push(...result.findings);
-        if (result.context)
-            sound.push(campaignOutputs(file, result.context));
-        const stale = checkWorkflow && result.context && (await staleWorkflowFinding(file, result.context));
-        if (stale)
-            findings.push(stale);
-    }
-    // Each file sound alone, two campaigns may still claim the same outputs.
-    return [...findings, ...sharedOutputFindings(sound)];
+  const findings = [];
+  const sound = [];
+  for (const file of files) {
+    const linted = await code_lintWithRepository(file, await readManifest(file)).catch((e) => {
+      if (!(e instanceof errors_UserError)) throw e;
+      findings.push(
+        ...e.problems.map((p) => ({
+          rule: "code",
+          severity: "error",
+          message: p.message,
+          position: p.position ?? { file, line: 1, column: 1 },
+          ...p.fix ? { fix: p.fix } : {}
+        }))
+      );
+      return void 0;
+    });
+    if (linted === void 0) continue;
+    const { result } = linted;
+    findings.push(...result.findings);
+    if (result.context) sound.push(campaignOutputs(file, result.context));
+    const stale = checkWorkflow && result.context && await staleWorkflowFinding(file, result.context);
+    if (stale) findings.push(stale);
+  }
+  return [...findings, ...sharedOutputFindings(sound)];
 }
+
 
 ;// CONCATENATED MODULE: ./lib/action/commands.js
-/**
- * The runner's workflow commands the actions use, written exactly as @actions/core writes them
- * (its core.js, command.js, file-command.js; test/action/commands.test.ts compares them byte for
- * byte). Not that library in the bundles: importing it loads an HTTP client (for OIDC tokens)
- * with Node's network stack, about 1.2 MB of each bundle and over 100 ms of each step's
- * start-up, for nothing `lint` or `plan` does.
- */
 
 
 
-/** An input by its name in action.yml, trimmed; '' when not given. */
 function getInput(name) {
-    return (process.env[`INPUT_${name.replace(/ /g, '_').toUpperCase()}`] || '').trim();
+  return (process.env[`INPUT_${name.replace(/ /g, "_").toUpperCase()}`] || "").trim();
 }
 function info(message) {
-    process.stdout.write(message + external_node_os_namespaceObject.EOL);
+  process.stdout.write(message + external_node_os_namespaceObject.EOL);
 }
 function notice(message, properties = {}) {
-    issue('notice', commandProperties(properties), message);
+  issue("notice", commandProperties(properties), message);
 }
 function warning(message, properties = {}) {
-    issue('warning', commandProperties(properties), message);
+  issue("warning", commandProperties(properties), message);
 }
 function commands_error(message, properties = {}) {
-    issue('error', commandProperties(properties), message);
+  issue("error", commandProperties(properties), message);
 }
-/** Fails the step with this message. */
 function setFailed(message) {
-    process.exitCode = 1;
-    commands_error(message);
+  process.exitCode = 1;
+  commands_error(message);
 }
-/** Masks the value wherever the log would show it. */
 function setSecret(secret) {
-    issue('add-mask', {}, secret);
+  issue("add-mask", {}, secret);
 }
 function setOutput(name, value) {
-    const file = process.env.GITHUB_OUTPUT || '';
-    if (!file) {
-        process.stdout.write(external_node_os_namespaceObject.EOL);
-        issue('set-output', { name }, commandValue(value));
-        return;
-    }
-    if (!(0,external_node_fs_namespaceObject.existsSync)(file))
-        throw new Error(`Missing file at path: ${file}`);
-    const delimiter = `ghadelimiter_${(0,external_node_crypto_namespaceObject.randomUUID)()}`;
-    const text = commandValue(value);
-    if (name.includes(delimiter))
-        throw new Error(`Unexpected input: name should not contain the delimiter "${delimiter}"`);
-    if (text.includes(delimiter))
-        throw new Error(`Unexpected input: value should not contain the delimiter "${delimiter}"`);
-    (0,external_node_fs_namespaceObject.appendFileSync)(file, `${name}<<${delimiter}${external_node_os_namespaceObject.EOL}${text}${external_node_os_namespaceObject.EOL}${delimiter}${external_node_os_namespaceObject.EOL}`, { encoding: 'utf8' });
+  const file = process.env.GITHUB_OUTPUT || "";
+  if (!file) {
+    process.stdout.write(external_node_os_namespaceObject.EOL);
+    issue("set-output", { name }, commandValue(value));
+    return;
+  }
+  if (!(0,external_node_fs_namespaceObject.existsSync)(file)) throw new Error(`Missing file at path: ${file}`);
+  const delimiter = `ghadelimiter_${(0,external_node_crypto_namespaceObject.randomUUID)()}`;
+  const text = commandValue(value);
+  if (name.includes(delimiter))
+    throw new Error(`Unexpected input: name should not contain the delimiter "${delimiter}"`);
+  if (text.includes(delimiter))
+    throw new Error(`Unexpected input: value should not contain the delimiter "${delimiter}"`);
+  (0,external_node_fs_namespaceObject.appendFileSync)(file, `${name}<<${delimiter}${external_node_os_namespaceObject.EOL}${text}${external_node_os_namespaceObject.EOL}${delimiter}${external_node_os_namespaceObject.EOL}`, { encoding: "utf8" });
 }
 function commandProperties(p) {
-    if (Object.keys(p).length === 0)
-        return {};
-    return {
-        title: p.title,
-        file: p.file,
-        line: p.startLine,
-        endLine: p.endLine,
-        col: p.startColumn,
-        endColumn: p.endColumn,
-    };
+  if (Object.keys(p).length === 0) return {};
+  return {
+    title: p.title,
+    file: p.file,
+    line: p.startLine,
+    endLine: p.endLine,
+    col: p.startColumn,
+    endColumn: p.endColumn
+  };
 }
 function issue(command, properties, message) {
-    let text = `::${command}`;
-    // As the library does: a space after the name whenever there are properties, set or not.
-    if (Object.keys(properties).length > 0) {
-        const set = Object.entries(properties).filter(([, v]) => v);
-        text += ' ' + set.map(([k, v]) => `${k}=${escapeProperty(v)}`).join(',');
-    }
-    process.stdout.write(`${text}::${escapeData(message)}${external_node_os_namespaceObject.EOL}`);
+  let text = `::${command}`;
+  if (Object.keys(properties).length > 0) {
+    const set = Object.entries(properties).filter(([, v]) => v);
+    text += " " + set.map(([k, v]) => `${k}=${escapeProperty(v)}`).join(",");
+  }
+  process.stdout.write(`${text}::${escapeData(message)}${external_node_os_namespaceObject.EOL}`);
 }
 function commandValue(input) {
-    if (input === null || input === undefined)
-        return '';
-    if (typeof input === 'string' || input instanceof String)
-        return String(input);
-    return JSON.stringify(input);
+  if (input === null || input === void 0) return "";
+  if (typeof input === "string" || input instanceof String) return String(input);
+  return JSON.stringify(input);
 }
-const escapeData = (s) => commandValue(s).replace(/%/g, '%25').replace(/\r/g, '%0D').replace(/\n/g, '%0A');
-const escapeProperty = (s) => escapeData(s).replace(/:/g, '%3A').replace(/,/g, '%2C');
+const escapeData = (s) => commandValue(s).replace(/%/g, "%25").replace(/\r/g, "%0D").replace(/\n/g, "%0A");
+const escapeProperty = (s) => escapeData(s).replace(/:/g, "%3A").replace(/,/g, "%2C");
+
 
 ;// CONCATENATED MODULE: ./lib/action/toolkit.js
-/**
- * The workflow commands every module of the actions writes through (`core.info`, …): the
- * actions' own (commands.ts) unless an entry point chooses another. The bundles keep their own,
- * which load no HTTP client; the entries GitHub's local runner tool calls from source choose
- * @actions/core, since the tool puts its own in that library's place and sees nothing else.
- */
 
 let chosen = commands_namespaceObject;
-/** Sends every workflow command of this process through `toolkit` from now on. */
 function useToolkit(toolkit) {
-    chosen = toolkit;
+  chosen = toolkit;
 }
-/** The chosen toolkit's commands, looked up at each call, so that a later choice holds everywhere. */
 const toolkit_core = {
-    getInput: (...a) => chosen.getInput(...a),
-    info: (...a) => chosen.info(...a),
-    notice: (...a) => chosen.notice(...a),
-    warning: (...a) => chosen.warning(...a),
-    error: (...a) => chosen.error(...a),
-    setFailed: (...a) => chosen.setFailed(...a),
-    setSecret: (...a) => chosen.setSecret(...a),
-    setOutput: (...a) => chosen.setOutput(...a),
+  getInput: (...a) => chosen.getInput(...a),
+  info: (...a) => chosen.info(...a),
+  notice: (...a) => chosen.notice(...a),
+  warning: (...a) => chosen.warning(...a),
+  error: (...a) => chosen.error(...a),
+  setFailed: (...a) => chosen.setFailed(...a),
+  setSecret: (...a) => chosen.setSecret(...a),
+  setOutput: (...a) => chosen.setOutput(...a)
 };
 
-;// CONCATENATED MODULE: ./lib/exec/transport/transport.js
-/**
- * How an executor talks to the machine its jobs run from (a cluster's login node over SSH, or
- * this machine). Paths may start with `~/`, meaning the target user's home directory; relative
- * paths and commands are taken from that home directory too, as an SSH login would.
- */
 
-/**
- * The login allows no file transfer (an automation node whose key's list has no SFTP): a
- * UserError where files must travel, and the sign to read them with plain commands instead.
- */
+;// CONCATENATED MODULE: ./lib/exec/transport/transport.js
+
 class NoFileTransfer extends (/* unused pure expression or super */ null && (UserError)) {
 }
-/** A command's timeout when the caller gives none: long enough for a busy scheduler. */
-const DEFAULT_COMMAND_TIMEOUT_MS = 120_000;
-/** The most readFile returns when the caller gives no limit. */
+const DEFAULT_COMMAND_TIMEOUT_MS = 12e4;
 const DEFAULT_MAX_READ_BYTES = (/* unused pure expression or super */ null && (64 * 1024 * 1024));
-/** The command's first word, to name it in errors without echoing its arguments. */
 function firstWord(command) {
-    return command.trim().split(/\s+/, 1)[0] ?? '';
+  return command.trim().split(/\s+/, 1)[0] ?? "";
 }
-/**
- * The link to the target failed: the connection dropped, a command outlived its timeout or
- * could not start, or the scheduler behind it did not answer. What was sent may or may not
- * have run; the next pass finds out which.
- */
 class LinkError extends Error {
-    name = 'LinkError';
+  name = "LinkError";
 }
-/** The error a command gets when it outlives its timeout; `fate` says what became of it. */
-function commandTimeout(command, timeoutMs, where, fate = 'it was killed') {
-    return new LinkError(`command \`${firstWord(command)}\` did not finish within ${timeoutMs} ms on ${where}; ${fate}`);
+function commandTimeout(command, timeoutMs, where, fate = "it was killed") {
+  return new LinkError(`command \`${firstWord(command)}\` did not finish within ${timeoutMs} ms on ${where}; ${fate}`);
 }
-/** `~` and `~/…` relative to `home`; a relative path relative to `home`; others unchanged. */
 function resolveHome(path, home) {
-    if (path === '~')
-        return home;
-    if (path.startsWith('~/'))
-        return `${home}/${path.slice(2)}`;
-    if (path.startsWith('/'))
-        return path;
-    return `${home}/${path}`;
+  if (path === "~") return home;
+  if (path.startsWith("~/")) return `${home}/${path.slice(2)}`;
+  if (path.startsWith("/")) return path;
+  return `${home}/${path}`;
 }
-/** A temporary name in the same directory as `path`, so the final rename is atomic. */
 function tempPathFor(path) {
-    const slash = path.lastIndexOf('/');
-    const dir = path.slice(0, slash + 1);
-    const base = path.slice(slash + 1);
-    return `${dir}.${base}.tmp-${process.pid}-${Math.random().toString(36).slice(2, 10)}`;
+  const slash = path.lastIndexOf("/");
+  const dir = path.slice(0, slash + 1);
+  const base = path.slice(slash + 1);
+  return `${dir}.${base}.tmp-${process.pid}-${Math.random().toString(36).slice(2, 10)}`;
 }
 function tooLarge(path, size, maxBytes) {
-    return new Error(`${path} is ${size} bytes, more than the ${maxBytes} bytes allowed to read`);
+  return new Error(`${path} is ${size} bytes, more than the ${maxBytes} bytes allowed to read`);
 }
+
 
 ;// CONCATENATED MODULE: ./lib/app/errors.js
-/**
- * What went wrong, said once for both front ends: a mistake the user can fix (a UserError), a
- * link to the cluster that failed (the user can retry), or a bug in campaign (with its trace).
- */
 
 
-/** What kind of failure an error is, for a front end to tell it: the user's to fix, the link's, or a bug. */
 function failureOf(e) {
-    if (e instanceof errors_UserError)
-        return { kind: 'user', error: e };
-    if (e instanceof LinkError)
-        return { kind: 'link', message: `${e.message} (fix: check the connection to the cluster and run it again)` };
-    return {
-        kind: 'bug',
-        message: `internal error (a bug in campaign; please report it with this trace):\n${e.stack ?? String(e)}`,
-    };
+  if (e instanceof errors_UserError) return { kind: "user", error: e };
+  if (e instanceof LinkError)
+    return { kind: "link", message: `${e.message} (fix: check the connection to the cluster and run it again)` };
+  return {
+    kind: "bug",
+    message: `internal error (a bug in campaign; please report it with this trace):
+${e.stack ?? String(e)}`
+  };
 }
+
 
 ;// CONCATENATED MODULE: ./lib/report/markdown.js
-/**
- * Text from logs, checks and manifests put into markdown (summaries, job summaries, check runs)
- * so that it stays what it is: a table cell stays one cell, a log stays inside its code block.
- */
-/** One table cell: `|` escaped and line breaks made spaces, so that the row stays one row. */
 function tableCell(text) {
-    return text.replace(/\|/g, '\\|').replace(/\r?\n|\r/g, ' ');
+  return text.replace(/\|/g, "\\|").replace(/\r?\n|\r/g, " ");
 }
-/** A fenced code block that no run of backticks in the text can close (CommonMark: a longer fence). */
 function codeBlock(text) {
-    const longest = Math.max(0, ...[...text.matchAll(/`+/g)].map((m) => m[0].length));
-    const fence = '`'.repeat(Math.max(3, longest + 1));
-    return [fence, text, fence];
+  const longest = Math.max(0, ...[...text.matchAll(/`+/g)].map((m) => m[0].length));
+  const fence = "`".repeat(Math.max(3, longest + 1));
+  return [fence, text, fence];
 }
-/**
- * Text a task controls (an attempt's reason, a check's detail) as inline code, on one line: no
- * link, image or HTML in it renders, and no run of backticks in it ends the span. In a table,
- * pass the result through tableCell as well.
- */
 function inlineCode(text) {
-    const flat = text.replace(/\r?\n|\r/g, ' ');
-    if (flat === '')
-        return '';
-    let longest = 0;
-    for (const run of flat.matchAll(/`+/g))
-        longest = Math.max(longest, run[0].length);
-    const fence = '`'.repeat(longest + 1);
-    // A backtick at an end would join the fence, and CommonMark takes one space off each end of a
-    // span that has one at both (and is not all spaces): a space at each end keeps the text whole.
-    const spaced = flat.startsWith(' ') && flat.endsWith(' ') && flat.trim() !== '';
-    const pad = spaced || flat.startsWith('`') || flat.endsWith('`') ? ' ' : '';
-    return `${fence}${pad}${flat}${pad}${fence}`;
+  const flat = text.replace(/\r?\n|\r/g, " ");
+  if (flat === "") return "";
+  let longest = 0;
+  for (const run of flat.matchAll(/`+/g)) longest = Math.max(longest, run[0].length);
+  const fence = "`".repeat(longest + 1);
+  const spaced = flat.startsWith(" ") && flat.endsWith(" ") && flat.trim() !== "";
+  const pad = spaced || flat.startsWith("`") || flat.endsWith("`") ? " " : "";
+  return `${fence}${pad}${flat}${pad}${fence}`;
 }
+
 
 ;// CONCATENATED MODULE: ./lib/action/report.js
-/**
- * What a workflow run shows: findings as annotations on the manifest's lines (within GitHub's
- * per-step limits, the rest in the log), and the job summary (within its size limit).
- */
 
 
 
 
 
 
-/** GitHub shows 10 error and 10 warning annotations per step; more are dropped silently. */
 const ANNOTATIONS_PER_SEVERITY = 10;
-/** A step's job summary may hold 1 MiB; the library does not check. */
 const SUMMARY_LIMIT_BYTES = 1024 * 1024 - 4096;
 function annotate(findings) {
-    const shown = { error: 0, warning: 0 };
-    for (const f of findings) {
-        if (shown[f.severity] >= ANNOTATIONS_PER_SEVERITY) {
-            toolkit_core.info(formatFinding(f));
-            continue;
-        }
-        shown[f.severity]++;
-        const message = `${f.message}${f.fix ? ` (fix: ${f.fix})` : ''}`;
-        const p = { ...f.position, file: workspacePath(f.position.file) };
-        const props = p.line > 0 ? { title: f.rule, file: p.file, startLine: p.line, startColumn: p.column } : { title: f.rule };
-        if (f.severity === 'error')
-            toolkit_core.error(message, props);
-        else
-            toolkit_core.warning(message, props);
+  const shown = { error: 0, warning: 0 };
+  for (const f of findings) {
+    if (shown[f.severity] >= ANNOTATIONS_PER_SEVERITY) {
+      toolkit_core.info(formatFinding(f));
+      continue;
     }
-    const hidden = findings.length - shown.error - shown.warning;
-    if (hidden > 0)
-        toolkit_core.info(`${hidden} more findings than GitHub shows as annotations: the job summary lists all of them`);
+    shown[f.severity]++;
+    const message = `${f.message}${f.fix ? ` (fix: ${f.fix})` : ""}`;
+    const p = { ...f.position, file: workspacePath(f.position.file) };
+    const props = p.line > 0 ? { title: f.rule, file: p.file, startLine: p.line, startColumn: p.column } : { title: f.rule };
+    if (f.severity === "error") toolkit_core.error(message, props);
+    else toolkit_core.warning(message, props);
+  }
+  const hidden = findings.length - shown.error - shown.warning;
+  if (hidden > 0)
+    toolkit_core.info(`${hidden} more findings than GitHub shows as annotations: the job summary lists all of them`);
 }
-/** GitHub places an annotation by its path from the workspace root. */
 function workspacePath(file) {
-    return (0,external_node_path_namespaceObject.isAbsolute)(file) ? (0,external_node_path_namespaceObject.relative)(process.env.GITHUB_WORKSPACE ?? process.cwd(), file) : file;
+  return (0,external_node_path_namespaceObject.isAbsolute)(file) ? (0,external_node_path_namespaceObject.relative)(process.env.GITHUB_WORKSPACE ?? process.cwd(), file) : file;
 }
-/** A user error's problems as findings, so a bad manifest met by any command is annotated on its line. */
-function problemFindings(e, rule = 'campaign') {
-    return e.problems.map((p) => ({
-        rule,
-        severity: 'error',
-        message: p.message,
-        ...(p.fix ? { fix: p.fix } : {}),
-        position: p.position ?? { file: '', line: 0, column: 0 },
-    }));
+function problemFindings(e, rule = "campaign") {
+  return e.problems.map((p) => ({
+    rule,
+    severity: "error",
+    message: p.message,
+    ...p.fix ? { fix: p.fix } : {},
+    position: p.position ?? { file: "", line: 0, column: 0 }
+  }));
 }
 function findingsMarkdown(findings) {
-    if (findings.length === 0)
-        return 'No findings.\n';
-    const rows = findings.map((f) => {
-        const where = f.position.line > 0 ? `${f.position.file}:${f.position.line}:${f.position.column}` : '';
-        return `| ${tableCell(where)} | ${f.severity} | ${f.rule} | ${tableCell(f.message)} | ${tableCell(f.fix ?? '')} |`;
-    });
-    return ['| where | severity | rule | finding | fix |', '| --- | --- | --- | --- | --- |', ...rows, ''].join('\n');
+  if (findings.length === 0) return "No findings.\n";
+  const rows = findings.map((f) => {
+    const where = f.position.line > 0 ? `${f.position.file}:${f.position.line}:${f.position.column}` : "";
+    return `| ${tableCell(where)} | ${f.severity} | ${f.rule} | ${tableCell(f.message)} | ${tableCell(f.fix ?? "")} |`;
+  });
+  return ["| where | severity | rule | finding | fix |", "| --- | --- | --- | --- | --- |", ...rows, ""].join("\n");
 }
-/** Appends to the job summary, cut at GitHub's limit with a note saying so. */
 async function writeSummary(markdown) {
-    if (!process.env.GITHUB_STEP_SUMMARY) {
-        toolkit_core.info(markdown);
-        return;
-    }
-    let text = markdown;
-    if (Buffer.byteLength(text) > SUMMARY_LIMIT_BYTES) {
-        text =
-            Buffer.from(text)
-                .subarray(0, SUMMARY_LIMIT_BYTES)
-                .toString('utf8')
-                .replace(/\uFFFD$/, '') +
-                '\n\n… cut at GitHub’s 1 MiB job summary limit: the summary artifact and `campaign summary` have it all.\n';
-    }
-    // The file itself, named anew for each write: @actions/core's summary keeps the first file it
-    // saw for the life of the process, and a process that runs several steps (tests) has several.
-    await (0,promises_namespaceObject.appendFile)(process.env.GITHUB_STEP_SUMMARY, text + external_node_os_namespaceObject.EOL, 'utf8');
+  if (!process.env.GITHUB_STEP_SUMMARY) {
+    toolkit_core.info(markdown);
+    return;
+  }
+  let text = markdown;
+  if (Buffer.byteLength(text) > SUMMARY_LIMIT_BYTES) {
+    text = Buffer.from(text).subarray(0, SUMMARY_LIMIT_BYTES).toString("utf8").replace(/\uFFFD$/, "") + "\n\n\u2026 cut at GitHub\u2019s 1 MiB job summary limit: the summary artifact and `campaign summary` have it all.\n";
+  }
+  await (0,promises_namespaceObject.appendFile)(process.env.GITHUB_STEP_SUMMARY, text + external_node_os_namespaceObject.EOL, "utf8");
 }
 
+
 ;// CONCATENATED MODULE: ./lib/action/entry.js
-/** What both entry points do around their work: a user error is annotated, and any failure fails the step. */
 
 
 
 async function entry(work) {
-    try {
-        const failure = await work();
-        if (failure !== undefined)
-            toolkit_core.setFailed(failure);
-    }
-    catch (e) {
-        const failure = failureOf(e);
-        if (failure.kind === 'user') {
-            annotate(problemFindings(failure.error));
-            toolkit_core.setFailed(failure.error.message);
-        }
-        else
-            toolkit_core.setFailed(failure.message);
-    }
+  try {
+    const failure = await work();
+    if (failure !== void 0) toolkit_core.setFailed(failure);
+  } catch (e) {
+    const failure = failureOf(e);
+    if (failure.kind === "user") {
+      annotate(problemFindings(failure.error));
+      toolkit_core.setFailed(failure.error.message);
+    } else toolkit_core.setFailed(failure.message);
+  }
 }
+
 
 ;// CONCATENATED MODULE: ./lib/action/settings.js
-/**
- * The action's inputs as typed settings: every input is read here, once, and a bad value is a
- * UserError naming the input and the fix. Inputs arrive as strings ('' when not given).
- */
 
 
 
 
-const COMMANDS = ['plan', 'check', 'advance', 'gate', 'summary', 'plan-comment'];
-const settings_optional = schemas_string()
-    .transform((s) => s.trim())
-    .transform((s) => (s === '' ? undefined : s));
-const bool = (fallback) => schemas_string()
-    .trim()
-    .transform((s) => s.toLowerCase())
-    .pipe(schemas_enum(['', 'true', 'false'], { error: 'is not true or false' }))
-    .transform((s) => (s === '' ? fallback : s === 'true'));
-const settings_duration = schemas_string()
-    .trim()
-    .transform((s, ctx) => {
-    const seconds = parseDuration(s === '' ? '5h' : s);
-    if (seconds === undefined || seconds <= 0) {
-        ctx.addIssue({ code: 'custom', message: `"${s}" is not a duration (e.g. 5h, 90m, 5h30m)` });
-        return NEVER;
+const COMMANDS = ["plan", "check", "advance", "gate", "summary", "plan-comment"];
+const settings_optional = schemas_string().transform((s) => s.trim()).transform((s) => s === "" ? void 0 : s);
+const bool = (fallback) => schemas_string().trim().transform((s) => s.toLowerCase()).pipe(schemas_enum(["", "true", "false"], { error: "is not true or false" })).transform((s) => s === "" ? fallback : s === "true");
+const settings_duration = schemas_string().trim().transform((s, ctx) => {
+  const seconds = parseDuration(s === "" ? "5h" : s);
+  if (seconds === void 0 || seconds <= 0) {
+    ctx.addIssue({ code: "custom", message: `"${s}" is not a duration (e.g. 5h, 90m, 5h30m)` });
+    return NEVER;
+  }
+  return seconds;
+});
+const workflowFile = settings_optional.pipe(
+  schemas_string().regex(/^[A-Za-z0-9_.-]+\.ya?ml$/, "is not the file name of a workflow (e.g. campaign-x-resume.yml)").optional()
+);
+const mainInputs = object({
+  command: schemas_enum(COMMANDS, { error: `is not one of ${COMMANDS.join(", ")}` }),
+  manifest: schemas_string().trim().min(1, "is required: the path of the campaign manifest"),
+  phase: settings_optional,
+  stage: schemas_string().trim().transform((s) => s === "" ? "all" : s).pipe(schemas_enum(JOB_STAGES, { error: `is not one of ${JOB_STAGES.join(", ")}` })),
+  budget: settings_duration,
+  handover: schemas_string().trim().transform((s) => s === "" ? "dispatch" : s).pipe(schemas_enum(["dispatch", "none"], { error: "is not dispatch or none" })),
+  park: schemas_string().trim().transform((s, ctx) => {
+    if (s === "") return void 0;
+    const seconds = parseDuration(s);
+    if (seconds === void 0 || seconds <= 0) {
+      ctx.addIssue({ code: "custom", message: `"${s}" is not a duration (e.g. 5m)` });
+      return NEVER;
     }
     return seconds;
-});
-/**
- * A workflow file of this repository by its name alone (`campaign-x-resume.yml`): never a path,
- * so an input cannot name a file outside `.github/workflows`.
- */
-const workflowFile = settings_optional.pipe(schemas_string()
-    .regex(/^[A-Za-z0-9_.-]+\.ya?ml$/, 'is not the file name of a workflow (e.g. campaign-x-resume.yml)')
-    .optional());
-const mainInputs = object({
-    command: schemas_enum(COMMANDS, { error: `is not one of ${COMMANDS.join(', ')}` }),
-    manifest: schemas_string().trim().min(1, 'is required: the path of the campaign manifest'),
-    phase: settings_optional,
-    stage: schemas_string()
-        .trim()
-        .transform((s) => (s === '' ? 'all' : s))
-        .pipe(schemas_enum(JOB_STAGES, { error: `is not one of ${JOB_STAGES.join(', ')}` })),
-    budget: settings_duration,
-    handover: schemas_string()
-        .trim()
-        .transform((s) => (s === '' ? 'dispatch' : s))
-        .pipe(schemas_enum(['dispatch', 'none'], { error: 'is not dispatch or none' })),
-    park: schemas_string()
-        .trim()
-        .transform((s, ctx) => {
-        if (s === '')
-            return undefined;
-        const seconds = parseDuration(s);
-        if (seconds === undefined || seconds <= 0) {
-            ctx.addIssue({ code: 'custom', message: `"${s}" is not a duration (e.g. 5m)` });
-            return NEVER;
-        }
-        return seconds;
-    }),
-    resume: bool(false),
-    'resume-workflow': workflowFile,
-    'campaign-workflow': workflowFile,
-    'retry-failed': bool(false),
-    'keep-changed': bool(false),
-    'state-dir': settings_optional,
-    'ssh-key': settings_optional,
-    'ssh-passphrase': settings_optional,
-    token: settings_optional,
-})
-    .superRefine((v, ctx) => {
-    if (v.command === 'gate' && v.phase === undefined)
-        ctx.addIssue({ code: 'custom', path: ['phase'], message: 'is required for command gate' });
-    if (v.resume && v.phase !== undefined)
-        ctx.addIssue({ code: 'custom', path: ['resume'], message: 'drives what parked: leave `phase:` out' });
-    if (v['campaign-workflow'] !== undefined && !v.resume)
-        ctx.addIssue({
-            code: 'custom',
-            path: ['campaign-workflow'],
-            message: 'names the workflow a resume starts again: set it only with `resume: true`',
-        });
-    if (v.stage !== 'all' && v.phase === undefined)
-        ctx.addIssue({ code: 'custom', path: ['stage'], message: 'needs a phase: set `phase:` too' });
+  }),
+  resume: bool(false),
+  "resume-workflow": workflowFile,
+  "campaign-workflow": workflowFile,
+  "retry-failed": bool(false),
+  "keep-changed": bool(false),
+  "state-dir": settings_optional,
+  "ssh-key": settings_optional,
+  "ssh-passphrase": settings_optional,
+  token: settings_optional
+}).superRefine((v, ctx) => {
+  if (v.command === "gate" && v.phase === void 0)
+    ctx.addIssue({ code: "custom", path: ["phase"], message: "is required for command gate" });
+  if (v.resume && v.phase !== void 0)
+    ctx.addIssue({ code: "custom", path: ["resume"], message: "drives what parked: leave `phase:` out" });
+  if (v["campaign-workflow"] !== void 0 && !v.resume)
+    ctx.addIssue({
+      code: "custom",
+      path: ["campaign-workflow"],
+      message: "names the workflow a resume starts again: set it only with `resume: true`"
+    });
+  if (v.stage !== "all" && v.phase === void 0)
+    ctx.addIssue({ code: "custom", path: ["stage"], message: "needs a phase: set `phase:` too" });
 });
 const lintInputs = object({
-    manifests: schemas_string()
-        .transform((s) => s.split(/[\n,]/).map((x) => x.trim()))
-        .transform((xs) => xs.filter((x) => x !== ''))
-        .transform((xs) => (xs.length === 0 ? ['campaigns'] : xs)),
-    strict: bool(false),
-    'check-workflow': bool(true),
+  manifests: schemas_string().transform((s) => s.split(/[\n,]/).map((x) => x.trim())).transform((xs) => xs.filter((x) => x !== "")).transform((xs) => xs.length === 0 ? ["campaigns"] : xs),
+  strict: bool(false),
+  "check-workflow": bool(true)
 });
 function settings_parse(schema, names, read) {
-    const raw = Object.fromEntries(names.map((n) => [n, read(n)]));
-    // Without zod's fast path, which writes and compiles a parser on an object schema's first
-    // parse: the inputs are parsed once, at start-up.
-    const parsed = schema.safeParse(raw, { jitless: true });
-    if (parsed.success)
-        return parsed.data;
-    throw new errors_UserError(parsed.error.issues.map((i) => {
-        const name = String(i.path[0] ?? '');
-        return {
-            message: `input "${name}" ${i.message}${raw[name] ? ` (got "${raw[name]}")` : ''}`,
-            fix: `set \`with: ${name}:\` in the workflow step (see action.yml for the values it takes)`,
-        };
-    }));
+  const raw = Object.fromEntries(names.map((n) => [n, read(n)]));
+  const parsed = schema.safeParse(raw, { jitless: true });
+  if (parsed.success) return parsed.data;
+  throw new errors_UserError(
+    parsed.error.issues.map((i) => {
+      const name = String(i.path[0] ?? "");
+      return {
+        message: `input "${name}" ${i.message}${raw[name] ? ` (got "${raw[name]}")` : ""}`,
+        fix: `set \`with: ${name}:\` in the workflow step (see action.yml for the values it takes)`
+      };
+    })
+  );
 }
 function readMainSettings(read) {
-    return settings_parse(mainInputs, Object.keys(mainInputs.shape), read);
+  return settings_parse(mainInputs, Object.keys(mainInputs.shape), read);
 }
 function readLintSettings(read) {
-    return settings_parse(lintInputs, Object.keys(lintInputs.shape), read);
+  return settings_parse(lintInputs, Object.keys(lintInputs.shape), read);
 }
 
+
 ;// CONCATENATED MODULE: ./lib/action/lint.js
-/**
- * The lint action: every manifest given (files, or directories of `.yml`), each finding an
- * annotation on its line, the full list in the job summary, counts as outputs. It reads files
- * only: no secrets, no network, so it is safe on pull requests from forks.
- */
 
 
 
@@ -32943,35 +31468,42 @@ function readLintSettings(read) {
 
 
 async function runLint(settings) {
-    // A required check runs on every pull request, also in a repository that has no manifests
-    // yet: there it passes and says so. A path missing beside others that exist is still an error.
-    if (!settings.manifests.some((p) => (0,external_node_fs_namespaceObject.existsSync)(p))) {
-        const message = `nothing to lint: ${settings.manifests.join(', ')} ${settings.manifests.length === 1 ? 'does' : 'do'} not exist`;
-        toolkit_core.info(message);
-        await writeSummary(`## campaign lint\n\n${message[0].toUpperCase()}${message.slice(1)}.\n`);
-        toolkit_core.setOutput('errors', 0);
-        toolkit_core.setOutput('warnings', 0);
-        toolkit_core.setOutput('files', '');
-        return { files: [], findings: [], failed: false };
-    }
-    const files = await manifestFiles(settings.manifests, 'input "manifests"');
-    const findings = await lintManifests(files, settings['check-workflow']);
-    const errors = findings.filter((f) => f.severity === 'error').length;
-    const warnings = findings.length - errors;
-    annotate(findings);
-    await writeSummary(`## campaign lint\n\n${files.length} manifest${files.length === 1 ? '' : 's'}: ${errors} error${errors === 1 ? '' : 's'}, ${warnings} warning${warnings === 1 ? '' : 's'}\n\n${findingsMarkdown(findings)}`);
-    toolkit_core.setOutput('errors', errors);
-    toolkit_core.setOutput('warnings', warnings);
-    toolkit_core.setOutput('files', files.join('\n'));
-    return { files, findings, failed: errors > 0 || (settings.strict && warnings > 0) };
+  if (!settings.manifests.some((p) => (0,external_node_fs_namespaceObject.existsSync)(p))) {
+    const message = `nothing to lint: ${settings.manifests.join(", ")} ${settings.manifests.length === 1 ? "does" : "do"} not exist`;
+    toolkit_core.info(message);
+    await writeSummary(`## campaign lint
+
+${message[0].toUpperCase()}${message.slice(1)}.
+`);
+    toolkit_core.setOutput("errors", 0);
+    toolkit_core.setOutput("warnings", 0);
+    toolkit_core.setOutput("files", "");
+    return { files: [], findings: [], failed: false };
+  }
+  const files = await manifestFiles(settings.manifests, 'input "manifests"');
+  const findings = await lintManifests(files, settings["check-workflow"]);
+  const errors = findings.filter((f) => f.severity === "error").length;
+  const warnings = findings.length - errors;
+  annotate(findings);
+  await writeSummary(
+    `## campaign lint
+
+${files.length} manifest${files.length === 1 ? "" : "s"}: ${errors} error${errors === 1 ? "" : "s"}, ${warnings} warning${warnings === 1 ? "" : "s"}
+
+${findingsMarkdown(findings)}`
+  );
+  toolkit_core.setOutput("errors", errors);
+  toolkit_core.setOutput("warnings", warnings);
+  toolkit_core.setOutput("files", files.join("\n"));
+  return { files, findings, failed: errors > 0 || settings.strict && warnings > 0 };
 }
-/** The lint action's step: its inputs read, its manifests linted, the step failed if they fail. */
 async function lintStep() {
-    await entry(async () => {
-        const outcome = await runLint(readLintSettings((name) => toolkit_core.getInput(name)));
-        return outcome.failed ? 'campaign lint found problems: see the annotations and the job summary' : undefined;
-    });
+  await entry(async () => {
+    const outcome = await runLint(readLintSettings((name) => toolkit_core.getInput(name)));
+    return outcome.failed ? "campaign lint found problems: see the annotations and the job summary" : void 0;
+  });
 }
+
 
 
 /***/ })

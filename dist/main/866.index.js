@@ -35,22 +35,6 @@ var errors = __webpack_require__(96020);
 // EXTERNAL MODULE: ./lib/github/state-artifacts.js + 1 modules
 var state_artifacts = __webpack_require__(1115);
 ;// CONCATENATED MODULE: ./lib/action/services/artifacts.js
-/**
- * The campaign's state directory kept as workflow artifacts. Every save is a new artifact named
- * for the campaign, run, attempt and job (artifact names are unique within a run), so no save
- * overwrites another and the newest one is the state. Restoring looks in this run first, then in
- * earlier runs through the REST API, and accepts a download only once its digest matches and its
- * state parses; otherwise it falls back to the next newest, so a damaged artifact costs a
- * reconciliation with the cluster, not the campaign. The cache is not used: artifacts alone
- * are durable for their 90-day retention, and the state is small.
- *
- * A state decides what runs and what passed, so an earlier run's artifact is restored only when
- * that run is one the repository's owners control: a run of this workflow file, in this
- * repository (not a fork's head), on this run's branch, started by push, workflow_dispatch or
- * schedule. Anyone who can open a pull request can make a run upload an artifact of any name;
- * none of those runs qualifies. A run whose origin cannot be read is not trusted either. Only
- * the state's own files are restored, never a `lock` or anything else an artifact holds.
- */
 
 
 
@@ -58,433 +42,385 @@ var state_artifacts = __webpack_require__(1115);
 
 
 
-/** Files of the state directory that belong to a live process, never to the stored state. */
 const NOT_STATE = /^(lock|lock\.takeover)$|\.tmp/;
-/** Earlier runs' artifacts are listed newest first; the state is on the first pages or expired. */
 const MAX_PAGES = 10;
 class ArtifactStateStore {
-    o;
-    client;
-    /** Per earlier run: why its artifacts are not trusted, or undefined when they are. */
-    untrusted = new Map();
-    constructor(o) {
-        this.o = o;
-        this.client = o.client ?? new artifact/* DefaultArtifactClient */.t9();
+  constructor(o) {
+    this.o = o;
+    this.client = o.client ?? new artifact/* DefaultArtifactClient */.t9();
+  }
+  o;
+  client;
+  /** Per earlier run: why its artifacts are not trusted, or undefined when they are. */
+  untrusted = /* @__PURE__ */ new Map();
+  async save(campaign, dir, job) {
+    const files = (await (0,promises_.readdir)(dir, { withFileTypes: true })).filter((f) => f.isFile() && !NOT_STATE.test(f.name)).map((f) => (0,external_node_path_.join)(dir, f.name));
+    if (!files.some((f) => (0,external_node_path_.basename)(f) === "state.json")) {
+      throw new Error(`${dir} holds no state.json to save; the controller saves it on every pass`);
     }
-    async save(campaign, dir, job) {
-        const files = (await (0,promises_.readdir)(dir, { withFileTypes: true }))
-            .filter((f) => f.isFile() && !NOT_STATE.test(f.name))
-            .map((f) => (0,external_node_path_.join)(dir, f.name));
-        if (!files.some((f) => (0,external_node_path_.basename)(f) === 'state.json')) {
-            throw new Error(`${dir} holds no state.json to save; the controller saves it on every pass`);
+    const { runId, runAttempt: attempt } = this.o.ctx;
+    const mine = await this.thisRun(campaign);
+    const seq = 1 + Math.max(0, ...mine.map((candidate) => (0,state_artifacts/* parseStateArtifactName */.YV)(candidate.name).seq));
+    const name = (0,state_artifacts/* stateArtifactName */.LK)({ campaign, runId, attempt, job, seq });
+    const { id } = await this.client.uploadArtifact(name, files, dir);
+    if (id === void 0) throw new Error(`the artifact service did not confirm ${name}`);
+    return { name, id, runId };
+  }
+  async restoreNewest(campaign, dir) {
+    const tried = [];
+    const unusable = (candidate, problem) => {
+      tried.push(`${candidate.name} (id ${candidate.id}, run ${candidate.runId}): ${problem}`);
+      this.o.warn(`state artifact ${candidate.name} is unusable (${problem}); trying the next newest`);
+    };
+    for (const source of [() => this.thisRun(campaign), () => this.earlierRuns(campaign)]) {
+      const found = await source();
+      const group = parallelGroup(found);
+      const downloads = [];
+      try {
+        for (const candidate of group) {
+          const d = await this.download(candidate, campaign, dir);
+          if (typeof d === "string") unusable(candidate, d);
+          else downloads.push(d);
         }
-        const { runId, runAttempt: attempt } = this.o.ctx;
-        const mine = await this.thisRun(campaign);
-        const seq = 1 + Math.max(0, ...mine.map((candidate) => (0,state_artifacts/* parseStateArtifactName */.YV)(candidate.name).seq));
-        const name = (0,state_artifacts/* stateArtifactName */.LK)({ campaign, runId, attempt, job, seq });
-        const { id } = await this.client.uploadArtifact(name, files, dir);
-        if (id === undefined)
-            throw new Error(`the artifact service did not confirm ${name}`);
-        return { name, id, runId };
-    }
-    async restoreNewest(campaign, dir) {
-        const tried = [];
-        const unusable = (candidate, problem) => {
-            tried.push(`${candidate.name} (id ${candidate.id}, run ${candidate.runId}): ${problem}`);
-            this.o.warn(`state artifact ${candidate.name} is unusable (${problem}); trying the next newest`);
-        };
-        for (const source of [() => this.thisRun(campaign), () => this.earlierRuns(campaign)]) {
-            const found = await source();
-            // Jobs of one run may have driven phases at once: the newest save of each is merged.
-            const group = parallelGroup(found);
-            const downloads = [];
-            try {
-                for (const candidate of group) {
-                    const d = await this.download(candidate, campaign, dir);
-                    if (typeof d === 'string')
-                        unusable(candidate, d);
-                    else
-                        downloads.push(d);
-                }
-                if (downloads.length > 1) {
-                    const uncovered = await installMerged(downloads, campaign, dir);
-                    const [base, ...rest] = downloads;
-                    return {
-                        name: base.candidate.name,
-                        id: base.candidate.id,
-                        runId: base.candidate.runId,
-                        merged: rest.map((d) => d.candidate.name),
-                        ...(uncovered.length > 0 ? { uncovered } : {}),
-                    };
-                }
-                if (downloads.length === 1) {
-                    await install(downloads[0].tmp, dir);
-                    const { candidate } = downloads[0];
-                    return { name: candidate.name, id: candidate.id, runId: candidate.runId };
-                }
-                for (const candidate of found.filter((x) => !group.includes(x))) {
-                    const d = await this.download(candidate, campaign, dir);
-                    if (typeof d === 'string') {
-                        unusable(candidate, d);
-                        continue;
-                    }
-                    downloads.push(d);
-                    await install(d.tmp, dir);
-                    return { name: candidate.name, id: candidate.id, runId: candidate.runId };
-                }
-            }
-            finally {
-                for (const d of downloads)
-                    await (0,promises_.rm)(d.tmp, { recursive: true, force: true });
-            }
+        if (downloads.length > 1) {
+          const uncovered = await installMerged(downloads, campaign, dir);
+          const [base, ...rest] = downloads;
+          return {
+            name: base.candidate.name,
+            id: base.candidate.id,
+            runId: base.candidate.runId,
+            merged: rest.map((d) => d.candidate.name),
+            ...uncovered.length > 0 ? { uncovered } : {}
+          };
         }
-        if (tried.length > 0) {
-            throw new errors/* UserError */.yo({
-                message: `no usable state artifact of campaign ${campaign}:\n  ${tried.join('\n  ')}`,
-                fix: 'delete these artifacts (the run page, or `gh api -X DELETE repos/OWNER/REPO/actions/artifacts/ID`) and run again: with no state artifact the state is rebuilt from the cluster, where the jobs carry the campaign name',
-            });
+        if (downloads.length === 1) {
+          await install(downloads[0].tmp, dir);
+          const { candidate } = downloads[0];
+          return { name: candidate.name, id: candidate.id, runId: candidate.runId };
         }
-        return undefined;
-    }
-    /** This run's state artifacts of the campaign, newest first (through the run's own token). */
-    async thisRun(campaign) {
-        const { artifacts } = await this.client.listArtifacts({ latest: true });
-        return newestFirst(artifacts
-            .filter((a) => (0,state_artifacts/* parseStateArtifactName */.YV)(a.name)?.campaign === campaign)
-            .map((a) => ({
-            name: a.name,
-            id: a.id,
-            runId: this.o.ctx.runId,
-            createdAt: a.createdAt?.getTime() ?? 0,
-            ...(a.digest ? { digest: a.digest } : {}),
-            size: a.size,
-        })));
-    }
-    /** Earlier runs' state artifacts of the campaign, newest first (needs `actions: read`). */
-    async earlierRuns(campaign) {
-        const { owner, repo, runId } = this.o.ctx;
-        const found = [];
-        for (let page = 1; page <= MAX_PAGES; page++) {
-            const res = await this.o.rest.call({
-                method: 'GET',
-                path: `/repos/${owner}/${repo}/actions/artifacts?per_page=100&page=${page}`,
-                permission: 'actions: read',
-            }, state_artifacts/* artifactList */.vs);
-            for (const a of res.artifacts) {
-                const run = a.workflow_run?.id;
-                if (a.expired || !run || run === runId || (0,state_artifacts/* parseStateArtifactName */.YV)(a.name)?.campaign !== campaign)
-                    continue;
-                const why = await this.whyUntrusted(run);
-                if (why !== undefined) {
-                    this.o.warn(`state artifact ${a.name} (run ${run}) is not restored: ${why}`);
-                    continue;
-                }
-                found.push({
-                    name: a.name,
-                    id: a.id,
-                    runId: run,
-                    createdAt: a.created_at ? Date.parse(a.created_at) : 0,
-                    ...(a.digest ? { digest: a.digest } : {}),
-                    ...(a.size_in_bytes !== undefined ? { size: a.size_in_bytes } : {}),
-                });
-            }
-            // The list is newest first: once a page held some, later pages hold only older ones.
-            if (found.length > 0 || page * 100 >= res.total_count)
-                break;
-            if (page === MAX_PAGES) {
-                this.o.warn(`no state artifact of ${campaign} among the newest ${MAX_PAGES * 100} of the repository's ${res.total_count} artifacts; the state is rebuilt from the cluster`);
-            }
-        }
-        return newestFirst(found);
-    }
-    /**
-     * Why an earlier run's artifacts are not to be trusted (see the module's comment), or
-     * undefined when its run is this workflow's, in this repository, on this branch, from a
-     * trusted event. Asked once per run.
-     */
-    whyUntrusted(runId) {
-        let why = this.untrusted.get(runId);
-        if (why === undefined) {
-            why = this.readOrigin(runId);
-            this.untrusted.set(runId, why);
-        }
-        return why;
-    }
-    async readOrigin(runId) {
-        const { owner, repo, ref, workflowPath } = this.o.ctx;
-        const branch = ref?.startsWith('refs/heads/') ? ref.slice('refs/heads/'.length) : undefined;
-        if (branch === undefined || workflowPath === undefined)
-            return 'this run names no branch or workflow file (GITHUB_REF, GITHUB_WORKFLOW_REF) to check its origin against';
-        try {
-            const run = await this.o.rest.call({ method: 'GET', path: `/repos/${owner}/${repo}/actions/runs/${runId}`, permission: 'actions: read' }, state_artifacts/* workflowRun */.tM);
-            const workflowPaths = [workflowPath, ...(this.o.companions ?? []).map((f) => `.github/workflows/${f}`)];
-            return (0,state_artifacts/* untrustedBecause */.XI)(run, { repository: `${owner}/${repo}`, branch, workflowPaths });
-        }
-        catch (e) {
-            return `its run's origin cannot be read (${e.message})`;
-        }
-    }
-    /** Downloads next to `dir`: the download once whole and this campaign's, else what is wrong with it. */
-    async download(candidate, campaign, dir) {
-        await (0,promises_.mkdir)((0,external_node_path_.dirname)(dir), { recursive: true });
-        const tmp = await (0,promises_.mkdtemp)((0,external_node_path_.join)((0,external_node_path_.dirname)(dir), `.${(0,external_node_path_.basename)(dir)}.download-`));
-        const problem = await this.fetchInto(candidate, campaign, tmp);
-        if (problem === undefined)
-            return { candidate, tmp };
-        await (0,promises_.rm)(tmp, { recursive: true, force: true });
-        return problem;
-    }
-    async fetchInto(candidate, campaign, tmp) {
-        try {
-            const { owner, repo, runId } = this.o.ctx;
-            const cap = Math.min(candidate.size ?? state_artifacts/* MAX_SAVE_ZIP_BYTES */.LI, state_artifacts/* MAX_SAVE_ZIP_BYTES */.LI);
-            if (candidate.size !== undefined && candidate.size > state_artifacts/* MAX_SAVE_ZIP_BYTES */.LI)
-                return `its zip of ${candidate.size} bytes is larger than a save's files can be (${state_artifacts/* MAX_SAVE_ZIP_BYTES */.LI})`;
-            // The zip as it is, inflated here within bounds (github/unzip.ts): the library would
-            // inflate every entry to whatever size it claims.
-            const options = {
-                path: tmp,
-                skipDecompress: true,
-                ...(candidate.digest ? { expectedHash: candidate.digest } : {}),
-            };
-            const { digestMismatch } = candidate.runId === runId
-                ? await this.client.downloadArtifact(candidate.id, options)
-                : await this.client.downloadArtifact(candidate.id, {
-                    ...options,
-                    findBy: {
-                        token: this.o.token,
-                        workflowRunId: candidate.runId,
-                        repositoryOwner: owner,
-                        repositoryName: repo,
-                    },
-                });
-            if (digestMismatch)
-                return 'its download does not match its digest';
-            const problem = await inflateSave(tmp, cap);
-            if (problem !== undefined)
-                return problem;
-            // Checked as the controller loads it: a state that parses but is not a campaign state is passed over too.
-            const save = await (0,merge_saves/* readSave */.oh)(tmp, campaign);
-            return typeof save === 'string' ? save : undefined;
-        }
-        catch (e) {
-            const status = e.status;
-            if (status === 401 || status === 403 || status === 404) {
-                throw new errors/* UserError */.yo({
-                    message: `downloading ${candidate.name} from run ${candidate.runId} was refused (${status})`,
-                    fix: "the token lacks actions: read; add `actions: read` under the job's `permissions:`",
-                });
-            }
-            return e.message;
-        }
-    }
-}
-/**
- * Replaces the one zip downloaded into `dir` with the save's own files from it; else says what
- * is wrong with it. A zip over `cap` bytes is not read.
- */
-async function inflateSave(dir, cap) {
-    const [name, ...more] = await (0,promises_.readdir)(dir);
-    if (name === undefined || more.length > 0)
-        return 'its download is not one zip file';
-    const zipPath = (0,external_node_path_.join)(dir, name);
-    const { size } = await (0,promises_.stat)(zipPath);
-    if (size > cap)
-        return `its download of ${size} bytes is larger than its listing (${cap})`;
-    let files;
-    try {
-        files = (0,state_artifacts/* unzipSave */.aY)(await (0,promises_.readFile)(zipPath));
-    }
-    catch (e) {
-        return e.message;
-    }
-    await (0,promises_.rm)(zipPath);
-    for (const [file, bytes] of files)
-        await (0,promises_.writeFile)((0,external_node_path_.join)(dir, file), bytes);
-    return undefined;
-}
-/**
- * The saves to restore from `found` (newest first): the newest save of each job of the newest
- * run among them, newest first. Jobs of one run may have run at once, each saving its phase's
- * progress; runs of one workflow never overlap (its concurrency group queues them).
- */
-function parallelGroup(found) {
-    const newest = found[0];
-    if (newest === undefined)
-        return [];
-    const byJob = new Map();
-    for (const candidate of found) {
-        const job = (0,state_artifacts/* parseStateArtifactName */.YV)(candidate.name)?.job;
-        if (candidate.runId !== newest.runId || job === undefined || byJob.has(job))
+        for (const candidate of found.filter((x) => !group.includes(x))) {
+          const d = await this.download(candidate, campaign, dir);
+          if (typeof d === "string") {
+            unusable(candidate, d);
             continue;
-        byJob.set(job, candidate);
+          }
+          downloads.push(d);
+          await install(d.tmp, dir);
+          return { name: candidate.name, id: candidate.id, runId: candidate.runId };
+        }
+      } finally {
+        for (const d of downloads) await (0,promises_.rm)(d.tmp, { recursive: true, force: true });
+      }
     }
-    return [...byJob.values()];
-}
-/**
- * The state's own files only, into the directory as it is: nothing else of it is moved or
- * removed. Each by rename (state.json last), and one the download lacks removed: no file of an
- * older state stays.
- */
-async function install(from, dir) {
-    await (0,promises_.mkdir)(dir, { recursive: true });
-    for (const f of [...state_artifacts/* STATE_FILES */.mF.slice(1), state_artifacts/* STATE_FILES */.mF[0]]) {
-        await (0,promises_.rename)((0,external_node_path_.join)(from, f), (0,external_node_path_.join)(dir, f)).catch(async (e) => {
-            if (e.code !== 'ENOENT')
-                throw e;
-            await (0,promises_.rm)((0,external_node_path_.join)(dir, f), { force: true });
+    if (tried.length > 0) {
+      throw new errors/* UserError */.yo({
+        message: `no usable state artifact of campaign ${campaign}:
+  ${tried.join("\n  ")}`,
+        fix: "delete these artifacts (the run page, or `gh api -X DELETE repos/OWNER/REPO/actions/artifacts/ID`) and run again: with no state artifact the state is rebuilt from the cluster, where the jobs carry the campaign name"
+      });
+    }
+    return void 0;
+  }
+  /** This run's state artifacts of the campaign, newest first (through the run's own token). */
+  async thisRun(campaign) {
+    const { artifacts } = await this.client.listArtifacts({ latest: true });
+    return newestFirst(
+      artifacts.filter((a) => (0,state_artifacts/* parseStateArtifactName */.YV)(a.name)?.campaign === campaign).map((a) => ({
+        name: a.name,
+        id: a.id,
+        runId: this.o.ctx.runId,
+        createdAt: a.createdAt?.getTime() ?? 0,
+        ...a.digest ? { digest: a.digest } : {},
+        size: a.size
+      }))
+    );
+  }
+  /** Earlier runs' state artifacts of the campaign, newest first (needs `actions: read`). */
+  async earlierRuns(campaign) {
+    const { owner, repo, runId } = this.o.ctx;
+    const found = [];
+    for (let page = 1; page <= MAX_PAGES; page++) {
+      const res = await this.o.rest.call(
+        {
+          method: "GET",
+          path: `/repos/${owner}/${repo}/actions/artifacts?per_page=100&page=${page}`,
+          permission: "actions: read"
+        },
+        state_artifacts/* artifactList */.vs
+      );
+      for (const a of res.artifacts) {
+        const run = a.workflow_run?.id;
+        if (a.expired || !run || run === runId || (0,state_artifacts/* parseStateArtifactName */.YV)(a.name)?.campaign !== campaign) continue;
+        const why = await this.whyUntrusted(run);
+        if (why !== void 0) {
+          this.o.warn(`state artifact ${a.name} (run ${run}) is not restored: ${why}`);
+          continue;
+        }
+        found.push({
+          name: a.name,
+          id: a.id,
+          runId: run,
+          createdAt: a.created_at ? Date.parse(a.created_at) : 0,
+          ...a.digest ? { digest: a.digest } : {},
+          ...a.size_in_bytes !== void 0 ? { size: a.size_in_bytes } : {}
         });
+      }
+      if (found.length > 0 || page * 100 >= res.total_count) break;
+      if (page === MAX_PAGES) {
+        this.o.warn(
+          `no state artifact of ${campaign} among the newest ${MAX_PAGES * 100} of the repository's ${res.total_count} artifacts; the state is rebuilt from the cluster`
+        );
+      }
     }
+    return newestFirst(found);
+  }
+  /**
+   * Why an earlier run's artifacts are not to be trusted (see the module's comment), or
+   * undefined when its run is this workflow's, in this repository, on this branch, from a
+   * trusted event. Asked once per run.
+   */
+  whyUntrusted(runId) {
+    let why = this.untrusted.get(runId);
+    if (why === void 0) {
+      why = this.readOrigin(runId);
+      this.untrusted.set(runId, why);
+    }
+    return why;
+  }
+  async readOrigin(runId) {
+    const { owner, repo, ref, workflowPath } = this.o.ctx;
+    const branch = ref?.startsWith("refs/heads/") ? ref.slice("refs/heads/".length) : void 0;
+    if (branch === void 0 || workflowPath === void 0)
+      return "this run names no branch or workflow file (GITHUB_REF, GITHUB_WORKFLOW_REF) to check its origin against";
+    try {
+      const run = await this.o.rest.call(
+        { method: "GET", path: `/repos/${owner}/${repo}/actions/runs/${runId}`, permission: "actions: read" },
+        state_artifacts/* workflowRun */.tM
+      );
+      const workflowPaths = [workflowPath, ...(this.o.companions ?? []).map((f) => `.github/workflows/${f}`)];
+      return (0,state_artifacts/* untrustedBecause */.XI)(run, { repository: `${owner}/${repo}`, branch, workflowPaths });
+    } catch (e) {
+      return `its run's origin cannot be read (${e.message})`;
+    }
+  }
+  /** Downloads next to `dir`: the download once whole and this campaign's, else what is wrong with it. */
+  async download(candidate, campaign, dir) {
+    await (0,promises_.mkdir)((0,external_node_path_.dirname)(dir), { recursive: true });
+    const tmp = await (0,promises_.mkdtemp)((0,external_node_path_.join)((0,external_node_path_.dirname)(dir), `.${(0,external_node_path_.basename)(dir)}.download-`));
+    const problem = await this.fetchInto(candidate, campaign, tmp);
+    if (problem === void 0) return { candidate, tmp };
+    await (0,promises_.rm)(tmp, { recursive: true, force: true });
+    return problem;
+  }
+  async fetchInto(candidate, campaign, tmp) {
+    try {
+      const { owner, repo, runId } = this.o.ctx;
+      const cap = Math.min(candidate.size ?? state_artifacts/* MAX_SAVE_ZIP_BYTES */.LI, state_artifacts/* MAX_SAVE_ZIP_BYTES */.LI);
+      if (candidate.size !== void 0 && candidate.size > state_artifacts/* MAX_SAVE_ZIP_BYTES */.LI)
+        return `its zip of ${candidate.size} bytes is larger than a save's files can be (${state_artifacts/* MAX_SAVE_ZIP_BYTES */.LI})`;
+      const options = {
+        path: tmp,
+        skipDecompress: true,
+        ...candidate.digest ? { expectedHash: candidate.digest } : {}
+      };
+      const { digestMismatch } = candidate.runId === runId ? await this.client.downloadArtifact(candidate.id, options) : await this.client.downloadArtifact(candidate.id, {
+        ...options,
+        findBy: {
+          token: this.o.token,
+          workflowRunId: candidate.runId,
+          repositoryOwner: owner,
+          repositoryName: repo
+        }
+      });
+      if (digestMismatch) return "its download does not match its digest";
+      const problem = await inflateSave(tmp, cap);
+      if (problem !== void 0) return problem;
+      const save = await (0,merge_saves/* readSave */.oh)(tmp, campaign);
+      return typeof save === "string" ? save : void 0;
+    } catch (e) {
+      const status = e.status;
+      if (status === 401 || status === 403 || status === 404) {
+        throw new errors/* UserError */.yo({
+          message: `downloading ${candidate.name} from run ${candidate.runId} was refused (${status})`,
+          fix: "the token lacks actions: read; add `actions: read` under the job's `permissions:`"
+        });
+      }
+      return e.message;
+    }
+  }
 }
-/** Merges parallel jobs' saves (newest first) into the first download, then installs it; the phases no save drove. */
+async function inflateSave(dir, cap) {
+  const [name, ...more] = await (0,promises_.readdir)(dir);
+  if (name === void 0 || more.length > 0) return "its download is not one zip file";
+  const zipPath = (0,external_node_path_.join)(dir, name);
+  const { size } = await (0,promises_.stat)(zipPath);
+  if (size > cap) return `its download of ${size} bytes is larger than its listing (${cap})`;
+  let files;
+  try {
+    files = (0,state_artifacts/* unzipSave */.aY)(await (0,promises_.readFile)(zipPath));
+  } catch (e) {
+    return e.message;
+  }
+  await (0,promises_.rm)(zipPath);
+  for (const [file, bytes] of files) await (0,promises_.writeFile)((0,external_node_path_.join)(dir, file), bytes);
+  return void 0;
+}
+function parallelGroup(found) {
+  const newest = found[0];
+  if (newest === void 0) return [];
+  const byJob = /* @__PURE__ */ new Map();
+  for (const candidate of found) {
+    const job = (0,state_artifacts/* parseStateArtifactName */.YV)(candidate.name)?.job;
+    if (candidate.runId !== newest.runId || job === void 0 || byJob.has(job)) continue;
+    byJob.set(job, candidate);
+  }
+  return [...byJob.values()];
+}
+async function install(from, dir) {
+  await (0,promises_.mkdir)(dir, { recursive: true });
+  for (const f of [...state_artifacts/* STATE_FILES */.mF.slice(1), state_artifacts/* STATE_FILES */.mF[0]]) {
+    await (0,promises_.rename)((0,external_node_path_.join)(from, f), (0,external_node_path_.join)(dir, f)).catch(async (e) => {
+      if (e.code !== "ENOENT") throw e;
+      await (0,promises_.rm)((0,external_node_path_.join)(dir, f), { force: true });
+    });
+  }
+}
 async function installMerged(downloads, campaign, dir) {
-    const merged = await (0,merge_saves/* mergeSaves */.ZP)(downloads.map((d) => d.tmp), campaign);
-    const into = downloads[0].tmp;
-    // Written whole, with no journal and no previous copy: the merge is a state of its own.
-    await (0,promises_.rm)((0,external_node_path_.join)(into, 'state.journal.jsonl'), { force: true });
-    await (0,promises_.rm)((0,external_node_path_.join)(into, 'state.prev.json'), { force: true });
-    await (0,promises_.writeFile)((0,external_node_path_.join)(into, 'events.jsonl'), merged.events);
-    await (0,promises_.writeFile)((0,external_node_path_.join)(into, 'state.json'), merged.state);
-    await install(into, dir);
-    return merged.uncovered;
+  const merged = await (0,merge_saves/* mergeSaves */.ZP)(
+    downloads.map((d) => d.tmp),
+    campaign
+  );
+  const into = downloads[0].tmp;
+  await (0,promises_.rm)((0,external_node_path_.join)(into, "state.journal.jsonl"), { force: true });
+  await (0,promises_.rm)((0,external_node_path_.join)(into, "state.prev.json"), { force: true });
+  await (0,promises_.writeFile)((0,external_node_path_.join)(into, "events.jsonl"), merged.events);
+  await (0,promises_.writeFile)((0,external_node_path_.join)(into, "state.json"), merged.state);
+  await install(into, dir);
+  return merged.uncovered;
 }
 function newestFirst(cs) {
-    return cs.sort((a, b) => b.createdAt - a.createdAt || b.id - a.id);
+  return cs.sort((a, b) => b.createdAt - a.createdAt || b.id - a.id);
 }
+
 
 // EXTERNAL MODULE: ./node_modules/zod/v4/classic/schemas.js + 15 modules
 var schemas = __webpack_require__(85584);
 ;// CONCATENATED MODULE: ./lib/action/services/checks.js
-/**
- * The smoke gate as a check run with a stable name that branch protection can require. Only a
- * `success` report completes it as success; `pending` is an in-progress check, which a required
- * check never counts as passed. Each publication is a new check run: GitHub shows the newest of
- * a name on the commit.
- */
 
-/** GitHub refuses a check run whose output text or summary is longer. */
-const OUTPUT_LIMIT = 65_535;
+const OUTPUT_LIMIT = 65535;
 const created = schemas/* object */.Ikc({ id: schemas/* number */.aig(), name: schemas/* string */.YjP() });
 class CheckRunGate {
-    ctx;
-    rest;
-    constructor(ctx, rest) {
-        this.ctx = ctx;
-        this.rest = rest;
-    }
-    async publish(r) {
-        const { owner, repo, sha } = this.ctx;
-        const status = r.conclusion === 'pending' ? { status: 'in_progress' } : { status: 'completed', conclusion: r.conclusion };
-        await this.rest.call({
-            method: 'POST',
-            path: `/repos/${owner}/${repo}/check-runs`,
-            body: {
-                name: gateCheckName(r.campaign, r.phase),
-                head_sha: sha,
-                ...status,
-                output: { title: r.title, summary: clip(r.title), text: clip(r.text) },
-            },
-            permission: 'checks: write',
-        }, created);
-    }
+  constructor(ctx, rest) {
+    this.ctx = ctx;
+    this.rest = rest;
+  }
+  ctx;
+  rest;
+  async publish(r) {
+    const { owner, repo, sha } = this.ctx;
+    const status = r.conclusion === "pending" ? { status: "in_progress" } : { status: "completed", conclusion: r.conclusion };
+    await this.rest.call(
+      {
+        method: "POST",
+        path: `/repos/${owner}/${repo}/check-runs`,
+        body: {
+          name: gateCheckName(r.campaign, r.phase),
+          head_sha: sha,
+          ...status,
+          output: { title: r.title, summary: clip(r.title), text: clip(r.text) }
+        },
+        permission: "checks: write"
+      },
+      created
+    );
+  }
 }
-/** The stable name branch protection can require. */
 function gateCheckName(campaign, phase) {
-    return `campaign/${campaign}/${phase}/smoke-gate`;
+  return `campaign/${campaign}/${phase}/smoke-gate`;
 }
 function clip(s) {
-    const note = '\n\n… (cut at GitHub’s limit; the job summary has the rest)';
-    return s.length <= OUTPUT_LIMIT ? s : s.slice(0, OUTPUT_LIMIT - note.length) + note;
+  const note = "\n\n\u2026 (cut at GitHub\u2019s limit; the job summary has the rest)";
+  return s.length <= OUTPUT_LIMIT ? s : s.slice(0, OUTPUT_LIMIT - note.length) + note;
 }
 
+
 ;// CONCATENATED MODULE: ./lib/action/services/dispatch.js
-/**
- * Handing a long campaign over to a fresh run of its workflow before this job's time runs out,
- * and switching its scheduled resume on and off.
- */
 
 
 class WorkflowDispatch {
-    ctx;
-    rest;
-    constructor(ctx, rest) {
-        this.ctx = ctx;
-        this.rest = rest;
+  constructor(ctx, rest) {
+    this.ctx = ctx;
+    this.rest = rest;
+  }
+  ctx;
+  rest;
+  async dispatchAgain(inputs, other) {
+    const { owner, repo, ref } = this.ctx;
+    const workflow = other ?? this.ctx.workflow;
+    if (!workflow || !ref) {
+      throw new errors/* UserError */.yo({
+        message: "cannot tell which workflow and ref to dispatch again: GITHUB_WORKFLOW_REF or GITHUB_REF is not set",
+        fix: "hand over from a job of a workflow run, or leave resuming to a `schedule:` trigger"
+      });
     }
-    async dispatchAgain(inputs, other) {
-        const { owner, repo, ref } = this.ctx;
-        const workflow = other ?? this.ctx.workflow;
-        if (!workflow || !ref) {
-            throw new errors/* UserError */.yo({
-                message: 'cannot tell which workflow and ref to dispatch again: GITHUB_WORKFLOW_REF or GITHUB_REF is not set',
-                fix: 'hand over from a job of a workflow run, or leave resuming to a `schedule:` trigger',
-            });
+    await this.rest.call(
+      {
+        method: "POST",
+        path: `/repos/${owner}/${repo}/actions/workflows/${encodeURIComponent(workflow)}/dispatches`,
+        body: { ref, inputs },
+        permission: "actions: write",
+        fixes: {
+          422: `add \`workflow_dispatch:\` to the \`on:\` of ${workflow} (\`campaign workflow\` writes it), or give the action \`handover: none\` and resume the campaign from a \`schedule:\``
         }
-        await this.rest.call({
-            method: 'POST',
-            path: `/repos/${owner}/${repo}/actions/workflows/${encodeURIComponent(workflow)}/dispatches`,
-            body: { ref, inputs },
-            permission: 'actions: write',
-            fixes: {
-                422: `add \`workflow_dispatch:\` to the \`on:\` of ${workflow} (\`campaign workflow\` writes it), or give the action \`handover: none\` and resume the campaign from a \`schedule:\``,
-            },
-        }, schemas/* unknown */.L5J());
-    }
+      },
+      schemas/* unknown */.L5J()
+    );
+  }
 }
 class WorkflowSwitch {
-    ctx;
-    rest;
-    constructor(ctx, rest) {
-        this.ctx = ctx;
-        this.rest = rest;
-    }
-    async set(workflow, enabled) {
-        const { owner, repo } = this.ctx;
-        await this.rest.call({
-            method: 'PUT',
-            path: `/repos/${owner}/${repo}/actions/workflows/${encodeURIComponent(workflow)}/${enabled ? 'enable' : 'disable'}`,
-            permission: 'actions: write',
-            fixes: {
-                404: `commit ${workflow} beside the campaign's workflow (\`campaign workflow\` writes both)`,
-            },
-        }, schemas/* unknown */.L5J());
-    }
+  constructor(ctx, rest) {
+    this.ctx = ctx;
+    this.rest = rest;
+  }
+  ctx;
+  rest;
+  async set(workflow, enabled) {
+    const { owner, repo } = this.ctx;
+    await this.rest.call(
+      {
+        method: "PUT",
+        path: `/repos/${owner}/${repo}/actions/workflows/${encodeURIComponent(workflow)}/${enabled ? "enable" : "disable"}`,
+        permission: "actions: write",
+        fixes: {
+          404: `commit ${workflow} beside the campaign's workflow (\`campaign workflow\` writes both)`
+        }
+      },
+      schemas/* unknown */.L5J()
+    );
+  }
 }
+
 
 // EXTERNAL MODULE: ./lib/action/services/rest.js + 1 modules
 var services_rest = __webpack_require__(17763);
 ;// CONCATENATED MODULE: ./lib/action/services/index.js
-/**
- * What the action's entry points need from GitHub, as narrow interfaces: the campaign state
- * kept as workflow artifacts, the smoke gate published as a check run, and the handover of a
- * long campaign to a fresh workflow run. Entry points code against these;
- * `githubServices` gives the real adapters, which reach GitHub through the runner's environment
- * (GITHUB_API_URL, GITHUB_REPOSITORY, GITHUB_RUN_ID, GITHUB_SHA, ACTIONS_RUNTIME_TOKEN, …).
- * The token needs `actions: read` (earlier runs' artifacts), `checks: write` (the gate) and
- * `actions: write` (the handover, and switching the scheduled resume).
- * `companions` names the workflow files (the campaign's and its resume) whose runs' state
- * artifacts are trusted besides this run's own workflow's.
- */
 
 
 
 
 
-/**
- * The adapters for this run, from the runner's environment; `token` is the job's GITHUB_TOKEN
- * (or another with the permissions above). Warnings go to `warn` (e.g. core.warning); `waits`
- * shortens the REST retries' waits in tests.
- */
-function githubServices(env, token, warn = () => { }, waits = {}, companions = []) {
-    const ctx = (0,services_rest/* runContext */.p)(env);
-    const rest = new services_rest/* GitHubRest */.y(ctx, token, { warn, ...waits });
-    return {
-        state: new ArtifactStateStore({ ctx, rest, token, warn, companions }),
-        gate: new CheckRunGate(ctx, rest),
-        handover: new WorkflowDispatch(ctx, rest),
-        schedule: new WorkflowSwitch(ctx, rest),
-    };
+function githubServices(env, token, warn = () => {
+}, waits = {}, companions = []) {
+  const ctx = (0,services_rest/* runContext */.p)(env);
+  const rest = new services_rest/* GitHubRest */.y(ctx, token, { warn, ...waits });
+  return {
+    state: new ArtifactStateStore({ ctx, rest, token, warn, companions }),
+    gate: new CheckRunGate(ctx, rest),
+    handover: new WorkflowDispatch(ctx, rest),
+    schedule: new WorkflowSwitch(ctx, rest)
+  };
 }
+
 
 
 /***/ }),
@@ -510,30 +446,18 @@ var schemas = __webpack_require__(85584);
 // EXTERNAL MODULE: ./lib/errors.js
 var errors = __webpack_require__(96020);
 ;// CONCATENATED MODULE: ./lib/github/rate-limit.js
-/** Telling a spent rate limit from a missing permission: GitHub answers both with a 403. */
-/**
- * When a refused call's answer says a rate limit is spent: its kind and, where GitHub said it,
- * when it resets (`" (it resets at …)"`, or empty); undefined for any other refusal.
- */
 function spentRateLimit(status, said, header) {
-    if (status !== 403 && status !== 429)
-        return undefined;
-    if (header('x-ratelimit-remaining') !== '0' && !/rate limit/i.test(said))
-        return undefined;
-    const reset = Number(header('x-ratelimit-reset'));
-    const when = Number.isFinite(reset) && reset > 0 ? ` (it resets at ${new Date(reset * 1000).toISOString()})` : '';
-    return { secondary: /secondary rate limit/i.test(said), when };
+  if (status !== 403 && status !== 429) return void 0;
+  if (header("x-ratelimit-remaining") !== "0" && !/rate limit/i.test(said)) return void 0;
+  const reset = Number(header("x-ratelimit-reset"));
+  const when = Number.isFinite(reset) && reset > 0 ? ` (it resets at ${new Date(reset * 1e3).toISOString()})` : "";
+  return { secondary: /secondary rate limit/i.test(said), when };
 }
+
 
 // EXTERNAL MODULE: ./lib/github/state-artifacts.js + 1 modules
 var state_artifacts = __webpack_require__(1115);
 ;// CONCATENATED MODULE: ./lib/action/services/rest.js
-/**
- * GitHub's REST API as the action reaches it: the run's environment read once and checked, and
- * one request helper, over Octokit, whose errors say which permission or setting is missing.
- * Octokit retries a call GitHub answered with a server error, and waits out a secondary rate
- * limit once; a spent primary limit is not waited for (its reset may be an hour away) but named.
- */
 
 
 
@@ -542,148 +466,144 @@ var state_artifacts = __webpack_require__(1115);
 
 
 const envSchema = schemas/* object */.Ikc({
-    GITHUB_API_URL: schemas/* string */.YjP().url().default('https://api.github.com'),
-    GITHUB_REPOSITORY: schemas/* string */.YjP().regex(/^[^/\s]+\/[^/\s]+$/, 'owner/name'),
-    GITHUB_RUN_ID: schemas/* string */.YjP().regex(/^\d+$/, 'a number'),
-    GITHUB_RUN_ATTEMPT: schemas/* string */.YjP().regex(/^\d+$/, 'a number').default('1'),
-    GITHUB_SHA: schemas/* string */.YjP().regex(/^[0-9a-f]{40}$/, 'a commit id'),
-    // owner/repo/.github/workflows/file.yml@ref: the workflow this run came from.
-    GITHUB_WORKFLOW_REF: schemas/* string */.YjP().optional(),
-    GITHUB_REF: schemas/* string */.YjP().optional(),
+  GITHUB_API_URL: schemas/* string */.YjP().url().default("https://api.github.com"),
+  GITHUB_REPOSITORY: schemas/* string */.YjP().regex(/^[^/\s]+\/[^/\s]+$/, "owner/name"),
+  GITHUB_RUN_ID: schemas/* string */.YjP().regex(/^\d+$/, "a number"),
+  GITHUB_RUN_ATTEMPT: schemas/* string */.YjP().regex(/^\d+$/, "a number").default("1"),
+  GITHUB_SHA: schemas/* string */.YjP().regex(/^[0-9a-f]{40}$/, "a commit id"),
+  // owner/repo/.github/workflows/file.yml@ref: the workflow this run came from.
+  GITHUB_WORKFLOW_REF: schemas/* string */.YjP().optional(),
+  GITHUB_REF: schemas/* string */.YjP().optional()
 });
-/** The run's coordinates from the variables the runner sets; throws naming the missing one. */
 function runContext(env) {
-    const parsed = envSchema.safeParse(env);
-    if (!parsed.success) {
-        const issue = parsed.error.issues[0];
-        throw new errors/* UserError */.yo({
-            message: `${String(issue.path[0])} is ${env[String(issue.path[0])] === undefined ? 'not set' : `not ${issue.message}`}`,
-            fix: 'run this inside a GitHub Actions job, where the runner sets GITHUB_* variables',
-        });
-    }
-    const e = parsed.data;
-    const [owner, repo] = e.GITHUB_REPOSITORY.split('/');
-    const workflowPath = e.GITHUB_WORKFLOW_REF === undefined ? undefined : (0,state_artifacts/* workflowFilePath */.FW)(e.GITHUB_WORKFLOW_REF);
-    const workflow = workflowPath?.slice('.github/workflows/'.length);
-    return {
-        apiUrl: e.GITHUB_API_URL.replace(/\/+$/, ''),
-        owner,
-        repo,
-        runId: Number(e.GITHUB_RUN_ID),
-        runAttempt: Number(e.GITHUB_RUN_ATTEMPT),
-        sha: e.GITHUB_SHA,
-        ...(workflow ? { workflow, workflowPath } : {}),
-        ...(e.GITHUB_REF ? { ref: e.GITHUB_REF } : {}),
-    };
+  const parsed = envSchema.safeParse(env);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    throw new errors/* UserError */.yo({
+      message: `${String(issue.path[0])} is ${env[String(issue.path[0])] === void 0 ? "not set" : `not ${issue.message}`}`,
+      fix: "run this inside a GitHub Actions job, where the runner sets GITHUB_* variables"
+    });
+  }
+  const e = parsed.data;
+  const [owner, repo] = e.GITHUB_REPOSITORY.split("/");
+  const workflowPath = e.GITHUB_WORKFLOW_REF === void 0 ? void 0 : (0,state_artifacts/* workflowFilePath */.FW)(e.GITHUB_WORKFLOW_REF);
+  const workflow = workflowPath?.slice(".github/workflows/".length);
+  return {
+    apiUrl: e.GITHUB_API_URL.replace(/\/+$/, ""),
+    owner,
+    repo,
+    runId: Number(e.GITHUB_RUN_ID),
+    runAttempt: Number(e.GITHUB_RUN_ATTEMPT),
+    sha: e.GITHUB_SHA,
+    ...workflow ? { workflow, workflowPath } : {},
+    ...e.GITHUB_REF ? { ref: e.GITHUB_REF } : {}
+  };
 }
-/** How Octokit's RequestError carries GitHub's answer. */
 const requestError = schemas/* object */.Ikc({
-    status: schemas/* number */.aig(),
-    response: schemas/* object */.Ikc({ data: schemas/* unknown */.L5J(), headers: schemas/* record */.g1P(schemas/* string */.YjP(), schemas/* unknown */.L5J()) }).optional(),
+  status: schemas/* number */.aig(),
+  response: schemas/* object */.Ikc({ data: schemas/* unknown */.L5J(), headers: schemas/* record */.g1P(schemas/* string */.YjP(), schemas/* unknown */.L5J()) }).optional()
 });
 class GitHubRest {
-    octokit;
-    constructor(ctx, token, o) {
-        const unit = o.waitUnitMs ?? 1000;
-        this.octokit = (0,github/* getOctokit */.Q)(token, {
-            // Given, not taken from the environment @actions/github read when it was first imported.
-            baseUrl: ctx.apiUrl,
-            userAgent: 'campaign-action',
-            retry: { retryAfterBaseValue: unit },
-            throttle: {
-                retryAfterBaseValue: unit,
-                onSecondaryRateLimit: (after, options, _, n) => {
-                    if (n > 0)
-                        return false;
-                    o.warn(`GitHub's secondary rate limit: waiting ${after} s before ${options.method} ${options.url} again`);
-                    return true;
-                },
-                onRateLimit: () => false,
-            },
-        }, dist_bundle/* retry */.L, plugin_throttling_dist_bundle/* throttling */.A);
+  octokit;
+  constructor(ctx, token, o) {
+    const unit = o.waitUnitMs ?? 1e3;
+    this.octokit = (0,github/* getOctokit */.Q)(
+      token,
+      {
+        // Given, not taken from the environment @actions/github read when it was first imported.
+        baseUrl: ctx.apiUrl,
+        userAgent: "campaign-action",
+        retry: { retryAfterBaseValue: unit },
+        throttle: {
+          retryAfterBaseValue: unit,
+          onSecondaryRateLimit: (after, options, _, n) => {
+            if (n > 0) return false;
+            o.warn(`GitHub's secondary rate limit: waiting ${after} s before ${options.method} ${options.url} again`);
+            return true;
+          },
+          onRateLimit: () => false
+        }
+      },
+      dist_bundle/* retry */.L,
+      plugin_throttling_dist_bundle/* throttling */.A
+    );
+  }
+  /** Sends the call and parses the answer with `schema`; refusals become errors with the fix. */
+  async call(call, schema) {
+    let data;
+    try {
+      ({ data } = await this.octokit.request({
+        method: call.method,
+        url: call.path,
+        headers: { "x-github-api-version": "2022-11-28" },
+        ...call.body === void 0 ? {} : { data: call.body }
+      }));
+    } catch (e) {
+      throw refusalOf(call, e);
     }
-    /** Sends the call and parses the answer with `schema`; refusals become errors with the fix. */
-    async call(call, schema) {
-        let data;
-        try {
-            ({ data } = await this.octokit.request({
-                method: call.method,
-                url: call.path,
-                headers: { 'x-github-api-version': '2022-11-28' },
-                ...(call.body === undefined ? {} : { data: call.body }),
-            }));
-        }
-        catch (e) {
-            throw refusalOf(call, e);
-        }
-        const parsed = schema.safeParse(data === undefined || data === '' ? {} : data);
-        if (!parsed.success) {
-            throw new Error(`${call.method} ${call.path}: unexpected answer from GitHub: ${parsed.error.issues[0]?.message}`);
-        }
-        return parsed.data;
+    const parsed = schema.safeParse(data === void 0 || data === "" ? {} : data);
+    if (!parsed.success) {
+      throw new Error(`${call.method} ${call.path}: unexpected answer from GitHub: ${parsed.error.issues[0]?.message}`);
     }
-    /**
-     * The login the token acts as: `github-actions[bot]` for a job's own token, `<app>[bot]` for
-     * an app's installation token, a person's login for theirs. From GraphQL's `viewer`, which
-     * every token may ask; REST's `GET /user` refuses an app's token.
-     */
-    async viewerLogin() {
-        const call = { method: 'POST', path: '/graphql', permission: 'pull-requests: read' };
-        let answer;
-        try {
-            answer = await this.octokit.graphql('query { viewer { login } }');
-        }
-        catch (e) {
-            throw refusalOf(call, e);
-        }
-        const parsed = schemas/* object */.Ikc({ viewer: schemas/* object */.Ikc({ login: schemas/* string */.YjP().min(1) }) }).safeParse(answer);
-        if (!parsed.success)
-            throw new Error(`${call.path}: GitHub did not say whom the token acts as`);
-        return parsed.data.viewer.login;
+    return parsed.data;
+  }
+  /**
+   * The login the token acts as: `github-actions[bot]` for a job's own token, `<app>[bot]` for
+   * an app's installation token, a person's login for theirs. From GraphQL's `viewer`, which
+   * every token may ask; REST's `GET /user` refuses an app's token.
+   */
+  async viewerLogin() {
+    const call = { method: "POST", path: "/graphql", permission: "pull-requests: read" };
+    let answer;
+    try {
+      answer = await this.octokit.graphql("query { viewer { login } }");
+    } catch (e) {
+      throw refusalOf(call, e);
     }
+    const parsed = schemas/* object */.Ikc({ viewer: schemas/* object */.Ikc({ login: schemas/* string */.YjP().min(1) }) }).safeParse(answer);
+    if (!parsed.success) throw new Error(`${call.path}: GitHub did not say whom the token acts as`);
+    return parsed.data.viewer.login;
+  }
 }
-/** An error of octokit's: GitHub's refusal, with the fix, where it is one; else the error as it was. */
 function refusalOf(call, e) {
-    const refused = requestError.safeParse(e);
-    if (!refused.success)
-        return e;
-    const { status, response } = refused.data;
-    return refusal(call, status, response?.data, (h) => {
-        const v = response?.headers[h];
-        return v === undefined ? undefined : String(v);
-    });
+  const refused = requestError.safeParse(e);
+  if (!refused.success) return e;
+  const { status, response } = refused.data;
+  return refusal(call, status, response?.data, (h) => {
+    const v = response?.headers[h];
+    return v === void 0 ? void 0 : String(v);
+  });
 }
 function refusal(call, status, data, header) {
-    const message = schemas/* object */.Ikc({ message: schemas/* string */.YjP() }).safeParse(data);
-    const said = message.success ? message.data.message : typeof data === 'string' ? data.slice(0, 200) : '';
-    const what = `${call.method} ${call.path} was refused (${status}${said ? `: ${said}` : ''})`;
-    // GitHub answers 403 or 429 when a rate limit is spent: that is no missing permission.
-    const limit = spentRateLimit(status, said, header);
-    if (limit?.secondary)
-        return new errors/* UserError */.yo({
-            message: `GitHub's secondary rate limit stopped this again after a wait: ${what}`,
-            fix: 'run again in a few minutes',
-        });
-    if (limit)
-        return new errors/* UserError */.yo({
-            message: `GitHub's API rate limit is spent: ${what}${limit.when}`,
-            fix: 'run again after the reset, or give the `token` input a token with a limit of its own',
-        });
-    const fix = call.fixes?.[status];
-    if (fix !== undefined)
-        return new errors/* UserError */.yo({ message: what, fix });
-    if (status === 401)
-        return new errors/* UserError */.yo({
-            message: what,
-            fix: "the token is invalid or expired: give the `token` input a valid one (by default it is the job's own token)",
-        });
-    if (status === 403 || status === 404)
-        return new errors/* UserError */.yo({
-            message: what,
-            fix: `the token lacks ${call.permission}; add \`${call.permission}\` under the job's \`permissions:\` (a token given as the \`token\` input needs it granted)`,
-        });
-    return new Error(what);
+  const message = schemas/* object */.Ikc({ message: schemas/* string */.YjP() }).safeParse(data);
+  const said = message.success ? message.data.message : typeof data === "string" ? data.slice(0, 200) : "";
+  const what = `${call.method} ${call.path} was refused (${status}${said ? `: ${said}` : ""})`;
+  const limit = spentRateLimit(status, said, header);
+  if (limit?.secondary)
+    return new errors/* UserError */.yo({
+      message: `GitHub's secondary rate limit stopped this again after a wait: ${what}`,
+      fix: "run again in a few minutes"
+    });
+  if (limit)
+    return new errors/* UserError */.yo({
+      message: `GitHub's API rate limit is spent: ${what}${limit.when}`,
+      fix: "run again after the reset, or give the `token` input a token with a limit of its own"
+    });
+  const fix = call.fixes?.[status];
+  if (fix !== void 0) return new errors/* UserError */.yo({ message: what, fix });
+  if (status === 401)
+    return new errors/* UserError */.yo({
+      message: what,
+      fix: "the token is invalid or expired: give the `token` input a valid one (by default it is the job's own token)"
+    });
+  if (status === 403 || status === 404)
+    return new errors/* UserError */.yo({
+      message: what,
+      fix: `the token lacks ${call.permission}; add \`${call.permission}\` under the job's \`permissions:\` (a token given as the \`token\` input needs it granted)`
+    });
+  return new Error(what);
 }
+
 
 
 /***/ }),
@@ -714,190 +634,136 @@ var parallel_states = __webpack_require__(75740);
 // EXTERNAL MODULE: external "node:zlib"
 var external_node_zlib_ = __webpack_require__(38522);
 ;// CONCATENATED MODULE: ./lib/github/unzip.js
-/**
- * The files of a zip archive (an artifact as GitHub serves it), read through its central
- * directory: stored and deflated entries, no zip64 (a campaign's state is far below 4 GiB).
- *
- * An archive is what the network handed over, so it is read within bounds: only the entries
- * asked for are inflated, each no further than the size it declares (itself at most `limit`),
- * and each must match its CRC-32. A 255 KB archive can declare 256 MiB of zeros; that is
- * refused before it is inflated, not after.
- */
 
-const EOCD = 0x06054b50;
-const CENTRAL = 0x02014b50;
-const LOCAL = 0x04034b50;
-/** Entry name → its bytes for the entries asked for; throws a plain Error saying what is wrong with a damaged archive. */
+const EOCD = 101010256;
+const CENTRAL = 33639248;
+const LOCAL = 67324752;
 function unzip(zip, o) {
-    // The end record is the last 22 bytes, unless a comment (at most 65535 bytes) follows it.
-    let end = -1;
-    for (let at = zip.length - 22; at >= Math.max(0, zip.length - 22 - 65_535); at--) {
-        if (zip.readUInt32LE(at) === EOCD) {
-            end = at;
-            break;
-        }
+  let end = -1;
+  for (let at2 = zip.length - 22; at2 >= Math.max(0, zip.length - 22 - 65535); at2--) {
+    if (zip.readUInt32LE(at2) === EOCD) {
+      end = at2;
+      break;
     }
-    if (end < 0)
-        throw new Error('not a zip archive (no end of central directory)');
-    const count = zip.readUInt16LE(end + 10);
-    let at = zip.readUInt32LE(end + 16);
-    const files = new Map();
-    for (let i = 0; i < count; i++) {
-        if (at + 46 > zip.length || zip.readUInt32LE(at) !== CENTRAL)
-            throw new Error('damaged zip central directory');
-        const method = zip.readUInt16LE(at + 10);
-        const crc = zip.readUInt32LE(at + 16);
-        const packed = zip.readUInt32LE(at + 20);
-        const size = zip.readUInt32LE(at + 24);
-        const nameLength = zip.readUInt16LE(at + 28);
-        const extraLength = zip.readUInt16LE(at + 30);
-        const commentLength = zip.readUInt16LE(at + 32);
-        const local = zip.readUInt32LE(at + 42);
-        const name = zip.subarray(at + 46, at + 46 + nameLength).toString('utf8');
-        at += 46 + nameLength + extraLength + commentLength;
-        if (!o.names.has(name))
-            continue;
-        if (files.has(name))
-            throw new Error(`the zip holds ${name} twice`);
-        if (size > o.limit)
-            throw new Error(`zip entry ${name} declares ${size} bytes, more than the ${o.limit} a state file may hold`);
-        if (local + 30 > zip.length || zip.readUInt32LE(local) !== LOCAL)
-            throw new Error(`damaged zip entry ${name}`);
-        const start = local + 30 + zip.readUInt16LE(local + 26) + zip.readUInt16LE(local + 28);
-        if (start + packed > zip.length)
-            throw new Error(`zip entry ${name} is cut short`);
-        const data = zip.subarray(start, start + packed);
-        let bytes;
-        if (method === 0)
-            bytes = Buffer.from(data);
-        else if (method === 8)
-            bytes = inflateWithin(data, size, name);
-        else
-            throw new Error(`zip entry ${name} uses compression method ${method}, which is not read`);
-        if (bytes.length !== size)
-            throw new Error(`zip entry ${name} is ${bytes.length} bytes, not ${size}`);
-        if (crc32(bytes) !== crc)
-            throw new Error(`zip entry ${name} does not match its CRC-32`);
-        files.set(name, bytes);
-    }
-    return files;
+  }
+  if (end < 0) throw new Error("not a zip archive (no end of central directory)");
+  const count = zip.readUInt16LE(end + 10);
+  let at = zip.readUInt32LE(end + 16);
+  const files = /* @__PURE__ */ new Map();
+  for (let i = 0; i < count; i++) {
+    if (at + 46 > zip.length || zip.readUInt32LE(at) !== CENTRAL) throw new Error("damaged zip central directory");
+    const method = zip.readUInt16LE(at + 10);
+    const crc = zip.readUInt32LE(at + 16);
+    const packed = zip.readUInt32LE(at + 20);
+    const size = zip.readUInt32LE(at + 24);
+    const nameLength = zip.readUInt16LE(at + 28);
+    const extraLength = zip.readUInt16LE(at + 30);
+    const commentLength = zip.readUInt16LE(at + 32);
+    const local = zip.readUInt32LE(at + 42);
+    const name = zip.subarray(at + 46, at + 46 + nameLength).toString("utf8");
+    at += 46 + nameLength + extraLength + commentLength;
+    if (!o.names.has(name)) continue;
+    if (files.has(name)) throw new Error(`the zip holds ${name} twice`);
+    if (size > o.limit)
+      throw new Error(`zip entry ${name} declares ${size} bytes, more than the ${o.limit} a state file may hold`);
+    if (local + 30 > zip.length || zip.readUInt32LE(local) !== LOCAL) throw new Error(`damaged zip entry ${name}`);
+    const start = local + 30 + zip.readUInt16LE(local + 26) + zip.readUInt16LE(local + 28);
+    if (start + packed > zip.length) throw new Error(`zip entry ${name} is cut short`);
+    const data = zip.subarray(start, start + packed);
+    let bytes;
+    if (method === 0) bytes = Buffer.from(data);
+    else if (method === 8) bytes = inflateWithin(data, size, name);
+    else throw new Error(`zip entry ${name} uses compression method ${method}, which is not read`);
+    if (bytes.length !== size) throw new Error(`zip entry ${name} is ${bytes.length} bytes, not ${size}`);
+    if (crc32(bytes) !== crc) throw new Error(`zip entry ${name} does not match its CRC-32`);
+    files.set(name, bytes);
+  }
+  return files;
 }
-/** Inflates no more than `size` bytes (and one more, to tell a longer stream). */
 function inflateWithin(data, size, name) {
-    try {
-        return external_node_zlib_.inflateRawSync(data, { maxOutputLength: size + 1 });
-    }
-    catch (e) {
-        if (e.code === 'ERR_BUFFER_TOO_LARGE')
-            throw new Error(`zip entry ${name} inflates past the ${size} bytes it declares`, { cause: e });
-        throw new Error(`zip entry ${name} does not inflate: ${e.message}`, { cause: e });
-    }
+  try {
+    return external_node_zlib_.inflateRawSync(data, { maxOutputLength: size + 1 });
+  } catch (e) {
+    if (e.code === "ERR_BUFFER_TOO_LARGE")
+      throw new Error(`zip entry ${name} inflates past the ${size} bytes it declares`, { cause: e });
+    throw new Error(`zip entry ${name} does not inflate: ${e.message}`, { cause: e });
+  }
 }
-/** The CRC-32 zip records of each entry: Node's own where it has one (from 20.15), else a table's. */
 function crc32(bytes) {
-    const native = external_node_zlib_.crc32;
-    if (native)
-        return native(bytes);
-    let crc = 0xffffffff;
-    for (const b of bytes)
-        crc = CRC_TABLE[(crc ^ b) & 0xff] ^ (crc >>> 8);
-    return (crc ^ 0xffffffff) >>> 0;
+  const native = external_node_zlib_.crc32;
+  if (native) return native(bytes);
+  let crc = 4294967295;
+  for (const b of bytes) crc = CRC_TABLE[(crc ^ b) & 255] ^ crc >>> 8;
+  return (crc ^ 4294967295) >>> 0;
 }
 const CRC_TABLE = Array.from({ length: 256 }, (_, n) => {
-    let crc = n;
-    for (let k = 0; k < 8; k++)
-        crc = crc & 1 ? 0xedb88320 ^ (crc >>> 1) : crc >>> 1;
-    return crc >>> 0;
+  let crc = n;
+  for (let k = 0; k < 8; k++) crc = crc & 1 ? 3988292384 ^ crc >>> 1 : crc >>> 1;
+  return crc >>> 0;
 });
+
 
 ;// CONCATENATED MODULE: ./lib/github/state-artifacts.js
-/**
- * What the Action and the CLI agree on about a campaign's state kept as workflow artifacts: how
- * an artifact is named, which files of it are the state, and which runs' artifacts are trusted.
- *
- * A state decides what runs and what passed, so an artifact is trusted only when its run is one
- * the repository's owners control: a run of a workflow file in .github/workflows (the expected
- * one, where the reader knows it), in this repository (not a fork's head), on the expected
- * branch, started by push, workflow_dispatch or schedule. Anyone who can open a pull request can
- * make a run upload an artifact of any name; none of those runs qualifies.
- */
 
 
 
-const PREFIX = 'campaign-state';
-/** The files a state directory is restored with: what the state store reads (exec/store/file-store.ts). */
-const STATE_FILES = ['state.json', 'state.prev.json', 'state.journal.jsonl', 'events.jsonl'];
-/**
- * The most bytes one state file may hold, as the state store reads it (exec/store/state-file.ts):
- * the bound of what a downloaded artifact's entries may inflate to.
- */
+const PREFIX = "campaign-state";
+const STATE_FILES = ["state.json", "state.prev.json", "state.journal.jsonl", "events.jsonl"];
 const MAX_STATE_FILE_BYTES = 500 * 2 ** 20;
-/** What is read of a save's zip: the state's own files and which phases its job drove. */
-const SAVE_FILES = new Set([...STATE_FILES, parallel_states/* DROVE_FILE */.sN]);
-/** A save's zip holds at most these files, each at most a state file's limit (and some room for the zip's own records). */
+const SAVE_FILES = /* @__PURE__ */ new Set([...STATE_FILES, parallel_states/* DROVE_FILE */.sN]);
 const MAX_SAVE_ZIP_BYTES = SAVE_FILES.size * MAX_STATE_FILE_BYTES + 2 ** 20;
-/**
- * A save's own files from its zip, each inflated no further than it declares and the state's
- * limit; throws a plain Error saying what is wrong with a damaged archive.
- */
 function unzipSave(zip) {
-    return unzip(zip, { names: SAVE_FILES, limit: MAX_STATE_FILE_BYTES });
+  return unzip(zip, { names: SAVE_FILES, limit: MAX_STATE_FILE_BYTES });
 }
-/** The events whose runs only the repository's writers can start. */
-const TRUSTED_EVENTS = new Set(['push', 'workflow_dispatch', 'schedule']);
+const TRUSTED_EVENTS = /* @__PURE__ */ new Set(["push", "workflow_dispatch", "schedule"]);
 function stateArtifactName(p) {
-    return `${PREFIX}.${p.campaign}.${p.runId}-${p.attempt}.${p.job}.${p.seq}`;
+  return `${PREFIX}.${p.campaign}.${p.runId}-${p.attempt}.${p.job}.${p.seq}`;
 }
-/** The parts of a state artifact's name; undefined for any other artifact. */
 function parseStateArtifactName(name) {
-    // Job ids hold no '.', so the campaign (which may) is everything before the run.
-    const m = /^campaign-state\.(.+)\.(\d+)-(\d+)\.([^.]+)\.(\d+)$/.exec(name);
-    if (!m)
-        return undefined;
-    return { campaign: m[1], runId: Number(m[2]), attempt: Number(m[3]), job: m[4], seq: Number(m[5]) };
+  const m = /^campaign-state\.(.+)\.(\d+)-(\d+)\.([^.]+)\.(\d+)$/.exec(name);
+  if (!m) return void 0;
+  return { campaign: m[1], runId: Number(m[2]), attempt: Number(m[3]), job: m[4], seq: Number(m[5]) };
 }
-/** The workflow file's path in a workflow ref or a run's `path` (`owner/repo/.github/workflows/x.yml@ref`, or bare). */
 function workflowFilePath(ref) {
-    return /(?:^|\/)(\.github\/workflows\/[^@/]+)(?:@|$)/.exec(ref)?.[1];
+  return /(?:^|\/)(\.github\/workflows\/[^@/]+)(?:@|$)/.exec(ref)?.[1];
 }
-/** A page of `GET /repos/{owner}/{repo}/actions/artifacts`, newest first. */
 const artifactList = schemas/* object */.Ikc({
-    total_count: schemas/* number */.aig(),
-    artifacts: schemas/* array */.YOg(schemas/* object */.Ikc({
-        id: schemas/* number */.aig(),
-        name: schemas/* string */.YjP(),
-        expired: schemas/* boolean */.zMY(),
-        /** The zip's size: its download is read no further. */
-        size_in_bytes: schemas/* number */.aig().optional(),
-        created_at: schemas/* string */.YjP().nullable(),
-        digest: schemas/* string */.YjP().nullable().optional(),
-        workflow_run: schemas/* object */.Ikc({ id: schemas/* number */.aig().nullable().optional() }).nullable().optional(),
-    })),
+  total_count: schemas/* number */.aig(),
+  artifacts: schemas/* array */.YOg(
+    schemas/* object */.Ikc({
+      id: schemas/* number */.aig(),
+      name: schemas/* string */.YjP(),
+      expired: schemas/* boolean */.zMY(),
+      /** The zip's size: its download is read no further. */
+      size_in_bytes: schemas/* number */.aig().optional(),
+      created_at: schemas/* string */.YjP().nullable(),
+      digest: schemas/* string */.YjP().nullable().optional(),
+      workflow_run: schemas/* object */.Ikc({ id: schemas/* number */.aig().nullable().optional() }).nullable().optional()
+    })
+  )
 });
-/** The fields of `GET /repos/{owner}/{repo}/actions/runs/{id}` that say where a run came from. */
 const workflowRun = schemas/* object */.Ikc({
-    event: schemas/* string */.YjP(),
-    head_branch: schemas/* string */.YjP().nullable(),
-    path: schemas/* string */.YjP(),
-    repository: schemas/* object */.Ikc({ full_name: schemas/* string */.YjP() }),
-    head_repository: schemas/* object */.Ikc({ full_name: schemas/* string */.YjP() }).nullable(),
+  event: schemas/* string */.YjP(),
+  head_branch: schemas/* string */.YjP().nullable(),
+  path: schemas/* string */.YjP(),
+  repository: schemas/* object */.Ikc({ full_name: schemas/* string */.YjP() }),
+  head_repository: schemas/* object */.Ikc({ full_name: schemas/* string */.YjP() }).nullable()
 });
-/** Why a run's artifacts are not to be trusted (see the module's comment), or undefined when they are. */
 function untrustedBecause(run, want) {
-    const here = want.repository.toLowerCase();
-    if (run.repository.full_name.toLowerCase() !== here || run.head_repository?.full_name.toLowerCase() !== here)
-        return `it was made by a run from ${run.head_repository?.full_name ?? 'an unknown repository'} (a fork), not from ${want.repository}`;
-    if (!TRUSTED_EVENTS.has(run.event))
-        return `it was made by a ${run.event} run; only push, workflow_dispatch and schedule runs are trusted`;
-    if (run.head_branch !== want.branch)
-        return `it was made on branch ${run.head_branch ?? '(none)'}, not ${want.branch}`;
-    const file = workflowFilePath(run.path);
-    if (want.workflowPaths !== undefined && (file === undefined || !want.workflowPaths.includes(file)))
-        return `it was made by workflow ${file ?? run.path}, not ${want.workflowPaths.join(' or ')}`;
-    if (file === undefined)
-        return `it was made by ${run.path}, not by a workflow file in .github/workflows`;
-    return undefined;
+  const here = want.repository.toLowerCase();
+  if (run.repository.full_name.toLowerCase() !== here || run.head_repository?.full_name.toLowerCase() !== here)
+    return `it was made by a run from ${run.head_repository?.full_name ?? "an unknown repository"} (a fork), not from ${want.repository}`;
+  if (!TRUSTED_EVENTS.has(run.event))
+    return `it was made by a ${run.event} run; only push, workflow_dispatch and schedule runs are trusted`;
+  if (run.head_branch !== want.branch)
+    return `it was made on branch ${run.head_branch ?? "(none)"}, not ${want.branch}`;
+  const file = workflowFilePath(run.path);
+  if (want.workflowPaths !== void 0 && (file === void 0 || !want.workflowPaths.includes(file)))
+    return `it was made by workflow ${file ?? run.path}, not ${want.workflowPaths.join(" or ")}`;
+  if (file === void 0) return `it was made by ${run.path}, not by a workflow file in .github/workflows`;
+  return void 0;
 }
+
 
 
 /***/ })

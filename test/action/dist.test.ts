@@ -3,9 +3,9 @@
  * and every file must be there, byte for byte, with nothing extra on either side.
  */
 import { spawnSync } from 'node:child_process';
-import { readFile, readdir } from 'node:fs/promises';
+import { readFile, readdir, rm } from 'node:fs/promises';
 import { join, relative } from 'node:path';
-import { expect, test } from 'vitest';
+import { expect, onTestFinished, test } from 'vitest';
 import { REPO, makeTemp } from '../helpers/cli.js';
 
 async function files(root: string): Promise<Map<string, Buffer>> {
@@ -22,7 +22,9 @@ async function files(root: string): Promise<Map<string, Buffer>> {
 }
 
 test('dist/ equals a fresh build (npm run bundle and commit dist/ when this fails)', { timeout: 600_000 }, async () => {
-  const fresh = join(await makeTemp('dist'), 'dist');
+  const temp = await makeTemp('dist');
+  onTestFinished(() => rm(temp, { recursive: true, force: true }));
+  const fresh = join(temp, 'dist');
   const r = spawnSync('bash', [join(REPO, 'scripts/bundle'), fresh], { cwd: REPO, encoding: 'utf8' });
   expect(r.status, r.stderr).toBe(0);
   const built = await files(fresh);
