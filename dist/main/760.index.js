@@ -2297,27 +2297,12 @@ function tableRow(index, env) {
   const pairs = Object.entries(env).map(([k, v]) => escapePair(`${k}=${v}`));
   return `${index}	${pairs.join(" ")}`;
 }
-const BYTE_TEXT = Array.from({ length: 256 }, (_, b) => {
-  const c = String.fromCharCode(b);
-  return /^[A-Za-z0-9_.,/:+@%=-]$/.test(c) ? c : `\\x${b.toString(16).padStart(2, "0")}`;
-});
-function escapePair(pair) {
-  let out = "";
-  for (const b of Buffer.from(pair, "utf8")) out += BYTE_TEXT[b];
-  return out;
-}
+const hexBytes = (c) => [...Buffer.from(c, "utf8")].map((b) => `\\x${b.toString(16).padStart(2, "0")}`).join("");
+const escapePair = (pair) => pair.replace(shell/* NOT_PLAIN */.HV, hexBytes);
 function rowPairs(data) {
   if (!data.startsWith("CAMPAIGN_")) return Buffer.from(data, "base64").toString("utf8").split("\0");
-  return data.split(" ").map((pair) => {
-    const bytes = [];
-    for (let i = 0; i < pair.length; i++) {
-      if (pair[i] === "\\" && pair[i + 1] === "x") {
-        bytes.push(parseInt(pair.slice(i + 2, i + 4), 16));
-        i += 3;
-      } else bytes.push(pair.charCodeAt(i));
-    }
-    return Buffer.from(bytes).toString("utf8");
-  });
+  const byte = (_, hex) => String.fromCharCode(parseInt(hex, 16));
+  return data.split(" ").map((pair) => Buffer.from(pair.replace(/\\x([0-9a-f]{2})/g, byte), "latin1").toString("utf8"));
 }
 function rowEnvironment(line) {
   const [index = "", data = ""] = line.split("	");
@@ -10908,10 +10893,13 @@ function campaignOutputs(file, context) {
 
 /* harmony export */ __webpack_require__.d(__webpack_exports__, {
 /* harmony export */   Es: () => (/* binding */ exportLines),
+/* harmony export */   HV: () => (/* binding */ NOT_PLAIN),
 /* harmony export */   Lx: () => (/* binding */ NOW_MS_FUNCTION),
 /* harmony export */   ZL: () => (/* binding */ shellQuote)
 /* harmony export */ });
-const SAFE = /^[A-Za-z0-9_./:=+@%,-]+$/;
+const PLAIN = "A-Za-z0-9_./:=+@%,-";
+const SAFE = new RegExp(`^[${PLAIN}]+$`);
+const NOT_PLAIN = new RegExp(`[^${PLAIN}]`, "gu");
 function shellQuote(value) {
   if (value !== "" && SAFE.test(value)) return value;
   return `'${value.replace(/'/g, `'\\''`)}'`;

@@ -15,7 +15,7 @@ import type { ArrayPlan } from '../plan/plan.js';
 import type { Submission } from '../state/events.js';
 import { manifestTaskEnv } from './task-env.js';
 import { elementLine, elementOf, packShares, renderPackDriver } from './pack-driver.js';
-import { shellQuote } from './shell.js';
+import { NOT_PLAIN, shellQuote } from './shell.js';
 import { renderTaskScript, resumeEnv, scriptInputFor } from './task-script.js';
 
 export interface SbatchRow {
@@ -77,8 +77,8 @@ export function arraySpec(indices: readonly number[]): string {
 
 /**
  * A task-table row: the index, a tab, then the task's `KEY=VALUE` pairs separated by blanks, each
- * pair's UTF-8 bytes as they are where they are plain (letters, digits, `_.,/:+@%=-`) and `\xHH`
- * otherwise. Any byte but NUL survives, and the batch shell decodes a pair with its own
+ * pair's characters as they are where they are plain (render/shell.ts) and their UTF-8 bytes as
+ * `\xHH` otherwise. Any byte but NUL survives, and the batch shell decodes a pair with its own
  * `printf %b`, in no process of its own (base64, as earlier releases wrote rows, took two a task).
  */
 export function tableRow(index: number, env: Readonly<Record<string, string>>): string {
@@ -86,31 +86,17 @@ export function tableRow(index: number, env: Readonly<Record<string, string>>): 
   return `${index}\t${pairs.join(' ')}`;
 }
 
-/** What each byte is written as in a row: itself where printf %b and read leave it be, else `\xHH`. */
-const BYTE_TEXT = Array.from({ length: 256 }, (_, b) => {
-  const c = String.fromCharCode(b);
-  return /^[A-Za-z0-9_.,/:+@%=-]$/.test(c) ? c : `\\x${b.toString(16).padStart(2, '0')}`;
-});
+/** A character that is not plain, as its UTF-8 bytes, each `\xHH`. */
+const hexBytes = (c: string): string =>
+  [...Buffer.from(c, 'utf8')].map((b) => `\\x${b.toString(16).padStart(2, '0')}`).join('');
 
-function escapePair(pair: string): string {
-  let out = '';
-  for (const b of Buffer.from(pair, 'utf8')) out += BYTE_TEXT[b];
-  return out;
-}
+const escapePair = (pair: string): string => pair.replace(NOT_PLAIN, hexBytes);
 
 /** A row's pairs read back: `\xHH` to its byte. Rows of earlier releases hold base64 of `KEY=VALUE\0` pairs. */
 function rowPairs(data: string): string[] {
   if (!data.startsWith('CAMPAIGN_')) return Buffer.from(data, 'base64').toString('utf8').split('\0');
-  return data.split(' ').map((pair) => {
-    const bytes: number[] = [];
-    for (let i = 0; i < pair.length; i++) {
-      if (pair[i] === '\\' && pair[i + 1] === 'x') {
-        bytes.push(parseInt(pair.slice(i + 2, i + 4), 16));
-        i += 3;
-      } else bytes.push(pair.charCodeAt(i));
-    }
-    return Buffer.from(bytes).toString('utf8');
-  });
+  const byte = (_: string, hex: string): string => String.fromCharCode(parseInt(hex, 16));
+  return data.split(' ').map((pair) => Buffer.from(pair.replace(/\\x([0-9a-f]{2})/g, byte), 'latin1').toString('utf8'));
 }
 
 /** A task-table row read back: its index and the task's environment; undefined for any other line. */

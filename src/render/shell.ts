@@ -1,6 +1,10 @@
 /** Quoting for bash: a value becomes one word whatever it holds. */
 
-const SAFE = /^[A-Za-z0-9_./:=+@%,-]+$/;
+/** The characters bash takes as they are, in a word or through `printf %b`: no quoting, no escape. */
+const PLAIN = 'A-Za-z0-9_./:=+@%,-';
+const SAFE = new RegExp(`^[${PLAIN}]+$`);
+/** Any character that is not plain (a whole code point), for replacing. */
+export const NOT_PLAIN = new RegExp(`[^${PLAIN}]`, 'gu');
 
 /** One bash word that expands to exactly `value` (single quotes, `'\''` for a quote). */
 export function shellQuote(value: string): string {
