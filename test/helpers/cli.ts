@@ -63,9 +63,8 @@ export async function ensureBuilt(): Promise<void> {
 }
 
 /**
- * Whether lib/ was built after the last change to what it is built from. The build is
- * incremental (it rewrites only the files whose output changed), so the newest file of lib/
- * dates it.
+ * Whether lib/ was built after the last change to what it is built from. The build writes
+ * every file of lib/, so its newest file dates it.
  */
 async function libIsFresh(): Promise<boolean> {
   if (!(await stat(join(REPO, 'lib', 'cli', 'main.js')).catch(() => undefined))) return false;
