@@ -18,7 +18,7 @@ export default defineConfig({
     // Most tests wait on a real server (sshd, Slurm) rather than compute: more files than cores
     // run at once, so the suite takes about its longest files, not their sum. Those that use the
     // Slurm cluster wait the most (two cores were 44 % idle under four of them at once).
-    maxWorkers: group === 'cluster' ? 7 : 4,
+    maxWorkers: group === 'cluster' ? 8 : 4,
     sequence: { sequencer: LongestFirst },
     // Files in one worker share its loaded modules: loading them again for each file cost about a
     // CPU-second a file, on two cores the suite spends fully. Each file's changes to the process
@@ -37,7 +37,7 @@ export default defineConfig({
       },
       { extends: true, test: { name: 'action', include: files.filter((f) => ACTION.test(f)) } },
     ],
-    // The cluster's group runs seven files at once on two cores, nearly all the time busy: a test of
+    // The cluster's group runs eight files at once on two cores, nearly all the time busy: a test of
     // a few seconds alone took over 60 s there (test/exec/secrets.test.ts), so it gets twice that.
     testTimeout: group === 'cluster' ? 120_000 : 60_000,
     // Under CI=true a skipped test (a real server missing) fails the run.

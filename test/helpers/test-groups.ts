@@ -17,11 +17,19 @@ const USES_CLUSTER = /helpers\/slurm-cluster\.js'|slurm\/suite\.js'|from '\.\/su
 
 /**
  * Files that need no cluster but much CPU (a fresh build of both bundles, a packed global
- * install, lint's 10,000 fuzzed manifests): they run with the cluster's group, whose waits
- * leave the two cores idle at times, and so shorten the other group, which keeps them busy
- * throughout.
+ * install, lint's 10,000 fuzzed manifests, repositories of many files snapshot, `npm start` and
+ * the tests after it, commands run under a module hook): they run with the cluster's group, whose
+ * waits leave the two cores idle at times (113 CPU-seconds of its 450 s in one run), and so
+ * shorten the other group, which keeps them busy throughout.
  */
-const CPU_BOUND = new Set(['test/action/dist.test.ts', 'test/package/install.test.ts', 'test/lint/fuzz.test.ts']);
+const CPU_BOUND = new Set([
+  'test/action/dist.test.ts',
+  'test/package/install.test.ts',
+  'test/lint/fuzz.test.ts',
+  'test/cli/code-snapshot.test.ts',
+  'test/cli/readme-order.test.ts',
+  'test/app/lazy-loading.test.ts',
+]);
 
 function testFiles(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((e) => {
