@@ -1650,8 +1650,9 @@ timeout 600 bash -c ${(0,shell/* shellQuote */.ZL)(command)} 2>&1`,
       );
     }
     const script = [
-      'p=$1 d=$(dirname -- "$1")',
-      'mkdir -p -- "$d" && t=$(mktemp -- "$d/.$(basename -- "$p").tmp-XXXXXXXX") || exit 4',
+      // An absolute path: its directory and name by bash's own expansions, not two processes.
+      "p=$1 d=${1%/*} && d=${d:-/}",
+      'mkdir -p -- "$d" && t=$(mktemp -- "$d/.${p##*/}.tmp-XXXXXXXX") || exit 4',
       'printf %s "$2" > "$t" && chmod 644 -- "$t" || { rm -f -- "$t"; exit 4; }',
       'if ln -- "$t" "$p" 2>/dev/null; then made=yes; else made=no; fi',
       'rm -f -- "$t"',
@@ -2521,13 +2522,22 @@ class SlurmCommands {
   get prefix() {
     return `${this.opts.manifest.campaign}~`;
   }
-  /** The script and its task table written to the submission's directory. */
+  /**
+   * The script and its task table written to the submission's directory, side by side: over SFTP
+   * each file is a few round trips of its own (on the test cluster, the directory and the three
+   * files took 0.9 s of a campaign's start one after another, 0.5 s side by side). All have
+   * ended, written or not, before it returns.
+   */
   async upload(files, dir) {
     const t = this.opts.transport;
     await t.mkdirp(`${dir}/logs`);
-    await t.writeFile(`${dir}/table.tsv`, files.table);
-    if (files.task !== void 0) await t.writeFile(`${dir}/task.sh`, files.task);
-    await t.writeFile(`${dir}/job.sh`, files.script, { mode: 493 });
+    const written = await Promise.allSettled([
+      t.writeFile(`${dir}/table.tsv`, files.table),
+      ...files.task === void 0 ? [] : [t.writeFile(`${dir}/task.sh`, files.task)],
+      t.writeFile(`${dir}/job.sh`, files.script, { mode: 493 })
+    ]);
+    const failed = written.find((w) => w.status === "rejected");
+    if (failed) throw failed.reason;
   }
   /** sbatch's answer; where the link failed, the record is read again before anything more is sent. */
   sbatch(sending) {

@@ -403,8 +403,9 @@ export class TransportWorkdir implements Workdir {
       );
     }
     const script = [
-      'p=$1 d=$(dirname -- "$1")',
-      'mkdir -p -- "$d" && t=$(mktemp -- "$d/.$(basename -- "$p").tmp-XXXXXXXX") || exit 4',
+      // An absolute path: its directory and name by bash's own expansions, not two processes.
+      'p=$1 d=${1%/*} && d=${d:-/}',
+      'mkdir -p -- "$d" && t=$(mktemp -- "$d/.${p##*/}.tmp-XXXXXXXX") || exit 4',
       'printf %s "$2" > "$t" && chmod 644 -- "$t" || { rm -f -- "$t"; exit 4; }',
       'if ln -- "$t" "$p" 2>/dev/null; then made=yes; else made=no; fi',
       'rm -f -- "$t"',

@@ -107,13 +107,22 @@ export abstract class SlurmCommands {
    */
   abstract ask(queue: boolean, jobs: ReadonlySet<string>): Promise<SchedulerAnswer>;
 
-  /** The script and its task table written to the submission's directory. */
+  /**
+   * The script and its task table written to the submission's directory, side by side: over SFTP
+   * each file is a few round trips of its own (on the test cluster, the directory and the three
+   * files took 0.9 s of a campaign's start one after another, 0.5 s side by side). All have
+   * ended, written or not, before it returns.
+   */
   protected async upload(files: SbatchFiles, dir: string): Promise<void> {
     const t = this.opts.transport;
     await t.mkdirp(`${dir}/logs`);
-    await t.writeFile(`${dir}/table.tsv`, files.table);
-    if (files.task !== undefined) await t.writeFile(`${dir}/task.sh`, files.task);
-    await t.writeFile(`${dir}/job.sh`, files.script, { mode: 0o755 });
+    const written = await Promise.allSettled([
+      t.writeFile(`${dir}/table.tsv`, files.table),
+      ...(files.task === undefined ? [] : [t.writeFile(`${dir}/task.sh`, files.task)]),
+      t.writeFile(`${dir}/job.sh`, files.script, { mode: 0o755 }),
+    ]);
+    const failed = written.find((w) => w.status === 'rejected');
+    if (failed) throw failed.reason;
   }
 
   /** sbatch's answer; where the link failed, the record is read again before anything more is sent. */
