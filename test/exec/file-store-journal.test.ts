@@ -3,12 +3,11 @@ import { once } from 'node:events';
 import { appendFile, mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
 import fc from 'fast-check';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { UserError } from '../../src/errors.js';
 import { FileStateStore, type FileStateStoreOptions } from '../../src/exec/store/file-store.js';
-import { ensureBuilt, REPO } from '../helpers/cli.js';
+import { builtModule } from '../helpers/cli.js';
 import { errorOf } from '../helpers/errors.js';
 
 let root: string;
@@ -492,9 +491,8 @@ describe('journal under SIGKILL', () => {
       seed = (seed * 1103515245 + 12345) % 2 ** 31;
       return seed / 2 ** 31;
     };
-    // The children load lib/'s module (the build the suite tests) in plain node: loading the
-    // sources through tsx cost each child about 0.6 s of CPU more.
-    await ensureBuilt();
+    // The children load lib/'s module in plain node: the sources through tsx cost each about 0.6 s of CPU more.
+    const moduleUrl = await builtModule('exec/store/file-store.ts');
     const dirs = [join(root, 'k1'), join(root, 'k2')];
     const reached = [0, 0];
     for (let round = 0; round < 12; round++) {
@@ -503,7 +501,7 @@ describe('journal under SIGKILL', () => {
       const tidy = round % 4 >= 2;
       const env = {
         ...process.env,
-        MODULE_URL: pathToFileURL(join(REPO, 'lib', 'exec', 'store', 'file-store.js')).href,
+        MODULE_URL: moduleUrl,
         DIR: dir,
         ABOVE: '1',
         COMPACT: round % 2 === 0 ? '0.4' : '3',

@@ -3,14 +3,13 @@ import { once } from 'node:events';
 import { mkdir, mkdtemp, readdir, readFile, rm, stat, truncate, utimes, writeFile } from 'node:fs/promises';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
 import fc from 'fast-check';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { UserError } from '../../src/errors.js';
 import { readEvents } from '../../src/exec/store/event-log.js';
 import { FileStateStore } from '../../src/exec/store/file-store.js';
 import type { LockHolder } from '../../src/exec/store/lock.js';
-import { ensureBuilt, REPO } from '../helpers/cli.js';
+import { builtModule } from '../helpers/cli.js';
 import { errorOf } from '../helpers/errors.js';
 
 let root: string;
@@ -331,12 +330,11 @@ describe('lock', () => {
         process.stdin.on('end', () => process.exit(0)).resume();
       })();
     `;
-    // The children load lib/'s module (the build the suite tests) in plain node: loading the
-    // sources through tsx cost each child about 0.6 s of CPU more.
-    await ensureBuilt();
+    // The children load lib/'s module in plain node: the sources through tsx cost each about 0.6 s of CPU more.
+    const moduleUrl = await builtModule('exec/store/file-store.ts');
     const env = {
       ...process.env,
-      MODULE_URL: pathToFileURL(join(REPO, 'lib', 'exec', 'store', 'file-store.js')).href,
+      MODULE_URL: moduleUrl,
       GO: go,
       DIRS: JSON.stringify([...free, ...stale]),
     };

@@ -8,7 +8,7 @@ import { createHash } from 'node:crypto';
 import { mkdir, mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join, relative, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { isMainThread } from 'node:worker_threads';
 import { localAttemptsDir } from '../../src/exec/local/local-executor.js';
 import { campaignStateSchema, type CampaignState } from '../../src/state/state.js';
@@ -60,6 +60,15 @@ export async function ensureBuilt(): Promise<void> {
   } finally {
     await rm(lock, { recursive: true, force: true });
   }
+}
+
+/**
+ * The file: URL of lib/'s build of `source` (a path under src/, `exec/store/file-store.ts`),
+ * built first where it is stale: what a child process given plain node loads of ours.
+ */
+export async function builtModule(source: string): Promise<string> {
+  await ensureBuilt();
+  return pathToFileURL(join(REPO, 'lib', source.replace(/\.ts$/, '.js'))).href;
 }
 
 /**
