@@ -1292,6 +1292,7 @@ function inlineCode(text) {
 /***/ ((__unused_webpack___webpack_module__, __webpack_exports__, __webpack_require__) => {
 
 /* harmony export */ __webpack_require__.d(__webpack_exports__, {
+/* harmony export */   L: () => (/* binding */ packedElement),
 /* harmony export */   o: () => (/* binding */ placement)
 /* harmony export */ });
 const placementsOf = /* @__PURE__ */ new WeakMap();
@@ -1317,6 +1318,11 @@ function placements(plan) {
 function placement(plan, id, stage) {
   const p = placements(plan);
   return stage === void 0 ? p.full.get(id) ?? p.smoke.get(id) : p[stage].get(id);
+}
+function packedElement(plan, task, id) {
+  const packing = placement(plan, id)?.array.packing;
+  const handle = packing === void 0 ? void 0 : task.attempts.at(-1)?.handle;
+  return handle === void 0 ? void 0 : { handle, packing };
 }
 
 

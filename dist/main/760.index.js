@@ -6898,9 +6898,12 @@ function phase_counts_phaseCounts(plan, state) {
 }
 
 
+// EXTERNAL MODULE: ./lib/state/placement.js
+var placement = __webpack_require__(43490);
 // EXTERNAL MODULE: ./lib/state/task-index.js
 var task_index = __webpack_require__(68505);
 ;// CONCATENATED MODULE: ./lib/decide/poll.js
+
 
 
 
@@ -6980,8 +6983,10 @@ class PollPacer {
   /** Expected seconds of each task that has a cost model. */
   expected;
   learned;
-  /** The most tasks seen running at once: as many places as the queued ones will take in waves. */
+  /** The most jobs seen running at once: as many places as the queued ones will take in waves. */
   widest = 0;
+  /** The jobs the last pass saw running (none before the first). */
+  lastRunning;
   /** Seconds to wait after a pass that left `state`, at `nowMs`. */
   next(state, nowMs) {
     const { minSeconds: min, maxSeconds: max } = this.limits;
@@ -6992,11 +6997,13 @@ class PollPacer {
       return this.wait;
     }
     const clamp = (s) => Math.min(max, Math.max(min, s));
+    const due = this.due(state, nowMs);
+    const filling = this.lastRunning !== void 0 && due.jobsRunning > this.lastRunning && due.jobsQueued > 0;
+    this.widest = Math.max(this.widest, due.jobsRunning);
+    this.lastRunning = due.jobsRunning;
+    if (filling) return min;
     let wait = max;
-    const learned = this.learned.forState(state, (0,task_index/* indexOf */.qh)(state.tasks).ids("completed"));
-    const expectedOf = (id) => this.expected.get(id) ?? learned(id);
-    this.widest = Math.max(this.widest, (0,task_index/* indexOf */.qh)(state.tasks).ids("running").size);
-    for (const at of dueTimes(state, this.plan, expectedOf, nowMs, this.widest)) {
+    for (const at of due.times) {
       const ahead = (at - nowMs) / 1e3;
       wait = Math.min(wait, clamp(ahead >= 0 ? ahead + SETTLE_SECONDS : -ahead / 2));
     }
@@ -7008,20 +7015,35 @@ class PollPacer {
    * campaign alone (park).
    */
   quietSeconds(state, nowMs) {
-    const learned = this.learned.forState(state, (0,task_index/* indexOf */.qh)(state.tasks).ids("completed"));
-    const due = dueTimes(state, this.plan, (id) => this.expected.get(id) ?? learned(id), nowMs, this.widest);
-    const first = due.reduce((a, b) => Math.min(a, b), Infinity);
+    const first = this.due(state, nowMs).times.reduce((a, b) => Math.min(a, b), Infinity);
     return Math.max(0, (first - nowMs) / 1e3);
+  }
+  due(state, nowMs) {
+    const learned = this.learned.forState(state, (0,task_index/* indexOf */.qh)(state.tasks).ids("completed"));
+    return dueTimes(state, this.plan, (id) => this.expected.get(id) ?? learned(id), nowMs, this.widest);
   }
 }
 function dueTimes(state, plan, expected, nowMs, widest) {
   const due = [];
   const ends = [];
   const index = (0,task_index/* indexOf */.qh)(state.tasks);
-  const queued = index.ids("submitted").size;
   const running = index.ids("running").size;
-  let soonestQueued = Infinity;
+  const elements = /* @__PURE__ */ new Map();
+  const elementOf = (id) => {
+    const packed = (0,placement/* packedElement */.L)(plan, state.tasks[id], id);
+    if (packed === void 0) return void 0;
+    let element = elements.get(packed.handle);
+    if (element === void 0)
+      elements.set(
+        packed.handle,
+        element = { parallel: packed.packing.parallel, running: 0, end: -Infinity, queued: 0, longest: 0 }
+      );
+    return element;
+  };
+  let soleQueued = 0;
+  let soleRunning = 0;
   let longestQueued = 0;
+  let soonestQueued = Infinity;
   const waiting = index.ids("pending").size > 0 || index.ids("retrying").size > 0 || plan.phases.some((p) => {
     const status = state.phases[p.name]?.status ?? "waiting";
     const missing = () => index.completeFor !== plan && p.tasks.some((t) => state.tasks[t.id] === void 0);
@@ -7034,25 +7056,51 @@ function dueTimes(state, plan, expected, nowMs, widest) {
   for (const id of index.ids("submitted")) {
     const seconds = expected(id);
     soonestQueued = Math.min(soonestQueued, seconds ?? Infinity);
-    longestQueued = Math.max(longestQueued, seconds ?? Infinity);
+    const element = elementOf(id);
+    if (element === void 0) {
+      soleQueued++;
+      longestQueued = Math.max(longestQueued, seconds ?? Infinity);
+    } else {
+      element.queued++;
+      element.longest = Math.max(element.longest, seconds ?? Infinity);
+    }
     const submitted = state.tasks[id].attempts.at(-1)?.submittedAt;
     if (seconds === void 0 && submitted) due.push(Date.parse(submitted));
   }
   for (const id of index.ids("running")) {
+    const element = elementOf(id);
+    if (element === void 0) soleRunning++;
+    else element.running++;
     const started = state.tasks[id].attempts.at(-1)?.startedAt;
     if (!started) continue;
     const seconds = expected(id);
-    if (seconds !== void 0) ends.push(Date.parse(started) + seconds * 1e3);
-    else due.push(Date.parse(started));
+    if (seconds !== void 0) {
+      const end = Date.parse(started) + seconds * 1e3;
+      ends.push(end);
+      if (element !== void 0) element.end = Math.max(element.end, end);
+    } else due.push(Date.parse(started));
   }
+  let jobsRunning = soleRunning;
+  let jobsQueued = soleQueued;
+  let lastEnd = ends.reduce((a, b) => Math.max(a, b), nowMs);
+  for (const element of elements.values()) {
+    const rest = element.queued === 0 ? 0 : Math.ceil(element.queued / element.parallel) * element.longest * 1e3;
+    if (element.running > 0) {
+      jobsRunning++;
+      lastEnd = Math.max(lastEnd, element.queued === 0 ? element.end : Math.max(element.end, nowMs) + rest);
+    } else {
+      jobsQueued++;
+      longestQueued = Math.max(longestQueued, rest / 1e3);
+    }
+  }
+  const jobs = { jobsRunning, jobsQueued };
   if (running === 0 && soonestQueued < Infinity) due.push(nowMs + soonestQueued * 1e3);
-  if (waiting) return due.concat(ends);
-  if (ends.length < running) return due;
-  const lastEnd = ends.reduce((a, b) => Math.max(a, b), nowMs);
-  if (queued === 0) due.push(lastEnd);
-  else if (running > 0 && longestQueued < Infinity)
-    due.push(lastEnd + Math.ceil(queued / Math.max(running, widest)) * longestQueued * 1e3);
-  return due;
+  if (waiting) return { times: due.concat(ends), ...jobs };
+  if (ends.length < running || lastEnd === Infinity) return { times: due, ...jobs };
+  if (jobsQueued === 0) due.push(lastEnd);
+  else if (jobsRunning > 0 && longestQueued < Infinity)
+    due.push(lastEnd + Math.ceil(jobsQueued / Math.max(jobsRunning, widest)) * longestQueued * 1e3);
+  return { times: due, ...jobs };
 }
 function pollLimits(executor, maxSeconds) {
   const { pollSeconds, costlyPolls } = executor_kinds/* EXECUTOR_KINDS */.q[executor];
@@ -10088,8 +10136,8 @@ function tasksPerJob(phase) {
   return Math.max(1, ...phase.arrays.map((a) => a.packing?.tasks ?? 1));
 }
 function jobOf(plan, tasks, id) {
-  const handle = (0,_state_placement_js__WEBPACK_IMPORTED_MODULE_1__/* .placement */ .o)(plan, id)?.array.packing ? tasks[id].attempts.at(-1)?.handle : void 0;
-  return handle === void 0 ? id : `\0${handle}`;
+  const element = (0,_state_placement_js__WEBPACK_IMPORTED_MODULE_1__/* .packedElement */ .L)(plan, tasks[id], id);
+  return element === void 0 ? id : `\0${element.handle}`;
 }
 function activeJobs(plan, tasks) {
   const index = (0,_state_task_index_js__WEBPACK_IMPORTED_MODULE_2__/* .indexOf */ .qh)(tasks);

@@ -8,13 +8,18 @@
  * cost model, the run times of the tasks of its stage and stratum that completed stand in for
  * one; a task with neither is looked at as one past its end from its submission and its start
  * (soon, then less and less often), so that short tasks are seen to end within seconds and long
- * ones cost no more than the longest interval. Processes that are free to look at (no
- * scheduler) are looked at again soon after anything changed, less often while nothing does.
+ * ones cost no more than the longest interval. The places are counted in jobs: a packed
+ * element's tasks run in turn, so it frees its place when the last of them ends, and while
+ * jobs are still starting (more running than the pass before, and some not started) the next
+ * pass comes soon, since the places the queued ones wait for are not all seen yet. Processes
+ * that are free to look at (no scheduler) are looked at again soon after anything changed,
+ * less often while nothing does.
  */
 import { EXECUTOR_KINDS, type ExecutorKind } from '../plan/executor-kinds.js';
 import type { Plan } from '../plan/plan.js';
 import type { CampaignState } from '../state/state.js';
 import { phaseCounts } from '../state/phase-counts.js';
+import { packedElement } from '../state/placement.js';
 import { indexOf } from '../state/task-index.js';
 
 export interface PollLimits {
@@ -103,8 +108,10 @@ export class PollPacer {
   /** Expected seconds of each task that has a cost model. */
   private readonly expected: ReadonlyMap<string, number>;
   private readonly learned: LearnedRunTimes;
-  /** The most tasks seen running at once: as many places as the queued ones will take in waves. */
+  /** The most jobs seen running at once: as many places as the queued ones will take in waves. */
   private widest = 0;
+  /** The jobs the last pass saw running (none before the first). */
+  private lastRunning: number | undefined;
 
   constructor(
     private readonly plan: Plan,
@@ -125,11 +132,15 @@ export class PollPacer {
       return this.wait;
     }
     const clamp = (s: number): number => Math.min(max, Math.max(min, s));
+    const due = this.due(state, nowMs);
+    const filling = this.lastRunning !== undefined && due.jobsRunning > this.lastRunning && due.jobsQueued > 0;
+    this.widest = Math.max(this.widest, due.jobsRunning);
+    this.lastRunning = due.jobsRunning;
+    // Jobs are still starting: the places they take are not all seen yet, and the queued jobs'
+    // waves are counted in them, so the next pass comes soon and sees them.
+    if (filling) return min;
     let wait = max;
-    const learned = this.learned.forState(state, indexOf(state.tasks).ids('completed'));
-    const expectedOf = (id: string): number | undefined => this.expected.get(id) ?? learned(id);
-    this.widest = Math.max(this.widest, indexOf(state.tasks).ids('running').size);
-    for (const at of dueTimes(state, this.plan, expectedOf, nowMs, this.widest)) {
+    for (const at of due.times) {
       const ahead = (at - nowMs) / 1000;
       wait = Math.min(wait, clamp(ahead >= 0 ? ahead + SETTLE_SECONDS : -ahead / 2));
     }
@@ -142,29 +153,70 @@ export class PollPacer {
    * campaign alone (park).
    */
   quietSeconds(state: CampaignState, nowMs: number): number {
-    const learned = this.learned.forState(state, indexOf(state.tasks).ids('completed'));
-    const due = dueTimes(state, this.plan, (id) => this.expected.get(id) ?? learned(id), nowMs, this.widest);
-    const first = due.reduce((a, b) => Math.min(a, b), Infinity);
+    const first = this.due(state, nowMs).times.reduce((a, b) => Math.min(a, b), Infinity);
     return Math.max(0, (first - nowMs) / 1000);
+  }
+
+  private due(state: CampaignState, nowMs: number): Due {
+    const learned = this.learned.forState(state, indexOf(state.tasks).ids('completed'));
+    return dueTimes(state, this.plan, (id) => this.expected.get(id) ?? learned(id), nowMs, this.widest);
   }
 }
 
-/** The times (epoch ms) at which an answer from the scheduler is due. */
+/** When answers are due, and the jobs (tasks of their own, or packed elements) that are out. */
+interface Due {
+  /** The times (epoch ms) at which an answer from the scheduler is due. */
+  times: number[];
+  /** Jobs with a task running. */
+  jobsRunning: number;
+  /** Jobs with no task started. */
+  jobsQueued: number;
+}
+
+/**
+ * A packed element as the pacer follows it: its tasks run in turn (`parallel` at a time), and
+ * its place frees when the last of them ends.
+ */
+interface ElementPace {
+  parallel: number;
+  /** Its tasks running, and the latest of their expected ends (epoch ms). */
+  running: number;
+  end: number;
+  /** Its tasks still to start, and the longest of their expected seconds (Infinity: one has none). */
+  queued: number;
+  longest: number;
+}
+
 function dueTimes(
   state: CampaignState,
   plan: Plan,
   expected: (id: string) => number | undefined,
   nowMs: number,
   widest: number,
-): number[] {
+): Due {
   const due: number[] = [];
   const ends: number[] = [];
   const index = indexOf(state.tasks);
-  const queued = index.ids('submitted').size;
   const running = index.ids('running').size;
-  /** The shortest and longest expected times of the queued tasks (Infinity: one has none). */
-  let soonestQueued = Infinity;
+  /** The packed elements of the active tasks, by handle. */
+  const elements = new Map<string, ElementPace>();
+  const elementOf = (id: string): ElementPace | undefined => {
+    const packed = packedElement(plan, state.tasks[id]!, id);
+    if (packed === undefined) return undefined;
+    let element = elements.get(packed.handle);
+    if (element === undefined)
+      elements.set(
+        packed.handle,
+        (element = { parallel: packed.packing.parallel, running: 0, end: -Infinity, queued: 0, longest: 0 }),
+      );
+    return element;
+  };
+  /** The jobs of their own (tasks not packed) queued and running, and the longest expected time of the queued. */
+  let soleQueued = 0;
+  let soleRunning = 0;
   let longestQueued = 0;
+  /** The shortest expected time of a queued task (Infinity: none has one). */
+  let soonestQueued = Infinity;
   const waiting =
     index.ids('pending').size > 0 ||
     index.ids('retrying').size > 0 ||
@@ -180,33 +232,62 @@ function dueTimes(
   for (const id of index.ids('submitted')) {
     const seconds = expected(id);
     soonestQueued = Math.min(soonestQueued, seconds ?? Infinity);
-    longestQueued = Math.max(longestQueued, seconds ?? Infinity);
+    const element = elementOf(id);
+    if (element === undefined) {
+      soleQueued++;
+      longestQueued = Math.max(longestQueued, seconds ?? Infinity);
+    } else {
+      element.queued++;
+      element.longest = Math.max(element.longest, seconds ?? Infinity);
+    }
     // Nothing known of its run time: it may start and end at once, so it is looked at as one
     // past its end since it was submitted.
     const submitted = state.tasks[id]!.attempts.at(-1)?.submittedAt;
     if (seconds === undefined && submitted) due.push(Date.parse(submitted));
   }
   for (const id of index.ids('running')) {
+    const element = elementOf(id);
+    if (element === undefined) soleRunning++;
+    else element.running++;
     const started = state.tasks[id]!.attempts.at(-1)?.startedAt;
     if (!started) continue;
     const seconds = expected(id);
-    if (seconds !== undefined) ends.push(Date.parse(started) + seconds * 1000);
+    if (seconds !== undefined) {
+      const end = Date.parse(started) + seconds * 1000;
+      ends.push(end);
+      if (element !== undefined) element.end = Math.max(element.end, end);
+    }
     // Nothing known of its run time: looked at as one past its end since it started.
     else due.push(Date.parse(started));
   }
+  // A job ends when its last task does: a packed element's tasks still to start run in turn
+  // after its running ones (and an element none of whose tasks started is a queued job).
+  let jobsRunning = soleRunning;
+  let jobsQueued = soleQueued;
+  let lastEnd = ends.reduce((a, b) => Math.max(a, b), nowMs);
+  for (const element of elements.values()) {
+    const rest = element.queued === 0 ? 0 : Math.ceil(element.queued / element.parallel) * element.longest * 1000;
+    if (element.running > 0) {
+      jobsRunning++;
+      lastEnd = Math.max(lastEnd, element.queued === 0 ? element.end : Math.max(element.end, nowMs) + rest);
+    } else {
+      jobsQueued++;
+      longestQueued = Math.max(longestQueued, rest / 1000);
+    }
+  }
+  const jobs = { jobsRunning, jobsQueued };
   // Nothing running: the first queued task to start cannot end before its expected time from now.
   if (running === 0 && soonestQueued < Infinity) due.push(nowMs + soonestQueued * 1000);
   // Room for waiting tasks comes with any end.
-  if (waiting) return due.concat(ends);
-  if (ends.length < running) return due;
-  const lastEnd = ends.reduce((a, b) => Math.max(a, b), nowMs);
-  // The last rounds, the queued tasks taking the running ones' places in waves: the campaign
-  // ends when the last wave does (far off while many waves are left, so no look is spent). A
-  // pass between two waves sees few running: the places are as many as were ever seen taken.
-  if (queued === 0) due.push(lastEnd);
-  else if (running > 0 && longestQueued < Infinity)
-    due.push(lastEnd + Math.ceil(queued / Math.max(running, widest)) * longestQueued * 1000);
-  return due;
+  if (waiting) return { times: due.concat(ends), ...jobs };
+  if (ends.length < running || lastEnd === Infinity) return { times: due, ...jobs };
+  // The last rounds, the queued jobs taking the running ones' places in waves: the campaign ends
+  // when the last wave does (far off while many waves are left, so no look is spent). A pass
+  // between two waves sees few running: the places are as many as were ever seen taken.
+  if (jobsQueued === 0) due.push(lastEnd);
+  else if (jobsRunning > 0 && longestQueued < Infinity)
+    due.push(lastEnd + Math.ceil(jobsQueued / Math.max(jobsRunning, widest)) * longestQueued * 1000);
+  return { times: due, ...jobs };
 }
 
 /** The limits for an executor kind (its traits); `maxSeconds` overrides the longest wait. */

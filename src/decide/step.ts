@@ -9,7 +9,7 @@ import { EXECUTOR_KINDS } from '../plan/executor-kinds.js';
 import { dependenciesFirst } from '../plan/dependency-order.js';
 import type { Plan, PhasePlan } from '../plan/plan.js';
 import { submissionGroup, type Action, type Hold, type Submission } from '../state/events.js';
-import { placement, type Placement } from '../state/placement.js';
+import { packedElement, placement, type Placement } from '../state/placement.js';
 import { copyTasks, indexOf, setTask } from '../state/task-index.js';
 import { ACTIVE, TERMINAL, type CampaignState, type PhaseState, type TaskState } from '../state/state.js';
 import { amended } from './copies.js';
@@ -302,8 +302,8 @@ function tasksPerJob(phase: PhasePlan): number {
  * may be another's once it has ended).
  */
 function jobOf(plan: Plan, tasks: Record<string, TaskState>, id: string): string {
-  const handle = placement(plan, id)?.array.packing ? tasks[id]!.attempts.at(-1)?.handle : undefined;
-  return handle === undefined ? id : `\u0000${handle}`;
+  const element = packedElement(plan, tasks[id]!, id);
+  return element === undefined ? id : `\u0000${element.handle}`;
 }
 
 /**

@@ -5,7 +5,9 @@
  * records): at 100,000 tasks, each map of them costs 4 to 6 MiB for as long as the plan lives.
  */
 import type { Stage, TaskSpec } from '../manifest/expand.js';
+import type { Packing } from '../plan/pack.js';
 import type { ArrayPlan, Plan } from '../plan/plan.js';
+import type { TaskState } from './state.js';
 
 export interface Placement {
   spec: TaskSpec;
@@ -48,4 +50,18 @@ function placements(plan: Plan): Placements {
 export function placement(plan: Plan, id: string, stage?: Stage): Placement | undefined {
   const p = placements(plan);
   return stage === undefined ? (p.full.get(id) ?? p.smoke.get(id)) : p[stage].get(id);
+}
+
+/**
+ * The packed element a task's active attempt runs in: its handle, which the element's tasks
+ * share, and the array's packing. Undefined for a task that is a job of its own.
+ */
+export function packedElement(
+  plan: Plan,
+  task: TaskState,
+  id: string,
+): { handle: string; packing: Packing } | undefined {
+  const packing = placement(plan, id)?.array.packing;
+  const handle = packing === undefined ? undefined : task.attempts.at(-1)?.handle;
+  return handle === undefined ? undefined : { handle, packing: packing! };
 }

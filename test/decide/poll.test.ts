@@ -121,6 +121,63 @@ describe('polling a scheduler', () => {
     expect(waits).toEqual([1, 5, 20, 30]);
   });
 
+  describe('packed tasks, which run in turn in their array element', () => {
+    const grid = { n: [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12] };
+    const packedPlan = (pack: unknown) =>
+      planCampaign(
+        manifestSchema.parse({
+          campaign: 'c',
+          cluster: { executor: 'slurm', name: 'x' },
+          workdir: 'w',
+          phases: [
+            {
+              name: 'p',
+              grid,
+              command: 'true',
+              pack,
+              cost: { unit: 'step', units: 10, per_unit: '1s', measured_on: 'x' },
+            },
+          ],
+        }),
+      );
+    // Each task of element `e` carries the element's handle, as the executor records it.
+    const inElement = (e: number, t: TaskState): TaskState => ({
+      ...t,
+      attempts: t.attempts.map((a) => ({ ...a, handle: `7_${e}` })),
+    });
+    /** The grid's 12 tasks in elements of `size`: `first`, then `rest` for the others. */
+    const elementsOf = (size: number, first: TaskState[], rest: TaskState): Record<string, TaskState> => {
+      const tasks = [...first, ...Array<TaskState>(grid.n.length - first.length).fill(rest)];
+      return Object.fromEntries(tasks.map((t, i) => [`p/n${i + 1}`, inElement(Math.floor(i / size), t)]));
+    };
+
+    it('looks when the element with the most left can have run it all, not when its tasks would be spread over the places', () => {
+      // Two elements of 6 (the second's last task waits in turn): the first's running task ends
+      // at +6 s, then 3 more of 10 s each: +36 s. Spread over the two places they would end at +26 s.
+      const tasks = elementsOf(6, [running(-4), queued, queued, queued, done, done, running(-8), queued], done);
+      expect(new PollPacer(packedPlan(6), pollLimits('slurm', 60)).next(stateWith(tasks), T0)).toBe(37);
+    });
+
+    it('counts the waves of an element that runs its tasks side by side', () => {
+      // Four tasks two at a time: the running ones end at +6 s and +8 s, the other two together 10 s later.
+      const tasks = elementsOf(4, [running(-4), running(-2), queued, queued], done);
+      const packed = packedPlan({ tasks: 4, parallel: 2 });
+      expect(new PollPacer(packed, pollLimits('slurm', 60)).next(stateWith(tasks), T0)).toBe(19);
+    });
+
+    it('while its elements start, looks again soon: the places they take are not all seen yet', () => {
+      const pacer = new PollPacer(packedPlan(4), pollLimits('slurm', 60));
+      const all = (first: TaskState[]) => stateWith(elementsOf(4, first, queued));
+      // Sent: nothing runs yet, so no task can end before its 10 s.
+      expect(pacer.next(all([]), T0)).toBe(11);
+      // One element of three started: the other two may be starting too, not waiting for its place.
+      expect(pacer.next(all([running(-1)]), T0)).toBe(1);
+      // All three started: each runs its four tasks in turn, the last (started now) ends at +40 s.
+      const started = [running(-1), queued, queued, queued, running(-1), queued, queued, queued, running(0)];
+      expect(pacer.next(all(started), T0)).toBe(41);
+    });
+  });
+
   it('comes back when a retry may be submitted', () => {
     const state = stateWith({
       'p/n1': { status: 'retrying', notBefore: iso(12), attempts: [{ n: 1, submittedAt: iso(-60), class: 'failed' }] },
