@@ -24,7 +24,7 @@ import { lintText } from '../lib/lint/lint.js';
 import { jobSummary } from '../lib/report/job-summary.js';
 import { renderSummary } from '../lib/report/summary.js';
 import { emptyState } from '../lib/state/state.js';
-import { StandInExecutor } from './stand-in-executor.mjs';
+import { StandInExecutor, StandInWorkdir } from './stand-in-executor.mjs';
 import { sweepManifest } from './sweep-manifest.mjs';
 
 const TASKS = Number(process.argv[2] ?? 1_000_000);
@@ -63,7 +63,18 @@ class Clock {
   }
 }
 
+/** Every task's results file there, at one stamp. */
+class ResultsWorkdir extends StandInWorkdir {
+  async gather(paths, known, endsSuffice, take) {
+    for (const path of paths) {
+      if (known.get(path) === 'v1') take(path, { stamp: 'v1' });
+      else take(path, { stamp: 'v1', text: `{"step": 1000, "loss": ${(hash(path) % 1000) / 1000}}\n` });
+    }
+  }
+}
+
 class Cluster extends StandInExecutor {
+  workdir = new ResultsWorkdir();
   job = 1000;
   rand = random(42);
   constructor(room, clock) {
@@ -112,12 +123,6 @@ class Cluster extends StandInExecutor {
   }
   async readLog() {
     return 'step 1 loss 2.0\nTraceback (most recent call last):\nRuntimeError: the stand-in fails this task\n';
-  }
-  async gather(paths, known, endsSuffice, take) {
-    for (const path of paths) {
-      if (known.get(path) === 'v1') take(path, { stamp: 'v1' });
-      else take(path, { stamp: 'v1', text: `{"step": 1000, "loss": ${(hash(path) % 1000) / 1000}}\n` });
-    }
   }
 }
 

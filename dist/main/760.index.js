@@ -6816,8 +6816,8 @@ async function driveCampaign(start, parts) {
   }
 }
 async function betweenPasses(store) {
-  await store.compactIfDue();
   collectIfWorthIt();
+  if (await store.compactIfDue()) collectIfWorthIt();
 }
 
 

@@ -36,7 +36,12 @@ function parts(clock: ReturnType<typeof fakeClock>, restAfter: number, passMs = 
         return { state, atRest: n >= restAfter };
       },
     },
-    store: { compactIfDue: async () => log.push('compact') },
+    store: {
+      compactIfDue: async () => {
+        log.push('compact');
+        return false;
+      },
+    },
     pacer: { next: () => waitSeconds },
     clock,
   };
