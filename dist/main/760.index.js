@@ -6909,6 +6909,7 @@ var task_index = __webpack_require__(68505);
 
 const MORE_TO_COME = /* @__PURE__ */ new Set(["waiting", "smoke", "gate"]);
 const SETTLE_SECONDS = 1;
+const STARTING_SECONDS = 10;
 function expectedSeconds(plan) {
   const expected = /* @__PURE__ */ new Map();
   for (const phase of plan.phases)
@@ -6998,7 +6999,7 @@ class PollPacer {
     }
     const clamp = (s) => Math.min(max, Math.max(min, s));
     const due = this.due(state, nowMs);
-    const filling = this.lastRunning !== void 0 && due.jobsRunning > this.lastRunning && due.jobsQueued > 0;
+    const filling = this.lastRunning !== void 0 && due.jobsRunning > this.lastRunning && nowMs - due.newestQueued <= STARTING_SECONDS * 1e3;
     this.widest = Math.max(this.widest, due.jobsRunning);
     this.lastRunning = due.jobsRunning;
     if (filling) return min;
@@ -7036,13 +7037,21 @@ function dueTimes(state, plan, expected, nowMs, widest) {
     if (element === void 0)
       elements.set(
         packed.handle,
-        element = { parallel: packed.packing.parallel, running: 0, end: -Infinity, queued: 0, longest: 0 }
+        element = {
+          parallel: packed.packing.parallel,
+          running: 0,
+          end: -Infinity,
+          queued: 0,
+          longest: 0,
+          sent: -Infinity
+        }
       );
     return element;
   };
   let soleQueued = 0;
   let soleRunning = 0;
   let longestQueued = 0;
+  let newestQueued = -Infinity;
   let soonestQueued = Infinity;
   const waiting = index.ids("pending").size > 0 || index.ids("retrying").size > 0 || plan.phases.some((p) => {
     const status = state.phases[p.name]?.status ?? "waiting";
@@ -7056,16 +7065,19 @@ function dueTimes(state, plan, expected, nowMs, widest) {
   for (const id of index.ids("submitted")) {
     const seconds = expected(id);
     soonestQueued = Math.min(soonestQueued, seconds ?? Infinity);
+    const submitted = state.tasks[id].attempts.at(-1)?.submittedAt;
+    const sent = submitted === void 0 ? -Infinity : Date.parse(submitted);
     const element = elementOf(id);
     if (element === void 0) {
       soleQueued++;
       longestQueued = Math.max(longestQueued, seconds ?? Infinity);
+      newestQueued = Math.max(newestQueued, sent);
     } else {
       element.queued++;
       element.longest = Math.max(element.longest, seconds ?? Infinity);
+      element.sent = Math.max(element.sent, sent);
     }
-    const submitted = state.tasks[id].attempts.at(-1)?.submittedAt;
-    if (seconds === void 0 && submitted) due.push(Date.parse(submitted));
+    if (seconds === void 0 && submitted) due.push(sent);
   }
   for (const id of index.ids("running")) {
     const element = elementOf(id);
@@ -7091,9 +7103,10 @@ function dueTimes(state, plan, expected, nowMs, widest) {
     } else {
       jobsQueued++;
       longestQueued = Math.max(longestQueued, rest / 1e3);
+      newestQueued = Math.max(newestQueued, element.sent);
     }
   }
-  const jobs = { jobsRunning, jobsQueued };
+  const jobs = { jobsRunning, newestQueued };
   if (running === 0 && soonestQueued < Infinity) due.push(nowMs + soonestQueued * 1e3);
   if (waiting) return { times: due.concat(ends), ...jobs };
   if (ends.length < running || lastEnd === Infinity) return { times: due, ...jobs };

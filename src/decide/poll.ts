@@ -10,8 +10,9 @@
  * (soon, then less and less often), so that short tasks are seen to end within seconds and long
  * ones cost no more than the longest interval. The places are counted in jobs: a packed
  * element's tasks run in turn, so it frees its place when the last of them ends, and while
- * jobs are still starting (more running than the pass before, and some not started) the next
- * pass comes soon, since the places the queued ones wait for are not all seen yet. Processes
+ * jobs are still starting (more running than the pass before, and one sent seconds ago not
+ * started) the next pass comes soon, since the places the queued ones wait for are not all
+ * seen yet. Processes
  * that are free to look at (no scheduler) are looked at again soon after anything changed,
  * less often while nothing does.
  */
@@ -32,6 +33,11 @@ export interface PollLimits {
 const MORE_TO_COME = new Set(['waiting', 'smoke', 'gate']);
 /** After an expected end, accounting needs a moment to record it. */
 const SETTLE_SECONDS = 1;
+/**
+ * A job sent this recently and not started may be starting: a scheduler starts what fits within
+ * a second or two of the submission, and the job's first task writes its start marker soon after.
+ */
+const STARTING_SECONDS = 10;
 
 /** The expected seconds of each task whose phase has a cost model, by task id. */
 export function expectedSeconds(plan: Plan): Map<string, number> {
@@ -133,7 +139,10 @@ export class PollPacer {
     }
     const clamp = (s: number): number => Math.min(max, Math.max(min, s));
     const due = this.due(state, nowMs);
-    const filling = this.lastRunning !== undefined && due.jobsRunning > this.lastRunning && due.jobsQueued > 0;
+    const filling =
+      this.lastRunning !== undefined &&
+      due.jobsRunning > this.lastRunning &&
+      nowMs - due.newestQueued <= STARTING_SECONDS * 1000;
     this.widest = Math.max(this.widest, due.jobsRunning);
     this.lastRunning = due.jobsRunning;
     // Jobs are still starting: the places they take are not all seen yet, and the queued jobs'
@@ -169,8 +178,8 @@ interface Due {
   times: number[];
   /** Jobs with a task running. */
   jobsRunning: number;
-  /** Jobs with no task started. */
-  jobsQueued: number;
+  /** When the newest job with no task started was sent (epoch ms; -Infinity: none is queued). */
+  newestQueued: number;
 }
 
 /**
@@ -182,9 +191,10 @@ interface ElementPace {
   /** Its tasks running, and the latest of their expected ends (epoch ms). */
   running: number;
   end: number;
-  /** Its tasks still to start, and the longest of their expected seconds (Infinity: one has none). */
+  /** Its tasks still to start, the longest of their expected seconds (Infinity: one has none), and when they were sent (epoch ms). */
   queued: number;
   longest: number;
+  sent: number;
 }
 
 function dueTimes(
@@ -207,14 +217,25 @@ function dueTimes(
     if (element === undefined)
       elements.set(
         packed.handle,
-        (element = { parallel: packed.packing.parallel, running: 0, end: -Infinity, queued: 0, longest: 0 }),
+        (element = {
+          parallel: packed.packing.parallel,
+          running: 0,
+          end: -Infinity,
+          queued: 0,
+          longest: 0,
+          sent: -Infinity,
+        }),
       );
     return element;
   };
-  /** The jobs of their own (tasks not packed) queued and running, and the longest expected time of the queued. */
+  /**
+   * The jobs of their own (tasks not packed) queued and running; of the queued jobs, packed or
+   * not, the longest expected time and when the newest was sent.
+   */
   let soleQueued = 0;
   let soleRunning = 0;
   let longestQueued = 0;
+  let newestQueued = -Infinity;
   /** The shortest expected time of a queued task (Infinity: none has one). */
   let soonestQueued = Infinity;
   const waiting =
@@ -232,18 +253,21 @@ function dueTimes(
   for (const id of index.ids('submitted')) {
     const seconds = expected(id);
     soonestQueued = Math.min(soonestQueued, seconds ?? Infinity);
+    const submitted = state.tasks[id]!.attempts.at(-1)?.submittedAt;
+    const sent = submitted === undefined ? -Infinity : Date.parse(submitted);
     const element = elementOf(id);
     if (element === undefined) {
       soleQueued++;
       longestQueued = Math.max(longestQueued, seconds ?? Infinity);
+      newestQueued = Math.max(newestQueued, sent);
     } else {
       element.queued++;
       element.longest = Math.max(element.longest, seconds ?? Infinity);
+      element.sent = Math.max(element.sent, sent);
     }
     // Nothing known of its run time: it may start and end at once, so it is looked at as one
     // past its end since it was submitted.
-    const submitted = state.tasks[id]!.attempts.at(-1)?.submittedAt;
-    if (seconds === undefined && submitted) due.push(Date.parse(submitted));
+    if (seconds === undefined && submitted) due.push(sent);
   }
   for (const id of index.ids('running')) {
     const element = elementOf(id);
@@ -273,9 +297,10 @@ function dueTimes(
     } else {
       jobsQueued++;
       longestQueued = Math.max(longestQueued, rest / 1000);
+      newestQueued = Math.max(newestQueued, element.sent);
     }
   }
-  const jobs = { jobsRunning, jobsQueued };
+  const jobs = { jobsRunning, newestQueued };
   // Nothing running: the first queued task to start cannot end before its expected time from now.
   if (running === 0 && soonestQueued < Infinity) due.push(nowMs + soonestQueued * 1000);
   // Room for waiting tasks comes with any end.

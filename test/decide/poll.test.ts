@@ -167,14 +167,25 @@ describe('polling a scheduler', () => {
 
     it('while its elements start, looks again soon: the places they take are not all seen yet', () => {
       const pacer = new PollPacer(packedPlan(4), pollLimits('slurm', 60));
-      const all = (first: TaskState[]) => stateWith(elementsOf(4, first, queued));
-      // Sent: nothing runs yet, so no task can end before its 10 s.
+      // Sent 2 s ago.
+      const sent: TaskState = { status: 'submitted', attempts: [{ n: 1, submittedAt: iso(-2) }] };
+      const all = (first: TaskState[]) => stateWith(elementsOf(4, first, sent));
+      // Nothing runs yet, so no task can end before its 10 s.
       expect(pacer.next(all([]), T0)).toBe(11);
       // One element of three started: the other two may be starting too, not waiting for its place.
       expect(pacer.next(all([running(-1)]), T0)).toBe(1);
       // All three started: each runs its four tasks in turn, the last (started now) ends at +40 s.
-      const started = [running(-1), queued, queued, queued, running(-1), queued, queued, queued, running(0)];
+      const started = [running(-1), sent, sent, sent, running(-1), sent, sent, sent, running(0)];
       expect(pacer.next(all(started), T0)).toBe(41);
+    });
+
+    it('does not look every second while elements that waited long in the queue start one by one', () => {
+      const pacer = new PollPacer(packedPlan(4), pollLimits('slurm', 120));
+      const all = (first: TaskState[]) => stateWith(elementsOf(4, first, queued));
+      pacer.next(all([running(-1)]), T0);
+      // A second element started, the third sent a minute ago waits: it takes a place when one
+      // frees, at +40 s, and runs its 40 s.
+      expect(pacer.next(all([running(-1), queued, queued, queued, running(0)]), T0)).toBe(81);
     });
   });
 
