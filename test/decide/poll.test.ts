@@ -9,19 +9,24 @@ import { emptyState, TASK_STATUSES, type CampaignState, type TaskState } from '.
 const T0 = Date.parse('2026-11-30T12:00:00.000Z');
 const iso = (offsetSeconds: number): string => new Date(T0 + offsetSeconds * 1000).toISOString();
 
-function planOf(timing: Record<string, unknown>) {
+/** A phase of `size` tasks, p/n1 to p/nSIZE. */
+function planOf(timing: Record<string, unknown>, size = 5) {
+  const n = Array.from({ length: size }, (_, i) => i + 1);
   return planCampaign(
     manifestSchema.parse({
       campaign: 'c',
       cluster: { executor: 'slurm', name: 'x' },
       workdir: 'w',
-      phases: [{ name: 'p', grid: { n: [1, 2, 3, 4, 5] }, command: 'true', ...timing }],
+      phases: [{ name: 'p', grid: { n }, command: 'true', ...timing }],
     }),
   );
 }
 // Each task is expected to take 10 s (its walltime is a minute).
-const costed = planOf({ cost: { unit: 'step', units: 10, per_unit: '1s', measured_on: 'x' } });
+const cost = { unit: 'step', units: 10, per_unit: '1s', measured_on: 'x' };
+const costed = planOf({ cost });
 const fixed = planOf({ walltime: '5m' });
+/** Twelve tasks of 10 s, packed as `pack` says. */
+const packedPlan = (pack: unknown) => planOf({ cost, pack }, 12);
 
 const running = (startedAt: number): TaskState => ({
   status: 'running',
@@ -122,24 +127,6 @@ describe('polling a scheduler', () => {
   });
 
   describe('packed tasks, which run in turn in their array element', () => {
-    const grid = { n: [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12] };
-    const packedPlan = (pack: unknown) =>
-      planCampaign(
-        manifestSchema.parse({
-          campaign: 'c',
-          cluster: { executor: 'slurm', name: 'x' },
-          workdir: 'w',
-          phases: [
-            {
-              name: 'p',
-              grid,
-              command: 'true',
-              pack,
-              cost: { unit: 'step', units: 10, per_unit: '1s', measured_on: 'x' },
-            },
-          ],
-        }),
-      );
     // Each task of element `e` carries the element's handle, as the executor records it.
     const inElement = (e: number, t: TaskState): TaskState => ({
       ...t,
@@ -147,7 +134,7 @@ describe('polling a scheduler', () => {
     });
     /** The grid's 12 tasks in elements of `size`: `first`, then `rest` for the others. */
     const elementsOf = (size: number, first: TaskState[], rest: TaskState): Record<string, TaskState> => {
-      const tasks = [...first, ...Array<TaskState>(grid.n.length - first.length).fill(rest)];
+      const tasks = [...first, ...Array<TaskState>(12 - first.length).fill(rest)];
       return Object.fromEntries(tasks.map((t, i) => [`p/n${i + 1}`, inElement(Math.floor(i / size), t)]));
     };
 
@@ -202,33 +189,53 @@ describe('polling a scheduler', () => {
     expect(pollLimits('slurm', 0.5)).toEqual({ costly: true, minSeconds: 0.5, maxSeconds: 0.5 });
   });
 
-  it('stays within its limits whatever the state', () => {
+  it('stays within its limits over any passes it sees, packed or not', () => {
     const task = fc.record({
       status: fc.constantFrom(...TASK_STATUSES),
+      submitted: fc.integer({ min: -10_000, max: 0 }),
       started: fc.option(fc.integer({ min: -10_000, max: 100 })),
       notBefore: fc.option(fc.integer({ min: -10_000, max: 10_000 })),
+      element: fc.option(fc.integer({ min: 0, max: 3 })),
     });
+    const plans = [costed, fixed, packedPlan(4), packedPlan({ tasks: 4, parallel: 2 }), packedPlan('auto')];
+    type RandomTask = typeof task extends fc.Arbitrary<infer T> ? T : never;
+    const stateOf = (tasks: RandomTask[]) =>
+      stateWith(
+        Object.fromEntries(
+          tasks.map((t, i): [string, TaskState] => [
+            `p/n${i + 1}`,
+            {
+              status: t.status,
+              attempts: [
+                {
+                  n: 1,
+                  submittedAt: iso(t.submitted),
+                  ...(t.started === null ? {} : { startedAt: iso(t.started) }),
+                  ...(t.element === null ? {} : { handle: `7_${t.element}` }),
+                },
+              ],
+              ...(t.notBefore === null ? {} : { notBefore: iso(t.notBefore) }),
+            },
+          ]),
+        ),
+      );
     fc.assert(
-      fc.property(fc.array(task, { maxLength: 4 }), fc.integer({ min: 1, max: 120 }), (tasks, max) => {
-        const limits = pollLimits('slurm', max);
-        const state = stateWith(
-          Object.fromEntries(
-            tasks.map((t, i): [string, TaskState] => [
-              `p/n${i + 1}`,
-              {
-                status: t.status,
-                attempts: [
-                  { n: 1, submittedAt: iso(-60), ...(t.started === null ? {} : { startedAt: iso(t.started) }) },
-                ],
-                ...(t.notBefore === null ? {} : { notBefore: iso(t.notBefore) }),
-              },
-            ]),
-          ),
-        );
-        const wait = new PollPacer(costed, limits).next(state, T0);
-        expect(wait).toBeGreaterThanOrEqual(limits.minSeconds);
-        expect(wait).toBeLessThanOrEqual(limits.maxSeconds);
-      }),
+      fc.property(
+        fc.constantFrom(...plans),
+        fc.array(fc.array(task, { maxLength: 12 }), { minLength: 1, maxLength: 4 }),
+        fc.integer({ min: 1, max: 120 }),
+        (plan, passes, max) => {
+          const limits = pollLimits('slurm', max);
+          const pacer = new PollPacer(plan, limits);
+          for (const tasks of passes) {
+            const state = stateOf(tasks);
+            expect(pacer.quietSeconds(state, T0)).toBeGreaterThanOrEqual(0);
+            const wait = pacer.next(state, T0);
+            expect(wait).toBeGreaterThanOrEqual(limits.minSeconds);
+            expect(wait).toBeLessThanOrEqual(limits.maxSeconds);
+          }
+        },
+      ),
     );
   });
 });
