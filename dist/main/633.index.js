@@ -1321,8 +1321,8 @@ function placement(plan, id, stage) {
 }
 function packedElement(plan, task, id) {
   const packing = placement(plan, id)?.array.packing;
-  const handle = packing === void 0 ? void 0 : task.attempts.at(-1)?.handle;
-  return handle === void 0 ? void 0 : { handle, packing };
+  const handle = task.attempts.at(-1)?.handle;
+  return packing === void 0 || handle === void 0 ? void 0 : { handle, packing };
 }
 
 

@@ -12,9 +12,8 @@
  * element's tasks run in turn, so it frees its place when the last of them ends, and while
  * jobs are still starting (more running than the pass before, and one sent seconds ago not
  * started) the next pass comes soon, since the places the queued ones wait for are not all
- * seen yet. Processes
- * that are free to look at (no scheduler) are looked at again soon after anything changed,
- * less often while nothing does.
+ * seen yet. Processes that are free to look at (no scheduler) are looked at again soon after
+ * anything changed, less often while nothing does.
  */
 import { EXECUTOR_KINDS, type ExecutorKind } from '../plan/executor-kinds.js';
 import type { Plan } from '../plan/plan.js';
@@ -191,7 +190,10 @@ interface ElementPace {
   /** Its tasks running, and the latest of their expected ends (epoch ms). */
   running: number;
   end: number;
-  /** Its tasks still to start, the longest of their expected seconds (Infinity: one has none), and when they were sent (epoch ms). */
+  /**
+   * Its tasks still to start, the longest of their expected seconds (Infinity: one has none),
+   * and when they were sent (epoch ms).
+   */
   queued: number;
   longest: number;
   sent: number;

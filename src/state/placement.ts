@@ -62,6 +62,6 @@ export function packedElement(
   id: string,
 ): { handle: string; packing: Packing } | undefined {
   const packing = placement(plan, id)?.array.packing;
-  const handle = packing === undefined ? undefined : task.attempts.at(-1)?.handle;
-  return handle === undefined ? undefined : { handle, packing: packing! };
+  const handle = task.attempts.at(-1)?.handle;
+  return packing === undefined || handle === undefined ? undefined : { handle, packing };
 }
